@@ -1,0 +1,5 @@
+import sys
+
+from srtopt.cli import main
+
+sys.exit(main())

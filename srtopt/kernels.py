@@ -1,0 +1,134 @@
+"""Vectorised numpy kernels of the SRT model: the reference evaluator.
+
+Every symbolic rendering in :mod:`srtopt.models` is tested against these
+functions.  Notation follows the paper (section 3):
+
+* ``Z = [1, X/p]`` is the split design matrix, so that
+  ``u_it = omega_0t + (1/p) sum_j omega_jt x_ij = Z_i . omega_t``;
+* ``Xa = [1, X]`` is the leaf design matrix, ``yhat_it = Xa_i . beta_t``;
+* ``p_it = F(u_it) = 1 / (1 + exp(-mu u_it))`` (eq. cdf), the probability of
+  the LEFT branch at branch node t;
+* ``P_it`` the probability that x_i falls into leaf t (product along the path).
+
+Data weights ``s_i`` replace the paper's 1/N (``s_i = 1/N`` gives eq. obj).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from .tree import Tree
+
+
+def split_design(X: np.ndarray) -> np.ndarray:
+    """Z = [1, X/p]: rows z_i such that z_i . omega_t = omega_0t + (1/p) sum_j omega_jt x_ij."""
+    n, p = X.shape
+    return np.hstack([np.ones((n, 1)), X / p])
+
+
+def leaf_design(X: np.ndarray) -> np.ndarray:
+    """Xa = [1, X]: rows such that Xa_i . beta_t = yhat_it."""
+    return np.hstack([np.ones((X.shape[0], 1)), X])
+
+
+def split_probabilities(Z: np.ndarray, omega: np.ndarray, mu: float) -> np.ndarray:
+    """p_it = F(z_i . omega_t) for every branch node (eq. cdf), shape (n, |tau_B|)."""
+    return expit(mu * (Z @ omega.T))
+
+
+def leaf_probabilities(S: np.ndarray, tree: Tree, root: int = 1) -> np.ndarray:
+    """P_it for the leaves D_L(root), shape (n, |D_L(root)|).
+
+    With ``root > 1`` this is the subtree proxy of section 4.2: the
+    probabilities of the path above ``root`` are taken as 1.
+    """
+    P = _node_probabilities(S, tree, root)
+    return np.column_stack([P[leaf] for leaf in tree.descendants_leaves(root)])
+
+
+def _node_probabilities(S, tree, root):
+    P = {root: np.ones(S.shape[0])}
+    for a in tree.subtree_branch(root):
+        s = S[:, tree.branch_index(a)]
+        P[2 * a] = P[a] * s
+        P[2 * a + 1] = P[a] * (1.0 - s)
+    return P
+
+
+def leaf_losses(Xa: np.ndarray, y: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """R_it = (yhat_it - y_i)^2 for every leaf, shape (n, |tau_L|)."""
+    return (Xa @ beta.T - y[:, None]) ** 2
+
+
+def soft_loss(S, R, s, tree: Tree, root: int, mu: float, with_grad: bool = True):
+    """f = sum_i s_i sum_{l in D_L(root)} P_il R_il, and df/du (n, |tau_B|).
+
+    ``R`` has one column per leaf of D_L(root).  The gradient with respect to
+    omega_a is ``Z.T @ G[:, a]``; columns of branch nodes outside the subtree
+    are zero.  One downward sweep (P) and one upward sweep (conditional losses
+    V) over the subtree: no division, stable for saturated splits.
+    """
+    leaves = tree.descendants_leaves(root)
+    V = {leaf: R[:, j] for j, leaf in enumerate(leaves)}
+    nodes = tree.subtree_branch(root)
+    for a in reversed(nodes):
+        sa = S[:, tree.branch_index(a)]
+        V[a] = sa * V[2 * a] + (1.0 - sa) * V[2 * a + 1]
+    f = float(s @ V[root])
+    if not with_grad:
+        return f, None
+    P = _node_probabilities(S, tree, root)
+    G = np.zeros_like(S)
+    for a in nodes:
+        sa = S[:, tree.branch_index(a)]
+        G[:, tree.branch_index(a)] = s * P[a] * (V[2 * a] - V[2 * a + 1]) * mu * sa * (1.0 - sa)
+    return f, G
+
+
+def objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0, weights=None):
+    """E(omega, beta) of eq. (obj); ``weights`` (summing to 1) replace 1/N."""
+    return objective_and_gradient(X, y, omega, beta, mu, lambda_w, lambda_b, weights, with_grad=False)[0]
+
+
+def objective_and_gradient(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0, weights=None,
+                           with_grad=True):
+    """E of eq. (obj) and its gradient (grad_omega, grad_beta) in the shapes of omega, beta."""
+    tree = Tree(int(np.log2(beta.shape[0])))
+    s = np.full(X.shape[0], 1.0 / X.shape[0]) if weights is None else weights
+    Z, Xa = split_design(X), leaf_design(X)
+    S = split_probabilities(Z, omega, mu)
+    residual = Xa @ beta.T - y[:, None]
+    f, G = soft_loss(S, residual**2, s, tree, 1, mu, with_grad)
+    f += 0.5 * lambda_w * np.sum(omega**2) + 0.5 * lambda_b * np.sum(beta**2)
+    if not with_grad:
+        return f, None, None
+    P = leaf_probabilities(S, tree)
+    g_omega = G.T @ Z + lambda_w * omega
+    g_beta = 2.0 * (s[:, None] * P * residual).T @ Xa + lambda_b * beta
+    return f, g_omega, g_beta
+
+
+def hbp_leaves(Z: np.ndarray, omega: np.ndarray, tree: Tree) -> np.ndarray:
+    """Leaf (paper numbering) of the HBP path of every row (eq. prediction_model).
+
+    At each branch node go left iff p_it >= 0.5, i.e. u_it >= 0 (ties go left).
+    """
+    U = Z @ omega.T
+    node = np.ones(Z.shape[0], dtype=np.int64)
+    rows = np.arange(Z.shape[0])
+    for _ in range(tree.depth):
+        node = 2 * node + (U[rows, node - 1] < 0)
+    return node
+
+
+def hbp_contains(leaves: np.ndarray, tree: Tree, t: int) -> np.ndarray:
+    """Mask of the rows whose HBP path (ending in ``leaves``) contains node t: I_t."""
+    return (leaves >> (tree.depth - tree.node_depth(t))) == t
+
+
+def hbp_predict(X: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) -> np.ndarray:
+    """SRT prediction (eq. prediction_model): the linear model of the HBP leaf."""
+    leaves = hbp_leaves(split_design(X), omega, tree)
+    Xa = leaf_design(X)
+    return np.einsum("ij,ij->i", Xa, beta[tree.leaf_rows(leaves)])
