@@ -1,0 +1,450 @@
+"""The 15 regression datasets of the paper's experiments.
+
+The registry (:data:`DATASETS`) ships inside the package as
+``srtopt/data/datasets.json``.  Every dataset is one CSV file ``<slug>.csv``:
+a header row, the feature columns, then the response in the last column,
+``target``.  :func:`load` finds that file in
+
+1. ``data_home=`` when given, else the directory in the ``SRTOPT_DATA``
+   environment variable when set (the file must be there: nothing is
+   downloaded into a directory you point to);
+2. otherwise the cache directory (``SRTOPT_CACHE``, default
+   ``~/.cache/srtopt``).  A file missing from the cache is rebuilt from the
+   original public source file: downloaded from ``SOURCE_BASE_URL``
+   (overridable with ``SRTOPT_SOURCE_URL``), transformed as documented in the
+   registry, checked against the CSV's sha256 and only then moved into the
+   cache atomically (temporary file in the same directory, fsync,
+   ``os.replace``).
+
+The sha256 of the CSV is checked on every load, so a result is never computed
+on a file that differs from the paper's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import tempfile
+import urllib.error
+import urllib.request
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "DATASETS",
+    "ChecksumError",
+    "Dataset",
+    "DatasetDownloadError",
+    "DatasetInfo",
+    "SOURCE_BASE_URL",
+    "build_csv",
+    "cache_dir",
+    "dataset_names",
+    "fetch",
+    "get_info",
+    "load",
+    "source_url",
+]
+
+#: Base URL of the raw source files; ``{base}/{repo}/{commit}/{path}``.
+#: Overridden by the ``SRTOPT_SOURCE_URL`` environment variable when set.
+SOURCE_BASE_URL = "https://raw.githubusercontent.com"
+DOWNLOAD_TIMEOUT = 60.0  # seconds, per network operation
+
+
+class ChecksumError(ValueError):
+    """A dataset file (or the file built from a download) has the wrong sha256."""
+
+
+class DatasetDownloadError(FileNotFoundError):
+    """The source file of a dataset could not be downloaded."""
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetInfo:
+    slug: str
+    name: str
+    n_rows: int
+    n_features: int
+    target: str
+    sha256: str
+    provenance: str
+    source_repo: str
+    source_path: str
+    source_commit: str
+    source_sha256: str
+    source_format: str
+    transformations: str
+    feature_names: tuple[str, ...]
+
+    @property
+    def filename(self) -> str:
+        return f"{self.slug}.csv"
+
+
+@dataclasses.dataclass(frozen=True)
+class Dataset:
+    """A loaded dataset; unpacks as ``X, y, feature_names = load(slug)``."""
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: list[str]
+    info: DatasetInfo
+    path: Path
+
+    def __iter__(self):
+        return iter((self.X, self.y, self.feature_names))
+
+    def __len__(self) -> int:
+        return 3
+
+
+def _read_registry() -> dict[str, DatasetInfo]:
+    text = resources.files("srtopt").joinpath("data/datasets.json").read_text("utf-8")
+    out = {}
+    for entry in json.loads(text)["datasets"]:
+        entry = dict(entry)
+        entry["feature_names"] = tuple(entry["feature_names"])
+        out[entry["slug"]] = DatasetInfo(**entry)
+    return out
+
+
+#: slug -> :class:`DatasetInfo`, in the paper's (alphabetical) order.
+DATASETS: dict[str, DatasetInfo] = _read_registry()
+
+
+def dataset_names() -> list[str]:
+    return list(DATASETS)
+
+
+def get_info(slug: str) -> DatasetInfo:
+    try:
+        return DATASETS[slug]
+    except KeyError:
+        raise ValueError(
+            f"unknown dataset {slug!r}; valid datasets: {', '.join(DATASETS)}"
+        ) from None
+
+
+def cache_dir() -> Path:
+    """The download cache: ``$SRTOPT_CACHE`` or ``~/.cache/srtopt``."""
+    env = os.environ.get("SRTOPT_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "srtopt"
+
+
+def source_url(slug: str, base_url: str | None = None) -> str:
+    info = get_info(slug)
+    base = base_url or os.environ.get("SRTOPT_SOURCE_URL") or SOURCE_BASE_URL
+    return f"{base.rstrip('/')}/{info.source_repo}/{info.source_commit}/{info.source_path}"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# --------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------
+
+def _explicit_home(data_home) -> Path | None:
+    if data_home is not None:
+        return Path(data_home).expanduser()
+    env = os.environ.get("SRTOPT_DATA")
+    return Path(env).expanduser() if env else None
+
+
+def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
+    """Load dataset ``slug`` as float arrays ``X`` (N, p) and ``y`` (N,).
+
+    Raises :class:`ValueError` for an unknown slug, :class:`FileNotFoundError`
+    when the file is missing (and cannot or may not be downloaded) and
+    :class:`ChecksumError` (a ValueError) when its sha256 is not the
+    registry's.
+    """
+    info = get_info(slug)
+    home = _explicit_home(data_home)
+    if home is not None:
+        path = home / info.filename
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"dataset {slug!r}: no file {path} (the data directory comes from "
+                f"{'data_home=' if data_home is not None else 'SRTOPT_DATA'}; "
+                f"without it the file is downloaded into {cache_dir()})"
+            )
+    else:
+        path = cache_dir() / info.filename
+        if not path.is_file():
+            if not download:
+                raise FileNotFoundError(f"dataset {slug!r}: no file {path} and download=False")
+            path = fetch(slug)
+    return _load_file(str(path), info.sha256, slug, os.stat(path).st_mtime_ns)
+
+
+@lru_cache(maxsize=32)
+def _load_file(path: str, sha256: str, slug: str, mtime_ns: int) -> Dataset:
+    data = Path(path).read_bytes()
+    got = _sha256(data)
+    if got != sha256:
+        raise ChecksumError(
+            f"dataset {slug!r}: checksum mismatch for {path}: expected sha256 {sha256}, "
+            f"got {got} (delete the file to download it again, or restore the original)"
+        )
+    info = DATASETS[slug]
+    header = data.split(b"\n", 1)[0].decode("utf-8").strip().split(",")
+    values = np.loadtxt(io.BytesIO(data), delimiter=",", skiprows=1, dtype=float, ndmin=2)
+    X = np.ascontiguousarray(values[:, :-1])
+    y = np.ascontiguousarray(values[:, -1])
+    X.setflags(write=False)
+    y.setflags(write=False)
+    if X.shape != (info.n_rows, info.n_features) or header[-1] != "target":
+        raise ValueError(f"dataset {slug!r}: unexpected shape {X.shape} in {path}")
+    return Dataset(X=X, y=y, feature_names=header[:-1], info=info, path=Path(path))
+
+
+# --------------------------------------------------------------------------
+# Download + transformation
+# --------------------------------------------------------------------------
+
+def _download(url: str, slug: str) -> bytes:
+    try:
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
+            data = response.read()
+            length = response.headers.get("Content-Length")
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise DatasetDownloadError(f"dataset {slug!r}: download of {url} failed: {exc}") from exc
+    if length is not None and int(length) != len(data):
+        raise DatasetDownloadError(
+            f"dataset {slug!r}: download of {url} interrupted "
+            f"({len(data)} of {length} bytes)"
+        )
+    return data
+
+
+def fetch(slug: str, *, cache: Path | str | None = None, base_url: str | None = None) -> Path:
+    """Download the source file of ``slug``, transform it, check and cache it.
+
+    Returns the path of the cached CSV.  Nothing is left in the cache unless
+    the built CSV has the registry's sha256.
+    """
+    info = get_info(slug)
+    target_dir = Path(cache).expanduser() if cache is not None else cache_dir()
+    url = source_url(slug, base_url)
+    raw = _download(url, slug)
+    try:
+        csv_bytes = build_csv(slug, raw)
+    except ChecksumError:
+        raise
+    except Exception as exc:  # a truncated or foreign file fails to parse
+        raise ChecksumError(
+            f"dataset {slug!r}: the file downloaded from {url} could not be transformed "
+            f"({type(exc).__name__}: {exc}); source sha256 expected {info.source_sha256}, "
+            f"got {_sha256(raw)}"
+        ) from exc
+    target_dir.mkdir(parents=True, exist_ok=True)
+    dest = target_dir / info.filename
+    fd, tmp = tempfile.mkstemp(prefix=f".{slug}.", suffix=".part", dir=target_dir)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(csv_bytes)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, dest)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dirfd = os.open(target_dir, os.O_RDONLY)
+        try:
+            os.fsync(dirfd)
+        finally:
+            os.close(dirfd)
+    except OSError:
+        pass
+    return dest
+
+
+def build_csv(slug: str, raw: bytes) -> bytes:
+    """Turn the bytes of the source file of ``slug`` into the dataset's CSV.
+
+    Ends with the sha256 check: raises :class:`ChecksumError` when the result
+    is not byte-identical to the registry's file.
+    """
+    info = get_info(slug)
+    frame = _PARSERS[slug](raw, info)
+    names = list(info.feature_names) + ["target"]
+    if frame.shape[1] != len(names):
+        raise ValueError(f"{frame.shape[1]} columns parsed, {len(names)} expected")
+    frame.columns = names
+    csv_bytes = _to_csv_bytes(frame)
+    got = _sha256(csv_bytes)
+    if got != info.sha256:
+        source_note = (
+            "the source file matches the registry's source sha256"
+            if _sha256(raw) == info.source_sha256
+            else f"the source file's sha256 {_sha256(raw)} also differs from the "
+            f"registry's {info.source_sha256}"
+        )
+        raise ChecksumError(
+            f"dataset {slug!r}: checksum mismatch of the built CSV: expected sha256 "
+            f"{info.sha256}, got {got} ({source_note}); nothing was cached"
+        )
+    return csv_bytes
+
+
+def _to_csv_bytes(frame) -> bytes:
+    """Columns whose values are all integers are written as integers, the
+    others with Python's shortest float repr (the shipped files' format)."""
+    import pandas as pd
+
+    out = {}
+    for name in frame.columns:
+        col = pd.to_numeric(frame[name], errors="raise").astype(float)
+        values = col.to_numpy()
+        if np.all(np.isfinite(values)) and np.all(values == np.round(values)):
+            out[name] = col.astype(np.int64)
+        else:
+            out[name] = col
+    return pd.DataFrame(out).to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+# ---- parsers: source bytes -> DataFrame (features..., target) --------------
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8-sig", errors="strict").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _read_table(raw: bytes, sep, *, skiprows=0, na_values=None):
+    import pandas as pd
+
+    frame = pd.read_csv(
+        io.StringIO(_text(raw)), sep=sep, header=None, skiprows=skiprows,
+        na_values=na_values, skip_blank_lines=True, skipinitialspace=True,
+        engine="python" if sep not in (",", "\t") else "c",
+    )
+    return frame.dropna(axis=1, how="all")  # trailing separators
+
+
+def _parse_abalone(raw, info):
+    frame = _read_table(raw, ",", skiprows=1)  # the header line added in the source repo
+    if frame.shape[1] != 9:
+        raise ValueError(f"{frame.shape[1]} columns, 9 expected")
+    codes = {"M": 1, "F": 2, "I": 3}
+    sex = frame[0].astype(str).str.strip().map(codes)
+    if sex.isna().any():
+        raise ValueError("unknown sex code")
+    frame[0] = sex
+    return frame
+
+
+def _parse_plain(sep, n_columns):
+    def parse(raw, info):
+        frame = _read_table(raw, sep)
+        if frame.shape[1] != n_columns:
+            raise ValueError(f"{frame.shape[1]} columns, {n_columns} expected")
+        return frame
+    return parse
+
+
+def _parse_auto_mpg(raw, info):
+    import pandas as pd
+
+    rows = []
+    for line in _text(raw).split("\n"):
+        numbers = line.partition('"')[0].split()  # the quoted car name is dropped
+        if not numbers:
+            continue
+        if len(numbers) != 8:
+            raise ValueError(f"{len(numbers)} numeric fields, 8 expected: {line!r}")
+        rows.append([np.nan if v == "?" else float(v) for v in numbers])
+    frame = pd.DataFrame(rows).dropna(axis=0, how="any")  # 6 rows lack horsepower
+    # mpg first in the source; features cylinders..origin, then target mpg
+    return frame[[1, 2, 3, 4, 5, 6, 7, 0]].reset_index(drop=True)
+
+
+def _parse_header_format(raw, *, comment: str):
+    """KEEL .dat and ARFF: '@' header lines, then comma separated data."""
+    import pandas as pd
+
+    lines = _text(raw).split("\n")
+    attributes, start = [], None
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(comment):
+            continue
+        lower = stripped.lower()
+        if lower.startswith("@attribute"):
+            attributes.append(stripped.split()[1])
+        elif lower.startswith("@data"):
+            start = index + 1
+            break
+    if start is None or not attributes:
+        raise ValueError("no @attribute/@data header")
+    body = "\n".join(
+        ln for ln in lines[start:] if ln.strip() and not ln.strip().startswith(comment)
+    )
+    frame = pd.read_csv(io.StringIO(body), header=None, skipinitialspace=True, na_values=["?"])
+    frame = frame.dropna(axis=1, how="all")
+    if frame.shape[1] != len(attributes):
+        raise ValueError(f"{frame.shape[1]} data columns, {len(attributes)} attributes")
+    return frame
+
+
+def _parse_keel(raw, info):
+    return _parse_header_format(raw, comment="%")
+
+
+def _parse_arff(raw, info):
+    return _parse_header_format(raw, comment="%")
+
+
+def _parse_computer(raw, info):
+    import pandas as pd
+
+    frame = _read_table(raw, ",")
+    if frame.shape[1] != 10:
+        raise ValueError(f"{frame.shape[1]} columns, 10 expected")
+    vendors = [n[len("vendor_"):] for n in info.feature_names if n.startswith("vendor_")]
+    vendor = frame[0].astype(str).str.strip().str.lower()
+    unknown = sorted(set(vendor) - set(vendors))
+    if unknown:
+        raise ValueError(f"unknown vendors {unknown}")
+    onehot = pd.DataFrame({v: (vendor == v).astype(int) for v in vendors})
+    numeric = frame[[2, 3, 4, 5, 6, 7, 8, 9]].reset_index(drop=True)  # ..., PRP, ERP
+    return pd.concat([onehot, numeric], axis=1, ignore_index=True)
+
+
+def _parse_lpga2009(raw, info):
+    frame = _read_table(raw, ",")
+    if frame.shape[1] != 14:
+        raise ValueError(f"{frame.shape[1]} columns, 14 expected")
+    frame.columns = range(1, 15)
+    return frame[[2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14, 8]]
+
+
+_PARSERS = {
+    "abalone": _parse_abalone,
+    "ailerons": _parse_plain(",", 41),
+    "airfoil": _parse_plain("\t", 6),
+    "auto_mpg": _parse_auto_mpg,
+    "compactiv": _parse_keel,
+    "computer": _parse_computer,
+    "cpu_small": _parse_arff,
+    "delta_ailerons": _parse_arff,
+    "elevators": _parse_arff,
+    "friedman": _parse_plain(r"\s+", 11),
+    "housing": _parse_plain(r"\s+", 14),
+    "kin8nm": _parse_plain(",", 9),
+    "lpga2009": _parse_lpga2009,
+    "puma": _parse_keel,
+    "yacht": _parse_plain(r"\s+", 7),
+}
+assert set(_PARSERS) == set(DATASETS)

@@ -1,0 +1,282 @@
+"""Tests of srtopt.datasets: registry, loading, checksums and the download path.
+
+The real CSV files are read from ``$SRTOPT_DATA`` (default: ``../shared/datasets``
+relative to the repository root); tests needing them are skipped when absent.
+The download path is exercised against a local HTTP server serving files in
+each dataset's *source* format, rebuilt from the real CSVs.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import hashlib
+import http.server
+import math
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from srtopt import datasets
+from srtopt.datasets import DATASETS, ChecksumError, DatasetDownloadError
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("SRTOPT_DATA") or REPO.parent / "shared" / "datasets")
+needs_data = pytest.mark.skipif(
+    not (DATA / "yacht.csv").is_file(), reason=f"dataset directory {DATA} not available"
+)
+
+
+# --------------------------------------------------------------------------
+# registry
+# --------------------------------------------------------------------------
+
+def test_registry_has_the_15_paper_datasets():
+    assert len(DATASETS) == 15
+    expected = {  # N and p of the paper's Table 1
+        "abalone": (4177, 8), "ailerons": (7154, 40), "airfoil": (1503, 5),
+        "auto_mpg": (392, 7), "compactiv": (8192, 21), "computer": (209, 37),
+        "cpu_small": (8192, 12), "delta_ailerons": (7129, 5), "elevators": (16599, 18),
+        "friedman": (40768, 10), "housing": (506, 13), "kin8nm": (8192, 8),
+        "lpga2009": (146, 11), "puma": (8192, 32), "yacht": (308, 6),
+    }
+    assert {s: (i.n_rows, i.n_features) for s, i in DATASETS.items()} == expected
+    for info in DATASETS.values():
+        assert len(info.sha256) == 64 and len(info.feature_names) == info.n_features
+        assert info.provenance.endswith(".") and info.name and info.target
+        assert len(info.source_commit) == 40
+
+
+def test_unknown_slug_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown dataset 'nope'.*yacht"):
+        datasets.load("nope")
+    with pytest.raises(ValueError, match="valid datasets: abalone, ailerons"):
+        datasets.get_info("Yacht")
+
+
+def test_source_url_is_built_from_the_manifest(monkeypatch):
+    monkeypatch.delenv("SRTOPT_SOURCE_URL", raising=False)
+    info = DATASETS["yacht"]
+    assert datasets.source_url("yacht") == (
+        f"https://raw.githubusercontent.com/{info.source_repo}/{info.source_commit}/{info.source_path}"
+    )
+    monkeypatch.setenv("SRTOPT_SOURCE_URL", "http://127.0.0.1:9/x/")
+    assert datasets.source_url("yacht").startswith("http://127.0.0.1:9/x/gykovacs/")
+
+
+# --------------------------------------------------------------------------
+# loading the real files
+# --------------------------------------------------------------------------
+
+@needs_data
+@pytest.mark.parametrize("slug", ["yacht", "housing", "computer", "lpga2009"])
+def test_load_real_file(slug):
+    X, y, names = datasets.load(slug, data_home=DATA)
+    info = DATASETS[slug]
+    assert X.dtype == np.float64 and X.shape == (info.n_rows, info.n_features)
+    assert y.shape == (info.n_rows,) and np.all(np.isfinite(X)) and np.all(np.isfinite(y))
+    assert names == list(info.feature_names)
+    with open(DATA / f"{slug}.csv") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][-1] == "target"
+    assert float(rows[1][-1]) == y[0] and [float(v) for v in rows[-1][:-1]] == list(X[-1])
+
+
+@needs_data
+def test_load_reads_srtopt_data_env(monkeypatch):
+    monkeypatch.setenv("SRTOPT_DATA", str(DATA))
+    ds = datasets.load("yacht")
+    assert ds.path == DATA / "yacht.csv" and ds.info.slug == "yacht"
+
+
+@needs_data
+def test_checksum_mismatch_is_a_clear_error(tmp_path):
+    data = (DATA / "yacht.csv").read_bytes()
+    (tmp_path / "yacht.csv").write_bytes(data.replace(b"0.11\n", b"0.12\n", 1))
+    with pytest.raises(ChecksumError) as err:
+        datasets.load("yacht", data_home=tmp_path)
+    message = str(err.value)
+    assert "'yacht'" in message and DATASETS["yacht"].sha256 in message
+    assert hashlib.sha256((tmp_path / "yacht.csv").read_bytes()).hexdigest() in message
+    assert isinstance(err.value, ValueError)
+
+
+def test_missing_file_is_a_clear_error(tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError, match="dataset 'housing'.*housing.csv"):
+        datasets.load("housing", data_home=tmp_path)
+    monkeypatch.delenv("SRTOPT_DATA", raising=False)
+    monkeypatch.setenv("SRTOPT_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(FileNotFoundError, match="download=False"):
+        datasets.load("housing", download=False)
+
+
+# --------------------------------------------------------------------------
+# source formats rebuilt from the real CSVs
+# --------------------------------------------------------------------------
+
+def _rows(slug):
+    with open(DATA / f"{slug}.csv", newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader)
+        return header, list(reader)
+
+
+def _fmt_float(token: str) -> str:
+    """Write a value the way KEEL/UCI files do (always with a decimal point)."""
+    return repr(float(token))
+
+
+def make_source(slug: str) -> bytes:
+    """The real data of ``slug`` written in its original source format."""
+    header, rows = _rows(slug)
+    lines: list[str] = []
+    if slug == "abalone":
+        sex = {"1": "M", "2": "F", "3": "I"}
+        lines.append("Sex,Length,Diameter,Height,Whole,Shucked,Viscera,Shell,Rings")
+        lines += [",".join([sex[r[0]], *r[1:]]) for r in rows]
+    elif slug in ("ailerons", "kin8nm"):
+        lines += [", ".join(r) for r in rows]
+    elif slug == "airfoil":
+        return ("\r\n".join("\t".join(r) for r in rows) + "\r\n").encode()
+    elif slug == "auto_mpg":
+        for i, r in enumerate(rows):
+            cyl, disp, hp, weight, acc, year, origin, mpg = r
+            lines.append(
+                f"{mpg:<7}{cyl:<4}{_fmt_float(disp):<11}{_fmt_float(hp):<11}"
+                f"{int(weight)}.{'':<6}{acc:<5}{year:<4}{origin}\t\"car {i} name\""
+            )
+            if i == 10:  # a row with a missing horsepower, dropped by the transformation
+                lines.append(f"25.0   4   98.00      ?          2046.      19.0   71  1\t\"ford pinto\"")
+    elif slug in ("compactiv", "puma"):
+        lines.append(f"@relation {slug}")
+        lines += [f"@attribute {n} real[0.0,1.0]" for n in header[:-1]]
+        lines.append(f"@attribute {DATASETS[slug].target} real[0.0,1.0]")
+        lines += [f"@inputs {', '.join(header[:-1])}", f"@outputs {DATASETS[slug].target}", "@data"]
+        lines += [", ".join(_fmt_float(v) for v in r) for r in rows]
+    elif slug == "computer":
+        vendors = [h[len("vendor_"):] for h in header if h.startswith("vendor_")]
+        for i, r in enumerate(rows):
+            vendor = vendors[[int(v) for v in r[: len(vendors)]].index(1)]
+            lines.append(",".join([vendor, f"model-{i}", *r[len(vendors):]]))
+    elif slug in ("cpu_small", "delta_ailerons", "elevators"):
+        lines += ["% Torgo collection", "%", f"@relation {slug}", ""]
+        lines += [f"@attribute {n} numeric" for n in header[:-1]] + ["@attribute class numeric", "", "@data"]
+        lines += [",".join(r) for r in rows]
+    elif slug in ("friedman", "housing", "yacht"):
+        lines += ["  ".join(f"{v:>8}" for v in r) for r in rows]
+        if slug == "yacht":
+            lines.append("")
+    elif slug == "lpga2009":
+        for r in rows:
+            v = r[:-1]
+            prize = f"{math.exp(float(r[-1])):.0f}"
+            lines.append(",".join(["1", *v[:5], prize, r[-1], *v[5:]]) + ",")
+    else:  # pragma: no cover
+        raise AssertionError(slug)
+    return ("\n".join(lines) + "\n").encode()
+
+
+@needs_data
+@pytest.mark.parametrize("slug", sorted(DATASETS))
+def test_transformation_rebuilds_the_exact_csv(slug):
+    """Each dataset's parser turns its source format into the byte-identical CSV."""
+    raw = make_source(slug)
+    built = datasets.build_csv(slug, raw)
+    assert built == (DATA / f"{slug}.csv").read_bytes()
+
+
+@needs_data
+def test_transformation_ends_in_the_checksum_check():
+    raw = make_source("housing").replace(b"24.0\n", b"24.5\n", 1)
+    with pytest.raises(ChecksumError, match="'housing'.*expected sha256"):
+        datasets.build_csv("housing", raw)
+
+
+# --------------------------------------------------------------------------
+# download through a local HTTP server
+# --------------------------------------------------------------------------
+
+@pytest.fixture
+def server(tmp_path):
+    root = tmp_path / "www"
+    root.mkdir()
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(root))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield root, f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _publish(root: Path, slug: str, data: bytes) -> None:
+    info = DATASETS[slug]
+    path = root / info.source_repo / info.source_commit / info.source_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+@pytest.fixture
+def cache_env(tmp_path, monkeypatch, server):
+    root, url = server
+    cache = tmp_path / "cache"
+    monkeypatch.delenv("SRTOPT_DATA", raising=False)
+    monkeypatch.setenv("SRTOPT_CACHE", str(cache))
+    monkeypatch.setattr(datasets, "SOURCE_BASE_URL", url)
+    monkeypatch.delenv("SRTOPT_SOURCE_URL", raising=False)
+    return root, cache
+
+
+@needs_data
+@pytest.mark.parametrize("slug", ["yacht", "airfoil"])
+def test_download_transforms_verifies_and_caches(cache_env, slug):
+    root, cache = cache_env
+    _publish(root, slug, make_source(slug))
+    X, y, names = datasets.load(slug)
+    assert sorted(p.name for p in cache.iterdir()) == [f"{slug}.csv"]
+    assert (cache / f"{slug}.csv").read_bytes() == (DATA / f"{slug}.csv").read_bytes()
+    X_ref, y_ref, _ = datasets.load(slug, data_home=DATA)
+    np.testing.assert_array_equal(X, X_ref)
+    np.testing.assert_array_equal(y, y_ref)
+    # the second load reads the cache: the server no longer has the file
+    (root / DATASETS[slug].source_repo).rename(root / "gone")
+    assert datasets.load(slug).X.shape == X.shape
+
+
+@needs_data
+def test_corrupted_download_leaves_nothing_behind(cache_env):
+    root, cache = cache_env
+    raw = make_source("yacht").replace(b"0.11\n", b"0.13\n", 1)
+    _publish(root, "yacht", raw)
+    with pytest.raises(ChecksumError) as err:
+        datasets.load("yacht")
+    message = str(err.value)
+    assert "'yacht'" in message and DATASETS["yacht"].sha256 in message and "got" in message
+    assert not cache.exists() or list(cache.iterdir()) == []
+
+
+@needs_data
+def test_truncated_download_leaves_nothing_behind(cache_env):
+    root, cache = cache_env
+    raw = make_source("yacht")
+    _publish(root, "yacht", raw[: len(raw) // 2])
+    with pytest.raises(ChecksumError, match="'yacht'"):
+        datasets.load("yacht")
+    assert not cache.exists() or list(cache.iterdir()) == []
+
+
+def test_unreachable_source_is_a_clear_error(cache_env):
+    root, cache = cache_env  # nothing published: the server answers 404
+    with pytest.raises(DatasetDownloadError, match="dataset 'housing': download of http://127.0.0.1"):
+        datasets.load("housing")
+    assert not cache.exists() or list(cache.iterdir()) == []
