@@ -1,0 +1,505 @@
+"""scikit-learn regressor for the MILO deterministic tree (ORT-L style).
+
+The formulation lives in :mod:`srtopt.models.milo` (``MILOTree``); this module
+scales the data, builds a warm start, calls a Pyomo MILP solver with a time
+limit and turns the incumbent into a fitted tree.
+
+Solving is done here (not in ``srtopt.solvers``) because this file is the only
+client of the MILO model; when ``srtopt.solvers`` gets a MILP adapter this
+helper should move there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import math
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.optimize import linprog
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
+
+from srtopt.models.milo import MILOSolution, MILOTree, route
+from srtopt.tree import Tree
+
+__all__ = ["MILOTreeRegressor", "available_milp_solvers"]
+
+# Solvers tried when listing what is available (Pyomo names).
+_CANDIDATE_SOLVERS = (
+    "highs", "appsi_highs", "cbc", "glpk", "scip", "gurobi", "gurobi_direct",
+    "cplex", "cplex_direct", "xpress",
+)
+# Name of the time-limit option for the legacy Pyomo interfaces.
+_TIME_OPTION = {
+    "cbc": "seconds", "glpk": "tmlim", "scip": "limits/time", "gurobi": "TimeLimit",
+    "gurobi_direct": "TimeLimit", "gurobi_persistent": "TimeLimit", "cplex": "timelimit",
+    "cplex_direct": "timelimit", "cplex_persistent": "timelimit", "xpress": "maxtime",
+}
+
+
+def _highs_available() -> bool:
+    try:
+        from pyomo.contrib.appsi.solvers import Highs
+
+        return bool(Highs().available())
+    except Exception:  # pragma: no cover - depends on the installation
+        return False
+
+
+def _legacy_available(name: str) -> bool:
+    import pyomo.environ as pe
+
+    logging.getLogger("pyomo").disabled = True
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            opt = pe.SolverFactory(name)
+            return bool(opt is not None and opt.available(exception_flag=False))
+    except Exception:
+        return False
+    finally:
+        logging.getLogger("pyomo").disabled = False
+
+
+def available_milp_solvers() -> list[str]:
+    """Names among the usual Pyomo MILP solvers that are usable here."""
+    out = []
+    for name in _CANDIDATE_SOLVERS:
+        ok = _highs_available() if name in ("highs", "appsi_highs") else _legacy_available(name)
+        if ok:
+            out.append(name)
+    return out
+
+
+# --------------------------------------------------------------------- solving
+def _solve_highs(milo: MILOTree, time_limit, mip_gap, warm, options, verbose):
+    """HiGHS through Pyomo's APPSI interface (supports MIP starts)."""
+    from pyomo.contrib.appsi.solvers import Highs
+
+    opt = Highs()
+    opt.config.time_limit = float(time_limit)
+    opt.config.mip_gap = float(mip_gap)
+    opt.config.load_solution = False
+    opt.config.stream_solver = bool(verbose)
+    opt.config.warmstart = bool(warm)
+    opt.highs_options = dict(options)
+    logging.getLogger("pyomo.contrib.appsi").disabled = not verbose
+    try:
+        res = opt.solve(milo.model)
+    finally:
+        logging.getLogger("pyomo.contrib.appsi").disabled = False
+    status = str(res.termination_condition).split(".")[-1]
+    has_sol = res.best_feasible_objective is not None
+    if has_sol:
+        opt.load_vars()
+    bound = res.best_objective_bound
+    return status, has_sol, res.best_feasible_objective, bound
+
+
+def _solve_legacy(milo: MILOTree, name, time_limit, mip_gap, warm, options, verbose):
+    """Any other Pyomo solver through the classic SolverFactory interface."""
+    import pyomo.environ as pe
+
+    opt = pe.SolverFactory(name)
+    key = _TIME_OPTION.get(name)
+    if key is None:
+        warnings.warn(f"no known time-limit option for solver {name!r}; time_limit is not enforced")
+    else:
+        opt.options[key] = float(time_limit)
+    for k, v in options.items():
+        opt.options[k] = v
+    kwargs = {"load_solutions": False, "tee": bool(verbose)}
+    if warm and getattr(opt, "warm_start_capable", lambda: False)():
+        kwargs["warmstart"] = True
+    res = opt.solve(milo.model, **kwargs)
+    status = str(res.solver.termination_condition)
+    has_sol = len(res.solution) > 0
+    obj = bound = None
+    if has_sol:
+        milo.model.solutions.load_from(res)
+        obj = milo.objective_value()
+    try:
+        lb = res.problem.lower_bound
+        bound = float(lb) if lb is not None and math.isfinite(float(lb)) else None
+    except Exception:
+        bound = None
+    return status, has_sol, obj, bound
+
+
+# ---------------------------------------------------------------- warm start
+def _leaf_lp(X, y, n_total, l1, B, B0):
+    """Exact leaf model for the MILO objective restricted to one leaf.
+
+    min (1/n_total) sum_i |y_i - b0 - x_i beta| + l1 ||beta||_1, |beta| <= B,
+    |b0| <= B0, as an LP: beta = u - v, residual = e+ - e-.
+    """
+    n, p = X.shape
+    if n == 0:
+        return 0.0, np.zeros(p)
+    # variables: b0, u (p), v (p), e+ (n), e- (n)
+    c = np.concatenate([[0.0], np.full(2 * p, l1), np.full(2 * n, 1.0 / n_total)])
+    A = np.hstack([np.ones((n, 1)), X, -X, np.eye(n), -np.eye(n)])
+    bounds = [(-B0, B0)] + [(0, B)] * (2 * p) + [(0, None)] * (2 * n)
+    res = linprog(c, A_eq=A, b_eq=y, bounds=bounds, method="highs")
+    if res.status != 0:  # fall back to a clipped least-squares fit
+        coef, *_ = np.linalg.lstsq(np.hstack([np.ones((n, 1)), X]), y, rcond=None)
+        return float(np.clip(coef[0], -B0, B0)), np.clip(coef[1:], -B, B)
+    x = res.x
+    return float(x[0]), x[1 : 1 + p] - x[1 + p : 1 + 2 * p]
+
+
+def _cart_structure(Xs, ys, depth, random_state):
+    """Branch features/thresholds (scaled units) of a CART tree, MILP-feasible.
+
+    sklearn sends x <= thr left.  For each split we take b_t = the smallest
+    value of feature f among the points that CART sends right at t: then left
+    points satisfy x_f + eps_f <= b_t (distinct values differ by >= eps_f) and
+    right points x_f >= b_t, i.e. the MILP's ``route_left``/``route_right``.
+    A CART leaf above depth D becomes a non-splitting node (d_t = 0) whose
+    whole subtree sends points right, as in the MILP.
+    """
+    tree = Tree(depth)
+    cart = DecisionTreeRegressor(max_depth=depth, random_state=random_state).fit(Xs, ys)
+    tr = cart.tree_
+    feats = np.full(tree.n_branch, -1, dtype=np.int64)
+    thr = np.zeros(tree.n_branch)
+
+    def visit(t, k, idx):
+        if not tree.is_branch(t):
+            return
+        if k is None or tr.children_left[k] == -1:
+            for s in tree.subtree_branch(t):
+                feats[s - 1] = -1
+            return
+        f = int(tr.feature[k])
+        go_left = Xs[idx, f] <= tr.threshold[k]
+        if go_left.all() or (~go_left).all():
+            visit(t, None, idx)
+            return
+        feats[t - 1] = f
+        thr[t - 1] = float(Xs[idx[~go_left], f].min())
+        visit(2 * t, int(tr.children_left[k]), idx[go_left])
+        visit(2 * t + 1, int(tr.children_right[k]), idx[~go_left])
+
+    visit(1, 0, np.arange(Xs.shape[0]))
+    return feats, thr
+
+
+def _structure_start(milo: MILOTree, feats, thr) -> MILOSolution:
+    """Complete a tree structure with the exact (LP-optimal) leaf models."""
+    Xs, ys, tree = milo.X, milo.y, milo.tree
+    leaf = route(Xs, feats, thr, tree.depth)
+    N, p = Xs.shape
+    beta0 = np.zeros(tree.n_leaves)
+    beta = np.zeros((tree.n_leaves, p))
+    for t in tree.leaves:
+        k = tree.leaf_index(t)
+        mask = leaf == t
+        beta0[k], beta[k] = _leaf_lp(
+            Xs[mask], ys[mask], max(N, 1), milo.l1, milo.coef_bound, milo.intercept_bound
+        )
+    return MILOSolution(feats.copy(), thr.copy(), beta0, beta, leaf)
+
+
+def _tree_objective(milo: MILOTree, sol: MILOSolution) -> tuple[float, np.ndarray]:
+    """MILO objective of a tree evaluated directly (numpy), and its residuals."""
+    Xs, ys, tree = milo.X, milo.y, milo.tree
+    leaf = route(Xs, sol.features, sol.thresholds, tree.depth)
+    rows = tree.leaf_rows(leaf)
+    pred = sol.beta0[rows] + np.einsum("ij,ij->i", Xs, sol.beta[rows])
+    r = np.abs(ys - pred)
+    obj = r.mean() + milo.l1 * np.abs(sol.beta).sum() + milo.cp * np.sum(sol.features >= 0)
+    return float(obj), r
+
+
+class MILOTreeRegressor(RegressorMixin, BaseEstimator):
+    """Optimal deterministic regression tree with linear leaves, by MILO (ORT-L style).
+
+    Depth-D tree with axis-aligned splits and a linear (l1-penalized) model per
+    leaf, trained by solving the MILP of :class:`srtopt.models.milo.MILOTree`
+    (mean absolute error on standardized y, see there why L1) with a Pyomo
+    MILP solver.  Features are min-max scaled to [0, 1] and y standardized
+    with training statistics; predictions are mapped back.
+
+    Parameters
+    ----------
+    depth : int, default=2
+    l1 : float, default=1e-3
+        l1 penalty on leaf slopes (scaled units).
+    cp : float, default=0.0
+        Complexity penalty per applied split.
+    time_limit : float, default=60.0
+        Wall-clock budget in seconds for the whole fit (model build + warm
+        start + solve; the solver gets what is left, at least 10% of it).
+        When it is hit, the best incumbent is returned and ``mip_gap_`` > 0.
+    solver : str, default="highs"
+        "highs" (HiGHS through Pyomo's APPSI interface, supports MIP starts) or
+        any Pyomo ``SolverFactory`` MILP solver name.
+    warm_start : {"cart", None}, default="cart"
+        "cart": structure of ``DecisionTreeRegressor(max_depth=depth)`` with
+        leaf models solved exactly for the MILO objective (an LP per leaf);
+        handed to the solver as a MIP start.  The returned tree is never worse
+        than the warm start.
+    random_state : int or None
+        Seed for CART and for the solver (HiGHS ``random_seed``).
+    coef_bound, intercept_bound, min_samples_leaf : see ``MILOTree``.
+    mip_gap : float, default=1e-4
+        Relative gap at which the solver stops.
+    threads : int, default=1
+        Solver threads (the machines this runs on are shared).
+    solver_options : dict or None
+        Extra options passed verbatim to the solver.
+    keep_model : bool, default=True
+        Keep the ``MILOTree`` (Pyomo model with the solution loaded) in ``model_``.
+    verbose : bool, default=False
+        Stream the solver log.
+
+    Attributes
+    ----------
+    split_feature_ : (2^D-1,) int, feature of branch node t at index t-1, -1
+        when the node does not split (all points go right).
+    split_threshold_ : (2^D-1,) thresholds in original units (nan if no split);
+        ``split_threshold_scaled_`` the same in scaled units.  A point goes left
+        iff its scaled feature value is < the scaled threshold.
+    leaf_coef_ : (2^D, p) and leaf_intercept_ : (2^D,) leaf models in original
+        units (``leaf_coef_scaled_``/``leaf_intercept_scaled_`` in scaled units,
+        y standardized).
+    objective_ : MILO objective of the returned tree (scaled units).
+    mip_bound_ : best lower bound proved by the solver (None if unknown).
+    mip_gap_ : (objective_ - mip_bound_) / max(|objective_|, 1e-9), >= 0; nan
+        if no bound is known.
+    solver_status_ : solver termination condition ("optimal", "maxTimeLimit",
+        ...), or "warm_start" if the solver returned no better tree.
+    warm_start_objective_ : objective of the warm start (nan if none).
+    fit_seconds_, solve_seconds_ : wall-clock times.
+    model_ : ``MILOTree`` (if keep_model) for inspection / export.
+    """
+
+    def __init__(
+        self,
+        depth=2,
+        l1=1e-3,
+        cp=0.0,
+        time_limit=60.0,
+        solver="highs",
+        warm_start="cart",
+        random_state=None,
+        coef_bound=10.0,
+        intercept_bound=None,
+        min_samples_leaf=1,
+        mip_gap=1e-4,
+        threads=1,
+        solver_options=None,
+        keep_model=True,
+        verbose=False,
+    ):
+        self.depth = depth
+        self.l1 = l1
+        self.cp = cp
+        self.time_limit = time_limit
+        self.solver = solver
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.coef_bound = coef_bound
+        self.intercept_bound = intercept_bound
+        self.min_samples_leaf = min_samples_leaf
+        self.mip_gap = mip_gap
+        self.threads = threads
+        self.solver_options = solver_options
+        self.keep_model = keep_model
+        self.verbose = verbose
+
+    # ------------------------------------------------------------ validation
+    def _check_params(self):
+        def bad(name, why):
+            raise ValueError(f"{name} {why}, got {getattr(self, name)!r}")
+
+        if not isinstance(self.depth, Integral) or isinstance(self.depth, bool) or self.depth < 1:
+            bad("depth", "must be an integer >= 1")
+        for name in ("l1", "cp", "mip_gap"):
+            v = getattr(self, name)
+            if not isinstance(v, Real) or not math.isfinite(v) or v < 0:
+                bad(name, "must be a finite number >= 0")
+        tl = self.time_limit
+        if not isinstance(tl, Real) or isinstance(tl, bool) or not (tl > 0) or math.isnan(tl):
+            bad("time_limit", "must be a number > 0 (seconds)")
+        if not isinstance(self.coef_bound, Real) or not (self.coef_bound > 0):
+            bad("coef_bound", "must be > 0")
+        if self.intercept_bound is not None and not (self.intercept_bound > 0):
+            bad("intercept_bound", "must be > 0 or None")
+        if not isinstance(self.min_samples_leaf, Integral) or self.min_samples_leaf < 1:
+            bad("min_samples_leaf", "must be an integer >= 1")
+        if self.warm_start not in ("cart", None):
+            bad("warm_start", "must be 'cart' or None")
+        if not isinstance(self.threads, Integral) or self.threads < 1:
+            bad("threads", "must be an integer >= 1")
+        if not isinstance(self.solver, str):
+            bad("solver", "must be a Pyomo solver name (str)")
+
+    def _check_solver(self):
+        name = self.solver
+        ok = _highs_available() if name in ("highs", "appsi_highs") else _legacy_available(name)
+        if not ok:
+            raise ValueError(
+                f"solver={name!r} is not available through Pyomo here; available MILP solvers: "
+                f"{available_milp_solvers() or 'none'}"
+            )
+
+    def _validate_fit_input(self, X, y):
+        if y is None:
+            raise ValueError("y is required: MILOTreeRegressor is a supervised regressor")
+        if hasattr(X, "shape") and not hasattr(X, "toarray") and len(getattr(X, "shape", ())) == 1:
+            raise ValueError(
+                f"X must be 2-D (n_samples, n_features), got a 1-D array of shape {X.shape}; "
+                "reshape with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample"
+            )
+        try:
+            nx, ny = _num_samples(X), _num_samples(y)
+        except TypeError:
+            nx = ny = None
+        if nx is not None and nx != ny:
+            raise ValueError(f"X and y have inconsistent numbers of samples: X has {nx}, y has {ny}")
+        try:
+            return validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        except ValueError as e:
+            msg = str(e)
+            if "could not convert" in msg or "dtype" in msg:
+                raise ValueError(f"X and y must be numeric: {msg}") from e
+            raise
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, X, y):
+        """Scale, warm start, solve the MILP within ``time_limit``, store the tree."""
+        t0 = time.perf_counter()
+        self._check_params()
+        X, y = self._validate_fit_input(X, y)
+        self._check_solver()
+        D = int(self.depth)
+        N, p = X.shape
+
+        self.x_min_ = X.min(axis=0)
+        rng = X.max(axis=0) - self.x_min_
+        self.x_scale_ = np.where(rng > 0, rng, 1.0)
+        self.y_mean_ = float(y.mean())
+        sd = float(y.std())
+        self.y_scale_ = sd if sd > 0 else 1.0
+        Xs = np.clip((X - self.x_min_) / self.x_scale_, 0.0, 1.0)
+        ys = (y - self.y_mean_) / self.y_scale_
+
+        milo = MILOTree(
+            Xs, ys, D, l1=self.l1, cp=self.cp, coef_bound=self.coef_bound,
+            intercept_bound=self.intercept_bound, min_samples_leaf=self.min_samples_leaf,
+        )
+        self.build_seconds_ = time.perf_counter() - t0
+
+        start = None
+        self.warm_start_objective_ = float("nan")
+        if self.warm_start == "cart":
+            feats, thr = _cart_structure(Xs, ys, D, self.random_state)
+            start = _structure_start(milo, feats, thr)
+            if self.min_samples_leaf > 1:
+                counts = np.bincount(Tree(D).leaf_rows(start.leaf), minlength=2**D)
+                if np.any((counts > 0) & (counts < self.min_samples_leaf)):
+                    start = None  # CART violates min_samples_leaf: not a feasible start
+            if start is not None:
+                milo.set_solution(start)
+                self.warm_start_objective_, _ = _tree_objective(milo, start)
+
+        options = {"threads": int(self.threads)} if self.solver in ("highs", "appsi_highs") else {}
+        if self.random_state is not None and self.solver in ("highs", "appsi_highs"):
+            options["random_seed"] = int(check_random_state(self.random_state).randint(2**31 - 1))
+        options.update(self.solver_options or {})
+        remaining = max(self.time_limit - (time.perf_counter() - t0), 0.1 * self.time_limit)
+        ts = time.perf_counter()
+        if self.solver in ("highs", "appsi_highs"):
+            status, has_sol, obj, bound = _solve_highs(
+                milo, remaining, self.mip_gap, start is not None, options, self.verbose
+            )
+        else:
+            status, has_sol, obj, bound = _solve_legacy(
+                milo, self.solver, remaining, self.mip_gap, start is not None, options, self.verbose
+            )
+        self.solve_seconds_ = time.perf_counter() - ts
+
+        sol, rerouted = None, False
+        if has_sol:
+            sol = milo.snap_thresholds(milo.get_solution())
+            leaf = route(Xs, sol.features, sol.thresholds, D)
+            if not np.array_equal(leaf, sol.leaf):  # tolerance trouble: trust the tree
+                warnings.warn("MILO incumbent's assignment z disagrees with its splits; re-routing")
+                sol, rerouted = _structure_start(milo, sol.features, sol.thresholds), True
+        chosen = "solver"
+        if start is not None:
+            start_obj, _ = _tree_objective(milo, start)
+            if sol is None or _tree_objective(milo, sol)[0] > start_obj + 1e-9:
+                sol, chosen = start, "warm_start"
+        if sol is None:
+            raise RuntimeError(
+                f"solver {self.solver!r} found no feasible tree within {remaining:.2f} s "
+                f"(status {status}) and no warm start was given; increase time_limit or use warm_start='cart'"
+            )
+        if chosen == "solver" and not rerouted:
+            # keep the solver's values (z, r, beta, ...); only b_t is snapped (not in the objective)
+            for t in milo.tree.branch_nodes:
+                if sol.features[t - 1] >= 0:
+                    milo.model.b[t].set_value(float(sol.thresholds[t - 1]))
+        else:
+            milo.set_solution(sol)  # the model holds exactly the returned tree
+        self.model_values_from_ = "solver" if chosen == "solver" and not rerouted else "tree"
+        self.objective_, _ = _tree_objective(milo, sol)
+        self.solver_status_ = status if chosen == "solver" else "warm_start"
+        self.mip_bound_ = None if bound is None or not math.isfinite(bound) else float(bound)
+        if self.mip_bound_ is None:
+            self.mip_gap_ = float("nan")
+        else:
+            self.mip_gap_ = max(0.0, (self.objective_ - self.mip_bound_) / max(abs(self.objective_), 1e-9))
+        self.solver_objective_ = None if obj is None else float(obj)
+
+        self.split_feature_ = sol.features.astype(np.int64)
+        self.split_threshold_scaled_ = sol.thresholds.astype(float)
+        f = np.maximum(self.split_feature_, 0)
+        self.split_threshold_ = np.where(
+            self.split_feature_ >= 0,
+            self.x_min_[f] + self.split_threshold_scaled_ * self.x_scale_[f],
+            np.nan,
+        )
+        self.leaf_intercept_scaled_ = sol.beta0.astype(float)
+        self.leaf_coef_scaled_ = sol.beta.astype(float)
+        self.leaf_coef_ = self.y_scale_ * self.leaf_coef_scaled_ / self.x_scale_
+        self.leaf_intercept_ = self.y_mean_ + self.y_scale_ * (
+            self.leaf_intercept_scaled_ - self.leaf_coef_scaled_ @ (self.x_min_ / self.x_scale_)
+        )
+        self.model_ = milo if self.keep_model else None
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    # --------------------------------------------------------------- predict
+    def _scaled(self, X):
+        check_is_fitted(self, "split_feature_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return (X - self.x_min_) / self.x_scale_
+
+    def apply(self, X):
+        """Leaf reached by each sample, in paper numbering (2^D .. 2^(D+1)-1)."""
+        return route(self._scaled(X), self.split_feature_, self.split_threshold_scaled_, self.depth)
+
+    def predict(self, X):
+        """Route deterministically (scaled x_j < threshold goes left) and apply the leaf model."""
+        Xs = self._scaled(X)
+        leaf = route(Xs, self.split_feature_, self.split_threshold_scaled_, self.depth)
+        rows = leaf - 2**self.depth
+        yhat = self.leaf_intercept_scaled_[rows] + np.einsum("ij,ij->i", Xs, self.leaf_coef_scaled_[rows])
+        return self.y_mean_ + self.y_scale_ * yhat
+
+    def training_residuals(self):
+        """MILP residual variables r_i (scaled units) of the stored model."""
+        check_is_fitted(self, "model_")
+        if self.model_ is None:
+            raise ValueError("keep_model=False: the MILO model was not kept")
+        return self.model_.get_solution().r

@@ -1,0 +1,56 @@
+"""Input checks and the internal scaling shared by the tree estimators.
+
+The SRT method assumes features in [0, 1] (the 1/p factor, mu = 1) and a
+standardized response; estimators fit these statistics on the training data
+only and map predictions back.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+
+def check_depth(depth):
+    if not isinstance(depth, numbers.Integral) or isinstance(depth, bool) or depth < 1:
+        raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
+
+
+def check_fit_arrays(estimator, X, y, min_rows: int):
+    """Validate (X, y) for fit with errors that name the argument."""
+    if y is None:
+        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
+    if np.ndim(X) == 1:
+        raise ValueError("X must be 2-D (n_samples, n_features), got a 1-D array; "
+                         "reshape a single feature with X.reshape(-1, 1)")
+    if hasattr(X, "__len__") and hasattr(y, "__len__") and len(X) != len(y):
+        raise ValueError(f"X and y have different numbers of rows: X has {len(X)}, y has {len(y)}")
+    X, y = validate_data(estimator, X, y, dtype=np.float64, y_numeric=True, ensure_all_finite=True)
+    if X.shape[0] < min_rows:
+        raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {min_rows} leaves of the "
+                         f"tree; use a smaller depth or more data")
+    return X, y
+
+
+class MinMaxTarget:
+    """Min-max scaling of X to [0, 1] and (weighted) standardization of y."""
+
+    def fit(self, X, y, weights=None):
+        self.x_min = X.min(axis=0)
+        span = X.max(axis=0) - self.x_min
+        self.x_scale = np.where(span > 0, span, 1.0)
+        self.y_mean = float(np.average(y, weights=weights))
+        std = float(np.sqrt(np.average((y - self.y_mean) ** 2, weights=weights)))
+        self.y_std = std if std > 0 else 1.0
+        return self
+
+    def transform(self, X):
+        return (X - self.x_min) / self.x_scale
+
+    def transform_y(self, y):
+        return (y - self.y_mean) / self.y_std
+
+    def inverse_y(self, y_scaled):
+        return y_scaled * self.y_std + self.y_mean

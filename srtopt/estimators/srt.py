@@ -1,0 +1,169 @@
+"""``SoftRegressionTree``: the scikit-learn regressor of the SRT model trained by NODEC-DR."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from .. import kernels
+from ..models.srt import SRTProblem
+from ..solvers import make_solver
+from ..training.initialization import cluster_initialization
+from ..training.nodec import MaxMacroIterations, NodecGS
+from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, subtree_working_sets
+from ..tree import Tree
+from .scaling import MinMaxTarget, check_depth, check_fit_arrays
+
+
+def regularization_lambdas(regularization, p: int, tree: Tree) -> tuple[float, float]:
+    """(lambda_w, lambda_b): "l2" gives the paper's 2/(p |tau_B|), 2/(p |tau_L|);
+    None gives 0 (plain "SRT"); a number or a pair gives the values themselves."""
+    if regularization is None:
+        return 0.0, 0.0
+    if isinstance(regularization, str):
+        if regularization != "l2":
+            raise ValueError(f"regularization must be 'l2', None, a number or a pair, got {regularization!r}")
+        return 2.0 / (p * tree.n_branch), 2.0 / (p * tree.n_leaves)
+    values = np.broadcast_to(np.asarray(regularization, float), (2,))
+    if not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ValueError(f"regularization values must be finite and >= 0, got {regularization!r}")
+    return float(values[0]), float(values[1])
+
+
+class SoftRegressionTree(RegressorMixin, BaseEstimator):
+    """Soft Regression Tree with single-leaf (HBP) predictions, trained by NODEC-DR.
+
+    The tree has oblique soft splits p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij)
+    with the logistic CDF F of slope ``mu`` (eq. cdf) and linear leaves; a point is
+    predicted by the leaf of its highest-branch-probability path (eq.
+    prediction_model).  Training minimises E of eq. (obj) by the node-based
+    decomposition NODEC-DR from the clustering-based initialization.  X is scaled
+    to [0, 1] and y standardized internally (statistics of the training data);
+    ``omega_`` and ``beta_`` live in that scaled space.
+
+    Parameters
+    ----------
+    depth : int, default=2
+        Depth D of the maximal binary tree (2^D - 1 branch nodes, 2^D leaves).
+    mu : float, default=1.0
+        Slope of the logistic CDF.
+    regularization : "l2", None, float or (float, float), default="l2"
+        "l2": the paper's lambda_w = 2/(p |tau_B|), lambda_b = 2/(p |tau_L|) ("SRT l2");
+        None: no l2 term ("SRT"); numbers: lambda_w, lambda_b.
+    max_iter : int, default=10
+        Macro iterations M_it of NODEC-DR.
+    n_init : int, default=10
+        Repetitions r of hierarchical 2-means in the initialization.
+    eps1, eps2, eps3, zeta : float, default 0.3, 0.1, 0.4, 0.8
+        Thresholds of the reassignment heuristic and their decay per macro iteration
+        (eps1 > eps2 required; see DESIGN.md on the paper's swapped values).
+    theta_w, theta_b : float, default=0.1
+        Gradient thresholds (theta)^k below which a BN / LN step is skipped.
+    k0 : int or None, default=None
+        Inner iteration from which the convergence safeguards (conditions
+        (18)-(19) against the Armijo reference) are on; None = never (the
+        paper's experiments), 0 = always (E never increases).
+    tau : float, default=1e-6
+        tau of condition (19).
+    bn_solver, ln_solver, wlr_solver : str or solver object
+        Solvers of the BN subproblem (default "ipopt", IPOPT through CasADi),
+        of the LN subproblem ("exact" weighted least squares) and of the WLR
+        proxy ("sklearn" LogisticRegression, the paper's choice).
+    wlr_C : float, default=1.0
+        Inverse l2 strength of the WLR proxy (scikit-learn's C).
+    time_limit : float or None
+        Stop after the inner iteration during which this many seconds passed.
+    random_state : int, RandomState or None
+        Seeds the initialization (the only random part).
+    """
+
+    def __init__(self, depth=2, mu=1.0, regularization="l2", max_iter=10, n_init=10,
+                 eps1=0.3, eps2=0.1, eps3=0.4, zeta=0.8, theta_w=0.1, theta_b=0.1, k0=None,
+                 tau=1e-6, bn_solver="ipopt", ln_solver="exact", wlr_solver="sklearn", wlr_C=1.0,
+                 time_limit=None, callbacks=None, random_state=None):
+        self.depth, self.mu, self.regularization = depth, mu, regularization
+        self.max_iter, self.n_init = max_iter, n_init
+        self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
+        self.theta_w, self.theta_b, self.k0, self.tau = theta_w, theta_b, k0, tau
+        self.bn_solver, self.ln_solver, self.wlr_solver, self.wlr_C = bn_solver, ln_solver, wlr_solver, wlr_C
+        self.time_limit, self.callbacks, self.random_state = time_limit, callbacks, random_state
+
+    def _check_params(self):
+        check_depth(self.depth)
+        _positive("mu", self.mu)
+        _positive("wlr_C", self.wlr_C)
+        _positive("tau", self.tau)
+        for name in ("max_iter", "n_init"):
+            value = getattr(self, name)
+            if not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b"):
+            value = getattr(self, name)
+            if not isinstance(value, numbers.Real) or not 0 <= value < 1:
+                raise ValueError(f"{name} must be a number in [0, 1), got {value!r}")
+        if self.eps1 <= self.eps2:
+            raise ValueError(f"eps1 must be larger than eps2 (eps1 flags imbalance, eps2 high "
+                             f"imbalance), got eps1={self.eps1}, eps2={self.eps2}")
+        if self.k0 is not None and (not isinstance(self.k0, numbers.Integral) or self.k0 < 0):
+            raise ValueError(f"k0 must be None or an integer >= 0, got {self.k0!r}")
+        if self.time_limit is not None:
+            _positive("time_limit", self.time_limit)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the tree by NODEC-DR on (X, y); ``sample_weight`` replaces the 1/N of eq. (obj)."""
+        self._check_params()
+        X, y = check_fit_arrays(self, X, y, 2**self.depth)
+        weights = _check_sample_weight(sample_weight, X)
+        if not np.any(weights > 0):
+            raise ValueError("sample_weight must have at least one positive entry")
+        self.scaler_ = MinMaxTarget().fit(X, y, weights)
+        tree = Tree(int(self.depth))
+        lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree)
+        problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree,
+                             float(self.mu), lambda_w, lambda_b, weights)
+        omega0, beta0, self.init_davies_bouldin_ = cluster_initialization(problem, self.n_init,
+                                                                          self.random_state)
+        result = self._algorithm().run(problem, omega0, beta0)
+        self.omega_, self.beta_ = result.omega, result.beta
+        self.objective_, self.n_iter_ = result.objective, result.n_macro
+        self.history_ = [record.as_dict() for record in result.history]
+        self.stopped_by_ = result.stopped_by
+        self.lambda_w_, self.lambda_b_ = lambda_w, lambda_b
+        return self
+
+    def _algorithm(self) -> NodecGS:
+        """NODEC-DR as a configuration of NODEC-GS (solver objects built here, not in __init__)."""
+        thresholds = Thresholds(self.eps1, self.eps2, self.eps3, self.zeta)
+        bn = BranchStep(make_solver("bn", self.bn_solver), make_solver("wlr", self.wlr_solver),
+                        thresholds, self.theta_w, self.k0, self.tau, wlr_C=self.wlr_C)
+        ln = LeafStep(make_solver("ln", self.ln_solver), self.theta_b, self.k0)
+        return NodecGS(subtree_working_sets, bn, ln, MaxMacroIterations(self.max_iter, self.time_limit),
+                       thresholds.decay, self.callbacks or ())
+
+    def _scaled(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        return self.scaler_.transform(X)
+
+    def predict(self, X):
+        """Prediction of the HBP leaf's linear model (eq. prediction_model), in y's units."""
+        Xs = self._scaled(X)
+        return self.scaler_.inverse_y(kernels.hbp_predict(Xs, self.omega_, self.beta_, Tree(int(self.depth))))
+
+    def apply(self, X):
+        """Leaf of each row's HBP path, in the paper's node numbering (2^D .. 2^(D+1)-1)."""
+        Xs = self._scaled(X)
+        return kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, Tree(int(self.depth)))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+def _positive(name, value):
+    if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")

@@ -1,0 +1,136 @@
+"""The registry of methods a benchmark can run.
+
+A method is a name and a factory ``factory(depth, seed, **params)`` returning
+an unfitted scikit-learn style regressor (``fit(X, y)`` and ``predict(X)``).
+The runner treats every method the same way; a factory that raises (an
+estimator not importable yet, say) gives runs stored with status ``error``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+__all__ = [
+    "PAPER_NAMES",
+    "available_methods",
+    "get_method",
+    "method_names",
+    "register_method",
+    "unregister_method",
+]
+
+Factory = Callable[..., object]
+
+_REGISTRY: dict[str, Factory] = {}
+_REQUIRES: dict[str, tuple[str, str]] = {}  # name -> (module, attribute) needed
+
+#: our method name -> the key of the paper's tables (srtopt/data/paper_tables.json)
+PAPER_NAMES = {"srt": "SRT", "srt-l2": "SRT_l2", "milo": "ORT_L", "orrt": "ORRT", "rf": "RF"}
+
+
+def register_method(name: str, factory: Factory, *, overwrite: bool = True) -> Factory:
+    """Register ``factory(depth, seed, **params) -> regressor`` under ``name``.
+
+    The factory is sent to the worker processes with the run (loky pickles
+    closures and lambdas too), so a method registered in the parent is
+    available to every backend.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError("a method name must be a non-empty string")
+    if not callable(factory):
+        raise ValueError(f"the factory of method {name!r} is not callable")
+    if name in _REGISTRY and not overwrite:
+        raise ValueError(f"method {name!r} is already registered")
+    _REGISTRY[name] = factory
+    _REQUIRES.pop(name, None)
+    return factory
+
+
+def unregister_method(name: str) -> None:
+    _REGISTRY.pop(name, None)
+    _REQUIRES.pop(name, None)
+
+
+def method_names() -> list[str]:
+    """Every registered method, importable or not."""
+    return list(_REGISTRY)
+
+
+def get_method(name: str) -> Factory:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown method {name!r}; registered methods: {', '.join(_REGISTRY)}"
+        ) from None
+
+
+def available_methods() -> list[str]:
+    """The registered methods whose estimator can be imported now."""
+    out = []
+    for name in _REGISTRY:
+        module, attribute = _REQUIRES.get(name, (None, None))
+        if module is not None:
+            try:
+                getattr(importlib.import_module(module), attribute)
+            except Exception:
+                continue
+        out.append(name)
+    return out
+
+
+# ---- built-in methods ------------------------------------------------------
+# Module-level functions, so that they pickle by reference.
+
+def cart(depth, seed, **params):
+    from sklearn.tree import DecisionTreeRegressor
+
+    return DecisionTreeRegressor(max_depth=depth, random_state=seed, **params)
+
+
+def random_forest(depth, seed, **params):
+    """sklearn's defaults with 100 trees, as in the paper (the depth is not used)."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    params = {"n_estimators": 100, "n_jobs": 1, **params}
+    return RandomForestRegressor(random_state=seed, **params)
+
+
+def srt(depth, seed, **params):
+    from srtopt import SoftRegressionTree
+
+    params = {"regularization": None, **params}
+    return SoftRegressionTree(depth=depth, random_state=seed, **params)
+
+
+def srt_l2(depth, seed, **params):
+    from srtopt import SoftRegressionTree
+
+    params = {"regularization": "l2", **params}
+    return SoftRegressionTree(depth=depth, random_state=seed, **params)
+
+
+def orrt(depth, seed, **params):
+    from srtopt import ORRTRegressor
+
+    return ORRTRegressor(depth=depth, random_state=seed, **params)
+
+
+def milo(depth, seed, **params):
+    from srtopt import MILOTreeRegressor
+
+    return MILOTreeRegressor(depth=depth, random_state=seed, **params)
+
+
+for _name, _factory, _requires in (
+    ("srt", srt, ("srtopt", "SoftRegressionTree")),
+    ("srt-l2", srt_l2, ("srtopt", "SoftRegressionTree")),
+    ("orrt", orrt, ("srtopt", "ORRTRegressor")),
+    ("milo", milo, ("srtopt", "MILOTreeRegressor")),
+    ("cart", cart, None),
+    ("rf", random_forest, None),
+):
+    register_method(_name, _factory)
+    if _requires:
+        _REQUIRES[_name] = _requires

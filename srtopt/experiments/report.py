@@ -1,0 +1,470 @@
+"""Tables and plots from a results store, in the layout of the paper's tables.
+
+Per dataset, method and depth: mean test R^2 with its standard deviation
+sigma (reported in units of 1e-2, as in the paper), mean training seconds and
+the number of runs with test R^2 < 0.  Below the datasets, the arithmetic and
+the geometric means over datasets of those per-dataset numbers, which is how
+the paper's "Arithmetic avg" and "Geometric avg" rows are computed (checked
+against its Table 3: e.g. the geometric mean of the SRT l2 column's R^2 values
+is 0.853 and of its times 26.0).  A geometric mean over values of which one is
+negative is undefined and shown as n/a.
+
+The paper's published values (``srtopt/data/paper_tables.json``) are shown
+beside ours with the difference (ours - paper).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from srtopt.experiments.methods import PAPER_NAMES
+
+__all__ = [
+    "ReportOutput",
+    "averages",
+    "geometric_mean",
+    "latex_tables",
+    "markdown_tables",
+    "paper_tables",
+    "plot_r2_by_dataset",
+    "plot_r2_vs_time",
+    "summarize",
+    "write_report",
+]
+
+METRICS = ("r2_mean", "sigma_e2", "seconds_mean", "neg_r2")
+
+
+@lru_cache(maxsize=1)
+def paper_tables() -> dict:
+    text = resources.files("srtopt").joinpath("data/paper_tables.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def geometric_mean(values) -> float:
+    """exp(mean(log v)); 0 when a value is 0, NaN when one is negative or NaN."""
+    values = np.asarray(list(values), dtype=float)
+    if values.size == 0 or np.any(np.isnan(values)) or np.any(values < 0):
+        return math.nan
+    if np.any(values == 0):
+        return 0.0
+    return float(np.exp(np.mean(np.log(values))))
+
+
+# --------------------------------------------------------------------------
+# numbers
+# --------------------------------------------------------------------------
+
+def _rows_frame(source):
+    import pandas as pd
+
+    from srtopt.experiments.store import ResultStore
+
+    if isinstance(source, pd.DataFrame):
+        return source
+    if isinstance(source, ResultStore):
+        return source.dataframe()
+    with ResultStore(source) as store:
+        return store.dataframe()
+
+
+def summarize(source):
+    """One row per (dataset, depth, method, params) from a store, path or DataFrame.
+
+    Columns: dataset, depth, method, params, label, runs (ok), errors,
+    r2_mean, r2_std (population, ddof=0), sigma_e2 (= 100 r2_std), seconds_mean,
+    neg_r2 (ok runs with test R^2 < 0), iterations_mean.
+    """
+    import pandas as pd
+
+    from srtopt.datasets import DATASETS
+
+    frame = _rows_frame(source)
+    columns = ["dataset", "depth", "method", "params", "label", "runs", "errors", "r2_mean",
+               "r2_std", "sigma_e2", "seconds_mean", "neg_r2", "iterations_mean"]
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
+    out = []
+    keys = ["dataset", "depth", "method", "params"]
+    for (dataset, depth, method, params), group in frame.groupby(keys, sort=False):
+        ok = group[group["status"] == "ok"]
+        r2 = ok["r2_test"].to_numpy(dtype=float)
+        iterations = ok["iterations"].dropna().to_numpy(dtype=float) if "iterations" in ok else []
+        out.append({
+            "dataset": dataset, "depth": int(depth), "method": method, "params": params,
+            "runs": len(ok), "errors": int((group["status"] != "ok").sum()),
+            "r2_mean": float(np.mean(r2)) if len(r2) else math.nan,
+            "r2_std": float(np.std(r2)) if len(r2) else math.nan,
+            "seconds_mean": float(np.mean(ok["seconds"].to_numpy(dtype=float))) if len(r2) else math.nan,
+            "neg_r2": int(np.sum(r2 < 0)),
+            "iterations_mean": float(np.mean(iterations)) if len(iterations) else math.nan,
+        })
+    summary = pd.DataFrame(out)
+    summary["sigma_e2"] = summary["r2_std"] * 100.0
+    # a method run with several parameter sets gets them in its label
+    n_params = summary.groupby("method")["params"].nunique()
+    summary["label"] = [
+        m if n_params[m] == 1 else f"{m} {p}" for m, p in zip(summary["method"], summary["params"])
+    ]
+    order = {slug: i for i, slug in enumerate(DATASETS)}
+    summary["_order"] = summary["dataset"].map(lambda s: order.get(s, len(order)))
+    summary = summary.sort_values(["depth", "_order", "dataset"], kind="stable").drop(columns="_order")
+    return summary[columns].reset_index(drop=True)
+
+
+def averages(summary):
+    """Arithmetic and geometric means over datasets, per (depth, label).
+
+    Only datasets where the method has at least one successful run count.
+    """
+    import pandas as pd
+
+    out = []
+    for (depth, label), group in summary.groupby(["depth", "label"], sort=False):
+        group = group[group["runs"] > 0]
+        row = {"depth": depth, "label": label, "method": group["method"].iloc[0] if len(group) else None,
+               "datasets": len(group)}
+        for metric in METRICS:
+            values = group[metric].to_numpy(dtype=float)
+            row[f"arith_{metric}"] = float(np.mean(values)) if len(values) else math.nan
+            row[f"geo_{metric}"] = geometric_mean(values) if len(values) else math.nan
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _paper_entry(depth: int, method: str, dataset: str) -> dict | None:
+    name = PAPER_NAMES.get(method)
+    if name is None:
+        return None
+    tables = paper_tables()
+    if method == "rf":
+        entry = tables["random_forest"].get(dataset, {}).get("RF")
+    else:
+        entry = tables.get(f"depth{depth}", {}).get(dataset, {}).get(name)
+    return entry
+
+
+def _paper_averages(depth: int, method: str, datasets: list[str]) -> dict | None:
+    """The paper's averages over ``datasets``: its published rows when all 15
+    datasets are there, else recomputed from its per-dataset values."""
+    from srtopt.datasets import DATASETS
+
+    entries = [_paper_entry(depth, method, d) for d in datasets]
+    if not entries or any(e is None for e in entries):
+        return None
+    out = {}
+    for key, metric in (("r2", "r2_mean"), ("sigma_e2", "sigma_e2"), ("time", "seconds_mean"),
+                        ("neg_r2_runs", "neg_r2")):
+        values = [e.get(key) for e in entries]
+        if any(v is None for v in values):
+            continue
+        out[f"arith_{metric}"] = float(np.mean(values))
+        out[f"geo_{metric}"] = geometric_mean(values)
+    if set(datasets) == set(DATASETS):
+        published = paper_tables()["averages"]
+        pub = published["random_forest"] if method == "rf" else published.get(f"depth{depth}", {}).get(PAPER_NAMES[method])
+        if pub:
+            for src, dst in (("arith_r2", "arith_r2_mean"), ("geo_r2", "geo_r2_mean"),
+                             ("arith_time", "arith_seconds_mean"), ("geo_time", "geo_seconds_mean")):
+                if src in pub:
+                    out[dst] = pub[src]
+    return out
+
+
+# --------------------------------------------------------------------------
+# tables
+# --------------------------------------------------------------------------
+
+def _num(value, fmt: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return format(value, fmt)
+
+
+def _r2_sigma(r2, sigma) -> str:
+    if r2 is None or (isinstance(r2, float) and math.isnan(r2)):
+        return "n/a"
+    return f"{_num(r2, '.3f')} ({_num(sigma, '.2f')})"
+
+
+def _diff(ours, paper, fmt=".3f") -> str:
+    if ours is None or paper is None or math.isnan(ours) or math.isnan(paper):
+        return ""
+    return format(ours - paper, "+" + fmt)
+
+
+def _time(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.3g}" if value < 10 else f"{value:.1f}"
+
+
+def _table_cells(summary, depth: int):
+    """Header and rows (lists of strings) of the table of one depth."""
+    from srtopt.datasets import DATASETS
+
+    part = summary[summary["depth"] == depth]
+    labels = list(dict.fromkeys(part["label"]))
+    datasets = list(dict.fromkeys(part["dataset"]))
+    header = ["Dataset", "N", "p"]
+    for label in labels:
+        header += [f"{label} R² (σ 1e-2)", "paper", "Δ R²", f"{label} time s", "paper", "R²<0"]
+    rows = []
+    index = {(r.dataset, r.label): r for r in part.itertuples()}
+    for dataset in datasets:
+        info = DATASETS.get(dataset)
+        row = [info.name.split(" (")[0] if info else dataset,
+               str(info.n_rows) if info else "", str(info.n_features) if info else ""]
+        for label in labels:
+            r = index.get((dataset, label))
+            if r is None:
+                row += ["", "", "", "", "", ""]
+                continue
+            p = _paper_entry(depth, r.method, dataset)
+            neg = str(r.neg_r2)
+            if p and "neg_r2_runs" in p:
+                neg += f" (paper {p['neg_r2_runs']})"
+            if r.errors:
+                neg += f", {r.errors} failed"
+            row += [
+                _r2_sigma(r.r2_mean, r.sigma_e2),
+                _r2_sigma(p["r2"], p["sigma_e2"]) if p else "—",
+                _diff(r.r2_mean, p["r2"]) if p else "",
+                _time(r.seconds_mean),
+                _time(p["time"]) if p and "time" in p else "—",
+                neg,
+            ]
+        rows.append(row)
+    avg = averages(part)
+    for kind, title in (("arith", "Arithmetic avg"), ("geo", "Geometric avg")):
+        row = [title, "", ""]
+        for label in labels:
+            a = avg[avg["label"] == label].iloc[0]
+            method_datasets = list(part[(part["label"] == label) & (part["runs"] > 0)]["dataset"])
+            p = _paper_averages(depth, a["method"], method_datasets) or {}
+            pr2 = p.get(f"{kind}_r2_mean")
+            row += [
+                _r2_sigma(a[f"{kind}_r2_mean"], a[f"{kind}_sigma_e2"]),
+                _r2_sigma(pr2, p.get(f"{kind}_sigma_e2")) if pr2 is not None else "—",
+                _diff(a[f"{kind}_r2_mean"], pr2) if pr2 is not None else "",
+                _time(a[f"{kind}_seconds_mean"]),
+                _time(p[f"{kind}_seconds_mean"]) if f"{kind}_seconds_mean" in p else "—",
+                _num(a[f"{kind}_neg_r2"], ".2f"),
+            ]
+        rows.append(row)
+    return header, rows
+
+
+def _rf_cells(summary):
+    """The paper's Table of SRT l2 (D=2, D=3) against random forests."""
+    from srtopt.datasets import DATASETS
+
+    rf = summary[summary["method"] == "rf"]
+    if rf.empty:
+        return None
+    rf = rf[rf["depth"] == rf["depth"].min()]  # the depth does not change a forest
+    srt = summary[summary["method"] == "srt-l2"]
+    header = ["Dataset", "SRT l2 D=2 R² (σ)", "paper", "Δ", "SRT l2 D=3 R² (σ)", "paper", "Δ",
+              "RF R² (σ)", "paper", "Δ"]
+    rows, ours_rf, paper_rf = [], [], []
+    for dataset in dict.fromkeys(rf["dataset"]):
+        paper = paper_tables()["random_forest"].get(dataset, {})
+        row = [DATASETS[dataset].name.split(" (")[0] if dataset in DATASETS else dataset]
+        for depth in (2, 3):
+            r = srt[(srt["dataset"] == dataset) & (srt["depth"] == depth)]
+            p = paper.get(f"SRT_l2_D{depth}")
+            if r.empty:
+                row += ["", _r2_sigma(p["r2"], p["sigma_e2"]) if p else "—", ""]
+            else:
+                r = r.iloc[0]
+                row += [_r2_sigma(r.r2_mean, r.sigma_e2), _r2_sigma(p["r2"], p["sigma_e2"]) if p else "—",
+                        _diff(r.r2_mean, p["r2"]) if p else ""]
+        r = rf[rf["dataset"] == dataset].iloc[0]
+        p = paper.get("RF")
+        row += [_r2_sigma(r.r2_mean, r.sigma_e2), _r2_sigma(p["r2"], p["sigma_e2"]) if p else "—",
+                _diff(r.r2_mean, p["r2"]) if p else ""]
+        if r.runs:
+            ours_rf.append(r.r2_mean)
+            paper_rf.append(p["r2"] if p else math.nan)
+        rows.append(row)
+    for title, fn in (("Arithmetic avg", lambda v: float(np.mean(v))), ("Geometric avg", geometric_mean)):
+        ours = fn(ours_rf) if ours_rf else math.nan
+        paper = fn(paper_rf) if paper_rf else math.nan
+        if len(ours_rf) == len(DATASETS) and set(rf["dataset"]) == set(DATASETS):
+            pub = paper_tables()["averages"]["random_forest"]
+            paper = pub["arith_r2"] if title.startswith("Arith") else pub["geo_r2"]
+        rows.append([title, "", "", "", "", "", "", _num(ours, ".3f"), _num(paper, ".3f"),
+                     _diff(ours, paper)])
+    return header, rows
+
+
+def _markdown(header, rows) -> str:
+    lines = ["| " + " | ".join(header) + " |",
+             "| " + " | ".join("---" if i == 0 else "---:" for i in range(len(header))) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _latex_escape(text: str) -> str:
+    return (text.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("%", r"\%")
+            .replace("&", r"\&").replace("#", r"\#").replace("R²", "$R^2$").replace("σ", r"$\sigma$")
+            .replace("Δ", r"$\Delta$").replace("—", "--"))
+
+
+def _latex(header, rows, caption: str) -> str:
+    spec = "l" + "r" * (len(header) - 1)
+    lines = [r"\begin{table}[ht]", r"\centering", r"\resizebox{\textwidth}{!}{%",
+             rf"\begin{{tabular}}{{{spec}}}", r"\hline",
+             " & ".join(_latex_escape(h) for h in header) + r" \\ \hline"]
+    n_data = len(rows) - 2
+    for i, row in enumerate(rows):
+        cells = [_latex_escape(c) for c in row]
+        if i >= n_data:
+            cells = [rf"\textbf{{{c}}}" if c and j else c for j, c in enumerate(cells)]
+        end = r" \\ \hline" if i == n_data - 1 or i >= n_data else r" \\"
+        lines.append(" & ".join(cells) + end)
+    lines += [r"\end{tabular}}", rf"\caption{{{_latex_escape(caption)}}}", r"\end{table}"]
+    return "\n".join(lines)
+
+
+def _captions(summary):
+    for depth in sorted(summary["depth"].unique()):
+        part = summary[summary["depth"] == depth]
+        runs = int(part["runs"].max()) if len(part) else 0
+        yield int(depth), (
+            f"Depth D={depth}: mean test R² (σ in units of 1e-2) over {runs} runs per dataset "
+            f"and method (folds x seeds), mean training seconds, runs with test R² < 0; "
+            f"paper: published values; Δ = ours - paper."
+        )
+
+
+def markdown_tables(summary) -> str:
+    parts = []
+    for depth, caption in _captions(summary):
+        parts.append(f"## Depth {depth}\n\n{caption}\n\n{_markdown(*_table_cells(summary, depth))}\n")
+    rf = _rf_cells(summary)
+    if rf:
+        parts.append("## Random forest (paper appendix table)\n\nMean test R² (σ 1e-2); "
+                     "ours beside the paper's published values.\n\n" + _markdown(*rf) + "\n")
+    return "\n".join(parts)
+
+
+def latex_tables(summary) -> str:
+    parts = [_latex(*_table_cells(summary, depth), caption) for depth, caption in _captions(summary)]
+    rf = _rf_cells(summary)
+    if rf:
+        parts.append(_latex(*rf, "SRT l2 against random forests: mean test R² (σ 1e-2), ours and the paper's."))
+    return "\n\n".join(parts) + "\n"
+
+
+# --------------------------------------------------------------------------
+# plots
+# --------------------------------------------------------------------------
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_r2_by_dataset(summary, depth: int, path) -> Path:
+    """Grouped bars of mean test R^2 (error bar: sigma) per dataset and method;
+    the paper's values as black markers."""
+    plt = _pyplot()
+    part = summary[summary["depth"] == depth]
+    labels = list(dict.fromkeys(part["label"]))
+    datasets = list(dict.fromkeys(part["dataset"]))
+    width = 0.8 / max(1, len(labels))
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(datasets) + 2), 4.5))
+    for k, label in enumerate(labels):
+        rows = part[part["label"] == label].set_index("dataset")
+        xs = np.arange(len(datasets)) + (k - (len(labels) - 1) / 2) * width
+        means = [rows.loc[d, "r2_mean"] if d in rows.index else np.nan for d in datasets]
+        stds = [rows.loc[d, "r2_std"] if d in rows.index else np.nan for d in datasets]
+        ax.bar(xs, means, width, yerr=stds, capsize=2, label=label)
+        method = rows["method"].iloc[0]
+        paper = [(_paper_entry(depth, method, d) or {}).get("r2", np.nan) for d in datasets]
+        if not all(np.isnan(paper)):
+            ax.scatter(xs, paper, marker="_", s=120, color="black", zorder=3,
+                       label="paper" if k == 0 or "paper" not in ax.get_legend_handles_labels()[1] else None)
+    ax.set_xticks(np.arange(len(datasets)))
+    ax.set_xticklabels(datasets, rotation=45, ha="right")
+    ax.set_ylabel("test R²")
+    ax.set_ylim(min(0.0, float(np.nanmin(part["r2_mean"])) - 0.05) if len(part) else 0, 1.05)
+    ax.set_title(f"Mean test R² per dataset, depth {depth}")
+    ax.legend(fontsize=8, ncol=2)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_r2_vs_time(summary, depth: int, path) -> Path:
+    """Mean test R^2 against mean training seconds (log scale), one point per
+    dataset and method; the paper's values as hollow markers."""
+    plt = _pyplot()
+    part = summary[(summary["depth"] == depth) & (summary["runs"] > 0)]
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for label in dict.fromkeys(part["label"]):
+        rows = part[part["label"] == label]
+        points = ax.scatter(rows["seconds_mean"], rows["r2_mean"], label=label, s=25)
+        method = rows["method"].iloc[0]
+        paper = [_paper_entry(depth, method, d) for d in rows["dataset"]]
+        paper = [p for p in paper if p and "time" in p]
+        if paper:
+            ax.scatter([p["time"] for p in paper], [p["r2"] for p in paper], s=25,
+                       facecolors="none", edgecolors=points.get_facecolor(), label=f"{label} (paper)")
+    ax.set_xscale("log")
+    ax.set_xlabel("mean training time [s]")
+    ax.set_ylabel("mean test R²")
+    ax.set_title(f"Test R² against training time, depth {depth}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)
+
+
+# --------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class ReportOutput:
+    markdown: str
+    files: list[Path]
+    summary: object  # pandas.DataFrame
+
+
+def write_report(source, out_dir, *, plots: bool = True) -> ReportOutput:
+    """Write report.md, report.tex, summary.csv and the PNG plots into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if not isinstance(source, (str, Path)) or Path(source).is_file():
+        summary = summarize(source)
+    else:
+        raise FileNotFoundError(f"no results store {source}")
+    if summary.empty:
+        raise ValueError(f"the results store {source} has no runs")
+    md = "# srtopt benchmark report\n\n" + markdown_tables(summary)
+    files = []
+    for name, text in (("report.md", md), ("report.tex", latex_tables(summary))):
+        (out / name).write_text(text, encoding="utf-8")
+        files.append(out / name)
+    summary.to_csv(out / "summary.csv", index=False)
+    files.append(out / "summary.csv")
+    if plots:
+        for depth in sorted(summary["depth"].unique()):
+            files.append(plot_r2_by_dataset(summary, int(depth), out / f"r2_by_dataset_depth{depth}.png"))
+            files.append(plot_r2_vs_time(summary, int(depth), out / f"r2_vs_time_depth{depth}.png"))
+    return ReportOutput(md, files, summary)

@@ -1,0 +1,471 @@
+r"""MILO formulation of an optimal deterministic regression tree (ORT-L style).
+
+This is the "MILO tree" comparison method: a depth-D deterministic regression
+tree with univariate (axis-aligned) splits and a linear model in every leaf,
+trained to global optimality by mixed-integer linear optimization, in the spirit
+of Bertsimas & Dunn, *Machine Learning under a Modern Optimization Lens* (2019),
+ch. 8 (ORT with linear leaves, "ORT-L").  This module only *builds* the Pyomo
+model and reads values back; it never calls a solver (see
+``srtopt.estimators.milo`` for solving, warm starts and time limits).
+
+Data assumptions
+----------------
+``X`` is (N, p) with every column in [0, 1] (min-max scaled on the training
+data) and ``y`` is standardized.  The estimator does the scaling; the big-M
+constants below are valid *because* of it.
+
+Index sets
+----------
+I = {0..N-1} points, J = {0..p-1} features, T_B = {1..2^D-1} branch nodes,
+T_L = {2^D..2^(D+1)-1} leaves (paper numbering: root 1, children 2t, 2t+1).
+A_L(t), A_R(t): ancestors of leaf t whose left/right branch is on the path to t
+(``srtopt.tree.Tree``).
+
+Variables
+---------
+- ``a[j,t]`` in {0,1}, t in T_B: feature j is used by the split at t.
+- ``d[t]`` in {0,1}: node t applies a split (otherwise every point goes right).
+- ``b[t]`` in [0,1]: split threshold.
+- ``z[i,t]`` in {0,1}, t in T_L: point i is routed to leaf t.
+- ``l[t]`` in {0,1}: leaf t is non-empty (only when ``min_samples_leaf > 1``).
+- ``beta0[t]`` in [-B0, B0], ``beta[j,t]`` in [-B, B]: leaf model
+  yhat_it = beta0_t + sum_j beta_jt x_ij (the DESIGN convention, no 1/p).
+- ``s[j,t]`` in [0, B]: s_jt >= |beta_jt| (l1 penalty).
+- ``r[i]`` in [0, M_i]: absolute residual of point i in its leaf.
+
+Objective
+---------
+    min  (1/N) sum_i r_i  +  l1 * sum_{t in T_L, j} s_jt  +  cp * sum_{t in T_B} d_t
+
+The loss is the mean **absolute** error on standardized y.  Squared loss would
+make the problem an MIQP, which HiGHS (the solver that ships with the
+dependencies) cannot solve; with L1 loss the problem stays a MILP and any MILP
+solver applies.  L1 is also what the MILP can certify: the reported gap is a gap
+on this objective, not on the squared error.  Intercepts are not penalized.
+With cp > 0 a split must lower (1/N) sum r_i by more than cp to be used.
+
+Constraints (names as in the Pyomo model)
+-----------------------------------------
+- ``split_choice[t]``: sum_j a_jt = d_t                     (one feature iff split)
+- ``threshold_off[t]``: b_t <= d_t                          (b_t = 0 if no split)
+- ``hierarchy[t]``: d_t <= d_parent(t), t != 1              (no split under a leaf-like node)
+- ``assign[i]``: sum_{t in T_L} z_it = 1
+- ``route_left[i,t,m]``, m in A_L(t):
+      sum_j a_jm (x_ij + eps_j) <= b_m + (1 + eps_max) (1 - z_it)
+- ``route_right[i,t,m]``, m in A_R(t):
+      sum_j a_jm x_ij >= b_m - (1 - z_it)
+- ``leaf_used[i,t]``: z_it <= l_t and ``leaf_min[t]``: sum_i z_it >= N_min l_t
+  (only when ``min_samples_leaf`` = N_min > 1)
+- ``res_pos[i,t]``: r_i >= (beta0_t + sum_j beta_jt x_ij - y_i) - M_i (1 - z_it)
+- ``res_neg[i,t]``: r_i >= (y_i - beta0_t - sum_j beta_jt x_ij) - M_i (1 - z_it)
+- ``abs_pos[j,t]``: s_jt >= beta_jt and ``abs_neg[j,t]``: s_jt >= -beta_jt
+
+Routing rule (what ``route`` implements): at branch node t with d_t = 1 and
+feature j, a point goes LEFT iff x_j < b_t, RIGHT iff x_j >= b_t; a node with
+d_t = 0 sends every point right.  ``route_left`` enforces x_ij + eps_j <= b_t,
+i.e. a strict "<" with a margin eps_j; ``route_right`` enforces x_ij >= b_t.
+
+Epsilon (Bertsimas-Dunn): eps_j is the smallest positive gap between the sorted
+distinct values of feature j in the training data, so any split between two
+consecutive distinct values can be represented with the margin.  Features with
+fewer than two distinct values cannot separate anything: their a_jt get upper
+bound 0 (kept as variables so the model's size does not depend on it) and
+eps_j := 1.  eps_max = max_j eps_j.
+
+Big-M constants and why they are valid
+--------------------------------------
+- ``route_left``: 1 + eps_max.  With z_it = 0 the constraint must be slack:
+  its left side is at most max_j (x_ij + eps_j) <= 1 + eps_max because x in
+  [0,1] and at most one a_jm is 1, and b_m >= 0.
+- ``route_right``: 1.  Left side >= 0 (x >= 0) and b_m <= 1, so b_m - 1 <= 0.
+- ``res_pos``/``res_neg``: M_i = B0 + B * ||x_i||_1 + |y_i| (per point).
+  Bounded coefficients give bounded predictions: |yhat_it| <= B0 + B sum_j x_ij
+  for x in [0,1]^p, hence |yhat_it - y_i| <= M_i for every leaf, so with
+  z_it = 0 the constraint never binds, and with z_it = 1 it is exact.  M_i <=
+  B0 + B p + max|y| and y standardized keeps it moderate.
+- Coefficient bounds: B = ``coef_bound`` (default 10: a slope of 10 standard
+  deviations of y across the whole range of one scaled feature) and
+  B0 = ``intercept_bound`` (default max|y| + B p, which admits any leaf model
+  whose slopes satisfy the bound and whose predictions cover the range of y on
+  [0,1]^p).  The bounds are part of the model: a leaf that would need larger
+  coefficients is restricted, which is the price of a valid big-M.
+
+Sizes: binaries p|T_B| + |T_B| + N|T_L| (+ |T_L|); continuous |T_B| +
+|T_L|(2p+1) + N; constraints about N(|T_L| D + 2|T_L| + 1) + 2p|T_L| + 2|T_B|.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyomo.environ as pe
+
+from srtopt.tree import Tree
+
+__all__ = ["MILOTree", "MILOSolution", "feature_epsilons", "route"]
+
+
+def feature_epsilons(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature epsilon (smallest positive gap between sorted distinct values).
+
+    Returns ``(eps, splittable)``; features with fewer than two distinct values
+    get eps = 1 and ``splittable = False``.
+    """
+    X = np.asarray(X, dtype=float)
+    p = X.shape[1]
+    eps = np.ones(p)
+    splittable = np.zeros(p, dtype=bool)
+    for j in range(p):
+        v = np.unique(X[:, j])
+        if v.size >= 2:
+            gaps = np.diff(v)
+            eps[j] = float(gaps[gaps > 0].min())
+            splittable[j] = True
+    return eps, splittable
+
+
+def route(X: np.ndarray, features: np.ndarray, thresholds: np.ndarray, depth: int) -> np.ndarray:
+    """Leaf (paper numbering) reached by each row of scaled ``X``.
+
+    ``features[t-1]`` is the feature of branch node t (-1: no split, everyone
+    goes right) and ``thresholds[t-1]`` its threshold; x_j < b goes left,
+    x_j >= b goes right, exactly as in the MILP's ``route_left``/``route_right``.
+    """
+    X = np.asarray(X, dtype=float)
+    node = np.ones(X.shape[0], dtype=np.int64)
+    rows = np.arange(X.shape[0])
+    for _ in range(depth):
+        f = np.asarray(features)[node - 1]
+        b = np.asarray(thresholds)[node - 1]
+        xv = X[rows, np.maximum(f, 0)]
+        go_left = (f >= 0) & (xv < b)
+        node = 2 * node + (~go_left)
+    return node
+
+
+@dataclass
+class MILOSolution:
+    """Values of the MILO variables in array form (scaled units).
+
+    ``features``/``thresholds`` are indexed by branch row t-1 (feature -1 when
+    d_t = 0), ``beta0`` (|T_L|,), ``beta`` (|T_L|, p), ``leaf`` (N,) the leaf of
+    each point, ``r`` (N,) the residual variables.
+    """
+
+    features: np.ndarray
+    thresholds: np.ndarray
+    beta0: np.ndarray
+    beta: np.ndarray
+    leaf: np.ndarray
+    r: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+
+
+class MILOTree:
+    """Builder of the ORT-L style MILP (see the module docstring for the maths).
+
+    Parameters
+    ----------
+    X : (N, p) array with entries in [0, 1].
+    y : (N,) array, standardized.
+    depth : tree depth D >= 1.
+    l1 : weight of the l1 penalty on leaf slopes (not intercepts).
+    cp : complexity penalty per applied split.
+    coef_bound : B, bound on |beta_jt|.
+    intercept_bound : B0, bound on |beta0_t| (default max|y| + B p).
+    min_samples_leaf : N_min; if > 1, a non-empty leaf holds at least N_min points.
+
+    Attributes
+    ----------
+    model : the ``pyomo.environ.ConcreteModel``.
+    tree : ``srtopt.tree.Tree``.
+    eps, eps_max, big_m_left, big_m_right, big_m_res : the constants used.
+    """
+
+    def __init__(
+        self,
+        X,
+        y,
+        depth: int,
+        *,
+        l1: float = 1e-3,
+        cp: float = 0.0,
+        coef_bound: float = 10.0,
+        intercept_bound: float | None = None,
+        min_samples_leaf: int = 1,
+    ):
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y, dtype=float).ravel()
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X and y have different lengths: {X.shape[0]} != {y.shape[0]}")
+        if X.size and (X.min() < -1e-9 or X.max() > 1 + 1e-9):
+            raise ValueError("X must be scaled to [0, 1] (the big-M constants assume it)")
+        if coef_bound <= 0:
+            raise ValueError(f"coef_bound must be > 0, got {coef_bound}")
+        if l1 < 0 or cp < 0:
+            raise ValueError("l1 and cp must be >= 0")
+        self.X, self.y = X, y
+        self.tree = Tree(int(depth))
+        self.depth = int(depth)
+        self.l1, self.cp = float(l1), float(cp)
+        N, p = X.shape
+        self.n_samples, self.n_features = N, p
+        self.coef_bound = float(coef_bound)
+        ymax = float(np.abs(y).max()) if N else 0.0
+        self.intercept_bound = (
+            float(intercept_bound) if intercept_bound is not None else ymax + self.coef_bound * p
+        )
+        self.min_samples_leaf = int(min_samples_leaf)
+        self.eps, self.splittable = feature_epsilons(X) if N else (np.ones(p), np.zeros(p, bool))
+        self.eps_max = float(self.eps.max()) if p else 1.0
+        self.big_m_left = 1.0 + self.eps_max
+        self.big_m_right = 1.0
+        self.big_m_res = self.intercept_bound + self.coef_bound * np.abs(X).sum(axis=1) + np.abs(y)
+        self.model = self._build()
+
+    # ------------------------------------------------------------------ build
+    def _build(self) -> pe.ConcreteModel:
+        X, y, tree = self.X, self.y, self.tree
+        N, p = X.shape
+        B, B0 = self.coef_bound, self.intercept_bound
+        m = pe.ConcreteModel(name=f"milo_tree_D{self.depth}")
+        m.I = pe.RangeSet(0, N - 1) if N else pe.Set(initialize=[])
+        m.J = pe.RangeSet(0, p - 1)
+        m.TB = pe.Set(initialize=list(tree.branch_nodes), ordered=True)
+        m.TL = pe.Set(initialize=list(tree.leaves), ordered=True)
+
+        m.a = pe.Var(m.J, m.TB, domain=pe.Binary)
+        m.d = pe.Var(m.TB, domain=pe.Binary)
+        m.b = pe.Var(m.TB, bounds=(0.0, 1.0))
+        m.z = pe.Var(m.I, m.TL, domain=pe.Binary)
+        m.beta0 = pe.Var(m.TL, bounds=(-B0, B0))
+        m.beta = pe.Var(m.J, m.TL, bounds=(-B, B))
+        m.s = pe.Var(m.J, m.TL, bounds=(0.0, B))
+        m.r = pe.Var(m.I, bounds=lambda m_, i: (0.0, float(self.big_m_res[i])))
+        for j in range(p):
+            if not self.splittable[j]:
+                for t in tree.branch_nodes:
+                    m.a[j, t].setub(0)
+
+        m.split_choice = pe.Constraint(m.TB, rule=lambda m_, t: sum(m_.a[j, t] for j in m_.J) == m_.d[t])
+        m.threshold_off = pe.Constraint(m.TB, rule=lambda m_, t: m_.b[t] <= m_.d[t])
+        m.hierarchy = pe.Constraint(
+            [t for t in tree.branch_nodes if t != 1], rule=lambda m_, t: m_.d[t] <= m_.d[t // 2]
+        )
+        m.assign = pe.Constraint(m.I, rule=lambda m_, i: sum(m_.z[i, t] for t in m_.TL) == 1)
+
+        left_idx = [(i, t, a) for t in tree.leaves for a in tree.ancestors_left(t) for i in range(N)]
+        right_idx = [(i, t, a) for t in tree.leaves for a in tree.ancestors_right(t) for i in range(N)]
+        eps, ML, MR = self.eps, self.big_m_left, self.big_m_right
+
+        def _left(m_, i, t, a):
+            return sum(float(X[i, j] + eps[j]) * m_.a[j, a] for j in m_.J) <= m_.b[a] + ML * (1 - m_.z[i, t])
+
+        def _right(m_, i, t, a):
+            return sum(float(X[i, j]) * m_.a[j, a] for j in m_.J) >= m_.b[a] - MR * (1 - m_.z[i, t])
+
+        m.route_left = pe.Constraint(pe.Set(initialize=left_idx, dimen=3), rule=_left)
+        m.route_right = pe.Constraint(pe.Set(initialize=right_idx, dimen=3), rule=_right)
+
+        if self.min_samples_leaf > 1:
+            m.l = pe.Var(m.TL, domain=pe.Binary)
+            m.leaf_used = pe.Constraint(m.I, m.TL, rule=lambda m_, i, t: m_.z[i, t] <= m_.l[t])
+            nmin = self.min_samples_leaf
+            m.leaf_min = pe.Constraint(
+                m.TL, rule=lambda m_, t: sum(m_.z[i, t] for i in m_.I) >= nmin * m_.l[t]
+            )
+
+        def _pred(m_, i, t):
+            return m_.beta0[t] + sum(float(X[i, j]) * m_.beta[j, t] for j in m_.J)
+
+        MRes = self.big_m_res
+        m.res_pos = pe.Constraint(
+            m.I, m.TL,
+            rule=lambda m_, i, t: m_.r[i] >= _pred(m_, i, t) - float(y[i]) - float(MRes[i]) * (1 - m_.z[i, t]),
+        )
+        m.res_neg = pe.Constraint(
+            m.I, m.TL,
+            rule=lambda m_, i, t: m_.r[i] >= float(y[i]) - _pred(m_, i, t) - float(MRes[i]) * (1 - m_.z[i, t]),
+        )
+        m.abs_pos = pe.Constraint(m.J, m.TL, rule=lambda m_, j, t: m_.s[j, t] >= m_.beta[j, t])
+        m.abs_neg = pe.Constraint(m.J, m.TL, rule=lambda m_, j, t: m_.s[j, t] >= -m_.beta[j, t])
+
+        inv_n = 1.0 / max(N, 1)
+        m.loss = pe.Expression(expr=inv_n * sum(m.r[i] for i in m.I))
+        m.penalty_l1 = pe.Expression(expr=self.l1 * sum(m.s[j, t] for j in m.J for t in m.TL))
+        m.penalty_cp = pe.Expression(expr=self.cp * sum(m.d[t] for t in m.TB))
+        m.obj = pe.Objective(expr=m.loss + m.penalty_l1 + m.penalty_cp, sense=pe.minimize)
+        return m
+
+    # ------------------------------------------------------------- inspection
+    def _vars(self):
+        return list(self.model.component_data_objects(pe.Var, active=True, descend_into=True))
+
+    @property
+    def n_variables(self) -> int:
+        return len(self._vars())
+
+    @property
+    def n_binaries(self) -> int:
+        return sum(1 for v in self._vars() if v.is_binary())
+
+    @property
+    def n_constraints(self) -> int:
+        return sum(1 for _ in self.model.component_data_objects(pe.Constraint, active=True))
+
+    def sizes(self) -> dict:
+        """Numbers of variables, binaries and constraints."""
+        return {
+            "variables": self.n_variables,
+            "binaries": self.n_binaries,
+            "continuous": self.n_variables - self.n_binaries,
+            "constraints": self.n_constraints,
+        }
+
+    def big_m(self) -> dict:
+        """The big-M constants used (see the module docstring for validity)."""
+        return {
+            "route_left": self.big_m_left,
+            "route_right": self.big_m_right,
+            "residual_max": float(self.big_m_res.max()) if self.n_samples else 0.0,
+            "coef_bound": self.coef_bound,
+            "intercept_bound": self.intercept_bound,
+            "eps": self.eps.copy(),
+        }
+
+    def write(self, path, format: str | None = None) -> str:
+        """Write the model with Pyomo's writers (format from the suffix: .lp, .mps)."""
+        path = str(path)
+        if format is None:
+            if path.endswith(".lp"):
+                format = "lp"
+            elif path.endswith(".mps"):
+                format = "mps"
+            else:
+                raise ValueError(f"cannot infer the format of {path!r}; use .lp or .mps or pass format=")
+        self.model.write(path, format=format, io_options={"symbolic_solver_labels": True})
+        return path
+
+    # ------------------------------------------------------------ values I/O
+    def objective_value(self) -> float:
+        return float(pe.value(self.model.obj))
+
+    def values(self) -> dict:
+        """All variable values as {component name: {index: value}}."""
+        out = {}
+        for comp in self.model.component_objects(pe.Var, active=True):
+            out[comp.name] = {idx: comp[idx].value for idx in comp}
+        return out
+
+    def set_solution(self, sol: MILOSolution) -> None:
+        """Load a tree (structure + leaf models) as values of every MILO variable.
+
+        ``sol.leaf`` must be consistent with routing the training points through
+        ``sol.features``/``sol.thresholds`` for the result to be feasible; r, s
+        and z are derived so that the point is feasible whenever the tree is.
+        """
+        m, tree, X, y = self.model, self.tree, self.X, self.y
+        N, p = X.shape
+        for t in tree.branch_nodes:
+            f = int(sol.features[t - 1])
+            m.d[t].set_value(1 if f >= 0 else 0)
+            m.b[t].set_value(float(sol.thresholds[t - 1]) if f >= 0 else 0.0)
+            for j in range(p):
+                m.a[j, t].set_value(1 if j == f else 0)
+        beta0 = np.clip(sol.beta0, -self.intercept_bound, self.intercept_bound)
+        beta = np.clip(sol.beta, -self.coef_bound, self.coef_bound)
+        for t in tree.leaves:
+            k = tree.leaf_index(t)
+            m.beta0[t].set_value(float(beta0[k]))
+            for j in range(p):
+                m.beta[j, t].set_value(float(beta[k, j]))
+                m.s[j, t].set_value(abs(float(beta[k, j])))
+        rows = tree.leaf_rows(sol.leaf)
+        pred = beta0[rows] + np.einsum("ij,ij->i", X, beta[rows]) if N else np.zeros(0)
+        for i in range(N):
+            for t in tree.leaves:
+                m.z[i, t].set_value(1 if t == sol.leaf[i] else 0)
+            m.r[i].set_value(float(min(abs(y[i] - pred[i]), self.big_m_res[i])))
+        if self.min_samples_leaf > 1:
+            counts = np.bincount(rows, minlength=tree.n_leaves)
+            for t in tree.leaves:
+                m.l[t].set_value(1 if counts[tree.leaf_index(t)] > 0 else 0)
+
+    def get_solution(self) -> MILOSolution:
+        """Read the current variable values back (binaries rounded)."""
+        m, tree = self.model, self.tree
+        N, p = self.X.shape
+        feats = np.full(tree.n_branch, -1, dtype=np.int64)
+        thr = np.zeros(tree.n_branch)
+        for t in tree.branch_nodes:
+            if (m.d[t].value or 0) > 0.5:
+                vals = [m.a[j, t].value or 0.0 for j in range(p)]
+                feats[t - 1] = int(np.argmax(vals))
+                thr[t - 1] = float(m.b[t].value or 0.0)
+        beta0 = np.array([m.beta0[t].value or 0.0 for t in tree.leaves])
+        beta = np.array([[m.beta[j, t].value or 0.0 for j in range(p)] for t in tree.leaves]).reshape(
+            tree.n_leaves, p
+        )
+        leaves = np.array(tree.leaves)
+        leaf = np.array(
+            [leaves[int(np.argmax([m.z[i, t].value or 0.0 for t in tree.leaves]))] for i in range(N)],
+            dtype=np.int64,
+        )
+        r = np.array([m.r[i].value or 0.0 for i in range(N)])
+        return MILOSolution(feats, thr, beta0, beta, leaf, r)
+
+    def max_violation(self) -> float:
+        """Largest constraint or bound violation at the current values (for checks)."""
+        worst = 0.0
+        for c in self.model.component_data_objects(pe.Constraint, active=True):
+            body = pe.value(c.body)
+            if c.has_lb():
+                worst = max(worst, pe.value(c.lower) - body)
+            if c.has_ub():
+                worst = max(worst, body - pe.value(c.upper))
+        for v in self._vars():
+            val = v.value
+            if val is None:
+                return float("inf")
+            if v.lb is not None:
+                worst = max(worst, v.lb - val)
+            if v.ub is not None:
+                worst = max(worst, val - v.ub)
+            if v.is_binary():
+                worst = max(worst, abs(val - round(val)))
+        return float(worst)
+
+    def snap_thresholds(self, sol: MILOSolution) -> MILOSolution:
+        """Make thresholds route the training points exactly as ``sol.leaf`` says.
+
+        A solver returns b_t within its feasibility tolerance (~1e-6), so a point
+        with x_j = b_t - 1e-7 assigned right by z could be routed left by the
+        strict test x_j < b_t.  Clip each b_t into [max_left + eps_j, min_right]
+        over the training points that the solution sends through t (b_t is not in
+        the objective, so the objective is unchanged and the point stays
+        feasible).  If that interval is empty (only possible through tolerance),
+        use min_right, which still routes correctly since left values are
+        smaller.
+        """
+        X, tree = self.X, self.tree
+        thr = sol.thresholds.copy()
+        for t in tree.branch_nodes:
+            f = int(sol.features[t - 1])
+            if f < 0:
+                continue
+            left_leaves = tree.descendants_leaves(2 * t)
+            right_leaves = tree.descendants_leaves(2 * t + 1)
+            xl = X[np.isin(sol.leaf, left_leaves), f]
+            xr = X[np.isin(sol.leaf, right_leaves), f]
+            lo = xl.max() + self.eps[f] if xl.size else 0.0
+            hi = xr.min() if xr.size else 1.0
+            b = float(np.clip(thr[t - 1], 0.0, 1.0))
+            if lo <= hi:
+                b = min(max(b, lo), hi)
+            else:
+                b = hi
+            thr[t - 1] = b
+        return MILOSolution(sol.features.copy(), thr, sol.beta0.copy(), sol.beta.copy(), sol.leaf.copy(), sol.r)
