@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("srtopt.cli.demo",)
+COMMANDS = ("srtopt.cli.demo", "srtopt.cli.experiments")
 
 
 def build_parser() -> argparse.ArgumentParser:
