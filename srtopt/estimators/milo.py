@@ -191,6 +191,98 @@ def _cart_structure(Xs, ys, depth, random_state):
     return feats, thr
 
 
+def _best_splits(Xs, ys, idx, min_leaf, ridge=1e-8):
+    """All admissible axis-aligned splits of the points ``idx`` scored by the sum
+    of the least-squares SSE of a linear model in each child (prefix Gram
+    matrices, one batched solve per feature).  Returns a list of
+    (sse, feature, threshold) sorted by sse; threshold = smallest right value.
+    """
+    n = idx.size
+    out = []
+    if n < 2 * min_leaf:
+        return out
+    Z = np.hstack([np.ones((n, 1)), Xs[idx]])
+    yy = ys[idx]
+    q = Z.shape[1]
+    reg = ridge * np.eye(q)
+    for j in range(Xs.shape[1]):
+        order = np.argsort(Xs[idx, j], kind="stable")
+        xv = Xs[idx[order], j]
+        Zo, yo = Z[order], yy[order]
+        G = np.cumsum(Zo[:, :, None] * Zo[:, None, :], axis=0)
+        c = np.cumsum(Zo * yo[:, None], axis=0)
+        s = np.cumsum(yo**2)
+        k = np.arange(min_leaf, n - min_leaf + 1)  # left = first k points
+        k = k[xv[k - 1] < xv[np.minimum(k, n - 1)]] if k.size else k
+        if k.size == 0:
+            continue
+        GL, cL, sL = G[k - 1], c[k - 1], s[k - 1]
+        GR, cR, sR = G[-1] - GL, c[-1] - cL, s[-1] - sL
+        bl = np.linalg.solve(GL + reg, cL[..., None])[..., 0]
+        br = np.linalg.solve(GR + reg, cR[..., None])[..., 0]
+        sse = (sL - np.einsum("kq,kq->k", bl, cL)) + (sR - np.einsum("kq,kq->k", br, cR))
+        for kk, e in zip(k, sse):
+            out.append((float(max(e, 0.0)), j, float(xv[kk])))
+    out.sort(key=lambda r: r[0])
+    return out
+
+
+def _greedy_structure(Xs, ys, depth, min_leaf, lookahead=3):
+    """Top-down greedy tree with linear leaves (a warm start for linear-leaf trees).
+
+    At each node the split minimizing the children's linear least-squares SSE is
+    taken; at nodes with at least two levels below, the ``lookahead`` best
+    candidates are each completed greedily and the one with the lowest final
+    SSE is kept, plus at the root the best candidate of every feature (so a feature
+    whose gain only shows one level deeper is not missed).  Thresholds are MILP-feasible (smallest right value).
+    """
+    tree = Tree(depth)
+    min_leaf = max(int(min_leaf), Xs.shape[1] + 2)
+
+    def sse_linear(idx):
+        if idx.size == 0:
+            return 0.0
+        Z = np.hstack([np.ones((idx.size, 1)), Xs[idx]])
+        coef, *_ = np.linalg.lstsq(Z, ys[idx], rcond=None)
+        return float(np.sum((ys[idx] - Z @ coef) ** 2))
+
+    def build(t, idx):
+        """Return (sse, {t: (f, b)}) for the subtree rooted at t."""
+        if not tree.is_branch(t):
+            return sse_linear(idx), {}
+        cands = _best_splits(Xs, ys, idx, min_leaf)
+        if not cands:
+            return sse_linear(idx), {}
+        if tree.subtree_depth(t) == 1:
+            e, f, b = cands[0]
+            return e, {t: (f, b)}
+        # lookahead candidates: the best few overall, plus at the root the best of
+        # each feature
+        chosen, seen = list(cands[: max(1, lookahead)]), set()
+        for c in cands if t == 1 else ():
+            if c[1] not in seen:
+                seen.add(c[1])
+                chosen.append(c)
+        best = None
+        for _, f, b in dict.fromkeys(chosen):
+            left = idx[Xs[idx, f] < b]
+            right = idx[Xs[idx, f] >= b]
+            el, sl = build(2 * t, left)
+            er, sr = build(2 * t + 1, right)
+            if best is None or el + er < best[0]:
+                best = (el + er, {t: (f, b), **sl, **sr})
+        return best
+
+    _, splits = build(1, np.arange(Xs.shape[0]))
+    feats = np.full(tree.n_branch, -1, dtype=np.int64)
+    thr = np.zeros(tree.n_branch)
+    # a node without a split sends everything right: drop splits below it
+    for t in tree.branch_nodes:
+        if t in splits and (t == 1 or feats[t // 2 - 1] >= 0):
+            feats[t - 1], thr[t - 1] = splits[t]
+    return feats, thr
+
+
 def _structure_start(milo: MILOTree, feats, thr) -> MILOSolution:
     """Complete a tree structure with the exact (LP-optimal) leaf models."""
     Xs, ys, tree = milo.X, milo.y, milo.tree
@@ -241,11 +333,15 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
     solver : str, default="highs"
         "highs" (HiGHS through Pyomo's APPSI interface, supports MIP starts) or
         any Pyomo ``SolverFactory`` MILP solver name.
-    warm_start : {"cart", None}, default="cart"
-        "cart": structure of ``DecisionTreeRegressor(max_depth=depth)`` with
-        leaf models solved exactly for the MILO objective (an LP per leaf);
-        handed to the solver as a MIP start.  The returned tree is never worse
-        than the warm start.
+    warm_start : {"cart", "greedy", "best", None}, default="cart"
+        "cart": structure of ``DecisionTreeRegressor(max_depth=depth)``;
+        "greedy": top-down greedy tree whose splits are scored with linear
+        least-squares leaves (with a small lookahead), which suits linear
+        leaves much better than CART's constant-leaf criterion; "best": both,
+        keep the one with the lower MILO objective.  In every case the leaf
+        models are solved exactly for the MILO objective (an LP per leaf) and
+        the result is handed to the solver as a MIP start.  The returned tree
+        is never worse than the warm start.
     random_state : int or None
         Seed for CART and for the solver (HiGHS ``random_seed``).
     coef_bound, intercept_bound, min_samples_leaf : see ``MILOTree``.
@@ -335,8 +431,8 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
             bad("intercept_bound", "must be > 0 or None")
         if not isinstance(self.min_samples_leaf, Integral) or self.min_samples_leaf < 1:
             bad("min_samples_leaf", "must be an integer >= 1")
-        if self.warm_start not in ("cart", None):
-            bad("warm_start", "must be 'cart' or None")
+        if self.warm_start not in ("cart", "greedy", "best", None):
+            bad("warm_start", "must be 'cart', 'greedy', 'best' or None")
         if not isinstance(self.threads, Integral) or self.threads < 1:
             bad("threads", "must be an integer >= 1")
         if not isinstance(self.solver, str):
@@ -400,16 +496,24 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
 
         start = None
         self.warm_start_objective_ = float("nan")
-        if self.warm_start == "cart":
-            feats, thr = _cart_structure(Xs, ys, D, self.random_state)
-            start = _structure_start(milo, feats, thr)
-            if self.min_samples_leaf > 1:
-                counts = np.bincount(Tree(D).leaf_rows(start.leaf), minlength=2**D)
-                if np.any((counts > 0) & (counts < self.min_samples_leaf)):
-                    start = None  # CART violates min_samples_leaf: not a feasible start
+        if self.warm_start is not None:
+            candidates = []
+            if self.warm_start in ("cart", "best"):
+                candidates.append(_cart_structure(Xs, ys, D, self.random_state))
+            if self.warm_start in ("greedy", "best"):
+                candidates.append(_greedy_structure(Xs, ys, D, self.min_samples_leaf))
+            counts_ok = lambda s: self.min_samples_leaf <= 1 or not np.any(
+                (c := np.bincount(Tree(D).leaf_rows(s.leaf), minlength=2**D)) > 0
+            ) or np.all(c[c > 0] >= self.min_samples_leaf)
+            for feats, thr in candidates:
+                cand = _structure_start(milo, feats, thr)
+                if not counts_ok(cand):
+                    continue  # violates min_samples_leaf: not a feasible start
+                obj, _ = _tree_objective(milo, cand)
+                if start is None or obj < self.warm_start_objective_:
+                    start, self.warm_start_objective_ = cand, obj
             if start is not None:
                 milo.set_solution(start)
-                self.warm_start_objective_, _ = _tree_objective(milo, start)
 
         options = {"threads": int(self.threads)} if self.solver in ("highs", "appsi_highs") else {}
         if self.random_state is not None and self.solver in ("highs", "appsi_highs"):

@@ -51,7 +51,12 @@ Constraints (names as in the Pyomo model)
 - ``hierarchy[t]``: d_t <= d_parent(t), t != 1              (no split under a leaf-like node)
 - ``assign[i]``: sum_{t in T_L} z_it = 1
 - ``route_left[i,t,m]``, m in A_L(t):
-      sum_j a_jm (x_ij + eps_j) <= b_m + (1 + eps_max) (1 - z_it)
+      sum_j a_jm (x_ij + eps_j) + (1 - d_m) <= b_m + (1 + eps_max) (1 - z_it)
+  The term (1 - d_m) is our addition to Bertsimas-Dunn: without it a node with
+  d_m = 0 (a = 0, b = 0) satisfies the left constraint as 0 <= 0, so the MILP
+  could route points left *or* right at a non-splitting node, i.e. use a
+  partition no tree produces (we observed HiGHS exploiting this).  With it,
+  z_it = 1 and d_m = 0 gives 1 <= 0: points at a non-splitting node go right.
 - ``route_right[i,t,m]``, m in A_R(t):
       sum_j a_jm x_ij >= b_m - (1 - z_it)
 - ``leaf_used[i,t]``: z_it <= l_t and ``leaf_min[t]``: sum_i z_it >= N_min l_t
@@ -75,8 +80,9 @@ eps_j := 1.  eps_max = max_j eps_j.
 Big-M constants and why they are valid
 --------------------------------------
 - ``route_left``: 1 + eps_max.  With z_it = 0 the constraint must be slack:
-  its left side is at most max_j (x_ij + eps_j) <= 1 + eps_max because x in
-  [0,1] and at most one a_jm is 1, and b_m >= 0.
+  its left side is at most max_j (x_ij + eps_j) <= 1 + eps_max when d_m = 1
+  (x in [0,1], exactly one a_jm is 1) and exactly 1 when d_m = 0 (all a_jm = 0),
+  and b_m >= 0.
 - ``route_right``: 1.  Left side >= 0 (x >= 0) and b_m <= 1, so b_m - 1 <= 0.
 - ``res_pos``/``res_neg``: M_i = B0 + B * ||x_i||_1 + |y_i| (per point).
   Bounded coefficients give bounded predictions: |yhat_it| <= B0 + B sum_j x_ij
@@ -262,7 +268,8 @@ class MILOTree:
         eps, ML, MR = self.eps, self.big_m_left, self.big_m_right
 
         def _left(m_, i, t, a):
-            return sum(float(X[i, j] + eps[j]) * m_.a[j, a] for j in m_.J) <= m_.b[a] + ML * (1 - m_.z[i, t])
+            lhs = sum(float(X[i, j] + eps[j]) * m_.a[j, a] for j in m_.J) + (1 - m_.d[a])
+            return lhs <= m_.b[a] + ML * (1 - m_.z[i, t])
 
         def _right(m_, i, t, a):
             return sum(float(X[i, j]) * m_.a[j, a] for j in m_.J) >= m_.b[a] - MR * (1 - m_.z[i, t])
