@@ -1,0 +1,31 @@
+"""Shared fixtures: the real datasets from $SRTOPT_DATA (default ../shared/datasets)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(os.environ.get("SRTOPT_DATA") or REPO.parent / "shared" / "datasets")
+
+
+@pytest.fixture(scope="session")
+def data_home() -> Path:
+    if not (DATA / "yacht.csv").is_file():
+        pytest.skip(f"dataset directory {DATA} not available (set SRTOPT_DATA)")
+    return DATA
+
+
+@pytest.fixture
+def isolated_methods():
+    """Restore the method registry after a test registers its own methods."""
+    from srtopt.experiments import methods
+
+    saved = dict(methods._REGISTRY), dict(methods._REQUIRES)
+    yield methods
+    methods._REGISTRY.clear()
+    methods._REGISTRY.update(saved[0])
+    methods._REQUIRES.clear()
+    methods._REQUIRES.update(saved[1])
