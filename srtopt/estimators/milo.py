@@ -26,6 +26,7 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
+from srtopt.estimators.scaling import MinMaxTarget
 from srtopt.models.milo import MILOSolution, MILOTree, route
 from srtopt.tree import Tree
 
@@ -341,7 +342,10 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
         keep the one with the lower MILO objective.  In every case the leaf
         models are solved exactly for the MILO objective (an LP per leaf) and
         the result is handed to the solver as a MIP start.  The returned tree
-        is never worse than the warm start.
+        is never worse than the warm start.  Booleans are accepted because
+        scikit-learn's convention for a ``warm_start`` parameter is a flag
+        (its checks set ``warm_start=False``): True means "cart", False None.
+        Note the meaning differs from sklearn's (reuse of a previous fit).
     random_state : int or None
         Seed for CART and for the solver (HiGHS ``random_seed``).
     coef_bound, intercept_bound, min_samples_leaf : see ``MILOTree``.
@@ -431,8 +435,8 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
             bad("intercept_bound", "must be > 0 or None")
         if not isinstance(self.min_samples_leaf, Integral) or self.min_samples_leaf < 1:
             bad("min_samples_leaf", "must be an integer >= 1")
-        if self.warm_start not in ("cart", "greedy", "best", None):
-            bad("warm_start", "must be 'cart', 'greedy', 'best' or None")
+        if not (isinstance(self.warm_start, bool) or self.warm_start in ("cart", "greedy", "best", None)):
+            bad("warm_start", "must be 'cart', 'greedy', 'best', None, True ('cart') or False (None)")
         if not isinstance(self.threads, Integral) or self.threads < 1:
             bad("threads", "must be an integer >= 1")
         if not isinstance(self.solver, str):
@@ -449,7 +453,9 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
 
     def _validate_fit_input(self, X, y):
         if y is None:
-            raise ValueError("y is required: MILOTreeRegressor is a supervised regressor")
+            raise ValueError(
+                "MILOTreeRegressor requires y to be passed, but the target y is None"
+            )
         if hasattr(X, "shape") and not hasattr(X, "toarray") and len(getattr(X, "shape", ())) == 1:
             raise ValueError(
                 f"X must be 2-D (n_samples, n_features), got a 1-D array of shape {X.shape}; "
@@ -479,14 +485,12 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
         D = int(self.depth)
         N, p = X.shape
 
-        self.x_min_ = X.min(axis=0)
-        rng = X.max(axis=0) - self.x_min_
-        self.x_scale_ = np.where(rng > 0, rng, 1.0)
-        self.y_mean_ = float(y.mean())
-        sd = float(y.std())
-        self.y_scale_ = sd if sd > 0 else 1.0
-        Xs = np.clip((X - self.x_min_) / self.x_scale_, 0.0, 1.0)
-        ys = (y - self.y_mean_) / self.y_scale_
+        # the shared scaling convention (srtopt.estimators.scaling), training data only
+        scaler = MinMaxTarget().fit(X, y)
+        self.x_min_, self.x_scale_ = scaler.x_min, scaler.x_scale
+        self.y_mean_, self.y_scale_ = scaler.y_mean, scaler.y_std
+        Xs = np.clip(scaler.transform(X), 0.0, 1.0)
+        ys = scaler.transform_y(y)
 
         milo = MILOTree(
             Xs, ys, D, l1=self.l1, cp=self.cp, coef_bound=self.coef_bound,
@@ -496,11 +500,12 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
 
         start = None
         self.warm_start_objective_ = float("nan")
-        if self.warm_start is not None:
+        ws = {True: "cart", False: None}.get(self.warm_start, self.warm_start)
+        if ws is not None:
             candidates = []
-            if self.warm_start in ("cart", "best"):
+            if ws in ("cart", "best"):
                 candidates.append(_cart_structure(Xs, ys, D, self.random_state))
-            if self.warm_start in ("greedy", "best"):
+            if ws in ("greedy", "best"):
                 candidates.append(_greedy_structure(Xs, ys, D, self.min_samples_leaf))
             counts_ok = lambda s: self.min_samples_leaf <= 1 or not np.any(
                 (c := np.bincount(Tree(D).leaf_rows(s.leaf), minlength=2**D)) > 0

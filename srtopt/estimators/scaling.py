@@ -22,16 +22,24 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
     """Validate (X, y) for fit with errors that name the argument."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
-    if np.ndim(X) == 1:
+    if isinstance(X, (list, tuple, np.ndarray)) and np.ndim(X) == 1:
         raise ValueError("X must be 2-D (n_samples, n_features), got a 1-D array; "
                          "reshape a single feature with X.reshape(-1, 1)")
-    if hasattr(X, "__len__") and hasattr(y, "__len__") and len(X) != len(y):
-        raise ValueError(f"X and y have different numbers of rows: X has {len(X)}, y has {len(y)}")
+    n_x, n_y = _n_rows(X), _n_rows(y)
+    if n_x is not None and n_y is not None and n_x != n_y:
+        raise ValueError(f"X and y have different numbers of rows: X has {n_x}, y has {n_y}")
     X, y = validate_data(estimator, X, y, dtype=np.float64, y_numeric=True, ensure_all_finite=True)
     if X.shape[0] < min_rows:
         raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {min_rows} leaves of the "
                          f"tree; use a smaller depth or more data")
     return X, y
+
+
+def _n_rows(a):
+    shape = getattr(a, "shape", None)
+    if shape is not None:
+        return shape[0] if len(shape) else None
+    return len(a) if isinstance(a, (list, tuple)) else None
 
 
 class MinMaxTarget:

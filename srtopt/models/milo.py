@@ -307,6 +307,21 @@ class MILOTree:
         m.obj = pe.Objective(expr=m.loss + m.penalty_l1 + m.penalty_cp, sense=pe.minimize)
         return m
 
+    # --------------------------------------------------------------- pickling
+    def __getstate__(self):
+        # Pyomo components keep their construction rules (closures), which do
+        # not pickle: store the data and the variable values, rebuild on load.
+        state = {k: v for k, v in self.__dict__.items() if k != "model"}
+        state["_values"] = [v.value for v in self._vars()]
+        return state
+
+    def __setstate__(self, state):
+        values = state.pop("_values")
+        self.__dict__.update(state)
+        self.model = self._build()
+        for v, val in zip(self._vars(), values):
+            v.set_value(val, skip_validation=True)
+
     # ------------------------------------------------------------- inspection
     def _vars(self):
         return list(self.model.component_data_objects(pe.Var, active=True, descend_into=True))

@@ -1,0 +1,32 @@
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+DATA = Path(os.environ.get("SRTOPT_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "datasets"))
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
+
+
+def load_csv(slug):
+    """(X, y) of a dataset CSV in $SRTOPT_DATA; skips the test when the directory is absent."""
+    path = DATA / f"{slug}.csv"
+    if not path.exists():
+        pytest.skip(f"{path} not found: set SRTOPT_DATA to the datasets directory")
+    data = np.genfromtxt(path, delimiter=",", skip_header=1)
+    return data[:, :-1], data[:, -1]
+
+
+def random_tree_problem(rng, depth, n=60, p=3):
+    from srtopt.models.srt import SRTProblem
+    from srtopt.tree import Tree
+
+    tree = Tree(depth)
+    X, y = rng.random((n, p)), rng.standard_normal(n)
+    omega = 2 * rng.standard_normal((tree.n_branch, p + 1))
+    beta = rng.standard_normal((tree.n_leaves, p + 1))
+    return SRTProblem(X, y, tree, mu=1.3, lambda_w=0.05, lambda_b=0.02), omega, beta

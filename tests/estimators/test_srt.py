@@ -1,0 +1,101 @@
+import numpy as np
+import pytest
+from sklearn.model_selection import KFold
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from srtopt import SoftRegressionTree, kernels
+from srtopt.tree import Tree
+
+from ..conftest import load_csv
+
+EXPECTED_FAILURES = {
+    "check_sample_weight_equivalence_on_dense_data":
+        "min-max scaling of X uses every row, also those with zero weight",
+    "check_sample_weight_equivalence_on_sparse_data":
+        "sparse input is not supported",
+}
+
+
+@parametrize_with_checks([SoftRegressionTree(depth=1, max_iter=2, n_init=2, random_state=0)],
+                         expected_failed_checks=lambda est: EXPECTED_FAILURES)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    rng = np.random.default_rng(1)
+    X = rng.random((80, 3))
+    y = np.where(X[:, 0] > 0.5, 3 * X[:, 1], -2 * X[:, 2]) + 0.01 * rng.standard_normal(80)
+    return X, y
+
+
+@pytest.mark.parametrize("X_bad,y_bad,match", [
+    (np.array([[np.nan, 1.0]] * 10), np.ones(10), "NaN"),
+    (np.array([[np.inf, 1.0]] * 10), np.ones(10), "infinity"),
+    (np.arange(10.0), np.ones(10), "X must be 2-D"),
+    (np.ones((10, 2)), np.ones(9), "X has 10, y has 9"),
+    (np.random.default_rng(0).random((3, 2)), np.ones(3), "fewer than the 4 leaves"),
+    (np.array([["a", "b"]] * 10), np.ones(10), "could not convert|dtype"),
+    (np.ones((10, 2)), np.r_[np.nan, np.ones(9)], "y contains NaN"),
+])
+def test_bad_input_names_the_argument(X_bad, y_bad, match):
+    with pytest.raises(ValueError, match=match):
+        SoftRegressionTree(depth=2).fit(X_bad, y_bad)
+
+
+@pytest.mark.parametrize("params,match", [
+    ({"depth": 0}, "depth must be an integer >= 1"),
+    ({"mu": 0.0}, "mu must be a positive"),
+    ({"mu": -1.0}, "mu must be a positive"),
+    ({"eps1": 0.1, "eps2": 0.3}, "eps1 must be larger than eps2"),
+    ({"regularization": "l1"}, "regularization must be"),
+    ({"k0": -1}, "k0 must be"),
+    ({"bn_solver": "nope"}, "unknown bn solver 'nope'; available"),
+])
+def test_bad_parameters(toy, params, match):
+    with pytest.raises(ValueError, match=match):
+        SoftRegressionTree(**params).fit(*toy)
+
+
+def test_same_random_state_same_model(toy):
+    a = SoftRegressionTree(depth=2, max_iter=3, random_state=7).fit(*toy)
+    b = SoftRegressionTree(depth=2, max_iter=3, random_state=7).fit(*toy)
+    np.testing.assert_array_equal(a.omega_, b.omega_)
+    np.testing.assert_array_equal(a.beta_, b.beta_)
+
+
+def test_predict_and_apply_follow_hbp_routing(toy):
+    X, y = toy
+    model = SoftRegressionTree(depth=2, max_iter=2, random_state=0).fit(X, y)
+    Xs = model.scaler_.transform(X)
+    leaves = model.apply(X)
+    assert set(leaves) <= set(Tree(2).leaves)
+    np.testing.assert_array_equal(leaves, kernels.hbp_leaves(kernels.split_design(Xs), model.omega_, Tree(2)))
+    manual = np.array([model.beta_[l - 4] @ np.r_[1, x] for l, x in zip(leaves, Xs)])
+    np.testing.assert_allclose(model.predict(X), model.scaler_.inverse_y(manual))
+    assert model.omega_.shape == (3, 4) and model.beta_.shape == (4, 4)
+    assert model.n_features_in_ == 3 and len(model.history_) == 2 * 3
+
+
+def test_regularization_values(toy):
+    model = SoftRegressionTree(depth=2, max_iter=1, random_state=0).fit(*toy)
+    assert model.lambda_w_ == pytest.approx(2 / (3 * 3)) and model.lambda_b_ == pytest.approx(2 / (3 * 4))
+    model = SoftRegressionTree(depth=2, max_iter=1, regularization=None, random_state=0).fit(*toy)
+    assert model.lambda_w_ == model.lambda_b_ == 0.0
+
+
+def test_pandas_feature_names(toy):
+    pd = pytest.importorskip("pandas")
+    X, y = toy
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = SoftRegressionTree(depth=1, max_iter=1, random_state=0).fit(frame, y)
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+
+
+def test_yacht_paper_protocol_one_fold():
+    """Paper protocol on one fold of yacht, depth 2: test R^2 >= 0.95."""
+    X, y = load_csv("yacht")
+    train, test = next(KFold(4, shuffle=True, random_state=0).split(X))
+    model = SoftRegressionTree(depth=2, regularization=None, random_state=0).fit(X[train], y[train])
+    assert model.score(X[test], y[test]) >= 0.95

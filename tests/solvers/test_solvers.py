@@ -1,0 +1,88 @@
+import numpy as np
+import pytest
+
+from srtopt import kernels
+from srtopt.models.srt import WLRProxy
+from srtopt.solvers import (ExactLeastSquares, IpoptCasadi, ScipyMinimize, SklearnLogistic, armijo_step,
+                            make_solver)
+
+from ..conftest import random_tree_problem
+
+
+def test_armijo_sufficient_decrease(rng):
+    problem, omega, beta = random_tree_problem(rng, 2)
+    sub = problem.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(60))
+    x0 = sub.start()
+    f0, g = sub.evaluate(x0)
+    alpha, x, f = armijo_step(lambda z: sub.evaluate(z)[0], x0, f0, g, a=8.0, gamma=0.3, delta=0.5)
+    assert 0 < alpha <= 8.0
+    assert f <= f0 - 0.3 * alpha * g @ g  # eq. (armijo)
+    # the step before the accepted one (if any) violated it: alpha is the first that works
+    if alpha < 8.0:
+        assert sub.evaluate(x0 - 2 * alpha * g)[0] > f0 - 0.3 * 2 * alpha * g @ g
+
+
+def test_armijo_zero_gradient_keeps_point():
+    alpha, x, f = armijo_step(lambda z: float(z @ z), np.zeros(2), 0.0, np.zeros(2))
+    assert alpha == 0.0 or np.allclose(x, 0)
+
+
+def test_ipopt_reaches_a_stationary_point_and_reuses_its_solver(rng):
+    problem, omega, beta = random_tree_problem(rng, 2)
+    solver = IpoptCasadi(tol=1e-9)
+    sub = problem.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(60))
+    result = solver.solve(sub, sub.start())
+    assert result.success and result.iterations > 0
+    assert np.linalg.norm(sub.evaluate(result.x)[1]) < 1e-5
+    assert result.objective <= sub.evaluate(sub.start())[0]
+    sub2 = problem.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(50))  # same row bucket
+    solver.solve(sub2, sub2.start())
+    assert len(solver._cache) == 1
+
+
+@pytest.mark.parametrize("hessian", ["limited-memory", "exact"])
+def test_bn_solvers_agree(rng, hessian):
+    problem, omega, beta = random_tree_problem(rng, 2, n=80)
+    sub = problem.branch_subproblem(omega, beta, 2, (2,), np.arange(80))
+    ipopt = IpoptCasadi(hessian=hessian, tol=1e-10).solve(sub, sub.start())
+    lbfgs = ScipyMinimize("L-BFGS-B", tol=1e-12, max_iter=1000).solve(sub, sub.start())
+    assert ipopt.objective == pytest.approx(lbfgs.objective, abs=1e-6)
+
+
+def test_exact_least_squares_zeroes_the_leaf_gradient(rng):
+    problem, omega, beta = random_tree_problem(rng, 3)
+    tree = problem.tree
+    for t in (1, 3, 5):
+        sub = problem.leaf_subproblem(omega, beta, t, tree.descendants_leaves(t), np.arange(40))
+        result = ExactLeastSquares().solve(sub)
+        assert np.linalg.norm(sub.evaluate(result.x)[1]) < 1e-10
+        lbfgs = ScipyMinimize("L-BFGS-B", tol=1e-14, max_iter=5000).solve(sub, sub.start())
+        assert result.objective <= lbfgs.objective + 1e-9
+
+
+def test_exact_least_squares_without_regularization_on_singular_data(rng):
+    """lambda_b = 0 and fewer points than coefficients: falls back to lstsq, still optimal."""
+    problem, omega, beta = random_tree_problem(rng, 1, n=60, p=3)
+    problem.lambda_b = 0.0
+    sub = problem.leaf_subproblem(omega, beta, 1, (2, 3), np.arange(3))
+    result = ExactLeastSquares().solve(sub)
+    assert np.all(np.isfinite(result.x)) and result.objective < 1e-10
+
+
+def test_sklearn_logistic_solves_the_wlr_proxy(rng):
+    n, p = 200, 3
+    X = rng.random((n, p))
+    c = (X[:, 0] + 0.3 * rng.standard_normal(n) > 0.5).astype(float)
+    wlr = WLRProxy(kernels.split_design(X), c, np.where(c == 1, 1.2, 0.8), 1.0, np.zeros(p + 1),
+                   alpha=1.0 / (n * p**2))
+    result = SklearnLogistic(max_iter=1000, tol=1e-10).solve(wlr, wlr.start())
+    assert np.linalg.norm(wlr.evaluate(result.x)[1]) < 1e-6
+    ipopt = IpoptCasadi(tol=1e-12).solve(wlr, wlr.start())
+    assert ipopt.objective == pytest.approx(result.objective, abs=1e-8)
+
+
+def test_make_solver_errors_list_available():
+    with pytest.raises(ValueError, match="available: .*ipopt"):
+        make_solver("bn", "nope")
+    solver = IpoptCasadi()
+    assert make_solver("bn", solver) is solver

@@ -1,0 +1,72 @@
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime
+
+from srtopt import kernels, srt_objective
+from srtopt.tree import Tree
+
+from .conftest import random_tree_problem
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_gradient_matches_finite_differences(rng, depth):
+    problem, omega, beta = random_tree_problem(rng, depth)
+    f, g_w, g_b = problem.objective(omega, beta, with_grad=True)
+    x = np.concatenate([omega.ravel(), beta.ravel()])
+
+    def E(z):
+        return problem.objective(z[: omega.size].reshape(omega.shape), z[omega.size:].reshape(beta.shape))
+
+    fd = approx_fprime(x, E, 1e-7)
+    np.testing.assert_allclose(np.concatenate([g_w.ravel(), g_b.ravel()]), fd, atol=2e-6)
+
+
+def test_objective_equals_direct_formula(rng):
+    """eq. (obj) written out term by term for a depth-2 tree."""
+    X, y = rng.random((7, 2)), rng.standard_normal(7)
+    omega, beta = rng.standard_normal((3, 3)), rng.standard_normal((4, 3))
+    mu, lw, lb = 1.7, 0.3, 0.2
+    F = lambda u: 1 / (1 + np.exp(-mu * u))
+    total = 0.0
+    for x, yi in zip(X, y):
+        p = [F(omega[t, 0] + omega[t, 1:] @ x / 2) for t in range(3)]
+        P = [p[0] * p[1], p[0] * (1 - p[1]), (1 - p[0]) * p[2], (1 - p[0]) * (1 - p[2])]
+        total += sum(P[l] * (beta[l, 0] + beta[l, 1:] @ x - yi) ** 2 for l in range(4))
+    expected = total / 7 + lw / 2 * np.sum(omega**2) + lb / 2 * np.sum(beta**2)
+    assert srt_objective(X, y, omega, beta, mu, lw, lb) == pytest.approx(expected, rel=1e-12)
+
+
+def test_hbp_routing_by_hand_ties_go_left():
+    tree = Tree(2)
+    # p = 1 feature; split u_t = omega_0t + omega_1t * x
+    omega = np.array([[-0.5, 1.0],    # root: left iff x >= 0.5
+                      [-0.75, 1.0],   # node 2: left iff x >= 0.75
+                      [0.0, -1.0]])   # node 3: left iff x <= 0
+    X = np.array([[0.9], [0.75], [0.6], [0.5], [0.3], [0.0]])
+    leaves = kernels.hbp_leaves(kernels.split_design(X), omega, tree)
+    # 0.75 and 0.5 sit exactly on a split (u = 0): ties go left
+    assert leaves.tolist() == [4, 4, 5, 5, 7, 6]
+    beta = np.array([[1.0, 0.0], [2.0, 0.0], [3.0, 0.0], [4.0, 10.0]])
+    pred = kernels.hbp_predict(X, omega, beta, tree)
+    assert pred.tolist() == [1.0, 1.0, 2.0, 2.0, 4.0 + 3.0, 3.0]
+
+
+def test_hbp_contains_matches_paths():
+    tree = Tree(3)
+    leaves = np.array(tree.leaves)
+    assert kernels.hbp_contains(leaves, tree, 3).tolist() == [False] * 4 + [True] * 4
+    assert kernels.hbp_contains(leaves, tree, 5).tolist() == [False] * 2 + [True] * 2 + [False] * 4
+
+
+def test_saturated_sigmoid_is_finite():
+    Z = np.array([[1.0, 1e6], [1.0, -1e6]])
+    S = kernels.split_probabilities(Z, np.array([[0.0, 1.0]]), 1.0)
+    assert np.all(np.isfinite(S)) and S.tolist() == [[1.0], [0.0]]
+
+
+def test_srt_objective_rejects_bad_shapes(rng):
+    X, y = rng.random((5, 2)), rng.random(5)
+    with pytest.raises(ValueError, match="omega must be"):
+        srt_objective(X, y, np.zeros((2, 3)), np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="y"):
+        srt_objective(X, y[:4], np.zeros((3, 3)), np.zeros((4, 3)))

@@ -1,0 +1,85 @@
+import numpy as np
+import pytest
+
+from srtopt import kernels
+from srtopt.models.srt import SRTProblem
+from srtopt.solvers import ExactLeastSquares, IpoptCasadi, SklearnLogistic
+from srtopt.training.initialization import cluster_initialization
+from srtopt.training.nodec import MaxMacroIterations, NodecGS
+from srtopt.training.nodec_dr import BranchStep, LeafStep, Thresholds, subtree_working_sets
+from srtopt.tree import Tree
+
+from ..conftest import load_csv
+
+
+def scaled(slug, n=None):
+    X, y = load_csv(slug)
+    X, y = X[:n], y[:n]
+    span = np.where(np.ptp(X, 0) > 0, np.ptp(X, 0), 1)
+    return (X - X.min(0)) / span, (y - y.mean()) / y.std()
+
+
+def nodec_dr(k0, max_iter=3):
+    thresholds = Thresholds()
+    return NodecGS(subtree_working_sets,
+                   BranchStep(IpoptCasadi(), SklearnLogistic(), thresholds, theta_w=0.1, k0=k0),
+                   LeafStep(ExactLeastSquares(), theta_b=0.1, k0=k0),
+                   MaxMacroIterations(max_iter), thresholds.decay)
+
+
+def test_working_sets_follow_the_paper():
+    sets = list(subtree_working_sets(Tree(3)))
+    assert len(sets) == 7  # 2^D - 1 inner iterations per macro iteration
+    assert sets[0] == (1, (1,), ())
+    assert sets[2] == (3, (3, 6, 7), (12, 13, 14, 15))
+    assert list(subtree_working_sets(Tree(1))) == [(1, (1,), (2, 3))]
+
+
+@pytest.mark.parametrize("slug,depth,seed", [("yacht", 2, 0), ("housing", 2, 1), ("auto_mpg", 3, 2)])
+def test_safeguards_make_E_monotone(slug, depth, seed):
+    X, y = scaled(slug)
+    problem = SRTProblem(X, y, Tree(depth), 1.0, 2 / (X.shape[1] * (2**depth - 1)), 2 / (X.shape[1] * 2**depth))
+    omega, beta, _ = cluster_initialization(problem, 3, seed)
+    result = nodec_dr(k0=0).run(problem, omega, beta)
+    E = [result.history[0].E_before] + [r.E_after for r in result.history]
+    assert all(b <= a + 1e-12 for a, b in zip(E, E[1:])), E
+    assert all(r.E_after_bn <= r.E_before + 1e-12 for r in result.history)
+    assert result.objective == pytest.approx(min(E))
+
+
+def test_without_safeguards_the_best_iterate_is_returned():
+    X, y = scaled("yacht")
+    problem = SRTProblem(X, y, Tree(2), 1.0, 0.0, 0.0)
+    omega, beta, _ = cluster_initialization(problem, 3, 0)
+    result = nodec_dr(k0=None, max_iter=4).run(problem, omega, beta)
+    E = [r.E_after for r in result.history]
+    assert result.objective == pytest.approx(min(E + [problem.objective(omega, beta)]))
+    assert problem.objective(result.omega, result.beta) == pytest.approx(result.objective)
+    assert len(result.history) == 4 * 3 and result.n_macro == 4 and result.stopped_by == "max_iter"
+    assert {r.bn["update"] for r in result.history} & {"heuristic-wlr", "heuristic-nlp"}
+
+
+def test_ln_step_zeroes_the_working_set_gradient(rng):
+    X, y = scaled("housing", 200)
+    problem = SRTProblem(X, y, Tree(2), 1.0, 0.01, 0.02)
+    omega, beta, _ = cluster_initialization(problem, 2, 0)
+    for k0, rows in ((0, None), (None, "I_t")):
+        new_beta, info = LeafStep(theta_b=0.0, k0=k0)(problem, omega, beta, 2, (4, 5), k=1)
+        if rows is None:  # safeguarded: the full objective's gradient
+            g = problem.objective(omega, new_beta, with_grad=True)[2][[0, 1]]
+        else:  # proxy on I_t and the subtree of t
+            I_t = np.flatnonzero(kernels.hbp_contains(problem.hbp_leaves(omega), problem.tree, 2))
+            sub = problem.leaf_subproblem(omega, new_beta, 2, (4, 5), I_t)
+            g = sub.evaluate(sub.start())[1]
+        assert np.linalg.norm(g) < 1e-9
+
+
+def test_initialization_separates_the_clusters():
+    X = np.vstack([np.random.default_rng(0).random((40, 2)) * 0.2 + c for c in (0.0, 0.8)])
+    y = np.r_[np.zeros(40), np.ones(40)]
+    problem = SRTProblem(X, y, Tree(1), 1.0)
+    omega, beta, db = cluster_initialization(problem, 4, 0)
+    leaves = problem.hbp_leaves(omega)
+    assert np.isfinite(db)
+    assert len(set(leaves[:40])) == 1 and len(set(leaves[40:])) == 1 and leaves[0] != leaves[-1]
+    np.testing.assert_allclose(kernels.hbp_predict(X, omega, beta, problem.tree), y, atol=1e-8)
