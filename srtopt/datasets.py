@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import http.client
 import io
 import json
 import os
@@ -216,7 +217,7 @@ def _download(url: str, slug: str) -> bytes:
         with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
             data = response.read()
             length = response.headers.get("Content-Length")
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as exc:
         raise DatasetDownloadError(f"dataset {slug!r}: download of {url} failed: {exc}") from exc
     if length is not None and int(length) != len(data):
         raise DatasetDownloadError(

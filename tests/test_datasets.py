@@ -280,3 +280,32 @@ def test_unreachable_source_is_a_clear_error(cache_env):
     with pytest.raises(DatasetDownloadError, match="dataset 'housing': download of http://127.0.0.1"):
         datasets.load("housing")
     assert not cache.exists() or list(cache.iterdir()) == []
+
+
+def test_interrupted_download_is_a_clear_error(tmp_path, monkeypatch):
+    """A server that closes the connection mid-body: nothing is cached."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+
+    def serve_half():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 10000\r\n\r\n-2.3 0.568 4.78")
+        conn.close()
+
+    thread = threading.Thread(target=serve_half, daemon=True)
+    thread.start()
+    cache = tmp_path / "cache"
+    monkeypatch.delenv("SRTOPT_DATA", raising=False)
+    monkeypatch.setenv("SRTOPT_CACHE", str(cache))
+    monkeypatch.setenv("SRTOPT_SOURCE_URL", f"http://127.0.0.1:{listener.getsockname()[1]}")
+    try:
+        with pytest.raises(DatasetDownloadError, match="dataset 'yacht': download of .* failed"):
+            datasets.load("yacht")
+    finally:
+        thread.join(5)
+        listener.close()
+    assert not cache.exists() or list(cache.iterdir()) == []
