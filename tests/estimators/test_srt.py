@@ -48,7 +48,7 @@ def test_bad_input_names_the_argument(X_bad, y_bad, match):
     ({"depth": 0}, "depth must be an integer >= 1"),
     ({"mu": 0.0}, "mu must be a positive"),
     ({"mu": -1.0}, "mu must be a positive"),
-    ({"eps1": 0.1, "eps2": 0.3}, "eps1 must be larger than eps2"),
+    ({"eps3": 1.5}, "eps3 must be a number in"),
     ({"regularization": "l1"}, "regularization must be"),
     ({"k0": -1}, "k0 must be"),
     ({"bn_solver": "nope"}, "unknown bn solver 'nope'; available"),
