@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .estimators import SoftRegressionTree
+from .estimators import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
 from .tree import Tree
 
 __version__ = "0.1.0"
@@ -33,4 +33,4 @@ def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):
     return kernels.objective(X, y, omega, beta, mu, lambda_w, lambda_b)
 
 
-__all__ = ["SoftRegressionTree", "Tree", "srt_objective", "__version__"]
+__all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree", "Tree", "srt_objective", "__version__"]
