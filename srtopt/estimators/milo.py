@@ -289,9 +289,26 @@ def _greedy_structure(Xs, ys, depth, min_leaf, lookahead=3):
     return feats, thr
 
 
+def _representable(milo: MILOTree, feats, thr):
+    """Drop (top-down) splits the MILP cannot represent: the largest left value
+    plus eps_f must not exceed b_t (gaps below ``min_epsilon``)."""
+    feats, thr, tree = feats.copy(), thr.copy(), milo.tree
+    for t in tree.branch_nodes:
+        f = int(feats[t - 1])
+        if f < 0:
+            continue
+        leaf = route(milo.X, feats, thr, tree.depth)
+        xl = milo.X[np.isin(leaf, tree.descendants_leaves(2 * t)), f]
+        if xl.size and xl.max() + milo.eps[f] > thr[t - 1] + 1e-12:
+            for s in tree.subtree_branch(t):
+                feats[s - 1] = -1
+    return feats, thr
+
+
 def _structure_start(milo: MILOTree, feats, thr) -> MILOSolution:
     """Complete a tree structure with the exact (LP-optimal) leaf models."""
     Xs, ys, tree = milo.X, milo.y, milo.tree
+    feats, thr = _representable(milo, feats, thr)
     leaf = route(Xs, feats, thr, tree.depth)
     N, p = Xs.shape
     beta0 = np.zeros(tree.n_leaves)

@@ -75,7 +75,12 @@ distinct values of feature j in the training data, so any split between two
 consecutive distinct values can be represented with the margin.  Features with
 fewer than two distinct values cannot separate anything: their a_jt get upper
 bound 0 (kept as variables so the model's size does not depend on it) and
-eps_j := 1.  eps_max = max_j eps_j.
+eps_j := 1.  eps_max = max_j eps_j.  Departure: eps_j is floored at
+``min_epsilon`` (1e-5).  MILP solvers accept violations of about 1e-6, so
+with a smaller eps a point could sit on the "wrong" side of b_t within
+tolerance and the solver's z would disagree with the tree's routing (observed
+with eps ~ 2e-7 on Gaussian data).  The price: two training values closer
+than 1e-5 of the feature's range cannot be separated by a split.
 
 Big-M constants and why they are valid
 --------------------------------------
@@ -112,8 +117,9 @@ from srtopt.tree import Tree
 __all__ = ["MILOTree", "MILOSolution", "feature_epsilons", "route"]
 
 
-def feature_epsilons(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-feature epsilon (smallest positive gap between sorted distinct values).
+def feature_epsilons(X: np.ndarray, min_epsilon: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature epsilon (smallest positive gap between sorted distinct values,
+    at least ``min_epsilon``).
 
     Returns ``(eps, splittable)``; features with fewer than two distinct values
     get eps = 1 and ``splittable = False``.
@@ -126,7 +132,7 @@ def feature_epsilons(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         v = np.unique(X[:, j])
         if v.size >= 2:
             gaps = np.diff(v)
-            eps[j] = float(gaps[gaps > 0].min())
+            eps[j] = max(float(gaps[gaps > 0].min()), float(min_epsilon))
             splittable[j] = True
     return eps, splittable
 
@@ -181,6 +187,7 @@ class MILOTree:
     coef_bound : B, bound on |beta_jt|.
     intercept_bound : B0, bound on |beta0_t| (default max|y| + B p).
     min_samples_leaf : N_min; if > 1, a non-empty leaf holds at least N_min points.
+    min_epsilon : floor on eps_j (default 1e-5, see the module docstring).
 
     Attributes
     ----------
@@ -200,6 +207,7 @@ class MILOTree:
         coef_bound: float = 10.0,
         intercept_bound: float | None = None,
         min_samples_leaf: int = 1,
+        min_epsilon: float = 1e-5,
     ):
         X = np.asarray(X, dtype=float)
         y = np.asarray(y, dtype=float).ravel()
@@ -225,7 +233,10 @@ class MILOTree:
             float(intercept_bound) if intercept_bound is not None else ymax + self.coef_bound * p
         )
         self.min_samples_leaf = int(min_samples_leaf)
-        self.eps, self.splittable = feature_epsilons(X) if N else (np.ones(p), np.zeros(p, bool))
+        self.min_epsilon = float(min_epsilon)
+        self.eps, self.splittable = (
+            feature_epsilons(X, self.min_epsilon) if N else (np.ones(p), np.zeros(p, bool))
+        )
         self.eps_max = float(self.eps.max()) if p else 1.0
         self.big_m_left = 1.0 + self.eps_max
         self.big_m_right = 1.0

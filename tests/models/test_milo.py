@@ -64,6 +64,9 @@ def test_feature_epsilons():
     eps, ok = feature_epsilons(X)
     assert eps[0] == pytest.approx(0.25) and ok.tolist() == [True, False]
     assert eps[1] == 1.0
+    tiny = np.array([[0.0], [1e-7], [1.0]])
+    assert feature_epsilons(tiny)[0][0] == pytest.approx(1e-7)
+    assert feature_epsilons(tiny, 1e-5)[0][0] == 1e-5  # floored above solver tolerances
 
 
 @pytest.mark.parametrize("seed", range(6))
