@@ -88,15 +88,15 @@ def soft_loss(S, R, s, tree: Tree, root: int, mu: float, with_grad: bool = True)
 
 def objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0, weights=None):
     """E(omega, beta) of eq. (obj); ``weights`` (summing to 1) replace 1/N."""
-    return objective_and_gradient(X, y, omega, beta, mu, lambda_w, lambda_b, weights, with_grad=False)[0]
-
-
-def objective_and_gradient(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0, weights=None,
-                           with_grad=True):
-    """E of eq. (obj) and its gradient (grad_omega, grad_beta) in the shapes of omega, beta."""
-    tree = Tree(int(np.log2(beta.shape[0])))
     s = np.full(X.shape[0], 1.0 / X.shape[0]) if weights is None else weights
-    Z, Xa = split_design(X), leaf_design(X)
+    return objective_and_gradient(split_design(X), leaf_design(X), y, omega, beta, mu, lambda_w,
+                                  lambda_b, s, with_grad=False)[0]
+
+
+def objective_and_gradient(Z, Xa, y, omega, beta, mu, lambda_w, lambda_b, s, with_grad=True):
+    """E of eq. (obj) on the designs Z, Xa with data weights s, and its gradient
+    (grad_omega, grad_beta) in the shapes of omega, beta (None, None without ``with_grad``)."""
+    tree = Tree(int(np.log2(beta.shape[0])))
     S = split_probabilities(Z, omega, mu)
     residual = Xa @ beta.T - y[:, None]
     f, G = soft_loss(S, residual**2, s, tree, 1, mu, with_grad)

@@ -78,7 +78,7 @@ class SRTProblem:
     def objective(self, omega, beta, with_grad=False):
         """E of eq. (obj) (and its gradient) at (omega, beta)."""
         f, g_w, g_b = kernels.objective_and_gradient(
-            self.X, self.y, omega, beta, self.mu, self.lambda_w, self.lambda_b, self.s, with_grad)
+            self.Z, self.Xa, self.y, omega, beta, self.mu, self.lambda_w, self.lambda_b, self.s, with_grad)
         return (f, g_w, g_b) if with_grad else f
 
     def hbp_leaves(self, omega) -> np.ndarray:
