@@ -1,22 +1,96 @@
-"""The one interface every solver adapter implements.
+"""The one interface every solver adapter implements (modelled on ``pyomo.contrib.solver``).
 
 ``solver.solve(problem, x0) -> SolverResult``.  ``problem`` is a formulation
 from :mod:`srtopt.models` (it has ``evaluate(x) -> (f, grad)``, ``render()``
 and ``structure_key``); ``x0`` the start.  Adapters never raise on a failed
-solve: they report it in ``success``/``status`` so training can fall back.
+solve: they report it in ``success``/``status``/``termination_condition`` so
+training can fall back.
+
+Besides ``solve``, an adapter has
+
+* ``name`` -- the name it is registered under;
+* ``available()`` -- an :class:`Availability`, truthy when the solver can run
+  and otherwise carrying what to install (plain ``bool`` is accepted from older
+  adapters);
+* ``get_params()`` / ``set_params(**params)`` -- its configuration (the
+  arguments of its constructor), scikit-learn style, so that an estimator
+  holding a configured solver object is clone-safe and
+  ``set_params(bn_solver__tol=1e-8)`` works.  :class:`SolverParams` provides them.
+
+:class:`TerminationCondition` uses the names of
+``pyomo.contrib.solver.results.TerminationCondition``; ``status`` keeps the
+solver's own raw status text.
 """
 
 from __future__ import annotations
 
+import enum
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 
+class TerminationCondition(str, enum.Enum):
+    """Why a solve stopped (names as in ``pyomo.contrib.solver``)."""
+
+    convergenceCriteriaSatisfied = "convergenceCriteriaSatisfied"
+    iterationLimit = "iterationLimit"
+    maxTimeLimit = "maxTimeLimit"
+    locallyInfeasible = "locallyInfeasible"
+    unbounded = "unbounded"
+    error = "error"
+    unknown = "unknown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# substrings of raw statuses (IPOPT return_status, SciPy messages, HiGHS/qpOASES/OSQP,
+# Pyomo termination conditions), lower-cased, checked in this order
+_STATUS_WORDS = [
+    ("maxtime", TerminationCondition.maxTimeLimit),
+    ("cputime", TerminationCondition.maxTimeLimit),
+    ("walltime", TerminationCondition.maxTimeLimit),
+    ("time limit", TerminationCondition.maxTimeLimit),
+    ("time_limit", TerminationCondition.maxTimeLimit),
+    ("maximum_iterations", TerminationCondition.iterationLimit),
+    ("iteration limit", TerminationCondition.iterationLimit),
+    ("iterations reached limit", TerminationCondition.iterationLimit),
+    ("maxiterations", TerminationCondition.iterationLimit),
+    ("max_iter", TerminationCondition.iterationLimit),
+    ("maximum number of iterations", TerminationCondition.iterationLimit),
+    ("infeasible", TerminationCondition.locallyInfeasible),
+    ("unbounded", TerminationCondition.unbounded),
+    ("diverging", TerminationCondition.unbounded),
+    ("raised", TerminationCondition.error),
+    ("error", TerminationCondition.error),
+    ("fail", TerminationCondition.error),
+]
+
+
+def classify_status(status: str, success: bool) -> TerminationCondition:
+    """Map a raw solver status to a :class:`TerminationCondition` (best effort)."""
+    if success:
+        return TerminationCondition.convergenceCriteriaSatisfied
+    text = str(status).lower()
+    for word, condition in _STATUS_WORDS:
+        if word in text:
+            return condition
+    return TerminationCondition.unknown
+
+
 @dataclass
 class SolverResult:
-    """Outcome of one solve: solution, objective, status, iterations, wall time."""
+    """Outcome of one solve.
+
+    ``x``, ``objective`` (value at ``x``), ``success``, ``status`` (the solver's
+    raw status text), ``iterations``, ``seconds`` (wall time of ``solve``),
+    ``raw`` (the solver's own result object/stats), ``termination_condition``
+    (derived from ``status`` when not given) and ``solver`` (adapter name).
+    The positional order of the first seven fields is unchanged from srtopt 0.1.
+    """
 
     x: np.ndarray
     objective: float
@@ -25,7 +99,91 @@ class SolverResult:
     iterations: int
     seconds: float
     raw: Any = field(default=None, repr=False)
+    termination_condition: TerminationCondition | None = None
+    solver: str = ""
+
+    def __post_init__(self):
+        if self.termination_condition is None:
+            self.termination_condition = classify_status(self.status, self.success)
+        else:
+            self.termination_condition = TerminationCondition(self.termination_condition)
+
+    # pyomo.contrib.solver-style names
+    @property
+    def raw_status(self) -> str:
+        return self.status
+
+    @property
+    def wall_time(self) -> float:
+        return self.seconds
+
+    @property
+    def iteration_count(self) -> int:
+        return self.iterations
+
+    @property
+    def incumbent_objective(self) -> float:
+        return self.objective
 
     def usable(self) -> bool:
         """A finite point was returned (even if the solver reported a failure)."""
         return bool(np.all(np.isfinite(self.x)) and np.isfinite(self.objective))
+
+
+class Availability:
+    """Result of ``solver.available()``: truthy iff usable; ``install`` says what is missing."""
+
+    def __init__(self, ok: bool, install: str = ""):
+        self.ok, self.install = bool(ok), install
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        return "Availability(available)" if self.ok else f"Availability(unavailable: {self.install})"
+
+
+def availability(solver) -> Availability:
+    """``solver.available()`` as an :class:`Availability` (adapters may return a plain bool)."""
+    check = getattr(solver, "available", None)
+    if check is None:
+        return Availability(True)
+    try:
+        result = check()
+    except Exception as exc:  # an availability probe must not crash the caller
+        return Availability(False, f"availability check raised {type(exc).__name__}: {exc}")
+    return result if isinstance(result, Availability) else Availability(bool(result), "")
+
+
+class SolverUnavailableError(ValueError):
+    """A requested solver is unknown or not installed (raised at ``make_solver`` time)."""
+
+
+class SolverParams:
+    """scikit-learn style ``get_params``/``set_params`` from the constructor's signature.
+
+    Every constructor argument must be stored under its own name; ``set_params``
+    re-runs ``__init__`` with the updated arguments (so caches are dropped and
+    checks re-done).
+    """
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values()
+                if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        names = self._param_names()
+        for key in params:
+            if key not in names:
+                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}; valid: {names}")
+        self.__init__(**{**self.get_params(), **params})
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"

@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
+from ..models.srt import omega_from_logistic
 from .base import SolverResult
 
 
@@ -43,6 +44,6 @@ class SklearnLogistic:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(problem.Z[:, 1:] * p, problem.c, sample_weight=problem.w)
-        x = np.concatenate([model.intercept_ / mu, model.coef_.ravel() * p / mu])
+        x = omega_from_logistic(model.intercept_, model.coef_, mu)
         f = problem.evaluate(x)[0]
         return SolverResult(x, f, True, "solved", int(model.n_iter_[0]), time.perf_counter() - start)

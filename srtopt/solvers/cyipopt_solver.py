@@ -1,0 +1,122 @@
+"""IPOPT through cyipopt (optional extra ``srtopt[cyipopt]``), fed the numpy evaluator.
+
+Value and gradient come from ``problem.evaluate`` (vectorised numpy, the fast path
+measured in notes/solver-measurements.md); with ``hessian="exact"`` the Hessian
+comes from the formulation's CasADi rendering (cached per ``structure_key``).
+
+Installing cyipopt (PyPI has no Linux wheel, only an sdist that links a system IPOPT):
+
+* Debian/Ubuntu: ``sudo apt-get install coinor-libipopt-dev liblapack-dev libblas-dev
+  pkg-config`` then ``pip install cyipopt`` (or ``pip install "srtopt[cyipopt]"``);
+* conda: ``conda install -c conda-forge cyipopt``;
+* unofficial binary wheel: ``pip install cyipopt-wheels`` (same import name; do not
+  install it beside ``cyipopt``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .base import Availability, SolverParams, SolverResult
+from .derivatives import CasadiDerivatives
+
+CYIPOPT_INSTALL = ("cyipopt is not installed. Debian/Ubuntu: `apt-get install coinor-libipopt-dev "
+                   "liblapack-dev libblas-dev pkg-config && pip install cyipopt` (or `pip install "
+                   "'srtopt[cyipopt]'` after the apt step); conda: `conda install -c conda-forge cyipopt`; "
+                   "unofficial binary: `pip install cyipopt-wheels`")
+
+
+class _Oracle:
+    """cyipopt problem object: f and grad from one ``evaluate`` call per point."""
+
+    def __init__(self, problem):
+        self.problem = problem
+        self._x, self._fg, self.iterations = None, None, 0
+
+    def _eval(self, x):
+        if self._x is None or not np.array_equal(x, self._x):
+            self._x, self._fg = np.array(x, float), self.problem.evaluate(x)
+        return self._fg
+
+    def objective(self, x):
+        return float(self._eval(x)[0])
+
+    def gradient(self, x):
+        return np.asarray(self._eval(x)[1], float)
+
+    def constraints(self, x):
+        return np.zeros(0)
+
+    def jacobian(self, x):
+        return np.zeros(0)
+
+    def intermediate(self, alg_mod, iter_count, *args):
+        self.iterations = int(iter_count)
+        return True
+
+
+class _ExactOracle(_Oracle):
+    """With the exact Hessian (lower triangle); cyipopt uses it only if these methods exist."""
+
+    def __init__(self, problem, hessian):
+        super().__init__(problem)
+        self._hess = hessian
+        self._rows, self._cols = np.tril_indices(problem.start().size)
+
+    def hessianstructure(self):
+        return self._rows, self._cols
+
+    def hessian(self, x, lagrange, obj_factor):
+        return obj_factor * self._hess(x)[self._rows, self._cols]
+
+
+class IpoptCyipopt(SolverParams):
+    """IPOPT via ``cyipopt.Problem`` on the numpy evaluator.
+
+    Parameters
+    ----------
+    hessian : {"limited-memory", "exact"}
+        L-BFGS (default) or the exact CasADi Hessian.
+    tol, max_iter : IPOPT's ``tol`` and ``max_iter``.
+    options : extra IPOPT options (name -> value).
+    """
+
+    name = "cyipopt"
+
+    def __init__(self, hessian="limited-memory", tol=1e-6, max_iter=200, options=None):
+        if hessian not in ("limited-memory", "exact"):
+            raise ValueError(f"hessian must be 'limited-memory' or 'exact', got {hessian!r}")
+        self.hessian, self.tol, self.max_iter, self.options = hessian, tol, max_iter, options
+        self._derivatives = CasadiDerivatives()
+
+    @staticmethod
+    def available() -> Availability:
+        try:
+            import cyipopt  # noqa: F401
+        except Exception:
+            return Availability(False, CYIPOPT_INSTALL)
+        return Availability(True)
+
+    def solve(self, problem, x0) -> SolverResult:
+        import cyipopt
+
+        start = time.perf_counter()
+        x0 = np.asarray(x0, float)
+        if self.hessian == "exact":
+            oracle = _ExactOracle(problem, self._derivatives.hessian(problem))
+        else:
+            oracle = _Oracle(problem)
+        nlp = cyipopt.Problem(n=x0.size, m=0, problem_obj=oracle)
+        for key, value in {"print_level": 0, "sb": "yes", "tol": float(self.tol),
+                           "max_iter": int(self.max_iter), "hessian_approximation": self.hessian,
+                           **(self.options or {})}.items():
+            nlp.add_option(key, value)
+        x, info = nlp.solve(x0)
+        status = info["status_msg"]
+        status = status.decode() if isinstance(status, bytes) else str(status)
+        # IPOPT ApplicationReturnStatus: 0 solved, 1 acceptable level
+        success = info["status"] in (0, 1)
+        return SolverResult(np.asarray(x), float(info["obj_val"]), success, status, oracle.iterations,
+                            time.perf_counter() - start, info, solver=self.name)
