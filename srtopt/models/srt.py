@@ -304,6 +304,16 @@ class LeafSubproblem:
                                _pad(self.leaf_weights, n).ravel("F"), [pr.lambda_b]])
 
 
+def omega_from_logistic(intercept, coef, mu: float) -> np.ndarray:
+    """omega_t of the split whose left probability is the logistic model sigma(b + c.x).
+
+    F(omega_0 + (1/p) omega.x) = sigma(mu omega_0 + (mu/p) omega.x), so
+    omega_0 = b / mu and omega_j = p c_j / mu.
+    """
+    coef = np.ravel(coef)
+    return np.r_[np.ravel(intercept)[:1] / mu, coef * len(coef) / mu]
+
+
 @dataclass
 class WLRProxy:
     """Weighted logistic regression of eq. (reshuffle) over omega_t:

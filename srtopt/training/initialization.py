@@ -16,7 +16,7 @@ from sklearn.metrics import davies_bouldin_score
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
-from ..models.srt import SRTProblem
+from ..models.srt import SRTProblem, omega_from_logistic
 
 SPLIT_BIAS = 1.0  # omega_0t sending every point to the only non-empty child
 
@@ -51,8 +51,7 @@ def split_from_logistic(X, left, right, weights, mu) -> np.ndarray:
     idx = np.concatenate([left, right])
     c = np.r_[np.ones(len(left)), np.zeros(len(right))]
     model = LogisticRegression().fit(X[idx], c, sample_weight=weights[idx])
-    # sigma(b + c.x) = F(omega_0 + omega.x / p) with F(u) = sigma(mu u)
-    return np.r_[model.intercept_ / mu, model.coef_.ravel() * p / mu]
+    return omega_from_logistic(model.intercept_, model.coef_, mu)
 
 
 def leaf_from_regression(X, y, rows, weights) -> np.ndarray:
