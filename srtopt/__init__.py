@@ -10,6 +10,7 @@ import numpy as np
 
 from . import kernels
 from .estimators import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+from .persistence import load
 from .tree import Tree
 
 __version__ = "0.1.0"

@@ -1,4 +1,26 @@
-"""Reading a fitted tree: an indented text rendering of its splits and leaf models."""
+"""Reading a fitted tree: node table, text, Graphviz DOT and the HBP decision path.
+
+Works for :class:`~srtopt.SoftRegressionTree` and :class:`~srtopt.ORRTRegressor`
+(both have oblique splits ``omega_`` and linear leaves ``beta_`` in the scaled
+space) and, for the text export and the decision path, for
+:class:`~srtopt.MILOTreeRegressor` (axis-aligned splits).  ORRT predicts with the
+probability-weighted sum of all leaves; the routing shown for it is the HBP path
+of the same splits, meaningful for display only.
+
+Two coordinate systems, always labelled:
+
+* **scaled**: the space the model is trained in, x_s = (x - min) / (max - min)
+  in [0, 1] (training statistics; a constant column has span 1) and
+  y_s = (y - mean) / std.  A split goes left iff
+  omega_0 + (1/p) sum_j omega_j x_s,j >= 0 and a leaf predicts
+  y_s = beta_0 + sum_j beta_j x_s,j.
+* **original**: the same hyperplanes and leaf models written in the raw
+  feature units, from substituting x_s,j = (x_j - min_j) / span_j:
+  split  a_0 + sum_j a_j x_j >= 0 with a_j = omega_j / (p span_j),
+  a_0 = omega_0 - sum_j a_j min_j (same sign, so the same side goes left);
+  leaf  y = c_0 + sum_j c_j x_j with c_j = std beta_j / span_j,
+  c_0 = mean + std (beta_0 - sum_j beta_j min_j / span_j).
+"""
 
 from __future__ import annotations
 
@@ -6,43 +28,367 @@ import numpy as np
 
 from .tree import Tree
 
-
-def _terms(coef, names, top):
-    order = np.argsort(-np.abs(coef))[:top]
-    return " ".join(f"{coef[j]:+.3g}*{names[j]}" for j in order if coef[j] != 0) or "0"
+UNITS = ("original", "scaled")
 
 
-def export_text(model, feature_names=None, top=3, X=None) -> str:
-    """Indented text tree of a fitted :class:`~srtopt.SoftRegressionTree`.
+# ----------------------------------------------------------------- model access
+def _kind(model) -> str:
+    if hasattr(model, "split_feature_"):
+        return "milo"
+    if hasattr(model, "omega_") and hasattr(model, "beta_"):
+        return "oblique"
+    raise ValueError(f"{type(model).__name__} is not a fitted SoftRegressionTree, ORRTRegressor or "
+                     f"MILOTreeRegressor (call fit first)")
 
-    Coefficients are in the scaled space the model works in (features min-max
-    scaled to [0, 1], y standardized), which the header states; the ``top``
-    largest weights of each split and leaf are shown.  With ``X``, each node
-    also shows how many rows its HBP path routes there.
-    """
-    tree = Tree(int(model.depth))
+
+def _tree(model) -> Tree:
+    return Tree(int(model.depth))
+
+
+def _feature_names(model, feature_names=None) -> list[str]:
     p = model.n_features_in_
-    names = list(feature_names if feature_names is not None
-                 else getattr(model, "feature_names_in_", [f"x{j}" for j in range(p)]))
-    counts = {}
+    if feature_names is None:
+        feature_names = getattr(model, "feature_names_in_", None)
+    names = [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(p)]
+    if len(names) != p:
+        raise ValueError(f"feature_names has {len(names)} names, the model has {p} features")
+    return names
+
+
+def _scaling(model):
+    """(x_min, x_span, y_mean, y_std) of the model's internal scaling."""
+    if _kind(model) == "milo":
+        return model.x_min_, model.x_scale_, model.y_mean_, model.y_scale_
+    s = model.scaler_
+    return s.x_min, s.x_scale, s.y_mean, s.y_std
+
+
+def original_units(model):
+    """(split, leaf): the oblique splits and leaf models in raw feature units.
+
+    ``split`` (2^D - 1, p + 1): row t-1 holds (a_0, a_1..a_p), node t goes left
+    iff a_0 + a . x >= 0.  ``leaf`` (2^D, p + 1): row holds (c_0, c_1..c_p),
+    y = c_0 + c . x.  See the module docstring for the formulas.
+    """
+    if _kind(model) != "oblique":
+        raise ValueError("original_units applies to oblique trees (omega_/beta_); MILOTreeRegressor "
+                         "stores its thresholds and leaf models in original units already")
+    x_min, span, y_mean, y_std = _scaling(model)
+    p = model.n_features_in_
+    a = model.omega_[:, 1:] / (p * span)
+    split = np.column_stack([model.omega_[:, 0] - a @ x_min, a])
+    c = y_std * model.beta_[:, 1:] / span
+    leaf = np.column_stack([y_mean + y_std * (model.beta_[:, 0] - (model.beta_[:, 1:] / span) @ x_min), c])
+    return split, leaf
+
+
+def _hbp_leaves(model, X) -> np.ndarray:
+    """HBP leaf (paper numbering) of every row of raw X; for ORRT the routing of its splits."""
+    if hasattr(model, "apply"):
+        return np.asarray(model.apply(X))
+    from . import kernels
+
+    return kernels.hbp_leaves(kernels.split_design(model._scaled(X)), model.omega_, _tree(model))
+
+
+def _counts_from_leaves(leaves, tree: Tree) -> np.ndarray:
+    counts = np.zeros(2 ** (tree.depth + 1) - 1, dtype=np.int64)
+    for level in range(tree.depth + 1):
+        np.add.at(counts, (np.asarray(leaves) >> level) - 1, 1)
+    return counts
+
+
+def _node_counts(model, X=None):
+    """Rows routed through each node (index t-1): from X if given, else the counts stored at fit."""
+    tree = _tree(model)
     if X is not None:
-        leaves = model.apply(X)
-        for t in tree.branch_nodes + tree.leaves:
-            counts[t] = int(np.sum((leaves >> (tree.depth - tree.node_depth(t))) == t))
-    lines = [f"SoftRegressionTree(depth={tree.depth}): coefficients in the scaled space "
-             f"(x in [0,1], y standardized: y = {model.scaler_.y_mean:.4g} + {model.scaler_.y_std:.4g} * y_s)"]
+        return _counts_from_leaves(_hbp_leaves(model, X), tree)
+    counts = getattr(model, "node_counts_", None)
+    return None if counts is None else np.asarray(counts)
+
+
+def decision_path(model, X):
+    """Sparse CSR indicator (n_samples, 2^(D+1) - 1) of the nodes on each row's path.
+
+    Column j is node j + 1 in the paper's numbering (root first, then 2, 3, ...),
+    as scikit-learn's ``decision_path``; every row has D + 1 ones, the root's
+    column is all ones and the leaf columns reproduce ``apply``.  For SRT the
+    path is the HBP path that makes the prediction.
+    """
+    from scipy.sparse import csr_matrix
+
+    _kind(model)
+    tree = _tree(model)
+    leaves = _hbp_leaves(model, X)
+    n, D = len(leaves), tree.depth
+    shifts = np.arange(D, -1, -1)  # root (leaf >> D) first: columns in increasing order
+    indices = ((leaves[:, None] >> shifts[None, :]) - 1).ravel()
+    indptr = np.arange(0, n * (D + 1) + 1, D + 1)
+    return csr_matrix((np.ones(n * (D + 1), dtype=np.int64), indices, indptr),
+                      shape=(n, 2 ** (D + 1) - 1))
+
+
+# ------------------------------------------------------------------- summary
+def summary(model, X=None, y=None, units="original", feature_names=None):
+    """One row per node (paper numbering), as a pandas DataFrame.
+
+    Columns: ``node``, ``kind`` ("split"/"leaf"), ``depth``, ``parent`` (<NA> for
+    the root), ``n_samples`` (training rows whose HBP path visits the node,
+    stored at fit; or rows of ``X`` when given), ``intercept`` and one column per
+    feature (split coefficients of the hyperplane "go left iff intercept + sum >=
+    0" for a split, leaf model coefficients for a leaf; ``units`` "original" =
+    raw feature units and y's units, "scaled" = ``omega_``/``beta_`` rows as
+    stored), ``leaf_mse`` and ``leaf_r2`` (training MSE in y's units and R^2 of
+    the leaf's linear model on its rows; with X and y given, on those rows).
+    """
+    import pandas as pd
+
+    if _kind(model) != "oblique":
+        raise ValueError("summary applies to SoftRegressionTree and ORRTRegressor; use export_text "
+                         "for MILOTreeRegressor")
+    if units not in UNITS:
+        raise ValueError(f"units must be one of {UNITS}, got {units!r}")
+    if (X is None) != (y is None):
+        raise ValueError("summary needs both X and y, or neither (then the fit-time statistics)")
+    tree, names = _tree(model), _feature_names(model, feature_names)
+    split, leaf = original_units(model) if units == "original" else (model.omega_, model.beta_)
+    counts = _node_counts(model, X)
+    mse, r2 = getattr(model, "leaf_mse_", None), getattr(model, "leaf_r2_", None)
+    if X is not None:
+        mse, r2 = _leaf_scores(model, X, np.asarray(y, dtype=float), tree)
+    rows = []
+    for t in range(1, 2 ** (tree.depth + 1)):
+        is_leaf = tree.is_leaf(t)
+        coef = leaf[tree.leaf_index(t)] if is_leaf else split[tree.branch_index(t)]
+        row = {"node": t, "kind": "leaf" if is_leaf else "split", "depth": tree.node_depth(t),
+               "parent": tree.parent(t) if t > 1 else None,
+               "n_samples": int(counts[t - 1]) if counts is not None else None,
+               "intercept": float(coef[0])}
+        row.update({name: float(v) for name, v in zip(names, coef[1:])})
+        li = tree.leaf_index(t) if is_leaf else None
+        row["leaf_mse"] = float(mse[li]) if is_leaf and mse is not None else np.nan
+        row["leaf_r2"] = float(r2[li]) if is_leaf and r2 is not None else np.nan
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame["parent"] = frame["parent"].astype("Int64")
+    frame["n_samples"] = frame["n_samples"].astype("Int64")
+    return frame
+
+
+def _leaf_scores(model, X, y, tree):
+    """Per-leaf MSE and R^2 of the HBP leaf's own linear model on the rows routed there."""
+    leaves = _hbp_leaves(model, X)
+    _, leaf = original_units(model)
+    Xa = np.column_stack([np.ones(len(leaves)), np.asarray(X, dtype=float)])
+    mse, r2 = np.full(tree.n_leaves, np.nan), np.full(tree.n_leaves, np.nan)
+    for t in tree.leaves:
+        rows = leaves == t
+        if not rows.any():
+            continue
+        pred = Xa[rows] @ leaf[tree.leaf_index(t)]
+        sse = np.mean((y[rows] - pred) ** 2)
+        sst = np.var(y[rows])
+        mse[tree.leaf_index(t)] = sse
+        if rows.sum() > 1 and sst > 0:
+            r2[tree.leaf_index(t)] = 1 - sse / sst
+    return mse, r2
+
+
+# ------------------------------------------------------------------------ text
+def _fmt(v) -> str:
+    return f"{v:+.4g}"
+
+
+def _terms(coef, names, top, always_sign=True):
+    """The ``top`` largest-|coef| terms as "+1.2*name", and how many nonzero terms were left out."""
+    nonzero = np.flatnonzero(coef)
+    order = nonzero[np.argsort(-np.abs(coef[nonzero]), kind="stable")]
+    shown = order if top is None else order[:top]
+    text = " ".join(f"{_fmt(coef[j])}*{names[j]}" for j in shown)
+    rest = len(order) - len(shown)
+    if rest:
+        text += f" ... ({rest} more)"
+    return text or "+0"
+
+
+def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
+    """Indented text tree of a fitted SRT, ORRT or MILO tree.
+
+    Each split shows its hyperplane (go left iff ... >= 0) and each leaf its
+    linear model; ``units`` "both" (default) prints the scaled-space
+    coefficients the model works in *and* the same formula in original feature
+    units, each on its own labelled line ("scaled:", "original:"); "scaled" or
+    "original" print one of them.  ``top`` (None: all) limits each line to the
+    largest-|coefficient| terms.  Node counts are the training rows routed there
+    by HBP (stored at fit) or, with ``X``, the rows of X.
+    """
+    if units not in UNITS + ("both",):
+        raise ValueError(f"units must be 'both', 'original' or 'scaled', got {units!r}")
+    if _kind(model) == "milo":
+        return _export_text_milo(model, feature_names, top, X, units)
+    tree, names, p = _tree(model), _feature_names(model, feature_names), model.n_features_in_
+    x_min, span, y_mean, y_std = _scaling(model)
+    split, leaf = original_units(model)
+    counts = _node_counts(model, X)
+    name = type(model).__name__
+    lines = [f"{name}(depth={tree.depth}), {p} features"]
+    if name == "ORRTRegressor":
+        lines.append("  note: ORRT predicts sum_t P_t(x) yhat_t(x) over all leaves; the routing and "
+                     "counts below follow the HBP path of its splits (display only)")
+    if units in ("both", "scaled"):
+        lines.append(f"  scaled:   x_s = (x - min) / (max - min) of the training data, "
+                     f"y_s = (y - {y_mean:.6g}) / {y_std:.6g}")
+    if units in ("both", "original"):
+        lines.append("  original: raw feature units, y in its own units")
 
     def walk(t, indent):
         pad = "  " * indent
-        n = f" [{counts[t]} rows]" if counts else ""
+        n = f" [{counts[t - 1]} rows]" if counts is not None else ""
         if tree.is_leaf(t):
-            b = model.beta_[tree.leaf_index(t)]
-            lines.append(f"{pad}leaf {t}{n}: y_s = {b[0]:+.3g} {_terms(b[1:], names, top)}")
+            b, c = model.beta_[tree.leaf_index(t)], leaf[tree.leaf_index(t)]
+            lines.append(f"{pad}leaf {t}{n}:")
+            if units in ("both", "scaled"):
+                lines.append(f"{pad}    scaled:   y_s = {_fmt(b[0])} {_terms(b[1:], names, top)}")
+            if units in ("both", "original"):
+                lines.append(f"{pad}    original: y = {_fmt(c[0])} {_terms(c[1:], names, top)}")
             return
-        w = model.omega_[tree.branch_index(t)]
-        lines.append(f"{pad}node {t}{n}: left if {w[0]:+.3g} + (1/{p})({_terms(w[1:], names, top)} ...) >= 0")
+        w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
+        lines.append(f"{pad}node {t}{n}: go left (to {2 * t}) if")
+        if units in ("both", "scaled"):
+            lines.append(f"{pad}    scaled:   {_fmt(w[0])} + (1/{p}) ({_terms(w[1:], names, top)}) >= 0")
+        if units in ("both", "original"):
+            lines.append(f"{pad}    original: {_fmt(a[0])} {_terms(a[1:], names, top)} >= 0")
         walk(2 * t, indent + 1)
         walk(2 * t + 1, indent + 1)
 
     walk(1, 0)
     return "\n".join(lines)
+
+
+def _export_text_milo(model, feature_names, top, X, units):
+    tree, names = _tree(model), _feature_names(model, feature_names)
+    counts = _node_counts(model, X)
+    lines = [f"MILOTreeRegressor(depth={tree.depth}), {model.n_features_in_} features, axis-aligned splits",
+             f"  scaled:   x_s = (x - min) / (max - min), y_s = (y - {model.y_mean_:.6g}) / {model.y_scale_:.6g}",
+             "  original: raw feature units, y in its own units"]
+
+    def walk(t, indent):
+        pad = "  " * indent
+        n = f" [{counts[t - 1]} rows]" if counts is not None else ""
+        if tree.is_leaf(t):
+            i = tree.leaf_index(t)
+            lines.append(f"{pad}leaf {t}{n}:")
+            if units in ("both", "scaled"):
+                lines.append(f"{pad}    scaled:   y_s = {_fmt(model.leaf_intercept_scaled_[i])} "
+                             f"{_terms(model.leaf_coef_scaled_[i], names, top)}")
+            if units in ("both", "original"):
+                lines.append(f"{pad}    original: y = {_fmt(model.leaf_intercept_[i])} "
+                             f"{_terms(model.leaf_coef_[i], names, top)}")
+            return
+        j = int(model.split_feature_[t - 1])
+        if j < 0:
+            lines.append(f"{pad}node {t}{n}: no split (every row goes right, to {2 * t + 1})")
+        else:
+            parts = []
+            if units in ("both", "original"):
+                parts.append(f"original: {names[j]} < {model.split_threshold_[t - 1]:.6g}")
+            if units in ("both", "scaled"):
+                parts.append(f"scaled: {names[j]}_s < {model.split_threshold_scaled_[t - 1]:.6g}")
+            lines.append(f"{pad}node {t}{n}: go left (to {2 * t}) if " + "; ".join(parts))
+        walk(2 * t, indent + 1)
+        walk(2 * t + 1, indent + 1)
+
+    walk(1, 0)
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------- graphviz
+def _node_labels(model, feature_names, top, X, units):
+    """{node: label lines} for DOT and matplotlib rendering (one coordinate system)."""
+    tree, names = _tree(model), _feature_names(model, feature_names)
+    counts = _node_counts(model, X)
+    labels = {}
+    kind = _kind(model)
+    if kind == "oblique":
+        split, leaf = original_units(model) if units == "original" else (model.omega_, model.beta_)
+    for t in range(1, 2 ** (tree.depth + 1)):
+        head = f"{'leaf' if tree.is_leaf(t) else 'node'} {t}"
+        lines = [head + (f"  n={counts[t - 1]}" if counts is not None else "")]
+        if kind == "milo":
+            if tree.is_leaf(t):
+                i = tree.leaf_index(t)
+                b0, b = ((model.leaf_intercept_[i], model.leaf_coef_[i]) if units == "original"
+                         else (model.leaf_intercept_scaled_[i], model.leaf_coef_scaled_[i]))
+                lines.append(f"y = {_fmt(b0)}")
+                lines += _wrap(_terms(b, names, top))
+            else:
+                j = int(model.split_feature_[t - 1])
+                thr = model.split_threshold_ if units == "original" else model.split_threshold_scaled_
+                lines.append("no split" if j < 0 else f"{names[j]} < {thr[t - 1]:.4g}")
+        elif tree.is_leaf(t):
+            c = leaf[tree.leaf_index(t)]
+            lines.append(f"{'y' if units == 'original' else 'y_s'} = {_fmt(c[0])}")
+            lines += _wrap(_terms(c[1:], names, top))
+        else:
+            a = split[tree.branch_index(t)]
+            lines.append("left if " + _fmt(a[0]) + ("" if units == "original"
+                                                    else f" + (1/{model.n_features_in_}) *"))
+            lines += _wrap(_terms(a[1:], names, top))
+            lines[-1] += " >= 0"
+        labels[t] = lines
+    return labels
+
+
+def _wrap(text, per_line=2):
+    """Split a terms string into lines of ``per_line`` terms."""
+    parts = text.split(" ")
+    if "..." in parts:  # keep "... (k more)" together
+        i = parts.index("...")
+        parts = parts[:i] + [" ".join(parts[i:])]
+    return [" ".join(parts[i:i + per_line]) for i in range(0, len(parts), per_line)]
+
+
+def export_graphviz(model, feature_names=None, top=3, X=None, units="original") -> str:
+    """Graphviz DOT source of the tree (one box per node, "yes"/"no" edges for left/right).
+
+    Splits show the hyperplane as its ``top`` largest-weight features, leaves
+    their linear model and every node its row count; ``units`` "original" (raw
+    feature units) or "scaled" (the model's space).  Render with
+    :func:`render_graphviz` (needs the ``dot`` executable) or any Graphviz tool.
+    """
+    if units not in UNITS:
+        raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
+    tree = _tree(model)
+    labels = _node_labels(model, feature_names, top, X, units)
+    title = f"{type(model).__name__} depth {tree.depth} ({units} units)"
+    out = ["digraph srt {", f'  label="{_dot_escape(title)}"; labelloc=t;',
+           '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
+           '  edge [fontname="Helvetica", fontsize=9];']
+    for t, lines in labels.items():
+        color = "#e8f4e8" if tree.is_leaf(t) else "#e8eef8"
+        label = "\\n".join(_dot_escape(line) for line in lines)
+        out.append(f'  n{t} [label="{label}", fillcolor="{color}"];')
+    for t in tree.branch_nodes:
+        out.append(f'  n{t} -> n{2 * t} [label="yes"];')
+        out.append(f'  n{t} -> n{2 * t + 1} [label="no"];')
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _dot_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def render_graphviz(dot_source: str, path, format: str = "png") -> None:
+    """Render DOT source to ``path`` with the ``dot`` executable (RuntimeError if it is absent)."""
+    import shutil
+    import subprocess
+
+    dot = shutil.which("dot")
+    if dot is None:
+        raise RuntimeError("the Graphviz 'dot' executable was not found on PATH; write the DOT source "
+                           "instead or use srtopt.plotting.plot_tree")
+    subprocess.run([dot, f"-T{format}", "-o", str(path)], input=dot_source.encode(), check=True)
+
+
+__all__ = ["decision_path", "export_graphviz", "export_text", "original_units", "render_graphviz", "summary"]

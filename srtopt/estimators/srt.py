@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numbers
+import sys
+import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -80,21 +82,35 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
     wlr_C : float, default=1.0
         Inverse l2 strength of the WLR proxy (scikit-learn's C).
     time_limit : float or None
-        Stop after the inner iteration during which this many seconds passed.
+        Stop after the inner iteration during which this many seconds passed
+        (then ``stopped_by_ == "time_limit"``).
+    callbacks : list of callables or None
+        Each is called after every inner iteration with its
+        :class:`~srtopt.training.nodec.InnerIteration` record.
+    verbose : int, default=0
+        1: one line per macro iteration on stderr (E, the smallest and largest
+        share of the training rows routed to a leaf by HBP, seconds).
     random_state : int, RandomState or None
         Seeds the initialization (the only random part).
+
+    Attributes (besides omega_, beta_, scaler_, history_, ...)
+    ----------
+    node_counts_ : (2^(D+1) - 1,) int, training rows whose HBP path visits node t at index t-1.
+    leaf_mse_, leaf_r2_ : (2^D,) training MSE (y's units) and R^2 of each leaf's linear
+        model on the rows routed to it (nan where undefined).
     """
 
     def __init__(self, depth=2, mu=1.0, regularization="l2", max_iter=10, n_init=10,
                  eps1=0.1, eps2=0.3, eps3=0.4, zeta=0.8, theta_w=0.1, theta_b=0.1, k0=None,
                  tau=1e-6, bn_solver="ipopt", ln_solver="exact", wlr_solver="sklearn", wlr_C=1.0,
-                 time_limit=None, callbacks=None, random_state=None):
+                 time_limit=None, callbacks=None, random_state=None, verbose=0):
         self.depth, self.mu, self.regularization = depth, mu, regularization
         self.max_iter, self.n_init = max_iter, n_init
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
         self.theta_w, self.theta_b, self.k0, self.tau = theta_w, theta_b, k0, tau
         self.bn_solver, self.ln_solver, self.wlr_solver, self.wlr_C = bn_solver, ln_solver, wlr_solver, wlr_C
         self.time_limit, self.callbacks, self.random_state = time_limit, callbacks, random_state
+        self.verbose = verbose
 
     def _check_params(self):
         check_depth(self.depth)
@@ -113,6 +129,8 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
             raise ValueError(f"k0 must be None or an integer >= 0, got {self.k0!r}")
         if self.time_limit is not None:
             _positive("time_limit", self.time_limit)
+        if not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
+            raise ValueError(f"verbose must be an integer >= 0, got {self.verbose!r}")
 
     def fit(self, X, y, sample_weight=None):
         """Fit the tree by NODEC-DR on (X, y); ``sample_weight`` replaces the 1/N of eq. (obj)."""
@@ -134,6 +152,9 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
         self.history_ = [record.as_dict() for record in result.history]
         self.stopped_by_ = result.stopped_by
         self.lambda_w_, self.lambda_b_ = lambda_w, lambda_b
+        self._store_training_statistics(X, y, weights)
+        if self.verbose and self.stopped_by_ == "time_limit":
+            print(f"stopped by time_limit after {len(self.history_)} inner iterations", file=sys.stderr)
         return self
 
     def _algorithm(self) -> NodecGS:
@@ -142,8 +163,12 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
         bn = BranchStep(make_solver("bn", self.bn_solver), make_solver("wlr", self.wlr_solver),
                         thresholds, self.theta_w, self.k0, self.tau, wlr_C=self.wlr_C)
         ln = LeafStep(make_solver("ln", self.ln_solver), self.theta_b, self.k0)
+        callbacks = list(self.callbacks or ())
+        if self.verbose:
+            progress = _Progress()
+            ln, callbacks = progress.watch(ln), callbacks + [progress]
         return NodecGS(subtree_working_sets, bn, ln, MaxMacroIterations(self.max_iter, self.time_limit),
-                       thresholds.decay, self.callbacks or ())
+                       thresholds.decay, callbacks)
 
     def _scaled(self, X):
         check_is_fitted(self)
@@ -160,6 +185,46 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
         Xs = self._scaled(X)
         return kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, Tree(int(self.depth)))
 
+    def decision_path(self, X):
+        """Sparse (n_samples, 2^(D+1) - 1) indicator of the nodes on each row's HBP path;
+        column j is node j + 1 in the paper's numbering (scikit-learn's convention)."""
+        from ..export import decision_path
+
+        return decision_path(self, X)
+
+    def summary(self, units="original"):
+        """One row per node (pandas DataFrame), see :func:`srtopt.export.summary`."""
+        from ..export import summary
+
+        return summary(self, units=units)
+
+    def save(self, path):
+        """Write the fitted tree to ``path`` (versioned JSON, see :mod:`srtopt.persistence`)."""
+        from ..persistence import save
+
+        save(self, path)
+
+    def _store_training_statistics(self, X, y, weights):
+        """node_counts_, leaf_mse_, leaf_r2_ of the HBP routing of the training data."""
+        tree = Tree(int(self.depth))
+        leaves = kernels.hbp_leaves(kernels.split_design(self.scaler_.transform(X)), self.omega_, tree)
+        self.node_counts_ = np.zeros(2 ** (tree.depth + 1) - 1, dtype=np.int64)
+        for level in range(tree.depth + 1):
+            np.add.at(self.node_counts_, (leaves >> level) - 1, 1)
+        pred = self.predict(X)
+        self.leaf_mse_ = np.full(tree.n_leaves, np.nan)
+        self.leaf_r2_ = np.full(tree.n_leaves, np.nan)
+        for leaf in tree.leaves:
+            rows = leaves == leaf
+            w = weights[rows]
+            if w.sum() <= 0:
+                continue
+            sse = np.average((y[rows] - pred[rows]) ** 2, weights=w)
+            sst = np.average((y[rows] - np.average(y[rows], weights=w)) ** 2, weights=w)
+            self.leaf_mse_[tree.leaf_index(leaf)] = sse
+            if rows.sum() > 1 and sst > 0:
+                self.leaf_r2_[tree.leaf_index(leaf)] = 1.0 - sse / sst
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
@@ -169,3 +234,26 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
 def _positive(name, value):
     if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+
+
+class _Progress:
+    """verbose=1: one stderr line per macro iteration (E, min/max leaf share, seconds).
+    Watches the LN step to see the current omega (the records carry no parameters)."""
+
+    def __init__(self):
+        self.start, self.problem, self.omega = time.perf_counter(), None, None
+
+    def watch(self, ln_step):
+        def step(problem, omega, beta, t, W_L, k):
+            self.problem, self.omega = problem, omega
+            return ln_step(problem, omega, beta, t, W_L, k)
+        return step
+
+    def __call__(self, record):
+        tree = self.problem.tree
+        if record.node != tree.branch_nodes[-1]:
+            return
+        leaves = self.problem.hbp_leaves(self.omega)
+        share = np.bincount(tree.leaf_rows(leaves), minlength=tree.n_leaves) / len(leaves)
+        print(f"macro {record.macro + 1}: E = {record.E_after:.6g}, leaf share min {share.min():.3f} "
+              f"max {share.max():.3f}, {time.perf_counter() - self.start:.2f} s", file=sys.stderr, flush=True)

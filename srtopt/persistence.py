@@ -1,0 +1,334 @@
+"""Saving and loading fitted trees as versioned JSON (no pickle).
+
+File layout (format version 1)::
+
+    {"format": "srtopt-model", "format_version": 1, "srtopt_version": "0.1.0",
+     "estimator": "SoftRegressionTree",
+     "params": {...get_params(deep=False); callbacks not stored...},
+     "n_features_in": p, "feature_names": [...] or null,
+     "state": {"omega_": <array>, "beta_": <array>, "scaler": {...}, ...},
+     "sha256": "<hex digest of the canonical JSON of everything above>"}
+
+Arrays are ``{"dtype", "shape", "data"}`` with non-finite floats written as the
+strings "nan", "inf", "-inf" (the file is strict JSON).  ``load`` checks the
+format and its version, the estimator class, the checksum (a truncated or edited
+file is refused), and every array's shape against depth and n_features, and
+raises :class:`ValueError` naming what is wrong.  Writes are atomic: a temporary
+file in the target directory, flushed and fsynced, then ``os.replace``.
+
+Parameters that are not JSON values (e.g. a solver object passed as
+``bn_solver``) are stored as ``{"unserializable": repr}`` and come back as the
+estimator's default, with a warning; the training history (``history_``) is
+not stored.  Floats are written with Python's shortest round-trip repr, so a
+loaded model predicts exactly what the saved one did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import math
+import os
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+FORMAT = "srtopt-model"
+FORMAT_VERSION = 1
+EXCLUDED_PARAMS = ("callbacks",)
+
+# fitted attributes stored per estimator (scaler handled separately for SRT/ORRT)
+_ARRAYS = {
+    "SoftRegressionTree": ("omega_", "beta_", "node_counts_", "leaf_mse_", "leaf_r2_"),
+    "ORRTRegressor": ("omega_", "beta_"),
+    "MILOTreeRegressor": ("x_min_", "x_scale_", "split_feature_", "split_threshold_",
+                          "split_threshold_scaled_", "leaf_coef_", "leaf_intercept_", "leaf_coef_scaled_",
+                          "leaf_intercept_scaled_"),
+}
+_SCALARS = {
+    "SoftRegressionTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_",
+                           "init_davies_bouldin_"),
+    "ORRTRegressor": ("objective_", "n_iter_", "solver_status_", "fit_seconds_"),
+    "MILOTreeRegressor": ("y_mean_", "y_scale_", "objective_", "mip_gap_", "mip_bound_", "solver_status_",
+                          "solver_objective_", "warm_start_objective_", "fit_seconds_", "model_values_from_"),
+}
+_REQUIRED = {"SoftRegressionTree": ("omega_", "beta_"), "ORRTRegressor": ("omega_", "beta_"),
+             "MILOTreeRegressor": _ARRAYS["MILOTreeRegressor"]}
+
+
+def _classes():
+    from .estimators import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+
+    return {c.__name__: c for c in (SoftRegressionTree, ORRTRegressor, MILOTreeRegressor)}
+
+
+# ----------------------------------------------------------------- encoding
+def _float(v):
+    v = float(v)
+    return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+
+
+def _unfloat(v, where):
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise ValueError(f"model file: {where} holds {v!r}, not a number")
+    if isinstance(v, str):
+        if v not in ("nan", "inf", "-inf"):
+            raise ValueError(f"model file: {where} holds the string {v!r}, not a number")
+        return float(v)
+    return float(v)
+
+
+def _encode_array(a):
+    a = np.asarray(a)
+    if a.dtype.kind in "iub":
+        return {"dtype": "int64", "shape": list(a.shape), "data": [int(v) for v in a.ravel()]}
+    return {"dtype": "float64", "shape": list(a.shape), "data": [_float(v) for v in a.ravel()]}
+
+
+def _decode_array(obj, where):
+    if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "data"}:
+        raise ValueError(f"model file: {where} is not an array record")
+    shape, data, dtype = obj["shape"], obj["data"], obj["dtype"]
+    if (not isinstance(shape, list) or not all(isinstance(s, int) and s >= 0 for s in shape)
+            or not isinstance(data, list) or int(np.prod(shape)) != len(data)):
+        raise ValueError(f"model file: {where} has shape {shape!r} but {len(data) if isinstance(data, list) else '?'}"
+                         f" values")
+    if dtype == "int64":
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in data):
+            raise ValueError(f"model file: {where} must hold integers")
+        return np.array(data, dtype=np.int64).reshape(shape)
+    if dtype != "float64":
+        raise ValueError(f"model file: {where} has unknown dtype {dtype!r}")
+    return np.array([_unfloat(v, where) for v in data], dtype=np.float64).reshape(shape)
+
+
+def _encode_value(v):
+    """A JSON value for a scalar attribute or parameter (None if it has no JSON form)."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return _float(v)
+    if isinstance(v, (list, tuple)):
+        items = [_encode_value(x) for x in v]
+        if all(x is not _NO_JSON for x in items):
+            return {"tuple" if isinstance(v, tuple) else "list": items}
+    return _NO_JSON
+
+
+_NO_JSON = object()
+
+
+def _decode_value(v, where):
+    if isinstance(v, dict):
+        if len(v) == 1 and ("tuple" in v or "list" in v):
+            key = next(iter(v))
+            if not isinstance(v[key], list):
+                raise ValueError(f"model file: {where} is malformed")
+            items = [_decode_value(x, where) for x in v[key]]
+            return tuple(items) if key == "tuple" else items
+        raise ValueError(f"model file: {where} is malformed")
+    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
+        return float(v)
+    return v
+
+
+def _digest(body: dict) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------- save
+def to_dict(model) -> dict:
+    """The JSON document of a fitted estimator (what :func:`save` writes)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    from . import __version__
+
+    name = type(model).__name__
+    if name not in _ARRAYS:
+        raise ValueError(f"cannot save a {name}; supported: {', '.join(_ARRAYS)}")
+    check_is_fitted(model)
+    params = {}
+    for key, value in model.get_params(deep=False).items():
+        if key in EXCLUDED_PARAMS:
+            continue
+        encoded = _encode_value(value)
+        params[key] = {"unserializable": repr(value)} if encoded is _NO_JSON else encoded
+    state = {attr: _encode_array(getattr(model, attr)) for attr in _ARRAYS[name] if hasattr(model, attr)}
+    for attr in _SCALARS[name]:
+        if hasattr(model, attr):
+            encoded = _encode_value(getattr(model, attr))
+            state[attr] = None if encoded is _NO_JSON else encoded
+    if name != "MILOTreeRegressor":
+        s = model.scaler_
+        state["scaler"] = {"x_min": _encode_array(s.x_min), "x_scale": _encode_array(s.x_scale),
+                           "y_mean": _float(s.y_mean), "y_std": _float(s.y_std)}
+    names = getattr(model, "feature_names_in_", None)
+    body = {"format": FORMAT, "format_version": FORMAT_VERSION, "srtopt_version": __version__,
+            "estimator": name, "params": params, "n_features_in": int(model.n_features_in_),
+            "feature_names": None if names is None else [str(n) for n in names], "state": state}
+    return {**body, "sha256": _digest(body)}
+
+
+def save(model, path) -> None:
+    """Write a fitted estimator to ``path`` atomically (temporary file, then ``os.replace``)."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise FileNotFoundError(f"directory {str(directory)!r} does not exist")
+    if path.is_dir():
+        raise ValueError(f"{str(path)!r} is a directory, not a file name")
+    text = json.dumps(to_dict(model), indent=1, allow_nan=False)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+# --------------------------------------------------------------------- load
+def load(path):
+    """Read a model written by :func:`save` (or ``model.save``); ValueError if the file is not valid."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"model file {str(path)!r} not found")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read model file {str(path)!r}: {exc}") from None
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"model file {str(path)!r} is not valid JSON (truncated or corrupt?): {exc}") from None
+    return from_dict(doc, source=str(path))
+
+
+def _reject_constant(name):
+    raise ValueError(f"model file holds the non-standard JSON constant {name}")
+
+
+def from_dict(doc, source="model") -> object:
+    """Rebuild an estimator from the document of :func:`to_dict`, validating everything."""
+    from . import __version__
+    from .estimators.scaling import MinMaxTarget
+
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ValueError(f"{source} is not an srtopt model file (no \"format\": \"{FORMAT}\")")
+    version = doc.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ValueError(f"{source} has format_version {version!r}; this srtopt ({__version__}) reads "
+                         f"format_version {FORMAT_VERSION}")
+    body = {k: v for k, v in doc.items() if k != "sha256"}
+    if doc.get("sha256") != _digest(body):
+        raise ValueError(f"{source} failed its checksum: the file was modified or corrupted")
+    saved_version = doc.get("srtopt_version")
+    if saved_version != __version__:
+        warnings.warn(f"{source} was written by srtopt {saved_version}, this is {__version__}", UserWarning,
+                      stacklevel=3)
+    classes = _classes()
+    name = doc.get("estimator")
+    if name not in classes:
+        raise ValueError(f"{source}: unknown estimator {name!r}; expected one of {', '.join(classes)}")
+    cls = classes[name]
+    params = doc.get("params")
+    if not isinstance(params, dict):
+        raise ValueError(f"{source}: params must be an object")
+    signature = inspect.signature(cls.__init__).parameters
+    kwargs = {}
+    for key, value in params.items():
+        if key not in signature:
+            raise ValueError(f"{source}: {name} has no parameter {key!r}")
+        if isinstance(value, dict) and set(value) == {"unserializable"}:
+            warnings.warn(f"{source}: parameter {key}={value['unserializable']} was not stored; "
+                          f"using the default {signature[key].default!r}", UserWarning, stacklevel=3)
+            continue
+        kwargs[key] = _decode_value(value, f"params.{key}")
+    model = cls(**kwargs)
+    depth = model.depth
+    if not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= 20:
+        raise ValueError(f"{source}: depth must be an integer in 1..20, got {depth!r}")
+    p = doc.get("n_features_in")
+    if not isinstance(p, int) or isinstance(p, bool) or p < 1:
+        raise ValueError(f"{source}: n_features_in must be an integer >= 1, got {p!r}")
+    state = doc.get("state")
+    if not isinstance(state, dict):
+        raise ValueError(f"{source}: state must be an object")
+    n_branch, n_leaves = 2**depth - 1, 2**depth
+    shapes = {"omega_": (n_branch, p + 1), "beta_": (n_leaves, p + 1), "node_counts_": (2 * n_leaves - 1,),
+              "leaf_mse_": (n_leaves,), "leaf_r2_": (n_leaves,), "x_min_": (p,), "x_scale_": (p,),
+              "split_feature_": (n_branch,), "split_threshold_": (n_branch,),
+              "split_threshold_scaled_": (n_branch,), "leaf_coef_": (n_leaves, p),
+              "leaf_intercept_": (n_leaves,), "leaf_coef_scaled_": (n_leaves, p),
+              "leaf_intercept_scaled_": (n_leaves,)}
+    for attr in _REQUIRED[name]:
+        if attr not in state:
+            raise ValueError(f"{source}: state lacks {attr}")
+    for attr in _ARRAYS[name]:
+        if attr not in state:
+            continue
+        array = _decode_array(state[attr], f"state.{attr}")
+        if array.shape != shapes[attr]:
+            raise ValueError(f"{source}: {attr} has shape {array.shape}, expected {shapes[attr]} for depth "
+                             f"{depth} and {p} features")
+        setattr(model, attr, array)
+    for attr in _SCALARS[name]:
+        if attr in state:
+            setattr(model, attr, _decode_value(state[attr], f"state.{attr}"))
+    if name == "MILOTreeRegressor":
+        f = model.split_feature_
+        if np.any(f < -1) or np.any(f >= p):
+            raise ValueError(f"{source}: split_feature_ must lie in -1..{p - 1}")
+        for attr in ("y_mean_", "y_scale_"):
+            if not isinstance(getattr(model, attr, None), float):
+                raise ValueError(f"{source}: state.{attr} must be a number")
+        model.model_ = None
+    else:
+        scaler = state.get("scaler")
+        if not isinstance(scaler, dict) or set(scaler) != {"x_min", "x_scale", "y_mean", "y_std"}:
+            raise ValueError(f"{source}: state.scaler must hold x_min, x_scale, y_mean, y_std")
+        s = MinMaxTarget()
+        s.x_min = _decode_array(scaler["x_min"], "state.scaler.x_min")
+        s.x_scale = _decode_array(scaler["x_scale"], "state.scaler.x_scale")
+        s.y_mean = _unfloat(scaler["y_mean"], "state.scaler.y_mean")
+        s.y_std = _unfloat(scaler["y_std"], "state.scaler.y_std")
+        if s.x_min.shape != (p,) or s.x_scale.shape != (p,):
+            raise ValueError(f"{source}: scaler x_min/x_scale must have shape ({p},)")
+        model.scaler_ = s
+    finite = [a for a in _ARRAYS[name] if a not in ("leaf_mse_", "leaf_r2_", "split_threshold_",
+                                                    "split_threshold_scaled_") and hasattr(model, a)]
+    checks = {a: getattr(model, a) for a in finite}
+    if hasattr(model, "scaler_"):
+        s = model.scaler_
+        checks.update({"scaler.x_min": s.x_min, "scaler.x_scale": s.x_scale, "scaler.y_mean": s.y_mean,
+                       "scaler.y_std": s.y_std})
+    else:
+        checks.update({"y_mean_": model.y_mean_, "y_scale_": model.y_scale_})
+    for attr, value in checks.items():
+        if not np.all(np.isfinite(value)):
+            raise ValueError(f"{source}: {attr} holds non-finite values")
+        if attr in ("scaler.x_scale", "scaler.y_std", "x_scale_", "y_scale_") and np.any(np.asarray(value) <= 0):
+            raise ValueError(f"{source}: {attr} must be positive")
+    names = doc.get("feature_names")
+    model.n_features_in_ = p
+    if names is not None:
+        if not isinstance(names, list) or len(names) != p or not all(isinstance(n, str) for n in names):
+            raise ValueError(f"{source}: feature_names must be {p} strings")
+        model.feature_names_in_ = np.array(names, dtype=object)
+    return model
+
+
+__all__ = ["FORMAT_VERSION", "from_dict", "load", "save", "to_dict"]
