@@ -96,7 +96,7 @@ def available_solvers(kind: str) -> dict[str, Availability]:
 
 def _listing(kind: str) -> str:
     ok = [name for name, a in available_solvers(kind).items() if a]
-    return f"available {kind} solvers: {', '.join(ok)}; or '{PYOMO_PREFIX}<SolverFactory name>'"
+    return f"available: {', '.join(ok)} (or '{PYOMO_PREFIX}<SolverFactory name>')"
 
 
 def make_solver(kind: str, spec, **options):
