@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .estimators import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+from .estimators import ORRTRegressor, SoftRegressionTree
 from .persistence import load
 from .tree import Tree
 
@@ -35,3 +35,11 @@ def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):
 
 
 __all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree", "Tree", "srt_objective", "__version__"]
+
+
+def __getattr__(name):
+    if name == "MILOTreeRegressor":  # imports Pyomo: load on first use
+        from .estimators import MILOTreeRegressor
+
+        return MILOTreeRegressor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

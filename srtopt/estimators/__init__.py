@@ -1,7 +1,14 @@
 """scikit-learn estimators, thin over the layers below."""
 
-from .milo import MILOTreeRegressor
 from .orrt import ORRTRegressor
 from .srt import SoftRegressionTree
 
 __all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree"]
+
+
+def __getattr__(name):
+    if name == "MILOTreeRegressor":  # Pyomo takes seconds to import: load it on first use
+        from .milo import MILOTreeRegressor
+
+        return MILOTreeRegressor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
