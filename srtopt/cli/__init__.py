@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("srtopt.cli.demo", "srtopt.cli.experiments")
+COMMANDS = ("srtopt.cli.demo", "srtopt.cli.experiments", "srtopt.cli.models")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -211,7 +211,8 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
         self.node_counts_ = np.zeros(2 ** (tree.depth + 1) - 1, dtype=np.int64)
         for level in range(tree.depth + 1):
             np.add.at(self.node_counts_, (leaves >> level) - 1, 1)
-        pred = self.predict(X)
+        Xs = self.scaler_.transform(X)
+        pred = self.scaler_.inverse_y(kernels.hbp_predict(Xs, self.omega_, self.beta_, tree))
         self.leaf_mse_ = np.full(tree.n_leaves, np.nan)
         self.leaf_r2_ = np.full(tree.n_leaves, np.nan)
         for leaf in tree.leaves:

@@ -1,0 +1,204 @@
+"""``srtopt fit``, ``srtopt predict`` and ``srtopt show``: train, apply and read a tree from CSV files.
+
+    srtopt fit data.csv --target y --depth 3 --out model.json
+    srtopt predict model.json data.csv --out preds.csv
+    srtopt show model.json --format text|dot|png [--out FILE]
+
+User mistakes raise ValueError / FileNotFoundError / KeyError with one clear
+line; the dispatcher (:mod:`srtopt.cli`) prints it and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    fit = subparsers.add_parser(
+        "fit", help="fit a SoftRegressionTree on a CSV file and save it as JSON",
+        description="Fit a SoftRegressionTree on the numeric columns of a CSV file (header row "
+                    "required) and save it (versioned JSON). Progress per macro iteration on stderr.")
+    fit.add_argument("data", help="CSV file with a header row")
+    fit.add_argument("--target", required=True, help="name of the column to predict")
+    fit.add_argument("--depth", type=int, default=2, help="tree depth D (default 2)")
+    fit.add_argument("--out", required=True, help="where to write the model (JSON)")
+    fit.add_argument("--regularization", default="none",
+                     help="'none' (plain SRT, default), 'l2' (the paper's lambdas) or a number")
+    fit.add_argument("--max-iter", type=int, default=10, help="macro iterations (default 10)")
+    fit.add_argument("--n-init", type=int, default=10, help="2-means repetitions of the initialization")
+    fit.add_argument("--time-limit", type=float, default=None, help="seconds (stops after the current "
+                                                                    "inner iteration)")
+    fit.add_argument("--random-state", type=int, default=0, help="seed of the initialization (default 0)")
+    fit.add_argument("--features", nargs="+", default=None,
+                     help="feature columns (default: every column except the target)")
+    fit.add_argument("--quiet", action="store_true", help="no progress lines")
+    fit.set_defaults(func=run_fit)
+
+    predict = subparsers.add_parser(
+        "predict", help="predict a CSV file with a saved model",
+        description="Predict every row of a CSV file with a model saved by 'srtopt fit'; the feature "
+                    "columns are taken by name (other columns are ignored).")
+    predict.add_argument("model", help="model file written by 'srtopt fit'")
+    predict.add_argument("data", help="CSV file with a header row")
+    predict.add_argument("--out", default=None, help="CSV file for the predictions (default: stdout)")
+    predict.add_argument("--column", default="prediction", help="name of the prediction column")
+    predict.set_defaults(func=run_predict)
+
+    show = subparsers.add_parser(
+        "show", help="print or draw a saved model",
+        description="Show a saved model as an indented text tree (scaled and original units), "
+                    "Graphviz DOT source, or a PNG drawn with matplotlib.")
+    show.add_argument("model", help="model file written by 'srtopt fit'")
+    show.add_argument("--format", choices=("text", "dot", "png"), default="text")
+    show.add_argument("--out", default=None, help="output file (required for png; default stdout)")
+    show.add_argument("--top", type=int, default=3, help="terms shown per split/leaf (default 3)")
+    show.set_defaults(func=run_show)
+
+
+# ---------------------------------------------------------------------- helpers
+def _read_csv(path):
+    import pandas as pd
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"data file {str(path)!r} not found")
+    try:
+        frame = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"data file {str(path)!r} is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValueError(f"data file {str(path)!r} is not a readable CSV: {str(exc).splitlines()[0]}") from None
+    if frame.empty:
+        raise ValueError(f"data file {str(path)!r} has no data rows")
+    return frame
+
+
+def _numeric(frame, columns, path):
+    import pandas as pd
+
+    bad = [c for c in columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    if bad:
+        raise ValueError(f"column(s) {', '.join(map(repr, bad))} of {path!r} are not numeric")
+    missing = [c for c in columns if frame[c].isna().any()]
+    if missing:
+        raise ValueError(f"column(s) {', '.join(map(repr, missing))} of {path!r} have missing values")
+    return frame[columns]
+
+
+def _out_path(path):
+    """--out checked before any work: its directory exists and it is not a directory itself."""
+    out = Path(path)
+    if out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a directory; give a file name")
+    if not out.parent.is_dir():
+        raise FileNotFoundError(f"--out: directory {str(out.parent)!r} does not exist")
+    return out
+
+
+def _regularization(text):
+    if text.lower() == "none":
+        return None
+    if text.lower() == "l2":
+        return "l2"
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"--regularization must be 'none', 'l2' or a number, got {text!r}") from None
+
+
+# ------------------------------------------------------------------------ fit
+def run_fit(args) -> int:
+    from ..estimators import SoftRegressionTree
+
+    frame = _read_csv(args.data)
+    columns = [str(c) for c in frame.columns]
+    frame.columns = columns
+    if args.target not in columns:
+        raise ValueError(f"--target {args.target!r} is not a column of {args.data!r}; columns: "
+                         f"{', '.join(columns)}")
+    features = args.features or [c for c in columns if c != args.target]
+    unknown = [c for c in features if c not in columns]
+    if unknown:
+        raise ValueError(f"--features: {', '.join(map(repr, unknown))} not in {args.data!r}")
+    if args.target in features:
+        raise ValueError(f"--features must not contain the target {args.target!r}")
+    if not features:
+        raise ValueError(f"{args.data!r} has no feature column besides the target {args.target!r}")
+    X = _numeric(frame, features, args.data)
+    y = _numeric(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
+    out = _out_path(args.out)  # fail before a long fit, not after
+    model = SoftRegressionTree(depth=args.depth, regularization=_regularization(args.regularization),
+                               max_iter=args.max_iter, n_init=args.n_init, time_limit=args.time_limit,
+                               random_state=args.random_state, verbose=0 if args.quiet else 1)
+    if not args.quiet:
+        print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features",
+              file=sys.stderr, flush=True)
+    model.fit(X, y)
+    model.save(out)
+    print(f"saved {out} (training R^2 {model.score(X, y):.4f}, stopped by {model.stopped_by_})")
+    return 0
+
+
+# -------------------------------------------------------------------- predict
+def run_predict(args) -> int:
+    from ..persistence import load
+
+    model = load(args.model)
+    frame = _read_csv(args.data)
+    frame.columns = [str(c) for c in frame.columns]
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        missing = [n for n in names if n not in frame.columns]
+        if missing:
+            raise ValueError(f"{args.data!r} lacks the model's feature column(s) "
+                             f"{', '.join(map(repr, missing))}")
+        X = _numeric(frame, list(names), args.data)
+    else:
+        if frame.shape[1] != model.n_features_in_:
+            raise ValueError(f"{args.data!r} has {frame.shape[1]} columns, the model expects "
+                             f"{model.n_features_in_} (it was fitted without column names)")
+        X = _numeric(frame, list(frame.columns), args.data).to_numpy()
+    import pandas as pd
+
+    preds = pd.DataFrame({args.column: model.predict(X)})
+    if args.out is None:
+        preds.to_csv(sys.stdout, index=False)
+    else:
+        out = _out_path(args.out)
+        preds.to_csv(out, index=False)
+        print(f"wrote {len(preds)} predictions to {out}", file=sys.stderr)
+    return 0
+
+
+# ----------------------------------------------------------------------- show
+def run_show(args) -> int:
+    from ..export import export_graphviz, export_text
+    from ..persistence import load
+
+    model = load(args.model)
+    if args.top < 1:
+        raise ValueError(f"--top must be >= 1, got {args.top}")
+    if args.format == "png":
+        if args.out is None:
+            raise ValueError("--format png needs --out FILE.png")
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from ..plotting import plot_tree
+
+        out = _out_path(args.out)
+        ax = plot_tree(model, top=args.top)
+        ax.figure.savefig(out, dpi=120, bbox_inches="tight")
+        plt.close(ax.figure)
+        print(f"wrote {args.out}", file=sys.stderr)
+        return 0
+    text = export_text(model, top=args.top) if args.format == "text" else export_graphviz(model, top=args.top)
+    if args.out is None:
+        print(text)
+    else:
+        _out_path(args.out).write_text(text if text.endswith("\n") else text + "\n")
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
