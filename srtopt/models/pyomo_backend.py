@@ -153,7 +153,7 @@ class PyomoModel:
         if ext not in formats:
             raise ValueError(f"unknown model format {ext!r}; use one of {sorted(formats)}")
         try:
-            self.model.write(str(path), format=formats[ext],
+            self.model.write(str(path),
                              io_options={"symbolic_solver_labels": symbolic_solver_labels})
         except Exception as exc:
             if ext == ".lp":

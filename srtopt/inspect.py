@@ -1,0 +1,372 @@
+"""Take any NODEC subproblem of a training run apart.
+
+``capture(tree, X, y, node=2, macro=3)`` returns a :class:`Snapshot` of inner
+iteration k (the ``macro``-th visit of branch node ``node``, both 0-based as in
+``tree.history_``): the iterate (omega, beta) before its BN step, the iterate
+after it (the LN step's start), and the formulations the step handed to its
+solvers.  From it, :meth:`Snapshot.bn`, :meth:`Snapshot.ln`,
+:meth:`Snapshot.wlr` and :meth:`Snapshot.full` give :class:`Subproblem` views:
+variables and current values, objective and gradient at a point, the data
+subset I_t (row indices of the training data), sizes, rendering with either
+backend, solving with any solver spec, and export.
+
+How the iterate of iteration k is obtained.  The estimator does not keep the
+training data nor the iterates, so ``capture`` **re-runs training** on a clone
+of the estimator (same parameters, ``verbose=0``) up to the end of iteration k
+and stops it there.  This is deterministic given an integer ``random_state``
+(the initialization is the only random part) and no ``time_limit``; when the
+estimator is fitted, the objective at the captured iterate is checked against
+``history_[k]["E_before"]`` and a warning is issued on a mismatch (different
+data, a time limit, or a non-deterministic solver).  The minimal change that
+would make the re-run unnecessary is a ``record_iterates=True`` estimator option
+storing omega/beta before each BN step in the history records.
+
+``capture_run(algorithm, problem, omega0, beta0, k)`` does the same for a
+:class:`~srtopt.training.nodec.NodecGS` built by hand.
+
+Export formats (:meth:`Subproblem.export`, by extension): ``.nl`` (AMPL),
+``.gms`` (GAMS), ``.lp`` (CPLEX LP; quadratic objectives only, i.e. the LN
+subproblem) from the Pyomo rendering; ``.casadi`` (a serialized CasADi
+Function x -> (f, grad) with the data embedded, ``casadi.Function.load``) and
+``.c`` (C code of that Function, CasADi code generation).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import casadi as ca
+import numpy as np
+
+from . import kernels
+from .models.pyomo_backend import render_pyomo
+from .models.srt import BranchSubproblem, LeafSubproblem, WLRProxy
+
+
+class IterationNotFound(ValueError):
+    """The requested inner iteration was not reached by the training run."""
+
+
+@dataclass
+class Subproblem:
+    """A formulation with the context it came from (kind, node, iteration, rows I_t).
+
+    ``formulation`` is the object the algorithm uses (:class:`BranchSubproblem`,
+    :class:`LeafSubproblem`, :class:`WLRProxy` or :class:`SRTObjective`): its
+    ``evaluate``/``render``/``start`` are the ground truth; this class only reads them.
+    """
+
+    formulation: object
+    kind: str
+    node: int
+    k: int
+    macro: int
+    rows: np.ndarray | None = None
+    solved_in_training: bool = False
+    _casadi: object = field(default=None, repr=False)
+
+    # --- what it is --------------------------------------------------------------
+    @property
+    def x0(self) -> np.ndarray:
+        """Current values of the variables (the start of the step)."""
+        return self.formulation.start()
+
+    @property
+    def n_variables(self) -> int:
+        return self.x0.size
+
+    @property
+    def n_rows(self) -> int:
+        """|I_t|: data points the subproblem uses."""
+        if self.rows is not None:
+            return len(self.rows)
+        return len(getattr(self.formulation, "c", getattr(getattr(self.formulation, "problem", None), "y", [])))
+
+    @property
+    def variable_names(self) -> list[str]:
+        return self.casadi().variable_names
+
+    def variables(self) -> dict[str, float]:
+        """Variable name -> current value."""
+        return dict(zip(self.variable_names, self.x0.tolist()))
+
+    # --- evaluation --------------------------------------------------------------
+    def evaluate(self, x=None):
+        """(objective, gradient) at x (default: the current values), numpy reference."""
+        return self.formulation.evaluate(self.x0 if x is None else np.asarray(x, float))
+
+    def objective(self, x=None) -> float:
+        return float(self.evaluate(x)[0])
+
+    def gradient(self, x=None) -> np.ndarray:
+        return self.evaluate(x)[1]
+
+    def hessian(self, x=None) -> np.ndarray:
+        """Exact Hessian (CasADi AD)."""
+        return self.casadi().hessian(self.x0 if x is None else x)
+
+    # --- rendering, solving, export ---------------------------------------------------
+    def casadi(self):
+        if self._casadi is None:
+            self._casadi = self.formulation.render()
+        return self._casadi
+
+    def render(self, backend: str = "casadi"):
+        """The CasADi (``CasadiModel``) or Pyomo (``PyomoModel``) model."""
+        if backend == "casadi":
+            return self.casadi()
+        if backend == "pyomo":
+            return render_pyomo(self.formulation)
+        raise ValueError(f"unknown backend {backend!r}; use 'casadi' or 'pyomo'")
+
+    def solve(self, solver="ipopt", x0=None, **options):
+        """Solve with a solver spec or object (see :func:`srtopt.solvers.make_solver`)."""
+        from .solvers import make_solver
+
+        kind = {"full": "bn"}.get(self.kind, self.kind)
+        return make_solver(kind, solver, **options).solve(self.formulation, self.x0 if x0 is None else x0)
+
+    def casadi_function(self) -> ca.Function:
+        """x -> (f, grad) with the data embedded as constants."""
+        model = self.casadi()
+        x = ca.MX.sym("x", self.n_variables)
+        p = ca.DM(model.p_value)
+        return ca.Function(model.name, [x], [model.f_function(x, p), model.grad_function(x, p)],
+                           ["x"], ["f", "grad"])
+
+    def export(self, path) -> str:
+        """Write the subproblem; the format follows the extension (module docstring)."""
+        path = str(path)
+        ext = os.path.splitext(path)[1].lower()
+        if ext in (".nl", ".gms", ".lp"):
+            return self.render("pyomo").write(path)
+        if ext == ".casadi":
+            self.casadi_function().save(path)
+            return path
+        if ext == ".c":
+            directory, base = os.path.split(path)
+            gen = ca.CodeGenerator(base, {"with_header": True})
+            gen.add(self.casadi_function())
+            gen.generate(os.path.join(directory, "") if directory else "./")
+            return path
+        raise ValueError(f"unknown export format {ext!r}; use .nl, .gms, .lp, .casadi or .c")
+
+    # --- printing -------------------------------------------------------------------
+    def summary(self, max_variables: int = 12) -> str:
+        f, g = self.evaluate()
+        f_form = self.formulation
+        lines = [f"{self.kind.upper()} subproblem of node {self.node}, inner iteration k={self.k} "
+                 f"(macro {self.macro}): {type(f_form).__name__}",
+                 f"  variables: {self.n_variables}    data points |I_t|: {self.n_rows}"
+                 + ("" if self.solved_in_training else "    (not handed to a solver in training)")]
+        for attr in ("root", "working"):
+            if hasattr(f_form, attr):
+                lines.append(f"  {attr}: {getattr(f_form, attr)}")
+        lines.append(f"  objective at current values: {f:.10g}    ||gradient||: {np.linalg.norm(g):.3e}")
+        for name, value in list(self.variables().items())[:max_variables]:
+            lines.append(f"    {name:>16} = {value: .6g}")
+        if self.n_variables > max_variables:
+            lines.append(f"    ... ({self.n_variables - max_variables} more)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+@dataclass
+class Snapshot:
+    """State of a training run at inner iteration k (before its BN step)."""
+
+    problem: object
+    k: int
+    macro: int
+    node: int
+    W_B: tuple
+    W_L: tuple
+    omega: np.ndarray
+    beta: np.ndarray
+    omega_after_bn: np.ndarray | None = None
+    solved: dict = field(default_factory=dict)  # kind -> formulation handed to a solver
+    bn_info: dict = field(default_factory=dict)
+
+    def _rows(self, omega) -> np.ndarray:
+        """I_t: rows whose HBP path contains the node (as NODEC-DR selects them)."""
+        return np.flatnonzero(kernels.hbp_contains(self.problem.hbp_leaves(omega), self.problem.tree,
+                                                   self.node))
+
+    def bn(self) -> Subproblem:
+        """The BN subproblem over omega_{W_B} on I_t (the one the NLP solver got, or the one
+        it would have got when the step was skipped or took the WLR heuristic)."""
+        f = self.solved.get("bn")
+        if f is None:
+            f = self.problem.branch_subproblem(self.omega, self.beta, self.node, self.W_B,
+                                               self._rows(self.omega))
+        return Subproblem(f, "bn", self.node, self.k, self.macro, np.asarray(f.rows), "bn" in self.solved)
+
+    def ln(self) -> Subproblem:
+        """The LN subproblem over beta_{W_L} (after the BN step)."""
+        f = self.solved.get("ln")
+        if f is None:
+            if not self.W_L:
+                raise ValueError(f"inner iteration {self.k} (node {self.node}) has no leaf working set")
+            omega = self.omega if self.omega_after_bn is None else self.omega_after_bn
+            f = self.problem.leaf_subproblem(omega, self.beta, self.node, self.W_L, self._rows(omega))
+        return Subproblem(f, "ln", self.node, self.k, self.macro, np.asarray(f.rows), "ln" in self.solved)
+
+    def wlr(self) -> Subproblem:
+        """The WLR proxy of the reassignment heuristic, if the BN step used it."""
+        if "wlr" not in self.solved:
+            raise ValueError(f"inner iteration {self.k} (node {self.node}) did not use the WLR heuristic "
+                             f"(BN update: {self.bn_info.get('update')!r})")
+        return Subproblem(self.solved["wlr"], "wlr", self.node, self.k, self.macro, self._rows(self.omega), True)
+
+    def full(self) -> Subproblem:
+        """E(omega, beta) of eq. (obj) over all variables at this iterate."""
+        f = self.problem.full(self.omega, self.beta)
+        return Subproblem(f, "full", self.node, self.k, self.macro, np.arange(len(self.problem.y)))
+
+    @property
+    def E(self) -> float:
+        return float(self.problem.objective(self.omega, self.beta))
+
+
+class _Stop(Exception):
+    pass
+
+
+class _SolverSpy:
+    """Forwards to a solver; records the formulation of the call while armed."""
+
+    def __init__(self, solver, kind, sink):
+        self._solver, self._kind, self._sink, self.armed = solver, kind, sink, False
+
+    def __getattr__(self, name):
+        return getattr(self._solver, name)
+
+    def solve(self, problem, x0=None):
+        if self.armed:
+            self._sink[self._kind] = problem
+        return self._solver.solve(problem, x0)
+
+
+def _target_k(history, node, macro):
+    seen = [r["k"] for r in history if r["node"] == node]
+    return seen[macro] if macro < len(seen) else None
+
+
+def capture_run(algorithm, problem, omega0, beta0, k=None, *, node=None, macro=None) -> Snapshot:
+    """Run ``algorithm`` (a NodecGS whose ``bn_step``/``ln_step`` are NODEC-DR steps) from
+    (omega0, beta0) and stop after inner iteration ``k`` (or the ``macro``-th visit of
+    ``node``); return its :class:`Snapshot`."""
+    if k is None and (node is None or macro is None):
+        raise ValueError("give k, or node and macro")
+    bn_step, ln_step = algorithm.bn_step, algorithm.ln_step
+    solved, state, visits = {}, {}, {}
+    spies = []
+    for step, attrs in ((bn_step, (("bn_solver", "bn"), ("wlr_solver", "wlr"))), (ln_step, (("ln_solver", "ln"),))):
+        for attr, kind in attrs:
+            if hasattr(step, attr):
+                spy = _SolverSpy(getattr(step, attr), kind, solved)
+                setattr(step, attr, spy)
+                spies.append(spy)
+
+    def is_target(t, kk):
+        if k is not None:
+            return kk == k
+        return t == node and visits.get(t, 0) == macro
+
+    def bn(problem_, omega, beta, t, W_B, kk):
+        target = is_target(t, kk)
+        if target:
+            for spy in spies:
+                spy.armed = True
+            state.update(problem=problem_, omega=omega.copy(), beta=beta.copy(), node=t, W_B=tuple(W_B), k=kk)
+        visits[t] = visits.get(t, 0) + 1
+        out, info = bn_step(problem_, omega, beta, t, W_B, kk)
+        if target:
+            state.update(omega_after_bn=out.copy(), bn_info=dict(info))
+        return out, info
+
+    def ln(problem_, omega, beta, t, W_L, kk):
+        out = ln_step(problem_, omega, beta, t, W_L, kk)
+        if state.get("k") == kk:
+            state["W_L"] = tuple(W_L)
+            raise _Stop
+        return out
+
+    algorithm.bn_step, algorithm.ln_step = bn, ln
+    try:
+        result = algorithm.run(problem, omega0, beta0)
+    except _Stop:
+        pass
+    else:
+        which = f"k={k}" if k is not None else f"visit {macro} of node {node}"
+        raise IterationNotFound(f"training ended ({result.stopped_by}) after {len(result.history)} inner "
+                                f"iterations without reaching {which}")
+    finally:
+        algorithm.bn_step, algorithm.ln_step = bn_step, ln_step
+    n_per_macro = len(list(algorithm.working_sets(problem.tree)))
+    return Snapshot(state["problem"], state["k"], state["k"] // n_per_macro, state["node"], state["W_B"],
+                    state["W_L"], state["omega"], state["beta"], state.get("omega_after_bn"), dict(solved),
+                    state.get("bn_info", {}))
+
+
+def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=None) -> Snapshot:
+    """Snapshot of inner iteration ``k`` (or the ``macro``-th visit of ``node``, 0-based) of
+    training ``estimator`` (a SoftRegressionTree, fitted or not) on (X, y), by re-running
+    training on a clone up to that iteration (module docstring)."""
+    from sklearn.base import clone
+
+    if k is None and (node is None or macro is None):
+        raise ValueError("give k, or node and macro")
+    history = getattr(estimator, "history_", None)
+    if history is not None:
+        target = k if k is not None else _target_k(history, node, macro)
+        if target is None or target >= len(history):
+            raise IterationNotFound(f"the fitted tree has {len(history)} inner iterations; node {node} is "
+                                    f"visited {sum(r['node'] == node for r in history)} times")
+    if getattr(estimator, "time_limit", None) is not None:
+        warnings.warn("time_limit makes the re-run non-deterministic; it is ignored here", stacklevel=2)
+    twin = clone(estimator)
+    params = twin.get_params(deep=False)
+    twin.set_params(**{key: value for key, value in (("verbose", 0), ("time_limit", None)) if key in params})
+    # share nothing with the original (solver caches), but keep the configured solvers
+    for name in ("bn_solver", "ln_solver", "wlr_solver"):
+        if name in params and not isinstance(params[name], str):
+            twin.set_params(**{name: copy.deepcopy(params[name])})
+    captured = {}
+    build = twin._algorithm
+
+    def algorithm():
+        algo = build()
+
+        def run_and_capture(problem, omega0, beta0):
+            del algo.run  # capture_run calls the class's run
+            captured["snapshot"] = capture_run(algo, problem, omega0, beta0, k, node=node, macro=macro)
+            raise _Stop
+
+        algo.run = run_and_capture
+        return algo
+
+    twin._algorithm = algorithm
+    start = time.perf_counter()
+    try:
+        twin.fit(X, y, sample_weight=sample_weight)
+    except _Stop:
+        pass
+    snapshot = captured["snapshot"]
+    snapshot.seconds = time.perf_counter() - start
+    if history is not None and snapshot.k < len(history):
+        expected = history[snapshot.k]["E_before"]
+        if not np.isclose(snapshot.E, expected, rtol=1e-9, atol=1e-12):
+            warnings.warn(f"re-run iterate has E = {snapshot.E:.12g} but the fitted tree recorded "
+                          f"{expected:.12g} at k={snapshot.k}: different data or a non-deterministic "
+                          f"run", stacklevel=2)
+    return snapshot
+
+
+__all__ = ["IterationNotFound", "Snapshot", "Subproblem", "capture", "capture_run"]
