@@ -64,7 +64,10 @@ def leaf_from_regression(X, y, rows, weights) -> np.ndarray:
 
 def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=None):
     """(omega^0, beta^0, Davies-Bouldin index of the chosen partition)."""
-    X, y, tree, w = problem.X, problem.y, problem.tree, problem.s
+    X, y, tree = problem.X, problem.y, problem.tree
+    # weights with mean 1: scikit-learn's regularised logistic regression is not invariant
+    # to their scale (weights summing to 1 would let the l2 term flatten every split)
+    w = problem.s * len(problem.s)
     rng = check_random_state(random_state)
     best, best_db = None, np.inf
     for _ in range(n_init):
