@@ -1,0 +1,199 @@
+"""Versioned JSON save/load: exact round trips, refusal of corrupt or tampered files, atomic writes."""
+
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.exceptions import NotFittedError
+
+import srtopt
+from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+from srtopt.persistence import FORMAT_VERSION, _digest, from_dict, save, to_dict
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame(rng.random((40, 3)) * [1, 100, 1e-3], columns=["a", "b", "c"])
+    y = np.where(X["a"] > 0.5, X["b"] / 50, -X["c"] * 1e3) + 0.01 * rng.standard_normal(40)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def srt(data):
+    return SoftRegressionTree(depth=2, regularization=(0.01, 0.02), max_iter=2, n_init=1,
+                              random_state=0, callbacks=[lambda record: None]).fit(*data)
+
+
+@pytest.fixture
+def saved(srt, tmp_path):
+    path = tmp_path / "model.json"
+    srt.save(path)
+    return path
+
+
+def _rewrite(path, edit):
+    """Apply ``edit`` to the document and write it back with a valid checksum."""
+    doc = json.loads(path.read_text())
+    edit(doc)
+    doc["sha256"] = _digest({k: v for k, v in doc.items() if k != "sha256"})
+    path.write_text(json.dumps(doc))
+
+
+def test_srt_round_trip_is_exact(srt, data, saved):
+    loaded = srtopt.load(saved)
+    assert type(loaded) is SoftRegressionTree
+    X = data[0]
+    np.testing.assert_array_equal(loaded.predict(X), srt.predict(X))
+    np.testing.assert_array_equal(loaded.apply(X), srt.apply(X))
+    np.testing.assert_array_equal(loaded.omega_, srt.omega_)
+    np.testing.assert_array_equal(loaded.beta_, srt.beta_)
+    np.testing.assert_array_equal(loaded.node_counts_, srt.node_counts_)
+    assert loaded.feature_names_in_.tolist() == ["a", "b", "c"] and loaded.n_features_in_ == 3
+    params, expected = loaded.get_params(), srt.get_params()
+    assert params.pop("callbacks") is None and expected.pop("callbacks") is not None  # not stored
+    assert params == expected
+    assert loaded.objective_ == srt.objective_ and loaded.stopped_by_ == srt.stopped_by_
+    assert loaded.summary().equals(srt.summary())
+    X_new = np.random.default_rng(9).random((25, 3)) * [3, 300, 3e-3] - 1
+    np.testing.assert_array_equal(loaded.predict(pd.DataFrame(X_new, columns=list("abc"))),
+                                  srt.predict(pd.DataFrame(X_new, columns=list("abc"))))
+
+
+def test_orrt_and_milo_round_trip(data, tmp_path):
+    X, y = data
+    orrt = ORRTRegressor(depth=2, mu=1.0, solver="slsqp", max_iter=10, random_state=0).fit(X.to_numpy(), y)
+    save(orrt, tmp_path / "orrt.json")
+    loaded = srtopt.load(tmp_path / "orrt.json")
+    np.testing.assert_array_equal(loaded.predict(X.to_numpy()), orrt.predict(X.to_numpy()))
+    assert not hasattr(loaded, "feature_names_in_")
+    milo = MILOTreeRegressor(depth=1, time_limit=2.0, random_state=0).fit(X.iloc[:12], y[:12])
+    save(milo, tmp_path / "milo.json")
+    loaded = srtopt.load(tmp_path / "milo.json")
+    np.testing.assert_array_equal(loaded.predict(X), milo.predict(X))
+    np.testing.assert_array_equal(loaded.apply(X), milo.apply(X))
+    assert loaded.model_ is None
+
+
+def test_file_is_versioned_strict_json(saved):
+    doc = json.loads(saved.read_text(), parse_constant=lambda c: pytest.fail(f"non-standard {c}"))
+    assert doc["format"] == "srtopt-model" and doc["format_version"] == FORMAT_VERSION
+    assert doc["srtopt_version"] == srtopt.__version__ and doc["estimator"] == "SoftRegressionTree"
+    assert doc["params"]["regularization"] == {"tuple": [0.01, 0.02]}
+    assert "callbacks" not in doc["params"]
+    assert doc["state"]["omega_"]["shape"] == [3, 4] and doc["state"]["beta_"]["shape"] == [4, 4]
+    assert set(doc["state"]["scaler"]) == {"x_min", "x_scale", "y_mean", "y_std"}
+
+
+def test_nan_statistics_survive(srt, tmp_path):
+    doc = to_dict(srt)
+    assert from_dict(doc).leaf_r2_.shape == (4,)
+    model = SoftRegressionTree(depth=3, max_iter=1, n_init=1, random_state=0).fit(
+        np.random.default_rng(0).random((8, 2)), np.arange(8.0))
+    assert np.isnan(model.leaf_r2_).any()
+    model.save(tmp_path / "m.json")
+    np.testing.assert_array_equal(srtopt.load(tmp_path / "m.json").leaf_r2_, model.leaf_r2_)
+
+
+def test_unserializable_parameter_falls_back_to_default(data, tmp_path):
+    from srtopt.solvers import ScipyMinimize
+
+    model = SoftRegressionTree(depth=1, max_iter=1, n_init=1, random_state=np.random.RandomState(0),
+                               bn_solver=ScipyMinimize("L-BFGS-B")).fit(*data)
+    save(model, tmp_path / "m.json")
+    with pytest.warns(UserWarning, match="was not stored; using the default") as record:
+        loaded = srtopt.load(tmp_path / "m.json")
+    assert len(record) == 2
+    assert loaded.bn_solver == "ipopt" and loaded.random_state is None
+    np.testing.assert_array_equal(loaded.predict(data[0]), model.predict(data[0]))
+
+
+@pytest.mark.parametrize("corrupt, match", [
+    (lambda text: text[: len(text) // 2], "not valid JSON"),
+    (lambda text: "", "not valid JSON"),
+    (lambda text: text.replace('"estimator": "SoftRegressionTree"', '"estimator": "ORRTRegressor"'),
+     "checksum"),
+    (lambda text: text.replace('"depth": 2', '"depth": 3'), "checksum"),
+    (lambda text: "[1, 2]", "not an srtopt model file"),
+    (lambda text: '{"format": "srtopt-model", "format_version": 1}', "checksum"),
+    (lambda text: text.replace("{", "{\"x\": NaN, ", 1), "non-standard JSON constant NaN"),
+])
+def test_corrupt_or_tampered_files_are_refused(saved, corrupt, match):
+    saved.write_text(corrupt(saved.read_text()))
+    with pytest.raises(ValueError, match=match):
+        srtopt.load(saved)
+
+
+def test_tampered_number_is_refused(saved):
+    doc = json.loads(saved.read_text())
+    doc["state"]["omega_"]["data"][0] += 1e-9
+    saved.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="failed its checksum"):
+        srtopt.load(saved)
+
+
+def _set(path, value):
+    def edit(doc):
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return edit
+
+
+@pytest.mark.parametrize("edit, match", [
+    (_set(["format_version"], 99), "format_version 99"),
+    (_set(["estimator"], "RandomForestRegressor"), "unknown estimator 'RandomForestRegressor'"),
+    (_set(["params", "depth"], 3), r"omega_ has shape \(3, 4\), expected \(7, 4\)"),
+    (_set(["params", "nonsense"], 1), "has no parameter 'nonsense'"),
+    (_set(["n_features_in"], 2), r"omega_ has shape \(3, 4\), expected \(3, 3\)"),
+    (_set(["state", "beta_", "shape"], [2, 8]), r"beta_ has shape \(2, 8\), expected \(4, 4\)"),
+    (_set(["state", "beta_", "shape"], [4, 5]), "has shape \\[4, 5\\] but 16 values"),
+    (_set(["state", "omega_", "data", 0], "inf"), "omega_ holds non-finite values"),
+    (_set(["state", "omega_", "data", 0], "oops"), "not a number"),
+    (_set(["state", "scaler", "y_std"], 0.0), "scaler.y_std must be positive"),
+    (_set(["state", "scaler", "x_min", "shape"], [2]), "has shape \\[2\\] but 3 values"),
+    (_set(["feature_names"], ["a", "b"]), "feature_names must be 3 strings"),
+    (lambda doc: doc["state"].pop("omega_"), "state lacks omega_"),
+    (_set(["params", "depth"], "2"), "depth must be an integer"),
+])
+def test_invalid_contents_are_refused_with_a_clear_message(saved, edit, match):
+    _rewrite(saved, edit)
+    with pytest.raises(ValueError, match=match):
+        srtopt.load(saved)
+
+
+def test_other_srtopt_version_warns(saved):
+    _rewrite(saved, _set(["srtopt_version"], "0.0.1"))
+    with pytest.warns(UserWarning, match="written by srtopt 0.0.1"):
+        srtopt.load(saved)
+
+
+def test_missing_file_and_unfitted_model(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not found"):
+        srtopt.load(tmp_path / "nope.json")
+    with pytest.raises(ValueError, match="cannot read model file"):
+        srtopt.load(tmp_path)
+    with pytest.raises(NotFittedError):
+        SoftRegressionTree().save(tmp_path / "m.json")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        save(SoftRegressionTree(), tmp_path / "no" / "m.json")
+
+
+def test_writes_are_atomic(srt, saved, monkeypatch):
+    before = saved.read_bytes()
+
+    def crash(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="disk full"):
+        srt.save(saved)
+    assert saved.read_bytes() == before  # the old file is intact
+    assert sorted(p.name for p in saved.parent.iterdir()) == ["model.json"]  # no temporary left
+    monkeypatch.undo()
+    srt.save(saved)  # overwrite in place
+    assert sorted(p.name for p in saved.parent.iterdir()) == ["model.json"]
+    assert srtopt.load(saved).objective_ == srt.objective_
