@@ -131,6 +131,7 @@ def run_fit(args) -> int:
     model = SoftRegressionTree(depth=args.depth, regularization=_regularization(args.regularization),
                                max_iter=args.max_iter, n_init=args.n_init, time_limit=args.time_limit,
                                random_state=args.random_state, verbose=0 if args.quiet else 1)
+    model._check_params()  # a bad parameter is reported before the progress header
     if not args.quiet:
         print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features",
               file=sys.stderr, flush=True)
