@@ -23,8 +23,9 @@ def register(subparsers) -> None:
     fit.add_argument("--target", required=True, help="name of the column to predict")
     fit.add_argument("--depth", type=int, default=2, help="tree depth D (default 2)")
     fit.add_argument("--out", required=True, help="where to write the model (JSON)")
-    fit.add_argument("--regularization", default="none",
-                     help="'none' (plain SRT, default), 'l2' (the paper's lambdas) or a number")
+    fit.add_argument("--regularization", default="l2-calibrated",
+                     help="'l2-calibrated' (default: the paper's lambdas times 1e-3/N), 'l2' (the paper's "
+                          "lambdas literally), 'none' (plain SRT) or a number")
     fit.add_argument("--max-iter", type=int, default=10, help="macro iterations (default 10)")
     fit.add_argument("--n-init", type=int, default=10, help="2-means repetitions of the initialization")
     fit.add_argument("--time-limit", type=float, default=None, help="seconds (stops after the current "
@@ -99,12 +100,13 @@ def _out_path(path):
 def _regularization(text):
     if text.lower() == "none":
         return None
-    if text.lower() == "l2":
-        return "l2"
+    if text.lower() in ("l2", "l2-calibrated"):
+        return text.lower()
     try:
         return float(text)
     except ValueError:
-        raise ValueError(f"--regularization must be 'none', 'l2' or a number, got {text!r}") from None
+        raise ValueError("--regularization must be 'none', 'l2', 'l2-calibrated' or a number, "
+                         f"got {text!r}") from None
 
 
 # ------------------------------------------------------------------------ fit

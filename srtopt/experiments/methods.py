@@ -97,18 +97,18 @@ def random_forest(depth, seed, **params):
     return RandomForestRegressor(random_state=seed, **params)
 
 
-def srt(depth, seed, **params):
-    from srtopt import SoftRegressionTree
+def _srt(regularization):
+    def factory(depth, seed, **params):
+        from srtopt import SoftRegressionTree
 
-    params = {"regularization": None, **params}
-    return SoftRegressionTree(depth=depth, random_state=seed, **params)
+        return SoftRegressionTree(depth=depth, random_state=seed, **{"regularization": regularization, **params})
+
+    return factory
 
 
-def srt_l2(depth, seed, **params):
-    from srtopt import SoftRegressionTree
-
-    params = {"regularization": "l2", **params}
-    return SoftRegressionTree(depth=depth, random_state=seed, **params)
+srt = _srt(None)
+srt_l2 = _srt("l2-calibrated")  # the paper's "SRT l2" (lambdas calibrated, see SoftRegressionTree)
+srt_l2_literal = _srt("l2")  # the paper's lambdas taken literally under eq. (obj)
 
 
 def orrt(depth, seed, **params):
@@ -126,6 +126,7 @@ def milo(depth, seed, **params):
 for _name, _factory, _requires in (
     ("srt", srt, ("srtopt", "SoftRegressionTree")),
     ("srt-l2", srt_l2, ("srtopt", "SoftRegressionTree")),
+    ("srt-l2-literal", srt_l2_literal, ("srtopt", "SoftRegressionTree")),
     ("orrt", orrt, ("srtopt", "ORRTRegressor")),
     ("milo", milo, ("srtopt", "MILOTreeRegressor")),
     ("cart", cart, None),

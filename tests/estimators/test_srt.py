@@ -79,8 +79,10 @@ def test_predict_and_apply_follow_hbp_routing(toy):
 
 
 def test_regularization_values(toy):
-    model = SoftRegressionTree(depth=2, max_iter=1, random_state=0).fit(*toy)
+    model = SoftRegressionTree(depth=2, max_iter=1, regularization="l2", random_state=0).fit(*toy)
     assert model.lambda_w_ == pytest.approx(2 / (3 * 3)) and model.lambda_b_ == pytest.approx(2 / (3 * 4))
+    model = SoftRegressionTree(depth=2, max_iter=1, random_state=0).fit(*toy)  # "l2-calibrated"
+    assert model.lambda_w_ == pytest.approx(2e-3 / (3 * 3 * 80)) and model.lambda_b_ == pytest.approx(2e-3 / (3 * 4 * 80))
     model = SoftRegressionTree(depth=2, max_iter=1, regularization=None, random_state=0).fit(*toy)
     assert model.lambda_w_ == model.lambda_b_ == 0.0
 
@@ -97,5 +99,5 @@ def test_yacht_paper_protocol_one_fold():
     """Paper protocol on one fold of yacht, depth 2: test R^2 >= 0.95."""
     X, y = load_csv("yacht")
     train, test = next(KFold(4, shuffle=True, random_state=0).split(X))
-    model = SoftRegressionTree(depth=2, regularization=None, random_state=0).fit(X[train], y[train])
+    model = SoftRegressionTree(depth=2, random_state=0).fit(X[train], y[train])
     assert model.score(X[test], y[test]) >= 0.95
