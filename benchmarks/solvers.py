@@ -6,7 +6,8 @@ For cpu_small and friedman (one 75/25 split, seed 0, depth 3, SRT with
 lambda = 1e-3, ``--max-iter`` macro iterations, default 3 instead of the
 paper's 10 to keep the run under ~10 minutes):
 
-1. time per BN solve: the BN subproblem of node 2 (W_B = {2, 4, 5}, the rows I_2)
+1. time per BN solve: the BN subproblem of node 2 (W_B = {2, 4, 5}, the rows I_2;
+   node 3, then 1, when |I_2| < 100)
    at the start of macro iteration 1, captured from an IPOPT run with
    :func:`srtopt.inspect.capture`, solved from the same start by every available
    BN solver (median of 3 solves; the first, cold solve is reported separately
@@ -123,10 +124,14 @@ def main(argv=None):
         X_train, X_test, y_train, y_test = train_test_split(data.X, data.y, test_size=0.25, random_state=0)
         print(f"[{slug}] N_train = {len(y_train)}, p = {data.X.shape[1]}", flush=True)
         ref = SoftRegressionTree(depth=3, regularization=1e-3, max_iter=2, random_state=0).fit(X_train, y_train)
-        bn = capture(ref, X_train, y_train, node=2, macro=1).bn()
+        for node in (2, 3, 1):  # the first of these whose I_t is not tiny
+            bn = capture(ref, X_train, y_train, node=node, macro=1).bn()
+            if bn.n_rows >= 100:
+                break
         print(bn.summary(max_variables=0), flush=True)
         lines += [f"## {slug} (N_train = {len(y_train)}, p = {data.X.shape[1]})", "",
-                  f"### One BN solve: node 2, W_B = {{2, 4, 5}}, |I_2| = {bn.n_rows}, {bn.n_variables} variables, "
+                  f"### One BN solve: node {bn.node}, W_B = {set(bn.formulation.working)}, |I_t| = {bn.n_rows}, "
+                  f"{bn.n_variables} variables, "
                   f"start objective {bn.objective():.6f}", "",
                   "| solver | cold solve s | warm-cache solve s (median of 3) | iterations | objective | termination |",
                   "|---|---|---|---|---|---|"]
