@@ -32,7 +32,7 @@ DATASETS = ["yacht", "housing", "auto_mpg", "airfoil", "kin8nm"]
 def speed_table(data_home=None, repeats=2) -> str:
     X, y, _ = load("cpu_small", data_home=data_home)
     train, test = fold_indices(len(y), 4, 0, 0)
-    Xtr, Xte, ytr, yte = scale_fold(X[train], X[test], y[train], y[test])
+    Xtr, Xte, ytr, yte, _ = scale_fold(X[train], X[test], y[train], y[test])
     models = {"SRT l2 (bn_solver=ipopt)": lambda: SoftRegressionTree(depth=3, random_state=0),
               "SRT l2 (bn_solver=l-bfgs-b)": lambda: SoftRegressionTree(depth=3, random_state=0,
                                                                         bn_solver="l-bfgs-b"),
