@@ -28,7 +28,6 @@ import http.client
 import io
 import json
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from functools import lru_cache
@@ -36,6 +35,8 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+
+from ._io import atomic_write
 
 __all__ = [
     "DATASETS",
@@ -248,28 +249,7 @@ def fetch(slug: str, *, cache: Path | str | None = None, base_url: str | None = 
             f"got {_sha256(raw)}"
         ) from exc
     target_dir.mkdir(parents=True, exist_ok=True)
-    dest = target_dir / info.filename
-    fd, tmp = tempfile.mkstemp(prefix=f".{slug}.", suffix=".part", dir=target_dir)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(csv_bytes)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, dest)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dirfd = os.open(target_dir, os.O_RDONLY)
-        try:
-            os.fsync(dirfd)
-        finally:
-            os.close(dirfd)
-    except OSError:
-        pass
+    dest = atomic_write(target_dir / info.filename, csv_bytes)
     return dest
 
 

@@ -29,12 +29,12 @@ import hashlib
 import inspect
 import json
 import math
-import os
-import tempfile
 import warnings
 from pathlib import Path
 
 import numpy as np
+
+from ._io import atomic_write
 
 FORMAT = "srtopt-model"
 FORMAT_VERSION = 1
@@ -184,20 +184,7 @@ def save(model, path) -> None:
     if path.is_dir():
         raise ValueError(f"{str(path)!r} is a directory, not a file name")
     text = json.dumps(to_dict(model), indent=1, allow_nan=False)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write(path, (text + "\n").encode("utf-8"))
 
 
 # --------------------------------------------------------------------- load
