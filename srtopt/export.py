@@ -87,8 +87,9 @@ def _hbp_leaves(model, X) -> np.ndarray:
     if hasattr(model, "apply"):
         return np.asarray(model.apply(X))
     from . import kernels
+    from .estimators.scaling import scaled_input
 
-    return kernels.hbp_leaves(kernels.split_design(model._scaled(X)), model.omega_, _tree(model))
+    return kernels.hbp_leaves(kernels.split_design(scaled_input(model, X)), model.omega_, _tree(model))
 
 
 def _counts_from_leaves(leaves, tree: Tree) -> np.ndarray:

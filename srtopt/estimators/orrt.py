@@ -9,13 +9,12 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import kernels
 from ..models.orrt import ORRTObjective, soft_prediction
 from ..solvers import IpoptCasadi, ScipyMinimize
 from ..tree import Tree
-from .scaling import MinMaxTarget, check_depth, check_fit_arrays
+from .scaling import MinMaxTarget, check_depth, check_fit_arrays, scaled_input
 
 SOLVER_NAMES = ("ipopt", "slsqp")
 
@@ -141,21 +140,16 @@ class ORRTRegressor(RegressorMixin, BaseEstimator):
         self.fit_seconds_ = time.perf_counter() - start_time
         return self
 
-    def _scaled(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
-        return self.scaler_.transform(X)
-
     def predict(self, X):
         """sum_t P_t(x) yhat_t(x) (eq. formulation), in y's units."""
-        Xs = self._scaled(X)
+        Xs = scaled_input(self, X)
         yhat = soft_prediction(kernels.split_design(Xs), kernels.leaf_design(Xs), self.omega_, self.beta_,
                                float(self.mu), Tree(int(self.depth)))
         return self.scaler_.inverse_y(yhat)
 
     def predict_proba_leaves(self, X):
         """P_t(x) for every leaf t = 2^D .. 2^(D+1)-1 (columns in that order)."""
-        Xs = self._scaled(X)
+        Xs = scaled_input(self, X)
         S = kernels.split_probabilities(kernels.split_design(Xs), self.omega_, float(self.mu))
         return kernels.leaf_probabilities(S, Tree(int(self.depth)))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 
 def check_depth(depth):
@@ -33,6 +33,13 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
         raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {min_rows} leaves of the "
                          f"tree; use a smaller depth or more data")
     return X, y
+
+
+def scaled_input(estimator, X):
+    """X of predict/apply, validated against the fit and min-max scaled like the training data."""
+    check_is_fitted(estimator)
+    X = validate_data(estimator, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+    return estimator.scaler_.transform(X)
 
 
 def _n_rows(a):

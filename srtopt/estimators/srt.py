@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight
 
 from .. import kernels
 from ..models.srt import SRTProblem
@@ -17,7 +17,7 @@ from ..training.initialization import cluster_initialization
 from ..training.nodec import MaxMacroIterations, NodecGS
 from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, subtree_working_sets
 from ..tree import Tree
-from .scaling import MinMaxTarget, check_depth, check_fit_arrays
+from .scaling import MinMaxTarget, check_depth, check_fit_arrays, scaled_input
 
 
 CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
@@ -185,19 +185,14 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
         return NodecGS(subtree_working_sets, bn, ln, MaxMacroIterations(self.max_iter, self.time_limit),
                        thresholds.decay, callbacks)
 
-    def _scaled(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
-        return self.scaler_.transform(X)
-
     def predict(self, X):
         """Prediction of the HBP leaf's linear model (eq. prediction_model), in y's units."""
-        Xs = self._scaled(X)
+        Xs = scaled_input(self, X)
         return self.scaler_.inverse_y(kernels.hbp_predict(Xs, self.omega_, self.beta_, Tree(int(self.depth))))
 
     def apply(self, X):
         """Leaf of each row's HBP path, in the paper's node numbering (2^D .. 2^(D+1)-1)."""
-        Xs = self._scaled(X)
+        Xs = scaled_input(self, X)
         return kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, Tree(int(self.depth)))
 
     def decision_path(self, X):
