@@ -19,6 +19,7 @@ Formulations (paper names):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 from functools import cached_property
 
 import casadi as ca
@@ -137,7 +138,38 @@ class SRTObjective:
 
 
 @dataclass
-class BranchSubproblem:
+class _WorkingSetSubproblem:
+    """A NODEC subproblem over the block (omega or beta) rows of a working set, on rows I_t."""
+
+    problem: SRTProblem
+    omega: np.ndarray
+    beta: np.ndarray
+    root: int
+    working: tuple[int, ...]
+    rows: np.ndarray
+    block: ClassVar[str]
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.rows)
+
+    def _working_rows(self):
+        tree = self.problem.tree
+        index = tree.branch_index if self.block == "omega" else tree.leaf_index
+        return [index(t) for t in self.working]
+
+    def start(self) -> np.ndarray:
+        return getattr(self, self.block)[self._working_rows()].ravel()
+
+    def with_x(self, x) -> np.ndarray:
+        """The full omega (BN) or beta (LN) with the working-set rows replaced by x."""
+        full = getattr(self, self.block).copy()
+        full[self._working_rows()] = np.reshape(x, (len(self.working), -1))
+        return full
+
+
+@dataclass
+class BranchSubproblem(_WorkingSetSubproblem):
     """BN step proxy (section 4.2): min over omega_{W_B} of the error of the subtree
     rooted at ``root`` on the rows I_t, beta fixed, plus lambda_w/2 ||omega_{W_B}||^2.
 
@@ -146,13 +178,8 @@ class BranchSubproblem:
     With root 1 and all rows it equals E up to terms constant in omega_{W_B}.
     """
 
-    problem: SRTProblem
-    omega: np.ndarray
-    beta: np.ndarray
-    root: int
-    working: tuple[int, ...]
-    rows: np.ndarray
     name: str = "bn_subproblem"
+    block: ClassVar[str] = "omega"
 
     @cached_property
     def _local(self) -> Tree:
@@ -163,22 +190,6 @@ class BranchSubproblem:
         pr = self.problem
         leaves = [pr.tree.leaf_index(t) for t in pr.tree.descendants_leaves(self.root)]
         return kernels.leaf_losses(pr.Xa[self.rows], pr.y[self.rows], self.beta[leaves])
-
-    @property
-    def n_rows(self) -> int:
-        return len(self.rows)
-
-    def _working_rows(self):
-        return [self.problem.tree.branch_index(t) for t in self.working]
-
-    def start(self) -> np.ndarray:
-        return self.omega[self._working_rows()].ravel()
-
-    def with_x(self, x) -> np.ndarray:
-        """The full omega with omega_{W_B} replaced by x."""
-        omega = self.omega.copy()
-        omega[self._working_rows()] = np.reshape(x, (len(self.working), -1))
-        return omega
 
     def evaluate(self, x):
         pr = self.problem
@@ -235,19 +246,14 @@ class BranchSubproblem:
 
 
 @dataclass
-class LeafSubproblem:
+class LeafSubproblem(_WorkingSetSubproblem):
     """LN step: min over beta_{W_L} of sum_l sum_{i in I_t} s_i P_il (Xa_i beta_l - y_i)^2
     + lambda_b/2 ||beta_{W_L}||^2 with omega fixed (P_il of the subtree proxy rooted at
     ``root``).  A convex weighted ridge least-squares problem, separable by leaf.
     """
 
-    problem: SRTProblem
-    omega: np.ndarray
-    beta: np.ndarray
-    root: int
-    working: tuple[int, ...]
-    rows: np.ndarray
     name: str = "ln_subproblem"
+    block: ClassVar[str] = "beta"
 
     @cached_property
     def leaf_weights(self) -> np.ndarray:
@@ -257,21 +263,6 @@ class LeafSubproblem:
         P = kernels.leaf_probabilities(S, pr.tree, self.root)
         leaves = pr.tree.descendants_leaves(self.root)
         return pr.s[self.rows, None] * P[:, [leaves.index(t) for t in self.working]]
-
-    @property
-    def n_rows(self) -> int:
-        return len(self.rows)
-
-    def _working_rows(self):
-        return [self.problem.tree.leaf_index(t) for t in self.working]
-
-    def start(self) -> np.ndarray:
-        return self.beta[self._working_rows()].ravel()
-
-    def with_x(self, x) -> np.ndarray:
-        beta = self.beta.copy()
-        beta[self._working_rows()] = np.reshape(x, (len(self.working), -1))
-        return beta
 
     def evaluate(self, x):
         pr = self.problem
