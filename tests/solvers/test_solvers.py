@@ -27,9 +27,10 @@ def test_armijo_zero_gradient_keeps_point():
     assert alpha == 0.0 or np.allclose(x, 0)
 
 
-def test_ipopt_reaches_a_stationary_point_and_reuses_its_solver(rng):
+@pytest.mark.parametrize("evaluator", ["oracle", "symbolic"])
+def test_ipopt_reaches_a_stationary_point_and_reuses_its_solver(rng, evaluator):
     problem, omega, beta = random_tree_problem(rng, 2)
-    solver = IpoptCasadi(tol=1e-9)
+    solver = IpoptCasadi(tol=1e-9, evaluator=evaluator)
     sub = problem.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(60))
     result = solver.solve(sub, sub.start())
     assert result.success and result.iterations > 0
@@ -40,11 +41,12 @@ def test_ipopt_reaches_a_stationary_point_and_reuses_its_solver(rng):
     assert len(solver._cache) == 1
 
 
-@pytest.mark.parametrize("hessian", ["limited-memory", "exact"])
-def test_bn_solvers_agree(rng, hessian):
+@pytest.mark.parametrize("hessian,evaluator", [("limited-memory", "oracle"), ("limited-memory", "symbolic"),
+                                               ("exact", "symbolic")])
+def test_bn_solvers_agree(rng, hessian, evaluator):
     problem, omega, beta = random_tree_problem(rng, 2, n=80)
     sub = problem.branch_subproblem(omega, beta, 2, (2,), np.arange(80))
-    ipopt = IpoptCasadi(hessian=hessian, tol=1e-10).solve(sub, sub.start())
+    ipopt = IpoptCasadi(hessian=hessian, tol=1e-10, evaluator=evaluator).solve(sub, sub.start())
     lbfgs = ScipyMinimize("L-BFGS-B", tol=1e-12, max_iter=1000).solve(sub, sub.start())
     assert ipopt.objective == pytest.approx(lbfgs.objective, abs=1e-6)
 
@@ -79,6 +81,17 @@ def test_sklearn_logistic_solves_the_wlr_proxy(rng):
     assert np.linalg.norm(wlr.evaluate(result.x)[1]) < 1e-6
     ipopt = IpoptCasadi(tol=1e-12).solve(wlr, wlr.start())
     assert ipopt.objective == pytest.approx(result.objective, abs=1e-8)
+
+
+def test_oracle_and_symbolic_evaluators_take_the_same_iterates(rng):
+    problem, omega, beta = random_tree_problem(rng, 3, n=120)
+    sub = problem.branch_subproblem(omega, beta, 1, problem.tree.branch_nodes, np.arange(120))
+    a = IpoptCasadi(evaluator="oracle").solve(sub, sub.start())
+    b = IpoptCasadi(evaluator="symbolic").solve(sub, sub.start())
+    assert a.iterations == b.iterations
+    np.testing.assert_allclose(a.x, b.x, rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="exact Hessian needs evaluator='symbolic'"):
+        IpoptCasadi(hessian="exact", evaluator="oracle")
 
 
 def test_make_solver_errors_list_available():
