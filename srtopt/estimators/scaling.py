@@ -8,6 +8,7 @@ only and map predictions back.
 from __future__ import annotations
 
 import numbers
+import re
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -28,7 +29,8 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
     n_x, n_y = _n_rows(X), _n_rows(y)
     if n_x is not None and n_y is not None and n_x != n_y:
         raise ValueError(f"X and y have different numbers of rows: X has {n_x}, y has {n_y}")
-    X, y = validate_data(estimator, X, y, dtype=np.float64, y_numeric=True, ensure_all_finite=True)
+    X, y = _naming("X or y", lambda: validate_data(estimator, X, y, dtype=np.float64, y_numeric=True,
+                                                   ensure_all_finite=True))
     if X.shape[0] < min_rows:
         raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {min_rows} leaves of the "
                          f"tree; use a smaller depth or more data")
@@ -38,8 +40,19 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
 def scaled_input(estimator, X):
     """X of predict/apply, validated against the fit and min-max scaled like the training data."""
     check_is_fitted(estimator)
-    X = validate_data(estimator, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+    X = _naming("X", lambda: validate_data(estimator, X, reset=False, dtype=np.float64,
+                                           ensure_all_finite=True))
     return estimator.scaler_.transform(X)
+
+
+def _naming(argument, call):
+    """Run a scikit-learn validation; prefix its error with the argument when it names none."""
+    try:
+        return call()
+    except ValueError as exc:
+        if re.search(r"(^|\W)(X|y)(\W|$)", str(exc)):
+            raise
+        raise ValueError(f"{argument}: {exc}") from exc
 
 
 def _n_rows(a):
@@ -57,7 +70,9 @@ class MinMaxTarget:
         span = X.max(axis=0) - self.x_min
         self.x_scale = np.where(span > 0, span, 1.0)
         self.y_mean = float(np.average(y, weights=weights))
-        std = float(np.sqrt(np.average((y - self.y_mean) ** 2, weights=weights)))
+        deviation = y - self.y_mean
+        size = float(np.max(np.abs(deviation)))  # scale first: (y - mean)^2 overflows for |y| ~ 1e300
+        std = size * float(np.sqrt(np.average((deviation / size) ** 2, weights=weights))) if size > 0 else 0.0
         self.y_std = std if std > 0 else 1.0
         return self
 
