@@ -67,7 +67,7 @@ def _solve_safely(solver, subproblem, x0):
         result = solver.solve(subproblem, x0)
     except Exception as exc:  # a solver fault must not end training (fallback follows)
         return None, {"solver": getattr(solver, "name", "?"), "status": f"raised {type(exc).__name__}: {exc}"}
-    info = {"solver": getattr(solver, "name", "?"), "status": result.status,
+    info = {"solver": getattr(solver, "name", "?"), "status": result.status, "success": result.success,
             "iterations": result.iterations, "seconds": result.seconds}
     return (result.x if result.usable() else None), info
 
@@ -142,7 +142,7 @@ class BranchStep:
         if x is None:
             return None, info
         if sub.evaluate(x)[0] > sub.evaluate(sub.start())[0]:  # never take an ascent step
-            info["status"] += " (worse than start; kept start)"
+            info["kept_start"] = True
             return omega, info
         return sub.with_x(x), info
 
@@ -203,6 +203,9 @@ class LeafStep:
         x, info = _solve_safely(self.ln_solver, sub, sub.start())
         info["update"] = "solved"
         if x is None:
-            x, _ = _solve_safely(self._fallback, sub, sub.start())
-            info["update"] = "fallback"
+            x, fallback = _solve_safely(self._fallback, sub, sub.start())
+            info.update(update="fallback", fallback_status=fallback["status"])
+        if x is None:  # even the exact solve failed (non-finite data): keep beta
+            info["update"] = "failed"
+            return beta, info
         return sub.with_x(x), info
