@@ -217,11 +217,11 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
     def _store_training_statistics(self, X, y, weights):
         """node_counts_, leaf_mse_, leaf_r2_ of the HBP routing of the training data."""
         tree = Tree(int(self.depth))
-        leaves = kernels.hbp_leaves(kernels.split_design(self.scaler_.transform(X)), self.omega_, tree)
-        self.node_counts_ = np.zeros(2 ** (tree.depth + 1) - 1, dtype=np.int64)
-        for level in range(tree.depth + 1):
-            np.add.at(self.node_counts_, (leaves >> level) - 1, 1)
         Xs = self.scaler_.transform(X)
+        leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
+        self.node_counts_ = np.zeros(2 ** (tree.depth + 1) - 1, dtype=np.int64)
+        for level in range(tree.depth + 1):  # column t - 1 counts the rows whose HBP path has node t
+            np.add.at(self.node_counts_, (leaves >> level) - 1, 1)
         pred = self.scaler_.inverse_y(kernels.hbp_predict(Xs, self.omega_, self.beta_, tree))
         self.leaf_mse_ = np.full(tree.n_leaves, np.nan)
         self.leaf_r2_ = np.full(tree.n_leaves, np.nan)
