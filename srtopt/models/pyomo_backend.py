@@ -181,7 +181,9 @@ def _rows_of(x, n_rows, q, offset=0):
     return [[x[offset + r * q + j] for j in range(q)] for r in range(n_rows)]
 
 
-def _srt_objective(f):
+def _whole_tree(f, point_term):
+    """Pyomo model over x = (vec omega, vec beta) of the whole tree:
+    sum_i s_i point_term(splits_i, leaf models_i, y_i) + the l2 terms of eq. (obj)."""
     pr, tree = f.problem, f.problem.tree
     q = pr.Z.shape[1]
     names = ([f"omega[{t}][{j}]" for t in tree.branch_nodes for j in range(q)]
@@ -189,16 +191,19 @@ def _srt_objective(f):
     m = _model(f.name, f.start(), names)
     W = dict(zip(tree.branch_nodes, _rows_of(m.x, tree.n_branch, q)))
     B = _rows_of(m.x, tree.n_leaves, q, f.omega.size)
-    terms = []
-    for i in range(pr.Z.shape[0]):
-        if pr.s[i] == 0:
-            continue
-        R = [(linear(pr.Xa[i], b) - pr.y[i]) ** 2 for b in B]
-        terms.append(float(pr.s[i]) * point_sweep(_split_exprs(pr.Z[i], W, pr.mu), R, tree, 1))
+    terms = [float(pr.s[i]) * point_term(_split_exprs(pr.Z[i], W, pr.mu), [linear(pr.Xa[i], b) for b in B],
+                                         float(pr.y[i]))
+             for i in range(pr.Z.shape[0]) if pr.s[i] != 0]
     reg = 0.5 * pr.lambda_w * sum(m.x[j] ** 2 for j in range(f.omega.size)) \
         + 0.5 * pr.lambda_b * sum(m.x[j] ** 2 for j in range(f.omega.size, len(names)))
     m.objective = pyo.Objective(expr=pyo.quicksum(terms) + reg)
     return m, names
+
+
+def _srt_objective(f):
+    """eq. (obj): sum_l P_il (yhat_il - y_i)^2 per point."""
+    tree = f.problem.tree
+    return _whole_tree(f, lambda S, yhat, y: point_sweep(S, [(v - y) ** 2 for v in yhat], tree, 1))
 
 
 def _branch_subproblem(f):
@@ -248,24 +253,9 @@ def _wlr_proxy(f):
 
 
 def _orrt_objective(f):
-    pr, tree = f.problem, f.problem.tree
-    q = pr.Z.shape[1]
-    names = ([f"omega[{t}][{j}]" for t in tree.branch_nodes for j in range(q)]
-             + [f"beta[{t}][{j}]" for t in tree.leaves for j in range(q)])
-    m = _model(f.name, f.start(), names)
-    W = dict(zip(tree.branch_nodes, _rows_of(m.x, tree.n_branch, q)))
-    B = _rows_of(m.x, tree.n_leaves, q, f.omega.size)
-    terms = []
-    for i in range(pr.Z.shape[0]):
-        if pr.s[i] == 0:
-            continue
-        yhat = [linear(pr.Xa[i], b) for b in B]
-        prediction = point_sweep(_split_exprs(pr.Z[i], W, pr.mu), yhat, tree, 1)
-        terms.append(float(pr.s[i]) * (prediction - float(pr.y[i])) ** 2)
-    reg = 0.5 * pr.lambda_w * sum(m.x[j] ** 2 for j in range(f.omega.size)) \
-        + 0.5 * pr.lambda_b * sum(m.x[j] ** 2 for j in range(f.omega.size, len(names)))
-    m.objective = pyo.Objective(expr=pyo.quicksum(terms) + reg)
-    return m, names
+    """eq. (formulation): (sum_l P_il yhat_il - y_i)^2 per point."""
+    tree = f.problem.tree
+    return _whole_tree(f, lambda S, yhat, y: (point_sweep(S, yhat, tree, 1) - y) ** 2)
 
 
 _RENDERERS = {
