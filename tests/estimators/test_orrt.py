@@ -101,20 +101,6 @@ def test_solver_object_is_used_as_given(smooth):
     assert model.n_iter_ <= 15 and model.solver is solver
 
 
-@pytest.mark.parametrize("X_bad,y_bad,match", [
-    (np.array([[np.nan, 1.0]] * 10), np.ones(10), "NaN"),
-    (np.array([[np.inf, 1.0]] * 10), np.ones(10), "infinity"),
-    (np.arange(10.0), np.ones(10), "X must be 2-D"),
-    (np.ones((10, 2)), np.ones(9), "X has 10, y has 9"),
-    (np.random.default_rng(0).random((3, 2)), np.ones(3), "fewer than the 4 leaves"),
-    (np.array([["a", "b"]] * 10), np.ones(10), "could not convert|dtype"),
-    (np.ones((10, 2)), np.r_[np.nan, np.ones(9)], "y contains NaN"),
-])
-def test_bad_input_names_the_argument(X_bad, y_bad, match):
-    with pytest.raises(ValueError, match=match):
-        ORRTRegressor(depth=2).fit(X_bad, y_bad)
-
-
 @pytest.mark.parametrize("params,match", [
     ({"depth": 0}, "depth must be an integer >= 1"),
     ({"depth": 1.5}, "depth must be an integer >= 1"),
