@@ -98,8 +98,8 @@ class NodecGS:
                 if E_new < best[0]:
                     best = (E_new, omega, beta)
                 E, k = E_new, k + 1
-                stopped = self.termination(macro + 1, history)
-                if stopped == "time_limit":
+                # within a macro iteration only a time limit ends the run (after this inner iteration)
+                if self.termination(macro + 1, history) == "time_limit":
                     break
             if self.end_of_macro is not None:
                 self.end_of_macro(macro)
