@@ -187,3 +187,15 @@ class SolverParams:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
+
+
+def cached_rendering(cache: dict, problem, build):
+    """(``build(model)``, parameter values) for ``problem``: the symbolic model is rendered and
+    ``build`` called once per ``problem.structure_key``; later problems of the same structure
+    reuse the built object with their own ``render_parameters()``."""
+    key = problem.structure_key
+    if key not in cache:
+        model = problem.render()
+        cache[key] = build(model)
+        return cache[key], model.p_value
+    return cache[key], problem.render_parameters()

@@ -12,6 +12,8 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
+from .base import cached_rendering
+
 
 class CasadiDerivatives:
     """Per-structure cache of the CasADi Hessian (and QP data) of formulations."""
@@ -22,29 +24,20 @@ class CasadiDerivatives:
 
     def hessian(self, problem):
         """x -> exact Hessian of ``problem`` at x (numpy, dense)."""
-        key = problem.structure_key
-        if key not in self._hess:
-            model = problem.render()
-            self._hess[key], p = model.hess_function, model.p_value
-        else:
-            p = problem.render_parameters()
-        fn = self._hess[key]
+        fn, p = cached_rendering(self._hess, problem, lambda model: model.hess_function)
         return lambda x: np.asarray(fn(np.asarray(x, float), p))
 
     def quadratic_form(self, problem):
         """(H, g, c) with f(x) = 1/2 x'Hx + g'x + c for a quadratic formulation (the LN step)."""
-        key = problem.structure_key
-        if key not in self._quad:
-            model = problem.render()
-            H, _ = ca.hessian(model.f, model.x)
-            g = ca.gradient(model.f, model.x)
-            self._quad[key] = ca.Function(f"{model.name}_qp", [model.x, model.p], [H, g, model.f])
-            p = model.p_value
-        else:
-            p = problem.render_parameters()
-        n = problem.start().size
-        H, g, c = self._quad[key](np.zeros(n), p)
+        fn, p = cached_rendering(self._quad, problem, _quadratic_form_function)
+        H, g, c = fn(np.zeros(problem.start().size), p)
         return np.asarray(H), np.asarray(g).ravel(), float(c)
 
     def __deepcopy__(self, memo):  # compiled CasADi objects are caches: a copy starts empty
         return CasadiDerivatives()
+
+
+def _quadratic_form_function(model) -> ca.Function:
+    """(x, p) -> (Hessian, gradient, value) of a rendered model; at x = 0 the QP data."""
+    H, _ = ca.hessian(model.f, model.x)
+    return ca.Function(f"{model.name}_qp", [model.x, model.p], [H, ca.gradient(model.f, model.x), model.f])

@@ -21,7 +21,7 @@ import time
 import casadi as ca
 import numpy as np
 
-from .base import SolverResult
+from .base import SolverResult, cached_rendering
 
 
 class IpoptCasadi:
@@ -75,12 +75,8 @@ class IpoptCasadi:
             solver, oracle = self._cache[n]
             oracle.problem = problem
             return solver, []
-        key = problem.structure_key
-        if key not in self._cache:
-            model = problem.render()
-            self._cache[key] = (ca.nlpsol(problem.name, "ipopt", model.nlp, self._options()), None)
-            return self._cache[key][0], model.p_value
-        return self._cache[key][0], problem.render_parameters()
+        return cached_rendering(self._cache, problem,
+                                lambda model: ca.nlpsol(problem.name, "ipopt", model.nlp, self._options()))
 
     def solve(self, problem, x0) -> SolverResult:
         start = time.perf_counter()
