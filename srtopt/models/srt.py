@@ -31,6 +31,7 @@ from ..tree import Tree
 from . import casadi_backend as cb
 
 MIN_ROWS = 32  # smallest padded row count of a rendered subproblem
+MEMO_SIZE = 4  # iterates whose E and gradient SRTProblem.objective remembers
 
 
 def padded_rows(n: int) -> int:
@@ -63,6 +64,7 @@ class SRTProblem:
     def __post_init__(self):
         n = self.X.shape[0]
         self.s = np.full(n, 1.0 / n) if self.weights is None else self.weights / self.weights.sum()
+        self._memo: dict = {}
 
     @cached_property
     def Z(self) -> np.ndarray:
@@ -77,10 +79,21 @@ class SRTProblem:
         return self.X.shape[1]
 
     def objective(self, omega, beta, with_grad=False):
-        """E of eq. (obj) (and its gradient) at (omega, beta)."""
-        f, g_w, g_b = kernels.objective_and_gradient(
-            self.Z, self.Xa, self.y, omega, beta, self.mu, self.lambda_w, self.lambda_b, self.s, with_grad)
-        return (f, g_w, g_b) if with_grad else f
+        """E of eq. (obj) (and its gradient) at (omega, beta).
+
+        Value and gradient are computed together and remembered for the last few
+        iterates: NODEC asks for E and for the gradient's norm at the same points
+        (the threshold tests, E after each step), so each point is evaluated once.
+        """
+        key = (np.asarray(omega, float).tobytes(), np.asarray(beta, float).tobytes(), self.mu, self.lambda_w,
+               self.lambda_b)
+        if key not in self._memo:
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo.pop(next(iter(self._memo)))
+            self._memo[key] = kernels.objective_and_gradient(
+                self.Z, self.Xa, self.y, omega, beta, self.mu, self.lambda_w, self.lambda_b, self.s)
+        f, g_w, g_b = self._memo[key]
+        return (f, g_w.copy(), g_b.copy()) if with_grad else f
 
     def hbp_leaves(self, omega) -> np.ndarray:
         return kernels.hbp_leaves(self.Z, omega, self.tree)

@@ -29,9 +29,7 @@ def hierarchical_two_means(X, tree, weights, seed) -> dict[int, np.ndarray]:
         labels = np.zeros(len(idx), dtype=int)
         if len(idx) >= 2 and len(np.unique(X[idx], axis=0)) >= 2:
             km = KMeans(n_clusters=2, n_init=1, random_state=seed)
-            # one thread: 2-means is too small for OpenMP to pay off (6x faster on 2 busy cores)
-            with threadpool_limits(1):
-                labels = km.fit_predict(X[idx], sample_weight=weights[idx])
+            labels = km.fit_predict(X[idx], sample_weight=weights[idx])
         C[2 * t], C[2 * t + 1] = idx[labels == 0], idx[labels == 1]
     return C
 
@@ -69,6 +67,13 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     # to their scale (weights summing to 1 would let the l2 term flatten every split)
     w = problem.s * len(problem.s)
     rng = check_random_state(random_state)
+    # one thread, limited once: 2-means is too small for OpenMP to pay off (6x faster on 2 busy
+    # cores), and entering threadpool_limits re-reads the loaded libraries each time
+    with threadpool_limits(1):
+        return _best_partition_model(X, y, tree, w, rng, n_init, problem.mu)
+
+
+def _best_partition_model(X, y, tree, w, rng, n_init, mu):
     best, best_db = None, np.inf
     for _ in range(n_init):
         C = hierarchical_two_means(X, tree, w, rng.randint(np.iinfo(np.int32).max))
@@ -77,7 +82,7 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
         db = davies_bouldin_score(X, labels) if 2 <= n_clusters < X.shape[0] else np.inf
         if best is None or db < best_db:
             best, best_db = C, db
-    omega = np.array([split_from_logistic(X, best[2 * t], best[2 * t + 1], w, problem.mu)
+    omega = np.array([split_from_logistic(X, best[2 * t], best[2 * t + 1], w, mu)
                       for t in tree.branch_nodes])
     beta = np.array([leaf_from_regression(X, y, best[t], w) for t in tree.leaves])
     return omega, beta, best_db
