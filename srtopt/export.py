@@ -57,8 +57,6 @@ def _feature_names(model, feature_names=None) -> list[str]:
 
 def _scaling(model):
     """(x_min, x_span, y_mean, y_std) of the model's internal scaling."""
-    if _kind(model) == "milo":
-        return model.x_min_, model.x_scale_, model.y_mean_, model.y_scale_
     s = model.scaler_
     return s.x_min, s.x_scale, s.y_mean, s.y_std
 
@@ -270,7 +268,8 @@ def _export_text_milo(model, feature_names, top, X, units):
     tree, names = _tree(model), _feature_names(model, feature_names)
     counts = _node_counts(model, X)
     lines = [f"MILOTreeRegressor(depth={tree.depth}), {model.n_features_in_} features, axis-aligned splits",
-             f"  scaled:   x_s = (x - min) / (max - min), y_s = (y - {model.y_mean_:.6g}) / {model.y_scale_:.6g}",
+             f"  scaled:   x_s = (x - min) / (max - min), y_s = (y - {model.scaler_.y_mean:.6g}) / "
+             f"{model.scaler_.y_std:.6g}",
              "  original: raw feature units, y in its own units"]
 
     def walk(t, indent):

@@ -56,6 +56,26 @@ def _node_probabilities(S, tree, root):
     return P
 
 
+def node_shares(S: np.ndarray, tree: Tree, s: np.ndarray) -> np.ndarray:
+    """m_t = sum_i s_i P_i(t) / sum_i s_i for every node t (index t - 1), where P_i(t) is the
+    product of the branch probabilities on the path from the root to t (P_it at a leaf):
+    the soft share of the data that reaches node t."""
+    P = _node_probabilities(S, tree, 1)
+    return np.array([s @ P[t] for t in range(1, 2 ** (tree.depth + 1))]) / np.sum(s)
+
+
+def feature_importances(omega: np.ndarray, shares: np.ndarray, tree: Tree) -> np.ndarray:
+    """Importance of feature j: sum_t m_t |omega_jt| over the branch nodes t, normalized to sum 1.
+
+    ``omega`` lives in the scaled space (x_j in [0, 1]), so |omega_jt| is the change of
+    p * u_it when x_j crosses its training range: scale-free, comparable across features.
+    ``shares`` are the m_t of :func:`node_shares`.  All zeros when no split uses a feature.
+    """
+    weight = shares[: tree.n_branch] @ np.abs(omega[:, 1:])
+    total = weight.sum()
+    return weight / total if total > 0 else weight
+
+
 def leaf_losses(Xa: np.ndarray, y: np.ndarray, beta: np.ndarray) -> np.ndarray:
     """R_it = (yhat_it - y_i)^2 for every leaf, shape (n, |tau_L|)."""
     return (Xa @ beta.T - y[:, None]) ** 2

@@ -1,13 +1,19 @@
 """Saving and loading fitted trees as versioned JSON (no pickle).
 
-File layout (format version 1)::
+File layout (format version 2)::
 
-    {"format": "srtopt-model", "format_version": 1, "srtopt_version": "0.1.0",
+    {"format": "srtopt-model", "format_version": 2, "srtopt_version": "0.1.0",
      "estimator": "SoftRegressionTree",
      "params": {...get_params(deep=False); callbacks not stored...},
      "n_features_in": p, "feature_names": [...] or null,
      "state": {"omega_": <array>, "beta_": <array>, "scaler": {...}, ...},
      "sha256": "<hex digest of the canonical JSON of everything above>"}
+
+Every estimator stores its scaling statistics as ``state.scaler`` (x_min, x_scale,
+y_mean, y_std).  Version 1 files are still read: their MILO trees kept the scaling
+as the attributes x_min_, x_scale_, y_mean_, y_scale_ (moved into ``scaler_`` on
+load), and their SRT/ORRT trees have no ``feature_importances_`` (it needs the
+training data: refit to get it).
 
 Arrays are ``{"dtype", "shape", "data"}`` with non-finite floats written as the
 strings "nan", "inf", "-inf" (the file is strict JSON).  ``load`` checks the
@@ -37,14 +43,15 @@ import numpy as np
 from ._io import atomic_write
 
 FORMAT = "srtopt-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 EXCLUDED_PARAMS = ("callbacks",)
 
-# fitted attributes stored per estimator (scaler handled separately for SRT/ORRT)
+# fitted attributes stored per estimator (the scaler is stored separately)
 _ARRAYS = {
-    "SoftRegressionTree": ("omega_", "beta_", "node_counts_", "leaf_mse_", "leaf_r2_"),
-    "ORRTRegressor": ("omega_", "beta_"),
-    "MILOTreeRegressor": ("x_min_", "x_scale_", "split_feature_", "split_threshold_",
+    "SoftRegressionTree": ("omega_", "beta_", "node_counts_", "leaf_mse_", "leaf_r2_", "feature_importances_"),
+    "ORRTRegressor": ("omega_", "beta_", "feature_importances_"),
+    "MILOTreeRegressor": ("split_feature_", "split_threshold_",
                           "split_threshold_scaled_", "leaf_coef_", "leaf_intercept_", "leaf_coef_scaled_",
                           "leaf_intercept_scaled_"),
 }
@@ -52,7 +59,7 @@ _SCALARS = {
     "SoftRegressionTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_",
                            "init_davies_bouldin_"),
     "ORRTRegressor": ("objective_", "n_iter_", "solver_status_", "fit_seconds_"),
-    "MILOTreeRegressor": ("y_mean_", "y_scale_", "objective_", "mip_gap_", "mip_bound_", "solver_status_",
+    "MILOTreeRegressor": ("objective_", "mip_gap_", "mip_bound_", "solver_status_",
                           "solver_objective_", "warm_start_objective_", "fit_seconds_", "model_values_from_"),
 }
 _REQUIRED = {"SoftRegressionTree": ("omega_", "beta_"), "ORRTRegressor": ("omega_", "beta_"),
@@ -164,10 +171,9 @@ def to_dict(model) -> dict:
         if hasattr(model, attr):
             encoded = _encode_value(getattr(model, attr))
             state[attr] = None if encoded is _NO_JSON else encoded
-    if name != "MILOTreeRegressor":
-        s = model.scaler_
-        state["scaler"] = {"x_min": _encode_array(s.x_min), "x_scale": _encode_array(s.x_scale),
-                           "y_mean": _float(s.y_mean), "y_std": _float(s.y_std)}
+    s = model.scaler_
+    state["scaler"] = {"x_min": _encode_array(s.x_min), "x_scale": _encode_array(s.x_scale),
+                       "y_mean": _float(s.y_mean), "y_std": _float(s.y_std)}
     names = getattr(model, "feature_names_in_", None)
     body = {"format": FORMAT, "format_version": FORMAT_VERSION, "srtopt_version": __version__,
             "estimator": name, "params": params, "n_features_in": int(model.n_features_in_),
@@ -211,17 +217,18 @@ def _reject_constant(name):
 def from_dict(doc, source="model") -> object:
     """Rebuild an estimator from the document of :func:`to_dict`, validating everything."""
     from . import __version__
-    from .estimators.scaling import MinMaxTarget
 
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError(f"{source} is not an srtopt model file (no \"format\": \"{FORMAT}\")")
     version = doc.get("format_version")
-    if version != FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise ValueError(f"{source} has format_version {version!r}; this srtopt ({__version__}) reads "
-                         f"format_version {FORMAT_VERSION}")
+                         f"format_version {' or '.join(map(str, READABLE_VERSIONS))}")
     body = {k: v for k, v in doc.items() if k != "sha256"}
     if doc.get("sha256") != _digest(body):
         raise ValueError(f"{source} failed its checksum: the file was modified or corrupted")
+    if version == 1:
+        doc = _from_version_1(doc)
     saved_version = doc.get("srtopt_version")
     if saved_version != __version__:
         warnings.warn(f"{source} was written by srtopt {saved_version}, this is {__version__}", UserWarning,
@@ -256,7 +263,7 @@ def from_dict(doc, source="model") -> object:
         raise ValueError(f"{source}: state must be an object")
     n_branch, n_leaves = 2**depth - 1, 2**depth
     shapes = {"omega_": (n_branch, p + 1), "beta_": (n_leaves, p + 1), "node_counts_": (2 * n_leaves - 1,),
-              "leaf_mse_": (n_leaves,), "leaf_r2_": (n_leaves,), "x_min_": (p,), "x_scale_": (p,),
+              "leaf_mse_": (n_leaves,), "leaf_r2_": (n_leaves,), "feature_importances_": (p,),
               "split_feature_": (n_branch,), "split_threshold_": (n_branch,),
               "split_threshold_scaled_": (n_branch,), "leaf_coef_": (n_leaves, p),
               "leaf_intercept_": (n_leaves,), "leaf_coef_scaled_": (n_leaves, p),
@@ -279,35 +286,18 @@ def from_dict(doc, source="model") -> object:
         f = model.split_feature_
         if np.any(f < -1) or np.any(f >= p):
             raise ValueError(f"{source}: split_feature_ must lie in -1..{p - 1}")
-        for attr in ("y_mean_", "y_scale_"):
-            if not isinstance(getattr(model, attr, None), float):
-                raise ValueError(f"{source}: state.{attr} must be a number")
         model.model_ = None
-    else:
-        scaler = state.get("scaler")
-        if not isinstance(scaler, dict) or set(scaler) != {"x_min", "x_scale", "y_mean", "y_std"}:
-            raise ValueError(f"{source}: state.scaler must hold x_min, x_scale, y_mean, y_std")
-        s = MinMaxTarget()
-        s.x_min = _decode_array(scaler["x_min"], "state.scaler.x_min")
-        s.x_scale = _decode_array(scaler["x_scale"], "state.scaler.x_scale")
-        s.y_mean = _unfloat(scaler["y_mean"], "state.scaler.y_mean")
-        s.y_std = _unfloat(scaler["y_std"], "state.scaler.y_std")
-        if s.x_min.shape != (p,) or s.x_scale.shape != (p,):
-            raise ValueError(f"{source}: scaler x_min/x_scale must have shape ({p},)")
-        model.scaler_ = s
+    model.scaler_ = _decode_scaler(state.get("scaler"), p, source)
     finite = [a for a in _ARRAYS[name] if a not in ("leaf_mse_", "leaf_r2_", "split_threshold_",
                                                     "split_threshold_scaled_") and hasattr(model, a)]
+    s = model.scaler_
     checks = {a: getattr(model, a) for a in finite}
-    if hasattr(model, "scaler_"):
-        s = model.scaler_
-        checks.update({"scaler.x_min": s.x_min, "scaler.x_scale": s.x_scale, "scaler.y_mean": s.y_mean,
-                       "scaler.y_std": s.y_std})
-    else:
-        checks.update({"y_mean_": model.y_mean_, "y_scale_": model.y_scale_})
+    checks.update({"scaler.x_min": s.x_min, "scaler.x_scale": s.x_scale, "scaler.y_mean": s.y_mean,
+                   "scaler.y_std": s.y_std})
     for attr, value in checks.items():
         if not np.all(np.isfinite(value)):
             raise ValueError(f"{source}: {attr} holds non-finite values")
-        if attr in ("scaler.x_scale", "scaler.y_std", "x_scale_", "y_scale_") and np.any(np.asarray(value) <= 0):
+        if attr in ("scaler.x_scale", "scaler.y_std") and np.any(np.asarray(value) <= 0):
             raise ValueError(f"{source}: {attr} must be positive")
     names = doc.get("feature_names")
     model.n_features_in_ = p
@@ -316,6 +306,36 @@ def from_dict(doc, source="model") -> object:
             raise ValueError(f"{source}: feature_names must be {p} strings")
         model.feature_names_in_ = np.array(names, dtype=object)
     return model
+
+
+def _decode_scaler(scaler, p, source):
+    """The MinMaxTarget of ``state.scaler``."""
+    from .estimators.scaling import MinMaxTarget
+
+    if not isinstance(scaler, dict) or set(scaler) != {"x_min", "x_scale", "y_mean", "y_std"}:
+        raise ValueError(f"{source}: state.scaler must hold x_min, x_scale, y_mean, y_std")
+    s = MinMaxTarget()
+    s.x_min = _decode_array(scaler["x_min"], "state.scaler.x_min")
+    s.x_scale = _decode_array(scaler["x_scale"], "state.scaler.x_scale")
+    s.y_mean = _unfloat(scaler["y_mean"], "state.scaler.y_mean")
+    s.y_std = _unfloat(scaler["y_std"], "state.scaler.y_std")
+    if s.x_min.shape != (p,) or s.x_scale.shape != (p,):
+        raise ValueError(f"{source}: scaler x_min/x_scale must have shape ({p},)")
+    return s
+
+
+def _from_version_1(doc: dict) -> dict:
+    """A format-1 document in the layout of format 2: a MILO tree's x_min_, x_scale_,
+    y_mean_, y_scale_ become its ``scaler`` (SRT/ORRT files need no change)."""
+    state = doc.get("state")
+    if doc.get("estimator") != "MILOTreeRegressor" or not isinstance(state, dict):
+        return doc
+    state = dict(state)
+    moved = {"x_min": state.pop("x_min_", None), "x_scale": state.pop("x_scale_", None),
+             "y_mean": state.pop("y_mean_", None), "y_std": state.pop("y_scale_", None)}
+    if all(v is not None for v in moved.values()):
+        state["scaler"] = moved
+    return {**doc, "state": state}
 
 
 __all__ = ["FORMAT_VERSION", "from_dict", "load", "save", "to_dict"]

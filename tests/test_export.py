@@ -63,7 +63,7 @@ def test_original_units_of_orrt_leaves_and_splits(orrt, frame):
     y_scaled = orrt.beta_[:, 0] + Xs @ orrt.beta_[:, 1:].T
     np.testing.assert_allclose(leaf[:, 0] + X @ leaf[:, 1:].T, orrt.scaler_.inverse_y(y_scaled), rtol=1e-9)
     # the soft prediction is the P-weighted sum of those leaf models
-    P = orrt.predict_proba_leaves(X)
+    P = orrt.leaf_probabilities(X)
     np.testing.assert_allclose(np.sum(P * (leaf[:, 0] + X @ leaf[:, 1:].T), axis=1), orrt.predict(X),
                                rtol=1e-9, atol=1e-9)
 

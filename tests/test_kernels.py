@@ -70,3 +70,29 @@ def test_srt_objective_rejects_bad_shapes(rng):
         srt_objective(X, y, np.zeros((2, 3)), np.zeros((4, 3)))
     with pytest.raises(ValueError, match="y"):
         srt_objective(X, y[:4], np.zeros((3, 3)), np.zeros((4, 3)))
+
+
+def test_node_shares_sum_the_leaf_probabilities_below_each_node(rng):
+    tree = Tree(3)
+    S = rng.random((50, tree.n_branch))
+    s = rng.random(50)
+    m = kernels.node_shares(S, tree, s)
+    P = kernels.leaf_probabilities(S, tree)
+    np.testing.assert_allclose(m[tree.n_branch:], s @ P / s.sum())  # leaves: the P_it
+    for t in tree.branch_nodes:  # a node holds what its two children hold
+        np.testing.assert_allclose(m[t - 1], m[2 * t - 1] + m[2 * t])
+    assert m[0] == pytest.approx(1.0)
+
+
+def test_feature_importances_weigh_split_weights_by_node_share():
+    tree = Tree(2)
+    omega = np.array([[5.0, 2.0, 0.0, 0.0],   # root: feature 0 only
+                      [0.0, 0.0, -4.0, 0.0],  # node 2: feature 1
+                      [1.0, 0.0, 0.0, 8.0]])  # node 3: feature 2, reached by no data
+    shares = np.array([1.0, 1.0, 0.0, 0.5, 0.5, 0.0, 0.0])
+    importances = kernels.feature_importances(omega, shares, tree)
+    np.testing.assert_allclose(importances, [2 / 6, 4 / 6, 0.0])
+    assert importances.sum() == pytest.approx(1.0)
+    # the intercept omega_0t plays no part; no feature used -> all zeros
+    np.testing.assert_array_equal(kernels.feature_importances(np.c_[omega[:, :1], np.zeros((3, 3))], shares,
+                                                              tree), np.zeros(3))

@@ -2,6 +2,7 @@
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -197,3 +198,54 @@ def test_writes_are_atomic(srt, saved, monkeypatch):
     srt.save(saved)  # overwrite in place
     assert sorted(p.name for p in saved.parent.iterdir()) == ["model.json"]
     assert srtopt.load(saved).objective_ == srt.objective_
+
+
+FORMAT_1 = Path(__file__).parent / "data" / "format1"
+
+
+@pytest.mark.parametrize("name", ["srt", "orrt", "milo"])
+def test_format_1_files_still_load_and_predict_the_same(name):
+    """Files written by srtopt before format 2 (MILO scaling as x_min_/x_scale_/y_mean_/y_scale_)."""
+    expected = json.loads((FORMAT_1 / "expected.json").read_text())
+    doc = json.loads((FORMAT_1 / f"{name}.json").read_text())
+    assert doc["format_version"] == 1
+    model = srtopt.load(FORMAT_1 / f"{name}.json")
+    X = np.array(expected["X"])
+    if hasattr(model, "feature_names_in_"):
+        X = pd.DataFrame(X, columns=expected["columns"])
+    np.testing.assert_array_equal(model.predict(X), expected[name]["predict"])
+    if name != "orrt":  # ORRT predicts with every leaf: no apply
+        np.testing.assert_array_equal(model.apply(X), expected[name]["apply"])
+    if name == "milo":
+        state = doc["state"]
+        np.testing.assert_array_equal(model.scaler_.x_min, state["x_min_"]["data"])
+        assert model.scaler_.y_std == state["y_scale_"] and not hasattr(model, "y_scale_")
+    else:
+        assert not hasattr(model, "feature_importances_")  # needs the training data: refit
+
+
+@pytest.mark.parametrize("name", ["srt", "milo"])
+def test_format_1_model_saved_again_is_format_2(name, tmp_path):
+    model = srtopt.load(FORMAT_1 / f"{name}.json")
+    save(model, tmp_path / "m.json")
+    doc = json.loads((tmp_path / "m.json").read_text())
+    assert doc["format_version"] == FORMAT_VERSION == 2
+    assert set(doc["state"]["scaler"]) == {"x_min", "x_scale", "y_mean", "y_std"}
+    assert not {"x_min_", "x_scale_", "y_mean_", "y_scale_"} & set(doc["state"])
+    X = np.array(json.loads((FORMAT_1 / "expected.json").read_text())["X"])
+    X = pd.DataFrame(X, columns=model.feature_names_in_) if hasattr(model, "feature_names_in_") else X
+    np.testing.assert_array_equal(srtopt.load(tmp_path / "m.json").predict(X), model.predict(X))
+
+
+def test_milo_keeps_its_scaling_in_scaler_like_the_soft_trees(data, tmp_path):
+    X, y = data
+    milo = MILOTreeRegressor(depth=1, time_limit=2.0, random_state=0).fit(X.iloc[:12], y[:12])
+    assert not any(hasattr(milo, a) for a in ("x_min_", "x_scale_", "y_mean_", "y_scale_"))
+    np.testing.assert_array_equal(milo.scaler_.x_min, X.iloc[:12].to_numpy().min(axis=0))
+    doc = to_dict(milo)
+    assert doc["state"]["scaler"]["y_std"] == milo.scaler_.y_std
+
+
+def test_feature_importances_round_trip(srt, saved):
+    loaded = srtopt.load(saved)
+    np.testing.assert_array_equal(loaded.feature_importances_, srt.feature_importances_)

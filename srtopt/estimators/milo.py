@@ -24,9 +24,10 @@ from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from srtopt.estimators.scaling import MinMaxTarget
+from srtopt.estimators.reading import TreeMixin
+from srtopt.estimators.scaling import MinMaxTarget, _n_rows, scaled_input
 from srtopt.models.milo import MILOSolution, MILOTree, route
 from srtopt.tree import Tree
 
@@ -333,7 +334,7 @@ def _tree_objective(milo: MILOTree, sol: MILOSolution) -> tuple[float, np.ndarra
     return float(obj), r
 
 
-class MILOTreeRegressor(RegressorMixin, BaseEstimator):
+class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
     """Optimal deterministic regression tree with linear leaves, by MILO (ORT-L style).
 
     Depth-D tree with axis-aligned splits and a linear (l1-penalized) model per
@@ -384,6 +385,8 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
+    scaler_ : the training statistics of the internal scaling (x_min, x_scale, y_mean,
+        y_std), as for :class:`~srtopt.SoftRegressionTree`.
     split_feature_ : (2^D-1,) int, feature of branch node t at index t-1, -1
         when the node does not split (all points go right).
     split_threshold_ : (2^D-1,) thresholds in original units (nan if no split);
@@ -485,11 +488,8 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
                 f"X must be 2-D (n_samples, n_features), got a 1-D array of shape {X.shape}; "
                 "reshape with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample"
             )
-        try:
-            nx, ny = _num_samples(X), _num_samples(y)
-        except TypeError:
-            nx = ny = None
-        if nx is not None and nx != ny:
+        nx, ny = _n_rows(X), _n_rows(y)
+        if nx is not None and ny is not None and nx != ny:
             raise ValueError(f"X and y have inconsistent numbers of samples: X has {nx}, y has {ny}")
         try:
             return validate_data(self, X, y, y_numeric=True, dtype=np.float64)
@@ -510,11 +510,9 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
         N, p = X.shape
 
         # the shared scaling convention (srtopt.estimators.scaling), training data only
-        scaler = MinMaxTarget().fit(X, y)
-        self.x_min_, self.x_scale_ = scaler.x_min, scaler.x_scale
-        self.y_mean_, self.y_scale_ = scaler.y_mean, scaler.y_std
-        Xs = np.clip(scaler.transform(X), 0.0, 1.0)
-        ys = scaler.transform_y(y)
+        self.scaler_ = MinMaxTarget().fit(X, y)
+        Xs = np.clip(self.scaler_.transform(X), 0.0, 1.0)
+        ys = self.scaler_.transform_y(y)
 
         milo = MILOTree(
             Xs, ys, D, l1=self.l1, cp=self.cp, coef_bound=self.coef_bound,
@@ -604,39 +602,32 @@ class MILOTreeRegressor(RegressorMixin, BaseEstimator):
 
         self.split_feature_ = sol.features.astype(np.int64)
         self.split_threshold_scaled_ = sol.thresholds.astype(float)
-        f = np.maximum(self.split_feature_, 0)
+        s, f = self.scaler_, np.maximum(self.split_feature_, 0)
         self.split_threshold_ = np.where(
-            self.split_feature_ >= 0,
-            self.x_min_[f] + self.split_threshold_scaled_ * self.x_scale_[f],
-            np.nan,
+            self.split_feature_ >= 0, s.x_min[f] + self.split_threshold_scaled_ * s.x_scale[f], np.nan
         )
         self.leaf_intercept_scaled_ = sol.beta0.astype(float)
         self.leaf_coef_scaled_ = sol.beta.astype(float)
-        self.leaf_coef_ = self.y_scale_ * self.leaf_coef_scaled_ / self.x_scale_
-        self.leaf_intercept_ = self.y_mean_ + self.y_scale_ * (
-            self.leaf_intercept_scaled_ - self.leaf_coef_scaled_ @ (self.x_min_ / self.x_scale_)
+        self.leaf_coef_ = s.y_std * self.leaf_coef_scaled_ / s.x_scale
+        self.leaf_intercept_ = s.y_mean + s.y_std * (
+            self.leaf_intercept_scaled_ - self.leaf_coef_scaled_ @ (s.x_min / s.x_scale)
         )
         self.model_ = milo if self.keep_model else None
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
     # --------------------------------------------------------------- predict
-    def _scaled(self, X):
-        check_is_fitted(self, "split_feature_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return (X - self.x_min_) / self.x_scale_
-
     def apply(self, X):
         """Leaf reached by each sample, in paper numbering (2^D .. 2^(D+1)-1)."""
-        return route(self._scaled(X), self.split_feature_, self.split_threshold_scaled_, self.depth)
+        return route(scaled_input(self, X), self.split_feature_, self.split_threshold_scaled_, self.depth)
 
     def predict(self, X):
         """Route deterministically (scaled x_j < threshold goes left) and apply the leaf model."""
-        Xs = self._scaled(X)
+        Xs = scaled_input(self, X)
         leaf = route(Xs, self.split_feature_, self.split_threshold_scaled_, self.depth)
         rows = leaf - 2**self.depth
         yhat = self.leaf_intercept_scaled_[rows] + np.einsum("ij,ij->i", Xs, self.leaf_coef_scaled_[rows])
-        return self.y_mean_ + self.y_scale_ * yhat
+        return self.scaler_.inverse_y(yhat)
 
     def training_residuals(self):
         """MILP residual variables r_i (scaled units) of the stored model."""

@@ -14,12 +14,13 @@ from .. import kernels
 from ..models.orrt import ORRTObjective, soft_prediction
 from ..solvers import IpoptCasadi, ScipyMinimize
 from ..tree import Tree
+from .reading import SoftTreeMixin
 from .scaling import MinMaxTarget, check_depth, check_fit_arrays, scaled_input
 
 SOLVER_NAMES = ("ipopt", "slsqp")
 
 
-class ORRTRegressor(RegressorMixin, BaseEstimator):
+class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
     """Optimal randomized regression tree (ORRT), the soft-tree baseline of the paper.
 
     Same oblique soft splits p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij), logistic
@@ -75,6 +76,11 @@ class ORRTRegressor(RegressorMixin, BaseEstimator):
         Solver tolerance (None: the solver's default).
     random_state : int, RandomState or None
         Draws the random initial solutions (the only random part).
+
+    Attributes: ``omega_``, ``beta_``, ``scaler_``, ``objective_``, ``starts_``, and
+    ``feature_importances_`` as defined for :class:`SoftRegressionTree` (the soft shares
+    m_t of the training rows weigh the split weights |omega_jt|).  ``leaf_probabilities(X)``
+    gives the P_t(x) that weigh the leaves in the prediction.
     """
 
     def __init__(self, depth=2, mu=512.0, lambda_w=0.0, lambda_b=0.0, solver="ipopt", n_starts=1,
@@ -137,6 +143,7 @@ class ORRTRegressor(RegressorMixin, BaseEstimator):
                 best = (x, f, status, iterations)
         x, self.objective_, self.solver_status_, self.n_iter_ = best
         self.omega_, self.beta_ = problem.split(x)
+        self._store_feature_importances(self.scaler_.transform(X), np.ones(X.shape[0]))
         self.fit_seconds_ = time.perf_counter() - start_time
         return self
 
@@ -146,12 +153,6 @@ class ORRTRegressor(RegressorMixin, BaseEstimator):
         yhat = soft_prediction(kernels.split_design(Xs), kernels.leaf_design(Xs), self.omega_, self.beta_,
                                float(self.mu), Tree(int(self.depth)))
         return self.scaler_.inverse_y(yhat)
-
-    def predict_proba_leaves(self, X):
-        """P_t(x) for every leaf t = 2^D .. 2^(D+1)-1 (columns in that order)."""
-        Xs = scaled_input(self, X)
-        S = kernels.split_probabilities(kernels.split_design(Xs), self.omega_, float(self.mu))
-        return kernels.leaf_probabilities(S, Tree(int(self.depth)))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

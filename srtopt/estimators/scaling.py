@@ -37,6 +37,23 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
     return X, y
 
 
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Weights s_i of fit as a float array of length ``n_samples``: ones for None, a number
+    repeated, or a 1-D array of finite weights >= 0 with at least one positive."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    weights = _naming("sample_weight", lambda: np.asarray(sample_weight, dtype=np.float64))
+    if weights.ndim == 0:
+        weights = np.full(n_samples, float(weights))
+    if weights.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got {weights.shape}")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("sample_weight must be finite and >= 0")
+    if not np.any(weights > 0):
+        raise ValueError("sample_weight must not be all zero: at least one weight must be positive")
+    return weights
+
+
 def scaled_input(estimator, X):
     """X of predict/apply, validated against the fit and min-max scaled like the training data."""
     check_is_fitted(estimator)

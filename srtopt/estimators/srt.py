@@ -8,7 +8,6 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import _check_sample_weight
 
 from .. import kernels
 from ..models.srt import SRTProblem
@@ -17,7 +16,8 @@ from ..training.initialization import cluster_initialization
 from ..training.nodec import MaxMacroIterations, NodecGS
 from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, subtree_working_sets
 from ..tree import Tree
-from .scaling import MinMaxTarget, check_depth, check_fit_arrays, scaled_input
+from .reading import SoftTreeMixin
+from .scaling import MinMaxTarget, check_depth, check_fit_arrays, check_sample_weight, scaled_input
 
 
 CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
@@ -47,7 +47,7 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[
     return float(values[0]), float(values[1])
 
 
-class SoftRegressionTree(RegressorMixin, BaseEstimator):
+class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     """Soft Regression Tree with single-leaf (HBP) predictions, trained by NODEC-DR.
 
     The tree has oblique soft splits p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij)
@@ -113,6 +113,14 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
     node_counts_ : (2^(D+1) - 1,) int, training rows whose HBP path visits node t at index t-1.
     leaf_mse_, leaf_r2_ : (2^D,) training MSE (y's units) and R^2 of each leaf's linear
         model on the rows routed to it (nan where undefined).
+    feature_importances_ : (p,) importance of each feature in the splits, summing to 1:
+        sum over branch nodes t of m_t |omega_jt|, normalized, where m_t is the soft share of
+        the (weighted) training rows that reach t and omega_jt the split weight in the scaled
+        space (x_j in [0, 1], so scale-free).  The leaf models are not included; their terms
+        are ranked by the same |scaled coefficient| in every view of :mod:`srtopt.export`.
+
+    Methods beyond scikit-learn's regressor API: ``apply`` (HBP leaf), ``decision_path``,
+    ``leaf_probabilities`` (P_it), ``get_depth``, ``get_n_leaves``, ``summary``, ``save``.
     """
 
     def __init__(self, depth=2, mu=1.0, regularization="l2-calibrated", max_iter=10, n_init=10,
@@ -151,9 +159,7 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
         """Fit the tree by NODEC-DR on (X, y); ``sample_weight`` replaces the 1/N of eq. (obj)."""
         self._check_params()
         X, y = check_fit_arrays(self, X, y, 2**self.depth)
-        weights = _check_sample_weight(sample_weight, X)
-        if not np.any(weights > 0):
-            raise ValueError("sample_weight must have at least one positive entry")
+        weights = check_sample_weight(sample_weight, X.shape[0])
         self.scaler_ = MinMaxTarget().fit(X, y, weights)
         tree = Tree(int(self.depth))
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
@@ -215,9 +221,11 @@ class SoftRegressionTree(RegressorMixin, BaseEstimator):
         save(self, path)
 
     def _store_training_statistics(self, X, y, weights):
-        """node_counts_, leaf_mse_, leaf_r2_ of the HBP routing of the training data."""
+        """node_counts_, leaf_mse_, leaf_r2_ of the HBP routing of the training data, and
+        feature_importances_."""
         tree = Tree(int(self.depth))
         Xs = self.scaler_.transform(X)
+        self._store_feature_importances(Xs, weights)
         leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
         self.node_counts_ = np.zeros(2 ** (tree.depth + 1) - 1, dtype=np.int64)
         for level in range(tree.depth + 1):  # column t - 1 counts the rows whose HBP path has node t

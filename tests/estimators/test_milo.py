@@ -44,7 +44,7 @@ def test_predictions_equal_the_milp_accounting(planted_fit):
     est, X, y, _ = planted_fit
     assert est.model_values_from_ == "solver"
     r_milp = est.training_residuals()  # the MILP's r_i, scaled units
-    r_tree = np.abs(y - est.predict(X)) / est.y_scale_
+    r_tree = np.abs(y - est.predict(X)) / est.scaler_.y_std
     np.testing.assert_allclose(r_milp, r_tree, atol=1e-5)
     m = est.model_
     assert m.max_violation() < 1e-5
@@ -62,7 +62,7 @@ def test_original_unit_attributes_are_consistent(planted_fit):
     f, thr = est.split_feature_, est.split_threshold_
     # routing with the original-unit thresholds gives the same leaves on the data
     assert np.array_equal(route(X, f, thr, 2), leaf)
-    np.testing.assert_allclose(thr, est.x_min_[f] + est.split_threshold_scaled_ * est.x_scale_[f])
+    np.testing.assert_allclose(thr, est.scaler_.x_min[f] + est.split_threshold_scaled_ * est.scaler_.x_scale[f])
 
 
 def test_time_limit_is_honoured_with_a_gap():

@@ -1,0 +1,45 @@
+"""The scikit-learn tree API shared by the estimators: depth, leaves and the soft routing."""
+
+from __future__ import annotations
+
+from sklearn.utils.validation import check_is_fitted
+
+from .. import kernels
+from ..tree import Tree
+from .scaling import scaled_input
+
+
+class TreeMixin:
+    """``get_depth`` and ``get_n_leaves`` of a fitted maximal binary tree of depth D."""
+
+    def get_depth(self) -> int:
+        """Depth D of the fitted tree (every tree here is the maximal tree of depth D)."""
+        check_is_fitted(self)
+        return int(self.depth)
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves |tau_L| = 2^D of the fitted tree."""
+        return 2 ** self.get_depth()
+
+
+class SoftTreeMixin(TreeMixin):
+    """The soft routing of an oblique tree with ``omega_`` and slope ``mu``."""
+
+    def leaf_probabilities(self, X):
+        """P_it for every row i of X and leaf t = 2^D .. 2^(D+1)-1 (columns in that order).
+
+        P_it is the product of p_it' over the ancestors t' whose left branch leads to t
+        and of 1 - p_it' over the others (paper, section 3.1); each row sums to 1.  The
+        HBP leaf of :meth:`apply` follows the larger branch probability at every node,
+        which need not be the leaf of largest P_it.
+        """
+        Xs = scaled_input(self, X)
+        S = kernels.split_probabilities(kernels.split_design(Xs), self.omega_, float(self.mu))
+        return kernels.leaf_probabilities(S, Tree(int(self.depth)))
+
+    def _store_feature_importances(self, Xs, weights):
+        """feature_importances_ of the scaled training data Xs (:func:`srtopt.kernels.feature_importances`)."""
+        tree = Tree(int(self.depth))
+        S = kernels.split_probabilities(kernels.split_design(Xs), self.omega_, float(self.mu))
+        self.feature_importances_ = kernels.feature_importances(self.omega_, kernels.node_shares(S, tree, weights),
+                                                                tree)
