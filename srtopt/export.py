@@ -194,20 +194,28 @@ def _leaf_scores(model, X, y, tree):
 
 
 # ------------------------------------------------------------------------ text
+#: How every view (text, DOT, plot, HTML) orders the terms of a split or leaf.
+RANKING = ("terms in order of |raw coefficient| x training range of the feature, i.e. of |scaled "
+           "coefficient| (scale-free: the same order in both units)")
+
+
 def _fmt(v) -> str:
     return f"{v:+.4g}"
 
 
-def _terms(coef, names, top, always_sign=True):
-    """The ``top`` largest-|coef| terms as "+1.2*name", and how many nonzero terms were left out."""
-    nonzero = np.flatnonzero(coef)
-    order = nonzero[np.argsort(-np.abs(coef[nonzero]), kind="stable")]
+def _ranked_terms(coef, scaled, names, top):
+    """Terms "+1.2*name" of ``coef`` in order of the scale-free weight |scaled| (the same row in
+    the scaled space), the ``top`` first (None: all), and how many nonzero terms were left out."""
+    nonzero = np.flatnonzero(scaled)
+    order = nonzero[np.argsort(-np.abs(scaled[nonzero]), kind="stable")]
     shown = order if top is None else order[:top]
-    text = " ".join(f"{_fmt(coef[j])}*{names[j]}" for j in shown)
-    rest = len(order) - len(shown)
-    if rest:
-        text += f" ... ({rest} more)"
-    return text or "+0"
+    return [f"{_fmt(coef[j])}*{names[j]}" for j in shown], len(order) - len(shown)
+
+
+def _terms(coef, scaled, names, top) -> str:
+    """The ranked terms on one line, "... (k more)" for those left out."""
+    terms, rest = _ranked_terms(coef, scaled, names, top)
+    return " ".join(terms + ([f"... ({rest} more)"] if rest else [])) or "+0"
 
 
 def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
@@ -217,9 +225,11 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
     linear model; ``units`` "both" (default) prints the scaled-space
     coefficients the model works in *and* the same formula in original feature
     units, each on its own labelled line ("scaled:", "original:"); "scaled" or
-    "original" print one of them.  ``top`` (None: all) limits each line to the
-    largest-|coefficient| terms.  Node counts are the training rows routed there
-    by HBP (stored at fit) or, with ``X``, the rows of X.
+    "original" print one of them.  Terms are ranked by their scale-free weight,
+    the size of the coefficient in the scaled space (= raw coefficient x the
+    feature's training range), so both lines list the same features in the same
+    order; ``top`` (None: all) keeps the first ones.  Node counts are the training
+    rows routed there by HBP (stored at fit) or, with ``X``, the rows of X.
     """
     if units not in UNITS + ("both",):
         raise ValueError(f"units must be 'both', 'original' or 'scaled', got {units!r}")
@@ -239,6 +249,7 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
                      f"y_s = (y - {y_mean:.6g}) / {y_std:.6g}")
     if units in ("both", "original"):
         lines.append("  original: raw feature units, y in its own units")
+    lines.append(f"  {RANKING}")
 
     def walk(t, indent):
         pad = "  " * indent
@@ -247,16 +258,16 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
             b, c = model.beta_[tree.leaf_index(t)], leaf[tree.leaf_index(t)]
             lines.append(f"{pad}leaf {t}{n}:")
             if units in ("both", "scaled"):
-                lines.append(f"{pad}    scaled:   y_s = {_fmt(b[0])} {_terms(b[1:], names, top)}")
+                lines.append(f"{pad}    scaled:   y_s = {_fmt(b[0])} {_terms(b[1:], b[1:], names, top)}")
             if units in ("both", "original"):
-                lines.append(f"{pad}    original: y = {_fmt(c[0])} {_terms(c[1:], names, top)}")
+                lines.append(f"{pad}    original: y = {_fmt(c[0])} {_terms(c[1:], b[1:], names, top)}")
             return
         w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
         lines.append(f"{pad}node {t}{n}: go left (to {2 * t}) if")
         if units in ("both", "scaled"):
-            lines.append(f"{pad}    scaled:   {_fmt(w[0])} + (1/{p}) ({_terms(w[1:], names, top)}) >= 0")
+            lines.append(f"{pad}    scaled:   {_fmt(w[0])} + (1/{p}) ({_terms(w[1:], w[1:], names, top)}) >= 0")
         if units in ("both", "original"):
-            lines.append(f"{pad}    original: {_fmt(a[0])} {_terms(a[1:], names, top)} >= 0")
+            lines.append(f"{pad}    original: {_fmt(a[0])} {_terms(a[1:], w[1:], names, top)} >= 0")
         walk(2 * t, indent + 1)
         walk(2 * t + 1, indent + 1)
 
@@ -270,20 +281,21 @@ def _export_text_milo(model, feature_names, top, X, units):
     lines = [f"MILOTreeRegressor(depth={tree.depth}), {model.n_features_in_} features, axis-aligned splits",
              f"  scaled:   x_s = (x - min) / (max - min), y_s = (y - {model.scaler_.y_mean:.6g}) / "
              f"{model.scaler_.y_std:.6g}",
-             "  original: raw feature units, y in its own units"]
+             "  original: raw feature units, y in its own units", f"  {RANKING}"]
 
     def walk(t, indent):
         pad = "  " * indent
         n = f" [{counts[t - 1]} rows]" if counts is not None else ""
         if tree.is_leaf(t):
             i = tree.leaf_index(t)
+            scaled = model.leaf_coef_scaled_[i]
             lines.append(f"{pad}leaf {t}{n}:")
             if units in ("both", "scaled"):
                 lines.append(f"{pad}    scaled:   y_s = {_fmt(model.leaf_intercept_scaled_[i])} "
-                             f"{_terms(model.leaf_coef_scaled_[i], names, top)}")
+                             f"{_terms(scaled, scaled, names, top)}")
             if units in ("both", "original"):
                 lines.append(f"{pad}    original: y = {_fmt(model.leaf_intercept_[i])} "
-                             f"{_terms(model.leaf_coef_[i], names, top)}")
+                             f"{_terms(model.leaf_coef_[i], scaled, names, top)}")
             return
         j = int(model.split_feature_[t - 1])
         if j < 0:
@@ -304,63 +316,178 @@ def _export_text_milo(model, feature_names, top, X, units):
 
 # ------------------------------------------------------------------- graphviz
 def _node_labels(model, feature_names, top, X, units):
-    """{node: label lines} for DOT and matplotlib rendering (one coordinate system)."""
+    """{node: label lines} for DOT and matplotlib rendering: one coordinate system, one term
+    per line, terms in the order :data:`RANKING` states."""
     tree, names = _tree(model), _feature_names(model, feature_names)
     counts = _node_counts(model, X)
     labels = {}
     kind = _kind(model)
     if kind == "oblique":
         split, leaf = original_units(model) if units == "original" else (model.omega_, model.beta_)
+
+    def term_lines(coef, scaled):
+        terms, rest = _ranked_terms(coef, scaled, names, top)
+        return terms + ([f"... ({rest} more)"] if rest else [])
+
     for t in range(1, 2 ** (tree.depth + 1)):
         head = f"{'leaf' if tree.is_leaf(t) else 'node'} {t}"
         lines = [head + (f"  n={counts[t - 1]}" if counts is not None else "")]
+        y_name = "y" if units == "original" else "y_s"
         if kind == "milo":
             if tree.is_leaf(t):
                 i = tree.leaf_index(t)
+                scaled = model.leaf_coef_scaled_[i]
                 b0, b = ((model.leaf_intercept_[i], model.leaf_coef_[i]) if units == "original"
-                         else (model.leaf_intercept_scaled_[i], model.leaf_coef_scaled_[i]))
-                lines.append(f"y = {_fmt(b0)}")
-                lines += _wrap(_terms(b, names, top))
+                         else (model.leaf_intercept_scaled_[i], scaled))
+                lines += [f"{y_name} = {_fmt(b0)}"] + term_lines(b, scaled)
             else:
                 j = int(model.split_feature_[t - 1])
                 thr = model.split_threshold_ if units == "original" else model.split_threshold_scaled_
                 lines.append("no split" if j < 0 else f"{names[j]} < {thr[t - 1]:.4g}")
         elif tree.is_leaf(t):
             c = leaf[tree.leaf_index(t)]
-            lines.append(f"{'y' if units == 'original' else 'y_s'} = {_fmt(c[0])}")
-            lines += _wrap(_terms(c[1:], names, top))
+            lines += [f"{y_name} = {_fmt(c[0])}"] + term_lines(c[1:], model.beta_[tree.leaf_index(t), 1:])
         else:
             a = split[tree.branch_index(t)]
             lines.append("left if " + _fmt(a[0]) + ("" if units == "original"
                                                     else f" + (1/{model.n_features_in_}) *"))
-            lines += _wrap(_terms(a[1:], names, top))
-            lines[-1] += " >= 0"
+            terms = term_lines(a[1:], model.omega_[tree.branch_index(t), 1:]) or ["+0"]
+            lines += terms + [">= 0"] if terms[-1].endswith("more)") else terms[:-1] + [terms[-1] + " >= 0"]
         labels[t] = lines
     return labels
 
 
-def _wrap(text, per_line=2):
-    """Split a terms string into lines of ``per_line`` terms."""
-    parts = text.split(" ")
-    if "..." in parts:  # keep "... (k more)" together
-        i = parts.index("...")
-        parts = parts[:i] + [" ".join(parts[i:])]
-    return [" ".join(parts[i:i + per_line]) for i in range(0, len(parts), per_line)]
+# ------------------------------------------------------------------------ html
+def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
+    """One self-contained HTML page of a fitted SoftRegressionTree or ORRTRegressor; returns
+    it and writes it to ``path`` when given.  Everything (style, script, model) is inside the
+    file: it needs no network to be viewed.
+
+    The page shows the tree as collapsible nodes (click a node to fold its subtree), each
+    split and leaf formula in full in original and scaled units (terms ranked as
+    :data:`RANKING` says), the rows routed to every node by HBP (training rows stored at
+    fit, or the rows of ``X``), each leaf's R^2 and MSE on its rows (fit-time values, or on
+    ``X``, ``y``), the feature importances, and a form that routes a row given in original
+    units (or in the address, ``?name=value&...`` or ``?row=v1,v2,...``): its HBP path with
+    the split value u, the branch probabilities p and their product along the path, the
+    leaf probabilities P_it and the prediction.
+    """
+    import html
+    import json
+    from importlib import resources
+
+    if _kind(model) != "oblique":
+        raise ValueError("export_html applies to SoftRegressionTree and ORRTRegressor; use export_text "
+                         "for MILOTreeRegressor")
+    if y is not None and X is None:
+        raise ValueError("export_html: y needs X (the leaf scores are computed on the rows of X)")
+    tree, names, p = _tree(model), _feature_names(model, feature_names), model.n_features_in_
+    x_min, span, y_mean, y_std = _scaling(model)
+    counts = _node_counts(model, X)
+    mse, r2 = getattr(model, "leaf_mse_", None), getattr(model, "leaf_r2_", None)
+    if y is not None:
+        mse, r2 = _leaf_scores(model, X, np.asarray(y, dtype=float), tree)
+    soft = type(model).__name__ == "ORRTRegressor"
+    page = resources.files("srtopt").joinpath("data/tree_page.html").read_text("utf-8")
+    data = {"depth": tree.depth, "p": p, "n_leaves": tree.n_leaves, "mu": float(model.mu), "features": names,
+            "x_min": x_min.tolist(), "x_scale": span.tolist(), "y_mean": float(y_mean), "y_std": float(y_std),
+            "omega": model.omega_.tolist(), "beta": model.beta_.tolist(), "prediction": "soft" if soft else "hbp"}
+    parts = {
+        "__TITLE__": html.escape(f"{type(model).__name__}, depth {tree.depth}, {p} features"),
+        "__FACTS__": _html_facts(model, counts, y_mean, y_std, soft),
+        "__TREE__": _html_node(model, 1, names, counts, mse, r2),
+        "__FORM__": "\n".join(f'<label>{html.escape(name)} <input type="number" step="any" id="x-{j}" '
+                              f'name="{html.escape(name)}" value="{x_min[j] + span[j] / 2:.6g}"></label>'
+                              for j, name in enumerate(names)),
+        "__IMPORTANCES__": _html_importances(model, names),
+        "__MODEL__": json.dumps(data).replace("<", "\\u003c"),
+    }
+    for marker, text in parts.items():
+        page = page.replace(marker, text)
+    if path is not None:
+        from pathlib import Path
+
+        Path(path).write_text(page, encoding="utf-8")
+    return page
+
+
+def _html_facts(model, counts, y_mean, y_std, soft):
+    import html
+
+    rule = ("ORRT predicts sum_t P_it y_t(x) over all leaves; the routing and counts follow the HBP path of "
+            "its splits (display only)." if soft else
+            "A row is predicted by the linear model of the single leaf of its highest-branch-probability "
+            "(HBP) path.")
+    rows = "" if counts is None else f"{counts[0]} training rows routed by HBP. "
+    return "\n".join(f'<p class="facts">{html.escape(text)}</p>' for text in (
+        rule,
+        f"{rows}Scaled units: x_s = (x - min) / (max - min) of the training data, "
+        f"y_s = (y - {y_mean:.6g}) / {y_std:.6g}; split t goes left iff p_t = F(mu u_t) >= 0.5 with "
+        f"u_t = omega_0t + (1/p) sum_j omega_jt x_s,j, F the logistic CDF, mu = {float(model.mu):g}.",
+        f"Formulas in full; {RANKING}."))
+
+
+def _html_node(model, t, names, counts, mse, r2):
+    """<details> of node t with its formulas, statistics and (for a split) its two subtrees."""
+    import html
+
+    tree, p = _tree(model), model.n_features_in_
+    split, leaf = original_units(model)
+    share = "" if counts is None else (f" · {counts[t - 1]} rows"
+                                       f" ({100 * counts[t - 1] / max(counts[0], 1):.1f} %)")
+    if tree.is_leaf(t):
+        i = tree.leaf_index(t)
+        b, c = model.beta_[i], leaf[i]
+        score = "" if r2 is None else " · " + " · ".join(
+            f"{name} {value:.4g}" if np.isfinite(value) else f"{name} n/a" for name, value in
+            (("leaf R^2", r2[i]), ("MSE", mse[i])))
+        head = f"leaf {t}{share}{score} · y = {_fmt(c[0])} {_terms(c[1:], b[1:], names, 3)}"
+        formulas = [("original", f"y = {_fmt(c[0])} {_terms(c[1:], b[1:], names, None)}"),
+                    ("scaled", f"y_s = {_fmt(b[0])} {_terms(b[1:], b[1:], names, None)}")]
+        children = ""
+    else:
+        w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
+        head = f"node {t}{share} · go left (to {2 * t}) if {_fmt(a[0])} {_terms(a[1:], w[1:], names, 3)} >= 0"
+        formulas = [("original", f"{_fmt(a[0])} {_terms(a[1:], w[1:], names, None)} >= 0"),
+                    ("scaled", f"{_fmt(w[0])} + (1/{p}) ({_terms(w[1:], w[1:], names, None)}) >= 0")]
+        children = _html_node(model, 2 * t, names, counts, mse, r2) + _html_node(model, 2 * t + 1, names, counts,
+                                                                                 mse, r2)
+    body = "".join(f'<div class="formula"><span class="units">{units}</span>{html.escape(text)}</div>'
+                   for units, text in formulas)
+    kind = "leaf" if tree.is_leaf(t) else "split"
+    return (f'<details class="node {kind}" id="node-{t}" data-node="{t}" open><summary>{html.escape(head)}'
+            f"</summary>{body}{children}</details>\n")
+
+
+def _html_importances(model, names):
+    import html
+
+    importances = getattr(model, "feature_importances_", None)
+    if importances is None:
+        return ""
+    rows = "".join(f'<tr><td class="name">{html.escape(names[j])}</td><td>{importances[j]:.4f}</td>'
+                   f'<td><span class="bar" style="width:{12 * importances[j] / max(importances.max(), 1e-300):.2f}em">'
+                   f"</span></td></tr>" for j in np.argsort(-importances, kind="stable"))
+    return ("<h2>Feature importances</h2>\n<p class=\"note\">sum over the splits t of m_t |omega_jt|, normalized "
+            "to 1: m_t is the share of the training rows reaching t (soft routing), omega_jt the split weight "
+            "in the scaled space.</p>\n<table><thead><tr><th>feature</th><th>importance</th><th></th></tr>"
+            f"</thead><tbody>{rows}</tbody></table>")
 
 
 def export_graphviz(model, feature_names=None, top=3, X=None, units="original") -> str:
     """Graphviz DOT source of the tree (one box per node, "yes"/"no" edges for left/right).
 
-    Splits show the hyperplane as its ``top`` largest-weight features, leaves
-    their linear model and every node its row count; ``units`` "original" (raw
-    feature units) or "scaled" (the model's space).  Render with
+    Splits show the hyperplane as its ``top`` largest-weight features (None:
+    all; ranked as :data:`RANKING` says), leaves their linear model and every
+    node its row count; ``units`` "original" (raw feature units) or "scaled"
+    (the model's space).  Render with
     :func:`render_graphviz` (needs the ``dot`` executable) or any Graphviz tool.
     """
     if units not in UNITS:
         raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
     tree = _tree(model)
     labels = _node_labels(model, feature_names, top, X, units)
-    title = f"{type(model).__name__} depth {tree.depth} ({units} units)"
+    title = f"{type(model).__name__} depth {tree.depth} ({units} units; {RANKING})"
     out = ["digraph srt {", f'  label="{_dot_escape(title)}"; labelloc=t;',
            '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
            '  edge [fontname="Helvetica", fontsize=9];']
@@ -391,4 +518,5 @@ def render_graphviz(dot_source: str, path, format: str = "png") -> None:
     subprocess.run([dot, f"-T{format}", "-o", str(path)], input=dot_source.encode(), check=True)
 
 
-__all__ = ["decision_path", "export_graphviz", "export_text", "original_units", "render_graphviz", "summary"]
+__all__ = ["RANKING", "decision_path", "export_graphviz", "export_html", "export_text", "original_units",
+           "render_graphviz", "summary"]

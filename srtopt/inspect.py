@@ -341,8 +341,8 @@ def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=Non
     captured = {}
     build = twin._algorithm
 
-    def algorithm():
-        algo = build()
+    def algorithm(progress=None):
+        algo = build(progress)
 
         def run_and_capture(problem, omega0, beta0):
             del algo.run  # capture_run calls the class's run

@@ -1,17 +1,30 @@
-"""Drawing a fitted tree with matplotlib (no Graphviz needed)."""
+"""Drawing a fitted tree with matplotlib (no Graphviz needed).
+
+The layout is computed from the rendered size of every label, in inches: each
+subtree gets a horizontal band as wide as its widest level, siblings' bands do
+not overlap, and a parent sits between its children inside its own band; each
+depth gets a row as tall as its tallest box.  So no box overlaps another,
+whatever the depth, the number of terms shown or the length of the feature
+names.  On a new figure the figure is sized to the layout; on a given ``ax`` the
+font shrinks until the layout fits the axes.
+"""
 
 from __future__ import annotations
 
-from .export import UNITS, _kind, _node_labels, _tree
+from .export import RANKING, UNITS, _kind, _node_labels, _tree
+
+GAP_X, GAP_Y, MARGIN, PAD = 2.5, 4.0, 1.5, 0.4  # between boxes, between rows, around, in the box: x font size
 
 
 def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original", fontsize=8):
     """Draw a fitted SRT, ORRT or MILO tree on ``ax`` (a new figure if None); return ``ax``.
 
-    Each branch node shows its split hyperplane as its ``top`` largest-weight
-    features ("go left iff ... >= 0", left edge "yes"), each leaf its linear
-    model, every node the training rows routed there by HBP (or the rows of
-    ``X``).  ``units``: "original" (raw feature units, y's units) or "scaled".
+    Each branch node shows its split hyperplane ("go left iff ... >= 0", left edge
+    "yes") with its ``top`` terms, one per line (None: every coefficient), each leaf
+    its linear model, every node the training rows routed there by HBP (or the rows
+    of ``X``).  Terms are ranked by their scale-free weight (:data:`srtopt.export.RANKING`).
+    ``units``: "original" (raw feature units, y's units) or "scaled".  The layout
+    sizes itself to the depth and the labels (see the module docstring).
     """
     import matplotlib.pyplot as plt
 
@@ -19,32 +32,96 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
         raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
     _kind(model)
     tree = _tree(model)
-    labels = _node_labels(model, feature_names, top, X, units)
+    labels = {t: "\n".join(lines) for t, lines in _node_labels(model, feature_names, top, X, units).items()}
+    title = f"{type(model).__name__}, depth {tree.depth} ({units} units)\n{RANKING}"
     if ax is None:
-        width = max(6.0, 2.6 * tree.n_leaves)
-        _, ax = plt.subplots(figsize=(width, 1.9 * (tree.depth + 1) + 0.6))
-
-    def position(t):
-        d = tree.node_depth(t)
-        return (t - 2**d + 0.5) / 2**d, -float(d)
-
-    for t in tree.branch_nodes:
-        x0, y0 = position(t)
-        for child, text in ((2 * t, "yes"), (2 * t + 1, "no")):
-            x1, y1 = position(child)
-            ax.plot([x0, x1], [y0, y1], color="0.55", lw=1, zorder=1)
-            ax.text((x0 + x1) / 2, (y0 + y1) / 2, text, ha="center", va="center", fontsize=fontsize - 1,
-                    color="0.3", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"}, zorder=2)
-    for t, lines in labels.items():
-        x, y = position(t)
-        color = "#e8f4e8" if tree.is_leaf(t) else "#e8eef8"
-        ax.text(x, y, "\n".join(lines), ha="center", va="center", fontsize=fontsize, family="monospace",
-                bbox={"boxstyle": "round,pad=0.4", "fc": color, "ec": "0.4"}, zorder=3)
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_ylim(-tree.depth - 0.6, 0.6)
-    ax.set_axis_off()
-    ax.set_title(f"{type(model).__name__}, depth {tree.depth} ({units} units)", fontsize=fontsize + 2)
+        _, ax = plt.subplots()
+        ax.set_position([0, 0, 1, 1])
+        boxes, width, height = _layout(ax, labels, tree, fontsize, title)
+        ax.figure.set_size_inches(width, height)
+    else:
+        boxes, width, height, fontsize = _fit_to_axes(ax, labels, tree, fontsize, title)
+    _draw(ax, boxes, tree, labels, title, (width, height), fontsize)
     return ax
 
 
-__all__ = ["plot_tree"]
+def _text_size(ax, text, fontsize, **style):
+    """(width, height) in inches of ``text`` as rendered at ``fontsize``."""
+    artist = ax.text(0, 0, text, fontsize=fontsize, **style)
+    extent = artist.get_window_extent(ax.figure.canvas.get_renderer())
+    artist.remove()
+    return extent.width / ax.figure.dpi, extent.height / ax.figure.dpi
+
+
+def _layout(ax, labels, tree, fontsize, title):
+    """({node: (x_center, y_top, width, height)}, total width, total height) in inches.
+
+    Every length is proportional to the font size, so the layout scales with it."""
+    em = fontsize / 72  # inches
+    pad, gap_x, gap_y, margin = 2 * PAD * em, GAP_X * em, GAP_Y * em, MARGIN * em
+    sizes = {t: tuple(v + pad for v in _text_size(ax, label, fontsize, family="monospace"))
+             for t, label in labels.items()}
+    band = {}  # width of the band of each subtree
+
+    def measure(t):
+        band[t] = sizes[t][0] if tree.is_leaf(t) else max(sizes[t][0], measure(2 * t) + gap_x + measure(2 * t + 1))
+        return band[t]
+
+    measure(1)
+    row_height = [max(sizes[t][1] for t in range(2**d, 2 ** (d + 1))) for d in range(tree.depth + 1)]
+    title_width, title_height = _text_size(ax, title, fontsize + 1)
+    row_top = [margin + title_height + gap_y / 2 + sum(row_height[:d]) + gap_y * d for d in range(tree.depth + 1)]
+    width, height = max(band[1], title_width) + 2 * margin, row_top[-1] + row_height[-1] + margin
+    boxes = {}
+
+    def place(t, left):
+        box_width = sizes[t][0]
+        if tree.is_leaf(t):
+            center = left + box_width / 2
+        else:
+            children = band[2 * t] + gap_x + band[2 * t + 1]
+            start = left + (band[t] - children) / 2
+            center_left = place(2 * t, start)
+            center_right = place(2 * t + 1, start + band[2 * t] + gap_x)
+            center = min(max((center_left + center_right) / 2, left + box_width / 2), left + band[t] - box_width / 2)
+        boxes[t] = (center, height - row_top[tree.node_depth(t)], box_width, sizes[t][1])
+        return center
+
+    place(1, (width - band[1]) / 2)
+    return boxes, width, height
+
+
+def _fit_to_axes(ax, labels, tree, fontsize, title):
+    """Layout on a given axes: the font shrinks until the layout fits the axes' size."""
+    bbox = ax.get_window_extent()
+    available = (bbox.width / ax.figure.dpi, bbox.height / ax.figure.dpi)
+    for _ in range(5):  # the layout scales about linearly with the font size: 1 or 2 rounds
+        boxes, width, height = _layout(ax, labels, tree, fontsize, title)
+        scale = min(available[0] / width, available[1] / height)
+        if scale >= 1:
+            break
+        fontsize *= 0.97 * scale
+    else:
+        raise ValueError(f"plot_tree: the tree does not fit on an axes of {available[0]:.2g} x "
+                         f"{available[1]:.2g} inches; give a larger axes or ax=None")
+    return boxes, width, height, fontsize
+
+
+def _draw(ax, boxes, tree, labels, title, size, fontsize):
+    """Edges with their "yes"/"no" labels in the gap between rows, the node boxes, the title."""
+    for t in tree.branch_nodes:
+        x0, top0, _, h0 = boxes[t]
+        for child, text in ((2 * t, "yes"), (2 * t + 1, "no")):
+            x1, top1, _, _ = boxes[child]
+            ax.plot([x0, x1], [top0 - h0, top1], color="0.55", lw=1, zorder=1)
+            ax.text((x0 + x1) / 2, (top0 - h0 + top1) / 2, text, ha="center", va="center", fontsize=0.9 * fontsize,
+                    color="0.3", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"}, zorder=2)
+    pad = PAD * fontsize / 72
+    for t, (x, top, _, _) in boxes.items():
+        color = "#e8f4e8" if tree.is_leaf(t) else "#e8eef8"
+        ax.text(x, top - pad, labels[t], ha="center", va="top", multialignment="left", fontsize=fontsize,
+                family="monospace", bbox={"boxstyle": f"round,pad={PAD}", "fc": color, "ec": "0.4"}, zorder=3)
+    ax.text(size[0] / 2, size[1] - MARGIN * fontsize / 72, title, ha="center", va="top", fontsize=fontsize + 1)
+    ax.set_xlim(0, size[0])
+    ax.set_ylim(0, size[1])
+    ax.set_axis_off()

@@ -30,3 +30,12 @@ def random_tree_problem(rng, depth, n=60, p=3):
     omega = 2 * rng.standard_normal((tree.n_branch, p + 1))
     beta = rng.standard_normal((tree.n_leaves, p + 1))
     return SRTProblem(X, y, tree, mu=1.3, lambda_w=0.05, lambda_b=0.02), omega, beta
+
+
+def load_frame(slug):
+    """(X as a DataFrame with the CSV's feature names, y) of a dataset in $SRTOPT_DATA (skips when absent)."""
+    import pandas as pd
+
+    load_csv(slug)  # skips the test when the file is missing
+    frame = pd.read_csv(DATA / f"{slug}.csv")
+    return frame.drop(columns="target"), frame["target"].to_numpy(dtype=float)

@@ -169,7 +169,42 @@ def test_export_graphviz_is_valid_dot(srt, milo):
         assert len(re.findall(r"^  n\d+ -> n\d+", dot, flags=re.M)) == 6
         assert 'a\\"q' in dot and 'a"q' not in dot.replace('a\\"q', "")
     assert "n=60" in export_graphviz(srt)
-    assert "(scaled units)" in export_graphviz(srt, units="scaled")
+    assert "(scaled units; terms in order of |raw coefficient| x training range" in export_graphviz(srt, units="scaled")
+
+
+def _names_in(line, names):
+    return re.findall(r"\*(" + "|".join(map(re.escape, names)) + r")\b", line)
+
+
+def test_every_view_ranks_terms_by_the_scale_free_weight(frame):
+    """Both lines of export_text and the DOT/plot labels list the features of a split or leaf in
+    the order of |scaled coefficient|, whatever the features' units (dose is ~1000x age)."""
+    from srtopt.export import _node_labels
+
+    X, y = frame
+    model = SoftRegressionTree(depth=2, max_iter=2, n_init=1, random_state=0).fit(X, y)
+    names = list(X.columns)
+    expected = {}
+    for t in range(1, 8):
+        row = model.omega_[t - 1, 1:] if t < 4 else model.beta_[t - 4, 1:]
+        expected[t] = [names[j] for j in np.argsort(-np.abs(row), kind="stable") if row[j] != 0]
+    split, leaf = original_units(model)
+    assert any(  # the raw coefficients alone would rank differently somewhere
+        [names[j] for j in np.argsort(-np.abs(r[1:]), kind="stable")] != expected[t]
+        for t, r in enumerate(list(split) + list(leaf), start=1))
+    text = export_text(model, top=None).splitlines()
+    assert "terms in order of |raw coefficient| x training range" in "\n".join(text[:5])
+    for t in range(1, 8):
+        i = next(i for i, line in enumerate(text) if re.match(rf"\s*(node|leaf) {t} ", line))
+        assert _names_in(text[i + 1], names) == expected[t]  # scaled line
+        assert _names_in(text[i + 2], names) == expected[t]  # original line
+    for units in ("original", "scaled"):
+        labels = _node_labels(model, None, None, None, units)
+        for t in range(1, 8):
+            assert _names_in("\n".join(labels[t]), names) == expected[t]
+    top1 = export_text(model, top=1)
+    assert all(f"*{expected[t][0]}" in top1 for t in range(1, 8))
+    assert "(2 more)" in top1
 
 
 def test_render_graphviz(srt, tmp_path):

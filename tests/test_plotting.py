@@ -1,4 +1,7 @@
-"""plot_tree draws every node with its split/leaf text and counts."""
+"""plot_tree: every node with its split/leaf text and counts, in a layout that sizes itself to the
+depth and the labels (checked from the rendered extents on real fits with long feature names)."""
+
+import itertools
 
 import matplotlib
 
@@ -10,6 +13,8 @@ import pytest  # noqa: E402
 
 from srtopt import MILOTreeRegressor, SoftRegressionTree  # noqa: E402
 from srtopt.plotting import plot_tree  # noqa: E402
+
+from .conftest import load_frame  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +29,62 @@ def srt(data):
     return SoftRegressionTree(depth=2, regularization=None, max_iter=1, n_init=1, random_state=0).fit(*data)
 
 
+@pytest.fixture(scope="module")
+def yacht_trees():
+    """Depth-3 and depth-4 SRTs on yacht, whose feature names are long (length_displacement_ratio, ...)."""
+    X, y = load_frame("yacht")
+    return {depth: SoftRegressionTree(depth=depth, max_iter=1, n_init=1, random_state=0).fit(X, y)
+            for depth in (3, 4)}
+
+
 def _texts(ax):
     return [t.get_text() for t in ax.texts]
+
+
+def _rendered_boxes(ax):
+    """{label: window extent of its drawn box} for the node boxes, and the extents of the other texts."""
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    nodes, others = {}, []
+    for text in ax.texts:
+        if text.get_text().startswith(("node ", "leaf ")):
+            nodes[text.get_text()] = text.get_bbox_patch().get_window_extent(renderer)
+        else:
+            others.append(text.get_window_extent(renderer))
+    return nodes, others
+
+
+def _assert_readable_layout(ax, n_nodes, frame):
+    nodes, others = _rendered_boxes(ax)
+    assert len(nodes) == n_nodes
+    boxes = list(nodes.values())
+    for a, b in itertools.combinations(boxes + others, 2):
+        assert not a.overlaps(b), (a, b)
+    for box in boxes + others:
+        assert frame.x0 - 0.5 <= box.x0 and box.x1 <= frame.x1 + 0.5, (box, frame)
+        assert frame.y0 - 0.5 <= box.y0 and box.y1 <= frame.y1 + 0.5, (box, frame)
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+@pytest.mark.parametrize("top, units", [(3, "original"), (None, "original"), (None, "scaled")])
+def test_no_box_overlaps_another_or_leaves_the_figure(yacht_trees, depth, top, units):
+    ax = plot_tree(yacht_trees[depth], top=top, units=units)
+    _assert_readable_layout(ax, 2 ** (depth + 1) - 1, ax.figure.bbox)
+    node_fonts = {t.get_fontsize() for t in ax.texts if t.get_text().startswith(("node ", "leaf "))}
+    assert node_fonts == {8}  # a new figure grows to the layout: the font stays readable
+    if top is None:  # every coefficient is shown: 6 features, no "... (k more)"
+        assert not any("more)" in s for s in _texts(ax))
+        leaf = next(s for s in _texts(ax) if s.startswith(f"leaf {2 ** depth} "))
+        assert leaf.count("*") == np.count_nonzero(yacht_trees[depth].beta_[0, 1:])
+    plt.close(ax.figure)
+
+
+def test_on_a_given_small_axes_the_font_shrinks_until_it_fits(yacht_trees):
+    fig, ax = plt.subplots(figsize=(12, 4))
+    assert plot_tree(yacht_trees[4], ax=ax) is ax
+    _assert_readable_layout(ax, 31, ax.get_window_extent())
+    assert max(t.get_fontsize() for t in ax.texts) < 8
+    plt.close(fig)
 
 
 def test_plot_tree_draws_every_node(srt, tmp_path):
@@ -37,7 +96,8 @@ def test_plot_tree_draws_every_node(srt, tmp_path):
         assert any(s.startswith(f"leaf {t}  n=") and "y = " in s for s in texts)
     assert texts.count("yes") == 3 and texts.count("no") == 3
     assert any("alpha" in s or "beta" in s or "gamma" in s for s in texts)
-    assert "original units" in ax.get_title()
+    assert any("(original units)" in s and "terms in order of |raw coefficient| x training range" in s
+               for s in texts)
     ax.figure.savefig(tmp_path / "tree.png", dpi=60)
     assert (tmp_path / "tree.png").stat().st_size > 1000
     plt.close(ax.figure)

@@ -16,10 +16,13 @@ COMMANDS = ("srtopt.cli.demo", "srtopt.cli.experiments", "srtopt.cli.models")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
     parser = argparse.ArgumentParser(
         prog="srtopt",
         description="Soft Regression Trees trained by node-based decomposition (NODEC-DR).",
     )
+    parser.add_argument("--version", action="version", version=f"srtopt {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(name).register(subparsers)

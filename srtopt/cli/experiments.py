@@ -10,6 +10,7 @@ import sys
 
 def register(subparsers) -> None:
     from srtopt.datasets import DATASETS
+    from srtopt.experiments.methods import method_names
 
     bench = subparsers.add_parser(
         "bench",
@@ -28,7 +29,7 @@ def register(subparsers) -> None:
     bench.add_argument("--depths", nargs="+", type=int, default=[2, 3], metavar="D",
                        help="tree depths")
     bench.add_argument("--methods", nargs="+", default=["srt-l2", "cart", "rf"], metavar="NAME",
-                       help="methods: srt, srt-l2, orrt, milo, cart, rf, or any registered with "
+                       help=f"methods: {', '.join(method_names())}, or any registered with "
                             "srtopt.experiments.register_method (see --plugin)")
     bench.add_argument("--params", action="append", default=[], metavar="METHOD=JSON",
                        help='keyword arguments of a method\'s factory, e.g. rf=\'{"n_estimators": 50}\'; '

@@ -2,7 +2,7 @@
 
     srtopt fit data.csv --target y --depth 3 --out model.json
     srtopt predict model.json data.csv --out preds.csv
-    srtopt show model.json --format text|dot|png [--out FILE]
+    srtopt show model.json --format text|dot|png|html [--out FILE]
 
 User mistakes raise ValueError / FileNotFoundError / KeyError with one clear
 line; the dispatcher (:mod:`srtopt.cli`) prints it and exits with status 2.
@@ -20,6 +20,7 @@ def register(subparsers) -> None:
         description="Fit a SoftRegressionTree on the numeric columns of a CSV file (header row "
                     "required) and save it (versioned JSON). Progress per macro iteration on stderr.")
     fit.add_argument("data", help="CSV file with a header row")
+    fit.add_argument("--sep", default=None, help=SEP_HELP)
     fit.add_argument("--target", required=True, help="name of the column to predict")
     fit.add_argument("--depth", type=int, default=2, help="tree depth D (default 2)")
     fit.add_argument("--out", required=True, help="where to write the model (JSON)")
@@ -42,30 +43,60 @@ def register(subparsers) -> None:
                     "columns are taken by name (other columns are ignored).")
     predict.add_argument("model", help="model file written by 'srtopt fit'")
     predict.add_argument("data", help="CSV file with a header row")
+    predict.add_argument("--sep", default=None, help=SEP_HELP)
     predict.add_argument("--out", default=None, help="CSV file for the predictions (default: stdout)")
     predict.add_argument("--column", default="prediction", help="name of the prediction column")
     predict.set_defaults(func=run_predict)
 
     show = subparsers.add_parser(
-        "show", help="print or draw a saved model",
+        "show", help="print, draw or write a web page of a saved model",
         description="Show a saved model as an indented text tree (scaled and original units), "
-                    "Graphviz DOT source, or a PNG drawn with matplotlib.")
+                    "Graphviz DOT source, a PNG drawn with matplotlib, or one self-contained HTML page "
+                    "(collapsible nodes, every formula in full, a form that routes a row). Terms are "
+                    "ranked by |raw coefficient| x the feature's training range (scale-free).")
     show.add_argument("model", help="model file written by 'srtopt fit'")
-    show.add_argument("--format", choices=("text", "dot", "png"), default="text")
+    show.add_argument("--format", choices=("text", "dot", "png", "html"), default="text")
     show.add_argument("--out", default=None, help="output file (required for png; default stdout)")
-    show.add_argument("--top", type=int, default=3, help="terms shown per split/leaf (default 3)")
+    show.add_argument("--top", type=_top, default=3,
+                      help="terms shown per split/leaf in text, dot and png: a number (default 3) or 'all' "
+                           "(the HTML page always shows every term)")
     show.set_defaults(func=run_show)
 
 
 # ---------------------------------------------------------------------- helpers
-def _read_csv(path):
+SEP_HELP = ("field separator of the CSV file, e.g. ';' or 'tab' (default: detected from the first lines "
+            "among , ; tab |)")
+SEPARATORS = ",;\t|"
+
+
+def _top(text):
+    """--top: a number of terms, or 'all' (None)."""
+    return None if text == "all" else int(text)
+
+
+def _separator(path, sep):
+    """The field separator: ``sep`` as given ('tab' or '\\t' for a tab), else sniffed from the file's
+    first lines among , ; tab | (a comma when nothing else fits, e.g. a single column)."""
+    import csv
+
+    if sep is not None:
+        return "\t" if sep in ("tab", "\\t") else sep
+    with open(path, newline="", errors="replace") as handle:
+        sample = handle.read(64 * 1024)
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=SEPARATORS).delimiter
+    except csv.Error:
+        return ","
+
+
+def _read_csv(path, sep=None):
     import pandas as pd
 
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"data file {str(path)!r} not found")
     try:
-        frame = pd.read_csv(path)
+        frame = pd.read_csv(path, sep=_separator(path, sep))
     except pd.errors.EmptyDataError:
         raise ValueError(f"data file {str(path)!r} is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -110,10 +141,15 @@ def _regularization(text):
 
 
 # ------------------------------------------------------------------------ fit
+PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the training objective (eq. obj), "
+                   "leaf share min/max = the smallest and largest fraction of the training rows that HBP "
+                   "routes to a single leaf (min 0: an empty leaf; max 1: every row in one leaf)")
+
+
 def run_fit(args) -> int:
     from ..estimators import SoftRegressionTree
 
-    frame = _read_csv(args.data)
+    frame = _read_csv(args.data, args.sep)
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
     if args.target not in columns:
@@ -135,8 +171,8 @@ def run_fit(args) -> int:
                                random_state=args.random_state, verbose=0 if args.quiet else 1)
     model._check_params()  # a bad parameter is reported before the progress header
     if not args.quiet:
-        print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features",
-              file=sys.stderr, flush=True)
+        print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features\n"
+              f"{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
     model.fit(X, y)
     model.save(out)
     print(f"saved {out} (training R^2 {model.score(X, y):.4f}, stopped by {model.stopped_by_})")
@@ -148,7 +184,7 @@ def run_predict(args) -> int:
     from ..persistence import load
 
     model = load(args.model)
-    frame = _read_csv(args.data)
+    frame = _read_csv(args.data, args.sep)
     frame.columns = [str(c) for c in frame.columns]
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
@@ -180,8 +216,18 @@ def run_show(args) -> int:
     from ..persistence import load
 
     model = load(args.model)
-    if args.top < 1:
-        raise ValueError(f"--top must be >= 1, got {args.top}")
+    if args.top is not None and args.top < 1:
+        raise ValueError(f"--top must be >= 1 or 'all', got {args.top}")
+    if args.format == "html":
+        from ..export import export_html
+
+        page = export_html(model)
+        if args.out is None:
+            sys.stdout.write(page)
+        else:
+            _out_path(args.out).write_text(page, encoding="utf-8")
+            print(f"wrote {args.out}", file=sys.stderr)
+        return 0
     if args.format == "png":
         if args.out is None:
             raise ValueError("--format png needs --out FILE.png")

@@ -15,6 +15,7 @@ import contextlib
 import io
 import logging
 import math
+import sys
 import time
 import warnings
 from numbers import Integral, Real
@@ -380,8 +381,9 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         Extra options passed verbatim to the solver.
     keep_model : bool, default=True
         Keep the ``MILOTree`` (Pyomo model with the solution loaded) in ``model_``.
-    verbose : bool, default=False
-        Stream the solver log.
+    verbose : int, default=0
+        >= 1: the steps on stderr (model built, warm start, solve, result) and the
+        MILP solver's own log (HiGHS prints a line every few seconds while it works).
 
     Attributes
     ----------
@@ -424,7 +426,7 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         threads=1,
         solver_options=None,
         keep_model=True,
-        verbose=False,
+        verbose=0,
     ):
         self.depth = depth
         self.l1 = l1
@@ -519,6 +521,7 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
             intercept_bound=self.intercept_bound, min_samples_leaf=self.min_samples_leaf,
         )
         self.build_seconds_ = time.perf_counter() - t0
+        self._say(f"MILO tree of depth {D} on {N} rows x {p} features: model built in {self.build_seconds_:.2f} s")
 
         start = None
         self.warm_start_objective_ = float("nan")
@@ -547,6 +550,8 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
             options["random_seed"] = int(check_random_state(self.random_state).randint(2**31 - 1))
         options.update(self.solver_options or {})
         remaining = max(self.time_limit - (time.perf_counter() - t0), 0.1 * self.time_limit)
+        self._say(f"warm start {ws}: objective {self.warm_start_objective_:.6g}; solving with {self.solver} for "
+                  f"at most {remaining:.1f} s (time_limit {self.time_limit:g} s); the solver's log follows")
         ts = time.perf_counter()
         if self.solver in ("highs", "appsi_highs"):
             status, has_sol, obj, bound = _solve_highs(
@@ -614,7 +619,13 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         )
         self.model_ = milo if self.keep_model else None
         self.fit_seconds_ = time.perf_counter() - t0
+        self._say(f"done in {self.fit_seconds_:.1f} s: {self.solver_status_}, objective {self.objective_:.6g}, "
+                  f"MIP gap {self.mip_gap_:.3g}")
         return self
+
+    def _say(self, text):
+        if self.verbose:
+            print(text, file=sys.stderr, flush=True)
 
     # --------------------------------------------------------------- predict
     def apply(self, X):

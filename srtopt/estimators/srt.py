@@ -103,8 +103,11 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         Each is called after every inner iteration with its
         :class:`~srtopt.training.nodec.InnerIteration` record.
     verbose : int, default=0
-        1: one line per macro iteration on stderr (E, the smallest and largest
-        share of the training rows routed to a leaf by HBP, seconds).
+        Progress on stderr.  1: a line when the initialization starts and ends, one
+        per macro iteration (E, the smallest and largest share of the training rows
+        routed to a leaf by HBP, seconds), and one for the current inner iteration
+        whenever 5 s passed without a line; 2: also one per inner iteration (node t,
+        E before, after the BN step and after the LN step, and which update each took).
     random_state : int, RandomState or None
         Seeds the initialization (the only random part).
 
@@ -165,9 +168,12 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
         problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree,
                              float(self.mu), lambda_w, lambda_b, weights)
+        progress = _Progress(self.verbose, problem, self.n_init) if self.verbose else None
         omega0, beta0, self.init_davies_bouldin_ = cluster_initialization(problem, self.n_init,
                                                                           self.random_state)
-        result = self._algorithm().run(problem, omega0, beta0)
+        if progress:
+            progress.initialized(omega0, beta0, self.init_davies_bouldin_)
+        result = self._algorithm(progress).run(problem, omega0, beta0)
         self.omega_, self.beta_ = result.omega, result.beta
         self.objective_, self.n_iter_ = result.objective, result.n_macro
         self.history_ = [record.as_dict() for record in result.history]
@@ -178,15 +184,14 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
             print(f"stopped by time_limit after {len(self.history_)} inner iterations", file=sys.stderr)
         return self
 
-    def _algorithm(self) -> NodecGS:
+    def _algorithm(self, progress=None) -> NodecGS:
         """NODEC-DR as a configuration of NODEC-GS (solver objects built here, not in __init__)."""
         thresholds = Thresholds(self.eps1, self.eps2, self.eps3, self.zeta)
         bn = BranchStep(make_solver("bn", self.bn_solver), make_solver("wlr", self.wlr_solver),
                         thresholds, self.theta_w, self.k0, self.tau, wlr_C=self.wlr_C)
         ln = LeafStep(make_solver("ln", self.ln_solver), self.theta_b, self.k0)
         callbacks = list(self.callbacks or ())
-        if self.verbose:
-            progress = _Progress()
+        if progress:
             ln, callbacks = progress.watch(ln), callbacks + [progress]
         return NodecGS(subtree_working_sets, bn, ln, MaxMacroIterations(self.max_iter, self.time_limit),
                        thresholds.decay, callbacks)
@@ -256,23 +261,40 @@ def _positive(name, value):
 
 
 class _Progress:
-    """verbose=1: one stderr line per macro iteration (E, min/max leaf share, seconds).
-    Watches the LN step to see the current omega (the records carry no parameters)."""
+    """Progress lines on stderr (see ``verbose``).  Watches the LN step to see the current omega
+    (the history records carry no parameters)."""
 
-    def __init__(self):
-        self.start, self.problem, self.omega = time.perf_counter(), None, None
+    QUIET_SECONDS = 5.0  # at verbose=1, the longest time without a line during a macro iteration
+
+    def __init__(self, verbose, problem, n_init):
+        self.verbose, self.problem, self.omega = verbose, problem, None
+        self.start = self.last = time.perf_counter()
+        self.say(f"initialization: {n_init} x hierarchical 2-means into {problem.tree.n_leaves} leaves on "
+                 f"{len(problem.y)} rows")
+
+    def say(self, text):
+        self.last = time.perf_counter()
+        print(f"{text}, {self.last - self.start:.2f} s", file=sys.stderr, flush=True)
+
+    def initialized(self, omega, beta, davies_bouldin):
+        self.say(f"initialized: E = {self.problem.objective(omega, beta):.6g}, Davies-Bouldin index "
+                 f"{davies_bouldin:.4g}")
 
     def watch(self, ln_step):
         def step(problem, omega, beta, t, W_L, k):
-            self.problem, self.omega = problem, omega
+            self.omega = omega
             return ln_step(problem, omega, beta, t, W_L, k)
         return step
 
     def __call__(self, record):
         tree = self.problem.tree
+        if self.verbose >= 2 or time.perf_counter() - self.last >= self.QUIET_SECONDS:
+            self.say(f"  macro {record.macro + 1}, inner iteration {record.k + 1} (node {record.node} of "
+                     f"{tree.n_branch}): E = {record.E_before:.6g} -> BN {record.E_after_bn:.6g} "
+                     f"({record.bn.get('update', '?')}) -> LN {record.E_after:.6g} ({record.ln.get('update', '?')})")
         if record.node != tree.branch_nodes[-1]:
             return
         leaves = self.problem.hbp_leaves(self.omega)
         share = np.bincount(tree.leaf_rows(leaves), minlength=tree.n_leaves) / len(leaves)
-        print(f"macro {record.macro + 1}: E = {record.E_after:.6g}, leaf share min {share.min():.3f} "
-              f"max {share.max():.3f}, {time.perf_counter() - self.start:.2f} s", file=sys.stderr, flush=True)
+        self.say(f"macro {record.macro + 1}: E = {record.E_after:.6g}, leaf share min {share.min():.3f} "
+                 f"max {share.max():.3f}")

@@ -41,6 +41,9 @@ def test_fit_saves_a_model_and_reports_progress(workdir, fitted):
     progress = [line for line in err.splitlines() if line.startswith("macro ")]
     assert len(progress) == 2
     assert all(re.fullmatch(r"macro \d: E = \S+, leaf share min \S+ max \S+, \S+ s", line) for line in progress)
+    # the header says what "leaf share" is; the first line comes before the initialization
+    assert "leaf share min/max = the smallest and largest fraction of the training rows that HBP routes" in err
+    assert err.splitlines()[2].startswith("initialization: 1 x hierarchical 2-means into 4 leaves on 50 rows")
     model = srtopt.load(workdir / "model.json")
     assert model.depth == 2 and model.feature_names_in_.tolist() == ["temp", "load", "speed"]
 
@@ -88,7 +91,7 @@ def test_show_text_dot_png(workdir, fitted, capsys):
     (["predict", "{d}/data.csv", "{d}/data.csv"], "model file '{d}/data.csv' is not valid JSON"),
     (["predict", "{d}/model.json", "{d}/text.csv"], "'{d}/text.csv' lacks the model's feature column(s) 'temp', 'load', 'speed'"),
     (["show", "{d}/model.json", "--format", "png"], "--format png needs --out FILE.png"),
-    (["show", "{d}/model.json", "--top", "0"], "--top must be >= 1, got 0"),
+    (["show", "{d}/model.json", "--top", "0"], "--top must be >= 1 or 'all', got 0"),
 ])
 def test_user_mistakes_print_one_line(workdir, fitted, capsys, argv, message):
     d = str(workdir)
@@ -105,10 +108,61 @@ def test_user_mistakes_print_one_line(workdir, fitted, capsys, argv, message):
 
 def test_help_lists_the_options(capsys):
     for command, options in (("fit", ["--target", "--depth", "--out", "--regularization", "--max-iter",
-                                      "--n-init", "--time-limit", "--random-state", "--quiet"]),
-                             ("predict", ["--out", "--column"]), ("show", ["--format", "--out", "--top"])):
+                                      "--n-init", "--time-limit", "--random-state", "--quiet", "--sep"]),
+                             ("predict", ["--out", "--column", "--sep"]),
+                             ("show", ["--format", "--out", "--top", "html"])):
         with pytest.raises(SystemExit) as exit_:
             main([command, "--help"])
         assert exit_.value.code == 0
         text = capsys.readouterr().out
         assert all(option in text for option in options)
+
+
+def test_show_html_writes_one_self_contained_page(workdir, fitted, capsys):
+    model = str(workdir / "model.json")
+    assert main(["show", model, "--format", "html", "--out", str(workdir / "tree.html")]) == 0
+    page = (workdir / "tree.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count('<details class="node') == 7
+    assert not re.search(r"(src|href)=|://|@import|url\(", page)  # nothing to fetch at view time
+    assert main(["show", model, "--format", "html"]) == 0
+    assert capsys.readouterr().out == page
+
+
+def test_show_top_all_prints_every_term(workdir, fitted, capsys):
+    assert main(["show", str(workdir / "model.json"), "--top", "all"]) == 0
+    text = capsys.readouterr().out
+    assert "more)" not in text
+    assert main(["show", str(workdir / "model.json"), "--top", "1"]) == 0
+    assert "(2 more)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("sep, option", [(";", []), ("\t", []), ("|", []), (";", ["--sep", ";"]),
+                                         ("\t", ["--sep", "tab"])])
+def test_fit_and_predict_read_other_separators(workdir, fitted, capsys, sep, option):
+    frame = pd.read_csv(workdir / "data.csv")
+    path = workdir / "other.csv"
+    frame.to_csv(path, sep=sep, index=False)
+    assert main(["predict", str(workdir / "model.json"), str(path), *option]) == 0
+    preds = [float(v) for v in capsys.readouterr().out.splitlines()[1:]]
+    np.testing.assert_allclose(preds, srtopt.load(workdir / "model.json").predict(frame.drop(columns="y")),
+                               rtol=1e-12)
+    assert main(["fit", str(path), "--target", "y", "--out", str(workdir / "m2.json"), "--max-iter", "1",
+                 "--n-init", "1", "--quiet", *option]) == 0
+    assert srtopt.load(workdir / "m2.json").feature_names_in_.tolist() == ["temp", "load", "speed"]
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"srtopt {srtopt.__version__}"
+
+
+def test_bench_help_names_every_registered_method(capsys):
+    from srtopt.experiments import method_names
+
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "srt-l2-literal" in method_names()
+    assert f"methods: {', '.join(method_names())}," in text

@@ -162,3 +162,16 @@ def test_without_start_or_incumbent_returns_a_feasible_tree():
     assert est.solver_status_.startswith("no_incumbent")
     assert (est.split_feature_ == -1).all() and set(est.apply(X)) == {7}
     assert np.isfinite(est.predict(X)).all()
+
+
+def test_verbose_prints_the_steps_and_the_solver_log(capfd):
+    X, y, _ = planted(30)
+    MILOTreeRegressor(depth=1, time_limit=2.0, random_state=0, verbose=1).fit(X, y)
+    out, err = capfd.readouterr()
+    steps = err.splitlines()
+    assert steps[0].startswith("MILO tree of depth 1 on 30 rows x 3 features: model built in")
+    assert steps[1].startswith("warm start cart: objective") and "the solver's log follows" in steps[1]
+    assert steps[-1].startswith("done in")
+    assert "HiGHS" in out and "MIP" in out  # the solver's own log
+    MILOTreeRegressor(depth=1, time_limit=2.0, random_state=0).fit(X, y)
+    assert capfd.readouterr() == ("", "")

@@ -87,3 +87,36 @@ def test_yacht_paper_protocol_one_fold():
     train, test = next(KFold(4, shuffle=True, random_state=0).split(X))
     model = SoftRegressionTree(depth=2, random_state=0).fit(X[train], y[train])
     assert model.score(X[test], y[test]) >= 0.95
+
+
+def _progress(capsys, toy, **params):
+    model = SoftRegressionTree(depth=2, max_iter=2, n_init=1, random_state=0, **params).fit(*toy)
+    return model, capsys.readouterr().err.splitlines()
+
+
+def test_verbose_1_one_line_per_macro_iteration_and_none_silent_for_long(toy, capsys, monkeypatch):
+    model, lines = _progress(capsys, toy, verbose=1)
+    assert lines[0].startswith("initialization: 1 x hierarchical 2-means into 4 leaves on 80 rows")
+    assert lines[1].startswith(f"initialized: E = {model.history_[0]['E_before']:.6g}, Davies-Bouldin index")
+    macro = [line for line in lines if line.startswith("macro ")]
+    assert len(lines) == 4 and len(macro) == 2
+    assert macro[-1].startswith(f"macro 2: E = {model.history_[-1]['E_after']:.6g}, leaf share min")
+    from srtopt.estimators import srt
+
+    monkeypatch.setattr(srt._Progress, "QUIET_SECONDS", 0.0)  # every inner iteration is "too long"
+    _, lines = _progress(capsys, toy, verbose=1)
+    assert sum(line.startswith("  macro ") for line in lines) == 6
+
+
+def test_verbose_2_one_line_per_inner_iteration(toy, capsys):
+    model, lines = _progress(capsys, toy, verbose=2)
+    inner = [line for line in lines if line.startswith("  macro ")]
+    assert len(inner) == len(model.history_) == 6
+    for line, record in zip(inner, model.history_):
+        assert line.startswith(f"  macro {record['macro'] + 1}, inner iteration {record['k'] + 1} "
+                               f"(node {record['node']} of 3): E = {record['E_before']:.6g} -> "
+                               f"BN {record['E_after_bn']:.6g} ({record['bn']['update']}) -> "
+                               f"LN {record['E_after']:.6g} ({record['ln']['update']})")
+    assert sum(line.startswith("macro ") for line in lines) == 2
+    _, lines = _progress(capsys, toy)
+    assert lines == []  # verbose=0 prints nothing

@@ -1,0 +1,198 @@
+"""export_html in a real headless Chromium (Debian's chromium and chromium-driver; .ci/run installs
+them): the page loads with no console error, shows every node, folds and unfolds subtrees, and routes a
+row given in the address or typed into the form exactly as the model does.  The set-up saves a
+screenshot of the page to docs/html_view.png."""
+
+import re
+import tempfile
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+import pytest
+
+from srtopt import ORRTRegressor, SoftRegressionTree, kernels
+from srtopt.export import export_html
+from srtopt.tree import Tree
+
+from .conftest import load_frame
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "html_view.png"
+
+
+@pytest.fixture(scope="module")
+def auto_mpg():
+    return load_frame("auto_mpg")
+
+
+@pytest.fixture(scope="module")
+def srt(auto_mpg):
+    """The tree of docs/tree.png: depth 3, defaults, random_state=0, on all of auto_mpg."""
+    return SoftRegressionTree(depth=3, random_state=0).fit(*auto_mpg)
+
+
+@pytest.fixture(scope="module")
+def pages(srt, auto_mpg, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("html")
+    orrt = ORRTRegressor(depth=2, mu=1.0, solver="slsqp", max_iter=30, random_state=0).fit(*auto_mpg)
+    export_html(srt, folder / "srt.html")
+    export_html(orrt, folder / "orrt.html", X=auto_mpg[0], y=auto_mpg[1])
+    return {"srt": (srt, folder / "srt.html"), "orrt": (orrt, folder / "orrt.html")}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed: the browser test needs Debian's chromium and "
+                    f"chromium-driver (apt-get install chromium chromium-driver; .ci/run installs them)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000",
+                 f"--user-data-dir={tempfile.mkdtemp(prefix='srtopt-chromium-')}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    yield driver
+    driver.quit()
+
+
+def _open(browser, path, query=None):
+    browser.get(path.as_uri() + ("?" + query if query else ""))
+    browser.find_element("id", "tree")  # the document is there
+    return browser
+
+
+def _console_errors(browser):
+    return [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
+
+
+def _row_query(X, i):
+    return urlencode({name: repr(float(value)) for name, value in X.iloc[i].items()})
+
+
+def _path(browser):
+    rows = browser.find_elements("css selector", "#path-table tbody tr")
+    return [(int(row.get_attribute("data-node")),
+             float(row.find_element("css selector", "[data-p-left]").get_attribute("data-p-left")))
+            for row in rows]
+
+
+def _check_route(browser, model, row):
+    """The page's HBP path, branch probabilities, leaf probabilities and prediction for ``row``
+    (a one-row DataFrame)."""
+    depth = model.get_depth()
+    Xs = model.scaler_.transform(row.to_numpy())
+    S = kernels.split_probabilities(kernels.split_design(Xs), model.omega_, model.mu)[0]
+    leaf = int(kernels.hbp_leaves(kernels.split_design(Xs), model.omega_, Tree(depth))[0])
+    nodes = [leaf >> (depth - d) for d in range(depth)]
+    path = _path(browser)
+    assert [node for node, _ in path] == nodes
+    np.testing.assert_allclose([p for _, p in path], S[np.array(nodes) - 1], rtol=1e-12)
+    result = browser.find_element("id", "result")
+    assert int(result.get_attribute("data-leaf")) == leaf
+    np.testing.assert_allclose(float(result.get_attribute("data-prediction")), model.predict(row)[0], rtol=1e-12)
+    shown = [float(cell.get_attribute("data-leaf-probability"))
+             for cell in browser.find_elements("css selector", "[data-leaf-probability]")]
+    np.testing.assert_allclose(shown, model.leaf_probabilities(row)[0], rtol=1e-10, atol=1e-300)
+    on_path = {int(d.get_attribute("data-node")) for d in browser.find_elements("css selector", "details.on-path")}
+    assert on_path == set(nodes) | {leaf}
+
+
+@pytest.fixture(scope="module")
+def screenshot(browser, pages, auto_mpg):
+    """Set-up: the page with the first row routed and every node off its path folded, saved to docs/."""
+    _, path = pages["srt"]
+    _open(browser, path, _row_query(auto_mpg[0], 0))
+    browser.find_element("id", "collapse-all").click()
+    browser.find_element("id", "route").click()
+    browser.save_screenshot(str(SCREENSHOT))
+    return SCREENSHOT
+
+
+def test_page_loads_without_console_errors_and_shows_every_node(browser, pages, screenshot):
+    assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    _open(browser, pages["srt"][1])
+    assert _console_errors(browser) == []
+    summaries = browser.find_elements("css selector", "details.node > summary")
+    assert len(summaries) == 15 and all(s.is_displayed() for s in summaries)
+    texts = [s.text for s in summaries]
+    assert texts[0].startswith("node 1 · 392 rows (100.0 %) · go left (to 2) if")
+    assert sum(t.startswith("leaf ") and "leaf R^2" in t for t in texts) == 8
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    page = browser.page_source
+    assert "terms in order of |raw coefficient| x training range" in page
+    assert "Feature importances" in page and "m_t |omega_jt|" in page
+
+
+def test_every_formula_in_full_in_both_units(browser, pages):
+    model, path = pages["srt"]
+    _open(browser, path)
+    formulas = [f.text for f in browser.find_elements("css selector", ".formula")]
+    assert len(formulas) == 30  # 15 nodes x (original, scaled)
+    names = list(model.feature_names_in_)
+    for text in formulas:  # every feature appears in every formula: no "... (k more)"
+        assert "more)" not in text and all(f"*{name}" in text for name in names), text
+
+
+def test_subtrees_fold_and_unfold(browser, pages):
+    _open(browser, pages["srt"][1])
+
+    def visible(node):
+        return browser.find_element("css selector", f"#node-{node} > summary").is_displayed()
+
+    browser.find_element("css selector", "#node-2 > summary").click()
+    assert visible(2) and not visible(4) and not visible(9) and visible(3) and visible(12)
+    browser.find_element("css selector", "#node-2 > summary").click()
+    assert visible(4) and visible(9)
+    browser.find_element("id", "collapse-all").click()
+    assert visible(1) and not visible(2)
+    browser.find_element("id", "expand-all").click()
+    assert all(visible(t) for t in range(1, 16))
+    assert _console_errors(browser) == []
+
+
+@pytest.mark.parametrize("i", [0, 57, 200, 391])
+def test_a_row_in_the_address_shows_its_hbp_path(browser, pages, auto_mpg, i):
+    model, path = pages["srt"]
+    X = auto_mpg[0]
+    _open(browser, path, _row_query(X, i))
+    _check_route(browser, model, X.iloc[[i]])
+    _open(browser, path, "row=" + ",".join(repr(float(v)) for v in X.to_numpy()[i]))
+    _check_route(browser, model, X.iloc[[i]])
+    assert _console_errors(browser) == []
+
+
+def test_a_row_typed_into_the_form(browser, pages, auto_mpg):
+    model, path = pages["srt"]
+    _open(browser, path)
+    assert browser.find_element("id", "path-table").is_displayed() is False
+    row = auto_mpg[0].iloc[[123]]
+    for j, value in enumerate(row.to_numpy()[0]):
+        field = browser.find_element("id", f"x-{j}")
+        field.clear()
+        field.send_keys(repr(float(value)))
+    browser.find_element("id", "route").click()
+    _check_route(browser, model, row)
+    field = browser.find_element("id", "x-3")
+    field.clear()
+    browser.find_element("id", "route").click()
+    assert browser.find_element("id", "row-error").text == "not a number: weight"
+    assert _console_errors(browser) == []
+
+
+def test_orrt_page_predicts_with_every_leaf(browser, pages, auto_mpg):
+    model, path = pages["orrt"]
+    X = auto_mpg[0]
+    _open(browser, path, _row_query(X, 10))
+    _check_route(browser, model, X.iloc[[10]])
+    assert "ORRT predicts sum_t P_it y_t(x) over all leaves" in browser.page_source
+    leaves = [browser.find_element("css selector", f"#node-{t} > summary").text for t in range(4, 8)]
+    assert all(re.search(r"leaf R\^2 ([-\d.e]+|n/a) · MSE", text) for text in leaves)
+    assert any(re.search(r"leaf R\^2 [-\d.]+ ·", text) for text in leaves)
+    assert _console_errors(browser) == []
