@@ -1,7 +1,18 @@
 """srtopt: Soft Regression Trees and the NODEC decomposition training algorithm.
 
 Paper: Consolo, Amaldi, Manno, "Soft regression trees: a model variant and a
-decomposition training algorithm".
+decomposition training algorithm".  Design notes: ``docs/design.md``.
+
+>>> import numpy as np
+>>> import srtopt
+>>> rng = np.random.default_rng(0)
+>>> X = rng.random((200, 3))
+>>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+>>> tree = srtopt.SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+>>> tree.predict(X[:5]).shape, tree.get_n_leaves()
+((5,), 4)
+>>> bool(tree.score(X, y) > 0.9)
+True
 """
 
 from __future__ import annotations
@@ -21,6 +32,12 @@ def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):
 
     ``omega`` has shape (2^D - 1, p + 1) and ``beta`` (2^D, p + 1); column 0 holds
     the intercepts.
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0.0], [1.0]]), np.array([1.0, -1.0])
+    >>> # depth 1, a split at 0: each point gets probability 1/2 of leaf 2 (y = 1) and of leaf 3 (y = -1)
+    >>> float(srt_objective(X, y, omega=np.zeros((1, 2)), beta=np.array([[1.0, 0.0], [-1.0, 0.0]])))
+    2.0
     """
     X, y = np.asarray(X, float), np.asarray(y, float)
     omega, beta = np.asarray(omega, float), np.asarray(beta, float)

@@ -139,6 +139,16 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
     raw feature units and y's units, "scaled" = ``omega_``/``beta_`` rows as
     stored), ``leaf_mse`` and ``leaf_r2`` (training MSE in y's units and R^2 of
     the leaf's linear model on its rows; with X and y given, on those rows).
+
+    >>> import numpy as np
+    >>> from srtopt import SoftRegressionTree
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((200, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> table = summary(tree)
+    >>> list(table["kind"]), int(table.loc[0, "n_samples"])
+    (['split', 'split', 'split', 'leaf', 'leaf', 'leaf', 'leaf'], 200)
     """
     import pandas as pd
 
@@ -230,6 +240,26 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
     feature's training range), so both lines list the same features in the same
     order; ``top`` (None: all) keeps the first ones.  Node counts are the training
     rows routed there by HBP (stored at fit) or, with ``X``, the rows of X.
+
+    >>> import numpy as np
+    >>> from srtopt import SoftRegressionTree
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((200, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> text = export_text(tree, feature_names=["dose", "age", "weight"])
+    >>> print(text.splitlines()[0])
+    SoftRegressionTree(depth=2), 3 features
+    >>> for line in text.splitlines():
+    ...     if line.lstrip().startswith(("node", "leaf")):
+    ...         print(line)
+    node 1 [200 rows]: go left (to 2) if
+      node 2 [... rows]: go left (to 4) if
+        leaf 4 [... rows]:
+        leaf 5 [... rows]:
+      node 3 [... rows]: go left (to 6) if
+        leaf 6 [... rows]:
+        leaf 7 [... rows]:
     """
     if units not in UNITS + ("both",):
         raise ValueError(f"units must be 'both', 'original' or 'scaled', got {units!r}")
@@ -371,6 +401,16 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
     units (or in the address, ``?name=value&...`` or ``?row=v1,v2,...``): its HBP path with
     the split value u, the branch probabilities p and their product along the path, the
     leaf probabilities P_it and the prediction.
+
+    >>> import numpy as np
+    >>> from srtopt import SoftRegressionTree
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((200, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> page = export_html(tree)
+    >>> page.startswith("<!DOCTYPE html>"), page.count('<details class="node')
+    (True, 7)
     """
     import html
     import json

@@ -318,7 +318,22 @@ def capture_run(algorithm, problem, omega0, beta0, k=None, *, node=None, macro=N
 def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=None) -> Snapshot:
     """Snapshot of inner iteration ``k`` (or the ``macro``-th visit of ``node``, 0-based) of
     training ``estimator`` (a SoftRegressionTree, fitted or not) on (X, y), by re-running
-    training on a clone up to that iteration (module docstring)."""
+    training on a clone up to that iteration (module docstring).
+
+    >>> import numpy as np
+    >>> from srtopt import SoftRegressionTree
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((200, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+    >>> tree = SoftRegressionTree(depth=2, max_iter=2, random_state=0).fit(X, y)
+    >>> snap = capture(tree, X, y, node=2, macro=1)  # second visit of node 2
+    >>> bn = snap.bn()  # the BN subproblem over omega_2 on the rows I_2
+    >>> bn.kind, bn.node, bn.n_variables  # omega_2: intercept and 3 weights
+    ('bn', 2, 4)
+    >>> f, g = bn.evaluate()
+    >>> g.shape
+    (4,)
+    """
     from sklearn.base import clone
 
     if k is None and (node is None or macro is None):

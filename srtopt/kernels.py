@@ -42,6 +42,11 @@ def leaf_probabilities(S: np.ndarray, tree: Tree, root: int = 1) -> np.ndarray:
 
     With ``root > 1`` this is the subtree proxy of section 4.2: the
     probabilities of the path above ``root`` are taken as 1.
+
+    >>> import numpy as np
+    >>> S = np.array([[0.8, 0.5, 0.1]])  # p_i1, p_i2, p_i3 of one point, depth 2
+    >>> leaf_probabilities(S, Tree(2)).round(3)  # P_i4 = p_1 p_2, P_i5 = p_1 (1 - p_2), ...
+    array([[0.4 , 0.4 , 0.02, 0.18]])
     """
     P = _node_probabilities(S, tree, root)
     return np.column_stack([P[leaf] for leaf in tree.descendants_leaves(root)])

@@ -195,7 +195,22 @@ def save(model, path) -> None:
 
 # --------------------------------------------------------------------- load
 def load(path):
-    """Read a model written by :func:`save` (or ``model.save``); ValueError if the file is not valid."""
+    """Read a model written by :func:`save` (or ``model.save``); ValueError if the file is not valid.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from srtopt import SoftRegressionTree
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((200, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> path = Path(tempfile.mkdtemp()) / "model.json"
+    >>> tree.save(path)
+    >>> again = load(path)
+    >>> bool((again.predict(X) == tree.predict(X)).all())  # the same predictions, bit for bit
+    True
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"model file {str(path)!r} not found")

@@ -25,6 +25,20 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
     of ``X``).  Terms are ranked by their scale-free weight (:data:`srtopt.export.RANKING`).
     ``units``: "original" (raw feature units, y's units) or "scaled".  The layout
     sizes itself to the depth and the labels (see the module docstring).
+
+    >>> import os
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from srtopt import SoftRegressionTree
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((200, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> ax = plot_tree(tree, top=None)  # every coefficient
+    >>> sum(text.get_text().startswith(("node", "leaf")) for text in ax.texts)
+    7
+    >>> ax.figure.savefig(os.devnull, format="png")
     """
     import matplotlib.pyplot as plt
 

@@ -17,7 +17,16 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Tree:
-    """A maximal binary tree of depth ``depth`` >= 1."""
+    """A maximal binary tree of depth ``depth`` >= 1.
+
+    >>> tree = Tree(2)
+    >>> tree.branch_nodes, tree.leaves
+    ((1, 2, 3), (4, 5, 6, 7))
+    >>> tree.ancestors_left(5), tree.ancestors_right(5)  # 1 -> 2 (left) -> 5 (right)
+    ((1,), (2,))
+    >>> tree.descendants_leaves(3), tree.leaf_index(6)
+    ((6, 7), 2)
+    """
 
     depth: int
 

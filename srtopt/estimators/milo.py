@@ -408,6 +408,14 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
     warm_start_objective_ : objective of the warm start (nan if none).
     fit_seconds_, solve_seconds_ : wall-clock times.
     model_ : ``MILOTree`` (if keep_model) for inspection / export.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((30, 2))
+    >>> y = np.where(X[:, 0] < 0.5, 1 + X[:, 1], -X[:, 1])
+    >>> tree = MILOTreeRegressor(depth=1, time_limit=10, random_state=0).fit(X, y)
+    >>> int(tree.split_feature_[0]), tree.get_n_leaves(), bool(tree.score(X, y) > 0.99)
+    (0, 2, True)
     """
 
     def __init__(

@@ -81,6 +81,17 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
     ``feature_importances_`` as defined for :class:`SoftRegressionTree` (the soft shares
     m_t of the training rows weigh the split weights |omega_jt|).  ``leaf_probabilities(X)``
     gives the P_t(x) that weigh the leaves in the prediction.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((100, 2))
+    >>> y = X[:, 0] + np.where(X[:, 1] > 0.5, 1.0, 0.0)
+    >>> model = ORRTRegressor(depth=1, mu=1.0, random_state=0).fit(X, y)
+    >>> P = model.leaf_probabilities(X[:3])  # P_t(x) of the leaves 2 and 3
+    >>> Xs = model.scaler_.transform(X[:3])
+    >>> leaf_models = model.scaler_.inverse_y(model.beta_[:, 0] + Xs @ model.beta_[:, 1:].T)
+    >>> bool(np.allclose(model.predict(X[:3]), (P * leaf_models).sum(axis=1)))
+    True
     """
 
     def __init__(self, depth=2, mu=512.0, lambda_w=0.0, lambda_b=0.0, solver="ipopt", n_starts=1,

@@ -124,6 +124,23 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
     Methods beyond scikit-learn's regressor API: ``apply`` (HBP leaf), ``decision_path``,
     ``leaf_probabilities`` (P_it), ``get_depth``, ``get_n_leaves``, ``summary``, ``save``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((200, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> tree.get_depth(), tree.omega_.shape, tree.beta_.shape
+    (2, (3, 4), (4, 4))
+    >>> sorted(set(tree.apply(X)) - {4, 5, 6, 7})  # HBP leaves are numbered 4..7
+    []
+    >>> P = tree.leaf_probabilities(X[:3])  # P_it, one row per point, one column per leaf
+    >>> P.shape, bool(np.allclose(P.sum(axis=1), 1))
+    ((3, 4), True)
+    >>> float(round(tree.feature_importances_.sum(), 12))
+    1.0
     """
 
     def __init__(self, depth=2, mu=1.0, regularization="l2-calibrated", max_iter=10, n_init=10,

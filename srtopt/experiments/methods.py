@@ -35,6 +35,12 @@ def register_method(name: str, factory: Factory, *, overwrite: bool = True) -> F
     The factory is sent to the worker processes with the run (loky pickles
     closures and lambdas too), so a method registered in the parent is
     available to every backend.
+
+    >>> from sklearn.linear_model import Ridge
+    >>> _ = register_method("ridge", lambda depth, seed, **params: Ridge(**params))
+    >>> "ridge" in method_names(), get_method("ridge")(2, 0, alpha=0.5)
+    (True, Ridge(alpha=0.5))
+    >>> unregister_method("ridge")
     """
     if not isinstance(name, str) or not name:
         raise ValueError("a method name must be a non-empty string")

@@ -100,7 +100,15 @@ def _listing(kind: str) -> str:
 
 
 def make_solver(kind: str, spec, **options):
-    """A checked solver adapter for ``kind`` from a spec (see the module docstring)."""
+    """A checked solver adapter for ``kind`` from a spec (see the module docstring).
+
+    >>> make_solver("bn", "ipopt:tol=1e-8").name
+    'ipopt'
+    >>> make_solver("bn", "no-such-solver")
+    Traceback (most recent call last):
+    ...
+    srtopt.solvers.base.SolverUnavailableError: unknown bn solver 'no-such-solver'; available: ...
+    """
     if kind not in SOLVERS:
         raise ValueError(f"unknown solver kind {kind!r}; use one of {sorted(SOLVERS)}")
     if hasattr(spec, "solve"):
