@@ -1,6 +1,6 @@
 """Baselines beside SRT l2 (issue 4): ORRT, the MILO tree (60 s limit), CART and RF.
 
-    PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/baselines.py --jobs 2
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/baselines.py --jobs 2
 
 yacht, housing, auto_mpg, airfoil at depths 2 and 3 under the paper's protocol,
 4 folds; 2 initialization seeds for the seeded methods and one for the MILO tree

@@ -2,8 +2,8 @@
 
 One fold per dataset (KFold(4, shuffle=True, random_state=0), first fold), X
 min-max scaled with training-fold statistics (the MILO estimator also scales y
-internally, training fold only).  Datasets are CSV files in $SRTOPT_DATA
-(default /work/shared/datasets): header row, last column ``target``.
+internally, training fold only).  Datasets are CSV files in ``--data`` or
+$SRTOPT_DATA: header row, last column ``target``.
 
     PYTHONPATH=. python benchmarks/milo_gap.py --time-limit 20
 
@@ -48,7 +48,9 @@ def first_fold(X, y):
 
 
 def run(args):
-    data_dir = Path(args.data or os.environ.get("SRTOPT_DATA", "/work/shared/datasets"))
+    if not (args.data or os.environ.get("SRTOPT_DATA")):
+        raise SystemExit("milo_gap.py: give --data DIR or set SRTOPT_DATA to the directory of the dataset CSVs")
+    data_dir = Path(args.data or os.environ["SRTOPT_DATA"])
     rows = []
     for name in args.datasets:
         X, y = load(name, data_dir)

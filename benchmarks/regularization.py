@@ -1,7 +1,7 @@
 """How the l2 strength and the epsilon reading change SRT accuracy (the evidence behind the
 "l2-calibrated" default and the eps1/eps2 default; README "Departures from the paper").
 
-    PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/regularization.py --jobs 2
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/regularization.py --jobs 2
 
 Paper protocol on yacht, housing, auto_mpg, airfoil and kin8nm: folds 1-2 of the 4-fold
 split (seed 0) x 2 initialization seeds, depths 2 and 3.  Variants: lambdas of the paper
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
             lines.append(f"| {v} | " + " | ".join(cells) + f" | {np.mean(means):.3f} |")
     table = "\n".join(lines) + "\n"
     out = Path(__file__).resolve().parent / "results" / "regularization.md"
-    out.write_text("Command: `PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/regularization.py "
+    out.write_text("Command: `PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/regularization.py "
                    "--jobs 2`\n" + table)
     print(table)
     return 0

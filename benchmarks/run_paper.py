@@ -2,7 +2,7 @@
 SRT, SRT l2, ORRT, the MILO tree (ORT-L), CART and random forests, 4-fold CV
 with 20 initialization seeds per fold (80 runs per dataset, method and depth).
 
-    PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/run_paper.py --jobs 2
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/run_paper.py --jobs 2
 
 This takes days on one machine (the MILO tree alone took hours per dataset in
 the paper); it resumes where it stopped when started again.  Runs are stored

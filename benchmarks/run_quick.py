@@ -1,7 +1,7 @@
 """Quick benchmark: all 15 datasets, depths 2 and 3, srt-l2 / cart / rf,
 4 folds x 2 seeds (the paper uses 20 seeds: see run_paper.py).
 
-    PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/run_quick.py --jobs 2
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/run_quick.py --jobs 2
 
 Runs are stored in benchmarks/results/quick.db (not committed); an
 interrupted run resumes where it stopped.  The report (Markdown, LaTeX, PNG)

@@ -1,6 +1,6 @@
 """BN solver comparison and Pyomo vs CasADi model build times.
 
-    PYTHONPATH=. SRTOPT_DATA=/work/shared/datasets python benchmarks/solvers.py
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/solvers.py
 
 For cpu_small and friedman (one 75/25 split, seed 0, depth 3, SRT with
 lambda = 1e-3, ``--max-iter`` macro iterations, default 3 instead of the
@@ -112,10 +112,10 @@ def main(argv=None):
     parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 8192])
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "solvers.md"))
     args = parser.parse_args(argv)
-    data_home = os.environ.get("SRTOPT_DATA", "/work/shared/datasets")
+    data_home = os.environ.get("SRTOPT_DATA")  # None: srtopt.datasets' cache (downloaded once)
 
     lines = ["# BN solvers and model backends", "",
-             f"`PYTHONPATH=. SRTOPT_DATA={data_home} python benchmarks/solvers.py` "
+             "`PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/solvers.py` "
              f"({platform.node() and 'this machine'}, {os.cpu_count()} cores, shared; one run, "
              f"noise about +-25 %). Depth 3, lambda_w = lambda_b = 1e-3, one 75/25 split, seed 0, "
              f"**max_iter = {args.max_iter}** macro iterations (the paper uses 10).", ""]

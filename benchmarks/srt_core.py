@@ -1,6 +1,6 @@
 """SRT core benchmark (issue 2): accuracy under the paper's protocol and the speed target.
 
-    PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/srt_core.py --jobs 2
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/srt_core.py --jobs 2
 
 1. SRT l2 and SRT at depths 2 and 3 on yacht, housing, auto_mpg, airfoil and kin8nm,
    4 folds x 2 seeds (paper protocol), report beside the paper's tables in

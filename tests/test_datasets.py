@@ -1,7 +1,7 @@
 """Tests of srtopt.datasets: registry, loading, checksums and the download path.
 
-The real CSV files are read from ``$SRTOPT_DATA`` (default: ``../shared/datasets``
-relative to the repository root); tests needing them are skipped when absent.
+The real CSV files are read from ``$SRTOPT_DATA`` (tests/conftest.py); tests needing
+them are skipped when it is not set.
 The download path is exercised against a local HTTP server serving files in
 each dataset's *source* format, rebuilt from the real CSVs.
 """
@@ -13,7 +13,6 @@ import functools
 import hashlib
 import http.server
 import math
-import os
 import threading
 from pathlib import Path
 
@@ -23,10 +22,10 @@ import pytest
 from srtopt import datasets
 from srtopt.datasets import DATASETS, ChecksumError, DatasetDownloadError
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("SRTOPT_DATA") or REPO.parent / "shared" / "datasets")
+from .conftest import DATA
+
 needs_data = pytest.mark.skipif(
-    not (DATA / "yacht.csv").is_file(), reason=f"dataset directory {DATA} not available"
+    DATA is None or not (DATA / "yacht.csv").is_file(), reason=f"dataset directory not available (SRTOPT_DATA={DATA})"
 )
 
 

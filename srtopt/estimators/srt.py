@@ -79,9 +79,9 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         The defaults are the values listed in the paper's experiments.  The algorithm's
         text reads eps1 > eps2 (eps1 flags imbalance, eps2 high imbalance); with the
         listed values every imbalanced node (left share <= eps1 or >= 1 - eps1) is
-        treated as highly imbalanced.  DESIGN.md proposed the swapped reading
-        (0.3, 0.1) as default; the two measured within 0.01 test R^2 of each other
-        (README, "Departures from the paper"), so the paper's values stay.
+        treated as highly imbalanced.  The swapped reading (0.3, 0.1) runs too; the
+        two measured within 0.01 test R^2 of each other (docs/design.md, "Departures
+        from the paper"), so the paper's values stay.
     theta_w, theta_b : float, default=0.1
         Gradient thresholds (theta)^k below which a BN / LN step is skipped.
     k0 : int or None, default=None

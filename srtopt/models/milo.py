@@ -29,7 +29,7 @@ Variables
 - ``z[i,t]`` in {0,1}, t in T_L: point i is routed to leaf t.
 - ``l[t]`` in {0,1}: leaf t is non-empty (only when ``min_samples_leaf > 1``).
 - ``beta0[t]`` in [-B0, B0], ``beta[j,t]`` in [-B, B]: leaf model
-  yhat_it = beta0_t + sum_j beta_jt x_ij (the DESIGN convention, no 1/p).
+  yhat_it = beta0_t + sum_j beta_jt x_ij (the convention of docs/design.md, no 1/p).
 - ``s[j,t]`` in [0, B]: s_jt >= |beta_jt| (l1 penalty).
 - ``r[i]`` in [0, M_i]: absolute residual of point i in its leaf.
 

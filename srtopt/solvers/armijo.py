@@ -7,7 +7,7 @@ such that the sufficient-decrease condition (eq. armijo)
     E(omega_W + alpha d) <= E(omega) - gamma * alpha * ||g||^2
 
 holds.  The paper's pseudocode writes the while-condition the other way round;
-we backtrack while the condition does NOT hold (DESIGN.md).
+we backtrack while the condition does NOT hold (docs/design.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """IPOPT through cyipopt (optional extra ``srtopt[cyipopt]``), fed the numpy evaluator.
 
 Value and gradient come from ``problem.evaluate`` (vectorised numpy, the fast path
-measured in notes/solver-measurements.md); with ``hessian="exact"`` the Hessian
+measured in docs/design.md, "Measurements"); with ``hessian="exact"`` the Hessian
 comes from the formulation's CasADi rendering (cached per ``structure_key``).
 
 Installing cyipopt (PyPI has no Linux wheel, only an sdist that links a system IPOPT):

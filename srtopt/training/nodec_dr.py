@@ -2,7 +2,7 @@
 UpdateBranchNode procedure with the data-point reassignment heuristic, the
 Armijo reference step, gradient thresholds and the k0 convergence safeguards.
 
-Departures from the paper's text, all documented in DESIGN.md:
+Departures from the paper's text, all documented in docs/design.md:
 
 * epsilon_1 / epsilon_2: the algorithm's text reads epsilon_1 > epsilon_2, the
   experiments list 0.1 / 0.3.  Both readings run; the defaults are the listed

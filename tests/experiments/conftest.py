@@ -1,19 +1,17 @@
-"""Shared fixtures: the real datasets from $SRTOPT_DATA (default ../shared/datasets)."""
+"""Shared fixtures: the real datasets from $SRTOPT_DATA (tests/conftest.py)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-DATA = Path(os.environ.get("SRTOPT_DATA") or REPO.parent / "shared" / "datasets")
+from ..conftest import DATA
 
 
 @pytest.fixture(scope="session")
 def data_home() -> Path:
-    if not (DATA / "yacht.csv").is_file():
+    if DATA is None or not (DATA / "yacht.csv").is_file():
         pytest.skip(f"dataset directory {DATA} not available (set SRTOPT_DATA)")
     return DATA
 
