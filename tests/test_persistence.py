@@ -213,7 +213,9 @@ def test_format_1_files_still_load_and_predict_the_same(name):
     X = np.array(expected["X"])
     if hasattr(model, "feature_names_in_"):
         X = pd.DataFrame(X, columns=expected["columns"])
-    np.testing.assert_array_equal(model.predict(X), expected[name]["predict"])
+    # the expected values were computed by the srtopt of format 1 with numpy 2.4; other numpy
+    # versions may round the last bit differently
+    np.testing.assert_allclose(model.predict(X), expected[name]["predict"], rtol=1e-12, atol=0)
     if name != "orrt":  # ORRT predicts with every leaf: no apply
         np.testing.assert_array_equal(model.apply(X), expected[name]["apply"])
     if name == "milo":
