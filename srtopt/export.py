@@ -414,6 +414,7 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
     """
     import html
     import json
+    import re
     from importlib import resources
 
     if _kind(model) != "oblique":
@@ -435,15 +436,14 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
     parts = {
         "__TITLE__": html.escape(f"{type(model).__name__}, depth {tree.depth}, {p} features"),
         "__FACTS__": _html_facts(model, counts, y_mean, y_std, soft),
-        "__TREE__": _html_node(model, 1, names, counts, mse, r2),
+        "__TREE__": _html_tree(model, names, counts, mse, r2),
         "__FORM__": "\n".join(f'<label>{html.escape(name)} <input type="number" step="any" id="x-{j}" '
                               f'name="{html.escape(name)}" value="{x_min[j] + span[j] / 2:.6g}"></label>'
                               for j, name in enumerate(names)),
         "__IMPORTANCES__": _html_importances(model, names),
         "__MODEL__": json.dumps(data).replace("<", "\\u003c"),
     }
-    for marker, text in parts.items():
-        page = page.replace(marker, text)
+    page = re.sub("|".join(parts), lambda match: parts[match.group(0)], page)  # one pass: names stay as given
     if path is not None:
         from pathlib import Path
 
@@ -467,36 +467,39 @@ def _html_facts(model, counts, y_mean, y_std, soft):
         f"Formulas in full; {RANKING}."))
 
 
-def _html_node(model, t, names, counts, mse, r2):
-    """<details> of node t with its formulas, statistics and (for a split) its two subtrees."""
+def _html_tree(model, names, counts, mse, r2):
+    """Nested <details> of every node: its formulas, statistics and (for a split) its subtrees."""
     import html
 
     tree, p = _tree(model), model.n_features_in_
     split, leaf = original_units(model)
-    share = "" if counts is None else (f" · {counts[t - 1]} rows"
-                                       f" ({100 * counts[t - 1] / max(counts[0], 1):.1f} %)")
-    if tree.is_leaf(t):
-        i = tree.leaf_index(t)
-        b, c = model.beta_[i], leaf[i]
-        score = "" if r2 is None else " · " + " · ".join(
-            f"{name} {value:.4g}" if np.isfinite(value) else f"{name} n/a" for name, value in
-            (("leaf R^2", r2[i]), ("MSE", mse[i])))
-        head = f"leaf {t}{share}{score} · y = {_fmt(c[0])} {_terms(c[1:], b[1:], names, 3)}"
-        formulas = [("original", f"y = {_fmt(c[0])} {_terms(c[1:], b[1:], names, None)}"),
-                    ("scaled", f"y_s = {_fmt(b[0])} {_terms(b[1:], b[1:], names, None)}")]
-        children = ""
-    else:
-        w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
-        head = f"node {t}{share} · go left (to {2 * t}) if {_fmt(a[0])} {_terms(a[1:], w[1:], names, 3)} >= 0"
-        formulas = [("original", f"{_fmt(a[0])} {_terms(a[1:], w[1:], names, None)} >= 0"),
-                    ("scaled", f"{_fmt(w[0])} + (1/{p}) ({_terms(w[1:], w[1:], names, None)}) >= 0")]
-        children = _html_node(model, 2 * t, names, counts, mse, r2) + _html_node(model, 2 * t + 1, names, counts,
-                                                                                 mse, r2)
-    body = "".join(f'<div class="formula"><span class="units">{units}</span>{html.escape(text)}</div>'
-                   for units, text in formulas)
-    kind = "leaf" if tree.is_leaf(t) else "split"
-    return (f'<details class="node {kind}" id="node-{t}" data-node="{t}" open><summary>{html.escape(head)}'
-            f"</summary>{body}{children}</details>\n")
+
+    def node(t):
+        share = "" if counts is None else (f" · {counts[t - 1]} rows"
+                                           f" ({100 * counts[t - 1] / max(counts[0], 1):.1f} %)")
+        if tree.is_leaf(t):
+            i = tree.leaf_index(t)
+            b, c = model.beta_[i], leaf[i]
+            score = "" if r2 is None else " · " + " · ".join(
+                f"{name} {value:.4g}" if np.isfinite(value) else f"{name} n/a" for name, value in
+                (("leaf R^2", r2[i]), ("MSE", mse[i])))
+            head = f"leaf {t}{share}{score} · y = {_fmt(c[0])} {_terms(c[1:], b[1:], names, 3)}"
+            formulas = [("original", f"y = {_fmt(c[0])} {_terms(c[1:], b[1:], names, None)}"),
+                        ("scaled", f"y_s = {_fmt(b[0])} {_terms(b[1:], b[1:], names, None)}")]
+            children = ""
+        else:
+            w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
+            head = f"node {t}{share} · go left (to {2 * t}) if {_fmt(a[0])} {_terms(a[1:], w[1:], names, 3)} >= 0"
+            formulas = [("original", f"{_fmt(a[0])} {_terms(a[1:], w[1:], names, None)} >= 0"),
+                        ("scaled", f"{_fmt(w[0])} + (1/{p}) ({_terms(w[1:], w[1:], names, None)}) >= 0")]
+            children = node(2 * t) + node(2 * t + 1)
+        body = "".join(f'<div class="formula"><span class="units">{units}</span>{html.escape(text)}</div>'
+                       for units, text in formulas)
+        kind = "leaf" if tree.is_leaf(t) else "split"
+        return (f'<details class="node {kind}" id="node-{t}" data-node="{t}" open><summary>{html.escape(head)}'
+                f"</summary>{body}{children}</details>\n")
+
+    return node(1)
 
 
 def _html_importances(model, names):

@@ -220,3 +220,23 @@ def test_render_graphviz(srt, tmp_path):
 def test_unfitted_model_is_refused():
     with pytest.raises(ValueError, match="not a fitted"):
         export_text(SoftRegressionTree())
+
+
+def test_export_html_escapes_feature_names_and_embeds_the_model(srt, frame, tmp_path):
+    import json
+
+    from srtopt.export import export_html
+
+    names = ["<b>age</b>", "__MODEL__", 'dose "mg"']
+    page = export_html(srt, tmp_path / "t.html", feature_names=names)
+    assert (tmp_path / "t.html").read_text() == page
+    assert "<b>age</b>" not in page and "&lt;b&gt;age&lt;/b&gt;" in page and "dose &quot;mg&quot;" in page
+    model = json.loads(re.search(r'<script type="application/json" id="model-data">(.*?)</script>', page,
+                                 flags=re.S)[1])
+    assert model["features"] == names and model["prediction"] == "hbp"
+    np.testing.assert_array_equal(model["omega"], srt.omega_)
+    assert page.count('<details class="node') == 7 and "__TREE__" not in page and "*__MODEL__" in page
+    with pytest.raises(ValueError, match="export_html applies to SoftRegressionTree and ORRTRegressor"):
+        export_html(MILOTreeRegressor(depth=1, time_limit=1.0).fit(frame[0].iloc[:8], frame[1][:8]))
+    with pytest.raises(ValueError, match="y needs X"):
+        export_html(srt, y=frame[1])
