@@ -1,24 +1,35 @@
-"""Atomic file writes: nothing half-written is ever left at the destination."""
+"""Files: atomic writes (nothing half-written is ever left at the destination) and
+bounded reads of regular files only."""
 
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
 
 
 def atomic_write(path, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same directory
     (flushed and fsynced), then ``os.replace``; on any failure the temporary file
-    is removed and the destination is untouched."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    is removed and the destination is untouched.
+
+    Like ``open(path, "wb")``: a symlink is followed (its target is replaced, the
+    link stays), an existing file keeps its permission bits, and a new file gets
+    0666 minus the umask.
+    """
+    target = Path(os.path.realpath(path))
+    mode = stat.S_IMODE(os.stat(target).st_mode) if target.is_file() else None
+    tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.part"
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
         with os.fdopen(fd, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -26,11 +37,52 @@ def atomic_write(path, data: bytes) -> Path:
             pass
         raise
     try:  # make the rename itself durable
-        dirfd = os.open(path.parent, os.O_RDONLY)
+        dirfd = os.open(target.parent, os.O_RDONLY)
         try:
             os.fsync(dirfd)
         finally:
             os.close(dirfd)
     except OSError:
         pass
+    return Path(path)
+
+
+def regular_file(path, what: str) -> Path:
+    """``path`` if it is a regular file (symlinks followed); else FileNotFoundError or
+    ValueError naming ``what`` (a FIFO or a device is refused: reading one may block
+    forever or never end)."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} {str(path)!r} not found") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
+    _check_regular(mode, path, what)
     return path
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _check_regular(mode, path, what):
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+        raise ValueError(f"cannot read {what} {str(path)!r}: it is {kind}, not a regular file")
+
+
+def read_regular_file(path, limit: int, what: str) -> bytes:
+    """The bytes of the regular file ``path`` (see :func:`regular_file`), at most ``limit``
+    of them: a longer file is refused with a ValueError, before more is read."""
+    regular_file(path, what)
+    try:  # O_NONBLOCK: a FIFO swapped in after the check does not block the open
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        _check_regular(os.fstat(fd).st_mode, path, what)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{what} {str(path)!r} is larger than {limit} bytes, more than it can be")
+    return data

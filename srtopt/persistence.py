@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._io import atomic_write
+from ._io import atomic_write, read_regular_file
 
 FORMAT = "srtopt-model"
 FORMAT_VERSION = 2
@@ -197,6 +197,9 @@ def save(model, path) -> None:
 def load(path):
     """Read a model written by :func:`save` (or ``model.save``); ValueError if the file is not valid.
 
+    Only a regular file of at most :data:`MAX_FILE_BYTES` is read (a FIFO or a device is
+    refused); numbers outside float64 or int64 and nesting deeper than a model's are refused.
+
     >>> import tempfile
     >>> from pathlib import Path
     >>> import numpy as np
@@ -212,21 +215,45 @@ def load(path):
     True
     """
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"model file {str(path)!r} not found")
+    data = read_regular_file(path, MAX_FILE_BYTES, "model file")
+    source = f"model file {str(path)!r}"
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read model file {str(path)!r}: {exc}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"cannot read {source}: {exc}") from None
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_int64)
+        return from_dict(doc, source=source)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"model file {str(path)!r} is not valid JSON (truncated or corrupt?): {exc}") from None
-    return from_dict(doc, source=str(path))
+        raise ValueError(f"{source} is not valid JSON (truncated or corrupt?): {exc}") from None
+    except _OutOfRange as exc:
+        raise ValueError(f"{source} holds {exc}") from None
+    except RecursionError:
+        raise ValueError(f"{source} is nested too deeply to be a model file") from None
+
+
+MAX_FILE_BYTES = 256 * 2**20  # a depth-12 tree with 1000 features takes about 180 MB
+
+
+class _OutOfRange(ValueError):
+    """A number of the file that no model attribute can hold."""
 
 
 def _reject_constant(name):
-    raise ValueError(f"model file holds the non-standard JSON constant {name}")
+    raise _OutOfRange(f"the non-standard JSON constant {name}")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise _OutOfRange(f"the number {text[:40]}, outside the float64 range")
+    return value
+
+
+def _int64(text):
+    if len(text.lstrip("-")) > 19 or not -2**63 <= int(text) < 2**63:
+        raise _OutOfRange(f"the integer {text[:40]}{'...' if len(text) > 40 else ''}, outside the int64 range")
+    return int(text)
 
 
 def from_dict(doc, source="model") -> object:

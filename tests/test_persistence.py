@@ -251,3 +251,51 @@ def test_milo_keeps_its_scaling_in_scaler_like_the_soft_trees(data, tmp_path):
 def test_feature_importances_round_trip(srt, saved):
     loaded = srtopt.load(saved)
     np.testing.assert_array_equal(loaded.feature_importances_, srt.feature_importances_)
+
+
+def test_saved_files_get_normal_modes_and_links_stay(srt, tmp_path):
+    previous = os.umask(0o022)
+    try:
+        srt.save(tmp_path / "new.json")
+        assert os.stat(tmp_path / "new.json").st_mode & 0o777 == 0o644
+        shared = tmp_path / "shared.json"
+        shared.write_text("{}")
+        os.chmod(shared, 0o664)
+        (tmp_path / "link.json").symlink_to(shared)
+        srt.save(tmp_path / "link.json")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "link.json").is_symlink() and os.stat(shared).st_mode & 0o777 == 0o664
+    assert srtopt.load(tmp_path / "link.json").objective_ == srt.objective_
+
+
+@pytest.mark.parametrize("replace, match", [
+    (('"n_iter_": 2', '"n_iter_": ' + "1" + "0" * 400), r"holds the integer 10000.*\.\.\., outside the int64 range"),
+    (('"n_iter_": 2', '"n_iter_": ' + "9" * 5000), "outside the int64 range"),
+    (('"objective_": ', '"objective_": 1e400, "x": '), "holds the number 1e400, outside the float64 range"),
+    (('"n_iter_": 2', '"n_iter_": ' + "[" * 100000 + "]" * 100000), "nested too deeply"),
+])
+def test_out_of_range_numbers_and_deep_nesting_name_the_file(saved, replace, match):
+    text = saved.read_text()
+    assert replace[0] in text
+    saved.write_text(text.replace(*replace, 1))
+    with pytest.raises(ValueError, match=match) as err:
+        srtopt.load(saved)
+    assert str(err.value).startswith(f"model file {str(saved)!r}")
+
+
+def test_special_files_are_refused_at_once(tmp_path):
+    fifo = tmp_path / "model.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="it is a FIFO, not a regular file"):
+        srtopt.load(fifo)
+    with pytest.raises(ValueError, match="'/dev/zero': it is a character device"):
+        srtopt.load("/dev/zero")
+
+
+def test_oversized_file_is_refused_before_it_is_read(saved, monkeypatch):
+    from srtopt import persistence
+
+    monkeypatch.setattr(persistence, "MAX_FILE_BYTES", saved.stat().st_size - 1)
+    with pytest.raises(ValueError, match="is larger than"):
+        srtopt.load(saved)

@@ -1,9 +1,11 @@
 """The ``srtopt`` command line: one module per group of subcommands.
 
 Each module in ``COMMANDS`` defines ``register(subparsers)``, which adds its
-subcommands and sets ``func`` on their parsers.  A user mistake
-(:class:`ValueError`, :class:`FileNotFoundError`, :class:`KeyError`) prints one
-line on stderr and exits with status 2; it never shows a traceback.
+subcommands and sets ``func`` (and optionally ``on_interrupt``, a note for
+Ctrl-C) on their parsers.  A user mistake (:class:`ValueError`,
+:class:`FileNotFoundError`, :class:`KeyError`) prints one line on stderr and
+exits with status 2; Ctrl-C prints one line and exits with status 130; a
+warning is one line too.  None of them shows a traceback.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 COMMANDS = ("srtopt.cli.demo", "srtopt.cli.experiments", "srtopt.cli.models")
 
@@ -30,16 +33,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    prefix, note = "srtopt", ""
     try:
-        return int(args.func(args) or 0)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        prefix, note = f"srtopt {args.command}", getattr(args, "on_interrupt", "")
+        with warnings.catch_warnings():
+            warnings.showwarning = lambda message, *_, **__: print(f"{prefix}: warning: {message}",
+                                                                  file=sys.stderr)
+            return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print(f"{prefix}: interrupted{'; ' + note if note else ''}", file=sys.stderr)
+        return 130
     except (ValueError, FileNotFoundError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"srtopt {args.command}: error: {message}", file=sys.stderr)
+        print(f"{prefix}: error: {message}", file=sys.stderr)
         return 2
 
 

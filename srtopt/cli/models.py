@@ -2,16 +2,21 @@
 
     srtopt fit data.csv --target y --depth 3 --out model.json
     srtopt predict model.json data.csv --out preds.csv
-    srtopt show model.json --format text|dot|png|html [--out FILE]
+    srtopt show model.json [--format text|dot|png|html] [--out FILE]
 
 User mistakes raise ValueError / FileNotFoundError / KeyError with one clear
 line; the dispatcher (:mod:`srtopt.cli`) prints it and exits with status 2.
+Outputs are written atomically and never onto an input file.
 """
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 from pathlib import Path
+
+from .._io import atomic_write, regular_file
 
 
 def register(subparsers) -> None:
@@ -35,7 +40,7 @@ def register(subparsers) -> None:
     fit.add_argument("--features", nargs="+", default=None,
                      help="feature columns (default: every column except the target)")
     fit.add_argument("--quiet", action="store_true", help="no progress lines")
-    fit.set_defaults(func=run_fit)
+    fit.set_defaults(func=run_fit, on_interrupt="--out was not written")
 
     predict = subparsers.add_parser(
         "predict", help="predict a CSV file with a saved model",
@@ -55,7 +60,8 @@ def register(subparsers) -> None:
                     "(collapsible nodes, every formula in full, a form that routes a row). Terms are "
                     "ranked by |raw coefficient| x the feature's training range (scale-free).")
     show.add_argument("model", help="model file written by 'srtopt fit'")
-    show.add_argument("--format", choices=("text", "dot", "png", "html"), default="text")
+    show.add_argument("--format", choices=("text", "dot", "png", "html"), default=None,
+                      help="default: from the --out extension (.png, .dot/.gv, .html/.htm, .txt), else text")
     show.add_argument("--out", default=None, help="output file (required for png; default stdout)")
     show.add_argument("--top", type=_top, default=3,
                       help="terms shown per split/leaf in text, dot and png: a number (default 3) or 'all' "
@@ -92,9 +98,7 @@ def _separator(path, sep):
 def _read_csv(path, sep=None):
     import pandas as pd
 
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"data file {str(path)!r} not found")
+    path = regular_file(path, "data file")
     try:
         frame = pd.read_csv(path, sep=_separator(path, sep))
     except pd.errors.EmptyDataError:
@@ -118,14 +122,28 @@ def _numeric(frame, columns, path):
     return frame[columns]
 
 
-def _out_path(path):
-    """--out checked before any work: its directory exists and it is not a directory itself."""
+def _out_path(path, inputs):
+    """--out checked before any work: its directory exists, it is not a directory itself, and
+    it is none of the ``inputs`` (after symlinks, relative paths and hard links)."""
     out = Path(path)
     if out.is_dir():
         raise ValueError(f"--out {str(out)!r} is a directory; give a file name")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"--out: directory {str(out.parent)!r} does not exist")
+    for name in inputs:
+        if _same_file(out, name):
+            raise ValueError(f"--out {str(path)!r} is the input file {str(name)!r}; writing it would "
+                             f"destroy the input: choose another output file")
     return out
+
+
+def _same_file(a, b) -> bool:
+    if Path(a).resolve() == Path(b).resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False
 
 
 def _regularization(text):
@@ -165,7 +183,7 @@ def run_fit(args) -> int:
         raise ValueError(f"{args.data!r} has no feature column besides the target {args.target!r}")
     X = _numeric(frame, features, args.data)
     y = _numeric(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
-    out = _out_path(args.out)  # fail before a long fit, not after
+    out = _out_path(args.out, [args.data])  # fail before a long fit, not after
     model = SoftRegressionTree(depth=args.depth, regularization=_regularization(args.regularization),
                                max_iter=args.max_iter, n_init=args.n_init, time_limit=args.time_limit,
                                random_state=args.random_state, verbose=0 if args.quiet else 1)
@@ -183,6 +201,7 @@ def run_fit(args) -> int:
 def run_predict(args) -> int:
     from ..persistence import load
 
+    out = None if args.out is None else _out_path(args.out, [args.model, args.data])
     model = load(args.model)
     frame = _read_csv(args.data, args.sep)
     frame.columns = [str(c) for c in frame.columns]
@@ -201,11 +220,10 @@ def run_predict(args) -> int:
     import pandas as pd
 
     preds = pd.DataFrame({args.column: model.predict(X)})
-    if args.out is None:
+    if out is None:
         preds.to_csv(sys.stdout, index=False)
     else:
-        out = _out_path(args.out)
-        preds.to_csv(out, index=False)
+        atomic_write(out, preds.to_csv(index=False).encode("utf-8"))
         print(f"wrote {len(preds)} predictions to {out}", file=sys.stderr)
     return 0
 
@@ -215,21 +233,23 @@ def run_show(args) -> int:
     from ..export import export_graphviz, export_text
     from ..persistence import load
 
+    fmt = _show_format(args.format, args.out)
+    out = None if args.out is None else _out_path(args.out, [args.model])
     model = load(args.model)
     if args.top is not None and args.top < 1:
         raise ValueError(f"--top must be >= 1 or 'all', got {args.top}")
-    if args.format == "html":
+    if fmt == "html":
         from ..export import export_html
 
         page = export_html(model)
-        if args.out is None:
+        if out is None:
             sys.stdout.write(page)
         else:
-            _out_path(args.out).write_text(page, encoding="utf-8")
+            atomic_write(out, page.encode("utf-8"))
             print(f"wrote {args.out}", file=sys.stderr)
         return 0
-    if args.format == "png":
-        if args.out is None:
+    if fmt == "png":
+        if out is None:
             raise ValueError("--format png needs --out FILE.png")
         import matplotlib
 
@@ -238,16 +258,29 @@ def run_show(args) -> int:
 
         from ..plotting import plot_tree
 
-        out = _out_path(args.out)
         ax = plot_tree(model, top=args.top)
-        ax.figure.savefig(out, dpi=120, bbox_inches="tight")
+        buffer = io.BytesIO()
+        ax.figure.savefig(buffer, format="png", dpi=120, bbox_inches="tight")
         plt.close(ax.figure)
+        atomic_write(out, buffer.getvalue())
         print(f"wrote {args.out}", file=sys.stderr)
         return 0
-    text = export_text(model, top=args.top) if args.format == "text" else export_graphviz(model, top=args.top)
-    if args.out is None:
+    text = export_text(model, top=args.top) if fmt == "text" else export_graphviz(model, top=args.top)
+    if out is None:
         print(text)
     else:
-        _out_path(args.out).write_text(text if text.endswith("\n") else text + "\n")
+        atomic_write(out, (text if text.endswith("\n") else text + "\n").encode("utf-8"))
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
+
+
+_SUFFIX_FORMATS = {".png": "png", ".dot": "dot", ".gv": "dot", ".html": "html", ".htm": "html", ".txt": "text"}
+
+
+def _show_format(fmt, out):
+    """--format, else the one --out's extension names, else text; a contradiction is refused."""
+    implied = _SUFFIX_FORMATS.get(Path(out).suffix.lower()) if out else None
+    if fmt is not None and implied is not None and fmt != implied:
+        raise ValueError(f"--format {fmt} contradicts --out {out!r}, which names a {implied} file; "
+                         f"drop --format or change the extension")
+    return fmt or implied or "text"

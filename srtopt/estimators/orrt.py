@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from .. import kernels
 from ..models.orrt import ORRTObjective, soft_prediction
 from ..solvers import IpoptCasadi, ScipyMinimize
+from ..solvers.base import solve_interruptibly
 from ..tree import Tree
 from .reading import SoftTreeMixin
 from .scaling import MinMaxTarget, check_depth, check_fit_arrays, scaled_input
@@ -143,7 +144,7 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         best, self.starts_ = None, []
         for _ in range(self.n_starts):
             x0 = rng.uniform(-1.0, 1.0, problem.n_variables)
-            result = solver.solve(problem, x0)
+            result = solve_interruptibly(solver, problem, x0)
             x, status, iterations = result.x, result.status, result.iterations
             f = problem.evaluate(x)[0] if result.usable() else np.inf
             if not np.isfinite(f):  # keep the start rather than a non-finite point

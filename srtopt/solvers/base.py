@@ -24,8 +24,11 @@ solver's own raw status text.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import inspect
+import signal
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,6 +131,57 @@ class SolverResult:
     def usable(self) -> bool:
         """A finite point was returned (even if the solver reported a failure)."""
         return bool(np.all(np.isfinite(self.x)) and np.isfinite(self.objective))
+
+
+_SIGINT = threading.Event()  # set by a SIGINT during solve_interruptibly (main thread)
+
+
+def interrupt_requested() -> bool:
+    """True once Ctrl-C was pressed during the current :func:`solve_interruptibly`.  An adapter
+    with ``stops_on_interrupt = True`` polls this and ends its solve early, quietly."""
+    return _SIGINT.is_set()
+
+
+def solve_interruptibly(solver, problem, x0) -> SolverResult:
+    """``solver.solve(problem, x0)``, except that a Ctrl-C (SIGINT) during the solve raises
+    KeyboardInterrupt when the solve ends, even if the solver swallowed it (CasADi turns a
+    KeyboardInterrupt into a status, IPOPT's ``NonIpopt_Exception_Thrown``, and may carry on).
+
+    The KeyboardInterrupt is raised in the signal handler, as usual, unless the solver has
+    ``stops_on_interrupt = True`` (it polls :func:`interrupt_requested` and stops by itself)."""
+    with _recording_sigint(raise_at_once=not getattr(solver, "stops_on_interrupt", False)):
+        try:
+            result = solver.solve(problem, x0)
+        except Exception:
+            if _SIGINT.is_set():
+                raise KeyboardInterrupt from None
+            raise
+    if _SIGINT.is_set():
+        raise KeyboardInterrupt
+    return result
+
+
+@contextlib.contextmanager
+def _recording_sigint(raise_at_once: bool):
+    """Set :data:`_SIGINT` on SIGINT, then (if ``raise_at_once``) run the previous handler, which
+    raises KeyboardInterrupt by default.  Python handles signals in the main thread only; in
+    other threads, or when SIGINT is ignored, nothing changes."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+
+    def record(signum, frame):
+        _SIGINT.set()
+        if raise_at_once:
+            previous(signum, frame)
+
+    _SIGINT.clear()
+    signal.signal(signal.SIGINT, record)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class Availability:

@@ -11,7 +11,8 @@ Two evaluators feed IPOPT the objective and its exact gradient:
   subproblem.  Measured 2-3x faster per BN solve on cpu_small (same iterates);
   ``benchmarks/results/srt_speed.md``.
 
-Neither is ever rebuilt inside the NODEC loop.
+Neither is ever rebuilt inside the NODEC loop.  Ctrl-C during a solve (through
+:func:`~.base.solve_interruptibly`) stops IPOPT at its next iteration, quietly.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 import casadi as ca
 import numpy as np
 
-from .base import SolverResult, cached_rendering
+from .base import SolverResult, cached_rendering, interrupt_requested
 
 
 class IpoptCasadi:
@@ -41,6 +42,7 @@ class IpoptCasadi:
     """
 
     name = "ipopt"
+    stops_on_interrupt = True  # through the iteration callback
 
     def __init__(self, hessian="limited-memory", tol=1e-5, max_iter=200, options=None, evaluator=None):
         if hessian not in ("limited-memory", "exact"):
@@ -60,7 +62,7 @@ class IpoptCasadi:
     def _options(self) -> dict:
         return {"ipopt.print_level": 0, "print_time": False, "ipopt.sb": "yes",
                 "ipopt.tol": self.tol, "ipopt.max_iter": self.max_iter,
-                "ipopt.hessian_approximation": self.hessian,
+                "ipopt.hessian_approximation": self.hessian, "iteration_callback": _stop_on_interrupt(),
                 **{f"ipopt.{k}": v for k, v in self.options.items()}}
 
     def _solver(self, problem):
@@ -86,6 +88,37 @@ class IpoptCasadi:
         x = np.asarray(out["x"]).ravel()
         return SolverResult(x, float(out["f"]), bool(stats["success"]), stats["return_status"],
                             int(stats.get("iter_count", 0)), time.perf_counter() - start, stats)
+
+
+class _StopOnInterrupt(ca.Callback):
+    """IPOPT's iteration callback: 1 (stop, status ``User_Requested_Stop``) once Ctrl-C was
+    pressed.  Its inputs are empty (CasADi accepts that), so no iterate is copied to Python."""
+
+    def __init__(self):
+        ca.Callback.__init__(self)
+        self.construct("srt_stop_on_interrupt", {})
+
+    def get_n_in(self):
+        return ca.nlpsol_n_out()
+
+    def get_n_out(self):
+        return 1
+
+    def get_sparsity_in(self, i):
+        return ca.Sparsity(0, 0)
+
+    def eval(self, arg):
+        return [int(interrupt_requested())]
+
+
+_STOP = []
+
+
+def _stop_on_interrupt() -> _StopOnInterrupt:
+    """The one :class:`_StopOnInterrupt` (built on first use; solvers keep only a reference)."""
+    if not _STOP:
+        _STOP.append(_StopOnInterrupt())
+    return _STOP[0]
 
 
 class _Oracle(ca.Callback):

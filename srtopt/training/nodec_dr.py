@@ -29,6 +29,7 @@ import numpy as np
 from .. import kernels
 from ..models.srt import WLRProxy
 from ..solvers.armijo import armijo_step
+from ..solvers.base import solve_interruptibly
 from ..solvers.least_squares import ExactLeastSquares
 
 
@@ -64,7 +65,7 @@ def _safe(k, k0):
 def _solve_safely(solver, subproblem, x0):
     """Run a solver; return (x or None, info).  Exceptions and non-finite output are failures."""
     try:
-        result = solver.solve(subproblem, x0)
+        result = solve_interruptibly(solver, subproblem, x0)  # Ctrl-C ends training
     except Exception as exc:  # a solver fault must not end training (fallback follows)
         return None, {"solver": getattr(solver, "name", "?"), "status": f"raised {type(exc).__name__}: {exc}"}
     info = {"solver": getattr(solver, "name", "?"), "status": result.status, "success": result.success,

@@ -1,6 +1,12 @@
 """``srtopt fit`` / ``predict`` / ``show`` through the CLI dispatcher."""
 
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -8,6 +14,8 @@ import pytest
 
 import srtopt
 from srtopt.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -166,3 +174,108 @@ def test_bench_help_names_every_registered_method(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "srt-l2-literal" in method_names()
     assert f"methods: {', '.join(method_names())}," in text
+
+
+def _one_error_line(capsys, command):
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
+    assert lines[0].startswith(f"srtopt {command}: error: ")
+    return lines[0]
+
+
+def test_out_that_resolves_to_an_input_is_refused(workdir, fitted, capsys, monkeypatch):
+    monkeypatch.chdir(workdir)
+    data, model = workdir / "data.csv", workdir / "model.json"
+    before = data.read_bytes(), model.read_bytes()
+    (workdir / "alias.csv").unlink(missing_ok=True)
+    (workdir / "alias.csv").symlink_to("data.csv")
+    (workdir / "hard.json").unlink(missing_ok=True)
+    os.link(model, workdir / "hard.json")
+    (workdir / "sub").mkdir(exist_ok=True)
+    for argv in (["fit", "data.csv", "--target", "y", "--out", "data.csv"],
+                 ["fit", str(data), "--target", "y", "--out", "sub/../alias.csv"],
+                 ["predict", "model.json", "data.csv", "--out", "./data.csv"],
+                 ["predict", "model.json", "data.csv", "--out", str(model)],
+                 ["predict", "model.json", "alias.csv", "--out", "data.csv"],
+                 ["show", "model.json", "--out", "hard.json"]):
+        assert main(argv) == 2
+        line = _one_error_line(capsys, argv[0])
+        assert f"--out {argv[-1]!r} is the input file" in line and "choose another output file" in line
+    assert (data.read_bytes(), model.read_bytes()) == before
+
+
+def test_show_takes_the_format_from_the_extension(workdir, fitted, capsys):
+    model = str(workdir / "model.json")
+    assert main(["show", model, "--out", str(workdir / "t.png")]) == 0
+    assert (workdir / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["show", model, "--out", str(workdir / "t.gv")]) == 0
+    assert (workdir / "t.gv").read_text().startswith("digraph srt {")
+    assert main(["show", model, "--out", str(workdir / "t.out")]) == 0
+    assert "scaled:" in (workdir / "t.out").read_text()
+    capsys.readouterr()
+    assert main(["show", model, "--format", "text", "--out", str(workdir / "u.png")]) == 2
+    assert "--format text contradicts --out" in _one_error_line(capsys, "show")
+    assert not (workdir / "u.png").exists()
+
+
+def test_outputs_get_normal_modes(workdir, fitted):
+    previous = os.umask(0o022)
+    try:
+        for name in ("p.csv", "p.txt"):
+            (workdir / name).unlink(missing_ok=True)
+        assert main(["predict", str(workdir / "model.json"), str(workdir / "data.csv"),
+                     "--out", str(workdir / "p.csv")]) == 0
+        assert main(["show", str(workdir / "model.json"), "--out", str(workdir / "p.txt")]) == 0
+    finally:
+        os.umask(previous)
+    assert [os.stat(workdir / n).st_mode & 0o777 for n in ("p.csv", "p.txt")] == [0o644, 0o644]
+
+
+def test_special_files_are_refused(workdir, fitted, capsys):
+    fifo = workdir / "model.fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    assert main(["predict", str(fifo), str(workdir / "data.csv")]) == 2  # does not hang
+    assert "it is a FIFO, not a regular file" in _one_error_line(capsys, "predict")
+    assert main(["predict", "/dev/zero", str(workdir / "data.csv")]) == 2
+    assert "it is a character device" in _one_error_line(capsys, "predict")
+    assert main(["fit", str(fifo), "--target", "y", "--out", str(workdir / "m.json")]) == 2
+    assert "data file" in _one_error_line(capsys, "fit")
+
+
+def _interrupt_after(args, marker, cwd, delay=0.3):
+    """Start ``python -m srtopt ARGS``, send SIGINT once ``marker`` is on stderr; return
+    (exit code, seconds from the signal to the exit, stdout, stderr)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen([sys.executable, "-m", "srtopt", *args], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = []
+    for line in proc.stderr:
+        err.append(line)
+        if marker in line:
+            break
+    time.sleep(delay)
+    assert proc.poll() is None, "".join(err)
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, rest = proc.communicate(timeout=60)
+    return proc.returncode, time.monotonic() - sent, out, "".join(err) + rest
+
+
+def test_ctrl_c_ends_fit_with_one_line_and_leaves_out_alone(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, 6))
+    pd.DataFrame(np.c_[X, np.sin(6 * X[:, 0]) + X[:, 1] * X[:, 2]], columns=[*"abcdef", "y"]).to_csv(
+        tmp_path / "big.csv", index=False)
+    (tmp_path / "model.json").write_text("the old model\n")
+    before = os.stat(tmp_path / "model.json").st_mtime_ns
+    code, seconds, out, err = _interrupt_after(
+        ["fit", "big.csv", "--target", "y", "--depth", "3", "--max-iter", "100", "--out", "model.json"],
+        "macro 1:", tmp_path)
+    assert code == 130 and seconds < 2.0, (code, seconds, err)
+    assert out == "" and "Traceback" not in err and "CasADi" not in err, err
+    assert err.splitlines()[-1] == "srtopt fit: interrupted; --out was not written"
+    assert (tmp_path / "model.json").read_text() == "the old model\n"
+    assert os.stat(tmp_path / "model.json").st_mtime_ns == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.csv", "model.json"]
