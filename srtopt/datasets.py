@@ -11,10 +11,11 @@ a header row, the feature columns, then the response in the last column,
 2. otherwise the cache directory (``SRTOPT_CACHE``, default
    ``~/.cache/srtopt``).  A file missing from the cache is rebuilt from the
    original public source file: downloaded from ``SOURCE_BASE_URL``
-   (overridable with ``SRTOPT_SOURCE_URL``), transformed as documented in the
-   registry, checked against the CSV's sha256 and only then moved into the
-   cache atomically (temporary file in the same directory, fsync,
-   ``os.replace``).
+   (overridable with ``SRTOPT_SOURCE_URL``), streamed to a partial file in the
+   cache (at most :func:`source_limit` bytes, within ``DOWNLOAD_DEADLINE``
+   seconds), transformed as documented in the registry, checked against the
+   CSV's sha256 and only then moved into the cache atomically (temporary file
+   in the same directory, fsync, ``os.replace``).
 
 The sha256 of the CSV is checked on every load, so a result is never computed
 on a file that differs from the paper's.
@@ -28,6 +29,8 @@ import http.client
 import io
 import json
 import os
+import tempfile
+import time
 import urllib.error
 import urllib.request
 from functools import lru_cache
@@ -36,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._io import atomic_write
+from ._io import atomic_write, read_regular_file
 
 __all__ = [
     "DATASETS",
@@ -44,6 +47,7 @@ __all__ = [
     "Dataset",
     "DatasetDownloadError",
     "DatasetInfo",
+    "DatasetCacheError",
     "SOURCE_BASE_URL",
     "build_csv",
     "cache_dir",
@@ -51,6 +55,7 @@ __all__ = [
     "fetch",
     "get_info",
     "load",
+    "source_limit",
     "source_url",
 ]
 
@@ -58,6 +63,7 @@ __all__ = [
 #: Overridden by the ``SRTOPT_SOURCE_URL`` environment variable when set.
 SOURCE_BASE_URL = "https://raw.githubusercontent.com"
 DOWNLOAD_TIMEOUT = 60.0  # seconds, per network operation
+DOWNLOAD_DEADLINE = 600.0  # seconds, for a whole download
 
 
 class ChecksumError(ValueError):
@@ -68,6 +74,10 @@ class DatasetDownloadError(FileNotFoundError):
     """The source file of a dataset could not be downloaded."""
 
 
+class DatasetCacheError(ValueError):
+    """The download cache is not a writable directory."""
+
+
 @dataclasses.dataclass(frozen=True)
 class DatasetInfo:
     slug: str
@@ -76,6 +86,7 @@ class DatasetInfo:
     n_features: int
     target: str
     sha256: str
+    size: int  # bytes of the CSV
     provenance: str
     source_repo: str
     source_path: str
@@ -146,6 +157,12 @@ def source_url(slug: str, base_url: str | None = None) -> str:
     return f"{base.rstrip('/')}/{info.source_repo}/{info.source_commit}/{info.source_path}"
 
 
+def source_limit(slug: str) -> int:
+    """The most bytes a download of ``slug``'s source file may have: 4 times the CSV's size
+    (the registry's) plus 64 KiB; every source format is less than 2.5 times its CSV."""
+    return 4 * get_info(slug).size + 2**16
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -190,7 +207,7 @@ def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
 
 @lru_cache(maxsize=32)
 def _load_file(path: str, sha256: str, slug: str, mtime_ns: int) -> Dataset:
-    data = Path(path).read_bytes()
+    data = read_regular_file(path, DATASETS[slug].size, f"dataset {slug!r} file")
     got = _sha256(data)
     if got != sha256:
         raise ChecksumError(
@@ -213,31 +230,68 @@ def _load_file(path: str, sha256: str, slug: str, mtime_ns: int) -> Dataset:
 # Download + transformation
 # --------------------------------------------------------------------------
 
-def _download(url: str, slug: str) -> bytes:
+def _download(url: str, slug: str, partial) -> bytes:
+    """Stream ``url`` into the binary file ``partial`` and return its bytes: at most
+    :func:`source_limit` of them, in at most ``DOWNLOAD_DEADLINE`` seconds."""
+    limit, deadline = source_limit(slug), time.monotonic() + DOWNLOAD_DEADLINE
+    failed = f"dataset {slug!r}: download of {url} failed"
     try:
-        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
-            data = response.read()
-            length = response.headers.get("Content-Length")
+        with urllib.request.urlopen(url, timeout=min(DOWNLOAD_TIMEOUT, DOWNLOAD_DEADLINE)) as response:
+            length = _content_length(response.headers.get("Content-Length"), failed)
+            if length is not None and length > limit:
+                raise DatasetDownloadError(f"{failed}: the server announces {length} bytes, more than the "
+                                           f"{limit} its source file can have")
+            while chunk := response.read1(2**16):
+                partial.write(chunk)
+                if partial.tell() > limit:
+                    raise DatasetDownloadError(f"{failed}: more than the {limit} bytes its source file can "
+                                               f"have")
+                if time.monotonic() > deadline:
+                    raise DatasetDownloadError(f"{failed}: not finished after {DOWNLOAD_DEADLINE:g} s "
+                                               f"({partial.tell()} bytes received)")
+    except DatasetDownloadError:
+        raise
     except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as exc:
-        raise DatasetDownloadError(f"dataset {slug!r}: download of {url} failed: {exc}") from exc
-    if length is not None and int(length) != len(data):
-        raise DatasetDownloadError(
-            f"dataset {slug!r}: download of {url} interrupted "
-            f"({len(data)} of {length} bytes)"
-        )
-    return data
+        raise DatasetDownloadError(f"{failed}: {exc}") from exc
+    if length is not None and partial.tell() != length:
+        raise DatasetDownloadError(f"{failed}: interrupted after {partial.tell()} of {length} bytes")
+    partial.seek(0)
+    return partial.read()
+
+
+def _content_length(text, failed: str) -> int | None:
+    if text is None:
+        return None
+    if not text.strip().isdigit():
+        raise DatasetDownloadError(f"{failed}: the server sent an invalid Content-Length {text!r}")
+    return int(text)
+
+
+def _writable_cache(directory: Path, slug: str) -> Path:
+    """``directory``, created if needed, once a file can be created in it."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError as exc:
+        raise DatasetCacheError(
+            f"dataset {slug!r}: the download cache {directory} is not a writable directory "
+            f"({exc.strerror or exc}); set SRTOPT_CACHE to one, or SRTOPT_DATA to a directory "
+            f"holding {DATASETS[slug].filename}") from None
+    return directory
 
 
 def fetch(slug: str, *, cache: Path | str | None = None, base_url: str | None = None) -> Path:
     """Download the source file of ``slug``, transform it, check and cache it.
 
     Returns the path of the cached CSV.  Nothing is left in the cache unless
-    the built CSV has the registry's sha256.
+    the built CSV has the registry's sha256.  The cache is checked to be a
+    writable directory before anything is downloaded.
     """
     info = get_info(slug)
-    target_dir = Path(cache).expanduser() if cache is not None else cache_dir()
+    target_dir = _writable_cache(Path(cache).expanduser() if cache is not None else cache_dir(), slug)
     url = source_url(slug, base_url)
-    raw = _download(url, slug)
+    with tempfile.TemporaryFile(dir=target_dir) as partial:  # nameless: never left behind
+        raw = _download(url, slug, partial)
     try:
         csv_bytes = build_csv(slug, raw)
     except ChecksumError:
@@ -248,9 +302,7 @@ def fetch(slug: str, *, cache: Path | str | None = None, base_url: str | None = 
             f"({type(exc).__name__}: {exc}); source sha256 expected {info.source_sha256}, "
             f"got {_sha256(raw)}"
         ) from exc
-    target_dir.mkdir(parents=True, exist_ok=True)
-    dest = atomic_write(target_dir / info.filename, csv_bytes)
-    return dest
+    return atomic_write(target_dir / info.filename, csv_bytes)
 
 
 def build_csv(slug: str, raw: bytes) -> bytes:

@@ -14,6 +14,7 @@ import hashlib
 import http.server
 import math
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -308,3 +309,152 @@ def test_interrupted_download_is_a_clear_error(tmp_path, monkeypatch):
         thread.join(5)
         listener.close()
     assert not cache.exists() or list(cache.iterdir()) == []
+
+
+@needs_data
+def test_registry_sizes_are_the_files_sizes():
+    for slug, info in DATASETS.items():
+        assert (DATA / info.filename).stat().st_size == info.size, slug
+        assert datasets.source_limit(slug) == 4 * info.size + 2**16
+
+
+# --------------------------------------------------------------------------
+# hostile or broken servers; the cache directory
+# --------------------------------------------------------------------------
+
+@pytest.fixture
+def raw_server(tmp_path, monkeypatch):
+    """A one-shot HTTP server on 127.0.0.1 that answers with ``respond(conn)``; the cache
+    environment points at it.  Yields (set_respond, cache, requests)."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    state = {"respond": None, "requests": 0, "stop": threading.Event()}
+
+    def serve():
+        while not state["stop"].is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                state["requests"] += 1
+                try:
+                    state["respond"](conn)
+                except OSError:  # the client hung up
+                    pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    cache = tmp_path / "cache"
+    monkeypatch.delenv("SRTOPT_DATA", raising=False)
+    monkeypatch.setenv("SRTOPT_CACHE", str(cache))
+    monkeypatch.setenv("SRTOPT_SOURCE_URL", f"http://127.0.0.1:{listener.getsockname()[1]}")
+    yield (lambda respond: state.update(respond=respond)), cache, state
+    state["stop"].set()
+    listener.close()
+    thread.join(5)
+
+
+def _cache_is_empty(cache):
+    return not cache.exists() or list(cache.iterdir()) == []
+
+
+def test_invalid_content_length_names_the_dataset_and_url(raw_server):
+    set_respond, cache, _ = raw_server
+    set_respond(lambda conn: conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 12abc\r\n\r\n0.1 0.2"))
+    with pytest.raises(DatasetDownloadError,
+                       match=r"dataset 'yacht': download of http://127\.0\.0\.1:\d+/\S+ failed: the server sent "
+                             r"an invalid Content-Length '12abc'"):
+        datasets.load("yacht")
+    assert _cache_is_empty(cache)
+
+
+def test_announced_oversize_is_refused_before_reading(raw_server):
+    set_respond, cache, _ = raw_server
+    limit = datasets.source_limit("yacht")
+    set_respond(lambda conn: conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {3 * 2**30}\r\n\r\n".encode()
+                                          + b"0" * 1000))
+    with pytest.raises(DatasetDownloadError, match=f"announces {3 * 2**30} bytes, more than the {limit}"):
+        datasets.load("yacht")
+    assert _cache_is_empty(cache)
+
+
+def test_endless_stream_is_cut_at_the_size_limit(raw_server):
+    set_respond, cache, _ = raw_server
+    limit = datasets.source_limit("yacht")
+
+    def endless(conn):  # no Content-Length; 4 times the limit (the old code read it all)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+        for _ in range(4 * limit // 65536 + 1):
+            conn.sendall(b"1 " * 32768)
+
+    set_respond(endless)
+    with pytest.raises(DatasetDownloadError, match=f"dataset 'yacht': download of .* failed: more than the "
+                                                   f"{limit} bytes its source file can have"):
+        datasets.load("yacht")
+    assert _cache_is_empty(cache)
+
+
+def test_a_trickling_server_is_stopped_by_the_deadline(raw_server, monkeypatch):
+    set_respond, cache, _ = raw_server
+    monkeypatch.setattr(datasets, "DOWNLOAD_DEADLINE", 1.0)
+
+    def trickle(conn):  # 1 byte every 0.1 s for 5 s: each read is quick, the download is not
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n")
+        for _ in range(50):
+            conn.sendall(b"1")
+            time.sleep(0.1)
+
+    set_respond(trickle)
+    start = time.monotonic()
+    with pytest.raises(DatasetDownloadError, match=r"dataset 'yacht': download of .* failed: not finished "
+                                                   r"after 1 s \(\d+ bytes received\)"):
+        datasets.load("yacht")
+    assert time.monotonic() - start < 2.5
+    assert _cache_is_empty(cache)
+
+
+def test_unusable_cache_is_refused_before_downloading(raw_server, tmp_path, monkeypatch, capsys):
+    set_respond, _, state = raw_server
+    set_respond(lambda conn: conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"))
+    (tmp_path / "a-file").write_text("not a directory")
+    monkeypatch.setenv("SRTOPT_CACHE", str(tmp_path / "a-file"))
+    with pytest.raises(datasets.DatasetCacheError,
+                       match=r"dataset 'yacht': the download cache .*a-file is not a writable directory "
+                             r"\(.*\); set SRTOPT_CACHE to one, or SRTOPT_DATA to a directory holding yacht\.csv"):
+        datasets.load("yacht")
+    from srtopt.cli import main
+
+    assert main(["bench", "--datasets", "yacht", "--methods", "cart", "--store", str(tmp_path / "r.db")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("srtopt bench: error: dataset 'yacht': the download cache") and err.count("\n") == 1
+    assert state["requests"] == 0  # nothing was downloaded
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_read_only_cache_is_refused_before_downloading(raw_server, tmp_path, monkeypatch):
+    set_respond, _, state = raw_server
+    set_respond(lambda conn: conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"))
+    cache = tmp_path / "ro"
+    cache.mkdir(mode=0o555)
+    monkeypatch.setenv("SRTOPT_CACHE", str(cache))
+    with pytest.raises(datasets.DatasetCacheError, match="is not a writable directory"):
+        datasets.load("yacht")
+    assert state["requests"] == 0
+
+
+def test_cached_file_honours_the_umask(cache_env):
+    root, cache = cache_env
+    if not (DATA / "yacht.csv").is_file():
+        pytest.skip(f"dataset directory {DATA} not available")
+    _publish(root, "yacht", make_source("yacht"))
+    previous = os.umask(0o022)
+    try:
+        datasets.load("yacht")
+    finally:
+        os.umask(previous)
+    assert os.stat(cache / "yacht.csv").st_mode & 0o777 == 0o644
