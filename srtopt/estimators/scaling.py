@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import warnings
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -87,10 +88,9 @@ class MinMaxTarget:
         span = X.max(axis=0) - self.x_min
         self.x_scale = np.where(span > 0, span, 1.0)
         self.y_mean = float(np.average(y, weights=weights))
-        deviation = y - self.y_mean
-        size = float(np.max(np.abs(deviation)))  # scale first: (y - mean)^2 overflows for |y| ~ 1e300
-        std = size * float(np.sqrt(np.average((deviation / size) ** 2, weights=weights))) if size > 0 else 0.0
+        std = _std(y, self.y_mean, weights)
         self.y_std = std if std > 0 else 1.0
+        _warn_if_dominated(y, weights, self.y_mean, std)
         return self
 
     def transform(self, X):
@@ -101,3 +101,33 @@ class MinMaxTarget:
 
     def inverse_y(self, y_scaled):
         return y_scaled * self.y_std + self.y_mean
+
+
+def _std(y, mean, weights):
+    """The weighted standard deviation around ``mean``, safe for |y| ~ 1e300."""
+    deviation = y - mean
+    size = float(np.max(np.abs(deviation))) if len(y) else 0.0
+    return size * float(np.sqrt(np.average((deviation / size) ** 2, weights=weights))) if size > 0 else 0.0
+
+
+DOMINATED = 1e-2  # ratio of the standard deviations without and with the extreme values
+
+
+def _warn_if_dominated(y, weights, mean, std):
+    """Warn when the few most extreme values of y (1 % of the rows, at least one; 20 rows or
+    more) carry nearly all its variance: the model is fitted in units of y's standard
+    deviation, in which the other rows barely differ, so they are fitted poorly."""
+    n = len(y)
+    if n < 20 or std == 0:
+        return
+    k = max(1, n // 100)
+    rest = np.argsort(np.abs(y - mean), kind="stable")[: n - k]
+    w = None if weights is None else weights[rest]
+    if w is not None and not np.any(w > 0):
+        return
+    rest_std = _std(y[rest], float(np.average(y[rest], weights=w)), w)
+    if rest_std < DOMINATED * std:
+        warnings.warn(f"y is dominated by {k} extreme value(s): its standard deviation is {std:.3g}, "
+                      f"{rest_std:.3g} without them, and the tree is fitted in units of it, so the other "
+                      f"rows will be fitted poorly. Remove or clip the extreme values, or transform y "
+                      f"(e.g. a log), before fitting.", UserWarning, stacklevel=4)

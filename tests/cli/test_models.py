@@ -279,3 +279,16 @@ def test_ctrl_c_ends_fit_with_one_line_and_leaves_out_alone(tmp_path):
     assert (tmp_path / "model.json").read_text() == "the old model\n"
     assert os.stat(tmp_path / "model.json").st_mtime_ns == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.csv", "model.json"]
+
+
+def test_warnings_are_one_line(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    X = rng.random((120, 2))
+    y = X @ [1.0, 2.0]
+    y[7] = 1e12
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": y}).to_csv(tmp_path / "outlier.csv", index=False)
+    assert main(["fit", str(tmp_path / "outlier.csv"), "--target", "y", "--out", str(tmp_path / "m.json"),
+                 "--max-iter", "1", "--n-init", "1", "--quiet"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [line for line in err if line.startswith("srtopt fit: warning: y is dominated by 1 extreme")]
+    assert len(err) == 1

@@ -19,3 +19,34 @@ from srtopt import ORRTRegressor, SoftRegressionTree
 def test_bad_input_names_the_argument(estimator, X_bad, y_bad, match):
     with pytest.raises(ValueError, match=match):
         estimator(depth=2).fit(X_bad, y_bad)
+
+
+def _outlier_data():
+    rng = np.random.default_rng(0)
+    X = rng.random((120, 3))
+    y = X @ [1.0, 2.0, -1.0] + 0.1 * rng.standard_normal(120)
+    y[7] = 1e12
+    return X, y
+
+
+@pytest.mark.parametrize("estimator", [SoftRegressionTree, ORRTRegressor])
+def test_a_target_dominated_by_a_few_values_warns_with_what_to_do(estimator):
+    X, y = _outlier_data()
+    with pytest.warns(UserWarning, match=r"y is dominated by 1 extreme value\(s\): its standard deviation is "
+                                         r"9\.09e\+10, 0\.\d+ without them.*Remove or clip the extreme "
+                                         r"values, or transform y \(e\.g\. a log\)") as record:
+        estimator(depth=2, max_iter=1, **({"n_init": 1} if estimator is SoftRegressionTree else {})).fit(X, y)
+    assert record[0].filename == __file__  # points at the caller's fit
+
+
+@pytest.mark.parametrize("y", [
+    np.random.default_rng(1).standard_normal(500),
+    np.random.default_rng(2).lognormal(0.0, 2.0, 500),  # heavy-tailed, but not a few values
+    np.r_[np.zeros(10), 1e12],  # too few rows to speak of "a few" among many
+])
+def test_ordinary_or_heavy_tailed_targets_do_not_warn(y, recwarn):
+    X = np.random.default_rng(0).random((len(y), 2))
+    from srtopt.estimators.scaling import MinMaxTarget
+
+    MinMaxTarget().fit(X, y)
+    assert not [w for w in recwarn if "dominated" in str(w.message)]

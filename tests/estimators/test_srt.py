@@ -120,3 +120,11 @@ def test_verbose_2_one_line_per_inner_iteration(toy, capsys):
     assert sum(line.startswith("macro ") for line in lines) == 2
     _, lines = _progress(capsys, toy)
     assert lines == []  # verbose=0 prints nothing
+
+
+def test_negative_sample_weight_is_refused_naming_it(toy):
+    X, y = toy
+    weights = np.ones(len(y))
+    weights[5] = -0.5
+    with pytest.raises(ValueError, match=r"^sample_weight must be finite and >= 0$"):
+        SoftRegressionTree(depth=2, max_iter=1, n_init=1).fit(X, y, sample_weight=weights)
