@@ -17,9 +17,11 @@ training data: refit to get it).
 
 Arrays are ``{"dtype", "shape", "data"}`` with non-finite floats written as the
 strings "nan", "inf", "-inf" (the file is strict JSON).  ``load`` checks the
-format and its version, the estimator class, the checksum (a truncated or edited
-file is refused), and every array's shape against depth and n_features, and
-raises :class:`ValueError` naming what is wrong.  Writes are atomic: a temporary
+format and its version, the estimator class, the checksum (a truncated or
+corrupt file, or an accidental edit, is refused; it is not a signature: an edit
+with a recomputed checksum loads), and every array's shape against depth and
+n_features, and raises :class:`ValueError` naming what is wrong.  Loading never
+runs code from the file.  Writes are atomic: a temporary
 file in the target directory, flushed and fsynced, then ``os.replace``.
 
 Parameters that are not JSON values (e.g. a solver object passed as

@@ -299,3 +299,20 @@ def test_oversized_file_is_refused_before_it_is_read(saved, monkeypatch):
     monkeypatch.setattr(persistence, "MAX_FILE_BYTES", saved.stat().st_size - 1)
     with pytest.raises(ValueError, match="is larger than"):
         srtopt.load(saved)
+
+
+def test_the_checksum_is_documented_as_no_signature(srt, data, saved):
+    """An edit with a recomputed checksum loads (y_mean + 1000 shifts every prediction): the
+    README and the module say what the checksum guards and what it does not."""
+    from pathlib import Path
+
+    from srtopt import persistence
+
+    _rewrite(saved, lambda doc: doc["state"]["scaler"].update(y_mean=doc["state"]["scaler"]["y_mean"] + 1000))
+    np.testing.assert_allclose(srtopt.load(saved).predict(data[0]), srt.predict(data[0]) + 1000)
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    assert "refuses a truncated, corrupt or edited file" not in readme
+    for text in (readme, " ".join(persistence.__doc__.split())):
+        assert "accidental edit" in text and "not a signature" in text and "recomputed" in text.replace(
+            "recompute it", "recomputed")
+    assert "never pickle" in readme and "never runs code from the file" in readme
