@@ -11,6 +11,7 @@ import sys
 def register(subparsers) -> None:
     from srtopt.datasets import DATASETS
     from srtopt.experiments.methods import method_names
+    from srtopt.experiments.runner import BACKENDS
 
     bench = subparsers.add_parser(
         "bench",
@@ -20,7 +21,9 @@ def register(subparsers) -> None:
             "(section 5): K-fold CV with a fixed split, X min-max scaled to [0,1] and y "
             "standardized on the training fold, one run per initialization seed.  Each run is "
             "written to the SQLite store as it completes; runs already stored are skipped, so "
-            "re-running the same command after an interruption finishes the grid."
+            "re-running the same command after an interruption finishes the grid.  Runs are "
+            "claimed in the store before they start, so several 'srtopt bench' on one store "
+            "(on one machine or several sharing the file) split the grid."
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -42,8 +45,9 @@ def register(subparsers) -> None:
     bench.add_argument("--jobs", type=int, default=1,
                        help="parallel worker processes (BLAS is pinned to 1 thread per run)")
     bench.add_argument("--backend", default="loky",
-                       help="joblib backend: loky, multiprocessing, threading, dask "
-                            "(pip install 'srtopt[distributed]'), ray")
+                       help="where the runs execute: " + ", ".join(
+                           f"{name} ({need})" if need else name for name, need in BACKENDS.items())
+                       + ", or a joblib backend registered by a --plugin")
     bench.add_argument("--store", default="results.db", help="SQLite results file")
     bench.add_argument("--data-home", default=None, metavar="DIR",
                        help="directory holding <slug>.csv (default: $SRTOPT_DATA, else the "
@@ -53,7 +57,8 @@ def register(subparsers) -> None:
     bench.add_argument("--retry-failed", action="store_true",
                        help="run again the runs stored as failed")
     bench.add_argument("--quiet", action="store_true", help="no progress line on stderr")
-    bench.set_defaults(func=_bench)
+    bench.set_defaults(func=_bench, on_interrupt="the runs stored so far are kept: the same command "
+                                                "finishes the grid")
 
     report = subparsers.add_parser(
         "report",
@@ -62,13 +67,16 @@ def register(subparsers) -> None:
             "Summarize a results store per dataset, depth and method: mean test R^2 with sigma "
             "(in units of 1e-2), mean training seconds, runs with R^2 < 0, and the arithmetic and "
             "geometric means over datasets, next to the paper's published values.  Writes "
-            "report.md, report.tex, summary.csv and PNG plots, and prints the Markdown."
+            "report.md, report.tex, summary.csv and PNG plots, and prints the Markdown, which "
+            "starts with the runs done, failed and claimed and the srtopt versions that wrote them."
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     report.add_argument("store", help="SQLite results file written by 'srtopt bench'")
     report.add_argument("--out", default="reports", help="output directory")
     report.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    report.add_argument("--mixed-versions", action="store_true",
+                        help="pool runs written by different srtopt versions (refused otherwise)")
     report.set_defaults(func=_report)
 
 
@@ -105,9 +113,10 @@ def _bench(args) -> int:
         retry_failed=args.retry_failed,
     )
     if not args.quiet:
+        others = f", {result.elsewhere} taken by other runners" if result.elsewhere else ""
         print(
             f"{result.total} runs in the grid: {result.skipped} already stored, {result.ran} run "
-            f"now ({result.failed} failed) in {result.seconds:.1f} s; store {result.store}",
+            f"now ({result.failed} failed){others} in {result.seconds:.1f} s; store {result.store}",
             file=sys.stderr,
         )
     return 0
@@ -116,7 +125,7 @@ def _bench(args) -> int:
 def _report(args) -> int:
     from srtopt.experiments.report import write_report
 
-    output = write_report(args.store, args.out, plots=not args.no_plots)
+    output = write_report(args.store, args.out, plots=not args.no_plots, mixed_versions=args.mixed_versions)
     print(output.markdown)
     print(f"wrote {', '.join(str(p) for p in output.files)}", file=sys.stderr)
     return 0

@@ -11,6 +11,10 @@ negative is undefined and shown as n/a.
 
 The paper's published values (``srtopt/data/paper_tables.json``) are shown
 beside ours with the difference (ours - paper).
+
+Runs written by different srtopt versions are not pooled unless asked
+(``mixed_versions=True``, ``srtopt report --mixed-versions``); the report
+lists the versions and counts the runs done, failed and claimed.
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections import Counter
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from srtopt._io import atomic_write
 from srtopt.experiments.methods import PAPER_NAMES
 
 __all__ = [
@@ -35,6 +41,7 @@ __all__ = [
     "paper_tables",
     "plot_r2_by_dataset",
     "plot_r2_vs_time",
+    "srtopt_versions",
     "summarize",
     "write_report",
 ]
@@ -71,12 +78,35 @@ def _rows_frame(source):
         return source
     if isinstance(source, ResultStore):
         return source.dataframe()
-    with ResultStore(source) as store:
+    with ResultStore(source, readonly=True) as store:
         return store.dataframe()
 
 
-def summarize(source):
+def srtopt_versions(frame) -> dict[str, int]:
+    """Runs per srtopt version that wrote them (the ``srtopt`` entry of each row's versions)."""
+    def version(text):
+        try:
+            return str(json.loads(text).get("srtopt", "unknown"))
+        except (TypeError, ValueError, AttributeError):
+            return "unknown"
+
+    return dict(Counter(version(v) for v in frame["versions"])) if "versions" in frame else {}
+
+
+def _check_versions(frame, mixed_versions: bool) -> None:
+    versions = srtopt_versions(frame)
+    if len(versions) > 1 and not mixed_versions:
+        listing = ", ".join(f"{v} ({n} runs)" for v, n in sorted(versions.items()))
+        raise ValueError(f"the store holds runs of different srtopt versions: {listing}; their results may "
+                         f"differ, so they are not pooled: pass --mixed-versions (mixed_versions=True) to "
+                         f"pool them anyway")
+
+
+def summarize(source, mixed_versions: bool = False):
     """One row per (dataset, depth, method, params) from a store, path or DataFrame.
+
+    Raises ValueError when the rows were written by different srtopt versions,
+    unless ``mixed_versions``.
 
     Columns: dataset, depth, method, params, label, runs (ok), errors,
     r2_mean, r2_std (population, ddof=0), sigma_e2 (= 100 r2_std), seconds_mean,
@@ -87,6 +117,7 @@ def summarize(source):
     from srtopt.datasets import DATASETS
 
     frame = _rows_frame(source)
+    _check_versions(frame, mixed_versions)
     columns = ["dataset", "depth", "method", "params", "label", "runs", "errors", "r2_mean",
                "r2_std", "sigma_e2", "seconds_mean", "neg_r2", "iterations_mean"]
     if frame.empty:
@@ -446,25 +477,49 @@ class ReportOutput:
     summary: object  # pandas.DataFrame
 
 
-def write_report(source, out_dir, *, plots: bool = True) -> ReportOutput:
-    """Write report.md, report.tex, summary.csv and the PNG plots into ``out_dir``."""
+def write_report(source, out_dir, *, plots: bool = True, mixed_versions: bool = False) -> ReportOutput:
+    """Write report.md, report.tex, summary.csv and the PNG plots into ``out_dir``.
+
+    ``source`` is a store (path or :class:`ResultStore`, read only) or a DataFrame of rows."""
+    if isinstance(source, (str, Path)) and not Path(source).is_file():
+        raise FileNotFoundError(f"no results store {source}")
+    frame, claimed = _rows_and_claims(source)
+    summary = summarize(frame, mixed_versions=mixed_versions)
+    if summary.empty:
+        raise ValueError(f"the results store {source} has no runs" + (f" yet ({claimed} claimed)" if claimed else ""))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if not isinstance(source, (str, Path)) or Path(source).is_file():
-        summary = summarize(source)
-    else:
-        raise FileNotFoundError(f"no results store {source}")
-    if summary.empty:
-        raise ValueError(f"the results store {source} has no runs")
-    md = "# srtopt benchmark report\n\n" + markdown_tables(summary)
+    md = "# srtopt benchmark report\n\n" + _status(frame, claimed) + "\n\n" + markdown_tables(summary)
     files = []
-    for name, text in (("report.md", md), ("report.tex", latex_tables(summary))):
-        (out / name).write_text(text, encoding="utf-8")
-        files.append(out / name)
-    summary.to_csv(out / "summary.csv", index=False)
-    files.append(out / "summary.csv")
+    for name, text in (("report.md", md), ("report.tex", latex_tables(summary)),
+                       ("summary.csv", summary.to_csv(index=False))):
+        files.append(atomic_write(out / name, text.encode("utf-8")))
     if plots:
         for depth in sorted(summary["depth"].unique()):
             files.append(plot_r2_by_dataset(summary, int(depth), out / f"r2_by_dataset_depth{depth}.png"))
             files.append(plot_r2_vs_time(summary, int(depth), out / f"r2_vs_time_depth{depth}.png"))
     return ReportOutput(md, files, summary)
+
+
+def _rows_and_claims(source):
+    """(rows as a DataFrame, runs claimed now) of a store path, a ResultStore or a DataFrame."""
+    import pandas as pd
+
+    from srtopt.experiments.store import ResultStore
+
+    if isinstance(source, pd.DataFrame):
+        return source, 0
+    if isinstance(source, ResultStore):
+        return source.dataframe(), source.claimed()
+    with ResultStore(source, readonly=True) as store:
+        return store.dataframe(), store.claimed()
+
+
+def _status(frame, claimed: int) -> str:
+    """The runs done (ok, failed) and claimed, and the srtopt versions that wrote them."""
+    failed = int((frame["status"] != "ok").sum())
+    text = f"Runs: {len(frame)} done ({len(frame) - failed} ok, {failed} failed)"
+    if claimed:
+        text += f"; {claimed} claimed by running benchmarks, not in the tables yet"
+    versions = ", ".join(f"{v} ({n} runs)" for v, n in sorted(srtopt_versions(frame).items()))
+    return f"{text}.  \nsrtopt versions: {versions}."

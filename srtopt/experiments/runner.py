@@ -1,11 +1,15 @@
 """Run a grid of (dataset, depth, method, fold, seed) in parallel, resumably.
 
-Runs execute in joblib workers (``backend="loky"`` by default; ``"dask"`` and
-``"ray"`` when installed, see ``srtopt[distributed]``) and come back unordered
-as they complete; the parent writes each one to the SQLite store at once, in
-its own transaction.  Runs already in the store are skipped, so a killed
-benchmark started again with the same arguments finishes the grid with no run
-lost or duplicated (at most the runs in flight at the kill are redone).
+Runs execute in worker processes (``BACKENDS``: joblib's loky, the default,
+and threading; a multiprocessing pool; a Dask cluster, ``srtopt[distributed]``;
+a Ray pool, ``srtopt[ray]``) and come back unordered as they complete; the
+parent writes each one to the SQLite store at once, in its own transaction.
+Runs already in the store are skipped, so a killed benchmark started again
+with the same arguments finishes the grid with no run lost or duplicated (at
+most the runs in flight at the kill are redone).  A run is claimed in the store
+just before it is handed to a worker (see :mod:`srtopt.experiments.store`), so
+concurrent benchmarks on one store split the grid instead of both running it.
+Workers on this machine exit when the runner dies.
 """
 
 from __future__ import annotations
@@ -13,17 +17,26 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
+import os
 import platform
+import queue
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from srtopt.experiments.methods import get_method
 from srtopt.experiments.protocol import RunSpec, canonical_params, execute_run
-from srtopt.experiments.store import ResultStore
+from srtopt.experiments.store import ResultStore, new_owner
 
-__all__ = ["BenchmarkResult", "build_grid", "package_versions", "run_benchmark"]
+__all__ = ["BACKENDS", "BenchmarkResult", "build_grid", "package_versions", "run_benchmark"]
+
+#: backend -> what it needs installed (every one is tested end to end)
+BACKENDS = {"loky": "", "multiprocessing": "", "threading": "",
+            "dask": "pip install 'srtopt[distributed]'", "ray": "pip install 'srtopt[ray]'"}
 
 
 @dataclasses.dataclass
@@ -34,6 +47,7 @@ class BenchmarkResult:
     ran: int  # run and stored by this call
     failed: int  # of those, with status 'error'
     seconds: float
+    elsewhere: int = 0  # claimed or stored by other runners while this call ran
 
 
 def package_versions() -> dict[str, str]:
@@ -110,7 +124,7 @@ class _Progress:
 
     def __init__(self, total: int, skipped: int, stream, quiet: bool):
         self.total, self.skipped, self.stream, self.quiet = total, skipped, stream, quiet
-        self.done = self.failed = 0
+        self.done = self.failed = self.elsewhere = 0
         self.todo = total - skipped
         self.start = time.perf_counter()
         self._last = 0.0
@@ -124,6 +138,11 @@ class _Progress:
         self.done += 1
         self.failed += int(failed)
         self.show(force or self.done == self.todo)
+
+    def taken_elsewhere(self) -> None:
+        """A run claimed or stored by another runner (called from a dispatching thread)."""
+        self.elsewhere += 1
+        self.todo -= 1
 
     def show(self, force: bool = False) -> None:
         if self.quiet:
@@ -139,7 +158,8 @@ class _Progress:
             eta = "?"
         line = (
             f"\rbench: {self.skipped + self.done}/{self.total} runs"
-            f" ({self.skipped} stored before, {self.failed} failed)"
+            f" ({self.skipped} stored before, {self.failed} failed"
+            f"{f', {self.elsewhere} by other runners' if self.elsewhere else ''})"
             f"  elapsed {self._clock(elapsed)}  ETA {eta} "
         )
         self.stream.write(line)
@@ -150,34 +170,6 @@ class _Progress:
             self.show(force=True)
             self.stream.write("\n")
             self.stream.flush()
-
-
-@contextlib.contextmanager
-def _backend(backend: str, jobs: int):
-    from joblib import parallel_config
-
-    client = None
-    if backend == "dask":
-        try:
-            from distributed import Client, get_client
-        except ImportError as exc:
-            raise ValueError("backend 'dask' needs dask.distributed: pip install 'srtopt[distributed]'") from exc
-        try:
-            get_client()
-        except ValueError:  # no client yet: a local cluster of `jobs` processes
-            client = Client(n_workers=max(1, jobs), threads_per_worker=1, processes=True)
-    elif backend == "ray":
-        try:
-            from ray.util.joblib import register_ray
-        except ImportError as exc:
-            raise ValueError("backend 'ray' needs ray: pip install ray") from exc
-        register_ray()
-    try:
-        with parallel_config(backend=backend, n_jobs=jobs):
-            yield
-    finally:
-        if client is not None:
-            client.close()
 
 
 def run_benchmark(
@@ -196,31 +188,26 @@ def run_benchmark(
     quiet: bool = False,
     retry_failed: bool = False,
     stream=None,
+    lease: float = 60.0,
 ) -> BenchmarkResult:
     """Run the grid (skipping runs already in ``store``) and store every run.
 
     ``seeds`` is a count (seeds 0..seeds-1) or an iterable of seeds; ``params``
     maps a method name to the keyword arguments of its factory.  Failed runs
-    stay stored as failed; ``retry_failed=True`` runs them again.
+    stay stored as failed; ``retry_failed=True`` runs them again.  Each run is
+    claimed for ``lease`` seconds, renewed while it runs; runs claimed by
+    another live runner are left to it.
     """
-    from joblib import Parallel, delayed
-
     from srtopt.datasets import load
 
     started = time.perf_counter()
     grid = build_grid(datasets, depths, methods, folds=folds, seeds=seeds,
                       split_seed=split_seed, params=params)
-    known_backends = {"loky", "threading", "multiprocessing", "sequential", "dask", "ray"}
-    if backend not in known_backends:
-        from joblib.parallel import BACKENDS
-
-        if backend not in BACKENDS:
-            raise ValueError(f"unknown joblib backend {backend!r}; use one of {', '.join(sorted(known_backends))}")
+    _check_backend(backend)
     for name in dict.fromkeys(datasets):  # fail early, in the parent, on a missing or bad file
         load(name, data_home)
     factories = {name: get_method(name) for name in methods}
     versions = json.dumps(package_versions(), sort_keys=True)
-    jobs = int(jobs)
 
     with ResultStore(store) as results:
         if retry_failed:
@@ -228,22 +215,178 @@ def run_benchmark(
         stored = results.keys()
         pending = [spec for spec in grid if spec.key not in stored]
         progress = _Progress(len(grid), len(grid) - len(pending), stream or sys.stderr, quiet)
-        ran = failed = 0
-        if pending:
-            progress.show(force=True)
-            with _backend(backend, jobs):
-                outputs = Parallel(n_jobs=jobs, return_as="generator_unordered")(
-                    delayed(_run)(spec, factories[spec.method], data_home) for spec in pending
-                )
-                for spec, result in outputs:
-                    results.add(spec, result, versions)
-                    ran += 1
-                    failed += result["status"] != "ok"
-                    progress.update(result["status"] != "ok")
-        progress.close()
-    return BenchmarkResult(Path(store), len(grid), len(grid) - len(pending), ran, failed,
-                           time.perf_counter() - started)
+        try:
+            if pending:
+                progress.show(force=True)
+                with _executor(backend, int(jobs), factories, data_home) as execute, \
+                        _claims(results, lease) as owner:
+                    def claimed():
+                        for spec in pending:
+                            if results.claim(spec, owner, lease):
+                                yield spec
+                            else:
+                                progress.taken_elsewhere()
+
+                    for spec, result in execute(claimed()):
+                        results.add(spec, result, versions)
+                        progress.update(result["status"] != "ok")
+        finally:
+            progress.close()
+    return BenchmarkResult(Path(store), len(grid), len(grid) - len(pending), progress.done, progress.failed,
+                           time.perf_counter() - started, progress.elsewhere)
 
 
-def _run(spec: RunSpec, factory, data_home):
-    return spec, execute_run(spec, factory, data_home)
+def _check_backend(backend: str) -> None:
+    from joblib.parallel import BACKENDS as JOBLIB_BACKENDS
+
+    if backend not in BACKENDS and backend not in JOBLIB_BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+
+
+@contextlib.contextmanager
+def _claims(results: ResultStore, lease: float):
+    """A claim owner for this call: a thread renews its leases every lease/3 seconds; its
+    claims are dropped at the end (stored runs have lost theirs already), also on Ctrl-C."""
+    owner, stop = new_owner(), threading.Event()
+
+    def renew():
+        while not stop.wait(lease / 3):
+            results.renew(owner, lease)
+
+    thread = threading.Thread(target=renew, name="srtopt-lease", daemon=True)
+    thread.start()
+    try:
+        yield owner
+    finally:
+        stop.set()
+        thread.join()
+        results.release(owner)
+
+
+@contextlib.contextmanager
+def _executor(backend: str, jobs: int, factories, data_home):
+    """``execute(specs)``: the (spec, result) of each run of the iterator ``specs`` as it
+    completes.  ``specs`` is consumed only as workers become free (at most 2 * jobs runs
+    ahead), so a run is claimed just before it starts."""
+    if backend in ("multiprocessing", "ray"):
+        with _pool(backend, jobs) as pool:
+            # multiprocessing workers are forked: they look the method up in the registry they
+            # inherit (its closures do not pickle); Ray pickles the factory itself
+            by_name = backend == "multiprocessing"
+            yield lambda specs: _pool_results(pool, jobs, (
+                (spec, None if by_name else factories[spec.method], data_home, os.getpid() if by_name else None)
+                for spec in specs))
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    parent = os.getpid() if backend == "loky" else None
+    with _dask_client(backend, jobs), parallel_config(backend=backend, n_jobs=jobs):
+        yield lambda specs: Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(
+            delayed(_run)(spec, factories[spec.method], data_home, parent) for spec in specs)
+
+
+@contextlib.contextmanager
+def _dask_client(backend: str, jobs: int):
+    """For ``backend="dask"`` without a client: a local cluster of ``jobs`` processes."""
+    if backend != "dask":
+        yield
+        return
+    try:
+        from distributed import Client, get_client
+    except ImportError as exc:
+        raise ValueError(f"backend 'dask' needs dask.distributed: {BACKENDS['dask']}") from exc
+    try:
+        get_client()
+    except ValueError:
+        with _sigint_ignored():  # by the cluster's processes: Ctrl-C is the runner's to handle
+            client = Client(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+                            silence_logs=logging.ERROR)
+        with client:
+            yield
+        return
+    yield
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _pool(backend: str, jobs: int):
+    """A ``multiprocessing`` pool (forked, where possible) or a Ray pool (a local Ray instance
+    is started, and stopped afterwards, unless Ray is running); terminated at the end."""
+    if backend == "multiprocessing":
+        import multiprocessing
+
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+        with multiprocessing.get_context(method).Pool(jobs) as pool:
+            yield pool
+        return
+    try:
+        import ray
+        from ray.util.multiprocessing import Pool
+    except ImportError as exc:
+        raise ValueError(f"backend 'ray' needs ray: {BACKENDS['ray']}") from exc
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        with Pool(processes=jobs) as pool:
+            yield pool
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _pool_results(pool, jobs: int, calls):
+    """Results of ``_run(*args)`` for each ``args`` of ``calls`` through ``pool.apply_async``,
+    in completion order, with at most 2 * jobs calls in flight."""
+    done = queue.SimpleQueue()
+
+    def submit() -> int:
+        args = next(calls, None)
+        if args is None:
+            return 0
+        pool.apply_async(_run, args, callback=done.put, error_callback=done.put)
+        return 1
+
+    in_flight = sum(submit() for _ in range(2 * jobs))
+    while in_flight:
+        item = done.get()
+        if isinstance(item, BaseException):
+            raise item
+        in_flight += submit() - 1
+        yield item
+
+
+def _run(spec: RunSpec, factory, data_home, parent: int | None):
+    """One run in a worker.  ``factory`` None: look the method up; ``parent``: the runner's pid,
+    for a worker process on this machine (see :func:`_follow`)."""
+    if parent is not None and parent != os.getpid():
+        _follow(parent)
+    return spec, execute_run(spec, factory or get_method(spec.method), data_home)
+
+
+_FOLLOWING = []
+
+
+def _follow(parent: int) -> None:
+    """Once per worker process: leave Ctrl-C to the runner (which stops the workers), and
+    exit as soon as the runner is gone (its workers would otherwise live on: loky's idle
+    workers wait minutes before they exit, multiprocessing's forever)."""
+    if _FOLLOWING:
+        return
+    _FOLLOWING.append(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="srtopt-follow-runner", daemon=True).start()

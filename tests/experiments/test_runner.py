@@ -77,7 +77,7 @@ def test_unknown_names_are_clear_errors(data_home, tmp_path):
         run_benchmark(["boston"], [2], ["cart"], store=tmp_path / "x.db", data_home=data_home)
     with pytest.raises(ValueError, match="unknown method 'xgb'.*cart"):
         run_benchmark(["yacht"], [2], ["xgb"], store=tmp_path / "x.db", data_home=data_home)
-    with pytest.raises(ValueError, match="unknown joblib backend"):
+    with pytest.raises(ValueError, match="unknown backend .nope.; use one of loky, multiprocessing, threading, dask, ray"):
         run_benchmark(["yacht"], [2], ["cart"], backend="nope", store=tmp_path / "x.db",
                       data_home=data_home)
     assert not (tmp_path / "x.db").exists()
