@@ -116,11 +116,12 @@ class ResultStore:
             raise ValueError(f"cannot open the results store {self.path}: {exc}") from None
         self._conn.row_factory = sqlite3.Row
         try:
+            self._check_tables(require_runs=readonly)  # before anything is written to the file
             if not readonly:
                 self._conn.execute("PRAGMA synchronous=FULL")
                 with self._conn:
                     self._conn.executescript(_SCHEMA)
-            self._check_tables()
+                self._has_claims = True
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             raise ValueError(f"{self.path} is not a results store (an SQLite file written by "
@@ -129,12 +130,12 @@ class ResultStore:
             self._conn.close()
             raise
 
-    def _check_tables(self) -> None:
-        """The tables srtopt uses have exactly its columns (a store of an srtopt without claims
-        is read, and given its claims table when opened for writing)."""
+    def _check_tables(self, require_runs: bool) -> None:
+        """The tables srtopt uses, where they exist, have exactly its columns (a store of an
+        srtopt without claims is read, and given its claims table when opened for writing)."""
         tables = {table: {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
                   for table in _COLUMNS}
-        if not tables["runs"]:
+        if require_runs and not tables["runs"]:
             raise ValueError(f"{self.path} holds no srtopt results (no table 'runs')")
         for table, columns in tables.items():
             if columns and columns != _COLUMNS[table]:

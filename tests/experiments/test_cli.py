@@ -60,3 +60,49 @@ def test_bench_then_report(capsys, tmp_path, data_home):
     assert "| Yacht hydrodynamics | 308 | 6 |" in printed and "Geometric avg" in printed
     assert {p.name for p in out_dir.iterdir()} >= {"report.md", "report.tex", "r2_vs_time_depth2.png",
                                                    "r2_by_dataset_depth2.png"}
+
+
+@pytest.mark.parametrize("command", ["bench", "report"])
+def test_a_store_srtopt_did_not_write_is_one_line(command, capsys, tmp_path, data_home):
+    (tmp_path / "notes.db").write_text("not a database\n" * 200)
+    conn = sqlite3.connect(tmp_path / "other.db")
+    conn.execute("CREATE TABLE runs (x INTEGER)")
+    conn.commit()
+    conn.close()
+    for name, message in (("notes.db", "is not a results store (an SQLite file written by 'srtopt bench')"),
+                          ("other.db", "has a table 'runs' that srtopt did not write")):
+        before = (tmp_path / name).read_bytes()
+        argv = (["bench", "--datasets", "yacht", "--methods", "cart", "--seeds", "1", "--data-home",
+                 str(data_home), "--store", str(tmp_path / name)] if command == "bench"
+                else ["report", str(tmp_path / name), "--out", str(tmp_path / "rep")])
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"srtopt {command}: error: ") and message in err, err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert (tmp_path / name).read_bytes() == before  # not touched
+    assert not (tmp_path / "rep").exists()
+
+
+def test_report_refuses_to_pool_srtopt_versions_unless_asked(capsys, tmp_path, data_home):
+    db = tmp_path / "mixed.db"
+    argv = ["bench", "--datasets", "yacht", "--depths", "2", "--methods", "cart", "--folds", "2",
+            "--seeds", "2", "--store", str(db), "--data-home", str(data_home), "--quiet"]
+    assert main(argv) == 0
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE runs SET versions = json_set(versions, '$.srtopt', '0.0.9') WHERE seed = 1")
+    conn.commit()
+    conn.close()
+    assert main(["report", str(db), "--out", str(tmp_path / "r"), "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"srtopt report: error: the store holds runs of different srtopt versions: 0.0.9 (2 runs), "
+                   f"{_version()} (2 runs); their results may differ, so they are not pooled: pass "
+                   f"--mixed-versions (mixed_versions=True) to pool them anyway\n")
+    assert main(["report", str(db), "--out", str(tmp_path / "r"), "--no-plots", "--mixed-versions"]) == 0
+    printed = capsys.readouterr().out
+    assert f"srtopt versions: 0.0.9 (2 runs), {_version()} (2 runs)." in printed
+
+
+def _version():
+    from srtopt.experiments import package_versions
+
+    return package_versions()["srtopt"]

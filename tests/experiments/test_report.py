@@ -168,3 +168,24 @@ def test_write_report_files(store, tmp_path):
     assert (tmp_path / "rep" / "report.md").read_text() == out.markdown
     with pytest.raises(FileNotFoundError, match="no results store"):
         write_report(tmp_path / "missing.db", tmp_path / "x")
+
+
+def test_report_counts_done_failed_and_claimed_runs(store, tmp_path):
+    import shutil
+
+    from srtopt.experiments import ResultStore, build_grid
+    from srtopt.experiments.runner import package_versions
+
+    copy = tmp_path / "claimed.db"
+    shutil.copy(store, copy)
+    extra = build_grid(["yacht"], [2], ["cart"], folds=4, seeds=[7, 8, 9])
+    with ResultStore(copy) as results:
+        for spec in extra:
+            assert results.claim(spec, "otherhost:1:a", lease=600)
+        total = results.count()
+        failed = len(results.keys(status="error"))
+    output = write_report(copy, tmp_path / "out", plots=False)
+    assert (total, failed) == (144, 24)  # 3 datasets x 2 depths x 2 methods x 4 folds x 3 seeds
+    assert output.markdown.startswith(
+        "# srtopt benchmark report\n\nRuns: 144 done (120 ok, 24 failed); 12 claimed by running benchmarks, "
+        f"not in the tables yet.  \nsrtopt versions: {package_versions()['srtopt']} (144 runs).\n")

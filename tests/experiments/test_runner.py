@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sqlite3
 
 import numpy as np
@@ -120,3 +121,108 @@ def test_parallel_loky_workers_with_a_user_method(data_home, isolated_methods, t
     assert [r["r2_test"] for r in ra] == [r["r2_test"] for r in rb]
     text = stream.getvalue()
     assert "\r" in text and "16/16 runs" in text and "ETA" in text and text.endswith("\n")
+
+
+# ---- every advertised backend, end to end ------------------------------------
+
+def _needs(module, reason):
+    import importlib.util
+
+    return pytest.mark.skipif(importlib.util.find_spec(module) is None, reason=reason)
+
+
+@pytest.mark.parametrize("backend", [
+    "loky", "multiprocessing", "threading",
+    pytest.param("dask", marks=_needs("distributed", "dask.distributed is not installed "
+                                                     "(pip install 'srtopt[distributed]')")),
+    pytest.param("ray", marks=_needs("ray", "ray is not installed (pip install 'srtopt[ray]')")),
+])
+def test_every_advertised_backend_runs_the_grid(backend, data_home, isolated_methods, tmp_path):
+    """Two workers, a closure registered in the parent and a built-in method; the stored
+    results equal a sequential run's."""
+    from srtopt.experiments.runner import BACKENDS
+
+    assert backend in BACKENDS
+    offset = 0
+
+    def closure(depth, seed, **params):
+        return DecisionTreeRegressor(max_depth=depth + offset, random_state=seed)
+
+    register_method("mine", closure)
+    kwargs = dict(folds=2, seeds=2, data_home=data_home, quiet=True)
+    result = run_benchmark(["yacht"], [2], ["mine", "cart"], store=tmp_path / "b.db", jobs=2,
+                           backend=backend, **kwargs)
+    run_benchmark(["yacht"], [2], ["mine", "cart"], store=tmp_path / "s.db", jobs=1, **kwargs)
+    assert (result.ran, result.failed, result.elsewhere) == (8, 0, 0)
+    key = lambda r: (r["method"], r["fold"], r["seed"])  # noqa: E731
+    with ResultStore(tmp_path / "b.db") as a, ResultStore(tmp_path / "s.db") as b:
+        ra, rb = sorted(a.rows(), key=key), sorted(b.rows(), key=key)
+    assert [(key(r), r["r2_test"]) for r in ra] == [(key(r), r["r2_test"]) for r in rb]
+
+
+def test_help_advertises_exactly_the_tested_backends(capsys):
+    from srtopt.cli import main
+    from srtopt.experiments.runner import BACKENDS
+
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "where the runs execute: loky, multiprocessing, threading, dask (pip install " \
+           "'srtopt[distributed]'), ray (pip install 'srtopt[ray]'), or a joblib backend" in text
+    assert list(BACKENDS) == ["loky", "multiprocessing", "threading", "dask", "ray"]
+
+
+# ---- claims ----------------------------------------------------------------------
+
+def test_claims_are_exclusive_until_stored_expired_or_their_owner_is_gone(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    spec = build_grid(["yacht"], [2], ["cart"], folds=2, seeds=1)[0]
+    host = socket.gethostname()
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True).stdout.strip()
+    with ResultStore(tmp_path / "c.db") as store:
+        assert store.claim(spec, "otherhost:1:a", lease=0.5)
+        assert not store.claim(spec, "me", lease=60) and store.claimed() == 1
+        time.sleep(0.6)  # the other machine's lease lapses
+        assert store.claim(spec, f"{host}:{os.getpid()}:x", lease=60)  # a live process of this host
+        assert not store.claim(spec, "me", lease=60)
+        store.release(f"{host}:{os.getpid()}:x")
+        assert store.claim(spec, f"{host}:{finished}:y", lease=60)  # a process that has ended
+        assert store.claim(spec, "me", lease=60) and store.claimed() == 1
+        assert store.add(spec, {"status": "ok", "r2_test": 0.5}, {}) and store.claimed() == 0
+        assert not store.claim(spec, "someone", lease=60)  # stored runs are never claimed again
+
+
+def test_runs_claimed_by_another_runner_are_left_to_it(data_home, tmp_path):
+    """Claims of another machine are skipped while their lease lives, taken after it lapses."""
+    import time
+
+    grid = build_grid(["yacht"], [2], ["cart"], folds=4, seeds=2)
+    with ResultStore(tmp_path / "c.db") as store:
+        for spec in grid[:3]:
+            assert store.claim(spec, "otherhost:42:abcd", lease=1.5)
+    kwargs = dict(folds=4, seeds=2, store=tmp_path / "c.db", data_home=data_home, quiet=True)
+    first = run_benchmark(["yacht"], [2], ["cart"], **kwargs)
+    assert (first.ran, first.elsewhere, first.skipped) == (5, 3, 0)
+    time.sleep(1.6)
+    second = run_benchmark(["yacht"], [2], ["cart"], **kwargs)
+    assert (second.ran, second.elsewhere, second.skipped) == (3, 0, 5)
+
+
+def test_store_that_is_not_an_srtopt_store_is_refused(tmp_path):
+    (tmp_path / "text.db").write_text("just text, not SQLite\n" * 100)
+    with pytest.raises(ValueError, match=r"text\.db is not a results store \(an SQLite file written by "
+                                         r"'srtopt bench'\): file is not a database"):
+        ResultStore(tmp_path / "text.db")
+    conn = sqlite3.connect(tmp_path / "other.db")
+    conn.execute("CREATE TABLE runs (name TEXT, when_ TEXT)")
+    conn.commit()
+    conn.close()
+    for readonly in (False, True):
+        with pytest.raises(ValueError, match=r"other\.db has a table 'runs' that srtopt did not write "
+                                             r"\(columns name, when_\); use another store file"):
+            ResultStore(tmp_path / "other.db", readonly=readonly)
