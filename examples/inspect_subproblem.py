@@ -6,7 +6,7 @@ Trains a depth-3 SoftRegressionTree, re-runs training up to the BN step of
 node 2 in macro iteration 3 (0-based, as in ``tree.history_``), prints the BN
 subproblem (variables, current values, |I_t|, objective), solves it with IPOPT
 (CasADi), SciPy L-BFGS-B and SciPy trust-exact (CasADi Hessian) from the same
-start, and exports it.
+start, and exports it (into a temporary directory, removed at the end).
 """
 
 import os
@@ -40,9 +40,10 @@ def main():
         print(f"{spec:<22}{result.objective:16.10f}{result.iterations:12d}{result.seconds:10.4f}  "
               f"{result.termination_condition}")
 
-    directory = tempfile.mkdtemp(prefix="srtopt_bn_")
-    for ext in (".nl", ".gms", ".casadi", ".c"):
-        print("exported", bn.export(os.path.join(directory, "bn_node2" + ext)))
+    with tempfile.TemporaryDirectory(prefix="srtopt_bn_") as directory:  # removed at the end
+        for ext in (".nl", ".gms", ".casadi", ".c"):
+            path = bn.export(os.path.join(directory, "bn_node2" + ext))
+            print(f"exported {os.path.basename(path)} ({os.path.getsize(path)} bytes)")
 
 
 if __name__ == "__main__":
