@@ -149,26 +149,27 @@ def solve_interruptibly(solver, problem, x0) -> SolverResult:
 
     The KeyboardInterrupt is raised in the signal handler, as usual, unless the solver has
     ``stops_on_interrupt = True`` (it polls :func:`interrupt_requested` and stops by itself)."""
-    with _recording_sigint(raise_at_once=not getattr(solver, "stops_on_interrupt", False)):
+    with _recording_sigint(raise_at_once=not getattr(solver, "stops_on_interrupt", False)) as interrupted:
         try:
             result = solver.solve(problem, x0)
         except Exception:
-            if _SIGINT.is_set():
+            if interrupted():
                 raise KeyboardInterrupt from None
             raise
-    if _SIGINT.is_set():
-        raise KeyboardInterrupt
+        if interrupted():
+            raise KeyboardInterrupt
     return result
 
 
 @contextlib.contextmanager
 def _recording_sigint(raise_at_once: bool):
-    """Set :data:`_SIGINT` on SIGINT, then (if ``raise_at_once``) run the previous handler, which
-    raises KeyboardInterrupt by default.  Python handles signals in the main thread only; in
-    other threads, or when SIGINT is ignored, nothing changes."""
+    """Yield ``interrupted()``: whether a SIGINT arrived meanwhile (it sets :data:`_SIGINT`, then,
+    if ``raise_at_once``, the previous handler runs, which raises KeyboardInterrupt by default).
+    Python handles signals in the main thread only; in other threads, or when SIGINT is
+    ignored, nothing changes and ``interrupted()`` is False."""
     previous = signal.getsignal(signal.SIGINT)
     if threading.current_thread() is not threading.main_thread() or not callable(previous):
-        yield
+        yield lambda: False
         return
 
     def record(signum, frame):
@@ -179,9 +180,10 @@ def _recording_sigint(raise_at_once: bool):
     _SIGINT.clear()
     signal.signal(signal.SIGINT, record)
     try:
-        yield
+        yield _SIGINT.is_set
     finally:
         signal.signal(signal.SIGINT, previous)
+        _SIGINT.clear()  # a later solve outside this function must not see it
 
 
 class Availability:

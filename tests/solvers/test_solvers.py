@@ -99,3 +99,36 @@ def test_make_solver_errors_list_available():
         make_solver("bn", "nope")
     solver = IpoptCasadi()
     assert make_solver("bn", solver) is solver
+
+
+class _SignalsItself:
+    """A solver during whose solve SIGINT arrives (sent to this very process)."""
+
+    name = "signals-itself"
+
+    def __init__(self, stops_on_interrupt):
+        self.stops_on_interrupt = stops_on_interrupt
+
+    def solve(self, problem, x0):
+        import os
+        import signal
+
+        os.kill(os.getpid(), signal.SIGINT)
+        return IpoptCasadi().solve(problem, x0)
+
+
+@pytest.mark.parametrize("stops_on_interrupt", [True, False])
+def test_interrupt_is_raised_once_and_forgotten_after_the_solve(rng, stops_on_interrupt):
+    import signal
+
+    from srtopt.solvers.base import interrupt_requested, solve_interruptibly
+
+    problem, omega, beta = random_tree_problem(rng, 2)
+    sub = problem.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(60))
+    handler = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        solve_interruptibly(_SignalsItself(stops_on_interrupt), sub, sub.start())
+    assert signal.getsignal(signal.SIGINT) is handler and not interrupt_requested()
+    result = IpoptCasadi().solve(sub, sub.start())  # a later solve is not stopped by the old Ctrl-C
+    assert result.success and result.status == "Solve_Succeeded"
+    assert solve_interruptibly(IpoptCasadi(), sub, sub.start()).success
