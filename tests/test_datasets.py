@@ -331,14 +331,18 @@ def raw_server(tmp_path, monkeypatch):
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(4)
+    listener.settimeout(0.1)  # accept() wakes up to see the stop event
     state = {"respond": None, "requests": 0, "stop": threading.Event()}
 
     def serve():
         while not state["stop"].is_set():
             try:
                 conn, _ = listener.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            conn.settimeout(10)
             with conn:
                 conn.recv(65536)
                 state["requests"] += 1
@@ -355,8 +359,8 @@ def raw_server(tmp_path, monkeypatch):
     monkeypatch.setenv("SRTOPT_SOURCE_URL", f"http://127.0.0.1:{listener.getsockname()[1]}")
     yield (lambda respond: state.update(respond=respond)), cache, state
     state["stop"].set()
+    thread.join(10)
     listener.close()
-    thread.join(5)
 
 
 def _cache_is_empty(cache):
