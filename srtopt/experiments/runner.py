@@ -269,13 +269,15 @@ def _executor(backend: str, jobs: int, factories, data_home):
     completes.  ``specs`` is consumed only as workers become free (at most 2 * jobs runs
     ahead), so a run is claimed just before it starts."""
     if backend in ("multiprocessing", "ray"):
+        def calls(specs):
+            for spec in specs:
+                if backend == "multiprocessing":  # forked workers look the method up in the registry
+                    yield spec, None, data_home, os.getpid()  # they inherit (closures do not pickle)
+                else:  # Ray pickles the factory itself
+                    yield spec, factories[spec.method], data_home, None
+
         with _pool(backend, jobs) as pool:
-            # multiprocessing workers are forked: they look the method up in the registry they
-            # inherit (its closures do not pickle); Ray pickles the factory itself
-            by_name = backend == "multiprocessing"
-            yield lambda specs: _pool_results(pool, jobs, (
-                (spec, None if by_name else factories[spec.method], data_home, os.getpid() if by_name else None)
-                for spec in specs))
+            yield lambda specs: _pool_results(pool, jobs, calls(specs))
         return
     from joblib import Parallel, delayed, parallel_config
 
@@ -309,6 +311,10 @@ def _dask_client(backend: str, jobs: int):
 
 @contextlib.contextmanager
 def _sigint_ignored():
+    """SIGINT ignored meanwhile (in the main thread), so that the processes started now inherit it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
@@ -324,7 +330,9 @@ def _pool(backend: str, jobs: int):
         import multiprocessing
 
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-        with multiprocessing.get_context(method).Pool(jobs) as pool:
+        with _sigint_ignored():  # by the workers: Ctrl-C is the runner's to handle
+            pool = multiprocessing.get_context(method).Pool(jobs)
+        with pool:
             yield pool
         return
     try:
