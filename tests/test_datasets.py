@@ -13,6 +13,7 @@ import functools
 import hashlib
 import http.server
 import math
+import os
 import threading
 import time
 from pathlib import Path
@@ -451,10 +452,9 @@ def test_read_only_cache_is_refused_before_downloading(raw_server, tmp_path, mon
     assert state["requests"] == 0
 
 
+@needs_data
 def test_cached_file_honours_the_umask(cache_env):
     root, cache = cache_env
-    if not (DATA / "yacht.csv").is_file():
-        pytest.skip(f"dataset directory {DATA} not available")
     _publish(root, "yacht", make_source("yacht"))
     previous = os.umask(0o022)
     try:
