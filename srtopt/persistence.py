@@ -210,9 +210,9 @@ def load(path):
     >>> X = rng.random((200, 3))
     >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
     >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
-    >>> path = Path(tempfile.mkdtemp()) / "model.json"
-    >>> tree.save(path)
-    >>> again = load(path)
+    >>> with tempfile.TemporaryDirectory() as folder:  # removed afterwards
+    ...     tree.save(Path(folder) / "model.json")
+    ...     again = load(Path(folder) / "model.json")
     >>> bool((again.predict(X) == tree.predict(X)).all())  # the same predictions, bit for bit
     True
     """

@@ -1,4 +1,4 @@
-"""The examples run as scripts and leave nothing behind (no temporary folders)."""
+"""The examples (scripts and doctests) run and leave nothing behind (no temporary folders)."""
 
 import os
 import subprocess
@@ -18,3 +18,15 @@ def test_inspect_subproblem_cleans_up_its_exports(tmp_path):
     assert [line.split()[1] for line in done.stdout.splitlines() if line.startswith("exported ")] == [
         "bn_node2.nl", "bn_node2.gms", "bn_node2.casadi", "bn_node2.c"]
     assert list(tmp.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["tmp"]
+
+
+def test_doctests_leave_no_temporary_folder(tmp_path, monkeypatch):
+    import doctest
+    import tempfile
+
+    import srtopt.persistence
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = doctest.testmod(srtopt.persistence, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
+    assert list(tmp_path.iterdir()) == []
