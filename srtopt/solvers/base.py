@@ -15,7 +15,10 @@ Besides ``solve``, an adapter has
 * ``get_params()`` / ``set_params(**params)`` -- its configuration (the
   arguments of its constructor), scikit-learn style, so that an estimator
   holding a configured solver object is clone-safe and
-  ``set_params(bn_solver__tol=1e-8)`` works.  :class:`SolverParams` provides them.
+  ``set_params(bn_solver__tol=1e-8)`` works.  :class:`SolverParams` provides them;
+* optionally ``stops_on_interrupt = True`` -- it polls :func:`interrupt_requested`
+  and ends its solve itself on Ctrl-C (see :func:`solve_interruptibly`, through
+  which training calls every adapter, so that Ctrl-C always ends a fit).
 
 :class:`TerminationCondition` uses the names of
 ``pyomo.contrib.solver.results.TerminationCondition``; ``status`` keeps the
