@@ -356,10 +356,10 @@ def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=Non
     captured = {}
     build = twin._algorithm
 
-    def algorithm(progress=None):
-        algo = build(progress)
+    def algorithm(*args, **kwargs):
+        algo = build(*args, **kwargs)
 
-        def run_and_capture(problem, omega0, beta0):
+        def run_and_capture(problem, omega0, beta0, **_):
             del algo.run  # capture_run calls the class's run
             captured["snapshot"] = capture_run(algo, problem, omega0, beta0, k, node=node, macro=macro)
             raise _Stop

@@ -20,6 +20,8 @@ from scipy.special import expit
 
 from .tree import Tree
 
+CHUNK_ROWS = 1 << 16  # rows per block of the full-data kernels (bounds their temporaries)
+
 
 def split_design(X: np.ndarray) -> np.ndarray:
     """Z = [1, X/p]: rows z_i such that z_i . omega_t = omega_0t + (1/p) sum_j omega_jt x_ij."""
@@ -120,18 +122,28 @@ def objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0, weights=Non
 
 def objective_and_gradient(Z, Xa, y, omega, beta, mu, lambda_w, lambda_b, s, with_grad=True):
     """E of eq. (obj) on the designs Z, Xa with data weights s, and its gradient
-    (grad_omega, grad_beta) in the shapes of omega, beta (None, None without ``with_grad``)."""
+    (grad_omega, grad_beta) in the shapes of omega, beta (None, None without ``with_grad``).
+
+    The data term is a sum over rows, accumulated over blocks of ``CHUNK_ROWS`` rows so
+    that the temporaries stay small however many rows there are."""
     tree = Tree(int(np.log2(beta.shape[0])))
-    S = split_probabilities(Z, omega, mu)
-    residual = Xa @ beta.T - y[:, None]
-    f, G = soft_loss(S, residual**2, s, tree, 1, mu, with_grad)
-    f += 0.5 * lambda_w * np.sum(omega**2) + 0.5 * lambda_b * np.sum(beta**2)
-    if not with_grad:
-        return f, None, None
-    P = leaf_probabilities(S, tree)
-    g_omega = G.T @ Z + lambda_w * omega
-    g_beta = 2.0 * (s[:, None] * P * residual).T @ Xa + lambda_b * beta
-    return f, g_omega, g_beta
+    f = 0.5 * lambda_w * np.sum(omega**2) + 0.5 * lambda_b * np.sum(beta**2)
+    g_omega, g_beta = lambda_w * omega, lambda_b * beta
+    for rows in _chunks(len(y)):
+        S = split_probabilities(Z[rows], omega, mu)
+        residual = Xa[rows] @ beta.T - y[rows, None]
+        f_rows, G = soft_loss(S, residual**2, s[rows], tree, 1, mu, with_grad)
+        f += f_rows
+        if with_grad:
+            P = leaf_probabilities(S, tree)
+            g_omega = g_omega + G.T @ Z[rows]
+            g_beta = g_beta + 2.0 * (s[rows, None] * P * residual).T @ Xa[rows]
+    return (f, g_omega, g_beta) if with_grad else (f, None, None)
+
+
+def _chunks(n: int):
+    """Slices covering range(n) in blocks of CHUNK_ROWS rows."""
+    return [slice(start, start + CHUNK_ROWS) for start in range(0, max(n, 1), CHUNK_ROWS)]
 
 
 def hbp_leaves(Z: np.ndarray, omega: np.ndarray, tree: Tree) -> np.ndarray:
@@ -139,11 +151,12 @@ def hbp_leaves(Z: np.ndarray, omega: np.ndarray, tree: Tree) -> np.ndarray:
 
     At each branch node go left iff p_it >= 0.5, i.e. u_it >= 0 (ties go left).
     """
-    U = Z @ omega.T
     node = np.ones(Z.shape[0], dtype=np.int64)
-    rows = np.arange(Z.shape[0])
-    for _ in range(tree.depth):
-        node = 2 * node + (U[rows, node - 1] < 0)
+    for rows in _chunks(Z.shape[0]):
+        U = Z[rows] @ omega.T
+        index = np.arange(U.shape[0])
+        for _ in range(tree.depth):
+            node[rows] = 2 * node[rows] + (U[index, node[rows] - 1] < 0)
     return node
 
 

@@ -51,7 +51,8 @@ EXCLUDED_PARAMS = ("callbacks",)
 
 # fitted attributes stored per estimator (the scaler is stored separately)
 _ARRAYS = {
-    "SoftRegressionTree": ("omega_", "beta_", "node_counts_", "leaf_mse_", "leaf_r2_", "feature_importances_"),
+    "SoftRegressionTree": ("omega_", "beta_", "node_counts_", "leaf_mse_", "leaf_r2_", "feature_importances_",
+                           "y_range_"),
     "ORRTRegressor": ("omega_", "beta_", "feature_importances_"),
     "MILOTreeRegressor": ("split_feature_", "split_threshold_",
                           "split_threshold_scaled_", "leaf_coef_", "leaf_intercept_", "leaf_coef_scaled_",
@@ -311,7 +312,7 @@ def from_dict(doc, source="model") -> object:
               "split_feature_": (n_branch,), "split_threshold_": (n_branch,),
               "split_threshold_scaled_": (n_branch,), "leaf_coef_": (n_leaves, p),
               "leaf_intercept_": (n_leaves,), "leaf_coef_scaled_": (n_leaves, p),
-              "leaf_intercept_scaled_": (n_leaves,)}
+              "leaf_intercept_scaled_": (n_leaves,), "y_range_": (2,)}
     for attr in _REQUIRED[name]:
         if attr not in state:
             raise ValueError(f"{source}: state lacks {attr}")

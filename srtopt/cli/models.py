@@ -29,13 +29,14 @@ def register(subparsers) -> None:
     fit.add_argument("--target", required=True, help="name of the column to predict")
     fit.add_argument("--depth", type=int, default=2, help="tree depth D (default 2)")
     fit.add_argument("--out", required=True, help="where to write the model (JSON)")
-    fit.add_argument("--regularization", default="l2-calibrated",
-                     help="'l2-calibrated' (default: the paper's lambdas times 1e-3/N), 'l2' (the paper's "
-                          "lambdas literally), 'none' (plain SRT) or a number")
+    fit.add_argument("--regularization", default="l2",
+                     help="'l2' (default; the paper's lambdas on the summed error, see docs/design.md), "
+                          "'l2-slopes', 'l2-mean', 'l2-calibrated' (other readings), 'none' (plain SRT) or "
+                          "a number (lambda_w = lambda_b)")
     fit.add_argument("--max-iter", type=int, default=10, help="macro iterations (default 10)")
     fit.add_argument("--n-init", type=int, default=10, help="2-means repetitions of the initialization")
-    fit.add_argument("--time-limit", type=float, default=None, help="seconds (stops after the current "
-                                                                    "inner iteration)")
+    fit.add_argument("--time-limit", type=float, default=None,
+                     help="seconds for the whole fit (initialization included)")
     fit.add_argument("--random-state", type=int, default=0, help="seed of the initialization (default 0)")
     fit.add_argument("--features", nargs="+", default=None,
                      help="feature columns (default: every column except the target)")
@@ -147,14 +148,16 @@ def _same_file(a, b) -> bool:
 
 
 def _regularization(text):
+    from ..estimators.srt import READINGS
+
     if text.lower() == "none":
         return None
-    if text.lower() in ("l2", "l2-calibrated"):
+    if text.lower() in READINGS:
         return text.lower()
     try:
         return float(text)
     except ValueError:
-        raise ValueError("--regularization must be 'none', 'l2', 'l2-calibrated' or a number, "
+        raise ValueError(f"--regularization must be 'none', {', '.join(map(repr, READINGS))} or a number, "
                          f"got {text!r}") from None
 
 

@@ -113,8 +113,8 @@ def _srt(regularization):
 
 
 srt = _srt(None)
-srt_l2 = _srt("l2-calibrated")  # the paper's "SRT l2" (lambdas calibrated, see SoftRegressionTree)
-srt_l2_literal = _srt("l2")  # the paper's lambdas taken literally under eq. (obj)
+srt_l2 = _srt("l2")  # the paper's "SRT l2" (the "l2" reading of its lambdas, see regularization_lambdas)
+srt_l2_literal = _srt("l2-mean")  # the paper's lambdas taken literally under eq. (obj)
 
 
 def orrt(depth, seed, **params):

@@ -213,7 +213,7 @@ def _branch_subproblem(f):
     m = _model(f.name, f.start(), names)
     columns = dict(zip(f.working, _rows_of(m.x, len(f.working), q)))
     columns.update({a: list(f.omega[tree.branch_index(a)]) for a in f._fixed_nodes()})
-    Z, R, s = pr.Z[f.rows], f._losses, pr.s[f.rows]
+    Z, R, s = pr.Z[f.rows], f._losses, f.weights
     terms = [float(s[i]) * point_sweep(_split_exprs(Z[i], columns, pr.mu), [float(r) for r in R[i]],
                                        tree, f.root)
              for i in range(len(f.rows)) if s[i] != 0]

@@ -65,6 +65,7 @@ class SRTProblem:
         n = self.X.shape[0]
         self.s = np.full(n, 1.0 / n) if self.weights is None else self.weights / self.weights.sum()
         self._memo: dict = {}
+        self._routing: tuple = (None, None)
 
     @cached_property
     def Z(self) -> np.ndarray:
@@ -96,13 +97,18 @@ class SRTProblem:
         return (f, g_w.copy(), g_b.copy()) if with_grad else f
 
     def hbp_leaves(self, omega) -> np.ndarray:
-        return kernels.hbp_leaves(self.Z, omega, self.tree)
+        """HBP leaf of every training row (remembered for the last omega: the BN and LN
+        steps of an inner iteration both route the data)."""
+        key = np.asarray(omega, float).tobytes()
+        if self._routing[0] != key:
+            self._routing = (key, kernels.hbp_leaves(self.Z, omega, self.tree))
+        return self._routing[1]
 
     def full(self, omega, beta) -> "SRTObjective":
         return SRTObjective(self, omega, beta)
 
-    def branch_subproblem(self, omega, beta, root, working, rows) -> "BranchSubproblem":
-        return BranchSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows))
+    def branch_subproblem(self, omega, beta, root, working, rows, row_weight=1.0) -> "BranchSubproblem":
+        return BranchSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows), row_weight=row_weight)
 
     def leaf_subproblem(self, omega, beta, root, working, rows) -> "LeafSubproblem":
         return LeafSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows))
@@ -189,10 +195,18 @@ class BranchSubproblem(_WorkingSetSubproblem):
     Probabilities of the path above ``root`` are taken as 1 and the weights
     s_i keep the 1/N of the full objective, so lambda_w keeps its meaning.
     With root 1 and all rows it equals E up to terms constant in omega_{W_B}.
+    When ``rows`` is a random subsample of I_t (the paper allows "only a subset of
+    data points"), ``row_weight`` = |I_t| / |rows| scales s_i to keep that balance.
     """
 
     name: str = "bn_subproblem"
+    row_weight: float = 1.0
     block: ClassVar[str] = "omega"
+
+    @property
+    def weights(self) -> np.ndarray:
+        """s_i of the rows (times ``row_weight``)."""
+        return self.problem.s[self.rows] * self.row_weight
 
     @cached_property
     def _local(self) -> Tree:
@@ -209,7 +223,7 @@ class BranchSubproblem(_WorkingSetSubproblem):
         x = np.asarray(x, float)
         Z = pr.Z[self.rows]
         S = kernels.split_probabilities(Z, self.with_x(x), pr.mu)
-        f, G = kernels.soft_loss(S, self._losses, pr.s[self.rows], pr.tree, self.root, pr.mu)
+        f, G = kernels.soft_loss(S, self._losses, self.weights, pr.tree, self.root, pr.mu)
         g = (G.T @ Z)[self._working_rows()].ravel() + pr.lambda_w * x
         return f + 0.5 * pr.lambda_w * x @ x, g
 
@@ -255,7 +269,7 @@ class BranchSubproblem(_WorkingSetSubproblem):
         fixed = [pr.tree.branch_index(a) for a in self._fixed_nodes()]
         return np.concatenate([
             _pad(pr.Z[self.rows], n).ravel("F"), _pad(self._losses, n).ravel("F"),
-            _pad(pr.s[self.rows], n), self.omega[fixed].ravel(), [pr.mu, pr.lambda_w]])
+            _pad(self.weights, n), self.omega[fixed].ravel(), [pr.mu, pr.lambda_w]])
 
 
 @dataclass
@@ -352,6 +366,13 @@ class WLRProxy:
         g = self.Z.T @ (self.w * (p - self.c)) * self.mu / n
         g[1:] += self.alpha * x[1:]
         return float(f), g
+
+    def hessian(self, x) -> np.ndarray:
+        """Exact Hessian of the WLR objective: mu^2/N_t Z^T diag(w p (1 - p)) Z + alpha on omega_{1:}."""
+        p = expit(self.mu * (self.Z @ np.asarray(x, float)))
+        H = (self.Z.T * (self.w * p * (1.0 - p))) @ self.Z * (self.mu**2 / len(self.c))
+        H[1:, 1:] += self.alpha * np.eye(len(x) - 1)
+        return H
 
     @property
     def structure_key(self) -> tuple:

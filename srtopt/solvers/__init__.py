@@ -32,29 +32,35 @@ from .base import (Availability, SolverParams, SolverResult, SolverUnavailableEr
                    availability)
 from .cyipopt_solver import IpoptCyipopt
 from .ipopt import IpoptCasadi
-from .least_squares import ExactLeastSquares
+from .least_squares import ExactLeastSquares, LsqrLeastSquares
 from .logistic import SklearnLogistic
+from .newton import NewtonSolver
 from .pyomo_solver import PyomoSolver
 from .qp import CasadiQP, HighsQP
 from .scipy_hessian import ScipyHessian
 from .scipy_minimize import ScipyMinimize
 
+BN_LBFGSB_TOL = 1e-9  # SciPy's ftol and gtol of the default BN solver
+
 SOLVERS = {
     "bn": {
+        # the default: a tight tolerance lets the BN step leave the flat regions of E (docs/design.md)
+        "l-bfgs-b": lambda tol=BN_LBFGSB_TOL, **kw: ScipyMinimize("L-BFGS-B", tol=tol, **kw),
         "ipopt": IpoptCasadi,
         "cyipopt": IpoptCyipopt,
-        "l-bfgs-b": lambda **kw: ScipyMinimize("L-BFGS-B", **kw),
         "slsqp": lambda **kw: ScipyMinimize("SLSQP", **kw),
         "trust-exact": lambda **kw: ScipyHessian("trust-exact", **kw),
         "trust-krylov": lambda **kw: ScipyHessian("trust-krylov", **kw),
     },
     "ln": {
         "exact": ExactLeastSquares,
+        "lsqr": LsqrLeastSquares,
         "qpoases": lambda **kw: CasadiQP("qpoases", **kw),
         "osqp": lambda **kw: CasadiQP("osqp", **kw),
         "highs": HighsQP,
     },
     "wlr": {
+        "newton": NewtonSolver,
         "sklearn": SklearnLogistic,
         "ipopt": IpoptCasadi,
         "cyipopt": IpoptCyipopt,
@@ -137,6 +143,6 @@ def make_solver(kind: str, spec, **options):
 
 
 __all__ = ["SOLVERS", "Availability", "CasadiQP", "ExactLeastSquares", "HighsQP", "IpoptCasadi",
-           "IpoptCyipopt", "PyomoSolver", "ScipyHessian", "ScipyMinimize", "SklearnLogistic",
+           "IpoptCyipopt", "NewtonSolver", "PyomoSolver", "ScipyHessian", "ScipyMinimize", "SklearnLogistic",
            "SolverParams", "SolverResult", "SolverUnavailableError", "TerminationCondition",
            "armijo_step", "available_solvers", "make_solver", "parse_spec"]

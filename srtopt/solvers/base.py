@@ -28,10 +28,12 @@ solver's own raw status text.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import enum
 import inspect
 import signal
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,6 +139,41 @@ class SolverResult:
 
 
 _SIGINT = threading.Event()  # set by a SIGINT during solve_interruptibly (main thread)
+
+
+_DEADLINE: contextvars.ContextVar = contextvars.ContextVar("srtopt_deadline", default=None)
+
+
+@contextlib.contextmanager
+def deadline(at: float | None):
+    """Within this block, solvers stop by ``time.perf_counter()`` = ``at`` (None: no limit).
+
+    The training loop sets it from the estimator's ``time_limit``; iterative adapters poll
+    :func:`deadline_passed` (IPOPT's iteration callback, SciPy's ``callback``) and return
+    their current iterate, with ``success`` False, once it has passed."""
+    token = _DEADLINE.set(at)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def deadline_passed() -> bool:
+    """True when the current :func:`deadline` has passed."""
+    at = _DEADLINE.get()
+    return at is not None and time.perf_counter() >= at
+
+
+def should_stop() -> bool:
+    """Whether an iterative solver should return now (Ctrl-C pressed or the deadline passed)."""
+    return interrupt_requested() or deadline_passed()
+
+
+def stop_when_asked(*_):
+    """A SciPy ``minimize`` callback: raises StopIteration (SciPy then returns its current
+    iterate) when :func:`should_stop`."""
+    if should_stop():
+        raise StopIteration
 
 
 def interrupt_requested() -> bool:

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from .base import Availability, SolverParams, SolverResult
+from .base import Availability, SolverParams, SolverResult, should_stop
 from .derivatives import CasadiDerivatives
 
 CYIPOPT_INSTALL = ("cyipopt is not installed. Debian/Ubuntu: `apt-get install coinor-libipopt-dev "
@@ -53,8 +53,9 @@ class _Oracle:
         return np.zeros(0)
 
     def intermediate(self, alg_mod, iter_count, *args):
+        """Continue unless Ctrl-C was pressed or the training deadline passed."""
         self.iterations = int(iter_count)
-        return True
+        return not should_stop()
 
 
 class _ExactOracle(_Oracle):

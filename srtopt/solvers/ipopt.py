@@ -22,7 +22,7 @@ import time
 import casadi as ca
 import numpy as np
 
-from .base import SolverResult, cached_rendering, interrupt_requested
+from .base import SolverResult, cached_rendering, should_stop
 
 
 class IpoptCasadi:
@@ -92,7 +92,7 @@ class IpoptCasadi:
 
 class _StopOnInterrupt(ca.Callback):
     """IPOPT's iteration callback: 1 (stop, status ``User_Requested_Stop``) once Ctrl-C was
-    pressed.  Its inputs are empty (CasADi accepts that), so no iterate is copied to Python."""
+    pressed or the training deadline passed (:func:`~srtopt.solvers.base.should_stop`).  Its inputs are empty (CasADi accepts that), so no iterate is copied to Python."""
 
     def __init__(self):
         ca.Callback.__init__(self)
@@ -108,7 +108,7 @@ class _StopOnInterrupt(ca.Callback):
         return ca.Sparsity(0, 0)
 
     def eval(self, arg):
-        return [int(interrupt_requested())]
+        return [int(should_stop())]
 
 
 _STOP = []

@@ -48,3 +48,35 @@ class ExactLeastSquares:
         x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], pr.lambda_b) for j in range(Q.shape[1])])
         f = problem.evaluate(x)[0]
         return SolverResult(x, f, True, "solved", 1, time.perf_counter() - start)
+
+
+class LsqrLeastSquares:
+    """LN solver: SciPy's iterative LSQR on each leaf's weighted least-squares problem
+    (``damp`` = sqrt(lambda_b / 2)), the solver the paper's experiments used.  With
+    its default tolerances and iteration limit (2 (p + 1)) it stops early on an
+    ill-conditioned leaf: an implicit regularization of unregularized "SRT"."""
+
+    name = "lsqr"
+
+    def __init__(self, atol=1e-6, btol=1e-6, iter_lim=None, warm_start=False):
+        self.atol, self.btol, self.iter_lim, self.warm_start = atol, btol, iter_lim, warm_start
+
+    @staticmethod
+    def available() -> bool:
+        return True
+
+    def solve(self, problem, x0=None) -> SolverResult:
+        from scipy.sparse.linalg import lsqr
+
+        start = time.perf_counter()
+        pr = problem.problem
+        Xa, y, Q = pr.Xa[problem.rows], pr.y[problem.rows], problem.leaf_weights
+        B0 = np.reshape(problem.start(), (Q.shape[1], -1))
+        x = []
+        for j in range(Q.shape[1]):
+            sq = np.sqrt(Q[:, j])
+            out = lsqr(sq[:, None] * Xa, sq * y, damp=np.sqrt(pr.lambda_b / 2), atol=self.atol, btol=self.btol,
+                       iter_lim=self.iter_lim, x0=B0[j] if self.warm_start else None)
+            x.append(out[0])
+        x = np.concatenate(x)
+        return SolverResult(x, problem.evaluate(x)[0], True, "solved", 1, time.perf_counter() - start)

@@ -9,7 +9,7 @@ import time
 import numpy as np
 from scipy.optimize import minimize
 
-from .base import Availability, SolverParams, SolverResult
+from .base import Availability, SolverParams, SolverResult, stop_when_asked
 from .derivatives import CasadiDerivatives
 
 HESSIAN_METHODS = ("trust-exact", "trust-krylov", "trust-ncg", "trust-constr", "newton-cg", "dogleg")
@@ -33,6 +33,6 @@ class ScipyHessian(SolverParams):
         start = time.perf_counter()
         hess = self._derivatives.hessian(problem)
         res = minimize(problem.evaluate, np.asarray(x0, float), jac=True, hess=hess, method=self.method,
-                       tol=self.tol, options={"maxiter": self.max_iter})
+                       callback=stop_when_asked, tol=self.tol, options={"maxiter": self.max_iter})
         return SolverResult(np.asarray(res.x), float(res.fun), bool(res.success), str(res.message),
                             int(res.get("nit", 0)), time.perf_counter() - start, res, solver=self.name)

@@ -8,7 +8,7 @@ import time
 import numpy as np
 from scipy.optimize import minimize
 
-from .base import SolverResult
+from .base import SolverResult, stop_when_asked
 
 
 class ScipyMinimize:
@@ -25,6 +25,6 @@ class ScipyMinimize:
     def solve(self, problem, x0) -> SolverResult:
         start = time.perf_counter()
         res = minimize(problem.evaluate, np.asarray(x0, float), jac=True, method=self.method,
-                       tol=self.tol, options={"maxiter": self.max_iter})
+                       callback=stop_when_asked, tol=self.tol, options={"maxiter": self.max_iter})
         return SolverResult(np.asarray(res.x), float(res.fun), bool(res.success), str(res.message),
                             int(res.get("nit", 0)), time.perf_counter() - start, res)

@@ -44,6 +44,25 @@ class InnerIteration:
 
 
 @dataclass
+class TrainingState:
+    """Where a run stands: the current iterate, the best one, counters and history.
+    Passing it back to :meth:`NodecGS.run` continues the run where it stopped."""
+
+    omega: np.ndarray
+    beta: np.ndarray
+    E: float
+    best: tuple
+    history: list = field(default_factory=list)
+    k: int = 0
+    macro: int = 0
+
+    @classmethod
+    def start(cls, problem, omega, beta) -> "TrainingState":
+        E = problem.objective(omega, beta)
+        return cls(omega, beta, E, (E, omega, beta))
+
+
+@dataclass
 class TrainingResult:
     omega: np.ndarray
     beta: np.ndarray
@@ -51,6 +70,7 @@ class TrainingResult:
     history: list
     n_macro: int
     stopped_by: str
+    state: TrainingState | None = None
 
 
 @dataclass
@@ -78,31 +98,39 @@ class NodecGS:
         self.termination, self.end_of_macro = termination, end_of_macro
         self.callbacks = list(callbacks)
 
-    def run(self, problem, omega, beta) -> TrainingResult:
-        E = problem.objective(omega, beta)
-        best = (E, omega, beta)
-        history, k, macro = [], 0, 0
-        stopped = self.termination(macro, history)
+    def run(self, problem, omega=None, beta=None, state: TrainingState | None = None,
+            max_macro: int | None = None) -> TrainingResult:
+        """Run from (omega, beta), or continue ``state``; stop at the termination test or
+        after macro iteration ``max_macro`` (then ``stopped_by == "max_macro"``)."""
+        s = state or TrainingState.start(problem, omega, beta)
+        stopped = self._stop(s, max_macro)
         while stopped is None:
             for t, W_B, W_L in self.working_sets(problem.tree):
                 start = time.perf_counter()
-                omega, bn = self.bn_step(problem, omega, beta, t, W_B, k)
-                E_bn = problem.objective(omega, beta)
-                beta, ln = self.ln_step(problem, omega, beta, t, W_L, k)
-                E_new = problem.objective(omega, beta)
-                record = InnerIteration(macro, k, t, tuple(W_B), tuple(W_L), E, E_bn, E_new, bn, ln,
+                s.omega, bn = self.bn_step(problem, s.omega, s.beta, t, W_B, s.k)
+                E_bn = problem.objective(s.omega, s.beta)
+                s.beta, ln = self.ln_step(problem, s.omega, s.beta, t, W_L, s.k)
+                E_new = problem.objective(s.omega, s.beta)
+                record = InnerIteration(s.macro, s.k, t, tuple(W_B), tuple(W_L), s.E, E_bn, E_new, bn, ln,
                                         time.perf_counter() - start)
-                history.append(record)
+                s.history.append(record)
                 for callback in self.callbacks:
                     callback(record)
-                if E_new < best[0]:
-                    best = (E_new, omega, beta)
-                E, k = E_new, k + 1
+                if E_new < s.best[0]:
+                    s.best = (E_new, s.omega, s.beta)
+                s.E, s.k = E_new, s.k + 1
                 # within a macro iteration only a time limit ends the run (after this inner iteration)
-                if self.termination(macro + 1, history) == "time_limit":
+                if self.termination(s.macro + 1, s.history) == "time_limit":
                     break
             if self.end_of_macro is not None:
-                self.end_of_macro(macro)
-            macro += 1
-            stopped = self.termination(macro, history)
-        return TrainingResult(best[1], best[2], best[0], history, macro, stopped)
+                self.end_of_macro(s.macro)
+            s.macro += 1
+            stopped = self._stop(s, max_macro)
+        E, omega, beta = s.best
+        return TrainingResult(omega, beta, E, s.history, s.macro, stopped, s)
+
+    def _stop(self, s, max_macro):
+        stopped = self.termination(s.macro, s.history)
+        if stopped is None and max_macro is not None and s.macro >= max_macro:
+            return "max_macro"
+        return stopped

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 from .. import kernels
 from ..models.srt import WLRProxy
@@ -78,8 +79,10 @@ class BranchStep:
     acceptance by conditions (18)-(19) when the safeguards are on."""
 
     def __init__(self, bn_solver, wlr_solver, thresholds: Thresholds, theta_w=0.1, k0=None,
-                 tau=1e-6, armijo=None, wlr_C=1.0):
+                 tau=1e-6, armijo=None, wlr_C=1.0, wlr_weights="routing", max_rows=None, random_state=None):
         self.bn_solver, self.wlr_solver, self.thresholds = bn_solver, wlr_solver, thresholds
+        self.wlr_weights, self.max_rows = wlr_weights, max_rows
+        self.rng = check_random_state(random_state)
         self.theta_w, self.k0, self.tau, self.wlr_C = theta_w, k0, tau, wlr_C
         self.armijo = dict(armijo or {})
 
@@ -128,6 +131,7 @@ class BranchStep:
         ratio = left.mean()
         imbalanced = (ratio <= eps.eps1 or ratio >= 1 - eps.eps1) and eps.eps1 * len(leaves) >= 1
         info["left_ratio"] = float(ratio)
+        all_rows, rows, left = len(rows), *self.subsample(rows, left)
         if imbalanced:
             wlr = self.wlr_problem(problem, omega, beta, t, rows, left)
             x, solve_info = _solve_safely(self.wlr_solver, wlr, wlr.start())
@@ -137,7 +141,7 @@ class BranchStep:
             candidate = omega.copy()
             candidate[tree.branch_index(t)] = x
             return candidate, info
-        sub = problem.branch_subproblem(omega, beta, t, W_B, rows)
+        sub = problem.branch_subproblem(omega, beta, t, W_B, rows, row_weight=all_rows / len(rows))
         x, solve_info = _solve_safely(self.bn_solver, sub, sub.start())
         info.update(update="heuristic-nlp", **solve_info)
         if x is None:
@@ -147,12 +151,18 @@ class BranchStep:
             return omega, info
         return sub.with_x(x), info
 
+    def subsample(self, rows, left):
+        """At most ``max_rows`` of the rows I_t (a uniform random subset) and their routing."""
+        if self.max_rows is None or len(rows) <= self.max_rows:
+            return rows, left
+        keep = np.sort(self.rng.choice(len(rows), size=self.max_rows, replace=False))
+        return rows[keep], left[keep]
+
     def wlr_problem(self, problem, omega, beta, t, rows, left) -> WLRProxy:
         """The WLR proxy (eq. reshuffle) on I_t, with the c_i of the I_t^R points flipped
         when the routing is highly imbalanced."""
         eps, n_t, n_left = self.thresholds, len(rows), int(left.sum())
         c = left.astype(float)
-        w = np.where(left, n_t / (2 * max(n_left, 1)), n_t / (2 * max(n_t - n_left, 1)))
         ratio = n_left / n_t
         if ratio <= eps.eps2 or ratio >= 1 - eps.eps2:
             major = left if n_left >= n_t - n_left else ~left
@@ -162,6 +172,9 @@ class BranchStep:
                 candidates = np.flatnonzero(major)
                 flip = candidates[np.argsort(errors[candidates])[::-1][:n_flip]]
                 c[flip] = 1.0 - c[flip]
+        side = c > 0.5 if self.wlr_weights == "labels" else left
+        ones = int(side.sum())
+        w = np.where(side, n_t / (2 * max(ones, 1)), n_t / (2 * max(n_t - ones, 1)))
         p, mu = problem.n_features, problem.mu
         alpha = mu**2 / (self.wlr_C * n_t * p**2)
         return WLRProxy(problem.Z[rows], c, w, mu, omega[problem.tree.branch_index(t)], alpha)

@@ -59,18 +59,41 @@ def test_predict_and_apply_follow_hbp_routing(toy):
     assert set(leaves) <= set(Tree(2).leaves)
     np.testing.assert_array_equal(leaves, kernels.hbp_leaves(kernels.split_design(Xs), model.omega_, Tree(2)))
     manual = np.array([model.beta_[l - 4] @ np.r_[1, x] for l, x in zip(leaves, Xs)])
+    np.testing.assert_allclose(model.predict(X), np.clip(model.scaler_.inverse_y(manual), y.min(), y.max()))
+    model.set_params(clip_predictions=False)
     np.testing.assert_allclose(model.predict(X), model.scaler_.inverse_y(manual))
     assert model.omega_.shape == (3, 4) and model.beta_.shape == (4, 4)
     assert model.n_features_in_ == 3 and len(model.history_) == 2 * 3
 
 
-def test_regularization_values(toy):
-    model = SoftRegressionTree(depth=2, max_iter=1, regularization="l2", random_state=0).fit(*toy)
-    assert model.lambda_w_ == pytest.approx(2 / (3 * 3)) and model.lambda_b_ == pytest.approx(2 / (3 * 4))
-    model = SoftRegressionTree(depth=2, max_iter=1, random_state=0).fit(*toy)  # "l2-calibrated"
-    assert model.lambda_w_ == pytest.approx(2e-3 / (3 * 3 * 80)) and model.lambda_b_ == pytest.approx(2e-3 / (3 * 4 * 80))
-    model = SoftRegressionTree(depth=2, max_iter=1, regularization=None, random_state=0).fit(*toy)
-    assert model.lambda_w_ == model.lambda_b_ == 0.0
+@pytest.mark.parametrize("reading,lambda_w,lambda_b", [
+    ("l2", 0.02 / (3 * 3 * 80), 2 / (3 * 4 * 80)),               # default: summed error, splits x 0.01
+    ("l2-slopes", 2 / (3 * 3 * 80 * 3**2), 2 / (3 * 4 * 80)),     # summed error, slopes omega / p
+    ("l2-mean", 2 / (3 * 3), 2 / (3 * 4)),                        # the printed values under eq. (obj)
+    ("l2-calibrated", 2e-3 / (3 * 3 * 80), 2e-3 / (3 * 4 * 80)),  # srtopt 0.1's default
+    (None, 0.0, 0.0),
+    ((0.5, 0.25), 0.5, 0.25),
+])
+def test_regularization_readings(toy, reading, lambda_w, lambda_b):
+    """p = 3 features, depth 2 (|tau_B| = 3, |tau_L| = 4), N = 80 rows."""
+    model = SoftRegressionTree(depth=2, max_iter=1, regularization=reading, random_state=0).fit(*toy)
+    assert model.lambda_w_ == pytest.approx(lambda_w) and model.lambda_b_ == pytest.approx(lambda_b)
+
+
+def test_default_regularization_is_the_l2_reading(toy):
+    assert SoftRegressionTree().regularization == "l2"
+
+
+def test_predictions_are_clipped_to_the_training_targets(toy):
+    """A leaf's linear model extrapolates without bound outside the training box; predict
+    keeps to the range of the training targets unless clip_predictions=False."""
+    X, y = toy
+    model = SoftRegressionTree(depth=2, max_iter=2, random_state=0).fit(X, y)
+    far = np.array([[5.0, 5.0, 5.0], [-5.0, -5.0, -5.0]])
+    np.testing.assert_array_equal(model.y_range_, [y.min(), y.max()])
+    assert np.all((model.predict(far) >= y.min()) & (model.predict(far) <= y.max()))
+    raw = model.set_params(clip_predictions=False).predict(far)
+    assert np.any((raw < y.min()) | (raw > y.max()))
 
 
 def test_pandas_feature_names(toy):

@@ -3,7 +3,7 @@ import pytest
 
 from srtopt import kernels
 from srtopt.models.srt import SRTProblem
-from srtopt.solvers import ExactLeastSquares, IpoptCasadi, SklearnLogistic
+from srtopt.solvers import ExactLeastSquares, IpoptCasadi, NewtonSolver, SklearnLogistic
 from srtopt.training.initialization import cluster_initialization
 from srtopt.training.nodec import MaxMacroIterations, NodecGS
 from srtopt.training.nodec_dr import BranchStep, LeafStep, Thresholds, subtree_working_sets
@@ -83,3 +83,27 @@ def test_initialization_separates_the_clusters():
     assert np.isfinite(db)
     assert len(set(leaves[:40])) == 1 and len(set(leaves[40:])) == 1 and leaves[0] != leaves[-1]
     np.testing.assert_allclose(kernels.hbp_predict(X, omega, beta, problem.tree), y, atol=1e-8)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_reassignment_reopens_a_node_that_sends_every_row_one_way(seed):
+    """Root sending all rows left, residuals without linear structure: the WLR of the
+    reassignment heuristic (eps3 = 40% of the rows relabelled right) reopens the node
+    with class weights balanced on the relabelled classes; with the weights of the
+    current routing (all equal) the majority label still wins most rows."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((1000, 5))
+    y = np.sin(6 * X[:, 0]) * X[:, 1] + 0.5 * rng.standard_normal(1000)
+    problem = SRTProblem(X, (y - y.mean()) / y.std(), Tree(2), 1.0, 1e-6, 1e-5)
+    omega = np.zeros((3, 6))
+    omega[0, 0] = 5.0  # u = 5 for every row: all go left
+    beta = np.zeros((4, 6))
+
+    def left_share(weights):
+        step = BranchStep(IpoptCasadi(), NewtonSolver(), Thresholds(0.1, 0.3, 0.4, 0.8), wlr_weights=weights)
+        candidate, info = step.update_branch_node(problem, omega, beta, 1, (1,))
+        assert info["update"] == "heuristic-wlr"
+        return np.mean(problem.hbp_leaves(candidate) < 6)
+
+    assert 0.35 < left_share("labels") < 0.65
+    assert left_share("routing") > 0.7
