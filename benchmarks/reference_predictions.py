@@ -1,0 +1,86 @@
+"""Reference fits of the default SoftRegressionTree, for the "default model unchanged" test.
+
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets OPENBLAS_NUM_THREADS=1 python benchmarks/reference_predictions.py
+
+Fits every case of :data:`CASES` on the full dataset and writes predictions, omega_, beta_,
+objective_ and the E after each inner iteration to
+``tests/data/reference_predictions/<versions>.npz``, one file per combination of the
+numerical libraries (floating-point results differ between their versions, so the test
+compares bit for bit against the file of the installed versions and skips otherwise).
+The files in the repository were written at commit 96fac5a (before issue 13's
+redesign) in the newest and in the oldest dependency environments of ``.ci/run``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "tests" / "data" / "reference_predictions"
+
+# (dataset, estimator parameters, fit options)
+CASES = [(slug, dict(depth=depth, random_state=seed), {})
+         for slug in ("yacht", "housing", "auto_mpg") for depth in (2, 3) for seed in (0, 1)]
+CASES += [(slug, dict(depth=depth, random_state=0, k0=0), {}) for slug in ("yacht", "housing", "auto_mpg")
+          for depth in (2, 3)]
+CASES += [(slug, dict(depth=depth, random_state=3, n_restarts=2), {}) for slug in ("yacht", "auto_mpg")
+          for depth in (2, 3)]
+CASES += [("housing", dict(depth=2, random_state=0, regularization=None), {}),
+          ("auto_mpg", dict(depth=2, random_state=0, bn_solver="ipopt"), {}),
+          ("yacht", dict(depth=2, random_state=0, wlr_solver="sklearn", ln_solver="lsqr"), {}),
+          ("housing", dict(depth=3, random_state=2), {"sample_weight": "ramp"})]
+
+
+def versions_key() -> str:
+    """The numerical libraries whose versions change floating-point results."""
+    import casadi
+    import scipy
+    import sklearn
+
+    return f"numpy{np.__version__}-scipy{scipy.__version__}-sklearn{sklearn.__version__}-casadi{casadi.__version__}"
+
+
+def load_dataset(slug, data_dir):
+    data = np.genfromtxt(Path(data_dir) / f"{slug}.csv", delimiter=",", skip_header=1)
+    return data[:, :-1], data[:, -1]
+
+
+def case_name(i, slug, params) -> str:
+    return f"{i:02d}_{slug}_" + "_".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
+def fit_case(slug, params, options, data_dir):
+    """The fitted estimator and its training-set predictions."""
+    from srtopt import SoftRegressionTree
+
+    X, y = load_dataset(slug, data_dir)
+    fit_kwargs = {}
+    if options.get("sample_weight") == "ramp":
+        fit_kwargs["sample_weight"] = 0.5 + np.arange(len(y)) / len(y)
+    model = SoftRegressionTree(**params).fit(X, y, **fit_kwargs)
+    return model, model.predict(X)
+
+
+def main(data_dir) -> Path:
+    arrays = {}
+    for i, (slug, params, options) in enumerate(CASES):
+        model, pred = fit_case(slug, params, options, data_dir)
+        name = case_name(i, slug, params)
+        arrays[f"{name}/pred"] = pred
+        arrays[f"{name}/omega"] = model.omega_
+        arrays[f"{name}/beta"] = model.beta_
+        arrays[f"{name}/objective"] = np.array([model.objective_])
+        arrays[f"{name}/E_after"] = np.array([r["E_after"] for r in model.history_])
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"{versions_key()}.npz"
+    np.savez_compressed(path, **arrays)
+    return path
+
+
+if __name__ == "__main__":
+    import os
+
+    print(main(sys.argv[1] if len(sys.argv) > 1 else os.environ["SRTOPT_DATA"]))
