@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import kernels
 from .estimators import ORRTRegressor, SoftRegressionTree
 from .persistence import load
 from .tree import Tree
@@ -48,7 +47,9 @@ def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):
             or beta.shape != (n_leaves, X.shape[1] + 1):
         raise ValueError(f"omega must be (2^D - 1, p + 1) and beta (2^D, p + 1) with p = {X.shape[1]}, "
                          f"got omega {omega.shape} and beta {beta.shape}")
-    return kernels.objective(X, y, omega, beta, mu, lambda_w, lambda_b)
+    from .models.srt import SRTProblem
+
+    return SRTProblem(X, y, Tree(n_leaves.bit_length() - 1), mu, lambda_w, lambda_b).objective(omega, beta)
 
 
 __all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree", "Tree", "srt_objective", "__version__"]

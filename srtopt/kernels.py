@@ -83,9 +83,9 @@ def feature_importances(omega: np.ndarray, shares: np.ndarray, tree: Tree) -> np
     return weight / total if total > 0 else weight
 
 
-def leaf_losses(Xa: np.ndarray, y: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """R_it = (yhat_it - y_i)^2 for every leaf, shape (n, |tau_L|)."""
-    return (Xa @ beta.T - y[:, None]) ** 2
+def leaf_residuals(Xa: np.ndarray, y: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """r_it = yhat_it - y_i for every leaf, shape (n, |tau_L|); a loss term maps them to R_it."""
+    return Xa @ beta.T - y[:, None]
 
 
 def soft_loss(S, R, s, tree: Tree, root: int, mu: float, with_grad: bool = True):
@@ -113,31 +113,26 @@ def soft_loss(S, R, s, tree: Tree, root: int, mu: float, with_grad: bool = True)
     return f, G
 
 
-def objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0, weights=None):
-    """E(omega, beta) of eq. (obj); ``weights`` (summing to 1) replace 1/N."""
-    s = np.full(X.shape[0], 1.0 / X.shape[0]) if weights is None else weights
-    return objective_and_gradient(split_design(X), leaf_design(X), y, omega, beta, mu, lambda_w,
-                                  lambda_b, s, with_grad=False)[0]
-
-
-def objective_and_gradient(Z, Xa, y, omega, beta, mu, lambda_w, lambda_b, s, with_grad=True):
-    """E of eq. (obj) on the designs Z, Xa with data weights s, and its gradient
-    (grad_omega, grad_beta) in the shapes of omega, beta (None, None without ``with_grad``).
+def objective_and_gradient(Z, Xa, y, omega, beta, mu, s, loss, start=(0.0, 0.0, 0.0), with_grad=True):
+    """The data term of eq. (obj), sum_i s_i sum_t P_it loss(yhat_it - y_i), on the designs Z, Xa
+    with data weights s, added to ``start`` = (value, gradient in omega, gradient in beta)
+    (the penalty terms); returns (f, grad_omega, grad_beta) in the shapes of omega, beta
+    (None, None without ``with_grad``).  ``loss`` is a loss term (value and derivative,
+    elementwise; :mod:`srtopt.models.terms`).
 
     The data term is a sum over rows, accumulated over blocks of ``CHUNK_ROWS`` rows so
     that the temporaries stay small however many rows there are."""
     tree = Tree(int(np.log2(beta.shape[0])))
-    f = 0.5 * lambda_w * np.sum(omega**2) + 0.5 * lambda_b * np.sum(beta**2)
-    g_omega, g_beta = lambda_w * omega, lambda_b * beta
+    f, g_omega, g_beta = start
     for rows in _chunks(len(y)):
         S = split_probabilities(Z[rows], omega, mu)
-        residual = Xa[rows] @ beta.T - y[rows, None]
-        f_rows, G = soft_loss(S, residual**2, s[rows], tree, 1, mu, with_grad)
+        residual = leaf_residuals(Xa[rows], y[rows], beta)
+        f_rows, G = soft_loss(S, loss.value(residual), s[rows], tree, 1, mu, with_grad)
         f += f_rows
         if with_grad:
             P = leaf_probabilities(S, tree)
             g_omega = g_omega + G.T @ Z[rows]
-            g_beta = g_beta + 2.0 * (s[rows, None] * P * residual).T @ Xa[rows]
+            g_beta = g_beta + (s[rows, None] * P * loss.derivative(residual)).T @ Xa[rows]
     return (f, g_omega, g_beta) if with_grad else (f, None, None)
 
 

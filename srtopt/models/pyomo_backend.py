@@ -1,18 +1,22 @@
 """Pyomo rendering of the formulations: one scalar expression per data point.
 
-``render_pyomo(formulation)`` reads the data a formulation already holds (the
-same arrays its numpy ``evaluate`` and its CasADi ``render`` use: ``Z``,
-``Xa``, the leaf losses R, the weights s_i, the leaf weights Q_il, ...) and
-builds a ``pyomo.environ.ConcreteModel`` with one indexed variable ``x``
-(flat, in the order of ``formulation.start()`` and of the CasADi model) and
-one objective.  The equations exist once in this module:
+Each formulation renders itself (its ``render_pyomo()`` method, next to its numpy
+``evaluate`` and its CasADi ``render``) from the data it already holds, with the
+building blocks of this module and the Pyomo expressions of its loss and penalty
+terms (:mod:`.terms`); :func:`render_pyomo` calls it and times it.  The model is a
+``pyomo.environ.ConcreteModel`` with one indexed variable ``x`` (flat, in the order
+of ``formulation.start()`` and of the CasADi model) and one objective.  The
+building blocks:
 
 * :func:`sigmoid` -- F(u) of eq. (cdf) in the tanh form 0.5 (1 + tanh(mu u / 2));
 * :func:`point_sweep` -- the upward sweep sum_l P_il v_il of one point over the
   subtree rooted at t (probabilities above t taken as 1), which gives both the
   SRT loss of a point (v = leaf losses R_il, eq. obj / BN proxy) and the ORRT
   prediction (v = leaf outputs yhat_il, eq. formulation);
-* :func:`softplus` -- log(1 + exp(z)) of the WLR proxy (eq. reshuffle).
+* :func:`softplus` -- log(1 + exp(z)) of the WLR proxy (eq. reshuffle);
+* :func:`model`, :func:`rows_of`, :func:`split_exprs`, :func:`linear`,
+  :func:`finish` -- the variable vector, its rows, the split probabilities of a
+  point, linear forms and the objective.
 
 Size limits.  Pyomo expressions are Python object trees: the model has about
 N (|tau_B| q + |tau_L| q) nodes for the full objective (N points, q = p + 1
@@ -52,9 +56,21 @@ def _diff_tanh(node, val_dict, der_dict):
     der_dict[arg] += der_dict[node] * (1 - pyo.tanh(val_dict[arg]) ** 2)
 
 
-# Pyomo's differentiate() knows exp/log/sin/cos/tan/... but not tanh; register it once
-# (no effect on anything Pyomo already differentiates).
-diff_with_pyomo._unary_map.setdefault("tanh", _diff_tanh)
+def _diff_sinh(node, val_dict, der_dict):
+    arg = node.args[0]
+    der_dict[arg] += der_dict[node] * pyo.cosh(val_dict[arg])
+
+
+def _diff_cosh(node, val_dict, der_dict):
+    arg = node.args[0]
+    der_dict[arg] += der_dict[node] * pyo.sinh(val_dict[arg])
+
+
+# Pyomo's differentiate() knows exp/log/sin/cos/tan/... but not the hyperbolic functions (user
+# losses such as log(cosh(r)) use them); register them once (no effect on anything Pyomo
+# already differentiates).
+for _name, _rule in (("tanh", _diff_tanh), ("sinh", _diff_sinh), ("cosh", _diff_cosh)):
+    diff_with_pyomo._unary_map.setdefault(_name, _rule)
 
 # --- the equations (one definition each) -------------------------------------------
 
@@ -72,12 +88,6 @@ def softplus(z):
 def linear(coefficients, variables):
     """sum_j c_j v_j, skipping zero coefficients (v_j may be variables or numbers)."""
     return sum(float(c) * v for c, v in zip(coefficients, variables) if c != 0.0)
-
-
-def _square(e):
-    """e^2 written as a product (quadratic-aware writers such as APPSI-HiGHS expand
-    products of linear expressions but not powers of sums)."""
-    return e * e
 
 
 def point_sweep(split, values, tree: Tree, root: int):
@@ -166,115 +176,36 @@ class PyomoModel:
         return f"PyomoModel({self.name!r}: {self.n_variables} variables, built in {self.build_seconds:.2f} s)"
 
 
-def _model(name, start, names) -> pyo.ConcreteModel:
+def model(name, start, names) -> pyo.ConcreteModel:
+    """A ConcreteModel with the flat variable ``x`` (one entry per name), started at ``start``."""
     m = pyo.ConcreteModel(name=name)
     m.x = pyo.Var(range(len(names)), initialize=dict(enumerate(np.ravel(start).astype(float))))
     return m
 
 
-def _split_exprs(Z_i, columns, mu):
+def split_exprs(Z_i, columns, mu):
     """p_a of one point for every node a of ``columns`` (node -> coefficient vector)."""
     return {a: sigmoid(linear(Z_i, col), mu) for a, col in columns.items()}
 
 
-def _rows_of(x, n_rows, q, offset=0):
+def rows_of(x, n_rows, q, offset=0):
+    """The flat variable ``x`` from ``offset`` as n_rows rows of q variables (row-major)."""
     return [[x[offset + r * q + j] for j in range(q)] for r in range(n_rows)]
 
 
-def _whole_tree(f, point_term):
-    """Pyomo model over x = (vec omega, vec beta) of the whole tree:
-    sum_i s_i point_term(splits_i, leaf models_i, y_i) + the l2 terms of eq. (obj)."""
-    pr, tree = f.problem, f.problem.tree
-    q = pr.Z.shape[1]
-    names = ([f"omega[{t}][{j}]" for t in tree.branch_nodes for j in range(q)]
-             + [f"beta[{t}][{j}]" for t in tree.leaves for j in range(q)])
-    m = _model(f.name, f.start(), names)
-    W = dict(zip(tree.branch_nodes, _rows_of(m.x, tree.n_branch, q)))
-    B = _rows_of(m.x, tree.n_leaves, q, f.omega.size)
-    terms = [float(pr.s[i]) * point_term(_split_exprs(pr.Z[i], W, pr.mu), [linear(pr.Xa[i], b) for b in B],
-                                         float(pr.y[i]))
-             for i in range(pr.Z.shape[0]) if pr.s[i] != 0]
-    reg = 0.5 * pr.lambda_w * sum(m.x[j] ** 2 for j in range(f.omega.size)) \
-        + 0.5 * pr.lambda_b * sum(m.x[j] ** 2 for j in range(f.omega.size, len(names)))
-    m.objective = pyo.Objective(expr=pyo.quicksum(terms) + reg)
+def finish(m, data_terms, penalty_terms, names):
+    """Set the objective sum(data_terms) + sum(penalty_terms) on ``m``; return (m, names)."""
+    m.objective = pyo.Objective(expr=pyo.quicksum(data_terms) + sum(penalty_terms))
     return m, names
-
-
-def _srt_objective(f):
-    """eq. (obj): sum_l P_il (yhat_il - y_i)^2 per point."""
-    tree = f.problem.tree
-    return _whole_tree(f, lambda S, yhat, y: point_sweep(S, [(v - y) ** 2 for v in yhat], tree, 1))
-
-
-def _branch_subproblem(f):
-    pr, tree = f.problem, f.problem.tree
-    q = pr.Z.shape[1]
-    names = [f"omega[{t}][{j}]" for t in f.working for j in range(q)]
-    m = _model(f.name, f.start(), names)
-    columns = dict(zip(f.working, _rows_of(m.x, len(f.working), q)))
-    columns.update({a: list(f.omega[tree.branch_index(a)]) for a in f._fixed_nodes()})
-    Z, R, s = pr.Z[f.rows], f._losses, f.weights
-    terms = [float(s[i]) * point_sweep(_split_exprs(Z[i], columns, pr.mu), [float(r) for r in R[i]],
-                                       tree, f.root)
-             for i in range(len(f.rows)) if s[i] != 0]
-    reg = 0.5 * pr.lambda_w * sum(m.x[j] ** 2 for j in range(len(names)))
-    m.objective = pyo.Objective(expr=pyo.quicksum(terms) + reg)
-    return m, names
-
-
-def _leaf_subproblem(f):
-    pr = f.problem
-    q = pr.Xa.shape[1]
-    names = [f"beta[{t}][{j}]" for t in f.working for j in range(q)]
-    m = _model(f.name, f.start(), names)
-    B = _rows_of(m.x, len(f.working), q)
-    Xa, y, Q = pr.Xa[f.rows], pr.y[f.rows], f.leaf_weights
-    terms = [float(Q[i, l]) * _square(linear(Xa[i], B[l]) - float(y[i]))
-             for i in range(len(f.rows)) for l in range(len(f.working)) if Q[i, l] != 0]
-    reg = 0.5 * pr.lambda_b * sum(m.x[j] ** 2 for j in range(len(names)))
-    m.objective = pyo.Objective(expr=pyo.quicksum(terms) + reg)
-    return m, names
-
-
-def _wlr_proxy(f):
-    q = f.Z.shape[1]
-    names = [f"omega_t[{j}]" for j in range(q)]
-    m = _model(f.name, f.start(), names)
-    x, n = [m.x[j] for j in range(q)], len(f.c)
-    terms = []
-    for i in range(n):
-        if f.w[i] == 0:
-            continue
-        u = f.mu * linear(f.Z[i], x)
-        terms.append(float(f.w[i]) * (float(f.c[i]) * softplus(-u) + float(1 - f.c[i]) * softplus(u)))
-    m.objective = pyo.Objective(expr=(1.0 / n) * pyo.quicksum(terms)
-                                + 0.5 * f.alpha * sum(x[j] ** 2 for j in range(1, q)))
-    return m, names
-
-
-def _orrt_objective(f):
-    """eq. (formulation): (sum_l P_il yhat_il - y_i)^2 per point."""
-    tree = f.problem.tree
-    return _whole_tree(f, lambda S, yhat, y: (point_sweep(S, yhat, tree, 1) - y) ** 2)
-
-
-_RENDERERS = {
-    "SRTObjective": _srt_objective,
-    "BranchSubproblem": _branch_subproblem,
-    "LeafSubproblem": _leaf_subproblem,
-    "WLRProxy": _wlr_proxy,
-    "ORRTObjective": _orrt_objective,
-}
 
 
 def render_pyomo(formulation) -> PyomoModel:
     """The Pyomo model of ``formulation`` (same variables, order and objective as
-    ``formulation.render()``; no row padding)."""
-    kind = type(formulation).__name__
-    if kind not in _RENDERERS:
-        raise TypeError(f"no Pyomo rendering for {kind}; supported: {', '.join(sorted(_RENDERERS))}")
+    ``formulation.render()``; no row padding): its ``render_pyomo()`` method."""
+    if not hasattr(formulation, "render_pyomo"):
+        raise TypeError(f"no Pyomo rendering for {type(formulation).__name__}: it has no render_pyomo() method")
     start = time.perf_counter()
-    model, names = _RENDERERS[kind](formulation)
+    model, names = formulation.render_pyomo()
     return PyomoModel(formulation.name, model, names, time.perf_counter() - start)
 
 
@@ -287,4 +218,5 @@ def render(formulation, backend: str = "casadi"):
     raise ValueError(f"unknown backend {backend!r}; use 'casadi' or 'pyomo'")
 
 
-__all__ = ["PyomoModel", "point_sweep", "render", "render_pyomo", "sigmoid", "softplus"]
+__all__ = ["PyomoModel", "finish", "linear", "model", "point_sweep", "render", "render_pyomo", "rows_of", "sigmoid",
+           "softplus", "split_exprs"]

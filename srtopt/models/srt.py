@@ -1,26 +1,37 @@
 """Declarative formulations of the SRT training problem and its NODEC subproblems.
 
 A formulation says *what* is minimised: its variables, its data, and its
-objective.  It evaluates itself with the numpy reference kernels
-(:meth:`evaluate`, value and gradient) and renders itself as a symbolic model
-(:meth:`render`, CasADi MX with exact derivatives).  It never calls a solver.
+objective, composed of a loss term and penalty terms (:mod:`.terms`).  It
+evaluates itself with the numpy reference kernels (:meth:`evaluate`, value and
+gradient), renders itself as a CasADi model (:meth:`render`, MX with exact
+derivatives) and as a Pyomo model (:meth:`render_pyomo`); the three live in the
+formulation's class.  It never calls a solver.
 
 Formulations (paper names):
 
 * :class:`SRTObjective` -- E(omega, beta) of eq. (obj), all variables.
 * :class:`BranchSubproblem` -- BN step: E restricted to the subtree rooted at t
-  and the data I_t (the proxy of section 4.2), over omega_{W_B}.
-* :class:`LeafSubproblem` -- LN step: the same proxy over beta_{W_L}, a
-  weighted ridge least-squares problem.
+  and the data I_t (the proxy of section 4.2), over omega_{W_B} (any branch nodes of
+  that subtree).
+* :class:`LeafSubproblem` -- LN step: the same proxy over beta_{W_L} (a weighted
+  ridge least-squares problem for the squared loss and the l2 penalty).
 * :class:`WLRProxy` -- the weighted logistic regression of eq. (reshuffle) over
   omega_t, used by the data-point reassignment heuristic.
+
+With a nonsmooth penalty (``split_l1``, ``feature_l1``) a formulation is the sum of
+a smooth part (``evaluate_smooth``) and a nonsmooth part (``nonsmooth_value``,
+``prox``); its ``evaluate`` then returns the value and the *stationarity gradient*,
+the proximal-gradient mapping (x - prox(x - t g, t)) / t for a small t, which is the
+gradient where the penalty is differentiable and vanishes exactly at stationary
+points.  ``nonsmooth`` lists the nonsmooth terms (empty: a smooth problem that every
+NLP solver accepts).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import ClassVar
 
 import casadi as ca
 import numpy as np
@@ -29,9 +40,11 @@ from scipy.special import expit
 from .. import kernels
 from ..tree import Tree
 from . import casadi_backend as cb
+from .terms import L2, SQUARED, Loss, Penalty
 
 MIN_ROWS = 32  # smallest padded row count of a rendered subproblem
 MEMO_SIZE = 4  # iterates whose E and gradient SRTProblem.objective remembers
+STATIONARITY_STEP = 1e-6  # t of the proximal-gradient mapping of nonsmooth formulations
 
 
 def padded_rows(n: int) -> int:
@@ -49,9 +62,16 @@ def _pad(a: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+def stationarity_gradient(x, g, prox, step=STATIONARITY_STEP):
+    """(x - prox(x - step g, step)) / step: the proximal-gradient mapping, g + the subgradient
+    of the nonsmooth part closest to -g (so 0 exactly at a stationary point)."""
+    return (x - prox(x - step * g, step)) / step
+
+
 @dataclass
 class SRTProblem:
-    """Training data of eq. (obj): X in [0,1]^p, standardized y, weights s_i (sum 1)."""
+    """Training data of eq. (obj): X in [0,1]^p, standardized y, weights s_i (sum 1), the loss
+    term (default: squared) and the penalty terms beside the l2 term of lambda_w, lambda_b."""
 
     X: np.ndarray
     y: np.ndarray
@@ -60,10 +80,13 @@ class SRTProblem:
     lambda_w: float = 0.0
     lambda_b: float = 0.0
     weights: np.ndarray | None = None
+    loss: Loss = SQUARED
+    penalties: tuple = ()
 
     def __post_init__(self):
         n = self.X.shape[0]
         self.s = np.full(n, 1.0 / n) if self.weights is None else self.weights / self.weights.sum()
+        self.penalties = tuple(self.penalties)
         self._memo: dict = {}
         self._routing: tuple = (None, None)
 
@@ -79,22 +102,64 @@ class SRTProblem:
     def n_features(self) -> int:
         return self.X.shape[1]
 
+    @property
+    def terms(self) -> tuple[Penalty, ...]:
+        """The penalty terms of E: the l2 term of eq. (obj) first, then ``penalties``."""
+        return (L2(self.lambda_w, self.lambda_b), *self.penalties)
+
+    @property
+    def nonsmooth(self) -> tuple[Penalty, ...]:
+        """The nonsmooth penalty terms, in the order their proximal operators compose."""
+        return tuple(sorted((p for p in self.penalties if not p.smooth), key=lambda p: p.order))
+
     def objective(self, omega, beta, with_grad=False):
-        """E of eq. (obj) (and its gradient) at (omega, beta).
+        """E of eq. (obj) (and its gradient; the stationarity gradient with a nonsmooth penalty).
 
         Value and gradient are computed together and remembered for the last few
         iterates: NODEC asks for E and for the gradient's norm at the same points
         (the threshold tests, E after each step), so each point is evaluated once.
         """
+        f, g_w, g_b = self._remembered(omega, beta)
+        return (f, g_w.copy(), g_b.copy()) if with_grad else f
+
+    def smooth_objective(self, omega, beta):
+        """(value, gradient in omega, gradient in beta) of the smooth part of E."""
+        return self._remembered(omega, beta, smooth=True)
+
+    def _remembered(self, omega, beta, smooth=False):
         key = (np.asarray(omega, float).tobytes(), np.asarray(beta, float).tobytes(), self.mu, self.lambda_w,
                self.lambda_b)
         if key not in self._memo:
             if len(self._memo) >= MEMO_SIZE:
                 self._memo.pop(next(iter(self._memo)))
-            self._memo[key] = kernels.objective_and_gradient(
-                self.Z, self.Xa, self.y, omega, beta, self.mu, self.lambda_w, self.lambda_b, self.s)
-        f, g_w, g_b = self._memo[key]
-        return (f, g_w.copy(), g_b.copy()) if with_grad else f
+            self._memo[key] = self._evaluate(omega, beta)
+        total, smooth_part = self._memo[key]
+        return smooth_part if smooth else total
+
+    def _evaluate(self, omega, beta):
+        """((E, gradient), (smooth part, its gradient)) at (omega, beta)."""
+        f, g_w, g_b = 0.0, 0.0, 0.0
+        for term in self.terms:
+            if term.smooth:
+                d_omega, d_beta = term.gradient(omega, beta)
+                f, g_w, g_b = f + term.value(omega, beta), g_w + d_omega, g_b + d_beta
+        smooth = kernels.objective_and_gradient(self.Z, self.Xa, self.y, omega, beta, self.mu, self.s, self.loss,
+                                                start=(f, g_w, g_b))
+        if not self.nonsmooth:
+            return smooth, smooth
+        f, g_w, g_b = smooth
+        f = f + sum(term.value(omega, beta) for term in self.nonsmooth)
+        k = omega.size
+        x, g = np.concatenate([omega.ravel(), beta.ravel()]), np.concatenate([g_w.ravel(), g_b.ravel()])
+        G = stationarity_gradient(x, g, lambda v, step: np.concatenate(
+            [a.ravel() for a in self.prox(v[:k].reshape(omega.shape), v[k:].reshape(beta.shape), step)]))
+        return (f, G[:k].reshape(omega.shape), G[k:].reshape(beta.shape)), smooth
+
+    def prox(self, omega, beta, step):
+        """The proximal operator of the nonsmooth penalty terms over all variables."""
+        for term in self.nonsmooth:
+            omega, beta = term.prox(omega, beta, step)
+        return omega, beta
 
     def hbp_leaves(self, omega) -> np.ndarray:
         """HBP leaf of every training row (remembered for the last omega: the BN and LN
@@ -114,8 +179,52 @@ class SRTProblem:
         return LeafSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows))
 
 
+def _variable_names(tree, nodes, q, array="omega"):
+    return [f"{array}[{t}][{j}]" for t in nodes for j in range(q)]
+
+
+class AllVariables:
+    """A formulation over all variables x = (vec omega, vec beta), both row-major like
+    ``ndarray.ravel``; subclasses give ``problem``, ``omega``, ``beta`` and
+    :meth:`evaluate_smooth` (the data term and the smooth penalties)."""
+
+    @property
+    def n_variables(self) -> int:
+        return self.omega.size + self.beta.size
+
+    def split(self, x):
+        """(omega, beta) from a flat x."""
+        k = self.omega.size
+        x = np.asarray(x, float)
+        return np.reshape(x[:k], self.omega.shape), np.reshape(x[k:], self.beta.shape)
+
+    def start(self) -> np.ndarray:
+        return np.concatenate([self.omega.ravel(), self.beta.ravel()])
+
+    @property
+    def nonsmooth(self) -> tuple:
+        return self.problem.nonsmooth
+
+    def evaluate(self, x):
+        """(value, gradient); with a nonsmooth penalty, (value, stationarity gradient)."""
+        f, g = self.evaluate_smooth(x)
+        if not self.nonsmooth:
+            return f, g
+        return f + self.nonsmooth_value(x), stationarity_gradient(np.asarray(x, float), g, self.prox)
+
+    def nonsmooth_value(self, x) -> float:
+        omega, beta = self.split(x)
+        return sum(term.value(omega, beta) for term in self.nonsmooth)
+
+    def prox(self, x, step):
+        return np.concatenate([a.ravel() for a in self.problem.prox(*self.split(x), step)])
+
+    def _penalty_key(self) -> tuple:
+        return tuple(term.key for term in self.problem.terms)
+
+
 @dataclass
-class SRTObjective:
+class SRTObjective(AllVariables):
     """E(omega, beta) of eq. (obj) over all variables x = (vec omega, vec beta)."""
 
     problem: SRTProblem
@@ -123,16 +232,14 @@ class SRTObjective:
     beta: np.ndarray
     name: str = "srt_objective"
 
-    def split(self, x):
-        k = self.omega.size
-        return np.reshape(x[:k], self.omega.shape), np.reshape(x[k:], self.beta.shape)
-
-    def start(self) -> np.ndarray:
-        return np.concatenate([self.omega.ravel(), self.beta.ravel()])
-
-    def evaluate(self, x):
-        f, g_w, g_b = self.problem.objective(*self.split(np.asarray(x, float)), with_grad=True)
+    def evaluate_smooth(self, x):
+        f, g_w, g_b = self.problem.smooth_objective(*self.split(x))
         return f, np.concatenate([g_w.ravel(), g_b.ravel()])
+
+    @property
+    def structure_key(self) -> tuple:
+        pr = self.problem
+        return ("srt", pr.tree.depth, *pr.Z.shape, pr.loss.key, self._penalty_key())
 
     def render(self) -> cb.CasadiModel:
         pr, tree = self.problem, self.problem.tree
@@ -142,23 +249,41 @@ class SRTObjective:
         omega = cb.matrix(x[: self.omega.size], tree.n_branch, q)
         beta = cb.matrix(x[self.omega.size:], tree.n_leaves, q)
         S = cb.sigmoid(ca.mtimes(Zp, omega.T), pr.mu)
-        R = (ca.mtimes(Xp, beta.T) - ca.repmat(yp, 1, tree.n_leaves)) ** 2
+        R = pr.loss.casadi(ca.mtimes(Xp, beta.T) - ca.repmat(yp, 1, tree.n_leaves))
         columns = {t: tree.branch_index(t) for t in tree.branch_nodes}
-        f = (cb.soft_loss(S, R, sp, tree, 1, columns)
-             + 0.5 * pr.lambda_w * ca.sumsqr(omega) + 0.5 * pr.lambda_b * ca.sumsqr(beta))
+        f = cb.soft_loss(S, R, sp, tree, 1, columns) + sum(term.casadi(omega, beta) for term in pr.terms)
         p = ca.vertcat(ca.vec(Zp), ca.vec(Xp), yp, sp)
-        names = ([f"omega[{t}][{j}]" for t in tree.branch_nodes for j in range(q)]
-                 + [f"beta[{t}][{j}]" for t in tree.leaves for j in range(q)])
+        names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q, "beta")
         return cb.CasadiModel(self.name, x, p, f, self.render_parameters(), names)
 
     def render_parameters(self) -> np.ndarray:
         pr = self.problem
         return np.concatenate([pr.Z.ravel("F"), pr.Xa.ravel("F"), pr.y, pr.s])
 
+    def render_pyomo(self):
+        """eq. (obj) in Pyomo: sum_i s_i sum_l P_il loss(yhat_il - y_i) + the penalty terms."""
+        from . import pyomo_backend as pb
+
+        pr, tree = self.problem, self.problem.tree
+        q = pr.Z.shape[1]
+        names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q, "beta")
+        m = pb.model(self.name, self.start(), names)
+        W = pb.rows_of(m.x, tree.n_branch, q)
+        B = pb.rows_of(m.x, tree.n_leaves, q, self.omega.size)
+        splits = dict(zip(tree.branch_nodes, W))
+        data = [float(pr.s[i]) * pb.point_sweep(pb.split_exprs(pr.Z[i], splits, pr.mu),
+                                                [pr.loss.pyomo(pb.linear(pr.Xa[i], b) - float(pr.y[i])) for b in B],
+                                                tree, 1)
+                for i in range(pr.Z.shape[0]) if pr.s[i] != 0]
+        return pb.finish(m, data, [term.pyomo(W, B) for term in pr.terms], names)
+
 
 @dataclass
 class _WorkingSetSubproblem:
-    """A NODEC subproblem over the block (omega or beta) rows of a working set, on rows I_t."""
+    """A NODEC subproblem over the block (omega or beta) rows of a working set, on rows I_t.
+
+    The penalty terms that depend on the block enter as :class:`~.terms.BlockPenalty`
+    (the other rows fixed); the subclass gives the data term (``_data``)."""
 
     problem: SRTProblem
     omega: np.ndarray
@@ -186,14 +311,74 @@ class _WorkingSetSubproblem:
         full[self._working_rows()] = np.reshape(x, (len(self.working), -1))
         return full
 
+    def _matrix(self, x):
+        return np.reshape(np.asarray(x, float), (len(self.working), -1))
+
+    @cached_property
+    def _penalties(self) -> list:
+        """The block penalties: the terms of E that depend on this block."""
+        rows = self._working_rows()
+        return [term.block(self.block, rows, self.omega, self.beta) for term in self.problem.terms
+                if self.block in term.blocks]
+
+    @property
+    def nonsmooth(self) -> tuple:
+        """The nonsmooth block penalties, in the order their proximal operators compose."""
+        return tuple(sorted((b for b in self._penalties if not b.smooth), key=lambda b: b.penalty.order))
+
+    def evaluate_smooth(self, x):
+        """(value, gradient) of the data term and the smooth penalties."""
+        f, g = self._data(np.asarray(x, float))
+        X = self._matrix(x)
+        for term in self._penalties:
+            if term.smooth:
+                f, g = f + term.value(X), g + term.gradient(X).ravel()
+        return f, g
+
+    def evaluate(self, x):
+        """(value, gradient); with a nonsmooth penalty, (value, stationarity gradient)."""
+        f, g = self.evaluate_smooth(x)
+        if not self.nonsmooth:
+            return f, g
+        return f + self.nonsmooth_value(x), stationarity_gradient(np.asarray(x, float), g, self.prox)
+
+    def nonsmooth_value(self, x) -> float:
+        X = self._matrix(x)
+        return sum(term.value(X) for term in self.nonsmooth)
+
+    def prox(self, x, step):
+        """The proximal operator of the nonsmooth block penalties (composed in order)."""
+        X = self._matrix(x)
+        for term in self.nonsmooth:
+            X = term.prox(X, step)
+        return X.ravel()
+
+    def l1_weights(self):
+        """Weights w (flat, >= 0) when the nonsmooth part is sum_c w_c |x_c|, else None."""
+        weights = [term.l1_weights() for term in self.nonsmooth]
+        if any(w is None for w in weights):
+            return None
+        return sum(weights, np.zeros((len(self.working), self.omega.shape[1]))).ravel()
+
+    def _penalty_key(self) -> tuple:
+        return tuple(term.penalty.key for term in self._penalties)
+
+    def _casadi_penalties(self, X, omega, beta):
+        return sum((term.casadi(X, omega, beta) for term in self._penalties), ca.MX(0))
+
+    def _pyomo_penalties(self, X):
+        return [term.pyomo(X) for term in self._penalties]
+
 
 @dataclass
 class BranchSubproblem(_WorkingSetSubproblem):
     """BN step proxy (section 4.2): min over omega_{W_B} of the error of the subtree
-    rooted at ``root`` on the rows I_t, beta fixed, plus lambda_w/2 ||omega_{W_B}||^2.
+    rooted at ``root`` on the rows I_t, beta fixed, plus the penalty terms on omega_{W_B}
+    (lambda_w/2 ||omega_{W_B}||^2 for the l2 term).
 
-    Probabilities of the path above ``root`` are taken as 1 and the weights
-    s_i keep the 1/N of the full objective, so lambda_w keeps its meaning.
+    ``working`` may be any branch nodes of the subtree (the other nodes of the subtree
+    stay fixed).  Probabilities of the path above ``root`` are taken as 1 and the
+    weights s_i keep the 1/N of the full objective, so lambda_w keeps its meaning.
     With root 1 and all rows it equals E up to terms constant in omega_{W_B}.
     When ``rows`` is a random subsample of I_t (the paper allows "only a subset of
     data points"), ``row_weight`` = |I_t| / |rows| scales s_i to keep that balance.
@@ -202,6 +387,12 @@ class BranchSubproblem(_WorkingSetSubproblem):
     name: str = "bn_subproblem"
     row_weight: float = 1.0
     block: ClassVar[str] = "omega"
+
+    def __post_init__(self):
+        outside = set(self.working) - set(self.problem.tree.subtree_branch(self.root))
+        if outside:
+            raise ValueError(f"working set {self.working} has nodes {sorted(outside)} outside the subtree of "
+                             f"node {self.root}")
 
     @property
     def weights(self) -> np.ndarray:
@@ -214,25 +405,24 @@ class BranchSubproblem(_WorkingSetSubproblem):
 
     @cached_property
     def _losses(self) -> np.ndarray:
+        """R_il = loss(yhat_il - y_i) of the rows and the leaves below ``root`` (beta is fixed)."""
         pr = self.problem
         leaves = [pr.tree.leaf_index(t) for t in pr.tree.descendants_leaves(self.root)]
-        return kernels.leaf_losses(pr.Xa[self.rows], pr.y[self.rows], self.beta[leaves])
+        return pr.loss.value(kernels.leaf_residuals(pr.Xa[self.rows], pr.y[self.rows], self.beta[leaves]))
 
-    def evaluate(self, x):
+    def _data(self, x):
         pr = self.problem
-        x = np.asarray(x, float)
         Z = pr.Z[self.rows]
         S = kernels.split_probabilities(Z, self.with_x(x), pr.mu)
         f, G = kernels.soft_loss(S, self._losses, self.weights, pr.tree, self.root, pr.mu)
-        g = (G.T @ Z)[self._working_rows()].ravel() + pr.lambda_w * x
-        return f + 0.5 * pr.lambda_w * x @ x, g
+        return f, (G.T @ Z)[self._working_rows()].ravel()
 
     @property
     def structure_key(self) -> tuple:
         """Subproblems with the same key share one symbolic model (and solver)."""
         local = self._local_nodes()
         return ("bn", self._local.depth, tuple(local[t] for t in self.working),
-                padded_rows(self.n_rows), self.problem.Z.shape[1])
+                padded_rows(self.n_rows), self.problem.Z.shape[1], self._penalty_key())
 
     def _local_nodes(self) -> dict[int, int]:
         """Subtree node -> node of a depth-d tree rooted at 1 (same shape)."""
@@ -244,21 +434,21 @@ class BranchSubproblem(_WorkingSetSubproblem):
         return out
 
     def render(self) -> cb.CasadiModel:
-        pr = self.problem
-        local, tree = self._local_nodes(), self._local
+        pr, tree = self.problem, self.problem.tree
+        local, sub = self._local_nodes(), self._local
         n, q = padded_rows(self.n_rows), pr.Z.shape[1]
-        nodes, fixed = self.problem.tree.subtree_branch(self.root), self._fixed_nodes()
+        nodes = tree.subtree_branch(self.root)
         x = ca.MX.sym("omega_W", len(self.working) * q)
-        Zp, Rp, sp = ca.MX.sym("Z", n, q), ca.MX.sym("R", n, tree.n_leaves), ca.MX.sym("s", n)
-        Fp, mu, lam = ca.MX.sym("omega_fixed", len(fixed) * q), ca.MX.sym("mu"), ca.MX.sym("lambda_w")
-        cols = {a: x[i * q:(i + 1) * q] for i, a in enumerate(self.working)}
-        cols.update({a: Fp[i * q:(i + 1) * q] for i, a in enumerate(fixed)})
+        Zp, Rp, sp = ca.MX.sym("Z", n, q), ca.MX.sym("R", n, sub.n_leaves), ca.MX.sym("s", n)
+        Op, Bp, mu = ca.MX.sym("omega", tree.n_branch, q), ca.MX.sym("beta", tree.n_leaves, q), ca.MX.sym("mu")
+        cols = {a: Op[tree.branch_index(a), :].T for a in nodes}
+        cols.update({a: x[i * q:(i + 1) * q] for i, a in enumerate(self.working)})
         S = cb.sigmoid(ca.mtimes(Zp, ca.horzcat(*[cols[a] for a in nodes])), mu)
         columns = {local[a]: j for j, a in enumerate(nodes)}
-        f = cb.soft_loss(S, Rp, sp, tree, 1, columns) + 0.5 * lam * ca.sumsqr(x)
-        p = ca.vertcat(ca.vec(Zp), ca.vec(Rp), sp, Fp, mu, lam)
-        names = [f"omega[{t}][{j}]" for t in self.working for j in range(q)]
-        return cb.CasadiModel(self.name, x, p, f, self.render_parameters(), names)
+        f = cb.soft_loss(S, Rp, sp, sub, 1, columns) + self._casadi_penalties(cb.matrix(x, len(self.working), q),
+                                                                              Op, Bp)
+        p = ca.vertcat(ca.vec(Zp), ca.vec(Rp), sp, ca.vec(Op), ca.vec(Bp), mu)
+        return cb.CasadiModel(self.name, x, p, f, self.render_parameters(), _variable_names(tree, self.working, q))
 
     def _fixed_nodes(self):
         return [a for a in self.problem.tree.subtree_branch(self.root) if a not in self.working]
@@ -266,17 +456,34 @@ class BranchSubproblem(_WorkingSetSubproblem):
     def render_parameters(self) -> np.ndarray:
         """Values of the rendered model's parameters (data padded to the row bucket)."""
         pr, n = self.problem, padded_rows(self.n_rows)
-        fixed = [pr.tree.branch_index(a) for a in self._fixed_nodes()]
         return np.concatenate([
-            _pad(pr.Z[self.rows], n).ravel("F"), _pad(self._losses, n).ravel("F"),
-            _pad(self.weights, n), self.omega[fixed].ravel(), [pr.mu, pr.lambda_w]])
+            _pad(pr.Z[self.rows], n).ravel("F"), _pad(self._losses, n).ravel("F"), _pad(self.weights, n),
+            self.omega.ravel("F"), self.beta.ravel("F"), [pr.mu]])
+
+    def render_pyomo(self):
+        """The BN proxy in Pyomo: sum_i s_i sum_l P_il R_il over the subtree + the penalties."""
+        from . import pyomo_backend as pb
+
+        pr, tree = self.problem, self.problem.tree
+        q = pr.Z.shape[1]
+        names = _variable_names(tree, self.working, q)
+        m = pb.model(self.name, self.start(), names)
+        X = pb.rows_of(m.x, len(self.working), q)
+        columns = dict(zip(self.working, X))
+        columns.update({a: list(self.omega[tree.branch_index(a)]) for a in self._fixed_nodes()})
+        Z, R, s = pr.Z[self.rows], self._losses, self.weights
+        data = [float(s[i]) * pb.point_sweep(pb.split_exprs(Z[i], columns, pr.mu), [float(r) for r in R[i]],
+                                             tree, self.root)
+                for i in range(len(self.rows)) if s[i] != 0]
+        return pb.finish(m, data, self._pyomo_penalties(X), names)
 
 
 @dataclass
 class LeafSubproblem(_WorkingSetSubproblem):
-    """LN step: min over beta_{W_L} of sum_l sum_{i in I_t} s_i P_il (Xa_i beta_l - y_i)^2
-    + lambda_b/2 ||beta_{W_L}||^2 with omega fixed (P_il of the subtree proxy rooted at
-    ``root``).  A convex weighted ridge least-squares problem, separable by leaf.
+    """LN step: min over beta_{W_L} of sum_l sum_{i in I_t} s_i P_il loss(Xa_i beta_l - y_i)
+    + the penalty terms on beta_{W_L}, omega fixed (P_il of the subtree proxy rooted at
+    ``root``).  For the squared loss and the l2 term, a convex weighted ridge
+    least-squares problem, separable by leaf.
     """
 
     name: str = "ln_subproblem"
@@ -291,35 +498,63 @@ class LeafSubproblem(_WorkingSetSubproblem):
         leaves = pr.tree.descendants_leaves(self.root)
         return pr.s[self.rows, None] * P[:, [leaves.index(t) for t in self.working]]
 
-    def evaluate(self, x):
+    @property
+    def loss(self) -> Loss:
+        return self.problem.loss
+
+    def l2_strength(self) -> float | None:
+        """lambda_b when the penalty terms on beta_{W_L} are the l2 term alone, else None."""
+        terms = [term.penalty for term in self._penalties]
+        return terms[0].lambda_b if len(terms) == 1 and isinstance(terms[0], L2) else None
+
+    def residuals(self, x) -> np.ndarray:
+        """r_il = Xa_i beta_l - y_i, shape (|I_t|, |W_L|)."""
         pr = self.problem
-        B = np.reshape(np.asarray(x, float), (len(self.working), -1))
-        Xa, y, Q = pr.Xa[self.rows], pr.y[self.rows], self.leaf_weights
-        residual = Xa @ B.T - y[:, None]
-        f = float(np.sum(Q * residual**2)) + 0.5 * pr.lambda_b * np.sum(B**2)
-        g = 2.0 * (Q * residual).T @ Xa + pr.lambda_b * B
+        return kernels.leaf_residuals(pr.Xa[self.rows], pr.y[self.rows], self._matrix(x))
+
+    def _data(self, x):
+        residual = self.residuals(x)
+        Q = self.leaf_weights
+        f = float(np.sum(Q * self.loss.value(residual)))
+        g = (Q * self.loss.derivative(residual)).T @ self.problem.Xa[self.rows]
         return f, g.ravel()
 
     @property
     def structure_key(self) -> tuple:
-        return ("ln", len(self.working), padded_rows(self.n_rows), self.problem.Xa.shape[1])
+        return ("ln", len(self.working), padded_rows(self.n_rows), self.problem.Xa.shape[1], self.loss.key,
+                self._penalty_key())
 
     def render(self) -> cb.CasadiModel:
-        pr = self.problem
+        pr, tree = self.problem, self.problem.tree
         n, q, m = padded_rows(self.n_rows), pr.Xa.shape[1], len(self.working)
         x = ca.MX.sym("beta_W", m * q)
-        Xp, yp, Qp, lam = ca.MX.sym("Xa", n, q), ca.MX.sym("y", n), ca.MX.sym("Q", n, m), ca.MX.sym("lambda_b")
+        Xp, yp, Qp = ca.MX.sym("Xa", n, q), ca.MX.sym("y", n), ca.MX.sym("Q", n, m)
+        Op, Bp = ca.MX.sym("omega", tree.n_branch, q), ca.MX.sym("beta", tree.n_leaves, q)
         B = cb.matrix(x, m, q)
         residual = ca.mtimes(Xp, B.T) - ca.repmat(yp, 1, m)
-        f = ca.sum1(ca.sum2(Qp * residual**2)) + 0.5 * lam * ca.sumsqr(x)
-        p = ca.vertcat(ca.vec(Xp), yp, ca.vec(Qp), lam)
-        names = [f"beta[{t}][{j}]" for t in self.working for j in range(q)]
-        return cb.CasadiModel(self.name, x, p, f, self.render_parameters(), names)
+        f = ca.sum1(ca.sum2(Qp * self.loss.casadi(residual))) + self._casadi_penalties(B, Op, Bp)
+        p = ca.vertcat(ca.vec(Xp), yp, ca.vec(Qp), ca.vec(Op), ca.vec(Bp))
+        return cb.CasadiModel(self.name, x, p, f, self.render_parameters(),
+                              _variable_names(tree, self.working, q, "beta"))
 
     def render_parameters(self) -> np.ndarray:
         pr, n = self.problem, padded_rows(self.n_rows)
         return np.concatenate([_pad(pr.Xa[self.rows], n).ravel("F"), _pad(pr.y[self.rows], n),
-                               _pad(self.leaf_weights, n).ravel("F"), [pr.lambda_b]])
+                               _pad(self.leaf_weights, n).ravel("F"), self.omega.ravel("F"), self.beta.ravel("F")])
+
+    def render_pyomo(self):
+        """The LN problem in Pyomo: sum_i sum_l Q_il loss(Xa_i beta_l - y_i) + the penalties."""
+        from . import pyomo_backend as pb
+
+        pr = self.problem
+        q = pr.Xa.shape[1]
+        names = _variable_names(pr.tree, self.working, q, "beta")
+        m = pb.model(self.name, self.start(), names)
+        B = pb.rows_of(m.x, len(self.working), q)
+        Xa, y, Q = pr.Xa[self.rows], pr.y[self.rows], self.leaf_weights
+        data = [float(Q[i, l]) * self.loss.pyomo(pb.linear(Xa[i], B[l]) - float(y[i]))
+                for i in range(len(self.rows)) for l in range(len(self.working)) if Q[i, l] != 0]
+        return pb.finish(m, data, self._pyomo_penalties(B), names)
 
 
 def omega_from_logistic(intercept, coef, mu: float) -> np.ndarray:
@@ -351,6 +586,7 @@ class WLRProxy:
     omega_t: np.ndarray
     alpha: float = 0.0
     name: str = "wlr_proxy"
+    nonsmooth: tuple = field(default=(), init=False, repr=False)
 
     def start(self) -> np.ndarray:
         return np.asarray(self.omega_t, float).copy()
@@ -394,3 +630,21 @@ class WLRProxy:
         n = padded_rows(len(self.c))
         return np.concatenate([_pad(self.Z, n).ravel("F"), _pad(self.c, n), _pad(self.w, n),
                                [self.mu, self.alpha, 1.0 / len(self.c)]])
+
+    def render_pyomo(self):
+        """eq. (reshuffle) in Pyomo, one softplus pair per point."""
+        from . import pyomo_backend as pb
+
+        q = self.Z.shape[1]
+        names = [f"omega_t[{j}]" for j in range(q)]
+        m = pb.model(self.name, self.start(), names)
+        x, n = [m.x[j] for j in range(q)], len(self.c)
+        terms = []
+        for i in range(n):
+            if self.w[i] == 0:
+                continue
+            u = self.mu * pb.linear(self.Z[i], x)
+            terms.append(float(self.w[i]) * (float(self.c[i]) * pb.softplus(-u)
+                                             + float(1 - self.c[i]) * pb.softplus(u)))
+        return pb.finish(m, [(1.0 / n) * t for t in terms],
+                         [0.5 * self.alpha * sum(x[j] ** 2 for j in range(1, q))], names)

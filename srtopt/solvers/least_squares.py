@@ -45,7 +45,7 @@ class ExactLeastSquares:
         start = time.perf_counter()
         pr = problem.problem
         Xa, y, Q = pr.Xa[problem.rows], pr.y[problem.rows], problem.leaf_weights
-        x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], pr.lambda_b) for j in range(Q.shape[1])])
+        x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], problem.l2_strength()) for j in range(Q.shape[1])])
         f = problem.evaluate(x)[0]
         return SolverResult(x, f, True, "solved", 1, time.perf_counter() - start)
 
@@ -75,7 +75,7 @@ class LsqrLeastSquares:
         x = []
         for j in range(Q.shape[1]):
             sq = np.sqrt(Q[:, j])
-            out = lsqr(sq[:, None] * Xa, sq * y, damp=np.sqrt(pr.lambda_b / 2), atol=self.atol, btol=self.btol,
+            out = lsqr(sq[:, None] * Xa, sq * y, damp=np.sqrt(problem.l2_strength() / 2), atol=self.atol, btol=self.btol,
                        iter_lim=self.iter_lim, x0=B0[j] if self.warm_start else None)
             x.append(out[0])
         x = np.concatenate(x)

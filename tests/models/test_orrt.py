@@ -96,12 +96,15 @@ def test_saturated_splits_stay_finite(rng):
     np.testing.assert_allclose(model.gradient(x), g, atol=1e-8, rtol=1e-8)
 
 
-def test_structure_key_shares_model_across_data_and_parameters(rng):
+def test_structure_key_shares_model_across_data_and_mu(rng):
+    """Data and mu are parameters of the rendering; the loss and penalty terms (with their
+    strengths) are part of its structure."""
     a = _objective(rng, 2, n=20, mu=1.0)
-    b = _objective(rng, 2, n=20, mu=512.0, lambda_w=0.0)
+    b = _objective(rng, 2, n=20, mu=512.0)
     assert a.structure_key == b.structure_key
     assert a.structure_key != _objective(rng, 2, n=21).structure_key
     assert a.structure_key != _objective(rng, 3, n=20).structure_key
+    assert a.structure_key != _objective(rng, 2, n=20, lambda_w=0.0).structure_key
     # one rendering evaluated with the other problem's parameters gives that problem's value
     model, x = a.render(), b.start()
     assert float(model.f_function(x, b.render_parameters())) == pytest.approx(b.evaluate(x)[0], rel=1e-10)

@@ -74,5 +74,5 @@ def test_rendered_model_is_inspectable(rng):
     assert model.variable_names[0] == "omega[2][0]"
     assert "4 variables" in repr(model)
     # data are padded to a power of two so one compiled solver serves many I_t sizes
-    assert padded_rows(37) == 64 and sub.structure_key[-2] == 64
+    assert padded_rows(37) == 64 and sub.structure_key[3] == 64
     assert problem.branch_subproblem(omega, beta, 2, (2,), np.arange(50)).structure_key == sub.structure_key

@@ -1,0 +1,621 @@
+"""Objective terms written once: the losses and penalties that formulations compose.
+
+E(omega, beta) of eq. (obj) is a *loss term* summed over the points and leaves,
+sum_i s_i sum_l P_il loss(yhat_il - y_i), plus *penalty terms* on (omega, beta).
+Every term keeps its three renderings together, in one class:
+
+* numpy: the value and the derivatives the numpy reference evaluator and the NODEC
+  steps use (fast, vectorised);
+* CasADi: an expression of CasADi symbols (exact derivatives by AD);
+* Pyomo: an expression of Pyomo variables (inspection, export, Pyomo solvers).
+
+A loss writes its formula once, in :meth:`Loss.expression`, over a small namespace of
+math functions (:data:`NUMPY`, :data:`CASADI`, :func:`pyomo_ops`), so the three
+renderings cannot drift apart; its numpy derivatives are written by hand (they are
+on the hot path) and the tests check them by finite differences and against CasADi's
+AD for every term.  A user loss is a callable mapping a CasADi symbol r to a CasADi
+expression (:class:`CasadiLoss`): its value, derivative and second derivative come
+from CasADi, its Pyomo expression from translating CasADi's expression graph.
+
+Losses (r = yhat - y on standardized y):
+
+* ``"squared"`` -- r^2, eq. (obj) (the default; the LN step is an exact weighted
+  least-squares problem);
+* ``"huber"`` -- r^2 for |r| <= delta, delta (2|r| - delta) beyond (continuous
+  derivative; equal to r^2 near 0, linear tails); ``qp_form`` (1, 2 delta): it is
+  min_z z^2 + 2 delta |r - z|, so the LN step is a QP;
+* ``"absolute"`` -- smoothed: sqrt(r^2 + epsilon^2) - epsilon (|r| within epsilon,
+  twice differentiable, so every NLP solver and the proximal-gradient LN step apply).
+
+Penalties (columns j >= 1 of omega and beta hold the feature weights, column 0 the
+intercepts):
+
+* :class:`L2` -- lambda_w/2 ||omega||^2 + lambda_b/2 ||beta||^2 of eq. (obj)
+  (intercepts included, as in the paper);
+* :class:`SplitL1` -- strength * sum_t sum_{j>=1} |omega_jt|: sparse oblique splits;
+* :class:`FeatureL1` -- strength * sum_{j>=1} ||(omega_j1..omega_j|tau_B|, beta_j1..beta_j|tau_L|)||_2:
+  the group l1 of each feature's weights over all splits and leaves, which drops
+  features from the whole tree.
+
+The last two are nonsmooth: they give exact zeros through their proximal operators
+(:meth:`Penalty.block_prox`), used by the proximal-gradient solver and the
+proximal Armijo step; ``SplitL1`` is also a weighted l1 norm
+(:meth:`Penalty.block_l1_weights`), which lets a bound-constrained solver handle it by
+the variable split omega = u - v, u, v >= 0 (docs/design.md, "Sparse splits").
+
+A NODEC subproblem sees a penalty through :class:`BlockPenalty`: the penalty as a
+function of some rows of omega (BN, WLR) or of beta (LN), the other rows fixed.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import casadi as ca
+import numpy as np
+
+# ----------------------------------------------------------------------- math namespaces
+NUMPY = SimpleNamespace(abs=np.abs, sqrt=np.sqrt, log=np.log, exp=np.exp, name="numpy")
+CASADI = SimpleNamespace(abs=ca.fabs, sqrt=ca.sqrt, log=ca.log, exp=ca.exp, name="casadi")
+
+
+def pyomo_ops() -> SimpleNamespace:
+    """The Pyomo namespace (Pyomo is imported on first use: it takes a second)."""
+    import pyomo.environ as pyo
+
+    return SimpleNamespace(abs=abs, sqrt=pyo.sqrt, log=pyo.log, exp=pyo.exp, name="pyomo")
+
+
+# ------------------------------------------------------------------------------- losses
+class Loss:
+    """loss(r) of the residual r = yhat - y, elementwise.
+
+    Subclasses write :meth:`expression` (the formula, once) and the numpy
+    :meth:`derivative` and :meth:`second_derivative`.  ``qp_form = (a, b)`` says that
+    loss(r) = min_z a z^2 + b |r - z| (a QP-representable loss; None otherwise).
+    """
+
+    name = "loss"
+    qp_form: tuple[float, float] | None = None
+
+    def expression(self, r, ops):
+        raise NotImplementedError
+
+    def value(self, r):
+        """loss(r), numpy, elementwise."""
+        return self.expression(r, NUMPY)
+
+    def derivative(self, r):
+        raise NotImplementedError
+
+    def second_derivative(self, r):
+        raise NotImplementedError
+
+    def casadi(self, r):
+        """loss(r) for a CasADi symbol or expression r (elementwise)."""
+        return self.expression(r, CASADI)
+
+    def pyomo(self, r):
+        """loss(r) for a Pyomo expression r (one point and leaf)."""
+        return self.expression(r, pyomo_ops())
+
+    def get_params(self, deep=True) -> dict:
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    @property
+    def key(self) -> tuple:
+        """Identifies the loss in the structure keys of rendered models."""
+        return (self.name, *sorted(self.get_params().items()))
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.key == self.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class Squared(Loss):
+    """r^2: the squared error of eq. (obj)."""
+
+    name = "squared"
+    qp_form = (1.0, np.inf)
+
+    def expression(self, r, ops):
+        return r * r
+
+    def derivative(self, r):
+        return 2.0 * r
+
+    def second_derivative(self, r):
+        return np.full_like(np.asarray(r, float), 2.0)
+
+
+class Huber(Loss):
+    """r^2 for |r| <= delta, delta (2|r| - delta) beyond: written
+    r^2 - max(r - delta, 0)^2 - max(-r - delta, 0)^2 with max(a, 0) = (a + |a|) / 2, so every
+    backend has it and |.| is differentiated only at r = +-delta (Pyomo's derivative of
+    |a| fails at a = 0)."""
+
+    name = "huber"
+
+    def __init__(self, delta=1.0):
+        if not np.isfinite(delta) or delta <= 0:
+            raise ValueError(f"huber delta must be a positive number, got {delta!r}")
+        self.delta = float(delta)
+
+    @property
+    def qp_form(self):
+        return (1.0, 2.0 * self.delta)
+
+    def expression(self, r, ops):
+        above = 0.5 * (r - self.delta + ops.abs(r - self.delta))
+        below = 0.5 * (-r - self.delta + ops.abs(r + self.delta))
+        return r * r - above * above - below * below
+
+    def derivative(self, r):
+        return 2.0 * np.clip(r, -self.delta, self.delta)
+
+    def second_derivative(self, r):
+        return np.where(np.abs(r) <= self.delta, 2.0, 0.0)
+
+
+class Absolute(Loss):
+    """sqrt(r^2 + epsilon^2) - epsilon: |r| smoothed within epsilon of 0."""
+
+    name = "absolute"
+
+    def __init__(self, epsilon=1e-3):
+        if not np.isfinite(epsilon) or epsilon <= 0:
+            raise ValueError(f"absolute epsilon must be a positive number, got {epsilon!r}")
+        self.epsilon = float(epsilon)
+
+    def expression(self, r, ops):
+        return ops.sqrt(r * r + self.epsilon**2) - self.epsilon
+
+    def derivative(self, r):
+        return r / np.sqrt(r * r + self.epsilon**2)
+
+    def second_derivative(self, r):
+        return self.epsilon**2 / (r * r + self.epsilon**2) ** 1.5
+
+
+class CasadiLoss(Loss):
+    """A user loss: ``function`` maps a CasADi symbol r (the residual, a scalar) to a CasADi
+    expression, e.g. ``lambda r: ca.log(ca.cosh(r))``.  Value, derivative and second
+    derivative come from CasADi (AD of the scalar expression, mapped over the points);
+    the Pyomo expression is CasADi's expression graph rewritten in Pyomo
+    (:func:`casadi_to_pyomo`)."""
+
+    def __init__(self, function, name=None):
+        self.function = function
+        self.name = name or getattr(function, "__name__", "casadi-loss")
+        r = ca.SX.sym("r")
+        e = self.function(r)
+        self._derivatives = ca.Function("user_loss", [r], [e, ca.gradient(e, r), ca.hessian(e, r)[0]])
+
+    def get_params(self, deep=True) -> dict:
+        return {"function": self.function, "name": self.name}
+
+    @property
+    def key(self) -> tuple:
+        return ("casadi-loss", self.name, id(self.function))
+
+    def _eval(self, r, which):
+        r = np.asarray(r, float)
+        out = self._derivatives(ca.DM(r.reshape(1, -1)))[which]
+        return np.asarray(out).reshape(r.shape)
+
+    def expression(self, r, ops):
+        if ops is NUMPY:
+            return self._eval(r, 0)
+        if ops is CASADI:
+            return self.casadi(r)
+        return casadi_to_pyomo(self._derivatives, r)
+
+    def derivative(self, r):
+        return self._eval(r, 1)
+
+    def second_derivative(self, r):
+        return self._eval(r, 2)
+
+    def casadi(self, r):
+        shape = r.shape
+        row = ca.reshape(r, 1, shape[0] * shape[1])
+        return ca.reshape(self._derivatives(row)[0], shape[0], shape[1])
+
+    def __deepcopy__(self, memo):  # the compiled CasADi function is rebuilt from the user's callable
+        return CasadiLoss(self.function, self.name)
+
+
+def casadi_to_pyomo(function: ca.Function, x):
+    """The first output of a scalar SX ``function`` of one scalar input, as a Pyomo expression
+    of ``x``: CasADi's instruction list replayed with Pyomo operations."""
+    import pyomo.environ as pyo
+
+    unary = {ca.OP_NEG: lambda a: -a, ca.OP_SQ: lambda a: a * a, ca.OP_SQRT: pyo.sqrt, ca.OP_EXP: pyo.exp,
+             ca.OP_LOG: pyo.log, ca.OP_SIN: pyo.sin, ca.OP_COS: pyo.cos, ca.OP_TAN: pyo.tan,
+             ca.OP_SINH: pyo.sinh, ca.OP_COSH: pyo.cosh, ca.OP_TANH: pyo.tanh, ca.OP_FABS: abs,
+             ca.OP_ASIN: pyo.asin, ca.OP_ACOS: pyo.acos, ca.OP_ATAN: pyo.atan, ca.OP_ASINH: pyo.asinh,
+             ca.OP_ACOSH: pyo.acosh, ca.OP_ATANH: pyo.atanh, ca.OP_INV: lambda a: 1.0 / a,
+             ca.OP_LOG1P: lambda a: pyo.log(1 + a), ca.OP_EXPM1: lambda a: pyo.exp(a) - 1}
+    binary = {ca.OP_ADD: lambda a, b: a + b, ca.OP_SUB: lambda a, b: a - b, ca.OP_MUL: lambda a, b: a * b,
+              ca.OP_DIV: lambda a, b: a / b, ca.OP_POW: lambda a, b: a**b, ca.OP_CONSTPOW: lambda a, b: a**b}
+    work = {}
+    for k in range(function.n_instructions()):
+        op, out, args = function.instruction_id(k), function.instruction_output(k), function.instruction_input(k)
+        if op == ca.OP_INPUT:
+            work[out[0]] = x
+        elif op == ca.OP_OUTPUT:
+            if out[0] == 0:
+                return work[args[0]]
+        elif op == ca.OP_CONST:
+            work[out[0]] = float(function.instruction_constant(k))
+        elif op in unary:
+            work[out[0]] = unary[op](work[args[0]])
+        elif op in binary:
+            work[out[0]] = binary[op](work[args[0]], work[args[1]])
+        else:
+            raise NotImplementedError(f"CasADi operation {op} of the user loss has no Pyomo counterpart")
+    raise ValueError("the CasADi function has no first output")
+
+
+# ---------------------------------------------------------------------------- penalties
+class Penalty:
+    """A penalty on (omega, beta) (arrays (|tau_B|, p+1) and (|tau_L|, p+1)).
+
+    Smooth penalties give :meth:`value`, :meth:`gradient`, :meth:`casadi` (CasADi
+    matrices in, scalar out) and :meth:`pyomo` (lists of rows of Pyomo variables or
+    numbers in).  Nonsmooth ones (``smooth = False``) also give :meth:`block_prox`; their
+    :meth:`gradient` is a subgradient.  ``blocks`` names the blocks the penalty depends
+    on ("omega", "beta").
+    """
+
+    name = "penalty"
+    smooth = True
+    blocks = ("omega", "beta")
+
+    def value(self, omega, beta) -> float:
+        raise NotImplementedError
+
+    def gradient(self, omega, beta):
+        raise NotImplementedError
+
+    def casadi(self, omega, beta):
+        raise NotImplementedError
+
+    def pyomo(self, omega, beta):
+        raise NotImplementedError
+
+    def block(self, kind, rows, omega, beta) -> "BlockPenalty":
+        """The penalty as a function of the rows ``rows`` of omega (kind "omega") or beta."""
+        return BlockPenalty(self, kind, tuple(rows), omega, beta)
+
+    #: nonsmooth penalties' proximal operators compose in increasing ``order`` (separable
+    #: l1 terms 0, radial group terms 1: then the composition is the prox of the sum)
+    order = 0
+
+    def prox(self, omega, beta, step):
+        """argmin over (omega, beta) of step * penalty + the squared distance to (omega, beta) / 2."""
+        raise NotImplementedError(f"{self.name} has no proximal operator")
+
+    def block_prox(self, kind, rows, omega, beta, V, step):
+        """The same over the block ``V`` (rows ``rows`` of omega or beta), the rest fixed."""
+        raise NotImplementedError(f"{self.name} has no proximal operator")
+
+    def block_l1_weights(self, kind, rows, omega, beta):
+        """Weights w >= 0 (shape of the block) if the penalty on the block is sum w |x|, else None."""
+        return None
+
+    def get_params(self, deep=True) -> dict:
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    @property
+    def key(self) -> tuple:
+        return (self.name, *sorted(self.get_params().items()))
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.key == self.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class L2(Penalty):
+    """lambda_w/2 ||omega||^2 + lambda_b/2 ||beta||^2 of eq. (obj), intercepts included."""
+
+    name = "l2"
+
+    def __init__(self, lambda_w=0.0, lambda_b=0.0):
+        self.lambda_w, self.lambda_b = float(lambda_w), float(lambda_b)
+
+    def value(self, omega, beta):
+        return 0.5 * self.lambda_w * np.sum(omega**2) + 0.5 * self.lambda_b * np.sum(beta**2)
+
+    def gradient(self, omega, beta):
+        return self.lambda_w * omega, self.lambda_b * beta
+
+    def casadi(self, omega, beta):
+        return 0.5 * self.lambda_w * ca.sumsqr(omega) + 0.5 * self.lambda_b * ca.sumsqr(beta)
+
+    def pyomo(self, omega, beta):
+        return (0.5 * self.lambda_w * sum(v * v for row in omega for v in row)
+                + 0.5 * self.lambda_b * sum(v * v for row in beta for v in row))
+
+    def block(self, kind, rows, omega, beta):
+        return L2Block(self, kind, tuple(rows), omega, beta)
+
+
+class SplitL1(Penalty):
+    """strength * sum over branch nodes t and features j >= 1 of |omega_jt|: sparse oblique
+    splits (the intercepts omega_0t are free)."""
+
+    name = "split_l1"
+    smooth = False
+    blocks = ("omega",)
+
+    def __init__(self, strength=1e-3):
+        if not np.isfinite(strength) or strength < 0:
+            raise ValueError(f"split_l1 strength must be a number >= 0, got {strength!r}")
+        self.strength = float(strength)
+
+    def value(self, omega, beta):
+        return self.strength * float(np.sum(np.abs(omega[:, 1:])))
+
+    def gradient(self, omega, beta):
+        g = np.zeros_like(omega)
+        g[:, 1:] = self.strength * np.sign(omega[:, 1:])
+        return g, np.zeros_like(beta)
+
+    def casadi(self, omega, beta):
+        return self.strength * ca.sum1(ca.sum2(ca.fabs(omega[:, 1:])))
+
+    def pyomo(self, omega, beta):
+        return self.strength * sum(abs(v) for row in omega for v in row[1:])
+
+    def _soft_threshold(self, V, step):
+        X = np.array(V, float)
+        X[:, 1:] = np.sign(X[:, 1:]) * np.maximum(np.abs(X[:, 1:]) - step * self.strength, 0.0)
+        return X
+
+    def prox(self, omega, beta, step):
+        return self._soft_threshold(omega, step), np.array(beta, float)
+
+    def block_prox(self, kind, rows, omega, beta, V, step):
+        return self._soft_threshold(V, step) if kind == "omega" else np.array(V, float)
+
+    def block_l1_weights(self, kind, rows, omega, beta):
+        w = np.full((len(rows), omega.shape[1]), self.strength)
+        w[:, 0] = 0.0
+        return w
+
+
+class FeatureL1(Penalty):
+    """strength * sum_{j>=1} sqrt(sum_t omega_jt^2 + sum_l beta_jl^2): the group l1 of each
+    feature's weights over all splits and leaves; a zero group removes feature j from
+    the tree (intercepts are free)."""
+
+    name = "feature_l1"
+    smooth = False
+    order = 1
+
+    def __init__(self, strength=1e-3):
+        if not np.isfinite(strength) or strength < 0:
+            raise ValueError(f"feature_l1 strength must be a number >= 0, got {strength!r}")
+        self.strength = float(strength)
+
+    @staticmethod
+    def _norms(omega, beta):
+        return np.sqrt(np.sum(omega[:, 1:] ** 2, axis=0) + np.sum(beta[:, 1:] ** 2, axis=0))
+
+    def value(self, omega, beta):
+        return self.strength * float(np.sum(self._norms(omega, beta)))
+
+    def gradient(self, omega, beta):
+        norms = self._norms(omega, beta)
+        scale = np.divide(self.strength, norms, out=np.zeros_like(norms), where=norms > 0)
+        g_omega, g_beta = np.zeros_like(omega), np.zeros_like(beta)
+        g_omega[:, 1:], g_beta[:, 1:] = omega[:, 1:] * scale, beta[:, 1:] * scale
+        return g_omega, g_beta
+
+    def casadi(self, omega, beta):
+        both = ca.vertcat(omega[:, 1:], beta[:, 1:])
+        return self.strength * sum(ca.norm_2(both[:, j]) for j in range(both.shape[1]))
+
+    def pyomo(self, omega, beta):
+        import pyomo.environ as pyo
+
+        columns = zip(*[row[1:] for row in list(omega) + list(beta)])
+        return self.strength * sum(pyo.sqrt(sum(v * v for v in column)) for column in columns)
+
+    def prox(self, omega, beta, step):
+        """Block soft-thresholding of each feature's weights (omega_j, beta_j)."""
+        norms = self._norms(omega, beta)
+        scale = np.maximum(0.0, 1.0 - np.divide(step * self.strength, norms, out=np.full_like(norms, np.inf),
+                                                where=norms > 0))
+        omega, beta = np.array(omega, float), np.array(beta, float)
+        omega[:, 1:] *= scale
+        beta[:, 1:] *= scale
+        return omega, beta
+
+    def block_prox(self, kind, rows, omega, beta, V, step):
+        """Per feature j, with c_j the norm of its fixed weights: argmin_x step strength
+        sqrt(||x||^2 + c_j^2) + ||x - v||^2 / 2 = v rho / ||v|| where rho solves
+        rho (1 + step strength / sqrt(rho^2 + c_j^2)) = ||v|| (block soft-thresholding
+        when c_j = 0)."""
+        X = np.array(V, float)
+        fixed = _fixed_rows(kind, rows, omega, beta)
+        c = np.sqrt(sum(np.sum(F[:, 1:] ** 2, axis=0) for F in fixed))
+        v = np.sqrt(np.sum(X[:, 1:] ** 2, axis=0))
+        rho = _radial_shrink(v, c, step * self.strength)
+        X[:, 1:] *= np.divide(rho, v, out=np.zeros_like(v), where=v > 0)
+        return X
+
+
+def _radial_shrink(v, c, t, iterations=100):
+    """rho in [0, v] with rho (1 + t / sqrt(rho^2 + c^2)) = v (0 when c = 0 and v <= t), by
+    bisection (the left side increases in rho)."""
+    lo, hi = np.zeros_like(v), v.copy()
+    for _ in range(iterations):
+        mid = 0.5 * (lo + hi)
+        radius = np.sqrt(mid**2 + c**2)
+        above = mid * (1.0 + np.divide(t, radius, out=np.full_like(radius, np.inf), where=radius > 0)) > v
+        hi, lo = np.where(above, mid, hi), np.where(above, lo, mid)
+    return np.where((c == 0) & (v <= t), 0.0, 0.5 * (lo + hi))
+
+
+def _fixed_rows(kind, rows, omega, beta):
+    """The arrays of the fixed rows: the other rows of the block's array and the whole other array."""
+    own, other = (omega, beta) if kind == "omega" else (beta, omega)
+    keep = np.setdiff1d(np.arange(own.shape[0]), rows)
+    return own[keep], other
+
+
+# ------------------------------------------------------------------------- penalty blocks
+@dataclass
+class BlockPenalty:
+    """``penalty`` as a function of the rows ``rows`` of omega (``kind`` "omega") or of beta,
+    the other rows fixed at their values in ``omega`` and ``beta``.  ``X`` is the block,
+    shape (len(rows), p+1)."""
+
+    penalty: Penalty
+    kind: str
+    rows: tuple
+    omega: np.ndarray
+    beta: np.ndarray
+
+    @property
+    def smooth(self) -> bool:
+        return self.penalty.smooth
+
+    def full(self, X):
+        """(omega, beta) with the block's rows replaced by X."""
+        omega, beta = self.omega.copy(), self.beta.copy()
+        (omega if self.kind == "omega" else beta)[list(self.rows)] = X
+        return omega, beta
+
+    def value(self, X) -> float:
+        return self.penalty.value(*self.full(X))
+
+    def gradient(self, X):
+        g = self.penalty.gradient(*self.full(X))[0 if self.kind == "omega" else 1]
+        return g[list(self.rows)]
+
+    def prox(self, V, step):
+        return self.penalty.block_prox(self.kind, self.rows, self.omega, self.beta, V, step)
+
+    def l1_weights(self):
+        return self.penalty.block_l1_weights(self.kind, self.rows, self.omega, self.beta)
+
+    def casadi(self, X, omega, beta):
+        """CasADi expression of the block X (matrix) with the fixed values ``omega``, ``beta``
+        (CasADi matrices, e.g. parameters)."""
+        full = [X[list(self.rows).index(i), :] if i in self.rows else (omega if self.kind == "omega" else beta)[i, :]
+                for i in range((omega if self.kind == "omega" else beta).shape[0])]
+        if self.kind == "omega":
+            return self.penalty.casadi(ca.vertcat(*full), beta)
+        return self.penalty.casadi(omega, ca.vertcat(*full))
+
+    def pyomo(self, X):
+        """Pyomo expression of the block X (rows of Pyomo variables), the fixed rows as numbers."""
+        own = self.omega if self.kind == "omega" else self.beta
+        rows = [X[self.rows.index(i)] if i in self.rows else [float(v) for v in own[i]] for i in range(len(own))]
+        if self.kind == "omega":
+            return self.penalty.pyomo(rows, [[float(v) for v in r] for r in self.beta])
+        return self.penalty.pyomo([[float(v) for v in r] for r in self.omega], rows)
+
+
+class L2Block(BlockPenalty):
+    """The l2 term of a block: lambda/2 ||X||^2 (the fixed rows only add a constant, left out)."""
+
+    @property
+    def strength(self) -> float:
+        return self.penalty.lambda_w if self.kind == "omega" else self.penalty.lambda_b
+
+    def value(self, X):
+        x = np.ravel(X)
+        return 0.5 * self.strength * x @ x
+
+    def gradient(self, X):
+        return self.strength * np.asarray(X)
+
+    def casadi(self, X, omega, beta):
+        return 0.5 * self.strength * ca.sumsqr(X)
+
+    def pyomo(self, X):
+        return 0.5 * self.strength * sum(v * v for row in X for v in row)
+
+
+# -------------------------------------------------------------------------- specifications
+LOSSES = {"squared": Squared, "huber": Huber, "absolute": Absolute}
+PENALTIES = {"split_l1": SplitL1, "feature_l1": FeatureL1}
+
+
+def register_loss(name: str, factory) -> None:
+    """Make ``loss=name`` (and ``"name:key=value"``) build ``factory(**options)``."""
+    LOSSES[name.lower()] = factory
+
+
+def register_penalty(name: str, factory) -> None:
+    """Make ``penalty=name`` (and ``"name:key=value"``) build ``factory(**options)``."""
+    PENALTIES[name.lower()] = factory
+
+
+def make_loss(spec) -> Loss:
+    """A :class:`Loss` from a name (``"huber"``), a spec with options (``"huber:delta=0.5"``),
+    a Loss object (deep-copied) or a callable r -> CasADi expression (:class:`CasadiLoss`)."""
+    from .._spec import parse_spec
+
+    if isinstance(spec, Loss):
+        return copy.deepcopy(spec)
+    if isinstance(spec, str):
+        name, options = parse_spec(spec)
+        if name not in LOSSES:
+            raise ValueError(f"unknown loss {spec!r}; use one of {', '.join(map(repr, LOSSES))}, a Loss object "
+                             f"or a callable mapping a CasADi symbol r to an expression")
+        try:
+            return LOSSES[name](**options)
+        except TypeError as exc:
+            raise ValueError(f"bad options for loss {name!r}: {exc}") from None
+    if callable(spec):
+        return CasadiLoss(spec)
+    raise ValueError(f"loss must be a name, a Loss object or a callable, got {spec!r}")
+
+
+def make_penalties(spec) -> tuple[Penalty, ...]:
+    """Penalty terms from None, a name or spec (``"split_l1:strength=0.01"``), a Penalty
+    object (deep-copied), or a list or tuple of these."""
+    from .._spec import parse_spec
+
+    if spec is None:
+        return ()
+    if isinstance(spec, (list, tuple)):
+        return tuple(p for item in spec for p in make_penalties(item))
+    if isinstance(spec, Penalty):
+        return (copy.deepcopy(spec),)
+    if isinstance(spec, str):
+        name, options = parse_spec(spec)
+        if name not in PENALTIES:
+            raise ValueError(f"unknown penalty {spec!r}; use one of {', '.join(map(repr, PENALTIES))}, a Penalty "
+                             f"object or a list of these")
+        try:
+            return (PENALTIES[name](**options),)
+        except TypeError as exc:
+            raise ValueError(f"bad options for penalty {name!r}: {exc}") from None
+    raise ValueError(f"penalty must be None, a name, a Penalty object or a list of these, got {spec!r}")
+
+
+SQUARED = Squared()
+
+__all__ = ["Absolute", "BlockPenalty", "CasadiLoss", "FeatureL1", "Huber", "L2", "Loss", "Penalty", "SQUARED",
+           "SplitL1", "Squared", "casadi_to_pyomo", "make_loss", "make_penalties", "register_loss",
+           "register_penalty"]
