@@ -13,7 +13,7 @@ backend, solving with any solver spec, and export.
 How the iterate of iteration k is obtained.  The estimator does not keep the
 training data nor the iterates, so ``capture`` **re-runs training** on a clone
 of the estimator (same parameters, ``verbose=0``) up to the end of iteration k
-and stops it there.  This is deterministic given an integer ``random_state``
+and stops it there, with an ordinary training callback (:class:`Capture`).  This is deterministic given an integer ``random_state``
 (the initialization is the only random part) and no ``time_limit``; when the
 estimator is fitted, the objective at the captured iterate is checked against
 ``history_[k]["E_before"]`` and a warning is issued on a mismatch (different
@@ -22,7 +22,8 @@ would make the re-run unnecessary is a ``record_iterates=True`` estimator option
 storing omega/beta before each BN step in the history records.
 
 ``capture_run(algorithm, problem, omega0, beta0, k)`` does the same for a
-:class:`~srtopt.training.nodec.NodecGS` built by hand.
+:class:`~srtopt.training.nodec.NodecGS` built by hand, and ``Capture`` can be passed
+in ``callbacks`` of any run.
 
 Export formats (:meth:`Subproblem.export`, by extension): ``.nl`` (AMPL),
 ``.gms`` (GAMS), ``.lp`` (CPLEX LP; quadratic objectives only, i.e. the LN
@@ -33,7 +34,6 @@ Function x -> (f, grad) with the data embedded, ``casadi.Function.load``) and
 
 from __future__ import annotations
 
-import copy
 import os
 import time
 import warnings
@@ -44,7 +44,8 @@ import numpy as np
 
 from . import kernels
 from .models.pyomo_backend import render_pyomo
-from .models.srt import BranchSubproblem, LeafSubproblem, WLRProxy
+from .training.callbacks import Callback
+from .training.working_sets import subproblem_root
 
 
 class IterationNotFound(ValueError):
@@ -193,18 +194,19 @@ class Snapshot:
     solved: dict = field(default_factory=dict)  # kind -> formulation handed to a solver
     bn_info: dict = field(default_factory=dict)
 
-    def _rows(self, omega) -> np.ndarray:
+    def _rows(self, omega, node=None) -> np.ndarray:
         """I_t: rows whose HBP path contains the node (as NODEC-DR selects them)."""
         return np.flatnonzero(kernels.hbp_contains(self.problem.hbp_leaves(omega), self.problem.tree,
-                                                   self.node))
+                                                   self.node if node is None else node))
 
     def bn(self) -> Subproblem:
-        """The BN subproblem over omega_{W_B} on I_t (the one the NLP solver got, or the one
-        it would have got when the step was skipped or took the WLR heuristic)."""
+        """The BN subproblem over omega_{W_B} on I_r, r the root of the working set (the one the
+        NLP solver got, or the one it would have got when the step was skipped or took the
+        WLR heuristic)."""
         f = self.solved.get("bn")
         if f is None:
-            f = self.problem.branch_subproblem(self.omega, self.beta, self.node, self.W_B,
-                                               self._rows(self.omega))
+            root = subproblem_root(self.problem.tree, self.node, self.W_B)
+            f = self.problem.branch_subproblem(self.omega, self.beta, root, self.W_B, self._rows(self.omega, root))
         return Subproblem(f, "bn", self.node, self.k, self.macro, np.asarray(f.rows), "bn" in self.solved)
 
     def ln(self) -> Subproblem:
@@ -214,7 +216,8 @@ class Snapshot:
             if not self.W_L:
                 raise ValueError(f"inner iteration {self.k} (node {self.node}) has no leaf working set")
             omega = self.omega if self.omega_after_bn is None else self.omega_after_bn
-            f = self.problem.leaf_subproblem(omega, self.beta, self.node, self.W_L, self._rows(omega))
+            root = subproblem_root(self.problem.tree, self.node, (), self.W_L)
+            f = self.problem.leaf_subproblem(omega, self.beta, root, self.W_L, self._rows(omega, root))
         return Subproblem(f, "ln", self.node, self.k, self.macro, np.asarray(f.rows), "ln" in self.solved)
 
     def wlr(self) -> Subproblem:
@@ -234,23 +237,30 @@ class Snapshot:
         return float(self.problem.objective(self.omega, self.beta))
 
 
-class _Stop(Exception):
-    pass
+class Capture(Callback):
+    """A training callback that keeps the :class:`Snapshot` of inner iteration ``k`` (or of the
+    ``macro``-th visit of branch node ``node``, 0-based) and stops the run there."""
 
+    def __init__(self, k=None, node=None, macro=None):
+        if k is None and (node is None or macro is None):
+            raise ValueError("give k, or node and macro")
+        self.k, self.node, self.macro = k, node, macro
+        self.snapshot, self._visits = None, {}
 
-class _SolverSpy:
-    """Forwards to a solver; records the formulation of the call while armed."""
+    def on_inner_iteration(self, state):
+        visit = self._visits.get(state.t, 0)
+        self._visits[state.t] = visit + 1
+        target = state.k == self.k if self.k is not None else (state.t == self.node and visit == self.macro)
+        if not target or self.snapshot is not None:
+            return
+        omega, beta = state.start
+        self.snapshot = Snapshot(state.problem, state.k, state.record.macro, state.t, state.W_B, state.W_L, omega,
+                                 beta, state.omega_after_bn, {solve.kind: solve.subproblem for solve in state.solves},
+                                 dict(state.record.bn))
+        state.stop("captured")
 
-    def __init__(self, solver, kind, sink):
-        self._solver, self._kind, self._sink, self.armed = solver, kind, sink, False
-
-    def __getattr__(self, name):
-        return getattr(self._solver, name)
-
-    def solve(self, problem, x0=None):
-        if self.armed:
-            self._sink[self._kind] = problem
-        return self._solver.solve(problem, x0)
+    def describe(self) -> str:
+        return f"k={self.k}" if self.k is not None else f"visit {self.macro} of node {self.node}"
 
 
 def _target_k(history, node, macro):
@@ -259,60 +269,18 @@ def _target_k(history, node, macro):
 
 
 def capture_run(algorithm, problem, omega0, beta0, k=None, *, node=None, macro=None) -> Snapshot:
-    """Run ``algorithm`` (a NodecGS whose ``bn_step``/``ln_step`` are NODEC-DR steps) from
-    (omega0, beta0) and stop after inner iteration ``k`` (or the ``macro``-th visit of
-    ``node``); return its :class:`Snapshot`."""
-    if k is None and (node is None or macro is None):
-        raise ValueError("give k, or node and macro")
-    bn_step, ln_step = algorithm.bn_step, algorithm.ln_step
-    solved, state, visits = {}, {}, {}
-    spies = []
-    for step, attrs in ((bn_step, (("bn_solver", "bn"), ("wlr_solver", "wlr"))), (ln_step, (("ln_solver", "ln"),))):
-        for attr, kind in attrs:
-            if hasattr(step, attr):
-                spy = _SolverSpy(getattr(step, attr), kind, solved)
-                setattr(step, attr, spy)
-                spies.append(spy)
-
-    def is_target(t, kk):
-        if k is not None:
-            return kk == k
-        return t == node and visits.get(t, 0) == macro
-
-    def bn(problem_, omega, beta, t, W_B, kk):
-        target = is_target(t, kk)
-        if target:
-            for spy in spies:
-                spy.armed = True
-            state.update(problem=problem_, omega=omega.copy(), beta=beta.copy(), node=t, W_B=tuple(W_B), k=kk)
-        visits[t] = visits.get(t, 0) + 1
-        out, info = bn_step(problem_, omega, beta, t, W_B, kk)
-        if target:
-            state.update(omega_after_bn=out.copy(), bn_info=dict(info))
-        return out, info
-
-    def ln(problem_, omega, beta, t, W_L, kk):
-        out = ln_step(problem_, omega, beta, t, W_L, kk)
-        if state.get("k") == kk:
-            state["W_L"] = tuple(W_L)
-            raise _Stop
-        return out
-
-    algorithm.bn_step, algorithm.ln_step = bn, ln
+    """Run ``algorithm`` (a NodecGS whose steps are NODEC-DR steps) from (omega0, beta0) and stop
+    after inner iteration ``k`` (or the ``macro``-th visit of ``node``); return its :class:`Snapshot`."""
+    capturer = Capture(k, node, macro)
+    algorithm.callbacks.append(capturer)
     try:
         result = algorithm.run(problem, omega0, beta0)
-    except _Stop:
-        pass
-    else:
-        which = f"k={k}" if k is not None else f"visit {macro} of node {node}"
-        raise IterationNotFound(f"training ended ({result.stopped_by}) after {len(result.history)} inner "
-                                f"iterations without reaching {which}")
     finally:
-        algorithm.bn_step, algorithm.ln_step = bn_step, ln_step
-    n_per_macro = len(list(algorithm.working_sets(problem.tree)))
-    return Snapshot(state["problem"], state["k"], state["k"] // n_per_macro, state["node"], state["W_B"],
-                    state["W_L"], state["omega"], state["beta"], state.get("omega_after_bn"), dict(solved),
-                    state.get("bn_info", {}))
+        algorithm.callbacks.remove(capturer)
+    if capturer.snapshot is None:
+        raise IterationNotFound(f"training ended ({result.stopped_by}) after {len(result.history)} inner "
+                                f"iterations without reaching {capturer.describe()}")
+    return capturer.snapshot
 
 
 def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=None) -> Snapshot:
@@ -348,32 +316,15 @@ def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=Non
         warnings.warn("time_limit makes the re-run non-deterministic; it is ignored here", stacklevel=2)
     twin = clone(estimator)
     params = twin.get_params(deep=False)
-    twin.set_params(**{key: value for key, value in (("verbose", 0), ("time_limit", None)) if key in params})
-    # share nothing with the original (solver caches), but keep the configured solvers
-    for name in ("bn_solver", "ln_solver", "wlr_solver"):
-        if name in params and not isinstance(params[name], str):
-            twin.set_params(**{name: copy.deepcopy(params[name])})
-    captured = {}
-    build = twin._algorithm
-
-    def algorithm(*args, **kwargs):
-        algo = build(*args, **kwargs)
-
-        def run_and_capture(problem, omega0, beta0, **_):
-            del algo.run  # capture_run calls the class's run
-            captured["snapshot"] = capture_run(algo, problem, omega0, beta0, k, node=node, macro=macro)
-            raise _Stop
-
-        algo.run = run_and_capture
-        return algo
-
-    twin._algorithm = algorithm
+    capturer = Capture(k, node, macro)
+    twin.set_params(**{key: value for key, value in (("verbose", 0), ("time_limit", None), ("callbacks", [capturer]))
+                       if key in params})
     start = time.perf_counter()
-    try:
-        twin.fit(X, y, sample_weight=sample_weight)
-    except _Stop:
-        pass
-    snapshot = captured["snapshot"]
+    twin.fit(X, y, sample_weight=sample_weight)
+    snapshot = capturer.snapshot
+    if snapshot is None:
+        raise IterationNotFound(f"training ended ({twin.stopped_by_}) after {len(twin.history_)} inner iterations "
+                                f"without reaching {capturer.describe()}")
     snapshot.seconds = time.perf_counter() - start
     if history is not None and snapshot.k < len(history):
         expected = history[snapshot.k]["E_before"]
@@ -384,4 +335,4 @@ def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=Non
     return snapshot
 
 
-__all__ = ["IterationNotFound", "Snapshot", "Subproblem", "capture", "capture_run"]
+__all__ = ["Capture", "IterationNotFound", "Snapshot", "Subproblem", "capture", "capture_run"]

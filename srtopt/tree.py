@@ -129,3 +129,24 @@ class Tree:
     def subtree_depth(self, t: int) -> int:
         """Depth of the subtree rooted at t."""
         return self.depth - self.node_depth(t)
+
+    def path(self, t: int) -> tuple[int, ...]:
+        """The branch nodes on the path from the root to t (t excluded), root first.
+
+        >>> Tree(3).path(13)  # 1 -> 3 -> 6 -> 13
+        (1, 3, 6)
+        """
+        return tuple(a for a, _ in self._path(t))
+
+    @staticmethod
+    def common_ancestor(nodes) -> int:
+        """The lowest common ancestor of ``nodes`` (a node is its own ancestor).
+
+        >>> Tree.common_ancestor([9, 5]), Tree.common_ancestor([6, 7]), Tree.common_ancestor([4, 13])
+        (2, 3, 1)
+        """
+        nodes = set(nodes)
+        while len(nodes) > 1:
+            deepest = max(nodes)
+            nodes = (nodes - {deepest}) | {deepest // 2}
+        return nodes.pop()

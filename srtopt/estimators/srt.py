@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import copy
 import numbers
-import sys
 import time
 
 import numpy as np
@@ -12,11 +12,14 @@ from sklearn.utils import check_random_state
 
 from .. import kernels
 from ..models.srt import SRTProblem
+from ..models.terms import make_loss, make_penalties
 from ..solvers import make_solver
-from ..solvers.base import deadline
-from ..training.initialization import cluster_initialization
-from ..training.nodec import MaxMacroIterations, NodecGS
-from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, subtree_working_sets
+from ..solvers.base import acceptance, deadline
+from ..training.callbacks import ProgressPrinter, as_callbacks
+from ..training.initialization import ClusterInitialization
+from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
+from ..training.nodec_dr import BranchStep, JointProxStep, LeafStep, Thresholds, couples_blocks
+from ..training.working_sets import make_working_sets
 from ..tree import Tree
 from .reading import SoftTreeMixin
 from .scaling import MinMaxTarget, check_depth, check_fit_arrays, check_sample_weight, scaled_input
@@ -70,9 +73,10 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     with the logistic CDF F of slope ``mu`` (eq. cdf) and linear leaves; a point is
     predicted by the leaf of its highest-branch-probability path (eq.
     prediction_model).  Training minimises E of eq. (obj) by the node-based
-    decomposition NODEC-DR from the clustering-based initialization.  X is scaled
-    to [0, 1] and y standardized internally (statistics of the training data);
-    ``omega_`` and ``beta_`` live in that scaled space.
+    decomposition NODEC-DR from the clustering-based initialization:
+    E = sum_i s_i sum_t P_it loss(yhat_it - y_i) + the l2 terms + ``penalty``, with the
+    squared loss by default.  X is scaled to [0, 1] and y standardized internally
+    (statistics of the training data); ``omega_`` and ``beta_`` live in that scaled space.
 
     Parameters
     ----------
@@ -80,16 +84,43 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         Depth D of the maximal binary tree (2^D - 1 branch nodes, 2^D leaves).
     mu : float, default=1.0
         Slope of the logistic CDF.
-    regularization : "l2-calibrated", "l2", None, float or (float, float), default="l2-calibrated"
-        "l2": the paper's lambda_w = 2/(p |tau_B|), lambda_b = 2/(p |tau_L|) taken literally;
-        "l2-calibrated": those values times 1e-3/N, which reproduces the paper's
-        "SRT l2" accuracy (the literal values collapse the splits under eq. (obj)'s
-        1/N normalisation; see :func:`regularization_lambdas` and the README);
-        None: no l2 term ("SRT"); numbers: lambda_w, lambda_b.
+    regularization : "l2", "l2-slopes", "l2-mean", "l2-calibrated", None, float or pair, default="l2"
+        The l2 terms lambda_w/2 ||omega||^2 + lambda_b/2 ||beta||^2 of eq. (obj): a
+        reading of the paper's lambda_w = 2/(p |tau_B|), lambda_b = 2/(p |tau_L|) (see
+        :func:`regularization_lambdas`), None for none ("SRT"), or lambda_w, lambda_b.
+    loss : str, Loss or callable, default="squared"
+        loss(r) of the residual r = yhat_it - y_i in eq. (obj) (:mod:`srtopt.models.terms`):
+        "squared" (eq. obj); "huber" (r^2 within delta, linear beyond; "huber:delta=0.5",
+        default delta 1 in standard deviations of y); "absolute" (|r| smoothed:
+        sqrt(r^2 + epsilon^2) - epsilon, "absolute:epsilon=1e-3"); a
+        :class:`~srtopt.models.terms.Loss`; or a callable mapping a CasADi symbol r to a
+        CasADi expression, e.g. ``lambda r: casadi.log(casadi.cosh(r))`` (value, gradient
+        and Hessian by CasADi's AD).
+    penalty : str, Penalty, list of these or None, default=None
+        Penalty terms added to E beside the l2 terms: "split_l1" (strength * the l1 norm
+        of the split weights omega_jt, j >= 1: sparse oblique splits), "feature_l1"
+        (strength * sum_j ||(omega_j., beta_j.)||_2: removes features from the whole
+        tree), with options ("split_l1:strength=0.01"), a
+        :class:`~srtopt.models.terms.Penalty` of your own, or a list.  The nonsmooth
+        ones give exact zeros (docs/design.md, "Sparse splits").
+    working_sets : "subtree", "all", "paths" or callable, default="subtree"
+        The working-set rule of NODEC-GS (:mod:`srtopt.training.working_sets`): the
+        paper's subtree rule; all branch nodes then all leaves; root-to-leaf paths; or
+        ``rule(tree) -> [(t, W_B, W_L), ...]`` (deep-copied at fit, as scikit-learn does
+        with a ``criterion`` object).  The safeguards (conditions (18)-(19), k0) hold for
+        every rule.
+    init : "cluster" or callable, default="cluster"
+        The initialization: the paper's clustering-based procedure
+        (:class:`~srtopt.training.initialization.ClusterInitialization` with ``n_init``
+        and ``init_scale``), or ``init(problem, random_state) -> (omega0, beta0)`` on the
+        scaled data (deep-copied at fit).
     max_iter : int, default=10
         Macro iterations M_it of NODEC-DR.
     n_init : int, default=10
         Repetitions r of hierarchical 2-means in the initialization.
+    init_scale : float, default=0.2
+        Factor on the initial split weights omega^0 (1: the paper; smaller: softer initial
+        splits with the same hyperplanes, docs/design.md "Initialization").
     eps1, eps2, eps3, zeta : float, default 0.1, 0.3, 0.4, 0.8
         Thresholds of the reassignment heuristic and their decay per macro iteration.
         The defaults are the values listed in the paper's experiments.  The algorithm's
@@ -98,7 +129,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         treated as highly imbalanced.  The swapped reading (0.3, 0.1) runs too; the
         two measured within 0.01 test R^2 of each other (docs/design.md, "Departures
         from the paper"), so the paper's values stay.
-    theta_w, theta_b : float, default=0.1
+    theta_w, theta_b : float, default=1e-3
         Gradient thresholds (theta)^k below which a BN / LN step is skipped.
     k0 : int or None, default=None
         Inner iteration from which the convergence safeguards (conditions
@@ -106,24 +137,44 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         paper's experiments), 0 = always (E never increases).
     tau : float, default=1e-6
         tau of condition (19).
-    bn_solver, ln_solver, wlr_solver : str or solver object
-        Solvers of the BN subproblem (default "ipopt", IPOPT through CasADi),
-        of the LN subproblem ("exact" weighted least squares) and of the WLR
-        proxy ("sklearn" LogisticRegression, the paper's choice).
+    bn_solver, ln_solver, wlr_solver : str or solver object, default "auto", "auto", "newton"
+        Solvers of the BN subproblem, of the LN subproblem and of the WLR proxy
+        (:mod:`srtopt.solvers`; specs such as "ipopt:tol=1e-8").  "auto" picks per
+        subproblem: for the BN step SciPy's L-BFGS-B (tol 1e-9) when the subproblem is
+        smooth or its nonsmooth part is split_l1, the proximal gradient otherwise; for
+        the LN step exact weighted least squares (squared loss), HiGHS's QP (Huber),
+        IPOPT with the exact Hessian (other smooth losses), the proximal gradient
+        (feature_l1).  A solver that does not accept the subproblems is refused at fit.
     wlr_C : float, default=1.0
         Inverse l2 strength of the WLR proxy (scikit-learn's C).
+    wlr_weights : "labels" or "routing", default="labels"
+        Class weights of the WLR proxy: balanced on its (relabelled) classes, or on the
+        current routing.
+    n_restarts, restart_iter : int, default 1, 2
+        With n_restarts > 1, that many initializations (seeds drawn from
+        ``random_state``) run restart_iter macro iterations and the lowest E continues.
+    max_subproblem_rows : int or None, default=100000
+        BN subproblems and WLR proxies use a uniform random subset of at most this many
+        rows of I_t (the paper allows "only a subset of data points").
+    clip_predictions : bool, default=True
+        Limit predictions to the range of the training targets.
     time_limit : float or None
-        Stop after the inner iteration during which this many seconds passed
-        (then ``stopped_by_ == "time_limit"``).
-    callbacks : list of callables or None
-        Each is called after every inner iteration with its
-        :class:`~srtopt.training.nodec.InnerIteration` record.
+        Seconds for the whole fit: training stops after the inner iteration during which
+        they passed (then ``stopped_by_ == "time_limit"``).
+    callbacks : list of callables or Callback objects, or None
+        :class:`~srtopt.training.callbacks.Callback` objects get hooks (fit and run
+        begin and end, every inner iteration, every macro iteration); a plain callable is
+        called after every inner iteration.  Both receive the training state (iterate,
+        k, t, working sets, the subproblems and their solver results, the history
+        record) and may stop the fit cleanly with ``state.stop(reason)`` (the best
+        iterate so far is kept, ``stopped_by_ == reason``).
     verbose : int, default=0
-        Progress on stderr.  1: a line when the initialization starts and ends, one
-        per macro iteration (E, the smallest and largest share of the training rows
-        routed to a leaf by HBP, seconds), and one for the current inner iteration
-        whenever 5 s passed without a line; 2: also one per inner iteration (node t,
-        E before, after the BN step and after the LN step, and which update each took).
+        Progress on stderr (a :class:`~srtopt.training.callbacks.ProgressPrinter`).  1: a
+        line when the initialization starts and ends, one per macro iteration (E, the
+        smallest and largest share of the training rows routed to a leaf by HBP,
+        seconds), and one for the current inner iteration whenever 5 s passed without a
+        line; 2: also one per inner iteration (node t, E before, after the BN step and
+        after the LN step, and which update each took).
     random_state : int, RandomState or None
         Seeds the initialization (the only random part).
 
@@ -161,10 +212,10 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
     def __init__(self, depth=2, mu=1.0, regularization="l2", max_iter=10, n_init=10,
                  eps1=0.1, eps2=0.3, eps3=0.4, zeta=0.8, theta_w=1e-3, theta_b=1e-3, k0=None,
-                 tau=1e-6, bn_solver="l-bfgs-b", ln_solver="exact", wlr_solver="newton", wlr_C=1.0,
+                 tau=1e-6, bn_solver="auto", ln_solver="auto", wlr_solver="newton", wlr_C=1.0,
                  time_limit=None, callbacks=None, random_state=None, verbose=0, init_scale=0.2,
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
-                 clip_predictions=True):
+                 clip_predictions=True, loss="squared", penalty=None, working_sets="subtree", init="cluster"):
         self.depth, self.mu, self.regularization = depth, mu, regularization
         self.max_iter, self.n_init = max_iter, n_init
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
@@ -176,6 +227,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.n_restarts, self.restart_iter = n_restarts, restart_iter
         self.max_subproblem_rows = max_subproblem_rows
         self.clip_predictions = clip_predictions
+        self.loss, self.penalty, self.working_sets, self.init = loss, penalty, working_sets, init
 
     def _check_params(self):
         check_depth(self.depth)
@@ -207,9 +259,11 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         tree = Tree(int(self.depth))
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
         problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree,
-                             float(self.mu), lambda_w, lambda_b, weights)
+                             float(self.mu), lambda_w, lambda_b, weights, make_loss(self.loss),
+                             make_penalties(self.penalty))
+        callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
         with deadline(None if self.time_limit is None else started + self.time_limit):
-            result = self._train(problem, started)
+            result = self._train(problem, started, callbacks)
         self.omega_, self.beta_ = result.omega, result.beta
         self.objective_, self.n_iter_ = result.objective, result.n_macro
         self.history_ = [record.as_dict() for record in result.history]
@@ -217,45 +271,71 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.lambda_w_, self.lambda_b_ = lambda_w, lambda_b
         self.y_range_ = np.array([y[weights > 0].min(), y[weights > 0].max()])
         self._store_training_statistics(X, y, weights)
-        if self.verbose and self.stopped_by_ == "time_limit":
-            print(f"stopped by time_limit after {len(self.history_)} inner iterations", file=sys.stderr)
+        for callback in callbacks:
+            getattr(callback, "on_fit_end", lambda estimator: None)(self)
         return self
 
-    def _train(self, problem, started):
-        """NODEC-DR from the clustering initialization; with ``n_restarts`` > 1, that many
-        initializations run ``restart_iter`` macro iterations and the one with the lowest
-        training objective E continues."""
-        progress = _Progress(self.verbose, problem, self.n_init) if self.verbose else None
-        solvers = {kind: make_solver(kind, getattr(self, f"{kind}_solver")) for kind in ("bn", "ln", "wlr")}
+    def _train(self, problem, started, callbacks):
+        """NODEC-DR from the initialization; with ``n_restarts`` > 1, that many initializations
+        run ``restart_iter`` macro iterations and the one with the lowest training objective E
+        continues.  A callback's stop ends the fit."""
+        solvers = self._solvers(problem)
+        for callback in callbacks:
+            getattr(callback, "on_fit_begin", lambda problem, estimator: None)(problem, self)
+        init = self._initialization(solvers["wlr"])
         rng = check_random_state(self.random_state)
         seeds = ([self.random_state] if self.n_restarts == 1
                  else [rng.randint(np.iinfo(np.int32).max) for _ in range(self.n_restarts)])
         runs = []
         for seed in seeds:
-            omega0, beta0, db = cluster_initialization(problem, self.n_init, seed, solvers["wlr"],
-                                                       split_scale=self.init_scale)
-            if progress:
-                progress.initialized(omega0, beta0, db)
-            algorithm = self._algorithm(solvers, started, progress, seed)
+            omega0, beta0, *info = init(problem, seed)
+            state = TrainingState.start_at(problem, omega0, beta0, **(info[0] if info else {}))
+            algorithm = self._algorithm(problem, solvers, started, callbacks, seed)
             max_macro = self.restart_iter if len(seeds) > 1 else None
-            runs.append((algorithm.run(problem, omega0, beta0, max_macro=max_macro), db, algorithm))
-        result, self.init_davies_bouldin_, algorithm = min(runs, key=lambda run: run[0].objective)
+            runs.append((algorithm.run(problem, state=state, max_macro=max_macro), algorithm))
+            if runs[-1][0].stopped_by not in ("max_iter", "max_macro"):
+                break  # a time limit or a callback's stop ends the fit
+        result, algorithm = min(runs, key=lambda run: run[0].objective)
+        self.init_davies_bouldin_ = result.state.info.get("davies_bouldin", np.nan)
         if result.stopped_by != "max_macro":
             return result
         return algorithm.run(problem, state=result.state)
 
-    def _algorithm(self, solvers, started, progress=None, seed=None) -> NodecGS:
+    def _solvers(self, problem) -> dict:
+        """The configured BN, LN and WLR solvers, checked against the formulations they will get."""
+        solvers = {kind: make_solver(kind, getattr(self, f"{kind}_solver")) for kind in ("bn", "ln", "wlr")}
+        tree, q = problem.tree, problem.n_features + 1
+        omega, beta, rows = np.zeros((tree.n_branch, q)), np.zeros((tree.n_leaves, q)), np.arange(len(problem.y))
+        probes = {"bn": problem.branch_subproblem(omega, beta, 1, tree.branch_nodes, rows),
+                  "ln": problem.leaf_subproblem(omega, beta, 1, tree.leaves, rows)}
+        for kind, sub in probes.items():
+            verdict = acceptance(solvers[kind], sub)
+            if not verdict:
+                raise ValueError(f"{kind}_solver={getattr(self, f'{kind}_solver')!r} does not accept the {kind.upper()} "
+                                 f"subproblems of loss={self.loss!r}, penalty={self.penalty!r}: {verdict.reason}")
+        return solvers
+
+    def _initialization(self, wlr_solver):
+        """The initialization callable: "cluster" (the paper's) or a copy of the user's object."""
+        if isinstance(self.init, str):
+            if self.init != "cluster":
+                raise ValueError(f"init must be 'cluster' or a callable init(problem, random_state), got {self.init!r}")
+            return ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver)
+        if not callable(self.init):
+            raise ValueError(f"init must be 'cluster' or a callable init(problem, random_state), got {self.init!r}")
+        return copy.deepcopy(self.init)
+
+    def _algorithm(self, problem, solvers, started, callbacks=(), seed=None) -> NodecGS:
         """NODEC-DR as a configuration of NODEC-GS."""
         thresholds = Thresholds(self.eps1, self.eps2, self.eps3, self.zeta)
         bn = BranchStep(solvers["bn"], solvers["wlr"], thresholds, self.theta_w, self.k0, self.tau,
                         wlr_C=self.wlr_C, wlr_weights=self.wlr_weights, max_rows=self.max_subproblem_rows,
                         random_state=seed)
         ln = LeafStep(solvers["ln"], self.theta_b, self.k0)
-        callbacks = list(self.callbacks or ())
-        if progress:
-            ln, callbacks = progress.watch(ln), callbacks + [progress]
-        return NodecGS(subtree_working_sets, bn, ln, MaxMacroIterations(self.max_iter, self.time_limit, started),
-                       thresholds.decay, callbacks)
+        working_sets = make_working_sets(self.working_sets if isinstance(self.working_sets, str)
+                                         else copy.deepcopy(self.working_sets))
+        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, self.time_limit, started),
+                       thresholds.decay, callbacks, JointProxStep() if couples_blocks(problem) else None)
 
     def predict(self, X):
         """Prediction of the HBP leaf's linear model (eq. prediction_model), in y's units;
@@ -323,43 +403,3 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 def _positive(name, value):
     if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-
-
-class _Progress:
-    """Progress lines on stderr (see ``verbose``).  Watches the LN step to see the current omega
-    (the history records carry no parameters)."""
-
-    QUIET_SECONDS = 5.0  # at verbose=1, the longest time without a line during a macro iteration
-
-    def __init__(self, verbose, problem, n_init):
-        self.verbose, self.problem, self.omega = verbose, problem, None
-        self.start = self.last = time.perf_counter()
-        self.say(f"initialization: {n_init} x hierarchical 2-means into {problem.tree.n_leaves} leaves on "
-                 f"{len(problem.y)} rows")
-
-    def say(self, text):
-        self.last = time.perf_counter()
-        print(f"{text}, {self.last - self.start:.2f} s", file=sys.stderr, flush=True)
-
-    def initialized(self, omega, beta, davies_bouldin):
-        self.say(f"initialized: E = {self.problem.objective(omega, beta):.6g}, Davies-Bouldin index "
-                 f"{davies_bouldin:.4g}")
-
-    def watch(self, ln_step):
-        def step(problem, omega, beta, t, W_L, k):
-            self.omega = omega
-            return ln_step(problem, omega, beta, t, W_L, k)
-        return step
-
-    def __call__(self, record):
-        tree = self.problem.tree
-        if self.verbose >= 2 or time.perf_counter() - self.last >= self.QUIET_SECONDS:
-            self.say(f"  macro {record.macro + 1}, inner iteration {record.k + 1} (node {record.node} of "
-                     f"{tree.n_branch}): E = {record.E_before:.6g} -> BN {record.E_after_bn:.6g} "
-                     f"({record.bn.get('update', '?')}) -> LN {record.E_after:.6g} ({record.ln.get('update', '?')})")
-        if record.node != tree.branch_nodes[-1]:
-            return
-        leaves = self.problem.hbp_leaves(self.omega)
-        share = np.bincount(tree.leaf_rows(leaves), minlength=tree.n_leaves) / len(leaves)
-        self.say(f"macro {record.macro + 1}: E = {record.E_after:.6g}, leaf share min {share.min():.3f} "
-                 f"max {share.max():.3f}")

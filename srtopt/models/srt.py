@@ -161,6 +161,18 @@ class SRTProblem:
             omega, beta = term.prox(omega, beta, step)
         return omega, beta
 
+    def block_prox(self, kind, rows, omega, beta):
+        """(x, step) -> the proximal operator of the nonsmooth terms over the rows ``rows`` of
+        omega (``kind`` "omega") or beta, flat, the other rows fixed at ``omega``, ``beta``."""
+        blocks = [term.block(kind, rows, omega, beta) for term in self.nonsmooth if kind in term.blocks]
+
+        def prox(x, step):
+            X = np.reshape(x, (len(rows), -1))
+            for block in blocks:
+                X = block.prox(X, step)
+            return np.ravel(X)
+        return prox
+
     def hbp_leaves(self, omega) -> np.ndarray:
         """HBP leaf of every training row (remembered for the last omega: the BN and LN
         steps of an inner iteration both route the data)."""
@@ -348,10 +360,7 @@ class _WorkingSetSubproblem:
 
     def prox(self, x, step):
         """The proximal operator of the nonsmooth block penalties (composed in order)."""
-        X = self._matrix(x)
-        for term in self.nonsmooth:
-            X = term.prox(X, step)
-        return X.ravel()
+        return self.problem.block_prox(self.block, self._working_rows(), self.omega, self.beta)(x, step)
 
     def l1_weights(self):
         """Weights w (flat, >= 0) when the nonsmooth part is sum_c w_c |x_c|, else None."""

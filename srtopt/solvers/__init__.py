@@ -1,17 +1,25 @@
-"""Solver adapters (*how* a formulation is optimized), one interface: see :mod:`.base`.
+"""Solver adapters (*how* a formulation is optimized), one contract: see :mod:`.base`.
 
 ``make_solver(kind, spec, **options)`` turns a spec into a configured adapter and
 checks that it can run (an unknown or uninstalled solver raises
 :class:`SolverUnavailableError`, a ``ValueError``, naming what to install and the
 available alternatives -- at configuration time, never deep inside training).
-``kind`` is "bn" (branch-node NLPs), "ln" (leaf least squares / QP) or "wlr" (the
-reassignment heuristic's logistic regression).
+``kind`` says which problems the adapter is for:
+
+* "bn" -- branch-node NLPs (the BN subproblem, smooth or with nonsmooth penalties);
+* "ln" -- the leaf problems (weighted least squares, QPs, NLPs);
+* "wlr" -- the weighted logistic regression of the reassignment heuristic;
+* "full" -- problems over all variables (ORRT's eq. formulation, E of eq. obj);
+* "milp" -- the MILO tree (mixed-integer linear).
 
 A spec is
 
-* a name from ``SOLVERS[kind]``, e.g. ``"ipopt"``, ``"cyipopt"``, ``"slsqp"``;
+* a name from ``SOLVERS[kind]``, e.g. ``"ipopt"``, ``"l-bfgs-b"``, ``"prox-gradient"``;
+* ``"auto"``: per formulation, the first adapter of ``AUTO[kind]`` that accepts it
+  (the defaults of the estimators: L-BFGS-B for a smooth BN subproblem, exact weighted
+  least squares for the squared loss's LN problem, HiGHS's QP for Huber's, ...);
 * ``"pyomo/<name>"`` for any Pyomo ``SolverFactory`` solver, e.g. ``"pyomo/ipopt"``,
-  ``"pyomo/appsi_highs"`` (LN);
+  ``"pyomo/highs"`` (LN), ``"pyomo/cbc"`` (MILP);
 * either of these followed by options, ``"name:key=value,key=value"``, e.g.
   ``"ipopt:tol=1e-8,hessian=exact"`` (values are Python literals, else strings);
 * a configured adapter object (anything with ``solve``), passed through after the
@@ -19,22 +27,24 @@ A spec is
 
 Strings are the clone-safe, grid-searchable form for estimators
 (``SoftRegressionTree(bn_solver="ipopt:tol=1e-8")``); adapter objects work too
-(scikit-learn's ``clone`` copies them; the new adapters expose ``get_params`` so
+(scikit-learn's ``clone`` deep-copies them; adapters expose ``get_params`` so
 ``set_params(bn_solver__tol=1e-8)`` works when ``bn_solver`` is such an object).
+``register_solver(kind, name, factory)`` adds a solver of your own under a name.
 """
 
 from __future__ import annotations
 
-import ast
-
+from .._spec import parse_spec
 from .armijo import armijo_step
-from .base import (Availability, SolverParams, SolverResult, SolverUnavailableError, TerminationCondition,
-                   availability)
+from .base import (Acceptance, Availability, Solver, SolverParams, SolverResult, SolverUnavailableError,
+                   TerminationCondition, acceptance, availability, termination)
 from .cyipopt_solver import IpoptCyipopt
 from .ipopt import IpoptCasadi
 from .least_squares import ExactLeastSquares, LsqrLeastSquares
 from .logistic import SklearnLogistic
+from .milp import HighsMILP, PyomoMILP, available_milp_solvers
 from .newton import NewtonSolver
+from .proximal import ProxGradient
 from .pyomo_solver import PyomoSolver
 from .qp import CasadiQP, HighsQP
 from .scipy_hessian import ScipyHessian
@@ -42,22 +52,30 @@ from .scipy_minimize import ScipyMinimize
 
 BN_LBFGSB_TOL = 1e-9  # SciPy's ftol and gtol of the default BN solver
 
+_NLP = {
+    "ipopt": IpoptCasadi,
+    "cyipopt": IpoptCyipopt,
+    "slsqp": lambda **kw: ScipyMinimize("SLSQP", **kw),
+    "trust-exact": lambda **kw: ScipyHessian("trust-exact", **kw),
+    "trust-krylov": lambda **kw: ScipyHessian("trust-krylov", **kw),
+    "prox-gradient": ProxGradient,
+}
+
 SOLVERS = {
     "bn": {
         # the default: a tight tolerance lets the BN step leave the flat regions of E (docs/design.md)
         "l-bfgs-b": lambda tol=BN_LBFGSB_TOL, **kw: ScipyMinimize("L-BFGS-B", tol=tol, **kw),
-        "ipopt": IpoptCasadi,
-        "cyipopt": IpoptCyipopt,
-        "slsqp": lambda **kw: ScipyMinimize("SLSQP", **kw),
-        "trust-exact": lambda **kw: ScipyHessian("trust-exact", **kw),
-        "trust-krylov": lambda **kw: ScipyHessian("trust-krylov", **kw),
+        **_NLP,
     },
     "ln": {
         "exact": ExactLeastSquares,
         "lsqr": LsqrLeastSquares,
+        "highs": HighsQP,
         "qpoases": lambda **kw: CasadiQP("qpoases", **kw),
         "osqp": lambda **kw: CasadiQP("osqp", **kw),
-        "highs": HighsQP,
+        "l-bfgs-b": lambda **kw: ScipyMinimize("L-BFGS-B", **kw),
+        "newton": NewtonSolver,
+        **_NLP,
     },
     "wlr": {
         "newton": NewtonSolver,
@@ -67,24 +85,90 @@ SOLVERS = {
         "l-bfgs-b": lambda **kw: ScipyMinimize("L-BFGS-B", **kw),
         "trust-exact": lambda **kw: ScipyHessian("trust-exact", **kw),
     },
+    "full": {
+        "l-bfgs-b": lambda **kw: ScipyMinimize("L-BFGS-B", **kw),
+        **_NLP,
+    },
+    "milp": {
+        "highs": HighsMILP,
+        "appsi_highs": HighsMILP,
+    },
+}
+
+#: what "auto" tries, in order, per kind: (spec, smooth problems only?)
+AUTO = {
+    "bn": [("l-bfgs-b", False), ("prox-gradient", False)],
+    "ln": [("exact", False), ("highs", False), ("ipopt:hessian=exact,tol=1e-10", False), ("prox-gradient", False)],
+    "wlr": [("newton", False)],
+    "full": [("ipopt", True), ("prox-gradient", False)],
+    "milp": [("highs", False)],
 }
 
 PYOMO_PREFIX = "pyomo/"
 
 
-def parse_spec(spec: str) -> tuple[str, dict]:
-    """``"name:key=value,key=value"`` -> (name, {key: value}); values are literals or strings."""
-    name, _, rest = spec.partition(":")
-    options = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise ValueError(f"bad solver option {item!r} in {spec!r}; expected key=value")
-        try:
-            options[key.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            options[key.strip()] = value.strip()
-    return name.strip().lower(), options
+def register_solver(kind: str, name: str, factory) -> None:
+    """Make ``name`` (and ``"name:key=value,..."``) a solver spec of ``kind``: ``factory(**options)``
+    must return an adapter (anything with ``solve(problem, x0)``; see :mod:`.base`).
+
+    >>> register_solver("bn", "my-lbfgs", lambda **kw: ScipyMinimize("L-BFGS-B", **kw))
+    >>> make_solver("bn", "my-lbfgs:tol=1e-6").tol
+    1e-06
+    >>> del SOLVERS["bn"]["my-lbfgs"]
+    """
+    if not callable(factory):
+        raise ValueError(f"factory must be callable, got {factory!r}")
+    SOLVERS.setdefault(kind, {})[name.strip().lower()] = factory
+
+
+class Auto(Solver):
+    """The adapter of ``AUTO[kind]`` that accepts the formulation at hand (the first in that
+    list); the shared options given here (those not None, verbosity if nonzero) configure
+    every candidate."""
+
+    name = "auto"
+
+    def __init__(self, kind="bn", tol=None, max_iter=None, time_limit=None, verbosity=0):
+        if kind not in AUTO:
+            raise ValueError(f"no automatic choice for solver kind {kind!r}; use one of {sorted(AUTO)}")
+        super().__init__(tol, max_iter, time_limit, verbosity)
+        self.kind = kind
+        self._candidates = None
+
+    @property
+    def candidates(self) -> list:
+        """[(adapter, smooth only?)] in the order of ``AUTO[kind]`` (built on first use)."""
+        if self._candidates is None:
+            shared = {k: v for k, v in (("tol", self.tol), ("max_iter", self.max_iter),
+                                        ("time_limit", self.time_limit)) if v is not None}
+            if self.verbosity:
+                shared["verbosity"] = self.verbosity
+            self._candidates = [(make_solver(self.kind, spec, **shared), smooth) for spec, smooth in AUTO[self.kind]]
+        return self._candidates
+
+    def choose(self, problem):
+        """The adapter that solves ``problem`` (None if no candidate accepts it)."""
+        nonsmooth = bool(getattr(problem, "nonsmooth", ()))
+        for adapter, smooth_only in self.candidates:
+            if not (smooth_only and nonsmooth) and acceptance(adapter, problem):
+                return adapter
+        return None
+
+    def accepts(self, problem) -> Acceptance:
+        if self.choose(problem) is not None:
+            return Acceptance(True)
+        reasons = "; ".join(f"{a.name}: {acceptance(a, problem).reason or 'smooth problems only'}"
+                            for a, _ in self.candidates)
+        return Acceptance(False, f"no automatic {self.kind} solver accepts it ({reasons})")
+
+    def version(self) -> str:
+        return ", ".join(f"{a.name}: {a.version()}" for a, _ in self.candidates if hasattr(a, "version"))
+
+    def solve(self, problem, x0) -> SolverResult:
+        adapter = self.choose(problem)
+        if adapter is None:
+            raise ValueError(f"auto {self.kind} solver: {self.accepts(problem).reason}")
+        return adapter.solve(problem, x0)
 
 
 def available_solvers(kind: str) -> dict[str, Availability]:
@@ -102,11 +186,28 @@ def available_solvers(kind: str) -> dict[str, Availability]:
 
 def _listing(kind: str) -> str:
     ok = [name for name, a in available_solvers(kind).items() if a]
-    return f"available: {', '.join(ok)} (or '{PYOMO_PREFIX}<SolverFactory name>')"
+    return f"available: {', '.join(ok)}, auto (or '{PYOMO_PREFIX}<SolverFactory name>')"
+
+
+def _factory(kind: str, spec: str):
+    name = parse_spec(spec)[0]
+    pyomo_name = spec.partition(":")[0].strip()
+    if name == "auto":
+        return lambda **kw: Auto(kind, **kw)
+    if name.startswith(PYOMO_PREFIX) and len(name) > len(PYOMO_PREFIX):
+        pyomo_name = pyomo_name[len(PYOMO_PREFIX):]
+        return (lambda **kw: PyomoMILP(pyomo_name, **kw)) if kind == "milp" else \
+            (lambda **kw: PyomoSolver(pyomo_name, **kw))
+    if name in SOLVERS[kind]:
+        return SOLVERS[kind][name]
+    if kind == "milp":  # any Pyomo SolverFactory name
+        return lambda **kw: PyomoMILP(pyomo_name, **kw)
+    raise SolverUnavailableError(f"unknown {kind} solver {spec!r}; {_listing(kind)}")
 
 
 def make_solver(kind: str, spec, **options):
-    """A checked solver adapter for ``kind`` from a spec (see the module docstring).
+    """A checked solver adapter for ``kind`` from a spec (see the module docstring); ``options``
+    override the spec's.
 
     >>> make_solver("bn", "ipopt:tol=1e-8").name
     'ipopt'
@@ -122,18 +223,11 @@ def make_solver(kind: str, spec, **options):
     else:
         if not isinstance(spec, str):
             raise SolverUnavailableError(f"unknown {kind} solver {spec!r}; {_listing(kind)}")
-        name, parsed = parse_spec(spec)
-        parsed.update(options)
-        if name.startswith(PYOMO_PREFIX) and len(name) > len(PYOMO_PREFIX):
-            factory = lambda **kw: PyomoSolver(spec.partition(":")[0].strip()[len(PYOMO_PREFIX):], **kw)  # noqa: E731
-        elif name in SOLVERS[kind]:
-            factory = SOLVERS[kind][name]
-        else:
-            raise SolverUnavailableError(f"unknown {kind} solver {spec!r}; {_listing(kind)}")
+        factory = _factory(kind, spec)
         try:
-            solver = factory(**parsed)
+            solver = factory(**{**parse_spec(spec)[1], **options})
         except TypeError as exc:
-            raise ValueError(f"bad options for {kind} solver {name!r}: {exc}") from exc
+            raise ValueError(f"bad options for {kind} solver {parse_spec(spec)[0]!r}: {exc}") from exc
     status = availability(solver)
     if not status:
         label = getattr(solver, "name", type(solver).__name__)
@@ -142,7 +236,9 @@ def make_solver(kind: str, spec, **options):
     return solver
 
 
-__all__ = ["SOLVERS", "Availability", "CasadiQP", "ExactLeastSquares", "HighsQP", "IpoptCasadi",
-           "IpoptCyipopt", "NewtonSolver", "PyomoSolver", "ScipyHessian", "ScipyMinimize", "SklearnLogistic",
-           "SolverParams", "SolverResult", "SolverUnavailableError", "TerminationCondition",
-           "armijo_step", "available_solvers", "make_solver", "parse_spec"]
+__all__ = ["AUTO", "SOLVERS", "Acceptance", "Auto", "Availability", "CasadiQP", "ExactLeastSquares", "HighsMILP",
+           "HighsQP", "IpoptCasadi", "IpoptCyipopt", "LsqrLeastSquares", "NewtonSolver", "ProxGradient",
+           "PyomoMILP", "PyomoSolver", "ScipyHessian", "ScipyMinimize", "SklearnLogistic", "Solver",
+           "SolverParams", "SolverResult", "SolverUnavailableError", "TerminationCondition", "acceptance",
+           "armijo_step", "available_milp_solvers", "available_solvers", "make_solver", "parse_spec",
+           "register_solver", "termination"]

@@ -1,34 +1,42 @@
-"""The one interface every solver adapter implements (modelled on ``pyomo.contrib.solver``).
+"""The one contract every solver adapter follows, modelled on ``pyomo.contrib.solver``'s
+``SolverBase``; :class:`Solver` implements it for the built-in adapters.
 
-``solver.solve(problem, x0) -> SolverResult``.  ``problem`` is a formulation
-from :mod:`srtopt.models` (it has ``evaluate(x) -> (f, grad)``, ``render()``
-and ``structure_key``); ``x0`` the start.  Adapters never raise on a failed
-solve: they report it in ``success``/``status``/``termination_condition`` so
-training can fall back.
+``solver.solve(problem, x0) -> SolverResult``.  ``problem`` is a formulation from
+:mod:`srtopt.models` (``evaluate(x) -> (f, grad)``, ``start()``, ``render()``,
+``structure_key``, and for nonsmooth objectives ``evaluate_smooth``, ``prox``,
+``nonsmooth``); ``x0`` the start.  Adapters never raise on a failed solve: they report
+it in ``success``/``status``/``termination_condition`` so training can fall back.
 
 Besides ``solve``, an adapter has
 
 * ``name`` -- the name it is registered under;
-* ``available()`` -- an :class:`Availability`, truthy when the solver can run
-  and otherwise carrying what to install (plain ``bool`` is accepted from older
-  adapters);
-* ``get_params()`` / ``set_params(**params)`` -- its configuration (the
-  arguments of its constructor), scikit-learn style, so that an estimator
-  holding a configured solver object is clone-safe and
-  ``set_params(bn_solver__tol=1e-8)`` works.  :class:`SolverParams` provides them;
+* ``available()`` -- an :class:`Availability`: truthy when the solver can run,
+  otherwise saying what to install;
+* ``accepts(problem)`` -- an :class:`Acceptance`: truthy when the adapter can solve
+  that formulation (smooth or not, quadratic, with a Hessian, a MILO tree, ...),
+  otherwise saying why not; training checks it before handing a subproblem over;
+* ``version()`` -- the version of the underlying solver (text);
+* the shared configuration ``tol``, ``max_iter``, ``time_limit``, ``verbosity``
+  (:class:`Solver`), and ``get_params()`` / ``set_params(**params)`` (the arguments
+  of its constructor, scikit-learn style), so that an estimator holding a configured
+  adapter is clone-safe (a deep copy drops compiled caches) and
+  ``set_params(bn_solver__tol=1e-8)`` works;
 * optionally ``stops_on_interrupt = True`` -- it polls :func:`interrupt_requested`
   and ends its solve itself on Ctrl-C (see :func:`solve_interruptibly`, through
   which training calls every adapter, so that Ctrl-C always ends a fit).
 
 :class:`TerminationCondition` uses the names of
 ``pyomo.contrib.solver.results.TerminationCondition``; ``status`` keeps the
-solver's own raw status text.
+solver's own raw status, and :data:`TERMINATION` is the one mapping from raw
+statuses to conditions.  A user's adapter needs only ``solve`` (and ``name``);
+``srtopt.solvers.register_solver`` makes it available by name.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import copy
 import enum
 import inspect
 import signal
@@ -46,8 +54,11 @@ class TerminationCondition(str, enum.Enum):
     convergenceCriteriaSatisfied = "convergenceCriteriaSatisfied"
     iterationLimit = "iterationLimit"
     maxTimeLimit = "maxTimeLimit"
+    minStepLength = "minStepLength"
     locallyInfeasible = "locallyInfeasible"
+    provenInfeasible = "provenInfeasible"
     unbounded = "unbounded"
+    interrupted = "interrupted"
     error = "error"
     unknown = "unknown"
 
@@ -55,38 +66,80 @@ class TerminationCondition(str, enum.Enum):
         return self.value
 
 
-# substrings of raw statuses (IPOPT return_status, SciPy messages, HiGHS/qpOASES/OSQP,
-# Pyomo termination conditions), lower-cased, checked in this order
-_STATUS_WORDS = [
-    ("maxtime", TerminationCondition.maxTimeLimit),
-    ("cputime", TerminationCondition.maxTimeLimit),
-    ("walltime", TerminationCondition.maxTimeLimit),
-    ("time limit", TerminationCondition.maxTimeLimit),
-    ("time_limit", TerminationCondition.maxTimeLimit),
-    ("maximum_iterations", TerminationCondition.iterationLimit),
-    ("iteration limit", TerminationCondition.iterationLimit),
-    ("iterations reached limit", TerminationCondition.iterationLimit),
-    ("maxiterations", TerminationCondition.iterationLimit),
-    ("max_iter", TerminationCondition.iterationLimit),
-    ("maximum number of iterations", TerminationCondition.iterationLimit),
-    ("infeasible", TerminationCondition.locallyInfeasible),
-    ("unbounded", TerminationCondition.unbounded),
-    ("diverging", TerminationCondition.unbounded),
-    ("raised", TerminationCondition.error),
-    ("error", TerminationCondition.error),
-    ("fail", TerminationCondition.error),
-]
+_T = TerminationCondition
+#: The one termination mapping: raw status of each solver family -> TerminationCondition.
+#: A status missing here maps to ``convergenceCriteriaSatisfied`` when the solver reported
+#: success and to ``unknown`` otherwise (never guessed from substrings).
+TERMINATION = {
+    "ipopt": {  # IPOPT's ApplicationReturnStatus names (CasADi's return_status)
+        "Solve_Succeeded": _T.convergenceCriteriaSatisfied,
+        "Solved_To_Acceptable_Level": _T.convergenceCriteriaSatisfied,
+        "Feasible_Point_Found": _T.convergenceCriteriaSatisfied,
+        "Maximum_Iterations_Exceeded": _T.iterationLimit,
+        "Maximum_CpuTime_Exceeded": _T.maxTimeLimit,
+        "Maximum_WallTime_Exceeded": _T.maxTimeLimit,
+        "User_Requested_Stop": _T.interrupted,
+        "Infeasible_Problem_Detected": _T.locallyInfeasible,
+        "Diverging_Iterates": _T.unbounded,
+        "Search_Direction_Becomes_Too_Small": _T.minStepLength,
+        "Restoration_Failed": _T.error,
+        "Error_In_Step_Computation": _T.error,
+        "Invalid_Number_Detected": _T.error,
+        "Not_Enough_Degrees_Of_Freedom": _T.error,
+        "Invalid_Problem_Definition": _T.error,
+        "Invalid_Option": _T.error,
+        "Unrecoverable_Exception": _T.error,
+        "NonIpopt_Exception_Thrown": _T.error,
+        "Insufficient_Memory": _T.error,
+        "Internal_Error": _T.error,
+    },
+    "cyipopt": {0: _T.convergenceCriteriaSatisfied, 1: _T.convergenceCriteriaSatisfied, 2: _T.locallyInfeasible,
+                3: _T.minStepLength, 4: _T.unbounded, 5: _T.interrupted, 6: _T.convergenceCriteriaSatisfied,
+                -1: _T.iterationLimit, -4: _T.maxTimeLimit, -5: _T.maxTimeLimit},
+    # scipy.optimize.minimize: ``status`` per method (99: a callback raised StopIteration)
+    "scipy:l-bfgs-b": {0: _T.convergenceCriteriaSatisfied, 1: _T.iterationLimit, 2: _T.minStepLength,
+                       99: _T.interrupted},
+    "scipy:slsqp": {0: _T.convergenceCriteriaSatisfied, 8: _T.minStepLength, 9: _T.iterationLimit,
+                    99: _T.interrupted},
+    "scipy:trust": {0: _T.convergenceCriteriaSatisfied, 1: _T.iterationLimit, 2: _T.minStepLength,
+                    99: _T.interrupted},
+    "highs": {"Optimal": _T.convergenceCriteriaSatisfied, "Time limit reached": _T.maxTimeLimit,
+              "Iteration limit reached": _T.iterationLimit, "Infeasible": _T.provenInfeasible,
+              "Unbounded": _T.unbounded, "Primal infeasible or unbounded": _T.unbounded,
+              "Interrupted by user": _T.interrupted, "Solve error": _T.error, "Model error": _T.error},
+    "pyomo": {  # pyomo.opt (legacy) and pyomo.contrib (appsi, solver) termination condition names
+        "optimal": _T.convergenceCriteriaSatisfied, "locallyOptimal": _T.convergenceCriteriaSatisfied,
+        "globallyOptimal": _T.convergenceCriteriaSatisfied,
+        "convergenceCriteriaSatisfied": _T.convergenceCriteriaSatisfied,
+        "maxIterations": _T.iterationLimit, "iterationLimit": _T.iterationLimit,
+        "maxTimeLimit": _T.maxTimeLimit, "maxEvaluations": _T.iterationLimit,
+        "minStepLength": _T.minStepLength, "infeasible": _T.provenInfeasible,
+        "provenInfeasible": _T.provenInfeasible, "locallyInfeasible": _T.locallyInfeasible,
+        "unbounded": _T.unbounded, "infeasibleOrUnbounded": _T.unbounded,
+        "userInterrupt": _T.interrupted, "interrupted": _T.interrupted, "error": _T.error,
+        "solverFailure": _T.error, "internalSolverError": _T.error, "licensingProblems": _T.error,
+    },
+    "conic": {"SUCCESSFUL_RETURN": _T.convergenceCriteriaSatisfied, "solved": _T.convergenceCriteriaSatisfied,
+              "maximum iterations reached": _T.iterationLimit,
+              "RET_MAX_NWSR_REACHED": _T.iterationLimit},
+    "srtopt": {"solved": _T.convergenceCriteriaSatisfied, "iteration limit": _T.iterationLimit,
+               "stopped": _T.interrupted, "line search failed": _T.minStepLength,
+               "single class": _T.error},
+}
 
 
-def classify_status(status: str, success: bool) -> TerminationCondition:
-    """Map a raw solver status to a :class:`TerminationCondition` (best effort)."""
-    if success:
-        return TerminationCondition.convergenceCriteriaSatisfied
-    text = str(status).lower()
-    for word, condition in _STATUS_WORDS:
-        if word in text:
-            return condition
-    return TerminationCondition.unknown
+def termination(family: str, raw_status, success: bool | None = None) -> TerminationCondition:
+    """The :class:`TerminationCondition` of ``raw_status`` of a solver ``family`` (a key of
+    :data:`TERMINATION`); an unlisted status gives ``convergenceCriteriaSatisfied`` if
+    ``success`` else ``unknown``.
+
+    >>> str(termination("ipopt", "Maximum_Iterations_Exceeded"))
+    'iterationLimit'
+    """
+    condition = TERMINATION.get(family, {}).get(raw_status)
+    if condition is not None:
+        return condition
+    return _T.convergenceCriteriaSatisfied if success else _T.unknown
 
 
 @dataclass
@@ -96,8 +149,10 @@ class SolverResult:
     ``x``, ``objective`` (value at ``x``), ``success``, ``status`` (the solver's
     raw status text), ``iterations``, ``seconds`` (wall time of ``solve``),
     ``raw`` (the solver's own result object/stats), ``termination_condition``
-    (derived from ``status`` when not given) and ``solver`` (adapter name).
-    The positional order of the first seven fields is unchanged from srtopt 0.1.
+    (from :func:`termination` when the adapter does not give it: success or
+    ``unknown``), ``solver`` (adapter name) and ``bound`` (a proven lower bound, MILP
+    solvers).  The positional order of the first seven fields is unchanged from
+    srtopt 0.1.
     """
 
     x: np.ndarray
@@ -109,10 +164,11 @@ class SolverResult:
     raw: Any = field(default=None, repr=False)
     termination_condition: TerminationCondition | None = None
     solver: str = ""
+    bound: float | None = None
 
     def __post_init__(self):
         if self.termination_condition is None:
-            self.termination_condition = classify_status(self.status, self.success)
+            self.termination_condition = termination("", self.status, self.success)
         else:
             self.termination_condition = TerminationCondition(self.termination_condition)
 
@@ -133,9 +189,13 @@ class SolverResult:
     def incumbent_objective(self) -> float:
         return self.objective
 
+    @property
+    def objective_bound(self) -> float | None:
+        return self.bound
+
     def usable(self) -> bool:
         """A finite point was returned (even if the solver reported a failure)."""
-        return bool(np.all(np.isfinite(self.x)) and np.isfinite(self.objective))
+        return self.x is not None and bool(np.all(np.isfinite(self.x)) and np.isfinite(self.objective))
 
 
 _SIGINT = threading.Event()  # set by a SIGINT during solve_interruptibly (main thread)
@@ -188,7 +248,11 @@ def solve_interruptibly(solver, problem, x0) -> SolverResult:
     KeyboardInterrupt into a status, IPOPT's ``NonIpopt_Exception_Thrown``, and may carry on).
 
     The KeyboardInterrupt is raised in the signal handler, as usual, unless the solver has
-    ``stops_on_interrupt = True`` (it polls :func:`interrupt_requested` and stops by itself)."""
+    ``stops_on_interrupt = True`` (it polls :func:`interrupt_requested` and stops by itself).
+    A solver that picks an adapter per problem (``choose(problem)``, the "auto" solver)
+    hands the problem to that adapter."""
+    chosen = getattr(solver, "choose", lambda problem: None)(problem)
+    solver = chosen if chosen is not None else solver
     with _recording_sigint(raise_at_once=not getattr(solver, "stops_on_interrupt", False)) as interrupted:
         try:
             result = solver.solve(problem, x0)
@@ -226,21 +290,38 @@ def _recording_sigint(raise_at_once: bool):
         _SIGINT.clear()  # a later solve outside this function must not see it
 
 
-class Availability:
-    """Result of ``solver.available()``: truthy iff usable; ``install`` says what is missing."""
+class Verdict:
+    """A yes or no with the reason for a no: truthy iff ``ok``."""
 
-    def __init__(self, ok: bool, install: str = ""):
-        self.ok, self.install = bool(ok), install
+    def __init__(self, ok: bool, reason: str = ""):
+        self.ok, self.reason = bool(ok), reason
 
     def __bool__(self) -> bool:
         return self.ok
 
     def __repr__(self) -> str:
-        return "Availability(available)" if self.ok else f"Availability(unavailable: {self.install})"
+        return f"{type(self).__name__}(yes)" if self.ok else f"{type(self).__name__}(no: {self.reason})"
+
+
+class Availability(Verdict):
+    """Result of ``solver.available()``: truthy iff usable; ``install`` says what is missing."""
+
+    @property
+    def install(self) -> str:
+        return self.reason
+
+    def __repr__(self) -> str:
+        return "Availability(available)" if self.ok else f"Availability(unavailable: {self.reason})"
+
+
+class Acceptance(Verdict):
+    """Result of ``solver.accepts(problem)``: truthy iff the solver can solve that problem;
+    ``reason`` says why not."""
 
 
 def availability(solver) -> Availability:
-    """``solver.available()`` as an :class:`Availability` (adapters may return a plain bool)."""
+    """``solver.available()`` as an :class:`Availability` (a user's adapter may return a plain bool
+    or have no ``available``)."""
     check = getattr(solver, "available", None)
     if check is None:
         return Availability(True)
@@ -249,6 +330,16 @@ def availability(solver) -> Availability:
     except Exception as exc:  # an availability probe must not crash the caller
         return Availability(False, f"availability check raised {type(exc).__name__}: {exc}")
     return result if isinstance(result, Availability) else Availability(bool(result), "")
+
+
+def acceptance(solver, problem) -> Acceptance:
+    """``solver.accepts(problem)`` as an :class:`Acceptance` (an adapter without ``accepts``
+    accepts everything)."""
+    check = getattr(solver, "accepts", None)
+    if check is None:
+        return Acceptance(True)
+    result = check(problem)
+    return result if isinstance(result, Acceptance) else Acceptance(bool(result), "")
 
 
 class SolverUnavailableError(ValueError):
@@ -260,7 +351,8 @@ class SolverParams:
 
     Every constructor argument must be stored under its own name; ``set_params``
     re-runs ``__init__`` with the updated arguments (so caches are dropped and
-    checks re-done).
+    checks re-done).  A deep copy (scikit-learn's ``clone``) is a new adapter with the
+    same parameters and empty caches (compiled solvers are not copied).
     """
 
     @classmethod
@@ -280,9 +372,100 @@ class SolverParams:
         self.__init__(**{**self.get_params(), **params})
         return self
 
+    def __deepcopy__(self, memo):
+        return type(self)(**copy.deepcopy(self.get_params(), memo))
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
+
+
+@contextlib.contextmanager
+def time_limited(seconds: float | None):
+    """Within this block the :func:`deadline` is at most ``seconds`` from now (None: unchanged)."""
+    if seconds is None:
+        yield
+        return
+    at, current = time.perf_counter() + seconds, _DEADLINE.get()
+    with deadline(at if current is None else min(at, current)):
+        yield
+
+
+class Solver(SolverParams):
+    """Base of the adapters: the contract of :mod:`srtopt.solvers` (module docstring of
+    :mod:`.base`) and the configuration every adapter shares.
+
+    Parameters (every adapter has them; an adapter documents which it cannot honour)
+    ----------
+    tol : float or None
+        Convergence tolerance in the solver's own sense (None: its default).
+    max_iter : int or None
+        Iteration limit (None: its default).
+    time_limit : float or None
+        Seconds for one solve; the adapter returns its current point after it (the
+        training deadline, if earlier, also applies).
+    verbosity : int
+        0 silent; 1 and more: the solver's own log.
+
+    Subclasses implement :meth:`_solve` (and :meth:`accepts`, :meth:`version`,
+    :meth:`available` when they differ from the defaults); :meth:`solve` times the call,
+    applies ``time_limit`` and names the result.
+    """
+
+    name = "solver"
+    family = "srtopt"  # key of TERMINATION for the raw statuses of this adapter
+
+    def __init__(self, tol=None, max_iter=None, time_limit=None, verbosity=0):
+        self.tol, self.max_iter, self.time_limit, self.verbosity = tol, max_iter, time_limit, verbosity
+
+    def available(self) -> Availability:
+        return Availability(True)
+
+    def accepts(self, problem) -> Acceptance:
+        """Whether this adapter can solve ``problem``: by default any smooth formulation
+        (``evaluate`` and no ``nonsmooth`` terms)."""
+        return smooth_problem(problem)
+
+    def version(self) -> str:
+        from .. import __version__
+
+        return f"srtopt {__version__}"
+
+    def solve(self, problem, x0=None) -> SolverResult:
+        """Solve ``problem`` from ``x0`` (default: ``problem.start()``)."""
+        start = time.perf_counter()
+        if x0 is None and hasattr(problem, "start"):
+            x0 = problem.start()
+        with time_limited(self.time_limit):
+            result = self._solve(problem, None if x0 is None else np.asarray(x0, float))
+        result.seconds = time.perf_counter() - start
+        result.solver = result.solver or self.name
+        if result.termination_condition is TerminationCondition.interrupted and deadline_passed() \
+                and not interrupt_requested():
+            result.termination_condition = TerminationCondition.maxTimeLimit
+        return result
+
+    def _solve(self, problem, x0) -> SolverResult:
+        raise NotImplementedError
+
+    def _result(self, x, objective, raw_status, iterations, raw=None, success=None, **extra) -> SolverResult:
+        """A SolverResult whose termination condition comes from :data:`TERMINATION`."""
+        condition = termination(self.family, raw_status, success)
+        ok = condition is TerminationCondition.convergenceCriteriaSatisfied if success is None else success
+        return SolverResult(x, float(objective), bool(ok), str(raw_status), int(iterations), 0.0, raw, condition,
+                            self.name, **extra)
+
+
+def smooth_problem(problem) -> Acceptance:
+    """Accept formulations with ``evaluate`` and no nonsmooth terms."""
+    if not hasattr(problem, "evaluate"):
+        return Acceptance(False, f"{type(problem).__name__} has no evaluate(x)")
+    terms = getattr(problem, "nonsmooth", ())
+    if terms:
+        names = ", ".join(sorted({getattr(t, "penalty", t).name for t in terms}))
+        return Acceptance(False, f"its objective has nonsmooth terms ({names}); use a solver that accepts them "
+                                 f"(prox-gradient, or l-bfgs-b for l1 terms)")
+    return Acceptance(True)
 
 
 def cached_rendering(cache: dict, problem, build):

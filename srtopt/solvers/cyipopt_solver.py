@@ -15,11 +15,9 @@ Installing cyipopt (PyPI has no Linux wheel, only an sdist that links a system I
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from .base import Availability, SolverParams, SolverResult, should_stop
+from .base import Acceptance, Availability, Solver, SolverResult, should_stop, smooth_problem, termination
 from .derivatives import CasadiDerivatives
 
 CYIPOPT_INSTALL = ("cyipopt is not installed. Debian/Ubuntu: `apt-get install coinor-libipopt-dev "
@@ -73,7 +71,7 @@ class _ExactOracle(_Oracle):
         return obj_factor * self._hess(x)[self._rows, self._cols]
 
 
-class IpoptCyipopt(SolverParams):
+class IpoptCyipopt(Solver):
     """IPOPT via ``cyipopt.Problem`` on the numpy evaluator.
 
     Parameters
@@ -82,42 +80,54 @@ class IpoptCyipopt(SolverParams):
         L-BFGS (default) or the exact CasADi Hessian.
     tol, max_iter : IPOPT's ``tol`` and ``max_iter``.
     options : extra IPOPT options (name -> value).
+    time_limit, verbosity : seconds per solve (polled at every iteration) and IPOPT's
+        ``print_level`` (0 silent, 1 and more: 5).
     """
 
     name = "cyipopt"
+    family = "cyipopt"
 
-    def __init__(self, hessian="limited-memory", tol=1e-6, max_iter=200, options=None):
+    def __init__(self, hessian="limited-memory", tol=1e-6, max_iter=200, options=None, time_limit=None,
+                 verbosity=0):
         if hessian not in ("limited-memory", "exact"):
             raise ValueError(f"hessian must be 'limited-memory' or 'exact', got {hessian!r}")
-        self.hessian, self.tol, self.max_iter, self.options = hessian, tol, max_iter, options
+        super().__init__(tol, max_iter, time_limit, verbosity)
+        self.hessian, self.options = hessian, options
         self._derivatives = CasadiDerivatives()
 
-    @staticmethod
-    def available() -> Availability:
+    def available(self) -> Availability:
         try:
             import cyipopt  # noqa: F401
         except Exception:
             return Availability(False, CYIPOPT_INSTALL)
         return Availability(True)
 
-    def solve(self, problem, x0) -> SolverResult:
+    def version(self) -> str:
         import cyipopt
 
-        start = time.perf_counter()
-        x0 = np.asarray(x0, float)
+        return f"cyipopt {cyipopt.__version__}"
+
+    def accepts(self, problem) -> Acceptance:
+        smooth = smooth_problem(problem)
+        if smooth and self.hessian == "exact" and not hasattr(problem, "render"):
+            return Acceptance(False, f"{type(problem).__name__} has no CasADi rendering for the exact Hessian")
+        return smooth
+
+    def _solve(self, problem, x0) -> SolverResult:
+        import cyipopt
+
         if self.hessian == "exact":
             oracle = _ExactOracle(problem, self._derivatives.hessian(problem))
         else:
             oracle = _Oracle(problem)
         nlp = cyipopt.Problem(n=x0.size, m=0, problem_obj=oracle)
-        for key, value in {"print_level": 0, "sb": "yes", "tol": float(self.tol),
+        for key, value in {"print_level": 5 if self.verbosity else 0, "sb": "yes", "tol": float(self.tol),
                            "max_iter": int(self.max_iter), "hessian_approximation": self.hessian,
                            **(self.options or {})}.items():
             nlp.add_option(key, value)
         x, info = nlp.solve(x0)
         status = info["status_msg"]
         status = status.decode() if isinstance(status, bytes) else str(status)
-        # IPOPT ApplicationReturnStatus: 0 solved, 1 acceptable level
-        success = info["status"] in (0, 1)
-        return SolverResult(np.asarray(x), float(info["obj_val"]), success, status, oracle.iterations,
-                            time.perf_counter() - start, info, solver=self.name)
+        condition = termination(self.family, info["status"], info["status"] in (0, 1))
+        return SolverResult(np.asarray(x), float(info["obj_val"]), info["status"] in (0, 1), status,
+                            oracle.iterations, 0.0, info, condition, self.name)

@@ -7,12 +7,11 @@ Cholesky on them (fast); ``lstsq`` when the system is singular or ill-conditione
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+import scipy
 from scipy import linalg
 
-from .base import SolverResult
+from .base import Acceptance, Solver, SolverResult
 
 
 def weighted_ridge(Xa, y, q, lambda_b) -> np.ndarray:
@@ -32,25 +31,38 @@ def weighted_ridge(Xa, y, q, lambda_b) -> np.ndarray:
     return np.linalg.lstsq(A_aug, rhs_aug, rcond=None)[0]
 
 
-class ExactLeastSquares:
-    """LN solver: closed-form solve of a :class:`~srtopt.models.srt.LeafSubproblem`, leaf by leaf."""
+def squared_leaf_problem(problem) -> Acceptance:
+    """Accept LN subproblems of the squared loss whose only penalty on beta is the l2 term."""
+    if not hasattr(problem, "leaf_weights"):
+        return Acceptance(False, f"{type(problem).__name__} is not an LN subproblem (LeafSubproblem)")
+    if problem.loss.name != "squared":
+        return Acceptance(False, f"the loss is {problem.loss.name!r}: weighted least squares needs the squared loss")
+    if problem.l2_strength() is None:
+        return Acceptance(False, "the penalty on beta is not the l2 term alone")
+    return Acceptance(True)
+
+
+class ExactLeastSquares(Solver):
+    """LN solver: closed-form solve of a :class:`~srtopt.models.srt.LeafSubproblem` of the
+    squared loss and the l2 term, leaf by leaf (a direct method: ``tol``, ``max_iter`` and
+    ``time_limit`` do not apply)."""
 
     name = "exact"
 
-    @staticmethod
-    def available() -> bool:
-        return True
+    def version(self) -> str:
+        return f"scipy {scipy.__version__} (Cholesky, lstsq)"
 
-    def solve(self, problem, x0=None) -> SolverResult:
-        start = time.perf_counter()
+    def accepts(self, problem) -> Acceptance:
+        return squared_leaf_problem(problem)
+
+    def _solve(self, problem, x0=None) -> SolverResult:
         pr = problem.problem
         Xa, y, Q = pr.Xa[problem.rows], pr.y[problem.rows], problem.leaf_weights
         x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], problem.l2_strength()) for j in range(Q.shape[1])])
-        f = problem.evaluate(x)[0]
-        return SolverResult(x, f, True, "solved", 1, time.perf_counter() - start)
+        return self._result(x, problem.evaluate(x)[0], "solved", 1)
 
 
-class LsqrLeastSquares:
+class LsqrLeastSquares(Solver):
     """LN solver: SciPy's iterative LSQR on each leaf's weighted least-squares problem
     (``damp`` = sqrt(lambda_b / 2)), the solver the paper's experiments used.  With
     its default tolerances and iteration limit (2 (p + 1)) it stops early on an
@@ -58,25 +70,29 @@ class LsqrLeastSquares:
 
     name = "lsqr"
 
-    def __init__(self, atol=1e-6, btol=1e-6, iter_lim=None, warm_start=False):
+    def __init__(self, atol=1e-6, btol=1e-6, iter_lim=None, warm_start=False, tol=None, max_iter=None,
+                 time_limit=None, verbosity=0):
+        super().__init__(tol, max_iter, time_limit, verbosity)
         self.atol, self.btol, self.iter_lim, self.warm_start = atol, btol, iter_lim, warm_start
 
-    @staticmethod
-    def available() -> bool:
-        return True
+    def version(self) -> str:
+        return f"scipy {scipy.__version__} (lsqr)"
 
-    def solve(self, problem, x0=None) -> SolverResult:
+    def accepts(self, problem) -> Acceptance:
+        return squared_leaf_problem(problem)
+
+    def _solve(self, problem, x0=None) -> SolverResult:
         from scipy.sparse.linalg import lsqr
 
-        start = time.perf_counter()
         pr = problem.problem
         Xa, y, Q = pr.Xa[problem.rows], pr.y[problem.rows], problem.leaf_weights
         B0 = np.reshape(problem.start(), (Q.shape[1], -1))
         x = []
         for j in range(Q.shape[1]):
             sq = np.sqrt(Q[:, j])
-            out = lsqr(sq[:, None] * Xa, sq * y, damp=np.sqrt(problem.l2_strength() / 2), atol=self.atol, btol=self.btol,
-                       iter_lim=self.iter_lim, x0=B0[j] if self.warm_start else None)
+            out = lsqr(sq[:, None] * Xa, sq * y, damp=np.sqrt(problem.l2_strength() / 2), atol=self.atol,
+                       btol=self.btol, iter_lim=self.iter_lim if self.iter_lim is not None else self.max_iter,
+                       x0=B0[j] if self.warm_start else None, show=bool(self.verbosity))
             x.append(out[0])
         x = np.concatenate(x)
-        return SolverResult(x, problem.evaluate(x)[0], True, "solved", 1, time.perf_counter() - start)
+        return self._result(x, problem.evaluate(x)[0], "solved", 1)

@@ -9,41 +9,42 @@ omega_{1:}, so the regularisation strength is read off ``problem.alpha``.
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
+import sklearn
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from ..models.srt import omega_from_logistic
-from .base import SolverResult
+from .base import Acceptance, Solver, SolverResult
 
 
-class SklearnLogistic:
-    """Solve a :class:`~srtopt.models.srt.WLRProxy` with scikit-learn (lbfgs)."""
+class SklearnLogistic(Solver):
+    """Solve a :class:`~srtopt.models.srt.WLRProxy` with scikit-learn (lbfgs); ``verbosity``
+    is ``LogisticRegression``'s ``verbose`` (``time_limit`` does not apply)."""
 
     name = "sklearn-logistic"
 
-    def __init__(self, max_iter=100, tol=1e-4):
-        self.max_iter, self.tol = max_iter, tol
+    def __init__(self, max_iter=100, tol=1e-4, time_limit=None, verbosity=0):
+        super().__init__(tol, max_iter, time_limit, verbosity)
 
-    @staticmethod
-    def available() -> bool:
-        return True
+    def version(self) -> str:
+        return f"scikit-learn {sklearn.__version__}"
 
-    def solve(self, problem, x0) -> SolverResult:
-        start = time.perf_counter()
+    def accepts(self, problem) -> Acceptance:
+        if not all(hasattr(problem, a) for a in ("Z", "c", "w", "alpha", "mu")):
+            return Acceptance(False, f"{type(problem).__name__} is not a weighted logistic regression (WLRProxy)")
+        return Acceptance(True)
+
+    def _solve(self, problem, x0) -> SolverResult:
         if len(np.unique(problem.c)) < 2:
-            f = problem.evaluate(x0)[0]
-            return SolverResult(np.asarray(x0, float), f, False, "single class", 0,
-                                time.perf_counter() - start)
+            return self._result(x0, problem.evaluate(x0)[0], "single class", 0, success=False)
         p, n, mu = problem.Z.shape[1] - 1, len(problem.c), problem.mu
         C = mu**2 / (problem.alpha * n * p**2) if problem.alpha > 0 else np.inf
-        model = LogisticRegression(C=C, max_iter=self.max_iter, tol=self.tol)
+        model = LogisticRegression(C=C, max_iter=self.max_iter, tol=self.tol, verbose=self.verbosity)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(problem.Z[:, 1:] * p, problem.c, sample_weight=problem.w)
         x = omega_from_logistic(model.intercept_, model.coef_, mu)
-        f = problem.evaluate(x)[0]
-        return SolverResult(x, f, True, "solved", int(model.n_iter_[0]), time.perf_counter() - start)
+        return self._result(x, problem.evaluate(x)[0], "solved", int(model.n_iter_[0]))

@@ -14,35 +14,38 @@ import time
 import numpy as np
 from scipy import linalg
 
-from .base import SolverParams, SolverResult
+from .base import Acceptance, Solver, SolverResult, interrupt_requested, smooth_problem
 
 
-class NewtonSolver(SolverParams):
+class NewtonSolver(Solver):
     """Damped Newton on a formulation with ``evaluate(x) -> (f, g)`` and ``hessian(x)``.
 
     Stops when the Newton decrement g^T H^-1 g / 2 falls below ``tol`` (relative to
-    1 + |f|) or after ``max_iter`` iterations.
+    1 + |f|) or after ``max_iter`` iterations; its own ``time_limit`` and Ctrl-C are
+    checked at each iteration (not the training deadline: the initialization's
+    regressions, solved by this adapter, always finish).
     """
 
     name = "newton"
 
-    def __init__(self, tol=1e-12, max_iter=50):
-        self.tol, self.max_iter = tol, max_iter
+    def __init__(self, tol=1e-12, max_iter=50, time_limit=None, verbosity=0):
+        super().__init__(tol, max_iter, time_limit, verbosity)
 
-    @staticmethod
-    def available() -> bool:
-        return True
+    def accepts(self, problem) -> Acceptance:
+        smooth = smooth_problem(problem)
+        if smooth and not hasattr(problem, "hessian"):
+            return Acceptance(False, f"{type(problem).__name__} has no hessian(x)")
+        return smooth
 
-    @staticmethod
-    def accepts(problem) -> bool:
-        return hasattr(problem, "hessian")
-
-    def solve(self, problem, x0) -> SolverResult:
-        start = time.perf_counter()
-        x = np.asarray(x0, float).copy()
+    def _solve(self, problem, x0) -> SolverResult:
+        x = x0.copy()
         f, g = problem.evaluate(x)
         status, it = "iteration limit", 0
+        ends = None if self.time_limit is None else time.perf_counter() + self.time_limit
         for it in range(1, self.max_iter + 1):
+            if interrupt_requested() or (ends is not None and time.perf_counter() >= ends):
+                status = "stopped"
+                break
             step = _newton_step(problem.hessian(x), g)
             decrement = float(g @ step)
             if decrement / 2 <= self.tol * (1.0 + abs(f)):
@@ -53,7 +56,7 @@ class NewtonSolver(SolverParams):
                 status = "solved"
                 break
             x, f, g = moved
-        return SolverResult(x, f, status == "solved", status, it, time.perf_counter() - start)
+        return self._result(x, f, status, it)
 
 
 def _newton_step(H, g):

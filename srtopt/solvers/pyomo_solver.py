@@ -16,11 +16,8 @@ needs the PyNumero ASL library (``pyomo build-extensions``), which is checked.
 
 from __future__ import annotations
 
-import time
-
-import numpy as np
-
-from .base import Availability, SolverParams, SolverResult, TerminationCondition
+from .base import (Acceptance, Availability, Solver, SolverResult, TerminationCondition, smooth_problem,
+                   termination)
 
 _INSTALL = {
     "ipopt": "no 'ipopt' executable on PATH: install an AMPL-interface IPOPT binary (conda: `conda install "
@@ -36,40 +33,30 @@ _INSTALL = {
 _NLP_ITER_OPTIONS = {"ipopt", "cyipopt", "ripopt", "bonmin", "couenne"}
 
 
-def _to_termination(tc) -> TerminationCondition:
-    text = str(tc).lower()
-    if text in ("optimal", "locallyoptimal", "globallyoptimal", "terminationcondition.optimal",
-                "terminationcondition.locallyoptimal", "convergencecriteriasatisfied",
-                "terminationcondition.convergencecriteriasatisfied"):
-        return TerminationCondition.convergenceCriteriaSatisfied
-    if "maxiterations" in text or "iterationlimit" in text:
-        return TerminationCondition.iterationLimit
-    if "maxtime" in text:
-        return TerminationCondition.maxTimeLimit
-    if "infeasible" in text:
-        return TerminationCondition.locallyInfeasible
-    if "unbounded" in text:
-        return TerminationCondition.unbounded
-    if "error" in text:
-        return TerminationCondition.error
-    return TerminationCondition.unknown
+def pyomo_termination_name(tc) -> str:
+    """The name of a Pyomo termination condition (legacy ``pyomo.opt`` or ``pyomo.contrib``)."""
+    return getattr(tc, "name", str(tc).rsplit(".", 1)[-1])
 
 
-class PyomoSolver(SolverParams):
+class PyomoSolver(Solver):
     """``SolverFactory(solver).solve(render_pyomo(problem))``.
 
     Parameters
     ----------
     solver : str
-        A Pyomo ``SolverFactory`` name ("ipopt", "ripopt", "appsi_highs", ...).
+        A Pyomo ``SolverFactory`` name ("ipopt", "ripopt", "highs", ...).
     tol, max_iter : passed as the solver options ``tol``/``max_iter`` for IPOPT-like NLP
         solvers (ignored otherwise; use ``options``).
     options : dict of solver options, passed verbatim.
-    tee : print the solver's log.
+    time_limit : passed as ``max_wall_time`` to IPOPT-like solvers.
+    verbosity : >= 1 shows the solver's log (``tee``).
     """
 
-    def __init__(self, solver="ipopt", tol=None, max_iter=None, options=None, tee=False):
-        self.solver, self.tol, self.max_iter, self.options, self.tee = solver, tol, max_iter, options, tee
+    family = "pyomo"
+
+    def __init__(self, solver="ipopt", tol=None, max_iter=None, options=None, time_limit=None, verbosity=0):
+        super().__init__(tol, max_iter, time_limit, verbosity)
+        self.solver, self.options = solver, options
         self.name = f"pyomo/{solver}"
 
     def _factory(self):
@@ -97,27 +84,37 @@ class PyomoSolver(SolverParams):
                 ok = False
         return Availability(True) if ok else Availability(False, hint)
 
-    def solve(self, problem, x0) -> SolverResult:
+    def version(self) -> str:
+        import pyomo.version
+
+        found = self._factory().version() if self.available() else None
+        solver = ".".join(map(str, found)) if isinstance(found, tuple) else found
+        return f"pyomo {pyomo.version.version}, {self.solver} {solver or '(version unknown)'}"
+
+    def accepts(self, problem) -> Acceptance:
+        smooth = smooth_problem(problem)
+        if smooth and not hasattr(problem, "render_pyomo"):
+            return Acceptance(False, f"{type(problem).__name__} has no Pyomo rendering")
+        return smooth
+
+    def _solve(self, problem, x0) -> SolverResult:
         from ..models.pyomo_backend import render_pyomo
 
-        start = time.perf_counter()
         model = render_pyomo(problem)
         model.set_x(x0)
         opt = self._factory()
         options = dict(self.options or {})
         if self.solver in _NLP_ITER_OPTIONS:
-            if self.tol is not None:
-                options.setdefault("tol", self.tol)
-            if self.max_iter is not None:
-                options.setdefault("max_iter", self.max_iter)
+            for key, value in (("tol", self.tol), ("max_iter", self.max_iter), ("max_wall_time", self.time_limit)):
+                if value is not None:
+                    options.setdefault(key, value)
         try:
-            results = opt.solve(model.model, tee=self.tee, options=options, load_solutions=False)
+            results = opt.solve(model.model, tee=bool(self.verbosity), options=options, load_solutions=False)
         except Exception as exc:  # report, never raise (base.py contract)
-            x = np.asarray(x0, float)
-            return SolverResult(x, float(problem.evaluate(x)[0]), False, f"raised {type(exc).__name__}: {exc}",
-                                0, time.perf_counter() - start, None, TerminationCondition.error, self.name)
+            return SolverResult(x0, float(problem.evaluate(x0)[0]), False, f"raised {type(exc).__name__}: {exc}",
+                                0, 0.0, None, TerminationCondition.error, self.name)
         tc = results.solver.termination_condition
-        condition = _to_termination(tc)
+        condition = termination(self.family, pyomo_termination_name(tc))
         if len(getattr(results, "solution", [])) > 0:
             model.model.solutions.load_from(results)
         x = model.get_x()
@@ -128,5 +125,4 @@ class PyomoSolver(SolverParams):
             iterations = 0
         return SolverResult(x, float(problem.evaluate(x)[0]),
                             condition is TerminationCondition.convergenceCriteriaSatisfied,
-                            f"{results.solver.status}/{tc}", iterations, time.perf_counter() - start,
-                            results, condition, self.name)
+                            f"{results.solver.status}/{tc}", iterations, 0.0, results, condition, self.name)

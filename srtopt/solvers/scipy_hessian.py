@@ -4,35 +4,42 @@ formulation's CasADi rendering."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+import scipy
 from scipy.optimize import minimize
 
-from .base import Availability, SolverParams, SolverResult, stop_when_asked
+from .base import Acceptance, Solver, SolverResult, smooth_problem, stop_when_asked, termination
 from .derivatives import CasadiDerivatives
 
 HESSIAN_METHODS = ("trust-exact", "trust-krylov", "trust-ncg", "trust-constr", "newton-cg", "dogleg")
 
 
-class ScipyHessian(SolverParams):
+class ScipyHessian(Solver):
     """``scipy.optimize.minimize(method, jac=True, hess=<CasADi Hessian>)``."""
 
-    def __init__(self, method="trust-exact", tol=None, max_iter=200):
+    family = "scipy:trust"
+
+    def __init__(self, method="trust-exact", tol=None, max_iter=200, time_limit=None, verbosity=0):
         if method.lower() not in HESSIAN_METHODS:
             raise ValueError(f"method must be one of {HESSIAN_METHODS}, got {method!r}")
-        self.method, self.tol, self.max_iter = method, tol, max_iter
+        super().__init__(tol, max_iter, time_limit, verbosity)
+        self.method = method
         self.name = method.lower()
         self._derivatives = CasadiDerivatives()
 
-    @staticmethod
-    def available() -> Availability:
-        return Availability(True)
+    def version(self) -> str:
+        return f"scipy {scipy.__version__}"
 
-    def solve(self, problem, x0) -> SolverResult:
-        start = time.perf_counter()
+    def accepts(self, problem) -> Acceptance:
+        smooth = smooth_problem(problem)
+        if smooth and not hasattr(problem, "render"):
+            return Acceptance(False, f"{type(problem).__name__} has no CasADi rendering for the Hessian")
+        return smooth
+
+    def _solve(self, problem, x0) -> SolverResult:
         hess = self._derivatives.hessian(problem)
-        res = minimize(problem.evaluate, np.asarray(x0, float), jac=True, hess=hess, method=self.method,
-                       callback=stop_when_asked, tol=self.tol, options={"maxiter": self.max_iter})
+        res = minimize(problem.evaluate, x0, jac=True, hess=hess, method=self.method, callback=stop_when_asked,
+                       tol=self.tol, options={"maxiter": self.max_iter, "disp": bool(self.verbosity)})
         return SolverResult(np.asarray(res.x), float(res.fun), bool(res.success), str(res.message),
-                            int(res.get("nit", 0)), time.perf_counter() - start, res, solver=self.name)
+                            int(res.get("nit", 0)), 0.0, res, termination(self.family, res.status, res.success),
+                            self.name)

@@ -1,30 +1,61 @@
 """SciPy ``minimize`` (L-BFGS-B, SLSQP, ...) fed the exact value and gradient of the
-formulation's numpy reference evaluator."""
+formulation's numpy reference evaluator.
+
+L-BFGS-B also accepts a formulation whose nonsmooth part is a weighted l1 term
+(``split_l1``): it solves the variable split of :class:`~.reformulations.VariableSplit`
+with bounds, which gives exact zeros (docs/design.md, "Sparse splits")."""
 
 from __future__ import annotations
 
-import time
+import sys
 
 import numpy as np
+import scipy
 from scipy.optimize import minimize
 
-from .base import SolverResult, stop_when_asked
+from .base import Acceptance, Solver, SolverResult, smooth_problem, stop_when_asked, termination
+from .reformulations import VariableSplit
+
+BOUNDED_METHODS = ("l-bfgs-b",)  # methods that take the variable split of an l1 term
 
 
-class ScipyMinimize:
-    """``scipy.optimize.minimize`` with ``jac=True`` on ``problem.evaluate``."""
+class ScipyMinimize(Solver):
+    """``scipy.optimize.minimize`` with ``jac=True`` on ``problem.evaluate``.
 
-    def __init__(self, method="L-BFGS-B", tol=None, max_iter=200):
-        self.method, self.tol, self.max_iter = method, tol, max_iter
+    ``tol`` is SciPy's ``tol`` (for L-BFGS-B its ftol and gtol), ``max_iter`` its
+    ``maxiter``; ``time_limit`` and Ctrl-C are polled in the iteration callback;
+    ``verbosity`` >= 1 prints one line per solve (SciPy's own printing options are
+    deprecated for L-BFGS-B)."""
+
+    def __init__(self, method="L-BFGS-B", tol=None, max_iter=200, time_limit=None, verbosity=0):
+        super().__init__(tol, max_iter, time_limit, verbosity)
+        self.method = method
         self.name = method.lower()
+        self.family = f"scipy:{self.name}"
 
-    @staticmethod
-    def available() -> bool:
-        return True
+    def version(self) -> str:
+        return f"scipy {scipy.__version__}"
 
-    def solve(self, problem, x0) -> SolverResult:
-        start = time.perf_counter()
-        res = minimize(problem.evaluate, np.asarray(x0, float), jac=True, method=self.method,
-                       callback=stop_when_asked, tol=self.tol, options={"maxiter": self.max_iter})
-        return SolverResult(np.asarray(res.x), float(res.fun), bool(res.success), str(res.message),
-                            int(res.get("nit", 0)), time.perf_counter() - start, res)
+    def accepts(self, problem) -> Acceptance:
+        smooth = smooth_problem(problem)
+        if smooth or self.name not in BOUNDED_METHODS or not hasattr(problem, "l1_weights"):
+            return smooth
+        if problem.l1_weights() is None:
+            return Acceptance(False, f"{smooth.reason}; {self.name} takes only weighted l1 terms (split_l1), by "
+                                     f"a variable split")
+        return Acceptance(True)
+
+    def _solve(self, problem, x0) -> SolverResult:
+        split = VariableSplit(problem) if getattr(problem, "nonsmooth", ()) else None
+        target = split or problem
+        res = minimize(target.evaluate, x0 if split is None else split.y_of(x0), jac=True, method=self.method,
+                       callback=stop_when_asked, tol=self.tol, options={"maxiter": self.max_iter},
+                       **({} if split is None else {"bounds": list(zip(*split.bounds))}))
+        x, f = np.asarray(res.x), float(res.fun)
+        if split is not None:
+            x = split.x_of(res.x)
+            f = problem.evaluate_smooth(x)[0] + problem.nonsmooth_value(x)
+        if self.verbosity:
+            print(f"{self.name}: {res.message} after {res.get('nit', 0)} iterations, f = {f:.10g}", file=sys.stderr)
+        return SolverResult(x, f, bool(res.success), str(res.message), int(res.get("nit", 0)), 0.0, res,
+                            termination(self.family, res.status, res.success), self.name)

@@ -20,6 +20,11 @@ Two measured departures keep it fast without changing what it computes:
 The logistic regressions are the WLR formulation of eq. (reshuffle) with the
 ridge of scikit-learn's ``LogisticRegression(C=1)``, solved by the WLR solver
 (exact Newton by default).
+
+An initialization is any callable ``init(problem, random_state)`` returning
+(omega^0, beta^0) or (omega^0, beta^0, info dict) for an
+:class:`~srtopt.models.srt.SRTProblem` (X scaled to [0, 1], y standardized);
+:class:`ClusterInitialization` is the paper's, the estimators' ``init="cluster"``.
 """
 
 from __future__ import annotations
@@ -161,3 +166,19 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     C = best.C if len(sample) == len(y) else route(X, best, tree)
     beta = np.array([leaf_from_regression(problem.Xa, y, C[t], w) for t in tree.leaves])
     return omega, beta, best_db
+
+
+@dataclass
+class ClusterInitialization:
+    """The paper's clustering-based initialization as an object: ``init(problem, random_state)``
+    -> (omega^0, beta^0, {"davies_bouldin": index}) (see :func:`cluster_initialization`)."""
+
+    n_init: int = 10
+    split_scale: float = 1.0
+    max_rows: int | None = MAX_ROWS
+    wlr_solver: object = None
+
+    def __call__(self, problem: SRTProblem, random_state=None):
+        omega, beta, db = cluster_initialization(problem, self.n_init, random_state, self.wlr_solver, self.max_rows,
+                                                 self.split_scale)
+        return omega, beta, {"davies_bouldin": db}

@@ -3,15 +3,26 @@
 The orchestrator only sequences pluggable parts:
 
 * ``working_sets(tree)`` -> iterable of (t, W_B, W_L), one per inner iteration
-  of a macro iteration;
-* ``bn_step(problem, omega, beta, t, W_B, k)`` -> (omega, info dict);
-* ``ln_step(problem, omega, beta, t, W_L, k)`` -> (beta, info dict);
-* ``termination(macro, history)`` -> bool, checked before each macro iteration
-  and after each inner iteration (a time limit stops after the current one);
-* ``end_of_macro(macro)`` -> None (e.g. decay of the heuristic's epsilons).
+  of a macro iteration (:mod:`.working_sets`);
+* ``bn_step(problem, omega, beta, t, W_B, k)`` -> (omega, info) or (omega, info, solves);
+* ``ln_step(problem, omega, beta, t, W_L, k)`` -> (beta, info) or (beta, info, solves);
+* ``termination(macro, history)`` -> a reason to stop or None, checked before each
+  macro iteration and after each inner iteration (a time limit stops after the
+  current one);
+* ``macro_step(problem, omega, beta, k)`` -> (omega, beta, info, solves) or None: an
+  extra step over all variables at the end of each macro iteration (NODEC-DR uses it
+  for penalties that couple every block, ``feature_l1``), recorded as an inner
+  iteration over W_B = tau_B, W_L = tau_L;
+* ``end_of_macro(macro)`` -> None (e.g. decay of the heuristic's epsilons);
+* ``callbacks``: :class:`~.callbacks.Callback` objects (or plain callables, called
+  after every inner iteration) that receive the :class:`TrainingState` -- the iterate,
+  k, t, the working sets, the subproblems handed to solvers and their results -- and
+  may end the run cleanly with ``state.stop(reason)``.
 
-It keeps the best iterate (lowest E) and records one :class:`InnerIteration`
-per inner iteration.  NODEC-DR is one configuration (:mod:`.nodec_dr`).
+``solves`` are :class:`Solve` records: which subproblem a step handed to which solver,
+and the :class:`~srtopt.solvers.SolverResult`.  NODEC-GS keeps the best iterate
+(lowest E) and records one :class:`InnerIteration` per inner iteration.  NODEC-DR is
+one configuration (:mod:`.nodec_dr`).
 """
 
 from __future__ import annotations
@@ -21,6 +32,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 import numpy as np
+
+from .callbacks import as_callbacks
 
 
 @dataclass
@@ -44,9 +57,25 @@ class InnerIteration:
 
 
 @dataclass
+class Solve:
+    """One solver call of a step: ``kind`` ("bn", "wlr", "ln", "ln-fallback", "joint"), the
+    formulation handed over and the solver's result (None if the solver raised)."""
+
+    kind: str
+    subproblem: object
+    result: object = None
+
+
+@dataclass
 class TrainingState:
-    """Where a run stands: the current iterate, the best one, counters and history.
-    Passing it back to :meth:`NodecGS.run` continues the run where it stopped."""
+    """Where a run stands: the current iterate, the best one, counters and history, and the
+    inner iteration under way or just finished (``t``, ``W_B``, ``W_L``, ``start`` = the
+    iterate before its BN step, ``omega_after_bn``, ``solves``, ``record``), the
+    ``problem`` being solved and ``info`` from the initialization.  Passing it back to
+    :meth:`NodecGS.run` continues the run where it stopped.
+
+    During ``on_inner_iteration`` callbacks ``k`` is the index of the inner iteration
+    just finished (``record.k``); ``stop(reason)`` ends the run after it."""
 
     omega: np.ndarray
     beta: np.ndarray
@@ -55,11 +84,25 @@ class TrainingState:
     history: list = field(default_factory=list)
     k: int = 0
     macro: int = 0
+    t: int | None = None
+    W_B: tuple = ()
+    W_L: tuple = ()
+    start: tuple | None = None
+    omega_after_bn: np.ndarray | None = None
+    solves: list = field(default_factory=list)
+    record: InnerIteration | None = None
+    info: dict = field(default_factory=dict)
+    stop_reason: str | None = None
+    problem: object = field(default=None, repr=False)
 
     @classmethod
-    def start(cls, problem, omega, beta) -> "TrainingState":
+    def start_at(cls, problem, omega, beta, **info) -> "TrainingState":
         E = problem.objective(omega, beta)
-        return cls(omega, beta, E, (E, omega, beta))
+        return cls(omega, beta, E, (E, omega, beta), info=dict(info))
+
+    def stop(self, reason: str = "callback") -> None:
+        """End the run after the current inner iteration (``stopped_by == reason``)."""
+        self.stop_reason = reason
 
 
 @dataclass
@@ -89,45 +132,81 @@ class MaxMacroIterations:
         return None
 
 
+def _step_output(out):
+    """(x, info, solves) of a step's (x, info) or (x, info, solves)."""
+    return (*out, []) if len(out) == 2 else out
+
+
 class NodecGS:
     """Run NODEC-GS from (omega^0, beta^0) with the given parts."""
 
     def __init__(self, working_sets: Callable, bn_step: Callable, ln_step: Callable,
-                 termination: Callable, end_of_macro: Callable | None = None, callbacks=()):
+                 termination: Callable, end_of_macro: Callable | None = None, callbacks=(),
+                 macro_step: Callable | None = None):
         self.working_sets, self.bn_step, self.ln_step = working_sets, bn_step, ln_step
-        self.termination, self.end_of_macro = termination, end_of_macro
-        self.callbacks = list(callbacks)
+        self.termination, self.end_of_macro, self.macro_step = termination, end_of_macro, macro_step
+        self.callbacks = as_callbacks(callbacks)
 
     def run(self, problem, omega=None, beta=None, state: TrainingState | None = None,
             max_macro: int | None = None) -> TrainingResult:
-        """Run from (omega, beta), or continue ``state``; stop at the termination test or
-        after macro iteration ``max_macro`` (then ``stopped_by == "max_macro"``)."""
-        s = state or TrainingState.start(problem, omega, beta)
+        """Run from (omega, beta), or continue ``state``; stop at the termination test, at a
+        callback's ``state.stop(reason)`` or after macro iteration ``max_macro`` (then
+        ``stopped_by == "max_macro"``)."""
+        s = state or TrainingState.start_at(problem, omega, beta)
+        s.problem = problem
+        if s.k == 0 and not s.history:
+            self._notify("on_run_begin", s)
         stopped = self._stop(s, max_macro)
         while stopped is None:
             for t, W_B, W_L in self.working_sets(problem.tree):
-                start = time.perf_counter()
-                s.omega, bn = self.bn_step(problem, s.omega, s.beta, t, W_B, s.k)
-                E_bn = problem.objective(s.omega, s.beta)
-                s.beta, ln = self.ln_step(problem, s.omega, s.beta, t, W_L, s.k)
-                E_new = problem.objective(s.omega, s.beta)
-                record = InnerIteration(s.macro, s.k, t, tuple(W_B), tuple(W_L), s.E, E_bn, E_new, bn, ln,
-                                        time.perf_counter() - start)
-                s.history.append(record)
-                for callback in self.callbacks:
-                    callback(record)
-                if E_new < s.best[0]:
-                    s.best = (E_new, s.omega, s.beta)
-                s.E, s.k = E_new, s.k + 1
-                # within a macro iteration only a time limit ends the run (after this inner iteration)
-                if self.termination(s.macro + 1, s.history) == "time_limit":
+                self._inner_iteration(problem, s, t, tuple(W_B), tuple(W_L))
+                # within a macro iteration only a time limit or a callback ends the run (after this iteration)
+                if s.stop_reason or self.termination(s.macro + 1, s.history) == "time_limit":
                     break
+            if self.macro_step is not None and not s.stop_reason:
+                self._joint_iteration(problem, s)
             if self.end_of_macro is not None:
                 self.end_of_macro(s.macro)
+            self._notify("on_macro_end", s)
             s.macro += 1
-            stopped = self._stop(s, max_macro)
+            stopped = s.stop_reason or self._stop(s, max_macro)
         E, omega, beta = s.best
-        return TrainingResult(omega, beta, E, s.history, s.macro, stopped, s)
+        result = TrainingResult(omega, beta, E, s.history, s.macro, stopped, s)
+        self._notify("on_run_end", s, result)
+        return result
+
+    def _inner_iteration(self, problem, s, t, W_B, W_L):
+        start = time.perf_counter()
+        s.t, s.W_B, s.W_L, s.start, s.solves = t, W_B, W_L, (s.omega, s.beta), []
+        s.omega, bn, solves = _step_output(self.bn_step(problem, s.omega, s.beta, t, W_B, s.k))
+        s.solves.extend(solves)
+        s.omega_after_bn = s.omega
+        E_bn = problem.objective(s.omega, s.beta)
+        s.beta, ln, solves = _step_output(self.ln_step(problem, s.omega, s.beta, t, W_L, s.k))
+        s.solves.extend(solves)
+        self._finish(problem, s, InnerIteration(s.macro, s.k, t, W_B, W_L, s.E, E_bn, problem.objective(
+            s.omega, s.beta), bn, ln, time.perf_counter() - start))
+
+    def _joint_iteration(self, problem, s):
+        start, tree = time.perf_counter(), problem.tree
+        s.t, s.W_B, s.W_L, s.start = 1, tree.branch_nodes, tree.leaves, (s.omega, s.beta)
+        s.omega, s.beta, info, s.solves = self.macro_step(problem, s.omega, s.beta, s.k)
+        s.omega_after_bn = s.omega
+        E = problem.objective(s.omega, s.beta)
+        self._finish(problem, s, InnerIteration(s.macro, s.k, 1, tree.branch_nodes, tree.leaves, s.E, E, E, info,
+                                                {"update": "joint"}, time.perf_counter() - start))
+
+    def _finish(self, problem, s, record):
+        s.history.append(record)
+        s.record, s.E = record, record.E_after
+        if record.E_after < s.best[0]:
+            s.best = (record.E_after, s.omega, s.beta)
+        self._notify("on_inner_iteration", s)
+        s.k += 1
+
+    def _notify(self, hook, *args):
+        for callback in self.callbacks:
+            getattr(callback, hook, lambda *a: None)(*args)
 
     def _stop(self, s, max_macro):
         stopped = self.termination(s.macro, s.history)

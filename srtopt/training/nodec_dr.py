@@ -17,7 +17,16 @@ Departures from the paper's text, all documented in docs/design.md:
   and the LN step solves the leaf problem of the full objective (all rows, full
   path probabilities), so that E(omega^{k+1}, beta^{k+1}) <= E(omega^{k+1}, beta^k).
 * the Armijo reference is computed only when the safeguards are on: with them
-  off it is never used, so skipping it changes no iterate.
+  off it is never used, so skipping it changes no iterate;
+* an LN solution worse than its start on the LN subproblem is not taken (the
+  same rule as for a BN candidate).
+
+Beyond the paper (issue 13): any working-set rule (:mod:`.working_sets`; the
+subproblems are rooted at the lowest common ancestor of the working set), any loss
+and penalty terms; with a nonsmooth penalty the Armijo reference is the proximal
+Armijo step (the proximal-gradient step of the same length rule), and with a
+penalty that couples all blocks (``feature_l1``) each macro iteration ends with
+:class:`JointProxStep`, a proximal-gradient solve over all variables.
 """
 
 from __future__ import annotations
@@ -29,19 +38,13 @@ from sklearn.utils import check_random_state
 
 from .. import kernels
 from ..models.srt import WLRProxy
+from ..solvers import make_solver
 from ..solvers.armijo import armijo_step
-from ..solvers.base import solve_interruptibly
-from ..solvers.least_squares import ExactLeastSquares
+from ..solvers.base import acceptance, solve_interruptibly
+from .nodec import Solve
+from .working_sets import subproblem_root
 
-
-def subtree_working_sets(tree):
-    """The NODEC-DR rule: t = 1..2^D-1; the root gives W_B = {1}, W_L = {} (when D > 1),
-    any other t gives W_B = {t} + D_B(t), W_L = D_L(t)."""
-    for t in tree.branch_nodes:
-        if t == 1 and tree.depth > 1:
-            yield t, (1,), ()
-        else:
-            yield t, tree.subtree_branch(t), tree.descendants_leaves(t)
+LN_ASCENT_TOLERANCE = 1e-12  # relative: an LN solution above its start by more is not taken
 
 
 @dataclass
@@ -63,15 +66,25 @@ def _safe(k, k0):
     return k0 is not None and k >= k0
 
 
-def _solve_safely(solver, subproblem, x0):
-    """Run a solver; return (x or None, info).  Exceptions and non-finite output are failures."""
+def _solver_name(solver, problem) -> str:
+    chosen = getattr(solver, "choose", lambda p: None)(problem)
+    return getattr(chosen or solver, "name", type(solver).__name__)
+
+
+def _solve_safely(solver, subproblem, x0, kind):
+    """Run a solver; return (x or None, info, :class:`~.nodec.Solve`).  A formulation the solver
+    does not accept, an exception and non-finite output are failures (a fallback follows)."""
+    name = _solver_name(solver, subproblem)
+    accepted = acceptance(solver, subproblem)
+    if not accepted:
+        return None, {"solver": name, "status": f"not accepted: {accepted.reason}"}, Solve(kind, subproblem)
     try:
         result = solve_interruptibly(solver, subproblem, x0)  # Ctrl-C ends training
     except Exception as exc:  # a solver fault must not end training (fallback follows)
-        return None, {"solver": getattr(solver, "name", "?"), "status": f"raised {type(exc).__name__}: {exc}"}
-    info = {"solver": getattr(solver, "name", "?"), "status": result.status, "success": result.success,
+        return None, {"solver": name, "status": f"raised {type(exc).__name__}: {exc}"}, Solve(kind, subproblem)
+    info = {"solver": result.solver or name, "status": result.status, "success": result.success,
             "iterations": result.iterations, "seconds": result.seconds}
-    return (result.x if result.usable() else None), info
+    return (result.x if result.usable() else None), info, Solve(kind, subproblem, result)
 
 
 class BranchStep:
@@ -92,10 +105,10 @@ class BranchStep:
         E0, g_omega, _ = problem.objective(omega, beta, with_grad=True)
         g = g_omega[rows_W].ravel()
         if np.linalg.norm(g) <= self.theta_w**k:
-            return omega, {"update": "skipped", "grad_norm": float(np.linalg.norm(g))}
-        candidate, info = self.update_branch_node(problem, omega, beta, t, W_B)
+            return omega, {"update": "skipped", "grad_norm": float(np.linalg.norm(g))}, []
+        candidate, info, solves = self.update_branch_node(problem, omega, beta, t, W_B)
         if not _safe(k, self.k0) and candidate is not None:
-            return candidate, info
+            return candidate, info, solves
         x0 = omega[rows_W].ravel()
 
         def E_of(x):
@@ -103,60 +116,76 @@ class BranchStep:
             trial[rows_W] = x.reshape(len(W_B), -1)
             return problem.objective(trial, beta)
 
-        alpha, x_ref, E_ref = armijo_step(E_of, x0, E0, g, **self.armijo)
+        if problem.nonsmooth:  # the proximal Armijo step along the smooth part's gradient
+            g_smooth = problem.smooth_objective(omega, beta)[1][rows_W].ravel()
+            alpha, x_ref, E_ref = armijo_step(E_of, x0, E0, g_smooth, prox=problem.block_prox("omega", rows_W, omega,
+                                                                                             beta), **self.armijo)
+        else:
+            alpha, x_ref, E_ref = armijo_step(E_of, x0, E0, g, **self.armijo)
         reference = omega.copy()
         reference[rows_W] = x_ref.reshape(len(W_B), -1)
         info.update(alpha=alpha, E_reference=E_ref)
         if candidate is None:
             info["update"] = "fallback"  # the candidate's solver failed
-            return reference, info
+            return reference, info, solves
         E_cand = problem.objective(candidate, beta)
         step = candidate[rows_W].ravel() - x0
         if E_cand <= E_ref and E_cand <= E0 - self.tau * step @ step:  # conditions (18), (19)
-            return candidate, info
+            return candidate, info, solves
         info["rejected"], info["update"] = info["update"], "reference"
-        return reference, info
+        return reference, info, solves
 
     def update_branch_node(self, problem, omega, beta, t, W_B):
         """UpdateBranchNode: WLR on omega_t if the routing at t is imbalanced, otherwise
-        the NLP solver on the BN proxy over omega_{W_B}.  Returns (candidate or None, info)."""
+        the NLP solver on the BN proxy over omega_{W_B}, rooted at the lowest common
+        ancestor r of t and W_B, on the rows I_r.  Returns (candidate or None, info, solves)."""
         tree, eps = problem.tree, self.thresholds
         leaves = problem.hbp_leaves(omega)
-        in_t = kernels.hbp_contains(leaves, tree, t)
-        rows = np.flatnonzero(in_t)
+        rows = np.flatnonzero(kernels.hbp_contains(leaves, tree, t))
+        root = subproblem_root(tree, t, W_B)
         info = {"n_rows": len(rows)}
-        if len(rows) == 0:
-            return omega, {**info, "update": "empty"}
-        left = kernels.hbp_contains(leaves[rows], tree, 2 * t)
-        ratio = left.mean()
-        imbalanced = (ratio <= eps.eps1 or ratio >= 1 - eps.eps1) and eps.eps1 * len(leaves) >= 1
-        info["left_ratio"] = float(ratio)
-        all_rows, rows, left = len(rows), *self.subsample(rows, left)
+        if len(rows) == 0 and root == t:
+            return omega, {**info, "update": "empty"}, []
+        if len(rows):
+            left = kernels.hbp_contains(leaves[rows], tree, 2 * t)
+            ratio = left.mean()
+            imbalanced = (ratio <= eps.eps1 or ratio >= 1 - eps.eps1) and eps.eps1 * len(leaves) >= 1
+            info["left_ratio"] = float(ratio)
+        else:
+            imbalanced = False
         if imbalanced:
+            all_rows, rows, left = len(rows), *self.subsample(rows, left)
             wlr = self.wlr_problem(problem, omega, beta, t, rows, left)
-            x, solve_info = _solve_safely(self.wlr_solver, wlr, wlr.start())
+            x, solve_info, solve = _solve_safely(self.wlr_solver, wlr, wlr.start(), "wlr")
             info.update(update="heuristic-wlr", **solve_info)
             if x is None:
-                return None, info
+                return None, info, [solve]
             candidate = omega.copy()
             candidate[tree.branch_index(t)] = x
-            return candidate, info
-        sub = problem.branch_subproblem(omega, beta, t, W_B, rows, row_weight=all_rows / len(rows))
-        x, solve_info = _solve_safely(self.bn_solver, sub, sub.start())
+            return candidate, info, [solve]
+        if root != t:
+            rows = np.flatnonzero(kernels.hbp_contains(leaves, tree, root))
+            info["n_rows"] = len(rows)
+            if len(rows) == 0:
+                return omega, {**info, "update": "empty"}, []
+        all_rows, rows = len(rows), self.subsample(rows)
+        sub = problem.branch_subproblem(omega, beta, root, W_B, rows, row_weight=all_rows / len(rows))
+        x, solve_info, solve = _solve_safely(self.bn_solver, sub, sub.start(), "bn")
         info.update(update="heuristic-nlp", **solve_info)
         if x is None:
-            return None, info
+            return None, info, [solve]
         if sub.evaluate(x)[0] > sub.evaluate(sub.start())[0]:  # never take an ascent step
             info["kept_start"] = True
-            return omega, info
-        return sub.with_x(x), info
+            return omega, info, [solve]
+        return sub.with_x(x), info, [solve]
 
-    def subsample(self, rows, left):
-        """At most ``max_rows`` of the rows I_t (a uniform random subset) and their routing."""
-        if self.max_rows is None or len(rows) <= self.max_rows:
-            return rows, left
-        keep = np.sort(self.rng.choice(len(rows), size=self.max_rows, replace=False))
-        return rows[keep], left[keep]
+    def subsample(self, rows, *aligned):
+        """At most ``max_rows`` of the rows (a uniform random subset), and the same entries of
+        the arrays ``aligned`` (the rows alone when none is given)."""
+        if self.max_rows is not None and len(rows) > self.max_rows:
+            keep = np.sort(self.rng.choice(len(rows), size=self.max_rows, replace=False))
+            rows, aligned = rows[keep], tuple(a[keep] for a in aligned)
+        return (rows, *aligned) if aligned else rows
 
     def wlr_problem(self, problem, omega, beta, t, rows, left) -> WLRProxy:
         """The WLR proxy (eq. reshuffle) on I_t, with the c_i of the I_t^R points flipped
@@ -192,34 +221,68 @@ class BranchStep:
 
 class LeafStep:
     """LN step of NODEC-DR: threshold test, then the leaf subproblem, solved by ``ln_solver``
-    (exact weighted least squares by default; exact solve as fallback on failure)."""
+    (the "auto" choice: exact weighted least squares for the squared loss, a QP for Huber,
+    ...), with the "auto" choice as fallback on failure; an ascent is not taken."""
 
     def __init__(self, ln_solver=None, theta_b=0.1, k0=None):
-        self.ln_solver = ln_solver or ExactLeastSquares()
+        self.ln_solver = ln_solver or make_solver("ln", "auto")
         self.theta_b, self.k0 = theta_b, k0
-        self._fallback = ExactLeastSquares()
+        self._fallback = make_solver("ln", "auto")
 
     def __call__(self, problem, omega, beta, t, W_L, k):
         if not W_L:
-            return beta, {"update": "none"}
+            return beta, {"update": "none"}, []
         tree = problem.tree
         _, _, g_beta = problem.objective(omega, beta, with_grad=True)
         g = g_beta[[tree.leaf_index(l) for l in W_L]]
         if np.linalg.norm(g) <= self.theta_b**k:
-            return beta, {"update": "skipped", "grad_norm": float(np.linalg.norm(g))}
+            return beta, {"update": "skipped", "grad_norm": float(np.linalg.norm(g))}, []
         if _safe(k, self.k0):
             sub = problem.leaf_subproblem(omega, beta, 1, W_L, np.arange(len(problem.y)))
         else:
-            rows = np.flatnonzero(kernels.hbp_contains(problem.hbp_leaves(omega), tree, t))
+            root = subproblem_root(tree, t, (), W_L)
+            rows = np.flatnonzero(kernels.hbp_contains(problem.hbp_leaves(omega), tree, root))
             if len(rows) == 0:
-                return beta, {"update": "empty"}
-            sub = problem.leaf_subproblem(omega, beta, t, W_L, rows)
-        x, info = _solve_safely(self.ln_solver, sub, sub.start())
+                return beta, {"update": "empty"}, []
+            sub = problem.leaf_subproblem(omega, beta, root, W_L, rows)
+        x, info, solve = _solve_safely(self.ln_solver, sub, sub.start(), "ln")
+        solves = [solve]
         info["update"] = "solved"
         if x is None:
-            x, fallback = _solve_safely(self._fallback, sub, sub.start())
+            x, fallback, solve = _solve_safely(self._fallback, sub, sub.start(), "ln-fallback")
+            solves.append(solve)
             info.update(update="fallback", fallback_status=fallback["status"])
-        if x is None:  # even the exact solve failed (non-finite data): keep beta
+        if x is None:  # even the fallback failed (non-finite data): keep beta
             info["update"] = "failed"
-            return beta, info
-        return sub.with_x(x), info
+            return beta, info, solves
+        f_start = sub.evaluate(sub.start())[0]
+        if sub.evaluate(x)[0] > f_start + LN_ASCENT_TOLERANCE * max(1.0, abs(f_start)):
+            info["kept_start"] = True
+            return beta, info, solves
+        return sub.with_x(x), info, solves
+
+
+class JointProxStep:
+    """The macro step for penalties that couple every block (``feature_l1``): a
+    proximal-gradient solve of E over all variables (``solver``, by default
+    ``prox-gradient`` with at most 50 iterations) from the current iterate.  Block steps
+    only shrink a feature's weights while its other weights are nonzero (the group norm
+    is smooth there); this step can set a whole group to zero.  It never increases E."""
+
+    def __init__(self, solver=None):
+        self.solver = solver or make_solver("full", "prox-gradient:max_iter=50")
+
+    def __call__(self, problem, omega, beta, k):
+        full = problem.full(omega, beta)
+        x, info, solve = _solve_safely(self.solver, full, full.start(), "joint")
+        info["update"] = "joint-prox"
+        if x is None or full.evaluate(x)[0] > full.evaluate(full.start())[0]:
+            info["kept_start"] = True
+            return omega, beta, info, [solve]
+        omega, beta = full.split(x)
+        return omega, beta, info, [solve]
+
+
+def couples_blocks(problem) -> bool:
+    """Whether a nonsmooth penalty of ``problem`` depends on both omega and beta."""
+    return any(len(term.blocks) > 1 for term in problem.nonsmooth)

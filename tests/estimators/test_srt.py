@@ -124,9 +124,9 @@ def test_verbose_1_one_line_per_macro_iteration_and_none_silent_for_long(toy, ca
     macro = [line for line in lines if line.startswith("macro ")]
     assert len(lines) == 4 and len(macro) == 2
     assert macro[-1].startswith(f"macro 2: E = {model.history_[-1]['E_after']:.6g}, leaf share min")
-    from srtopt.estimators import srt
+    from srtopt.training.callbacks import ProgressPrinter
 
-    monkeypatch.setattr(srt._Progress, "QUIET_SECONDS", 0.0)  # every inner iteration is "too long"
+    monkeypatch.setattr(ProgressPrinter, "QUIET_SECONDS", 0.0)  # every inner iteration is "too long"
     _, lines = _progress(capsys, toy, verbose=1)
     assert sum(line.startswith("  macro ") for line in lines) == 6
 

@@ -7,7 +7,7 @@ from sklearn.base import clone
 from srtopt import SoftRegressionTree
 from srtopt.solvers import (SOLVERS, Availability, IpoptCyipopt, PyomoSolver, ScipyHessian, SolverResult,
                             SolverUnavailableError, TerminationCondition, available_solvers, make_solver,
-                            parse_spec)
+                            parse_spec, termination)
 
 from ..conftest import random_tree_problem
 
@@ -106,7 +106,7 @@ def test_cyipopt_reports_how_to_install_when_missing(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
-    status = IpoptCyipopt.available()
+    status = IpoptCyipopt().available()
     assert not status and "coinor-libipopt-dev" in status.install and "pip install cyipopt" in status.install
 
 
@@ -119,13 +119,16 @@ def test_specs_parse_options_and_configure_the_adapter():
     assert set(available_solvers("ln")) == set(SOLVERS["ln"])
 
 
-def test_result_keeps_the_old_positional_fields_and_classifies_status():
+def test_result_keeps_the_old_positional_fields_and_one_termination_mapping():
     result = SolverResult(np.zeros(2), 1.0, False, "Maximum_Iterations_Exceeded", 200, 0.1)
-    assert result.termination_condition is TerminationCondition.iterationLimit
+    assert result.termination_condition is TerminationCondition.unknown  # no guessing from the text
+    assert termination("ipopt", "Maximum_Iterations_Exceeded") is TerminationCondition.iterationLimit
+    assert termination("scipy:l-bfgs-b", 1) is TerminationCondition.iterationLimit
+    assert termination("pyomo", "maxTimeLimit") is TerminationCondition.maxTimeLimit
+    assert termination("highs", "Optimal") is TerminationCondition.convergenceCriteriaSatisfied
+    assert termination("ipopt", "Some_New_Status", success=True) is TerminationCondition.convergenceCriteriaSatisfied
     assert SolverResult(np.zeros(1), 0.0, True, "Solve_Succeeded", 3, 0.1).termination_condition \
         is TerminationCondition.convergenceCriteriaSatisfied
-    assert SolverResult(np.zeros(1), 0.0, False, "raised ValueError: x", 0, 0.0).termination_condition \
-        is TerminationCondition.error
 
 
 @pytest.fixture(scope="module")

@@ -192,7 +192,7 @@ def test_time_limit_stops_after_the_current_inner_iteration(data, capsys):
 
 def test_callbacks_get_every_inner_iteration_record(data):
     seen = []
-    model = _fit(data, callbacks=[seen.append])
+    model = _fit(data, callbacks=[lambda state: seen.append(state.record)])
     assert [r.as_dict() for r in seen] == model.history_
     assert len(seen) == 2 * 3 and model.stopped_by_ == "max_iter"
 

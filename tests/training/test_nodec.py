@@ -6,7 +6,8 @@ from srtopt.models.srt import SRTProblem
 from srtopt.solvers import ExactLeastSquares, IpoptCasadi, NewtonSolver, SklearnLogistic
 from srtopt.training.initialization import cluster_initialization
 from srtopt.training.nodec import MaxMacroIterations, NodecGS
-from srtopt.training.nodec_dr import BranchStep, LeafStep, Thresholds, subtree_working_sets
+from srtopt.training.nodec_dr import BranchStep, LeafStep, Thresholds
+from srtopt.training.working_sets import subtree_working_sets
 from srtopt.tree import Tree
 
 from ..conftest import load_csv
@@ -64,7 +65,7 @@ def test_ln_step_zeroes_the_working_set_gradient(rng):
     problem = SRTProblem(X, y, Tree(2), 1.0, 0.01, 0.02)
     omega, beta, _ = cluster_initialization(problem, 2, 0)
     for k0, rows in ((0, None), (None, "I_t")):
-        new_beta, info = LeafStep(theta_b=0.0, k0=k0)(problem, omega, beta, 2, (4, 5), k=1)
+        new_beta, info, _ = LeafStep(theta_b=0.0, k0=k0)(problem, omega, beta, 2, (4, 5), k=1)
         if rows is None:  # safeguarded: the full objective's gradient
             g = problem.objective(omega, new_beta, with_grad=True)[2][[0, 1]]
         else:  # proxy on I_t and the subtree of t
@@ -101,7 +102,7 @@ def test_reassignment_reopens_a_node_that_sends_every_row_one_way(seed):
 
     def left_share(weights):
         step = BranchStep(IpoptCasadi(), NewtonSolver(), Thresholds(0.1, 0.3, 0.4, 0.8), wlr_weights=weights)
-        candidate, info = step.update_branch_node(problem, omega, beta, 1, (1,))
+        candidate, info, _ = step.update_branch_node(problem, omega, beta, 1, (1,))
         assert info["update"] == "heuristic-wlr"
         return np.mean(problem.hbp_leaves(candidate) < 6)
 

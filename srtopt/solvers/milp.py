@@ -1,0 +1,179 @@
+"""MILP solvers for the MILO deterministic tree (:class:`srtopt.models.milo.MILOTree`).
+
+* :class:`HighsMILP` -- HiGHS through Pyomo's APPSI interface (MIP starts, bounds);
+* :class:`PyomoMILP` -- any other Pyomo ``SolverFactory`` MILP solver (cbc, glpk, scip,
+  gurobi, cplex, ...), with its own time-limit option name.
+
+``solve(milo, start)``: ``start`` is the warm start already loaded into the model's
+variables (or None); the solution, if any, is loaded into the model and returned as
+the vector of its variable values, with the incumbent objective and the best proven
+bound (``SolverResult.bound``).  ``time_limit`` is the seconds for the whole call
+(model loading included; HiGHS gets at least a tenth of it); ``tol`` the relative MIP
+gap at which HiGHS stops (other solvers take their gap option through ``options``, its
+name differs from solver to solver).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import math
+import time
+import warnings
+
+import numpy as np
+
+from .base import Acceptance, Availability, Solver, SolverResult, termination
+from .pyomo_solver import pyomo_termination_name
+
+CANDIDATES = ("highs", "appsi_highs", "cbc", "glpk", "scip", "gurobi", "gurobi_direct", "cplex", "cplex_direct",
+              "xpress")
+TIME_OPTION = {  # the time-limit option of the legacy Pyomo interfaces
+    "cbc": "seconds", "glpk": "tmlim", "scip": "limits/time", "gurobi": "TimeLimit",
+    "gurobi_direct": "TimeLimit", "gurobi_persistent": "TimeLimit", "cplex": "timelimit",
+    "cplex_direct": "timelimit", "cplex_persistent": "timelimit", "xpress": "maxtime",
+}
+MIN_TIME_SHARE = 0.1  # the solver gets at least this share of time_limit
+
+
+def milo_problem(problem) -> Acceptance:
+    if not (hasattr(problem, "model") and hasattr(problem, "get_solution")):
+        return Acceptance(False, f"{type(problem).__name__} is not a MILO tree model (MILOTree)")
+    return Acceptance(True)
+
+
+def _values(milo) -> np.ndarray:
+    return np.array([v.value if v.value is not None else np.nan for v in milo._vars()], float)
+
+
+class HighsMILP(Solver):
+    """HiGHS through ``pyomo.contrib.appsi.solvers.Highs``; ``options`` are HiGHS options."""
+
+    name = "highs"
+    family = "pyomo"
+
+    def __init__(self, tol=1e-4, max_iter=None, time_limit=60.0, verbosity=0, options=None):
+        super().__init__(tol, max_iter, time_limit, verbosity)
+        self.options = options
+
+    def available(self) -> Availability:
+        try:
+            from pyomo.contrib.appsi.solvers import Highs
+
+            ok = bool(Highs().available())
+        except Exception as exc:  # depends on the installation
+            return Availability(False, f"HiGHS through Pyomo APPSI failed: {type(exc).__name__}: {exc}; "
+                                       f"`pip install highspy`")
+        return Availability(True) if ok else Availability(False, "`pip install highspy`")
+
+    def version(self) -> str:
+        from pyomo.contrib.appsi.solvers import Highs
+
+        return f"HiGHS {'.'.join(map(str, Highs().version()))} (Pyomo APPSI)"
+
+    def accepts(self, problem) -> Acceptance:
+        return milo_problem(problem)
+
+    def solve(self, problem, x0=None) -> SolverResult:
+        from pyomo.contrib.appsi.solvers import Highs
+
+        start = time.perf_counter()
+        opt = Highs()
+        opt.set_instance(problem.model)
+        budget = self.time_limit or math.inf
+        opt.config.time_limit = max(budget - (time.perf_counter() - start), MIN_TIME_SHARE * budget)
+        opt.config.mip_gap = float(self.tol)
+        opt.config.load_solution = False
+        opt.config.stream_solver = bool(self.verbosity)
+        opt.config.warmstart = x0 is not None
+        opt.highs_options = dict(self.options or {})
+        logging.getLogger("pyomo.contrib.appsi").disabled = not self.verbosity
+        try:
+            res = opt.solve(problem.model)
+        finally:
+            logging.getLogger("pyomo.contrib.appsi").disabled = False
+        status = pyomo_termination_name(res.termination_condition)
+        found = res.best_feasible_objective is not None
+        if found:
+            opt.load_vars()
+        return _milp_result(self, problem, status, found, res.best_feasible_objective, res.best_objective_bound,
+                            res, time.perf_counter() - start)
+
+
+class PyomoMILP(Solver):
+    """Any Pyomo ``SolverFactory`` MILP solver by name; ``options`` are passed verbatim."""
+
+    family = "pyomo"
+
+    def __init__(self, solver="cbc", tol=1e-4, max_iter=None, time_limit=60.0, verbosity=0, options=None):
+        super().__init__(tol, max_iter, time_limit, verbosity)
+        self.solver, self.options = solver, options
+        self.name = solver
+
+    def _factory(self):
+        import pyomo.environ as pe
+
+        logging.getLogger("pyomo").disabled = True
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                return pe.SolverFactory(self.solver)
+        finally:
+            logging.getLogger("pyomo").disabled = False
+
+    def available(self) -> Availability:
+        try:
+            opt = self._factory()
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                ok = bool(opt is not None and opt.available(exception_flag=False))
+        except Exception:
+            ok = False
+        return Availability(True) if ok else Availability(False, f"Pyomo MILP solver {self.solver!r} is not "
+                                                                 f"installed here")
+
+    def version(self) -> str:
+        found = self._factory().version()
+        return f"{self.solver} {'.'.join(map(str, found)) if isinstance(found, tuple) else found}"
+
+    def accepts(self, problem) -> Acceptance:
+        return milo_problem(problem)
+
+    def solve(self, problem, x0=None) -> SolverResult:
+        start = time.perf_counter()
+        opt = self._factory()
+        key = TIME_OPTION.get(self.solver)
+        if key is None:
+            warnings.warn(f"no known time-limit option for solver {self.solver!r}; time_limit is not enforced")
+        elif self.time_limit is not None:
+            opt.options[key] = float(self.time_limit)
+        for k, v in (self.options or {}).items():
+            opt.options[k] = v
+        kwargs = {"load_solutions": False, "tee": bool(self.verbosity)}
+        if x0 is not None and getattr(opt, "warm_start_capable", lambda: False)():
+            kwargs["warmstart"] = True
+        res = opt.solve(problem.model, **kwargs)
+        found = len(res.solution) > 0
+        objective = bound = None
+        if found:
+            problem.model.solutions.load_from(res)
+            objective = problem.objective_value()
+        try:
+            lb = res.problem.lower_bound
+            bound = float(lb) if lb is not None and math.isfinite(float(lb)) else None
+        except Exception:
+            bound = None
+        return _milp_result(self, problem, pyomo_termination_name(res.solver.termination_condition), found,
+                            objective, bound, res, time.perf_counter() - start)
+
+
+def _milp_result(solver, problem, status, found, objective, bound, raw, seconds) -> SolverResult:
+    objective = float(objective) if objective is not None else math.nan
+    bound = None if bound is None or not math.isfinite(bound) else float(bound)
+    return SolverResult(_values(problem) if found else None, objective, found, status, 0, seconds, raw,
+                        termination(solver.family, status, found), solver.name, bound)
+
+
+def available_milp_solvers() -> list[str]:
+    """Names among the usual Pyomo MILP solvers that are usable here."""
+    return [name for name in CANDIDATES if (HighsMILP() if name in ("highs", "appsi_highs")
+                                            else PyomoMILP(name)).available()]
