@@ -18,7 +18,7 @@ from ..solvers.base import acceptance, deadline
 from ..training.callbacks import ProgressPrinter, as_callbacks
 from ..training.initialization import ClusterInitialization
 from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
-from ..training.nodec_dr import BranchStep, JointProxStep, LeafStep, Thresholds, couples_blocks
+from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
 from .reading import SoftTreeMixin
@@ -91,7 +91,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     loss : str, Loss or callable, default="squared"
         loss(r) of the residual r = yhat_it - y_i in eq. (obj) (:mod:`srtopt.models.terms`):
         "squared" (eq. obj); "huber" (r^2 within delta, linear beyond; "huber:delta=0.5",
-        default delta 1 in standard deviations of y); "absolute" (|r| smoothed:
+        default delta 0.3 standard deviations of y); "absolute" (|r| smoothed:
         sqrt(r^2 + epsilon^2) - epsilon, "absolute:epsilon=1e-3"); a
         :class:`~srtopt.models.terms.Loss`; or a callable mapping a CasADi symbol r to a
         CasADi expression, e.g. ``lambda r: casadi.log(casadi.cosh(r))`` (value, gradient
@@ -137,14 +137,16 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         paper's experiments), 0 = always (E never increases).
     tau : float, default=1e-6
         tau of condition (19).
-    bn_solver, ln_solver, wlr_solver : str or solver object, default "auto", "auto", "newton"
+    bn_solver, ln_solver, wlr_solver : str or solver object, default="auto"
         Solvers of the BN subproblem, of the LN subproblem and of the WLR proxy
         (:mod:`srtopt.solvers`; specs such as "ipopt:tol=1e-8").  "auto" picks per
         subproblem: for the BN step SciPy's L-BFGS-B (tol 1e-9) when the subproblem is
         smooth or its nonsmooth part is split_l1, the proximal gradient otherwise; for
         the LN step exact weighted least squares (squared loss), HiGHS's QP (Huber),
         IPOPT with the exact Hessian (other smooth losses), the proximal gradient
-        (feature_l1).  A solver that does not accept the subproblems is refused at fit.
+        (feature_l1); for the WLR proxy exact Newton, the proximal gradient when a
+        nonsmooth penalty applies to the splits.  A solver that does not accept the
+        subproblems is refused at fit.
     wlr_C : float, default=1.0
         Inverse l2 strength of the WLR proxy (scikit-learn's C).
     wlr_weights : "labels" or "routing", default="labels"
@@ -212,7 +214,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
     def __init__(self, depth=2, mu=1.0, regularization="l2", max_iter=10, n_init=10,
                  eps1=0.1, eps2=0.3, eps3=0.4, zeta=0.8, theta_w=1e-3, theta_b=1e-3, k0=None,
-                 tau=1e-6, bn_solver="auto", ln_solver="auto", wlr_solver="newton", wlr_C=1.0,
+                 tau=1e-6, bn_solver="auto", ln_solver="auto", wlr_solver="auto", wlr_C=1.0,
                  time_limit=None, callbacks=None, random_state=None, verbose=0, init_scale=0.2,
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
                  clip_predictions=True, loss="squared", penalty=None, working_sets="subtree", init="cluster"):
@@ -335,7 +337,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         working_sets = make_working_sets(self.working_sets if isinstance(self.working_sets, str)
                                          else copy.deepcopy(self.working_sets))
         return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, self.time_limit, started),
-                       thresholds.decay, callbacks, JointProxStep() if couples_blocks(problem) else None)
+                       thresholds.decay, callbacks, macro_step(problem))
 
     def predict(self, X):
         """Prediction of the HBP leaf's linear model (eq. prediction_model), in y's units;

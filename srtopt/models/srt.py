@@ -29,7 +29,7 @@ NLP solver accepts).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
 
@@ -164,7 +164,7 @@ class SRTProblem:
     def block_prox(self, kind, rows, omega, beta):
         """(x, step) -> the proximal operator of the nonsmooth terms over the rows ``rows`` of
         omega (``kind`` "omega") or beta, flat, the other rows fixed at ``omega``, ``beta``."""
-        blocks = [term.block(kind, rows, omega, beta) for term in self.nonsmooth if kind in term.blocks]
+        blocks = [term.exact_block(kind, rows, omega, beta) for term in self.nonsmooth if kind in term.blocks]
 
         def prox(x, step):
             X = np.reshape(x, (len(rows), -1))
@@ -333,7 +333,7 @@ class _WorkingSetSubproblem:
         return [term.block(self.block, rows, self.omega, self.beta) for term in self.problem.terms
                 if self.block in term.blocks]
 
-    @property
+    @cached_property
     def nonsmooth(self) -> tuple:
         """The nonsmooth block penalties, in the order their proximal operators compose."""
         return tuple(sorted((b for b in self._penalties if not b.smooth), key=lambda b: b.penalty.order))
@@ -360,7 +360,10 @@ class _WorkingSetSubproblem:
 
     def prox(self, x, step):
         """The proximal operator of the nonsmooth block penalties (composed in order)."""
-        return self.problem.block_prox(self.block, self._working_rows(), self.omega, self.beta)(x, step)
+        X = self._matrix(x)
+        for term in self.nonsmooth:
+            X = term.prox(X, step)
+        return X.ravel()
 
     def l1_weights(self):
         """Weights w (flat, >= 0) when the nonsmooth part is sum_c w_c |x_c|, else None."""
@@ -511,10 +514,19 @@ class LeafSubproblem(_WorkingSetSubproblem):
     def loss(self) -> Loss:
         return self.problem.loss
 
+    def ridge(self) -> np.ndarray | None:
+        """The diagonal ridge (|W_L|, q) when the penalty terms on beta_{W_L} are diagonal
+        quadratics (the l2 term, feature_l1's majorizer): sum r beta^2 / 2 + constant;
+        else None."""
+        ridges = [term.ridge() for term in self._penalties]
+        if any(r is None for r in ridges):
+            return None
+        return sum(ridges, np.zeros((len(self.working), self.beta.shape[1])))
+
     def l2_strength(self) -> float | None:
-        """lambda_b when the penalty terms on beta_{W_L} are the l2 term alone, else None."""
-        terms = [term.penalty for term in self._penalties]
-        return terms[0].lambda_b if len(terms) == 1 and isinstance(terms[0], L2) else None
+        """lambda when the ridge is lambda everywhere (the l2 term alone), else None."""
+        ridge = self.ridge()
+        return float(ridge.flat[0]) if ridge is not None and np.all(ridge == ridge.flat[0]) else None
 
     def residuals(self, x) -> np.ndarray:
         """r_il = Xa_i beta_l - y_i, shape (|I_t|, |W_L|)."""
@@ -586,6 +598,11 @@ class WLRProxy:
     ``alpha`` (default 0, the paper's equation) adds the ridge term that a
     regularised logistic-regression solver uses on the non-intercept
     coefficients; it makes the minimiser finite on separable data.
+
+    ``nonsmooth``: the nonsmooth penalty terms of E on the row omega_t
+    (:class:`~.terms.BlockPenalty`), times ``nonsmooth_scale``; with them the
+    heuristic's split is sparse like the rest of the tree (NODEC-DR passes N / N_t,
+    the ratio of the WLR's 1/N_t to E's 1/N).
     """
 
     Z: np.ndarray
@@ -595,12 +612,13 @@ class WLRProxy:
     omega_t: np.ndarray
     alpha: float = 0.0
     name: str = "wlr_proxy"
-    nonsmooth: tuple = field(default=(), init=False, repr=False)
+    nonsmooth: tuple = ()
+    nonsmooth_scale: float = 1.0
 
     def start(self) -> np.ndarray:
         return np.asarray(self.omega_t, float).copy()
 
-    def evaluate(self, x):
+    def evaluate_smooth(self, x):
         x = np.asarray(x, float)
         u = self.mu * (self.Z @ x)
         n = len(self.c)
@@ -612,6 +630,29 @@ class WLRProxy:
         g[1:] += self.alpha * x[1:]
         return float(f), g
 
+    def evaluate(self, x):
+        """(value, gradient); with nonsmooth terms, (value, stationarity gradient)."""
+        f, g = self.evaluate_smooth(x)
+        if not self.nonsmooth:
+            return f, g
+        return f + self.nonsmooth_value(x), stationarity_gradient(np.asarray(x, float), g, self.prox)
+
+    def nonsmooth_value(self, x) -> float:
+        X = np.reshape(x, (1, -1))
+        return self.nonsmooth_scale * sum(term.value(X) for term in self.nonsmooth)
+
+    def prox(self, x, step):
+        X = np.reshape(np.asarray(x, float), (1, -1))
+        for term in self.nonsmooth:
+            X = term.prox(X, step * self.nonsmooth_scale)
+        return X.ravel()
+
+    def l1_weights(self):
+        weights = [term.l1_weights() for term in self.nonsmooth]
+        if any(w is None for w in weights):
+            return None
+        return self.nonsmooth_scale * sum(weights, np.zeros((1, len(self.omega_t)))).ravel()
+
     def hessian(self, x) -> np.ndarray:
         """Exact Hessian of the WLR objective: mu^2/N_t Z^T diag(w p (1 - p)) Z + alpha on omega_{1:}."""
         p = expit(self.mu * (self.Z @ np.asarray(x, float)))
@@ -621,7 +662,8 @@ class WLRProxy:
 
     @property
     def structure_key(self) -> tuple:
-        return ("wlr", padded_rows(len(self.c)), self.Z.shape[1])
+        # nonsmooth terms embed the fixed weights of the tree: no model is shared then
+        return ("wlr", padded_rows(len(self.c)), self.Z.shape[1]) + ((id(self),) if self.nonsmooth else ())
 
     def render(self) -> cb.CasadiModel:
         n, q = padded_rows(len(self.c)), self.Z.shape[1]
@@ -631,6 +673,8 @@ class WLRProxy:
         u = mu * ca.mtimes(Zp, x)
         loss = wp * (cp * cb.softplus(-u) + (1 - cp) * cb.softplus(u))
         f = inv_n * ca.sum1(loss) + 0.5 * alpha * ca.sumsqr(x[1:])
+        for term in self.nonsmooth:
+            f += self.nonsmooth_scale * term.casadi(x.T, ca.DM(term.omega), ca.DM(term.beta))
         p = ca.vertcat(ca.vec(Zp), cp, wp, mu, alpha, inv_n)
         names = [f"omega_t[{j}]" for j in range(q)]
         return cb.CasadiModel(self.name, x, p, f, self.render_parameters(), names)
@@ -641,7 +685,7 @@ class WLRProxy:
                                [self.mu, self.alpha, 1.0 / len(self.c)]])
 
     def render_pyomo(self):
-        """eq. (reshuffle) in Pyomo, one softplus pair per point."""
+        """eq. (reshuffle) in Pyomo, one softplus pair per point (+ the nonsmooth terms)."""
         from . import pyomo_backend as pb
 
         q = self.Z.shape[1]
@@ -655,5 +699,6 @@ class WLRProxy:
             u = self.mu * pb.linear(self.Z[i], x)
             terms.append(float(self.w[i]) * (float(self.c[i]) * pb.softplus(-u)
                                              + float(1 - self.c[i]) * pb.softplus(u)))
-        return pb.finish(m, [(1.0 / n) * t for t in terms],
-                         [0.5 * self.alpha * sum(x[j] ** 2 for j in range(1, q))], names)
+        penalties = [0.5 * self.alpha * sum(x[j] ** 2 for j in range(1, q))]
+        penalties += [self.nonsmooth_scale * term.pyomo([x]) for term in self.nonsmooth]
+        return pb.finish(m, [(1.0 / n) * t for t in terms], penalties, names)

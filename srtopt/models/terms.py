@@ -33,9 +33,9 @@ intercepts):
 * :class:`L2` -- lambda_w/2 ||omega||^2 + lambda_b/2 ||beta||^2 of eq. (obj)
   (intercepts included, as in the paper);
 * :class:`SplitL1` -- strength * sum_t sum_{j>=1} |omega_jt|: sparse oblique splits;
-* :class:`FeatureL1` -- strength * sum_{j>=1} ||(omega_j1..omega_j|tau_B|, beta_j1..beta_j|tau_L|)||_2:
+* :class:`FeatureL1` -- strength * sum_{j>=1} ||(w omega_j1..w omega_j|tau_B|, beta_j1..beta_j|tau_L|)||_2:
   the group l1 of each feature's weights over all splits and leaves, which drops
-  features from the whole tree.
+  features from the whole tree (w = 1/p by default: the coefficients of x_j in u_it).
 
 The last two are nonsmooth: they give exact zeros through their proximal operators
 (:meth:`Penalty.block_prox`), used by the proximal-gradient solver and the
@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from functools import cached_property
 from types import SimpleNamespace
 
 import casadi as ca
@@ -144,7 +145,7 @@ class Huber(Loss):
 
     name = "huber"
 
-    def __init__(self, delta=1.0):
+    def __init__(self, delta=0.3):
         if not np.isfinite(delta) or delta <= 0:
             raise ValueError(f"huber delta must be a positive number, got {delta!r}")
         self.delta = float(delta)
@@ -293,8 +294,14 @@ class Penalty:
         raise NotImplementedError
 
     def block(self, kind, rows, omega, beta) -> "BlockPenalty":
-        """The penalty as a function of the rows ``rows`` of omega (kind "omega") or beta."""
+        """The penalty as a NODEC block subproblem sees it: a function of the rows ``rows`` of
+        omega (kind "omega") or beta, the other rows fixed."""
         return BlockPenalty(self, kind, tuple(rows), omega, beta)
+
+    def exact_block(self, kind, rows, omega, beta) -> "BlockPenalty":
+        """The penalty itself on the block (with its proximal operator, if nonsmooth), also when
+        :meth:`block` gives a surrogate."""
+        return self.block(kind, rows, omega, beta)
 
     #: nonsmooth penalties' proximal operators compose in increasing ``order`` (separable
     #: l1 terms 0, radial group terms 1: then the composition is the prox of the sum)
@@ -400,77 +407,121 @@ class SplitL1(Penalty):
 
 
 class FeatureL1(Penalty):
-    """strength * sum_{j>=1} sqrt(sum_t omega_jt^2 + sum_l beta_jl^2): the group l1 of each
-    feature's weights over all splits and leaves; a zero group removes feature j from
-    the tree (intercepts are free)."""
+    """strength * sum_{j>=1} sqrt(sum_t (w omega_jt)^2 + sum_l beta_jl^2): the group l1 of each
+    feature's weights over all splits and leaves; a zero group removes feature j from the
+    tree (intercepts are free).
+
+    ``split_weight`` w scales the split weights in the group; None (default) takes
+    w = 1/p, so that the group holds the coefficients of x_j in u_it = omega_0t +
+    (1/p) sum_j omega_jt x_ij and in yhat_it (sharp splits need large omega_jt: with
+    w = 1 the group norm of a feature used in a split is dominated by it).
+
+    The groups couple every block of NODEC (all splits and leaves), so a block step
+    alone cannot set a group to zero while the feature's other weights are nonzero.
+    ``method`` says how a block subproblem sees the term:
+
+    * "majorize" (default): the smooth majorizer at the current weights,
+      strength sum_j (||v_j||^2 / eta_j + eta_j) / 2 with eta_j the current group norm
+      (equal to the term there, above it elsewhere: a weighted ridge, so the block
+      subproblems stay smooth and their usual solvers apply; minimizing it decreases
+      E); the groups it shrinks are set exactly to zero by
+      :class:`~srtopt.training.nodec_dr.GroupZeroingStep` at the end of each macro
+      iteration;
+    * "prox": the nonsmooth term with its proximal operator (proximal-gradient
+      block solves), and a proximal-gradient solve over all variables at the end of each
+      macro iteration.
+
+    docs/design.md, "Sparse splits and feature selection", has the measurements behind
+    the default."""
 
     name = "feature_l1"
     smooth = False
     order = 1
 
-    def __init__(self, strength=1e-3):
+    def __init__(self, strength=1e-3, split_weight=None, method="majorize"):
         if not np.isfinite(strength) or strength < 0:
             raise ValueError(f"feature_l1 strength must be a number >= 0, got {strength!r}")
-        self.strength = float(strength)
+        if split_weight is not None and not (np.isfinite(split_weight) and split_weight > 0):
+            raise ValueError(f"feature_l1 split_weight must be None or a positive number, got {split_weight!r}")
+        if method not in ("majorize", "prox"):
+            raise ValueError(f"feature_l1 method must be 'majorize' or 'prox', got {method!r}")
+        self.strength, self.split_weight, self.method = float(strength), split_weight, method
 
-    @staticmethod
-    def _norms(omega, beta):
-        return np.sqrt(np.sum(omega[:, 1:] ** 2, axis=0) + np.sum(beta[:, 1:] ** 2, axis=0))
+    def weight(self, n_columns: int) -> float:
+        """w for arrays with ``n_columns`` = p + 1 columns."""
+        return 1.0 / (n_columns - 1) if self.split_weight is None else float(self.split_weight)
+
+    def _squares(self, omega, beta):
+        """(w^2 sum_t omega_jt^2, sum_l beta_jl^2) per feature j >= 1."""
+        return self.weight(omega.shape[1]) ** 2 * np.sum(omega[:, 1:] ** 2, axis=0), np.sum(beta[:, 1:] ** 2, axis=0)
 
     def value(self, omega, beta):
-        return self.strength * float(np.sum(self._norms(omega, beta)))
+        return self.strength * float(np.sum(np.sqrt(sum(self._squares(omega, beta)))))
 
     def gradient(self, omega, beta):
-        norms = self._norms(omega, beta)
+        norms = np.sqrt(sum(self._squares(omega, beta)))
         scale = np.divide(self.strength, norms, out=np.zeros_like(norms), where=norms > 0)
         g_omega, g_beta = np.zeros_like(omega), np.zeros_like(beta)
-        g_omega[:, 1:], g_beta[:, 1:] = omega[:, 1:] * scale, beta[:, 1:] * scale
+        g_omega[:, 1:] = self.weight(omega.shape[1]) ** 2 * omega[:, 1:] * scale
+        g_beta[:, 1:] = beta[:, 1:] * scale
         return g_omega, g_beta
 
     def casadi(self, omega, beta):
-        both = ca.vertcat(omega[:, 1:], beta[:, 1:])
+        both = ca.vertcat(self.weight(omega.shape[1]) * omega[:, 1:], beta[:, 1:])
         return self.strength * sum(ca.norm_2(both[:, j]) for j in range(both.shape[1]))
 
     def pyomo(self, omega, beta):
         import pyomo.environ as pyo
 
-        columns = zip(*[row[1:] for row in list(omega) + list(beta)])
+        w = self.weight(len(omega[0]))
+        columns = zip(*[[w * v for v in row[1:]] for row in omega] + [row[1:] for row in beta])
         return self.strength * sum(pyo.sqrt(sum(v * v for v in column)) for column in columns)
 
     def prox(self, omega, beta, step):
-        """Block soft-thresholding of each feature's weights (omega_j, beta_j)."""
-        norms = self._norms(omega, beta)
-        scale = np.maximum(0.0, 1.0 - np.divide(step * self.strength, norms, out=np.full_like(norms, np.inf),
-                                                where=norms > 0))
+        """Per feature j: omega_j and beta_j scaled by r / (r + step strength d^2) (d = w for
+        omega, 1 for beta), r the root of :func:`_group_radius`; zero when
+        sum_t omega_jt^2 / w^2 + sum_l beta_jl^2 <= (step strength)^2."""
+        t, w = step * self.strength, self.weight(omega.shape[1])
+        A, B = np.sum(omega[:, 1:] ** 2, axis=0), np.sum(beta[:, 1:] ** 2, axis=0)
+        zero = A / w**2 + B <= t**2
+        r = _group_radius([(w**2 * A, t * w**2), (B, t)], np.zeros_like(A), ~zero)
         omega, beta = np.array(omega, float), np.array(beta, float)
-        omega[:, 1:] *= scale
-        beta[:, 1:] *= scale
+        omega[:, 1:] *= np.where(zero, 0.0, r / (r + t * w**2))
+        beta[:, 1:] *= np.where(zero, 0.0, r / (r + t))
         return omega, beta
 
-    def block_prox(self, kind, rows, omega, beta, V, step):
-        """Per feature j, with c_j the norm of its fixed weights: argmin_x step strength
-        sqrt(||x||^2 + c_j^2) + ||x - v||^2 / 2 = v rho / ||v|| where rho solves
-        rho (1 + step strength / sqrt(rho^2 + c_j^2)) = ||v|| (block soft-thresholding
-        when c_j = 0)."""
-        X = np.array(V, float)
-        fixed = _fixed_rows(kind, rows, omega, beta)
-        c = np.sqrt(sum(np.sum(F[:, 1:] ** 2, axis=0) for F in fixed))
-        v = np.sqrt(np.sum(X[:, 1:] ** 2, axis=0))
-        rho = _radial_shrink(v, c, step * self.strength)
-        X[:, 1:] *= np.divide(rho, v, out=np.zeros_like(v), where=v > 0)
-        return X
+    def block(self, kind, rows, omega, beta):
+        """The block term: its smooth majorizer at the current weights (``method="majorize"``) or
+        the nonsmooth term with its proximal operator (``method="prox"``)."""
+        block = FeatureL1Majorizer if self.method == "majorize" else FeatureL1Block
+        return block(self, kind, tuple(rows), omega, beta)
+
+    def exact_block(self, kind, rows, omega, beta):
+        return FeatureL1Block(self, kind, tuple(rows), omega, beta)
 
 
-def _radial_shrink(v, c, t, iterations=100):
-    """rho in [0, v] with rho (1 + t / sqrt(rho^2 + c^2)) = v (0 when c = 0 and v <= t), by
-    bisection (the left side increases in rho)."""
-    lo, hi = np.zeros_like(v), v.copy()
+def _group_radius(parts, c2, active, iterations=100):
+    """r > 0 solving sum_k a_k / (r + b_k)^2 + c2 / r^2 = 1 (``parts`` = [(a_k, b_k)], arrays per
+    feature) where ``active``; the left side decreases and is convex in r, so Newton's
+    method from r = sqrt(c2), where it is >= 1, increases monotonically to the root."""
+    r = np.sqrt(c2)
     for _ in range(iterations):
-        mid = 0.5 * (lo + hi)
-        radius = np.sqrt(mid**2 + c**2)
-        above = mid * (1.0 + np.divide(t, radius, out=np.full_like(radius, np.inf), where=radius > 0)) > v
-        hi, lo = np.where(above, mid, hi), np.where(above, lo, mid)
-    return np.where((c == 0) & (v <= t), 0.0, 0.5 * (lo + hi))
+        safe = np.where(r > 0, r, 1.0)
+        h = sum(a / (r + b) ** 2 for a, b in parts) + np.where(c2 > 0, c2 / safe**2, 0.0) - 1.0
+        dh = -2.0 * (sum(a / (r + b) ** 3 for a, b in parts) + np.where(c2 > 0, c2 / safe**3, 0.0))
+        step = np.where(active & (dh < 0), h / np.where(dh < 0, dh, -1.0), 0.0)
+        r = r - step
+        if np.all(np.abs(step) <= 1e-13 * np.maximum(1.0, r)):
+            break
+    return np.where(r > 0, r, 1.0)
+
+
+def _fixed_squares(block) -> np.ndarray:
+    """c_j^2 of a feature_l1 block: the weighted squares of feature j's weights outside it."""
+    omega_fixed, beta_fixed = _fixed_rows(block.kind, block.rows, block.omega, block.beta)
+    if block.kind == "beta":
+        beta_fixed, omega_fixed = omega_fixed, beta_fixed
+    return sum(block.penalty._squares(omega_fixed, beta_fixed))
 
 
 def _fixed_rows(kind, rows, omega, beta):
@@ -516,6 +567,10 @@ class BlockPenalty:
     def l1_weights(self):
         return self.penalty.block_l1_weights(self.kind, self.rows, self.omega, self.beta)
 
+    def ridge(self):
+        """The diagonal curvature r when the term is sum r x^2 / 2 + constant on the block, else None."""
+        return None
+
     def casadi(self, X, omega, beta):
         """CasADi expression of the block X (matrix) with the fixed values ``omega``, ``beta``
         (CasADi matrices, e.g. parameters)."""
@@ -548,11 +603,88 @@ class L2Block(BlockPenalty):
     def gradient(self, X):
         return self.strength * np.asarray(X)
 
+    def ridge(self) -> np.ndarray:
+        """The diagonal curvature of the block: lambda everywhere."""
+        return np.full((len(self.rows), self.omega.shape[1]), self.strength)
+
     def casadi(self, X, omega, beta):
         return 0.5 * self.strength * ca.sumsqr(X)
 
     def pyomo(self, X):
         return 0.5 * self.strength * sum(v * v for row in X for v in row)
+
+
+class FeatureL1Block(BlockPenalty):
+    """The feature_l1 term of a block, with the weighted norms c_j of each feature's fixed
+    weights computed once."""
+
+    @cached_property
+    def fixed_squares(self) -> np.ndarray:
+        """c_j^2: the weighted squares of feature j's weights outside the block."""
+        return _fixed_squares(self)
+
+    def prox(self, V, step):
+        """Per feature j, with c_j^2 the weighted squares of its fixed weights and d the weight of
+        the block (w for omega, 1 for beta): argmin_x step strength sqrt(d^2 ||x||^2 + c_j^2)
+        + ||x - v||^2 / 2 = v r / (r + step strength d^2), r the root of
+        d^2 ||v||^2 / (r + step strength d^2)^2 + c_j^2 / r^2 = 1 (block soft-thresholding
+        when c_j = 0: zero when ||v|| <= step strength d)."""
+        X = np.array(V, float)
+        t = step * self.penalty.strength
+        d = self.penalty.weight(self.omega.shape[1]) if self.kind == "omega" else 1.0
+        V2, c2 = np.sum(X[:, 1:] ** 2, axis=0), self.fixed_squares
+        zero = (c2 == 0) & (np.sqrt(V2) <= t * d)
+        r = _group_radius([(d**2 * V2, t * d**2)], c2, ~zero)
+        X[:, 1:] *= np.where(zero, 0.0, r / (r + t * d**2))
+        return X
+
+
+class FeatureL1Majorizer(BlockPenalty):
+    """strength sum_j (d^2 ||X_j||^2 + c_j^2) / (2 eta_j) + eta_j / 2 over the block X (d = w for
+    omega rows, 1 for beta rows; c_j^2 the weighted squares of feature j's fixed weights),
+    eta_j the group norm at the block's current values: a smooth majorizer of the
+    feature_l1 term, equal to it at the current values.  A group that is zero stays zero
+    (its weight 1 / eta_j is capped at 1 / ``ETA_FLOOR``)."""
+
+    ETA_FLOOR = 1e-12
+
+    @property
+    def smooth(self) -> bool:
+        return True
+
+    @cached_property
+    def _terms(self):
+        """(d^2, c_j^2, eta_j)."""
+        d = self.penalty.weight(self.omega.shape[1]) if self.kind == "omega" else 1.0
+        current = (self.omega if self.kind == "omega" else self.beta)[list(self.rows)]
+        c2 = _fixed_squares(self)
+        eta = np.maximum(np.sqrt(d**2 * np.sum(current[:, 1:] ** 2, axis=0) + c2), self.ETA_FLOOR)
+        return d**2, c2, eta
+
+    def ridge(self) -> np.ndarray:
+        """The diagonal curvature r of the block (value = sum r x^2 / 2 + constant)."""
+        d2, _, eta = self._terms
+        r = np.zeros((len(self.rows), self.omega.shape[1]))
+        r[:, 1:] = self.penalty.strength * d2 / eta
+        return r
+
+    def value(self, X) -> float:
+        d2, c2, eta = self._terms
+        return self.penalty.strength * float(np.sum((d2 * np.sum(np.asarray(X)[:, 1:] ** 2, axis=0) + c2) / (2 * eta)
+                                                    + eta / 2))
+
+    def gradient(self, X):
+        return self.ridge() * np.asarray(X)
+
+    def casadi(self, X, omega, beta):
+        d2, c2, eta = self._terms
+        return self.penalty.strength * sum((d2 * ca.sumsqr(X[:, j + 1]) + c2[j]) / (2 * eta[j]) + eta[j] / 2
+                                           for j in range(len(eta)))
+
+    def pyomo(self, X):
+        d2, c2, eta = self._terms
+        return self.penalty.strength * sum((d2 * sum(row[j + 1] * row[j + 1] for row in X) + float(c2[j]))
+                                           / (2 * float(eta[j])) + float(eta[j]) / 2 for j in range(len(eta)))
 
 
 # -------------------------------------------------------------------------- specifications

@@ -79,6 +79,7 @@ SOLVERS = {
     },
     "wlr": {
         "newton": NewtonSolver,
+        "prox-gradient": ProxGradient,
         "sklearn": SklearnLogistic,
         "ipopt": IpoptCasadi,
         "cyipopt": IpoptCyipopt,
@@ -99,7 +100,7 @@ SOLVERS = {
 AUTO = {
     "bn": [("l-bfgs-b", False), ("prox-gradient", False)],
     "ln": [("exact", False), ("highs", False), ("ipopt:hessian=exact,tol=1e-10", False), ("prox-gradient", False)],
-    "wlr": [("newton", False)],
+    "wlr": [("newton", False), ("prox-gradient", False)],
     "full": [("ipopt", True), ("prox-gradient", False)],
     "milp": [("highs", False)],
 }

@@ -1,7 +1,8 @@
 """Exact LN step: the weighted ridge least-squares problem of each working leaf.
 
-For leaf l the LN subproblem is min_b sum_i Q_il (Xa_i b - y_i)^2 + lambda_b/2 ||b||^2,
-whose normal equations are (2 Xa^T diag(Q_l) Xa + lambda_b I) b = 2 Xa^T diag(Q_l) y.
+For leaf l the LN subproblem is min_b sum_i Q_il (Xa_i b - y_i)^2 + sum_k r_k b_k^2 / 2
+(r = lambda_b for the l2 term; feature_l1's majorizer adds a ridge per feature), whose
+normal equations are (2 Xa^T diag(Q_l) Xa + diag(r)) b = 2 Xa^T diag(Q_l) y.
 Cholesky on them (fast); ``lstsq`` when the system is singular or ill-conditioned.
 """
 
@@ -14,9 +15,11 @@ from scipy import linalg
 from .base import Acceptance, Solver, SolverResult
 
 
-def weighted_ridge(Xa, y, q, lambda_b) -> np.ndarray:
-    """argmin_b sum_i q_i (Xa_i b - y_i)^2 + lambda_b/2 ||b||^2."""
-    A = 2.0 * (Xa.T * q) @ Xa + lambda_b * np.eye(Xa.shape[1])
+def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
+    """argmin_b sum_i q_i (Xa_i b - y_i)^2 + sum_k ridge_k b_k^2 / 2 (``ridge`` a number or one per
+    coefficient)."""
+    R = np.diag(np.broadcast_to(np.asarray(ridge, float), (Xa.shape[1],)))
+    A = 2.0 * (Xa.T * q) @ Xa + R
     rhs = 2.0 * (Xa.T * q) @ y
     try:
         c = linalg.cho_factor(A, check_finite=True)
@@ -26,7 +29,7 @@ def weighted_ridge(Xa, y, q, lambda_b) -> np.ndarray:
     except (linalg.LinAlgError, ValueError):
         pass
     sq = np.sqrt(q)
-    A_aug = np.vstack([sq[:, None] * Xa, np.sqrt(lambda_b / 2) * np.eye(Xa.shape[1])])
+    A_aug = np.vstack([sq[:, None] * Xa, np.sqrt(R / 2)])
     rhs_aug = np.concatenate([sq * y, np.zeros(Xa.shape[1])])
     return np.linalg.lstsq(A_aug, rhs_aug, rcond=None)[0]
 
@@ -37,8 +40,9 @@ def squared_leaf_problem(problem) -> Acceptance:
         return Acceptance(False, f"{type(problem).__name__} is not an LN subproblem (LeafSubproblem)")
     if problem.loss.name != "squared":
         return Acceptance(False, f"the loss is {problem.loss.name!r}: weighted least squares needs the squared loss")
-    if problem.l2_strength() is None:
-        return Acceptance(False, "the penalty on beta is not the l2 term alone")
+    if problem.ridge() is None:
+        return Acceptance(False, "the penalty on beta is not a diagonal quadratic (the l2 term, feature_l1's "
+                                 "majorizer)")
     return Acceptance(True)
 
 
@@ -58,7 +62,8 @@ class ExactLeastSquares(Solver):
     def _solve(self, problem, x0=None) -> SolverResult:
         pr = problem.problem
         Xa, y, Q = pr.Xa[problem.rows], pr.y[problem.rows], problem.leaf_weights
-        x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], problem.l2_strength()) for j in range(Q.shape[1])])
+        ridge = problem.ridge()
+        x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], ridge[j]) for j in range(Q.shape[1])])
         return self._result(x, problem.evaluate(x)[0], "solved", 1)
 
 
@@ -79,7 +84,10 @@ class LsqrLeastSquares(Solver):
         return f"scipy {scipy.__version__} (lsqr)"
 
     def accepts(self, problem) -> Acceptance:
-        return squared_leaf_problem(problem)
+        verdict = squared_leaf_problem(problem)
+        if verdict and problem.l2_strength() is None:
+            return Acceptance(False, "LSQR's damping needs the same ridge on every coefficient (the l2 term alone)")
+        return verdict
 
     def _solve(self, problem, x0=None) -> SolverResult:
         from scipy.sparse.linalg import lsqr

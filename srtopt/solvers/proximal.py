@@ -7,10 +7,11 @@ proximal-gradient iteration
     z = prox_{alpha h}(x - alpha grad f(x)),
 
 with Barzilai-Borwein step lengths alpha (s.s / s.y of the last step) and backtracking
-until the sufficient decrease F(z) <= F(x) - sigma / (2 alpha) ||z - x||^2 holds
-(SpaRSA, Wright, Nowak and Figueiredo 2009, in its monotone form).  Exact zeros come
-from the proximal operators (soft-thresholding, block soft-thresholding), and F never
-increases.  A smooth formulation is solved the same way with the identity as prox
+until F(z) <= max(F of the last ``MEMORY`` iterates) - sigma / (2 alpha) ||z - x||^2
+(SpaRSA, Wright, Nowak and Figueiredo 2009, with its nonmonotone acceptance: the BB
+steps are taken far more often than under a monotone test).  Exact zeros come from
+the proximal operators (soft-thresholding, block soft-thresholding); the best iterate
+is returned, so F never ends above F(x0).  A smooth formulation is solved the same way with the identity as prox
 (plain gradient descent with BB steps).
 """
 
@@ -21,6 +22,7 @@ import numpy as np
 from .base import Acceptance, Solver, SolverResult, should_stop
 
 SIGMA = 1e-4  # sufficient-decrease constant
+MEMORY = 5  # iterates whose largest F the acceptance test compares with
 STEP_RANGE = (1e-12, 1e12)  # safeguard of the Barzilai-Borwein step
 
 
@@ -54,12 +56,13 @@ class ProxGradient(Solver):
         x = x0.copy()
         f, g = smooth(x)
         F = f + h(x)
+        recent, best = [F], (F, x)
         alpha, status, it = 1.0 / max(1.0, float(np.max(np.abs(g), initial=0.0))), "iteration limit", 0
         for it in range(1, self.max_iter + 1):
             if should_stop():
                 status = "stopped"
                 break
-            step = _backtrack(smooth, prox, h, x, g, F, alpha)
+            step = _backtrack(smooth, prox, h, x, g, max(recent), alpha)
             if step is None:
                 status = "line search failed" if np.linalg.norm(prox(x - 1e-12 * g, 1e-12) - x) > 0 else "solved"
                 break
@@ -67,17 +70,21 @@ class ProxGradient(Solver):
             s, y = z - x, gz - g
             decrease, mapping = F - Fz, np.linalg.norm(s) / alpha_used
             x, f, g, F = z, fz, gz, Fz
-            if decrease <= self.tol * max(1.0, abs(F)) and mapping <= np.sqrt(self.tol):
+            recent = (recent + [F])[-MEMORY:]
+            if F < best[0]:
+                best = (F, x)
+            if abs(decrease) <= self.tol * max(1.0, abs(F)) and mapping <= np.sqrt(self.tol):
                 status = "solved"
                 break
             sy = float(s @ y)
             alpha = float(np.clip(s @ s / sy, *STEP_RANGE)) if sy > 0 else min(2 * alpha_used, STEP_RANGE[1])
-        return self._result(x, F, status, it)
+        return self._result(best[1], best[0], status, it)
 
 
-def _backtrack(smooth, prox, h, x, g, F, alpha, max_halvings=60):
-    """(z, f(z), grad f(z), F(z), alpha) of the first halving of alpha with sufficient decrease,
-    or None when there is none (x is stationary to rounding)."""
+def _backtrack(smooth, prox, h, x, g, F_ref, alpha, max_halvings=60):
+    """(z, f(z), grad f(z), F(z), alpha) of the first halving of alpha with
+    F(z) <= F_ref - sigma / (2 alpha) ||z - x||^2, or None when there is none (x is
+    stationary to rounding)."""
     for _ in range(max_halvings):
         z = prox(x - alpha * g, alpha)
         d = z - x
@@ -85,7 +92,7 @@ def _backtrack(smooth, prox, h, x, g, F, alpha, max_halvings=60):
             return None
         fz, gz = smooth(z)
         Fz = fz + h(z)
-        if Fz <= F - SIGMA / (2 * alpha) * (d @ d):
+        if Fz <= F_ref - SIGMA / (2 * alpha) * (d @ d):
             return z, fz, gz, Fz, alpha
         alpha *= 0.5
     return None

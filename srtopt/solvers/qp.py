@@ -2,11 +2,11 @@
 
 A loss with ``qp_form = (a, b)`` satisfies loss(r) = min_z a z^2 + b |r - z| (squared:
 b infinite, so z = r; Huber: a = 1, b = 2 delta; absolute: a = 0, b = 1).  With the
-l2 term lambda/2 ||beta_l||^2 the LN problem of leaf l,
-min_beta sum_i Q_il loss(Xa_i beta - y_i) + lambda/2 ||beta||^2, is then the QP
+diagonal ridge r (the l2 term: r = lambda_b) the LN problem of leaf l,
+min_beta sum_i Q_il loss(Xa_i beta - y_i) + sum_k r_k beta_k^2 / 2, is then the QP
 (:func:`leaf_qp`)
 
-    min over (beta, z, t)   lambda/2 ||beta||^2 + sum_i Q_il (a z_i^2 + b t_i)
+    min over (beta, z, t)   sum_k r_k beta_k^2 / 2 + sum_i Q_il (a z_i^2 + b t_i)
     s.t.  t_i + z_i - Xa_i beta >= -y_i,   t_i - z_i + Xa_i beta >= y_i
 
 (t_i >= |r_i - z_i|; without z for a = 0, and for the squared loss just the quadratic in
@@ -21,6 +21,8 @@ Leaves are independent: one QP per leaf.
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 
 import casadi as ca
@@ -30,14 +32,33 @@ from scipy import sparse
 from .base import Acceptance, Availability, Solver, SolverResult, termination
 
 
+def quiet_highs():
+    """A ``highspy.Highs`` without its banner (newer HiGHS prints one, from C++, on the first
+    construction in a process; the file descriptor of stdout is pointed at /dev/null meanwhile)."""
+    import highspy
+
+    sys.stdout.flush()
+    saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        h = highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 def qp_leaf_problem(problem) -> Acceptance:
-    """Accept LN subproblems whose loss has a QP form and whose only penalty on beta is l2."""
+    """Accept LN subproblems whose loss has a QP form and whose penalty on beta is a diagonal ridge."""
     if not hasattr(problem, "leaf_weights"):
         return Acceptance(False, f"{type(problem).__name__} is not an LN subproblem (LeafSubproblem)")
     if problem.loss.qp_form is None:
         return Acceptance(False, f"the {problem.loss.name!r} loss has no QP form")
-    if problem.l2_strength() is None:
-        return Acceptance(False, "the penalty on beta is not the l2 term alone")
+    if problem.ridge() is None:
+        return Acceptance(False, "the penalty on beta is not a diagonal quadratic (the l2 term, feature_l1's "
+                                 "majorizer)")
     return Acceptance(True)
 
 
@@ -58,13 +79,13 @@ def leaf_qp(problem, j: int) -> LeafQP:
     """The QP (module docstring) of the j-th working leaf of an LN subproblem."""
     pr = problem.problem
     a, b = problem.loss.qp_form
-    lam = problem.l2_strength()
+    lam = problem.ridge()[j]
     w = problem.leaf_weights[:, j]
     keep = w > 0
     Xa, y, w = pr.Xa[problem.rows][keep], pr.y[problem.rows][keep], w[keep]
     n, q = Xa.shape
     if not np.isfinite(b):  # squared: z = r, a quadratic in beta alone
-        H = 2.0 * a * (Xa.T * w) @ Xa + lam * np.eye(q)
+        H = 2.0 * a * (Xa.T * w) @ Xa + np.diag(lam)
         return LeafQP(sparse.csc_matrix(H), -2.0 * a * (Xa.T @ (w * y)), sparse.csc_matrix((0, q)), np.zeros(0),
                       np.zeros(0), float(a * np.sum(w * y**2)), q)
     with_z = a > 0
@@ -72,7 +93,7 @@ def leaf_qp(problem, j: int) -> LeafQP:
     blocks_upper = [-sparse.csc_matrix(Xa)] + ([I] if with_z else []) + [I]
     blocks_lower = [sparse.csc_matrix(Xa)] + ([-I] if with_z else []) + [I]
     A = sparse.vstack([sparse.hstack(blocks_upper), sparse.hstack(blocks_lower)], format="csc")
-    diagonal = np.concatenate([np.full(q, lam)] + ([2.0 * a * w] if with_z else []) + [np.zeros(n)])
+    diagonal = np.concatenate([lam] + ([2.0 * a * w] if with_z else []) + [np.zeros(n)])
     g = np.concatenate([np.zeros(q)] + ([np.zeros(n)] if with_z else []) + [b * w])
     return LeafQP(sparse.diags(diagonal, format="csc"), g, A, np.concatenate([-y, y]), np.full(2 * n, np.inf),
                   0.0, q)
@@ -96,9 +117,7 @@ class HighsQP(Solver):
         return Availability(True)
 
     def version(self) -> str:
-        import highspy
-
-        h = highspy.Highs()
+        h = quiet_highs()
         return f"HiGHS {h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
 
     def accepts(self, problem) -> Acceptance:
@@ -119,7 +138,7 @@ class HighsQP(Solver):
     def _solve_qp(self, qp: LeafQP):
         import highspy
 
-        h = highspy.Highs()
+        h = quiet_highs()
         h.setOptionValue("output_flag", bool(self.verbosity))
         h.setOptionValue("log_to_console", bool(self.verbosity))
         h.setOptionValue("qp_regularization_value", 0.0)  # default 1e-7 biases the solution

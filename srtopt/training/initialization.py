@@ -182,3 +182,24 @@ class ClusterInitialization:
         omega, beta, db = cluster_initialization(problem, self.n_init, random_state, self.wlr_solver, self.max_rows,
                                                  self.split_scale)
         return omega, beta, {"davies_bouldin": db}
+
+
+@dataclass
+class WarmStart:
+    """Start from given (omega^0, beta^0) in the scaled space of the training data, e.g. the
+    ``omega_``, ``beta_`` of a tree fitted on the same data (a regularization path: each
+    strength starts from the previous one's tree)."""
+
+    omega: np.ndarray
+    beta: np.ndarray
+
+    @classmethod
+    def from_estimator(cls, estimator) -> "WarmStart":
+        return cls(np.array(estimator.omega_, float), np.array(estimator.beta_, float))
+
+    def __call__(self, problem: SRTProblem, random_state=None):
+        tree, q = problem.tree, problem.n_features + 1
+        if self.omega.shape != (tree.n_branch, q) or self.beta.shape != (tree.n_leaves, q):
+            raise ValueError(f"warm start omega {self.omega.shape} and beta {self.beta.shape} do not fit a depth-"
+                             f"{tree.depth} tree with {q - 1} features")
+        return self.omega.copy(), self.beta.copy()

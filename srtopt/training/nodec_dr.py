@@ -26,7 +26,7 @@ subproblems are rooted at the lowest common ancestor of the working set), any lo
 and penalty terms; with a nonsmooth penalty the Armijo reference is the proximal
 Armijo step (the proximal-gradient step of the same length rule), and with a
 penalty that couples all blocks (``feature_l1``) each macro iteration ends with
-:class:`JointProxStep`, a proximal-gradient solve over all variables.
+:class:`GroupZeroingStep` (or, for its proximal method, :class:`JointProxStep`).
 """
 
 from __future__ import annotations
@@ -206,7 +206,11 @@ class BranchStep:
         w = np.where(side, n_t / (2 * max(ones, 1)), n_t / (2 * max(n_t - ones, 1)))
         p, mu = problem.n_features, problem.mu
         alpha = mu**2 / (self.wlr_C * n_t * p**2)
-        return WLRProxy(problem.Z[rows], c, w, mu, omega[problem.tree.branch_index(t)], alpha)
+        row = [problem.tree.branch_index(t)]
+        nonsmooth = tuple(term.exact_block("omega", row, omega, beta) for term in problem.nonsmooth
+                          if "omega" in term.blocks)
+        return WLRProxy(problem.Z[rows], c, w, mu, omega[row[0]], alpha, nonsmooth=nonsmooth,
+                        nonsmooth_scale=len(problem.y) / n_t)
 
     @staticmethod
     def point_errors(problem, omega, beta, t, rows):
@@ -283,6 +287,36 @@ class JointProxStep:
         return omega, beta, info, [solve]
 
 
-def couples_blocks(problem) -> bool:
-    """Whether a nonsmooth penalty of ``problem`` depends on both omega and beta."""
-    return any(len(term.blocks) > 1 for term in problem.nonsmooth)
+class GroupZeroingStep:
+    """The macro step for feature_l1 with ``method="majorize"``: feature by feature, from the
+    smallest group norm up, set the feature's weights in every split and leaf to zero when
+    that does not increase E.  The block steps minimize the term's majorizer, which
+    shrinks the groups of unneeded features towards zero without reaching it; this step
+    makes the zeros exact.  It never increases E."""
+
+    def __call__(self, problem, omega, beta, k):
+        E = problem.objective(omega, beta)
+        norms = np.sqrt(np.sum(omega[:, 1:] ** 2, axis=0) + np.sum(beta[:, 1:] ** 2, axis=0))
+        zeroed = []
+        for j in np.argsort(norms):
+            if norms[j] == 0:
+                continue
+            trial_omega, trial_beta = omega.copy(), beta.copy()
+            trial_omega[:, j + 1], trial_beta[:, j + 1] = 0.0, 0.0
+            E_trial = problem.objective(trial_omega, trial_beta)
+            if E_trial <= E:
+                omega, beta, E = trial_omega, trial_beta, E_trial
+                zeroed.append(int(j))
+        return omega, beta, {"update": "group-zeroing", "zeroed_features": zeroed}, []
+
+
+def macro_step(problem):
+    """The macro step for the nonsmooth penalties of ``problem`` that couple omega and beta
+    (None when there is none): :class:`GroupZeroingStep` for majorized feature_l1 terms,
+    :class:`JointProxStep` otherwise."""
+    coupled = [term for term in problem.nonsmooth if len(term.blocks) > 1]
+    if not coupled:
+        return None
+    if all(getattr(term, "method", None) == "majorize" for term in coupled):
+        return GroupZeroingStep()
+    return JointProxStep()

@@ -158,7 +158,7 @@ def test_block_penalty_is_the_penalty_of_the_block(rng, name):
     for kind, rows in (("omega", (0, 2)), ("beta", (1,))):
         if kind not in penalty.blocks:
             continue
-        block = penalty.block(kind, rows, omega, beta)
+        block = penalty.exact_block(kind, rows, omega, beta)
         X = rng.standard_normal((len(rows), 4))
         full = block.full(X)
         g = penalty.gradient(*full)[0 if kind == "omega" else 1][list(rows)]
@@ -168,6 +168,24 @@ def test_block_penalty_is_the_penalty_of_the_block(rng, name):
             assert block.value(X) == pytest.approx(0.5 * strength * np.sum(X**2))
         else:
             assert block.value(X) == pytest.approx(penalty.value(*full))
+
+
+@pytest.mark.parametrize("kind,rows", [("omega", (0, 2)), ("beta", (1, 3))])
+def test_feature_l1_majorizer_touches_the_term_at_the_current_weights(rng, kind, rows):
+    """The smooth block term of feature_l1 (method "majorize") equals the term, with the same
+    gradient, at the current weights and lies above it elsewhere."""
+    penalty = FeatureL1(0.3)
+    omega, beta = _omega_beta(rng)
+    omega[:, 2], beta[:, 2] = 0.0, 0.0  # a removed feature stays removed
+    major, exact = penalty.block(kind, rows, omega, beta), penalty.exact_block(kind, rows, omega, beta)
+    assert major.smooth and not exact.smooth
+    X0 = (omega if kind == "omega" else beta)[list(rows)]
+    assert major.value(X0) == pytest.approx(exact.value(X0), rel=1e-12)
+    np.testing.assert_allclose(major.gradient(X0)[:, [1, 3]], exact.gradient(X0)[:, [1, 3]], rtol=1e-10)
+    for _ in range(50):
+        X = X0 + rng.standard_normal(X0.shape)
+        assert major.value(X) >= exact.value(X) - 1e-12
+    assert major.ridge()[:, 2].min() >= 0.3 / major.ETA_FLOOR * (1 / 9 if kind == "omega" else 1) * 0.99
 
 
 def _prox_objective(penalty_value, v, step):
@@ -210,7 +228,7 @@ def test_feature_l1_block_prox_with_fixed_weights(rng, kind, rows):
         beta[:, 3] = 0.0  # feature 3 has no fixed weight: c_3 = 0
     else:
         omega[:, 3] = 0.0
-    block = penalty.block(kind, rows, omega, beta)
+    block = penalty.exact_block(kind, rows, omega, beta)
     V = 0.1 * rng.standard_normal((len(rows), 4))
     X = block.prox(V, 1.0)
     F = _prox_objective(lambda z: block.value(z.reshape(V.shape)), V.ravel(), 1.0)
@@ -241,10 +259,11 @@ def _formulations(rng, loss, penalty):
     }
 
 
-@pytest.mark.parametrize("penalty", [None, "split_l1", "feature_l1", "user-cauchy"])
+@pytest.mark.parametrize("penalty", [None, "split_l1", "feature_l1", "feature_l1-prox", "user-cauchy"])
 @pytest.mark.parametrize("loss", sorted(LOSSES))
 def test_formulations_agree_across_numpy_casadi_and_pyomo(rng, loss, penalty):
-    forms = _formulations(rng, LOSSES[loss], None if penalty is None else PENALTIES[penalty])
+    terms = {**PENALTIES, "feature_l1-prox": FeatureL1(0.05, method="prox")}
+    forms = _formulations(rng, LOSSES[loss], None if penalty is None else terms[penalty])
     for name, form in forms.items():
         x = form.start() + 0.2 * rng.standard_normal(form.start().shape)
         f, g = form.evaluate_smooth(x)
