@@ -1,19 +1,13 @@
 """scikit-learn regressor for the MILO deterministic tree (ORT-L style).
 
-The formulation lives in :mod:`srtopt.models.milo` (``MILOTree``); this module
-scales the data, builds a warm start, calls a Pyomo MILP solver with a time
-limit and turns the incumbent into a fitted tree.
-
-Solving is done here (not in ``srtopt.solvers``) because this file is the only
-client of the MILO model; when ``srtopt.solvers`` gets a MILP adapter this
-helper should move there.
+The formulation lives in :mod:`srtopt.models.milo` (``MILOTree``); the MILP solvers
+in :mod:`srtopt.solvers.milp` (kind "milp" of ``make_solver``); this module scales the
+data, builds a warm start, calls the solver with a time limit and turns the incumbent
+into a fitted tree.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import logging
 import math
 import sys
 import time
@@ -30,115 +24,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from srtopt.estimators.reading import TreeMixin
 from srtopt.estimators.scaling import MinMaxTarget, _n_rows, scaled_input
 from srtopt.models.milo import MILOSolution, MILOTree, route
+from srtopt.solvers import SolverUnavailableError, make_solver
+from srtopt.solvers.milp import available_milp_solvers
 from srtopt.tree import Tree
 
 __all__ = ["MILOTreeRegressor", "available_milp_solvers"]
-
-# Solvers tried when listing what is available (Pyomo names).
-_CANDIDATE_SOLVERS = (
-    "highs", "appsi_highs", "cbc", "glpk", "scip", "gurobi", "gurobi_direct",
-    "cplex", "cplex_direct", "xpress",
-)
-# Name of the time-limit option for the legacy Pyomo interfaces.
-_TIME_OPTION = {
-    "cbc": "seconds", "glpk": "tmlim", "scip": "limits/time", "gurobi": "TimeLimit",
-    "gurobi_direct": "TimeLimit", "gurobi_persistent": "TimeLimit", "cplex": "timelimit",
-    "cplex_direct": "timelimit", "cplex_persistent": "timelimit", "xpress": "maxtime",
-}
-
-
-def _highs_available() -> bool:
-    try:
-        from pyomo.contrib.appsi.solvers import Highs
-
-        return bool(Highs().available())
-    except Exception:  # pragma: no cover - depends on the installation
-        return False
-
-
-def _legacy_available(name: str) -> bool:
-    import pyomo.environ as pe
-
-    logging.getLogger("pyomo").disabled = True
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            opt = pe.SolverFactory(name)
-            return bool(opt is not None and opt.available(exception_flag=False))
-    except Exception:
-        return False
-    finally:
-        logging.getLogger("pyomo").disabled = False
-
-
-def available_milp_solvers() -> list[str]:
-    """Names among the usual Pyomo MILP solvers that are usable here."""
-    out = []
-    for name in _CANDIDATE_SOLVERS:
-        ok = _highs_available() if name in ("highs", "appsi_highs") else _legacy_available(name)
-        if ok:
-            out.append(name)
-    return out
-
-
-# --------------------------------------------------------------------- solving
-def _solve_highs(milo: MILOTree, deadline, min_time, mip_gap, warm, options, verbose):
-    """HiGHS through Pyomo's APPSI interface (supports MIP starts).
-
-    The model is loaded into HiGHS first; the solver then gets the time left
-    until ``deadline`` (``time.perf_counter()`` units), at least ``min_time``.
-    """
-    from pyomo.contrib.appsi.solvers import Highs
-
-    opt = Highs()
-    opt.set_instance(milo.model)
-    opt.config.time_limit = max(float(deadline - time.perf_counter()), float(min_time))
-    opt.config.mip_gap = float(mip_gap)
-    opt.config.load_solution = False
-    opt.config.stream_solver = bool(verbose)
-    opt.config.warmstart = bool(warm)
-    opt.highs_options = dict(options)
-    logging.getLogger("pyomo.contrib.appsi").disabled = not verbose
-    try:
-        res = opt.solve(milo.model)
-    finally:
-        logging.getLogger("pyomo.contrib.appsi").disabled = False
-    status = str(res.termination_condition).split(".")[-1]
-    has_sol = res.best_feasible_objective is not None
-    if has_sol:
-        opt.load_vars()
-    bound = res.best_objective_bound
-    return status, has_sol, res.best_feasible_objective, bound
-
-
-def _solve_legacy(milo: MILOTree, name, time_limit, mip_gap, warm, options, verbose):
-    """Any other Pyomo solver through the classic SolverFactory interface."""
-    import pyomo.environ as pe
-
-    opt = pe.SolverFactory(name)
-    key = _TIME_OPTION.get(name)
-    if key is None:
-        warnings.warn(f"no known time-limit option for solver {name!r}; time_limit is not enforced")
-    else:
-        opt.options[key] = float(time_limit)
-    for k, v in options.items():
-        opt.options[k] = v
-    kwargs = {"load_solutions": False, "tee": bool(verbose)}
-    if warm and getattr(opt, "warm_start_capable", lambda: False)():
-        kwargs["warmstart"] = True
-    res = opt.solve(milo.model, **kwargs)
-    status = str(res.solver.termination_condition)
-    has_sol = len(res.solution) > 0
-    obj = bound = None
-    if has_sol:
-        milo.model.solutions.load_from(res)
-        obj = milo.objective_value()
-    try:
-        lb = res.problem.lower_bound
-        bound = float(lb) if lb is not None and math.isfinite(float(lb)) else None
-    except Exception:
-        bound = None
-    return status, has_sol, obj, bound
-
 
 # ---------------------------------------------------------------- warm start
 def _leaf_lp(X, y, n_total, l1, B, B0):
@@ -480,13 +370,13 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
             bad("solver", "must be a Pyomo solver name (str)")
 
     def _check_solver(self):
-        name = self.solver
-        ok = _highs_available() if name in ("highs", "appsi_highs") else _legacy_available(name)
-        if not ok:
+        try:
+            make_solver("milp", self.solver)
+        except SolverUnavailableError:
             raise ValueError(
-                f"solver={name!r} is not available through Pyomo here; available MILP solvers: "
+                f"solver={self.solver!r} is not available through Pyomo here; available MILP solvers: "
                 f"{available_milp_solvers() or 'none'}"
-            )
+            ) from None
 
     def _validate_fit_input(self, X, y):
         if y is None:
@@ -561,15 +451,11 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         self._say(f"warm start {ws}: objective {self.warm_start_objective_:.6g}; solving with {self.solver} for "
                   f"at most {remaining:.1f} s (time_limit {self.time_limit:g} s); the solver's log follows")
         ts = time.perf_counter()
-        if self.solver in ("highs", "appsi_highs"):
-            status, has_sol, obj, bound = _solve_highs(
-                milo, t0 + self.time_limit, 0.1 * self.time_limit, self.mip_gap, start is not None,
-                options, self.verbose,
-            )
-        else:
-            status, has_sol, obj, bound = _solve_legacy(
-                milo, self.solver, remaining, self.mip_gap, start is not None, options, self.verbose
-            )
+        solver = make_solver("milp", self.solver, tol=float(self.mip_gap), time_limit=remaining,
+                             verbosity=int(self.verbose), options=options)
+        result = solver.solve(milo, start)
+        status, has_sol, bound = result.status, result.success, result.bound
+        obj = result.objective if has_sol else None
         self.solve_seconds_ = time.perf_counter() - ts
 
         sol, rerouted = None, False

@@ -11,14 +11,14 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
 from .. import kernels
+from .._spec import parse_spec
 from ..models.orrt import ORRTObjective, soft_prediction
-from ..solvers import IpoptCasadi, ScipyMinimize
-from ..solvers.base import solve_interruptibly
+from ..models.terms import make_loss, make_penalties
+from ..solvers import make_solver
+from ..solvers.base import acceptance, solve_interruptibly
 from ..tree import Tree
 from .reading import SoftTreeMixin
 from .scaling import MinMaxTarget, check_depth, check_fit_arrays, scaled_input
-
-SOLVER_NAMES = ("ipopt", "slsqp")
 
 
 class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
@@ -63,12 +63,16 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         Slope of the logistic CDF (see above).
     lambda_w, lambda_b : float, default=0.0
         l2 weights of omega and beta (intercepts included); 0 is the paper's ORRT.
-    solver : {"ipopt", "slsqp"} or solver object, default="ipopt"
-        "ipopt": IPOPT through CasADi on the symbolic model (L-BFGS Hessian);
-        "slsqp": SciPy SLSQP on the numpy objective and gradient (the solver of the
-        ORRT paper and of the paper's comparison).  An object with
-        ``solve(problem, x0)`` (see :mod:`srtopt.solvers`) is used as given and
-        ``max_iter``/``tol`` are ignored.
+    loss, penalty : as for :class:`SoftRegressionTree`, default "squared" and None
+        The loss of the soft prediction's residual sum_t P_it yhat_it - y_i (squared:
+        eq. formulation) and penalty terms beside the l2 terms (split_l1, feature_l1, ...).
+    solver : str or solver object, default="auto"
+        A solver spec of kind "full" (:mod:`srtopt.solvers`): "auto" (IPOPT through
+        CasADi, L-BFGS Hessian, for a smooth objective; the proximal gradient with a
+        nonsmooth penalty), "ipopt", "slsqp" (SciPy SLSQP on the numpy objective and
+        gradient, the solver of the ORRT paper and of the paper's comparison),
+        "l-bfgs-b", "prox-gradient", "pyomo/<name>", options after a colon; or an
+        adapter object, used as given (``max_iter``/``tol`` then do not apply).
     n_starts : int, default=1
         Number of random starts; the best objective is kept.
     max_iter : int, default=200
@@ -95,11 +99,11 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, depth=2, mu=512.0, lambda_w=0.0, lambda_b=0.0, solver="ipopt", n_starts=1,
-                 max_iter=200, tol=None, random_state=None):
+    def __init__(self, depth=2, mu=512.0, lambda_w=0.0, lambda_b=0.0, solver="auto", n_starts=1,
+                 max_iter=200, tol=None, random_state=None, loss="squared", penalty=None):
         self.depth, self.mu, self.lambda_w, self.lambda_b = depth, mu, lambda_w, lambda_b
         self.solver, self.n_starts, self.max_iter, self.tol = solver, n_starts, max_iter, tol
-        self.random_state = random_state
+        self.random_state, self.loss, self.penalty = random_state, loss, penalty
 
     def _check_params(self):
         check_depth(self.depth)
@@ -115,18 +119,22 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         if self.tol is not None and (not _real(self.tol) or self.tol <= 0):
             raise ValueError(f"tol must be None or a positive finite number, got {self.tol!r}")
-        if not hasattr(self.solver, "solve") and (not isinstance(self.solver, str)
-                                                  or self.solver.lower() not in SOLVER_NAMES):
-            raise ValueError(f"unknown solver {self.solver!r}; available: {', '.join(SOLVER_NAMES)} "
-                             f"or an object with solve(problem, x0)")
 
-    def _make_solver(self):
+    def _make_solver(self, problem):
+        """The "full" solver of ``solver`` (``max_iter`` and ``tol`` unless the spec sets them),
+        checked against the problem."""
         if hasattr(self.solver, "solve"):
-            return self.solver
-        if self.solver.lower() == "ipopt":
-            options = {} if self.tol is None else {"tol": float(self.tol)}
-            return IpoptCasadi(max_iter=int(self.max_iter), **options)
-        return ScipyMinimize("SLSQP", tol=self.tol, max_iter=int(self.max_iter))
+            solver = make_solver("full", self.solver)
+        else:
+            if not isinstance(self.solver, str):
+                raise ValueError(f"solver must be a spec string or an object with solve(problem, x0), got "
+                                 f"{self.solver!r}")
+            shared = {"max_iter": int(self.max_iter), **({} if self.tol is None else {"tol": float(self.tol)})}
+            solver = make_solver("full", self.solver, **{**shared, **parse_spec(self.solver)[1]})
+        verdict = acceptance(solver, problem)
+        if not verdict:
+            raise ValueError(f"solver={self.solver!r} does not accept this ORRT problem: {verdict.reason}")
+        return solver
 
     def fit(self, X, y):
         """Fit the tree on (X, y) from ``n_starts`` random initial solutions."""
@@ -138,8 +146,9 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         shape_w, shape_b = (tree.n_branch, q), (tree.n_leaves, q)
         problem = ORRTObjective.from_data(self.scaler_.transform(X), self.scaler_.transform_y(y), tree,
                                           np.zeros(shape_w), np.zeros(shape_b), float(self.mu),
-                                          float(self.lambda_w), float(self.lambda_b))
-        solver, rng = self._make_solver(), check_random_state(self.random_state)
+                                          float(self.lambda_w), float(self.lambda_b), loss=make_loss(self.loss),
+                                          penalties=make_penalties(self.penalty))
+        solver, rng = self._make_solver(problem), check_random_state(self.random_state)
         start_time = time.perf_counter()
         best, self.starts_ = None, []
         for _ in range(self.n_starts):

@@ -209,7 +209,8 @@ def deadline(at: float | None):
     """Within this block, solvers stop by ``time.perf_counter()`` = ``at`` (None: no limit).
 
     The training loop sets it from the estimator's ``time_limit``; iterative adapters poll
-    :func:`deadline_passed` (IPOPT's iteration callback, SciPy's ``callback``) and return
+    :func:`deadline_passed` (IPOPT's iteration callback, SciPy's ``callback``, the
+    proximal gradient's loop) and return
     their current iterate, with ``success`` False, once it has passed."""
     token = _DEADLINE.set(at)
     try:
@@ -227,13 +228,6 @@ def deadline_passed() -> bool:
 def should_stop() -> bool:
     """Whether an iterative solver should return now (Ctrl-C pressed or the deadline passed)."""
     return interrupt_requested() or deadline_passed()
-
-
-def stop_when_asked(*_):
-    """A SciPy ``minimize`` callback: raises StopIteration (SciPy then returns its current
-    iterate) when :func:`should_stop`."""
-    if should_stop():
-        raise StopIteration
 
 
 def interrupt_requested() -> bool:
@@ -438,11 +432,11 @@ class Solver(SolverParams):
             x0 = problem.start()
         with time_limited(self.time_limit):
             result = self._solve(problem, None if x0 is None else np.asarray(x0, float))
+            if result.termination_condition is TerminationCondition.interrupted and deadline_passed() \
+                    and not interrupt_requested():  # stopped by the time limit, not by Ctrl-C
+                result.termination_condition = TerminationCondition.maxTimeLimit
         result.seconds = time.perf_counter() - start
         result.solver = result.solver or self.name
-        if result.termination_condition is TerminationCondition.interrupted and deadline_passed() \
-                and not interrupt_requested():
-            result.termination_condition = TerminationCondition.maxTimeLimit
         return result
 
     def _solve(self, problem, x0) -> SolverResult:

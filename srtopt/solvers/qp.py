@@ -142,6 +142,9 @@ class HighsQP(Solver):
         h.setOptionValue("output_flag", bool(self.verbosity))
         h.setOptionValue("log_to_console", bool(self.verbosity))
         h.setOptionValue("qp_regularization_value", 0.0)  # default 1e-7 biases the solution
+        # HiGHS starts one thread scheduler per process, sized by the first run's "threads"; one
+        # thread here, as the MILO tree's default, so a later MILP solve finds the same size
+        h.setOptionValue("threads", 1)
         h.setOptionValue("dual_feasibility_tolerance", max(self.tol, 1e-10))
         h.setOptionValue("primal_feasibility_tolerance", max(self.tol, 1e-10))
         h.setOptionValue("qp_iteration_limit", int(self.max_iter))

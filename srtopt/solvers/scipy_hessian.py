@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy
-from scipy.optimize import minimize
 
-from .base import Acceptance, Solver, SolverResult, smooth_problem, stop_when_asked, termination
+from .base import Acceptance, Solver, SolverResult, smooth_problem, termination
 from .derivatives import CasadiDerivatives
+from .scipy_minimize import minimize_stoppable
 
 HESSIAN_METHODS = ("trust-exact", "trust-krylov", "trust-ncg", "trust-constr", "newton-cg", "dogleg")
 
@@ -38,8 +38,8 @@ class ScipyHessian(Solver):
 
     def _solve(self, problem, x0) -> SolverResult:
         hess = self._derivatives.hessian(problem)
-        res = minimize(problem.evaluate, x0, jac=True, hess=hess, method=self.method, callback=stop_when_asked,
-                       tol=self.tol, options={"maxiter": self.max_iter, "disp": bool(self.verbosity)})
+        res = minimize_stoppable(problem.evaluate, x0, jac=True, hess=hess, method=self.method, tol=self.tol,
+                                 options={"maxiter": self.max_iter, "disp": bool(self.verbosity)})
         return SolverResult(np.asarray(res.x), float(res.fun), bool(res.success), str(res.message),
                             int(res.get("nit", 0)), 0.0, res, termination(self.family, res.status, res.success),
                             self.name)

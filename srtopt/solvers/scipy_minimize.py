@@ -11,10 +11,12 @@ import sys
 
 import numpy as np
 import scipy
-from scipy.optimize import minimize
+from scipy.optimize import OptimizeResult, minimize
 
-from .base import Acceptance, Solver, SolverResult, smooth_problem, stop_when_asked, termination
+from .base import Acceptance, Solver, SolverResult, should_stop, smooth_problem, termination
 from .reformulations import VariableSplit
+
+STOPPED = 99  # SciPy's status when a callback stops minimize
 
 BOUNDED_METHODS = ("l-bfgs-b",)  # methods that take the variable split of an l1 term
 
@@ -48,9 +50,9 @@ class ScipyMinimize(Solver):
     def _solve(self, problem, x0) -> SolverResult:
         split = VariableSplit(problem) if getattr(problem, "nonsmooth", ()) else None
         target = split or problem
-        res = minimize(target.evaluate, x0 if split is None else split.y_of(x0), jac=True, method=self.method,
-                       callback=stop_when_asked, tol=self.tol, options={"maxiter": self.max_iter},
-                       **({} if split is None else {"bounds": list(zip(*split.bounds))}))
+        res = minimize_stoppable(target.evaluate, x0 if split is None else split.y_of(x0), jac=True,
+                                 method=self.method, tol=self.tol, options={"maxiter": self.max_iter},
+                                 **({} if split is None else {"bounds": list(zip(*split.bounds))}))
         x, f = np.asarray(res.x), float(res.fun)
         if split is not None:
             x = split.x_of(res.x)
@@ -59,3 +61,23 @@ class ScipyMinimize(Solver):
             print(f"{self.name}: {res.message} after {res.get('nit', 0)} iterations, f = {f:.10g}", file=sys.stderr)
         return SolverResult(x, f, bool(res.success), str(res.message), int(res.get("nit", 0)), 0.0, res,
                             termination(self.family, res.status, res.success), self.name)
+
+
+def minimize_stoppable(fun, x0, **kwargs) -> OptimizeResult:
+    """``scipy.optimize.minimize(fun, x0, jac=True, ...)`` with a callback that stops it when
+    :func:`~.base.should_stop` (Ctrl-C or the time limit).  SciPy >= 1.11 returns its current
+    iterate then (status 99); older versions let the StopIteration escape, and the last
+    iterate the callback saw is returned with the same status."""
+    last = {"x": np.asarray(x0, float)}
+
+    def callback(xk, *_):
+        last["x"] = np.array(xk, float)
+        if should_stop():
+            raise StopIteration
+
+    try:
+        return minimize(fun, x0, callback=callback, **kwargs)
+    except StopIteration:
+        x = last["x"]
+        return OptimizeResult(x=x, fun=fun(x)[0], success=False, status=STOPPED, nit=0,
+                              message="stopped by the callback (time limit or Ctrl-C)")

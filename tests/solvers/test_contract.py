@@ -1,0 +1,166 @@
+"""The one solver contract: every registered adapter says whether it is available (and why not),
+which formulations it accepts (and why not), its version; shares tol, max_iter, time_limit
+and verbosity; survives scikit-learn's clone; and maps its raw status through the one
+termination table.  register_solver adds a user's solver; "auto" picks per subproblem."""
+
+import copy
+import time
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from srtopt import SoftRegressionTree
+from srtopt.models.terms import FeatureL1, Huber, SplitL1
+from srtopt.solvers import (SOLVERS, Acceptance, Availability, Solver, SolverResult, TerminationCondition,
+                            make_solver, register_solver)
+from srtopt.solvers.base import acceptance
+
+from ..conftest import random_tree_problem
+
+ALL = sorted((kind, name) for kind, names in SOLVERS.items() for name in names)
+SHARED = ("tol", "max_iter", "time_limit", "verbosity")
+
+
+@pytest.mark.parametrize("kind,name", ALL, ids=[f"{k}:{n}" for k, n in ALL])
+def test_every_adapter_follows_the_contract(kind, name):
+    solver = SOLVERS[kind][name]()
+    status = solver.available()
+    assert isinstance(status, Availability)
+    if not status:
+        assert status.install, "an unavailable solver says what to install"
+        return
+    assert isinstance(solver.version(), str) and solver.version()
+    params = solver.get_params()
+    assert set(SHARED) <= set(params)
+    twin = copy.deepcopy(solver)  # what scikit-learn's clone does with an adapter parameter
+    assert twin is not solver and twin.get_params() == params
+    assert isinstance(solver.accepts(object()), Acceptance) and not solver.accepts(object())
+    assert solver.accepts(object()).reason
+
+
+@pytest.fixture
+def subproblems():
+    problem, omega, beta = random_tree_problem(np.random.default_rng(2), 2, n=50)
+    rows = np.arange(50)
+    bn = lambda: problem.branch_subproblem(omega, beta, 1, (1, 2, 3), rows)  # noqa: E731
+    ln = lambda: problem.leaf_subproblem(omega, beta, 1, problem.tree.leaves, rows)  # noqa: E731
+    return problem, bn, ln
+
+
+def test_accepts_follows_the_formulation(subproblems):
+    problem, bn, ln = subproblems
+    exact, highs, lbfgsb, ipopt, prox = (make_solver("ln", "exact"), make_solver("ln", "highs"),
+                                         make_solver("bn", "l-bfgs-b"), make_solver("bn", "ipopt:hessian=exact"),
+                                         make_solver("bn", "prox-gradient"))
+    assert exact.accepts(ln()) and highs.accepts(ln()) and lbfgsb.accepts(bn()) and ipopt.accepts(bn())
+    problem.loss = Huber(0.5)
+    verdict = exact.accepts(ln())
+    assert not verdict and "squared loss" in verdict.reason
+    assert highs.accepts(ln())
+    problem.loss, problem.penalties = Huber(0.5), (SplitL1(0.01),)
+    assert lbfgsb.accepts(bn()) and not ipopt.accepts(bn()) and prox.accepts(bn())  # l1: variable split
+    problem.penalties = (FeatureL1(0.01, method="prox"),)
+    verdict = lbfgsb.accepts(bn())
+    assert not verdict and "weighted l1" in verdict.reason and prox.accepts(bn())
+    assert not highs.accepts(ln()) and prox.accepts(ln())
+
+
+@pytest.mark.parametrize("loss,penalty,bn,ln,wlr", [
+    ("squared", (), "l-bfgs-b", "exact", "newton"),
+    (Huber(0.3), (), "l-bfgs-b", "highs", "newton"),
+    ("absolute", (), "l-bfgs-b", "ipopt", "newton"),
+    ("squared", (SplitL1(0.01),), "l-bfgs-b", "exact", "prox-gradient"),
+    ("squared", (FeatureL1(0.01),), "l-bfgs-b", "exact", "prox-gradient"),
+    ("squared", (FeatureL1(0.01, method="prox"),), "prox-gradient", "prox-gradient", "prox-gradient"),
+])
+def test_auto_picks_by_the_formulation(subproblems, loss, penalty, bn, ln, wlr):
+    from srtopt.models.terms import make_loss
+    from srtopt.training.nodec_dr import BranchStep, Thresholds
+
+    problem, make_bn, make_ln = subproblems
+    problem.loss, problem.penalties = make_loss(loss), penalty
+    assert make_solver("bn", "auto").choose(make_bn()).name == bn
+    assert make_solver("ln", "auto").choose(make_ln()).name == ln
+    step = BranchStep(None, None, Thresholds())
+    omega = np.zeros((3, problem.n_features + 1))
+    beta = np.zeros((4, problem.n_features + 1))
+    wlr_problem = step.wlr_problem(problem, omega, beta, 1, np.arange(50), np.arange(50) < 20)
+    assert make_solver("wlr", "auto").choose(wlr_problem).name == wlr
+
+
+class Slowed:
+    """A real BN subproblem whose every evaluation takes 5 ms more."""
+
+    def __init__(self, problem):
+        self.problem, self.name, self.nonsmooth = problem, "slowed", ()
+
+    def start(self):
+        return self.problem.start()
+
+    def evaluate(self, x):
+        time.sleep(0.005)
+        return self.problem.evaluate(x)
+
+
+@pytest.mark.parametrize("spec", ["ipopt:tol=1e-14,max_iter=100000", "prox-gradient:tol=1e-30,max_iter=100000",
+                                  "slsqp:tol=1e-30,max_iter=100000"])
+def test_time_limit_of_a_solve_ends_it_with_max_time_limit(subproblems, spec):
+    _, bn, _ = subproblems
+    problem = Slowed(bn())
+    start = time.perf_counter()
+    result = make_solver("bn", spec, time_limit=0.1).solve(problem, problem.start() * 3)
+    assert time.perf_counter() - start < 0.5
+    assert result.termination_condition is TerminationCondition.maxTimeLimit and result.usable()
+    assert result.objective <= problem.evaluate(problem.start() * 3)[0]
+
+
+class Halving(Solver):
+    """A user's BN solver, in one file: gradient steps of a fixed length."""
+
+    name = "halving"
+
+    def __init__(self, step=0.5, tol=None, max_iter=20, time_limit=None, verbosity=0):
+        super().__init__(tol, max_iter, time_limit, verbosity)
+        self.step = step
+
+    def _solve(self, problem, x0):
+        x = x0.copy()
+        for _ in range(self.max_iter):
+            x = x - self.step * problem.evaluate(x)[1]
+        return self._result(x, problem.evaluate(x)[0], "solved", self.max_iter)
+
+
+def test_register_a_solver_and_train_with_it_by_name():
+    register_solver("bn", "halving", Halving)
+    try:
+        assert make_solver("bn", "halving:step=0.1").step == 0.1
+        rng = np.random.default_rng(0)
+        X = rng.random((120, 3))
+        y = np.where(X[:, 0] > 0.5, X[:, 1], -X[:, 2])
+        tree = SoftRegressionTree(depth=2, max_iter=2, n_init=1, eps1=0.0, bn_solver="halving:max_iter=5",
+                                  random_state=0)
+        assert clone(tree).get_params()["bn_solver"] == "halving:max_iter=5"
+        tree.fit(X, y)
+        assert {r["bn"].get("solver") for r in tree.history_} >= {"halving"}
+    finally:
+        del SOLVERS["bn"]["halving"]
+
+
+def test_a_solver_that_does_not_accept_the_subproblems_is_refused_at_fit():
+    X = np.random.default_rng(0).random((60, 2))
+    with pytest.raises(ValueError, match="ln_solver='exact' does not accept .*squared loss"):
+        SoftRegressionTree(depth=2, loss="huber", ln_solver="exact").fit(X, X[:, 0])
+
+
+def test_milp_solvers_through_the_same_layer():
+    solver = make_solver("milp", "highs", time_limit=5.0)
+    assert solver.available() and "HiGHS" in solver.version()
+    verdict = solver.accepts(object())
+    assert not verdict and "MILO" in verdict.reason
+    assert not acceptance(make_solver("bn", "l-bfgs-b"), object())
+
+
+def test_results_of_a_users_adapter_without_a_termination_condition():
+    result = SolverResult(np.zeros(1), 0.0, True, "whatever", 1, 0.0)
+    assert result.termination_condition is TerminationCondition.convergenceCriteriaSatisfied
