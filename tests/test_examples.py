@@ -30,3 +30,40 @@ def test_doctests_leave_no_temporary_folder(tmp_path, monkeypatch):
     result = doctest.testmod(srtopt.persistence, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
     assert list(tmp_path.iterdir()) == []
+
+
+def _run_quick(name):
+    done = subprocess.run([sys.executable, str(REPO / "examples" / f"{name}.py")], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO), SRTOPT_EXAMPLES_QUICK="1"), timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_custom_loss_example_huber_beats_squared_with_outliers():
+    rows = {line[:28].strip(): float(line[28:37]) for line in _run_quick("custom_loss")[1:]}
+    assert set(rows) == {"squared", "huber (delta 0.3)", "absolute (smoothed)", "log-cosh (CasADi callable)",
+                         "cauchy (registered class)"}
+    assert all(r2 > rows["squared"] + 0.2 for name, r2 in rows.items() if name != "squared")
+
+
+def test_sparse_splits_example_removes_the_noise_columns():
+    out = _run_quick("sparse_splits")
+    per_split = [float(line.split("features per split")[1].split()[0]) for line in out if "features per split" in line]
+    assert per_split[0] > 5 and per_split[-1] < per_split[0]
+    noise = [int(line.split("noise columns used")[1].split("/")[0]) for line in out if "noise columns used" in line]
+    assert noise[0] == 10 and noise[-1] == 0
+    assert sum("zero leaf slopes" in line for line in out) == 2
+
+
+def test_working_sets_example_compares_four_rules():
+    out = _run_quick("working_sets")
+    rows = {line.split()[0]: [float(v) for v in line.split()[1:5]] for line in out[1:]}
+    assert set(rows) == {"subtree", "all", "paths", "bottom_up"}
+    assert all(E_end <= E_start for _, E_start, E_end, _ in rows.values())
+
+
+def test_custom_solver_example_trains_with_a_registered_solver():
+    out = _run_quick("custom_solver")
+    assert out[0].startswith("registered: AdamSolver(lr=0.02")
+    rows = {line.split()[0]: float(line.split()[1]) for line in out[2:]}
+    assert set(rows) == {"auto", "adam", "adam:lr=0.02"} and all(0 < E < 1 for E in rows.values())
