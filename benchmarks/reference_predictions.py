@@ -7,8 +7,9 @@ objective_ and the E after each inner iteration to
 ``tests/data/reference_predictions/<versions>.npz``, one file per combination of the
 numerical libraries (floating-point results differ between their versions, so the test
 compares bit for bit against the file of the installed versions and skips otherwise).
-The files in the repository were written at commit 96fac5a (before issue 13's
-redesign) in the newest and in the oldest dependency environments of ``.ci/run``.
+The files in the repository were written from main at commit fa008c7 (before issue 13's
+redesign was merged) in the newest and in the oldest dependency environments of
+``.ci/run``: this script run with that commit's ``srtopt`` first on PYTHONPATH.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "data" / "reference_predictions"
 
-# (dataset, estimator parameters, fit options)
+# (dataset, estimator parameters, fit options: "sample_weight": "ramp" fits with weights
+# 0.5 + i/N; "chunk_rows": n runs the full-data kernels in blocks of n rows)
 CASES = [(slug, dict(depth=depth, random_state=seed), {})
          for slug in ("yacht", "housing", "auto_mpg") for depth in (2, 3) for seed in (0, 1)]
 CASES += [(slug, dict(depth=depth, random_state=0, k0=0), {}) for slug in ("yacht", "housing", "auto_mpg")
@@ -31,7 +33,10 @@ CASES += [(slug, dict(depth=depth, random_state=3, n_restarts=2), {}) for slug i
 CASES += [("housing", dict(depth=2, random_state=0, regularization=None), {}),
           ("auto_mpg", dict(depth=2, random_state=0, bn_solver="ipopt"), {}),
           ("yacht", dict(depth=2, random_state=0, wlr_solver="sklearn", ln_solver="lsqr"), {}),
-          ("housing", dict(depth=3, random_state=2), {"sample_weight": "ramp"})]
+          ("housing", dict(depth=3, random_state=2), {"sample_weight": "ramp"}),
+          ("housing", dict(depth=2, random_state=0, max_subproblem_rows=200), {}),
+          ("auto_mpg", dict(depth=3, random_state=1, n_restarts=2, n_jobs=2, clip_predictions=False), {}),
+          ("yacht", dict(depth=3, random_state=0), {"chunk_rows": 50})]
 
 
 def versions_key() -> str:
@@ -54,14 +59,19 @@ def case_name(i, slug, params) -> str:
 
 def fit_case(slug, params, options, data_dir):
     """The fitted estimator and its training-set predictions."""
-    from srtopt import SoftRegressionTree
+    from srtopt import SoftRegressionTree, kernels
 
     X, y = load_dataset(slug, data_dir)
     fit_kwargs = {}
     if options.get("sample_weight") == "ramp":
         fit_kwargs["sample_weight"] = 0.5 + np.arange(len(y)) / len(y)
-    model = SoftRegressionTree(**params).fit(X, y, **fit_kwargs)
-    return model, model.predict(X)
+    chunk_rows = kernels.CHUNK_ROWS
+    kernels.CHUNK_ROWS = options.get("chunk_rows", chunk_rows)
+    try:
+        model = SoftRegressionTree(**params).fit(X, y, **fit_kwargs)
+        return model, model.predict(X)
+    finally:
+        kernels.CHUNK_ROWS = chunk_rows
 
 
 def main(data_dir) -> Path:

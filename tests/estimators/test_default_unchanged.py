@@ -1,5 +1,6 @@
 """The default model is unchanged: same parameters and seed give bit-identical fits to those
-recorded before issue 13's redesign (benchmarks/reference_predictions.py, commit 96fac5a)."""
+recorded from main at fa008c7, before issue 13's redesign was merged
+(benchmarks/reference_predictions.py)."""
 
 import importlib.util
 from pathlib import Path
