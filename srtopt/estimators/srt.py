@@ -80,16 +80,20 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         Depth D of the maximal binary tree (2^D - 1 branch nodes, 2^D leaves).
     mu : float, default=1.0
         Slope of the logistic CDF.
-    regularization : "l2-calibrated", "l2", None, float or (float, float), default="l2-calibrated"
-        "l2": the paper's lambda_w = 2/(p |tau_B|), lambda_b = 2/(p |tau_L|) taken literally;
-        "l2-calibrated": those values times 1e-3/N, which reproduces the paper's
-        "SRT l2" accuracy (the literal values collapse the splits under eq. (obj)'s
-        1/N normalisation; see :func:`regularization_lambdas` and the README);
-        None: no l2 term ("SRT"); numbers: lambda_w, lambda_b.
+    regularization : str, None, float or (float, float), default="l2"
+        The l2 weights of eq. (obj) (:func:`regularization_lambdas`).  "l2": the paper's
+        "SRT l2" values read on the summed error, lambda_b = 2/(p |tau_L| N) and
+        lambda_w = 0.02/(p |tau_B| N); "l2-slopes", "l2-mean", "l2-calibrated": other
+        readings, kept for comparison; None: no l2 term ("SRT"); numbers: lambda_w,
+        lambda_b.  The measurements behind the choice: docs/design.md, "Regularization".
     max_iter : int, default=10
         Macro iterations M_it of NODEC-DR.
     n_init : int, default=10
         Repetitions r of hierarchical 2-means in the initialization.
+    init_scale : float, default=0.2
+        Factor on the initial split weights omega^0 of the initialization's logistic
+        regressions (1: the paper).  Those splits are so sharp that most rows sit where
+        the logistic CDF is flat and the first BN steps barely move (docs/design.md).
     eps1, eps2, eps3, zeta : float, default 0.1, 0.3, 0.4, 0.8
         Thresholds of the reassignment heuristic and their decay per macro iteration.
         The defaults are the values listed in the paper's experiments.  The algorithm's
@@ -98,7 +102,12 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         treated as highly imbalanced.  The swapped reading (0.3, 0.1) runs too; the
         two measured within 0.01 test R^2 of each other (docs/design.md, "Departures
         from the paper"), so the paper's values stay.
-    theta_w, theta_b : float, default=0.1
+    wlr_weights : {"labels", "routing"}, default="labels"
+        Class weights w_i of the WLR proxy (eq. reshuffle), N_t / (2 N_class): counted on
+        the labels c_i after the heuristic relabels the I_t^R points ("labels"), or on the
+        current routing ("routing", the paper's words), which leaves a node that sends
+        every row one way unbalanced (docs/design.md).
+    theta_w, theta_b : float, default=1e-3
         Gradient thresholds (theta)^k below which a BN / LN step is skipped.
     k0 : int or None, default=None
         Inner iteration from which the convergence safeguards (conditions
@@ -107,14 +116,25 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     tau : float, default=1e-6
         tau of condition (19).
     bn_solver, ln_solver, wlr_solver : str or solver object
-        Solvers of the BN subproblem (default "ipopt", IPOPT through CasADi),
-        of the LN subproblem ("exact" weighted least squares) and of the WLR
-        proxy ("sklearn" LogisticRegression, the paper's choice).
+        Solvers of the BN subproblem (default "l-bfgs-b": SciPy's L-BFGS-B with the exact
+        gradient and tol 1e-9; "ipopt" is IPOPT through CasADi), of the LN subproblem
+        ("exact" weighted least squares) and of the WLR proxy and the initialization's
+        logistic regressions ("newton", exact; "sklearn" is the paper's LogisticRegression).
     wlr_C : float, default=1.0
         Inverse l2 strength of the WLR proxy (scikit-learn's C).
+    n_restarts, restart_iter : int, default 1, 2
+        With ``n_restarts`` > 1, that many initializations (seeds drawn from
+        ``random_state``) each run ``restart_iter`` macro iterations; the one with the
+        lowest training E continues to ``max_iter``.
+    max_subproblem_rows : int or None, default=100_000
+        BN and WLR subproblems use at most this many rows of I_t (a uniform random subset,
+        its weights scaled by |I_t| / rows so lambda_w keeps its meaning; the paper allows
+        "only a subset of data points").  None: all rows.
+    clip_predictions : bool, default=True
+        Keep predictions within the range of the training targets.
     time_limit : float or None
-        Stop after the inner iteration during which this many seconds passed
-        (then ``stopped_by_ == "time_limit"``).
+        Seconds for the whole fit, initialization included: solvers stop at the deadline,
+        training ends after that inner iteration (``stopped_by_ == "time_limit"``).
     callbacks : list of callables or None
         Each is called after every inner iteration with its
         :class:`~srtopt.training.nodec.InnerIteration` record.
@@ -182,7 +202,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         _positive("mu", self.mu)
         _positive("wlr_C", self.wlr_C)
         _positive("tau", self.tau)
-        for name in ("max_iter", "n_init"):
+        _positive("init_scale", self.init_scale)
+        for name in ("max_iter", "n_init", "n_restarts", "restart_iter"):
             value = getattr(self, name)
             if not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
@@ -194,6 +215,13 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
             raise ValueError(f"k0 must be None or an integer >= 0, got {self.k0!r}")
         if self.time_limit is not None:
             _positive("time_limit", self.time_limit)
+        if self.wlr_weights not in ("labels", "routing"):
+            raise ValueError(f"wlr_weights must be 'labels' or 'routing', got {self.wlr_weights!r}")
+        rows = self.max_subproblem_rows
+        if rows is not None and (not isinstance(rows, numbers.Integral) or isinstance(rows, bool) or rows < 2):
+            raise ValueError(f"max_subproblem_rows must be None or an integer >= 2, got {rows!r}")
+        if not isinstance(self.clip_predictions, (bool, np.bool_)):
+            raise ValueError(f"clip_predictions must be True or False, got {self.clip_predictions!r}")
         if not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
             raise ValueError(f"verbose must be an integer >= 0, got {self.verbose!r}")
 

@@ -172,18 +172,20 @@ class _WorkingSetSubproblem:
     def n_rows(self) -> int:
         return len(self.rows)
 
-    def _working_rows(self):
+    @cached_property
+    def _working_rows(self) -> list[int]:
+        """Rows of omega (BN) or beta (LN) that hold the working set."""
         tree = self.problem.tree
         index = tree.branch_index if self.block == "omega" else tree.leaf_index
         return [index(t) for t in self.working]
 
     def start(self) -> np.ndarray:
-        return getattr(self, self.block)[self._working_rows()].ravel()
+        return getattr(self, self.block)[self._working_rows].ravel()
 
     def with_x(self, x) -> np.ndarray:
         """The full omega (BN) or beta (LN) with the working-set rows replaced by x."""
         full = getattr(self, self.block).copy()
-        full[self._working_rows()] = np.reshape(x, (len(self.working), -1))
+        full[self._working_rows] = np.reshape(x, (len(self.working), -1))
         return full
 
 
@@ -203,10 +205,14 @@ class BranchSubproblem(_WorkingSetSubproblem):
     row_weight: float = 1.0
     block: ClassVar[str] = "omega"
 
-    @property
+    @cached_property
     def weights(self) -> np.ndarray:
         """s_i of the rows (times ``row_weight``)."""
         return self.problem.s[self.rows] * self.row_weight
+
+    @cached_property
+    def _Z(self) -> np.ndarray:
+        return self.problem.Z[self.rows]
 
     @cached_property
     def _local(self) -> Tree:
@@ -221,10 +227,10 @@ class BranchSubproblem(_WorkingSetSubproblem):
     def evaluate(self, x):
         pr = self.problem
         x = np.asarray(x, float)
-        Z = pr.Z[self.rows]
+        Z = self._Z
         S = kernels.split_probabilities(Z, self.with_x(x), pr.mu)
         f, G = kernels.soft_loss(S, self._losses, self.weights, pr.tree, self.root, pr.mu)
-        g = (G.T @ Z)[self._working_rows()].ravel() + pr.lambda_w * x
+        g = (G.T @ Z)[self._working_rows].ravel() + pr.lambda_w * x
         return f + 0.5 * pr.lambda_w * x @ x, g
 
     @property

@@ -38,6 +38,11 @@ def toy():
     ({"regularization": "l1"}, "regularization must be"),
     ({"k0": -1}, "k0 must be"),
     ({"bn_solver": "nope"}, "unknown bn solver 'nope'; available"),
+    ({"init_scale": 0}, "init_scale must be a positive"),
+    ({"wlr_weights": "rows"}, "wlr_weights must be 'labels' or 'routing'"),
+    ({"n_restarts": 0}, "n_restarts must be an integer >= 1"),
+    ({"max_subproblem_rows": 1}, "max_subproblem_rows must be None or an integer >= 2"),
+    ({"clip_predictions": "yes"}, "clip_predictions must be True or False"),
 ])
 def test_bad_parameters(toy, params, match):
     with pytest.raises(ValueError, match=match):
