@@ -132,6 +132,9 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         "only a subset of data points").  None: all rows.
     clip_predictions : bool, default=True
         Keep predictions within the range of the training targets.
+    n_jobs : int or None, default=None
+        Threads for the r repetitions of the initialization's 2-means (joblib's meaning:
+        None = 1, -1 = all cores); the result does not depend on it.
     time_limit : float or None
         Seconds for the whole fit, initialization included: solvers stop at the deadline,
         training ends after that inner iteration (``stopped_by_ == "time_limit"``).
@@ -184,7 +187,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                  tau=1e-6, bn_solver="l-bfgs-b", ln_solver="exact", wlr_solver="newton", wlr_C=1.0,
                  time_limit=None, callbacks=None, random_state=None, verbose=0, init_scale=0.2,
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
-                 clip_predictions=True):
+                 clip_predictions=True, n_jobs=None):
         self.depth, self.mu, self.regularization = depth, mu, regularization
         self.max_iter, self.n_init = max_iter, n_init
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
@@ -195,7 +198,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.init_scale, self.wlr_weights = init_scale, wlr_weights
         self.n_restarts, self.restart_iter = n_restarts, restart_iter
         self.max_subproblem_rows = max_subproblem_rows
-        self.clip_predictions = clip_predictions
+        self.clip_predictions, self.n_jobs = clip_predictions, n_jobs
 
     def _check_params(self):
         check_depth(self.depth)
@@ -261,7 +264,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         runs = []
         for seed in seeds:
             omega0, beta0, db = cluster_initialization(problem, self.n_init, seed, solvers["wlr"],
-                                                       split_scale=self.init_scale)
+                                                       split_scale=self.init_scale, n_jobs=self.n_jobs)
             if progress:
                 progress.initialized(omega0, beta0, db)
             algorithm = self._algorithm(solvers, started, progress, seed)

@@ -81,3 +81,13 @@ def test_davies_bouldin_is_scikit_learns(rng, k):
     X[labels == 0] = X[labels == 0].mean(axis=0)  # a cluster with no spread (scikit-learn's distance
     assert davies_bouldin(X, labels) == pytest.approx(davies_bouldin_score(X, labels), rel=1e-6)  # formula
     # leaves about 1e-8 where the exact value is 0)
+
+
+def test_initialization_does_not_depend_on_n_jobs():
+    X, y = scaled("housing")
+    problem = SRTProblem(X, y, Tree(3), 1.0, 1e-8, 1e-6)
+    one = cluster_initialization(problem, 6, 3, n_jobs=1)
+    two = cluster_initialization(problem, 6, 3, n_jobs=2)
+    np.testing.assert_array_equal(one[0], two[0])
+    np.testing.assert_array_equal(one[1], two[1])
+    assert one[2] == two[2]
