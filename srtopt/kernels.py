@@ -61,7 +61,10 @@ def _level_probabilities(S, tree, root):
     levels = [np.ones((S.shape[0], 1))]
     for k in range(tree.subtree_depth(root)):
         p = S[:, _level_columns(root, k)]
-        levels.append(np.stack([levels[-1] * p, levels[-1] * (1.0 - p)], axis=2).reshape(S.shape[0], 2 ** (k + 1)))
+        children = np.empty((S.shape[0], 2 ** (k + 1)))
+        np.multiply(levels[-1], p, out=children[:, 0::2])
+        np.multiply(levels[-1], 1.0 - p, out=children[:, 1::2])
+        levels.append(children)
     return levels
 
 
