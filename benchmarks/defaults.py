@@ -53,6 +53,7 @@ VARIANTS = {
     "split factor 0.03": dict(split_factor=0.03),
     "BN L-BFGS-B tol 1e-7": dict(bn_solver="l-bfgs-b:tol=1e-7"),
     "BN L-BFGS-B SciPy tol": dict(bn_solver="l-bfgs-b:tol=None"),
+    "eps1 0.3, eps2 0.1": dict(eps1=0.3, eps2=0.1),
     "0.1 defaults": SRTOPT_01,
     "RF(100)": None, "linear regression": None, "CART": None,
 }
