@@ -169,13 +169,6 @@ def should_stop() -> bool:
     return interrupt_requested() or deadline_passed()
 
 
-def stop_when_asked(*_):
-    """A SciPy ``minimize`` callback: raises StopIteration (SciPy then returns its current
-    iterate) when :func:`should_stop`."""
-    if should_stop():
-        raise StopIteration
-
-
 def interrupt_requested() -> bool:
     """True once Ctrl-C was pressed during the current :func:`solve_interruptibly`.  An adapter
     with ``stops_on_interrupt = True`` polls this and ends its solve early, quietly."""

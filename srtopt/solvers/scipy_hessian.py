@@ -7,10 +7,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.optimize import minimize
-
-from .base import Availability, SolverParams, SolverResult, stop_when_asked
+from .base import Availability, SolverParams, SolverResult
 from .derivatives import CasadiDerivatives
+from .scipy_minimize import minimize_until_asked
 
 HESSIAN_METHODS = ("trust-exact", "trust-krylov", "trust-ncg", "trust-constr", "newton-cg", "dogleg")
 
@@ -32,7 +31,7 @@ class ScipyHessian(SolverParams):
     def solve(self, problem, x0) -> SolverResult:
         start = time.perf_counter()
         hess = self._derivatives.hessian(problem)
-        res = minimize(problem.evaluate, np.asarray(x0, float), jac=True, hess=hess, method=self.method,
-                       callback=stop_when_asked, tol=self.tol, options={"maxiter": self.max_iter})
+        res = minimize_until_asked(problem.evaluate, x0, hess=hess, method=self.method, tol=self.tol,
+                                   options={"maxiter": self.max_iter})
         return SolverResult(np.asarray(res.x), float(res.fun), bool(res.success), str(res.message),
                             int(res.get("nit", 0)), time.perf_counter() - start, res, solver=self.name)

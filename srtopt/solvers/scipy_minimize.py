@@ -6,9 +6,28 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import OptimizeResult, minimize
 
-from .base import SolverResult, stop_when_asked
+from .base import SolverResult, should_stop
+
+
+def minimize_until_asked(fun, x0, **options) -> OptimizeResult:
+    """``scipy.optimize.minimize(fun, x0, jac=True, **options)`` that returns its current
+    iterate (``success`` False) once :func:`~srtopt.solvers.base.should_stop` (Ctrl-C or the
+    fit's deadline).  The callback raises StopIteration; SciPy versions or methods that do
+    not catch it (SciPy < 1.11, SLSQP) let it escape, and the last iterate is returned here."""
+    seen = {"x": np.asarray(x0, float), "nit": 0}
+
+    def callback(x, *_):
+        seen["x"], seen["nit"] = np.array(getattr(x, "x", x), float), seen["nit"] + 1
+        if should_stop():
+            raise StopIteration
+
+    try:
+        return minimize(fun, seen["x"], jac=True, callback=callback, **options)
+    except StopIteration:
+        return OptimizeResult(x=seen["x"], fun=float(fun(seen["x"])[0]), success=False, nit=seen["nit"],
+                              message="stopped: Ctrl-C or the time limit")
 
 
 class ScipyMinimize:
@@ -24,7 +43,7 @@ class ScipyMinimize:
 
     def solve(self, problem, x0) -> SolverResult:
         start = time.perf_counter()
-        res = minimize(problem.evaluate, np.asarray(x0, float), jac=True, method=self.method,
-                       callback=stop_when_asked, tol=self.tol, options={"maxiter": self.max_iter})
+        res = minimize_until_asked(problem.evaluate, x0, method=self.method, tol=self.tol,
+                                   options={"maxiter": self.max_iter})
         return SolverResult(np.asarray(res.x), float(res.fun), bool(res.success), str(res.message),
                             int(res.get("nit", 0)), time.perf_counter() - start, res)
