@@ -49,6 +49,11 @@ VARIANTS = {
     "routing weights": dict(wlr_weights="routing"),
     "BN IPOPT": dict(bn_solver="ipopt"),
     "3 restarts": dict(n_restarts=3),
+    "split factor 0.003": dict(split_factor=0.003),
+    "split factor 0.03": dict(split_factor=0.03),
+    "BN L-BFGS-B tol 1e-7": dict(bn_solver="l-bfgs-b:tol=1e-7"),
+    "BN L-BFGS-B SciPy tol": dict(bn_solver="l-bfgs-b:tol=None"),
+    "eps1 0.3, eps2 0.1": dict(eps1=0.3, eps2=0.1),
     "0.1 defaults": SRTOPT_01,
     "RF(100)": None, "linear regression": None, "CART": None,
 }
@@ -67,7 +72,7 @@ def load(name):
     return heldout.load(name)
 
 
-def make(variant, depth, seed):
+def make(variant, depth, seed, n, p):
     from sklearn.ensemble import RandomForestRegressor
     from sklearn.linear_model import LinearRegression
     from sklearn.tree import DecisionTreeRegressor
@@ -80,7 +85,14 @@ def make(variant, depth, seed):
         return LinearRegression()
     if variant == "CART":
         return DecisionTreeRegressor(max_depth=depth, random_state=seed)
-    return SoftRegressionTree(depth=depth, random_state=seed, **VARIANTS[variant])
+    params = dict(VARIANTS[variant])
+    if "split_factor" in params:  # the "l2" reading with another factor on lambda_w
+        from srtopt.tree import Tree
+
+        tree = Tree(depth)
+        params["regularization"] = (2 * params.pop("split_factor") / (p * tree.n_branch * n),
+                                    2 / (p * tree.n_leaves * n))
+    return SoftRegressionTree(depth=depth, random_state=seed, **params)
 
 
 def run(dataset, depth, variant, fold, seed):
@@ -91,7 +103,7 @@ def run(dataset, depth, variant, fold, seed):
 
     X, y = load(dataset)
     train, test = fold_indices(len(y), 4, 0, fold)
-    model = make(variant, depth, seed)
+    model = make(variant, depth, seed, len(train), X.shape[1])
     with threadpool_limits(1):
         start = time.perf_counter()
         model.fit(X[train], y[train])

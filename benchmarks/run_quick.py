@@ -1,4 +1,4 @@
-"""Quick benchmark: all 15 datasets, depths 2 and 3, srt-l2 / cart / rf,
+"""Quick benchmark: all 15 datasets, depths 2 and 3, srt-l2 / srt / srt-l2-calibrated / cart / rf,
 4 folds x 2 seeds (the paper uses 20 seeds: see run_paper.py).
 
     PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/run_quick.py --jobs 2
@@ -17,7 +17,8 @@ from srtopt.datasets import DATASETS
 from srtopt.experiments import run_benchmark, write_report
 
 HERE = Path(__file__).resolve().parent
-CONFIG = dict(datasets=list(DATASETS), depths=[2, 3], methods=["srt-l2", "cart", "rf"], folds=4, seeds=2)
+CONFIG = dict(datasets=list(DATASETS), depths=[2, 3], methods=["srt-l2", "srt", "srt-l2-calibrated", "cart", "rf"],
+              folds=4, seeds=2)
 
 
 def main(argv=None) -> int:

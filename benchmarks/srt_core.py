@@ -33,9 +33,8 @@ def speed_table(data_home=None, repeats=2) -> str:
     X, y, _ = load("cpu_small", data_home=data_home)
     train, test = fold_indices(len(y), 4, 0, 0)
     Xtr, Xte, ytr, yte, _ = scale_fold(X[train], X[test], y[train], y[test])
-    models = {"SRT l2 (bn_solver=ipopt)": lambda: SoftRegressionTree(depth=3, random_state=0),
-              "SRT l2 (bn_solver=l-bfgs-b)": lambda: SoftRegressionTree(depth=3, random_state=0,
-                                                                        bn_solver="l-bfgs-b"),
+    models = {"SRT l2 (defaults: bn_solver=l-bfgs-b)": lambda: SoftRegressionTree(depth=3, random_state=0),
+              "SRT l2 (bn_solver=ipopt)": lambda: SoftRegressionTree(depth=3, random_state=0, bn_solver="ipopt"),
               "RandomForest(100, n_jobs=1)": lambda: RandomForestRegressor(100, n_jobs=1, random_state=0)}
     seconds, r2 = {}, {}
     with threadpool_limits(1):

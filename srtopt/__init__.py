@@ -23,7 +23,7 @@ from .estimators import ORRTRegressor, SoftRegressionTree
 from .persistence import load
 from .tree import Tree
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):

@@ -50,17 +50,34 @@ def leaf_probabilities(S: np.ndarray, tree: Tree, root: int = 1) -> np.ndarray:
     >>> leaf_probabilities(S, Tree(2)).round(3)  # P_i4 = p_1 p_2, P_i5 = p_1 (1 - p_2), ...
     array([[0.4 , 0.4 , 0.02, 0.18]])
     """
-    P = _node_probabilities(S, tree, root)
-    return np.column_stack([P[leaf] for leaf in tree.descendants_leaves(root)])
+    return _level_probabilities(S, tree, root)[-1]
+
+
+def _level_probabilities(S, tree, root):
+    """[P at depth 0, 1, ..., d] of the subtree rooted at ``root`` (depth d): P at depth k has
+    one column per node root 2^k + j (j = 0 .. 2^k - 1), the product of the branch
+    probabilities from ``root`` down to it.  The children of column j are columns 2j
+    (left, times p) and 2j + 1 (right, times 1 - p) of the next depth."""
+    levels = [np.ones((S.shape[0], 1))]
+    for k in range(tree.subtree_depth(root)):
+        p = S[:, _level_columns(root, k)]
+        children = np.empty((S.shape[0], 2 ** (k + 1)))
+        np.multiply(levels[-1], p, out=children[:, 0::2])
+        np.multiply(levels[-1], 1.0 - p, out=children[:, 1::2])
+        levels.append(children)
+    return levels
+
+
+def _level_columns(root, k) -> slice:
+    """Columns of S (branch index t - 1) of the nodes at depth k below ``root``: contiguous."""
+    first = root * 2**k - 1
+    return slice(first, first + 2**k)
 
 
 def _node_probabilities(S, tree, root):
-    P = {root: np.ones(S.shape[0])}
-    for a in tree.subtree_branch(root):
-        s = S[:, tree.branch_index(a)]
-        P[2 * a] = P[a] * s
-        P[2 * a + 1] = P[a] * (1.0 - s)
-    return P
+    """{node t: P_i(t)} for every node of the subtree rooted at ``root``."""
+    return {root * 2**k + j: level[:, j] for k, level in enumerate(_level_probabilities(S, tree, root))
+            for j in range(level.shape[1])}
 
 
 def node_shares(S: np.ndarray, tree: Tree, s: np.ndarray) -> np.ndarray:
@@ -96,20 +113,19 @@ def soft_loss(S, R, s, tree: Tree, root: int, mu: float, with_grad: bool = True)
     are zero.  One downward sweep (P) and one upward sweep (conditional losses
     V) over the subtree: no division, stable for saturated splits.
     """
-    leaves = tree.descendants_leaves(root)
-    V = {leaf: R[:, j] for j, leaf in enumerate(leaves)}
-    nodes = tree.subtree_branch(root)
-    for a in reversed(nodes):
-        sa = S[:, tree.branch_index(a)]
-        V[a] = sa * V[2 * a] + (1.0 - sa) * V[2 * a + 1]
-    f = float(s @ V[root])
+    d = tree.subtree_depth(root)
+    V = [None] * d + [R]  # V[k]: conditional losses of the nodes at depth k below root
+    for k in reversed(range(d)):
+        p = S[:, _level_columns(root, k)]
+        V[k] = p * V[k + 1][:, 0::2] + (1.0 - p) * V[k + 1][:, 1::2]
+    f = float(s @ V[0][:, 0])
     if not with_grad:
         return f, None
-    P = _node_probabilities(S, tree, root)
     G = np.zeros_like(S)
-    for a in nodes:
-        sa = S[:, tree.branch_index(a)]
-        G[:, tree.branch_index(a)] = s * P[a] * (V[2 * a] - V[2 * a + 1]) * mu * sa * (1.0 - sa)
+    for k, P in enumerate(_level_probabilities(S, tree, root)[:d]):
+        columns = _level_columns(root, k)
+        p = S[:, columns]
+        G[:, columns] = s[:, None] * P * (V[k + 1][:, 0::2] - V[k + 1][:, 1::2]) * mu * p * (1.0 - p)
     return f, G
 
 

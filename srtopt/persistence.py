@@ -2,7 +2,7 @@
 
 File layout (format version 2)::
 
-    {"format": "srtopt-model", "format_version": 2, "srtopt_version": "0.1.0",
+    {"format": "srtopt-model", "format_version": 2, "srtopt_version": "0.2.0",
      "estimator": "SoftRegressionTree",
      "params": {...get_params(deep=False); callbacks not stored...},
      "n_features_in": p, "feature_names": [...] or null,

@@ -10,6 +10,7 @@ written.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,10 +95,12 @@ class Tree:
         """Depth of node t (root has depth 0)."""
         return t.bit_length() - 1
 
+    @functools.lru_cache(maxsize=None)
     def ancestors_left(self, t: int) -> tuple[int, ...]:
         """A_L(t): ancestors of t whose left branch lies on the path to t."""
         return tuple(a for a, child in self._path(t) if child == 2 * a)
 
+    @functools.lru_cache(maxsize=None)
     def ancestors_right(self, t: int) -> tuple[int, ...]:
         """A_R(t): ancestors of t whose right branch lies on the path to t."""
         return tuple(a for a, child in self._path(t) if child == 2 * a + 1)
@@ -109,15 +112,18 @@ class Tree:
             t //= 2
         return reversed(pairs)
 
+    @functools.lru_cache(maxsize=None)
     def descendants_branch(self, t: int) -> tuple[int, ...]:
         """D_B(t): branch nodes strictly below t."""
         return tuple(s for s in self.subtree_branch(t) if s != t)
 
+    @functools.lru_cache(maxsize=None)
     def descendants_leaves(self, t: int) -> tuple[int, ...]:
         """D_L(t): leaves below t (t itself if t is a leaf)."""
         d = self.depth - self.node_depth(t)
         return tuple(range(t * 2**d, (t + 1) * 2**d))
 
+    @functools.lru_cache(maxsize=None)
     def subtree_branch(self, t: int) -> tuple[int, ...]:
         """Branch nodes of the subtree rooted at t, t first, in breadth-first order."""
         nodes, level = [], [t]

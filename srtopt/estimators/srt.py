@@ -84,10 +84,12 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         Depth D of the maximal binary tree (2^D - 1 branch nodes, 2^D leaves).
     mu : float, default=1.0
         Slope of the logistic CDF.
-    regularization : "l2", "l2-slopes", "l2-mean", "l2-calibrated", None, float or pair, default="l2"
-        The l2 terms lambda_w/2 ||omega||^2 + lambda_b/2 ||beta||^2 of eq. (obj): a
-        reading of the paper's lambda_w = 2/(p |tau_B|), lambda_b = 2/(p |tau_L|) (see
-        :func:`regularization_lambdas`), None for none ("SRT"), or lambda_w, lambda_b.
+    regularization : str, None, float or (float, float), default="l2"
+        The l2 weights of eq. (obj) (:func:`regularization_lambdas`).  "l2": the paper's
+        "SRT l2" values read on the summed error, lambda_b = 2/(p |tau_L| N) and
+        lambda_w = 0.02/(p |tau_B| N); "l2-slopes", "l2-mean", "l2-calibrated": other
+        readings, kept for comparison; None: no l2 term ("SRT"); numbers: lambda_w,
+        lambda_b.  The measurements behind the choice: docs/design.md, "Regularization".
     loss : str, Loss or callable, default="squared"
         loss(r) of the residual r = yhat_it - y_i in eq. (obj) (:mod:`srtopt.models.terms`):
         "squared" (eq. obj); "huber" (r^2 within delta, linear beyond; "huber:delta=0.5",
@@ -119,8 +121,9 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     n_init : int, default=10
         Repetitions r of hierarchical 2-means in the initialization.
     init_scale : float, default=0.2
-        Factor on the initial split weights omega^0 (1: the paper; smaller: softer initial
-        splits with the same hyperplanes, docs/design.md "Initialization").
+        Factor on the initial split weights omega^0 of the initialization's logistic
+        regressions (1: the paper).  Those splits are so sharp that most rows sit where
+        the logistic CDF is flat and the first BN steps barely move (docs/design.md).
     eps1, eps2, eps3, zeta : float, default 0.1, 0.3, 0.4, 0.8
         Thresholds of the reassignment heuristic and their decay per macro iteration.
         The defaults are the values listed in the paper's experiments.  The algorithm's
@@ -129,6 +132,11 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         treated as highly imbalanced.  The swapped reading (0.3, 0.1) runs too; the
         two measured within 0.01 test R^2 of each other (docs/design.md, "Departures
         from the paper"), so the paper's values stay.
+    wlr_weights : {"labels", "routing"}, default="labels"
+        Class weights w_i of the WLR proxy (eq. reshuffle), N_t / (2 N_class): counted on
+        the labels c_i after the heuristic relabels the I_t^R points ("labels"), or on the
+        current routing ("routing", the paper's words), which leaves a node that sends
+        every row one way unbalanced (docs/design.md).
     theta_w, theta_b : float, default=1e-3
         Gradient thresholds (theta)^k below which a BN / LN step is skipped.
     k0 : int or None, default=None
@@ -149,20 +157,22 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         subproblems is refused at fit.
     wlr_C : float, default=1.0
         Inverse l2 strength of the WLR proxy (scikit-learn's C).
-    wlr_weights : "labels" or "routing", default="labels"
-        Class weights of the WLR proxy: balanced on its (relabelled) classes, or on the
-        current routing.
     n_restarts, restart_iter : int, default 1, 2
-        With n_restarts > 1, that many initializations (seeds drawn from
-        ``random_state``) run restart_iter macro iterations and the lowest E continues.
-    max_subproblem_rows : int or None, default=100000
-        BN subproblems and WLR proxies use a uniform random subset of at most this many
-        rows of I_t (the paper allows "only a subset of data points").
+        With ``n_restarts`` > 1, that many initializations (seeds drawn from
+        ``random_state``) each run ``restart_iter`` macro iterations; the one with the
+        lowest training E continues to ``max_iter``.
+    max_subproblem_rows : int or None, default=100_000
+        BN and WLR subproblems use at most this many rows of I_t (a uniform random subset,
+        its weights scaled by |I_t| / rows so lambda_w keeps its meaning; the paper allows
+        "only a subset of data points").  None: all rows.
     clip_predictions : bool, default=True
-        Limit predictions to the range of the training targets.
+        Keep predictions within the range of the training targets.
+    n_jobs : int or None, default=None
+        Threads for the r repetitions of the initialization's 2-means (joblib's meaning:
+        None = 1, -1 = all cores); the result does not depend on it.
     time_limit : float or None
-        Seconds for the whole fit: training stops after the inner iteration during which
-        they passed (then ``stopped_by_ == "time_limit"``).
+        Seconds for the whole fit, initialization included: solvers stop at the deadline,
+        training ends after that inner iteration (``stopped_by_ == "time_limit"``).
     callbacks : list of callables or Callback objects, or None
         :class:`~srtopt.training.callbacks.Callback` objects get hooks (fit and run
         begin and end, every inner iteration, every macro iteration); a plain callable is
@@ -217,7 +227,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                  tau=1e-6, bn_solver="auto", ln_solver="auto", wlr_solver="auto", wlr_C=1.0,
                  time_limit=None, callbacks=None, random_state=None, verbose=0, init_scale=0.2,
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
-                 clip_predictions=True, loss="squared", penalty=None, working_sets="subtree", init="cluster"):
+                 clip_predictions=True, n_jobs=None, loss="squared", penalty=None, working_sets="subtree",
+                 init="cluster"):
         self.depth, self.mu, self.regularization = depth, mu, regularization
         self.max_iter, self.n_init = max_iter, n_init
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
@@ -228,7 +239,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.init_scale, self.wlr_weights = init_scale, wlr_weights
         self.n_restarts, self.restart_iter = n_restarts, restart_iter
         self.max_subproblem_rows = max_subproblem_rows
-        self.clip_predictions = clip_predictions
+        self.clip_predictions, self.n_jobs = clip_predictions, n_jobs
         self.loss, self.penalty, self.working_sets, self.init = loss, penalty, working_sets, init
 
     def _check_params(self):
@@ -236,7 +247,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         _positive("mu", self.mu)
         _positive("wlr_C", self.wlr_C)
         _positive("tau", self.tau)
-        for name in ("max_iter", "n_init"):
+        _positive("init_scale", self.init_scale)
+        for name in ("max_iter", "n_init", "n_restarts", "restart_iter"):
             value = getattr(self, name)
             if not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
@@ -248,6 +260,13 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
             raise ValueError(f"k0 must be None or an integer >= 0, got {self.k0!r}")
         if self.time_limit is not None:
             _positive("time_limit", self.time_limit)
+        if self.wlr_weights not in ("labels", "routing"):
+            raise ValueError(f"wlr_weights must be 'labels' or 'routing', got {self.wlr_weights!r}")
+        rows = self.max_subproblem_rows
+        if rows is not None and (not isinstance(rows, numbers.Integral) or isinstance(rows, bool) or rows < 2):
+            raise ValueError(f"max_subproblem_rows must be None or an integer >= 2, got {rows!r}")
+        if not isinstance(self.clip_predictions, (bool, np.bool_)):
+            raise ValueError(f"clip_predictions must be True or False, got {self.clip_predictions!r}")
         if not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
             raise ValueError(f"verbose must be an integer >= 0, got {self.verbose!r}")
 
@@ -322,7 +341,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         if isinstance(self.init, str):
             if self.init != "cluster":
                 raise ValueError(f"init must be 'cluster' or a callable init(problem, random_state), got {self.init!r}")
-            return ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver)
+            return ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver, n_jobs=self.n_jobs)
         if not callable(self.init):
             raise ValueError(f"init must be 'cluster' or a callable init(problem, random_state), got {self.init!r}")
         return copy.deepcopy(self.init)

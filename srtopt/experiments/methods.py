@@ -115,6 +115,7 @@ def _srt(regularization):
 srt = _srt(None)
 srt_l2 = _srt("l2")  # the paper's "SRT l2" (the "l2" reading of its lambdas, see regularization_lambdas)
 srt_l2_literal = _srt("l2-mean")  # the paper's lambdas taken literally under eq. (obj)
+srt_l2_calibrated = _srt("l2-calibrated")  # srtopt 0.1's default: a vanishing l2 weight
 
 
 def orrt(depth, seed, **params):
@@ -133,6 +134,7 @@ for _name, _factory, _requires in (
     ("srt", srt, ("srtopt", "SoftRegressionTree")),
     ("srt-l2", srt_l2, ("srtopt", "SoftRegressionTree")),
     ("srt-l2-literal", srt_l2_literal, ("srtopt", "SoftRegressionTree")),
+    ("srt-l2-calibrated", srt_l2_calibrated, ("srtopt", "SoftRegressionTree")),
     ("orrt", orrt, ("srtopt", "ORRTRegressor")),
     ("milo", milo, ("srtopt", "MILOTreeRegressor")),
     ("cart", cart, None),

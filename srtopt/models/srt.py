@@ -309,18 +309,20 @@ class _WorkingSetSubproblem:
     def n_rows(self) -> int:
         return len(self.rows)
 
-    def _working_rows(self):
+    @cached_property
+    def _working_rows(self) -> list[int]:
+        """Rows of omega (BN) or beta (LN) that hold the working set."""
         tree = self.problem.tree
         index = tree.branch_index if self.block == "omega" else tree.leaf_index
         return [index(t) for t in self.working]
 
     def start(self) -> np.ndarray:
-        return getattr(self, self.block)[self._working_rows()].ravel()
+        return getattr(self, self.block)[self._working_rows].ravel()
 
     def with_x(self, x) -> np.ndarray:
         """The full omega (BN) or beta (LN) with the working-set rows replaced by x."""
         full = getattr(self, self.block).copy()
-        full[self._working_rows()] = np.reshape(x, (len(self.working), -1))
+        full[self._working_rows] = np.reshape(x, (len(self.working), -1))
         return full
 
     def _matrix(self, x):
@@ -329,7 +331,7 @@ class _WorkingSetSubproblem:
     @cached_property
     def _penalties(self) -> list:
         """The block penalties: the terms of E that depend on this block."""
-        rows = self._working_rows()
+        rows = self._working_rows
         return [term.block(self.block, rows, self.omega, self.beta) for term in self.problem.terms
                 if self.block in term.blocks]
 
@@ -406,10 +408,14 @@ class BranchSubproblem(_WorkingSetSubproblem):
             raise ValueError(f"working set {self.working} has nodes {sorted(outside)} outside the subtree of "
                              f"node {self.root}")
 
-    @property
+    @cached_property
     def weights(self) -> np.ndarray:
         """s_i of the rows (times ``row_weight``)."""
         return self.problem.s[self.rows] * self.row_weight
+
+    @cached_property
+    def _Z(self) -> np.ndarray:
+        return self.problem.Z[self.rows]
 
     @cached_property
     def _local(self) -> Tree:
@@ -424,10 +430,10 @@ class BranchSubproblem(_WorkingSetSubproblem):
 
     def _data(self, x):
         pr = self.problem
-        Z = pr.Z[self.rows]
+        Z = self._Z
         S = kernels.split_probabilities(Z, self.with_x(x), pr.mu)
         f, G = kernels.soft_loss(S, self._losses, self.weights, pr.tree, self.root, pr.mu)
-        return f, (G.T @ Z)[self._working_rows()].ravel()
+        return f, (G.T @ Z)[self._working_rows].ravel()
 
     @property
     def structure_key(self) -> tuple:
@@ -469,7 +475,7 @@ class BranchSubproblem(_WorkingSetSubproblem):
         """Values of the rendered model's parameters (data padded to the row bucket)."""
         pr, n = self.problem, padded_rows(self.n_rows)
         return np.concatenate([
-            _pad(pr.Z[self.rows], n).ravel("F"), _pad(self._losses, n).ravel("F"), _pad(self.weights, n),
+            _pad(self._Z, n).ravel("F"), _pad(self._losses, n).ravel("F"), _pad(self.weights, n),
             self.omega.ravel("F"), self.beta.ravel("F"), [pr.mu]])
 
     def render_pyomo(self):
@@ -483,7 +489,7 @@ class BranchSubproblem(_WorkingSetSubproblem):
         X = pb.rows_of(m.x, len(self.working), q)
         columns = dict(zip(self.working, X))
         columns.update({a: list(self.omega[tree.branch_index(a)]) for a in self._fixed_nodes()})
-        Z, R, s = pr.Z[self.rows], self._losses, self.weights
+        Z, R, s = self._Z, self._losses, self.weights
         data = [float(s[i]) * pb.point_sweep(pb.split_exprs(Z[i], columns, pr.mu), [float(r) for r in R[i]],
                                              tree, self.root)
                 for i in range(len(self.rows)) if s[i] != 0]

@@ -8,8 +8,8 @@ Two evaluators feed IPOPT the objective and its exact gradient:
 * ``"oracle"`` (default for ``hessian="limited-memory"``): the formulation's
   numpy reference evaluator (the one the symbolic model is tested against),
   wrapped in a ``casadi.Callback``; one solver per variable count serves every
-  subproblem.  Measured 2-3x faster per BN solve on cpu_small (same iterates);
-  ``benchmarks/results/srt_speed.md``.
+  subproblem.  It was 2-3x faster per BN solve than the symbolic evaluator on
+  cpu_small, with the same iterates, when it was chosen (srtopt 0.1).
 
 Neither is ever rebuilt inside the NODEC loop.  Ctrl-C during a solve (through
 :func:`~.base.solve_interruptibly`) stops IPOPT at its next iteration, quietly.

@@ -9,7 +9,7 @@ import scipy
 
 from .base import Acceptance, Solver, SolverResult, smooth_problem, termination
 from .derivatives import CasadiDerivatives
-from .scipy_minimize import minimize_stoppable
+from .scipy_minimize import minimize_until_asked
 
 HESSIAN_METHODS = ("trust-exact", "trust-krylov", "trust-ncg", "trust-constr", "newton-cg", "dogleg")
 
@@ -38,8 +38,8 @@ class ScipyHessian(Solver):
 
     def _solve(self, problem, x0) -> SolverResult:
         hess = self._derivatives.hessian(problem)
-        res = minimize_stoppable(problem.evaluate, x0, jac=True, hess=hess, method=self.method, tol=self.tol,
-                                 options={"maxiter": self.max_iter, "disp": bool(self.verbosity)})
+        res = minimize_until_asked(problem.evaluate, x0, hess=hess, method=self.method, tol=self.tol,
+                                   options={"maxiter": self.max_iter, "disp": bool(self.verbosity)})
         return SolverResult(np.asarray(res.x), float(res.fun), bool(res.success), str(res.message),
                             int(res.get("nit", 0)), 0.0, res, termination(self.family, res.status, res.success),
                             self.name)

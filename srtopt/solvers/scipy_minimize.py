@@ -50,9 +50,9 @@ class ScipyMinimize(Solver):
     def _solve(self, problem, x0) -> SolverResult:
         split = VariableSplit(problem) if getattr(problem, "nonsmooth", ()) else None
         target = split or problem
-        res = minimize_stoppable(target.evaluate, x0 if split is None else split.y_of(x0), jac=True,
-                                 method=self.method, tol=self.tol, options={"maxiter": self.max_iter},
-                                 **({} if split is None else {"bounds": list(zip(*split.bounds))}))
+        res = minimize_until_asked(target.evaluate, x0 if split is None else split.y_of(x0),
+                                   method=self.method, tol=self.tol, options={"maxiter": self.max_iter},
+                                   **({} if split is None else {"bounds": list(zip(*split.bounds))}))
         x, f = np.asarray(res.x), float(res.fun)
         if split is not None:
             x = split.x_of(res.x)
@@ -63,21 +63,21 @@ class ScipyMinimize(Solver):
                             termination(self.family, res.status, res.success), self.name)
 
 
-def minimize_stoppable(fun, x0, **kwargs) -> OptimizeResult:
-    """``scipy.optimize.minimize(fun, x0, jac=True, ...)`` with a callback that stops it when
-    :func:`~.base.should_stop` (Ctrl-C or the time limit).  SciPy >= 1.11 returns its current
-    iterate then (status 99); older versions let the StopIteration escape, and the last
-    iterate the callback saw is returned with the same status."""
-    last = {"x": np.asarray(x0, float)}
+def minimize_until_asked(fun, x0, **options) -> OptimizeResult:
+    """``scipy.optimize.minimize(fun, x0, jac=True, **options)`` that returns its current
+    iterate (``success`` False, status :data:`STOPPED`) once :func:`~srtopt.solvers.base.should_stop`
+    (Ctrl-C or the time limit).  The callback raises StopIteration; SciPy >= 1.11 returns its
+    current iterate then (status 99), older versions and SLSQP let it escape, and the last
+    iterate the callback saw is returned here."""
+    seen = {"x": np.asarray(x0, float), "nit": 0}
 
-    def callback(xk, *_):
-        last["x"] = np.array(xk, float)
+    def callback(x, *_):
+        seen["x"], seen["nit"] = np.array(getattr(x, "x", x), float), seen["nit"] + 1
         if should_stop():
             raise StopIteration
 
     try:
-        return minimize(fun, x0, callback=callback, **kwargs)
+        return minimize(fun, seen["x"], jac=True, callback=callback, **options)
     except StopIteration:
-        x = last["x"]
-        return OptimizeResult(x=x, fun=fun(x)[0], success=False, status=STOPPED, nit=0,
-                              message="stopped by the callback (time limit or Ctrl-C)")
+        return OptimizeResult(x=seen["x"], fun=float(fun(seen["x"])[0]), success=False, status=STOPPED,
+                              nit=seen["nit"], message="stopped: Ctrl-C or the time limit")

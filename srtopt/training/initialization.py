@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.metrics import davies_bouldin_score
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
 
 from .. import kernels
@@ -107,6 +107,21 @@ def route(X, hierarchy, tree) -> dict[int, np.ndarray]:
     return C
 
 
+def davies_bouldin(X, labels) -> float:
+    """Davies-Bouldin index of a partition (Davies and Bouldin 1979; the value of
+    scikit-learn's ``davies_bouldin_score``, which spent milliseconds per call validating
+    its input): the mean over clusters k of max_l (s_k + s_l) / |c_k - c_l|, with c_k the
+    centroid and s_k the mean distance of cluster k's points to it."""
+    clusters = np.unique(labels)
+    centroids = np.array([X[labels == k].mean(axis=0) for k in clusters])
+    spread = np.array([np.mean(np.sqrt(_sq_dist(X[labels == k], c))) for k, c in zip(clusters, centroids)])
+    gaps = np.sqrt(np.maximum(np.sum((centroids[:, None] - centroids[None]) ** 2, axis=2), 0.0))
+    if np.allclose(spread, 0) or np.allclose(gaps, 0):
+        return 0.0
+    gaps[gaps == 0] = np.inf  # the diagonal (and coinciding centroids) never give the maximum
+    return float(np.mean(np.max((spread[:, None] + spread[None]) / gaps, axis=1)))
+
+
 def leaf_labels(C, tree, n) -> np.ndarray:
     labels = np.empty(n, dtype=int)
     for leaf in tree.leaves:
@@ -134,14 +149,16 @@ def leaf_from_regression(Xa, y, rows, weights) -> np.ndarray:
 
 
 def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=None, wlr_solver=None,
-                           max_rows: int | None = MAX_ROWS, split_scale: float = 1.0):
+                           max_rows: int | None = MAX_ROWS, split_scale: float = 1.0, n_jobs=None):
     """(omega^0, beta^0, Davies-Bouldin index of the chosen partition).
 
     ``split_scale`` multiplies the logistic regressions' omega^0 (1: the paper).  Those
     regressions separate well-separated clusters, so their splits are sharp: most rows
     sit where the logistic CDF is flat and the BN gradient is tiny (docs/design.md,
     "Initialization"); a factor below 1 starts from softer splits with the same
-    hyperplanes."""
+    hyperplanes.  ``n_jobs`` threads run the r repetitions (each has its own seed drawn
+    from ``random_state``, so the result does not depend on ``n_jobs``); once the
+    training deadline has passed, no further batch of repetitions starts."""
     X, y, tree = problem.X, problem.y, problem.tree
     # weights with mean 1: the logistic regressions' ridge is scikit-learn's C = 1 for unit weights
     w = problem.s * len(problem.s)
@@ -149,23 +166,32 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     sample = np.arange(len(y))
     if max_rows is not None and len(y) > max_rows:
         sample = np.sort(rng.choice(len(y), size=max_rows, replace=False, p=problem.s))
-    best, best_db = None, np.inf
-    for _ in range(n_init):
-        if best is not None and deadline_passed():  # time_limit: keep the repetitions done so far
-            break
-        hierarchy = hierarchical_two_means(X[sample], tree, w[sample], rng)
-        labels = leaf_labels(hierarchy.C, tree, len(sample))
-        n_clusters = len(np.unique(labels))
-        db = davies_bouldin_score(X[sample], labels) if 2 <= n_clusters < len(sample) else np.inf
-        if best is None or db < best_db:
-            best, best_db = hierarchy, db
+    seeds = rng.randint(np.iinfo(np.int32).max, size=n_init)
+    partitions = []
+    with Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
+        batch = max(1, effective_n_jobs(n_jobs))
+        for first in range(0, n_init, batch):
+            if partitions and deadline_passed():  # time_limit: keep the repetitions done so far
+                break
+            partitions += parallel(delayed(_partition)(X[sample], tree, w[sample], seed)
+                                   for seed in seeds[first:first + batch])
+    best_db, best = min(partitions, key=lambda partition: partition[0])
     solver = wlr_solver or NewtonSolver()
-    Xs, ws = X[sample], np.ones(len(sample)) if len(sample) < len(y) else w
+    subsampled = len(sample) < len(y)
+    Xs, ws = X[sample], (np.ones(len(sample)) if subsampled else w)
     omega = split_scale * np.array([split_from_logistic(Xs, best.C[2 * t], best.C[2 * t + 1], ws, problem.mu,
                                                         solver) for t in tree.branch_nodes])
-    C = best.C if len(sample) == len(y) else route(X, best, tree)
+    C = route(X, best, tree) if subsampled else best.C
     beta = np.array([leaf_from_regression(problem.Xa, y, C[t], w) for t in tree.leaves])
     return omega, beta, best_db
+
+
+def _partition(X, tree, weights, seed) -> tuple[float, Hierarchy]:
+    """One repetition: (Davies-Bouldin index of the leaf partition, the hierarchy)."""
+    hierarchy = hierarchical_two_means(X, tree, weights, np.random.RandomState(seed))
+    labels = leaf_labels(hierarchy.C, tree, X.shape[0])
+    n_clusters = len(np.unique(labels))
+    return (davies_bouldin(X, labels) if 2 <= n_clusters < X.shape[0] else np.inf), hierarchy
 
 
 @dataclass
@@ -177,10 +203,11 @@ class ClusterInitialization:
     split_scale: float = 1.0
     max_rows: int | None = MAX_ROWS
     wlr_solver: object = None
+    n_jobs: int | None = None
 
     def __call__(self, problem: SRTProblem, random_state=None):
         omega, beta, db = cluster_initialization(problem, self.n_init, random_state, self.wlr_solver, self.max_rows,
-                                                 self.split_scale)
+                                                 self.split_scale, self.n_jobs)
         return omega, beta, {"davies_bouldin": db}
 
 

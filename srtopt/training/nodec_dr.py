@@ -5,8 +5,12 @@ Armijo reference step, gradient thresholds and the k0 convergence safeguards.
 Departures from the paper's text, all documented in docs/design.md:
 
 * epsilon_1 / epsilon_2: the algorithm's text reads epsilon_1 > epsilon_2, the
-  experiments list 0.1 / 0.3.  Both readings run; the defaults are the listed
-  values (the two measured within 0.01 of each other; README, "Departures").
+  experiments list 0.1 / 0.3.  Both readings run; the defaults are the listed values.
+* the class weights w_i of the WLR proxy (eq. reshuffle) are counted on the labels
+  c_i after the I_t^R points are relabelled (``wlr_weights="labels"``), so a node
+  that sends every row one way reopens; ``"routing"`` counts the current routing.
+* BN and WLR subproblems on more than ``max_rows`` rows of I_t use a uniform random
+  subset of that many (the paper allows "only a subset of data points").
 * the Armijo while-condition backtracks while sufficient decrease does NOT hold;
 * epsilons decay by zeta after each macro iteration (the pseudocode);
 * a macro iteration has 2^D - 1 inner iterations (one per branch node);
@@ -92,7 +96,7 @@ class BranchStep:
     acceptance by conditions (18)-(19) when the safeguards are on."""
 
     def __init__(self, bn_solver, wlr_solver, thresholds: Thresholds, theta_w=0.1, k0=None,
-                 tau=1e-6, armijo=None, wlr_C=1.0, wlr_weights="routing", max_rows=None, random_state=None):
+                 tau=1e-6, armijo=None, wlr_C=1.0, wlr_weights="labels", max_rows=None, random_state=None):
         self.bn_solver, self.wlr_solver, self.thresholds = bn_solver, wlr_solver, thresholds
         self.wlr_weights, self.max_rows = wlr_weights, max_rows
         self.rng = check_random_state(random_state)

@@ -38,6 +38,11 @@ def toy():
     ({"regularization": "l1"}, "regularization must be"),
     ({"k0": -1}, "k0 must be"),
     ({"bn_solver": "nope"}, "unknown bn solver 'nope'; available"),
+    ({"init_scale": 0}, "init_scale must be a positive"),
+    ({"wlr_weights": "rows"}, "wlr_weights must be 'labels' or 'routing'"),
+    ({"n_restarts": 0}, "n_restarts must be an integer >= 1"),
+    ({"max_subproblem_rows": 1}, "max_subproblem_rows must be None or an integer >= 2"),
+    ({"clip_predictions": "yes"}, "clip_predictions must be True or False"),
 ])
 def test_bad_parameters(toy, params, match):
     with pytest.raises(ValueError, match=match):
@@ -151,3 +156,11 @@ def test_negative_sample_weight_is_refused_naming_it(toy):
     weights[5] = -0.5
     with pytest.raises(ValueError, match=r"^sample_weight must be finite and >= 0$"):
         SoftRegressionTree(depth=2, max_iter=1, n_init=1).fit(X, y, sample_weight=weights)
+
+
+def test_time_limit_covers_the_initialization(toy):
+    """A limit that has passed once the data are checked: one initialization repetition, no
+    inner iteration, the initial tree returned and usable."""
+    model = SoftRegressionTree(depth=2, time_limit=1e-9, random_state=0).fit(*toy)
+    assert model.stopped_by_ == "time_limit" and model.history_ == [] and model.n_iter_ == 0
+    assert np.all(np.isfinite(model.predict(toy[0])))

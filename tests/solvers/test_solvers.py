@@ -132,3 +132,21 @@ def test_interrupt_is_raised_once_and_forgotten_after_the_solve(rng, stops_on_in
     result = IpoptCasadi().solve(sub, sub.start())  # a later solve is not stopped by the old Ctrl-C
     assert result.success and result.status == "Solve_Succeeded"
     assert solve_interruptibly(IpoptCasadi(), sub, sub.start()).success
+
+
+@pytest.mark.parametrize("spec", ["l-bfgs-b", "ipopt", "slsqp"])
+def test_a_passed_deadline_stops_the_solver_at_its_first_iteration(rng, spec):
+    """time_limit reaches the solvers: inside deadline(), they poll should_stop() each iteration."""
+    import time
+
+    from srtopt.solvers import make_solver
+    from srtopt.solvers.base import deadline
+
+    problem, omega, beta = random_tree_problem(rng, 2)
+    sub = problem.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(60))
+    solver = make_solver("bn", spec)
+    free = solver.solve(sub, sub.start())
+    with deadline(time.perf_counter()):
+        stopped = solver.solve(sub, sub.start())
+    assert free.iterations > 2
+    assert stopped.iterations <= 1 and not stopped.success

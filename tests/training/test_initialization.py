@@ -67,3 +67,27 @@ def test_newton_and_sklearn_logistic_give_the_same_initial_splits():
     newton, _, _ = cluster_initialization(problem, 3, 0, NewtonSolver())
     sk, _, _ = cluster_initialization(problem, 3, 0, SklearnLogistic(max_iter=10_000, tol=1e-12))
     np.testing.assert_allclose(newton, sk, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("k", [2, 4, 8])
+def test_davies_bouldin_is_scikit_learns(rng, k):
+    from sklearn.metrics import davies_bouldin_score
+
+    from srtopt.training.initialization import davies_bouldin
+
+    X = rng.random((300, 5))
+    labels = rng.integers(0, k, 300)
+    assert davies_bouldin(X, labels) == pytest.approx(davies_bouldin_score(X, labels), rel=1e-12)
+    X[labels == 0] = X[labels == 0].mean(axis=0)  # a cluster with no spread (scikit-learn's distance
+    assert davies_bouldin(X, labels) == pytest.approx(davies_bouldin_score(X, labels), rel=1e-6)  # formula
+    # leaves about 1e-8 where the exact value is 0)
+
+
+def test_initialization_does_not_depend_on_n_jobs():
+    X, y = scaled("housing")
+    problem = SRTProblem(X, y, Tree(3), 1.0, 1e-8, 1e-6)
+    one = cluster_initialization(problem, 6, 3, n_jobs=1)
+    two = cluster_initialization(problem, 6, 3, n_jobs=2)
+    np.testing.assert_array_equal(one[0], two[0])
+    np.testing.assert_array_equal(one[1], two[1])
+    assert one[2] == two[2]

@@ -1,0 +1,15 @@
+import re
+
+from srtopt.cli import main
+
+
+def test_demo_prints_cross_validated_scores_and_the_tree(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    rows = dict(re.findall(r"^(\S.*?)\s{2,}(-?\d\.\d{3}) \(\d\.\d{3}\)\s+-?\d\.\d{3}\s+\d+\.\d\d$", out, re.M))
+    assert set(rows) == {"SRT l2, depth 2", "SRT l2, depth 3", "SRT (no l2), depth 2", "CART, depth 3",
+                         "linear regression", "random forest (100)"}
+    cv = {name: float(value) for name, value in rows.items()}
+    assert cv["SRT l2, depth 2"] > cv["CART, depth 3"] + 0.1
+    assert cv["SRT l2, depth 2"] > cv["random forest (100)"]
+    assert "The depth-2 SRT l2 of the split" in out and "leaf 4" in out
