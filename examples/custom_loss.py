@@ -8,8 +8,8 @@ Friedman's function #1 with noise; 5% of the *training* targets get a gross erro
 chases the outliers; Huber (squared within delta, linear beyond), the smoothed absolute
 loss and the user's log-cosh and Cauchy losses do not.  Each loss only changes E's loss
 term: NODEC-DR, its BN step and the exact derivatives are the same, and the LN step
-follows the loss (weighted least squares for squared, HiGHS's QP for Huber, IPOPT with
-the exact Hessian from CasADi for the others).
+follows the loss (weighted least squares for squared, exact Newton with the loss's second
+derivative for the others; a user's callable gets it from CasADi).
 """
 
 import os

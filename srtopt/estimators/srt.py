@@ -150,10 +150,11 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         (:mod:`srtopt.solvers`; specs such as "ipopt:tol=1e-8").  "auto" picks per
         subproblem: for the BN step SciPy's L-BFGS-B (tol 1e-9) when the subproblem is
         smooth or its nonsmooth part is split_l1, the proximal gradient otherwise; for
-        the LN step exact weighted least squares (squared loss), HiGHS's QP (Huber),
-        IPOPT with the exact Hessian (other smooth losses), the proximal gradient
-        (feature_l1); for the WLR proxy exact Newton, the proximal gradient when a
-        nonsmooth penalty applies to the splits.  A solver that does not accept the
+        the LN step exact weighted least squares (squared loss), exact Newton (the other
+        smooth losses), IPOPT with CasADi's Hessian (a user's smooth penalty on the leaves),
+        the proximal gradient (nonsmooth); for the WLR proxy exact Newton, the proximal
+        gradient when a nonsmooth penalty applies to the splits.  For the default model
+        these are "l-bfgs-b", "exact" and "newton".  A solver that does not accept the
         subproblems is refused at fit.
     wlr_C : float, default=1.0
         Inverse l2 strength of the WLR proxy (scikit-learn's C).

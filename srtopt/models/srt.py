@@ -547,6 +547,25 @@ class LeafSubproblem(_WorkingSetSubproblem):
         return f, g.ravel()
 
     @property
+    def hessian(self):
+        """x -> the exact Hessian, block diagonal over the working leaves l:
+        Xa^T diag(Q_il loss''(r_il)) Xa + diag(ridge_l); None when a penalty term on beta is
+        not a diagonal quadratic (:meth:`ridge`) or the objective is nonsmooth."""
+        ridge = self.ridge()
+        if ridge is None or self.nonsmooth:
+            return None
+
+        def hessian(x):
+            Xa = self.problem.Xa[self.rows]
+            curvature = self.leaf_weights * self.loss.second_derivative(self.residuals(x))
+            q = Xa.shape[1]
+            H = np.zeros((len(self.working) * q, len(self.working) * q))
+            for l in range(len(self.working)):
+                H[l * q:(l + 1) * q, l * q:(l + 1) * q] = (Xa.T * curvature[:, l]) @ Xa + np.diag(ridge[l])
+            return H
+        return hessian
+
+    @property
     def structure_key(self) -> tuple:
         return ("ln", len(self.working), padded_rows(self.n_rows), self.problem.Xa.shape[1], self.loss.key,
                 self._penalty_key())

@@ -17,7 +17,7 @@ A spec is
 * a name from ``SOLVERS[kind]``, e.g. ``"ipopt"``, ``"l-bfgs-b"``, ``"prox-gradient"``;
 * ``"auto"``: per formulation, the first adapter of ``AUTO[kind]`` that accepts it
   (the defaults of the estimators: L-BFGS-B for a smooth BN subproblem, exact weighted
-  least squares for the squared loss's LN problem, HiGHS's QP for Huber's, ...);
+  least squares for the squared loss's LN problem, exact Newton for the other smooth losses, ...);
 * ``"pyomo/<name>"`` for any Pyomo ``SolverFactory`` solver, e.g. ``"pyomo/ipopt"``,
   ``"pyomo/highs"`` (LN), ``"pyomo/cbc"`` (MILP);
 * either of these followed by options, ``"name:key=value,key=value"``, e.g.
@@ -99,7 +99,7 @@ SOLVERS = {
 #: what "auto" tries, in order, per kind: (spec, smooth problems only?)
 AUTO = {
     "bn": [("l-bfgs-b", False), ("prox-gradient", False)],
-    "ln": [("exact", False), ("highs", False), ("ipopt:hessian=exact,tol=1e-10", False), ("prox-gradient", False)],
+    "ln": [("exact", False), ("newton", False), ("ipopt:hessian=exact,tol=1e-10", False), ("prox-gradient", False)],
     "wlr": [("newton", False), ("prox-gradient", False)],
     "full": [("ipopt", True), ("prox-gradient", False)],
     "milp": [("highs", False)],

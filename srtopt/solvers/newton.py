@@ -33,8 +33,8 @@ class NewtonSolver(Solver):
 
     def accepts(self, problem) -> Acceptance:
         smooth = smooth_problem(problem)
-        if smooth and not hasattr(problem, "hessian"):
-            return Acceptance(False, f"{type(problem).__name__} has no hessian(x)")
+        if smooth and not callable(getattr(problem, "hessian", None)):
+            return Acceptance(False, f"{type(problem).__name__} has no exact Hessian (hessian(x))")
         return smooth
 
     def _solve(self, problem, x0) -> SolverResult:

@@ -14,7 +14,8 @@ beta).  The QP data come from the loss term's ``qp_form``: the loss is not resta
 Leaves are independent: one QP per leaf.
 
 * :class:`HighsQP` -- HiGHS's QP solver (LP when the quadratic part vanishes) through
-  ``highspy``: the LN solver of the Huber loss by default;
+  ``highspy`` (``ln_solver="highs"``; for Huber's LN problem exact Newton, the "auto"
+  choice, reaches the same optimum 100x faster: docs/formulations.md, "Losses");
 * :class:`CasadiQP` -- ``casadi.conic`` with a plugin shipped in the casadi wheel
   (``osqp``, ``qpoases``, ``highs``, ``proxqp``, ``qrqp``).
 """

@@ -278,6 +278,9 @@ def test_formulations_agree_across_numpy_casadi_and_pyomo(rng, loss, penalty):
         np.testing.assert_allclose(g, fd, atol=2e-6, err_msg=name)
         if not form.nonsmooth:
             np.testing.assert_allclose(casadi_model.gradient(x), g, atol=1e-9, err_msg=name)
+            hessian = getattr(form, "hessian", None)
+            if callable(hessian):  # the LN subproblem's exact Hessian (the Newton LN solver's)
+                np.testing.assert_allclose(hessian(x), casadi_model.hessian(x), atol=1e-9, err_msg=name)
             if loss != "huber":  # Huber's second derivative jumps: FD of the gradient is not its Hessian at kinks
                 fd_hess = np.array([(form.evaluate(x + h * e)[1] - form.evaluate(x - h * e)[1]) / (2 * h)
                                     for e in np.eye(len(x))])

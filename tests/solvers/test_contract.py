@@ -11,7 +11,7 @@ import pytest
 from sklearn.base import clone
 
 from srtopt import SoftRegressionTree
-from srtopt.models.terms import FeatureL1, Huber, SplitL1
+from srtopt.models.terms import FeatureL1, Huber, Penalty, SplitL1
 from srtopt.solvers import (SOLVERS, Acceptance, Availability, Solver, SolverResult, TerminationCondition,
                             make_solver, register_solver)
 from srtopt.solvers.base import acceptance
@@ -66,10 +66,32 @@ def test_accepts_follows_the_formulation(subproblems):
     assert not highs.accepts(ln()) and prox.accepts(ln())
 
 
+class LeafLogCosh(Penalty):
+    """A smooth penalty on the leaf slopes that is not a diagonal quadratic: no exact Hessian of
+    the LN subproblem, so "auto" hands it to IPOPT (CasADi's Hessian)."""
+
+    name = "leaf-logcosh"
+    blocks = ("beta",)
+
+    def value(self, omega, beta):
+        return 0.01 * float(np.sum(np.log(np.cosh(beta[:, 1:]))))
+
+    def gradient(self, omega, beta):
+        g = np.zeros_like(beta)
+        g[:, 1:] = 0.01 * np.tanh(beta[:, 1:])
+        return np.zeros_like(omega), g
+
+    def casadi(self, omega, beta):
+        import casadi as ca
+
+        return 0.01 * ca.sum1(ca.sum2(ca.log(ca.cosh(beta[:, 1:]))))
+
+
 @pytest.mark.parametrize("loss,penalty,bn,ln,wlr", [
     ("squared", (), "l-bfgs-b", "exact", "newton"),
-    (Huber(0.3), (), "l-bfgs-b", "highs", "newton"),
-    ("absolute", (), "l-bfgs-b", "ipopt", "newton"),
+    (Huber(0.3), (), "l-bfgs-b", "newton", "newton"),
+    ("absolute", (), "l-bfgs-b", "newton", "newton"),
+    ("squared", (LeafLogCosh(),), "l-bfgs-b", "ipopt", "newton"),
     ("squared", (SplitL1(0.01),), "l-bfgs-b", "exact", "prox-gradient"),
     ("squared", (FeatureL1(0.01),), "l-bfgs-b", "exact", "prox-gradient"),
     ("squared", (FeatureL1(0.01, method="prox"),), "prox-gradient", "prox-gradient", "prox-gradient"),
@@ -164,3 +186,17 @@ def test_milp_solvers_through_the_same_layer():
 def test_results_of_a_users_adapter_without_a_termination_condition():
     result = SolverResult(np.zeros(1), 0.0, True, "whatever", 1, 0.0)
     assert result.termination_condition is TerminationCondition.convergenceCriteriaSatisfied
+
+
+@pytest.mark.parametrize("loss", [Huber(0.3), Huber(1.0), "absolute"])
+def test_newton_reaches_the_optimum_of_the_ln_problem(subproblems, loss):
+    """The "auto" LN solver of the smooth losses (exact Newton on the LN Hessian) reaches the
+    optimum that IPOPT and, for Huber, HiGHS's QP reach."""
+    from srtopt.models.terms import make_loss
+
+    problem, _, ln = subproblems
+    problem.loss = make_loss(loss)
+    sub = ln()
+    f = {spec: sub.evaluate(make_solver("ln", spec).solve(sub, sub.start()).x)[0]
+         for spec in ["newton", "ipopt:hessian=exact,tol=1e-12"] + (["highs"] if isinstance(loss, Huber) else [])}
+    assert max(f.values()) - min(f.values()) <= 1e-9 * max(1.0, abs(f["newton"])), f
