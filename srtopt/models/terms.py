@@ -15,7 +15,8 @@ renderings cannot drift apart; its numpy derivatives are written by hand (they a
 on the hot path) and the tests check them by finite differences and against CasADi's
 AD for every term.  A user loss is a callable mapping a CasADi symbol r to a CasADi
 expression (:class:`CasadiLoss`): its value, derivative and second derivative come
-from CasADi, its Pyomo expression from translating CasADi's expression graph.
+from CasADi's AD, its numpy values and Pyomo expression from replaying CasADi's expression
+graphs (:func:`replay`).
 
 Losses (r = yhat - y on standardized y):
 
@@ -188,17 +189,19 @@ class Absolute(Loss):
 
 class CasadiLoss(Loss):
     """A user loss: ``function`` maps a CasADi symbol r (the residual, a scalar) to a CasADi
-    expression, e.g. ``lambda r: ca.log(ca.cosh(r))``.  Value, derivative and second
-    derivative come from CasADi (AD of the scalar expression, mapped over the points);
-    the Pyomo expression is CasADi's expression graph rewritten in Pyomo
-    (:func:`casadi_to_pyomo`)."""
+    expression, e.g. ``lambda r: ca.log(ca.cosh(r))``.  CasADi's AD gives the derivative
+    and the second derivative as expressions; the numpy values (elementwise, on the hot
+    path) and the Pyomo expression come from replaying the three expression graphs with
+    numpy or Pyomo operations (:func:`replay`).  An operation numpy has no counterpart
+    for in :data:`NUMPY_OPERATIONS` is evaluated by CasADi instead."""
 
     def __init__(self, function, name=None):
         self.function = function
         self.name = name or getattr(function, "__name__", "casadi-loss")
         r = ca.SX.sym("r")
         e = self.function(r)
-        self._derivatives = ca.Function("user_loss", [r], [e, ca.gradient(e, r), ca.hessian(e, r)[0]])
+        self._graphs = [ca.Function(f"user_loss_{order}", [r], [expression])
+                        for order, expression in enumerate((e, ca.gradient(e, r), ca.hessian(e, r)[0]))]
 
     def get_params(self, deep=True) -> dict:
         return {"function": self.function, "name": self.name}
@@ -207,17 +210,20 @@ class CasadiLoss(Loss):
     def key(self) -> tuple:
         return ("casadi-loss", self.name, id(self.function))
 
-    def _eval(self, r, which):
+    def _eval(self, r, order):
         r = np.asarray(r, float)
-        out = self._derivatives(ca.DM(r.reshape(1, -1)))[which]
-        return np.asarray(out).reshape(r.shape)
+        try:
+            out = replay(self._graphs[order], r, NUMPY_OPERATIONS)
+        except NotImplementedError:
+            out = np.asarray(self._graphs[order](ca.DM(r.reshape(1, -1)))).reshape(r.shape)
+        return np.broadcast_to(np.asarray(out, float), r.shape).copy()
 
     def expression(self, r, ops):
         if ops is NUMPY:
             return self._eval(r, 0)
         if ops is CASADI:
             return self.casadi(r)
-        return casadi_to_pyomo(self._derivatives, r)
+        return replay(self._graphs[0], r, pyomo_operations())
 
     def derivative(self, r):
         return self._eval(r, 1)
@@ -228,25 +234,51 @@ class CasadiLoss(Loss):
     def casadi(self, r):
         shape = r.shape
         row = ca.reshape(r, 1, shape[0] * shape[1])
-        return ca.reshape(self._derivatives(row)[0], shape[0], shape[1])
+        return ca.reshape(self._graphs[0](row), shape[0], shape[1])
 
-    def __deepcopy__(self, memo):  # the compiled CasADi function is rebuilt from the user's callable
+    def __deepcopy__(self, memo):  # the CasADi functions are rebuilt from the user's callable
         return CasadiLoss(self.function, self.name)
 
 
-def casadi_to_pyomo(function: ca.Function, x):
-    """The first output of a scalar SX ``function`` of one scalar input, as a Pyomo expression
-    of ``x``: CasADi's instruction list replayed with Pyomo operations."""
+def _operations(names: dict, module) -> dict:
+    """{CasADi operation code: function of ``module``} for the names ``module`` has."""
+    return {getattr(ca, f"OP_{op}"): getattr(module, name) if isinstance(name, str) else name
+            for op, name in names.items() if hasattr(ca, f"OP_{op}") and (not isinstance(name, str)
+                                                                          or hasattr(module, name))}
+
+
+_ARITHMETIC = {"ADD": lambda a, b: a + b, "SUB": lambda a, b: a - b, "MUL": lambda a, b: a * b,
+               "DIV": lambda a, b: a / b, "POW": lambda a, b: a**b, "CONSTPOW": lambda a, b: a**b,
+               "NEG": lambda a: -a, "SQ": lambda a: a * a, "TWICE": lambda a: 2 * a, "INV": lambda a: 1.0 / a}
+_FUNCTIONS = {op: op.lower() for op in ("SQRT", "EXP", "LOG", "SIN", "COS", "TAN", "SINH", "COSH", "TANH")}
+_INVERSE = {"ASIN": "arcsin", "ACOS": "arccos", "ATAN": "arctan", "ASINH": "arcsinh", "ACOSH": "arccosh",
+            "ATANH": "arctanh"}
+
+#: CasADi operations on numpy arrays, elementwise
+NUMPY_OPERATIONS = {
+    **_operations(_ARITHMETIC, np), **_operations(_FUNCTIONS, np), **_operations(_INVERSE, np),
+    **_operations({"FABS": "abs", "SIGN": "sign", "FMIN": "fmin", "FMAX": "fmax", "LOG1P": "log1p",
+                   "EXPM1": "expm1", "HYPOT": "hypot", "ATAN2": "arctan2", "COPYSIGN": "copysign",
+                   "FLOOR": "floor", "CEIL": "ceil", "LT": "less", "LE": "less_equal", "EQ": "equal",
+                   "NE": "not_equal", "NOT": "logical_not", "AND": "logical_and", "OR": "logical_or",
+                   "IF_ELSE_ZERO": lambda c, a: np.where(c, a, 0.0)}, np),
+}
+
+
+def pyomo_operations() -> dict:
+    """CasADi operations on Pyomo expressions (Pyomo is imported on first use)."""
     import pyomo.environ as pyo
 
-    unary = {ca.OP_NEG: lambda a: -a, ca.OP_SQ: lambda a: a * a, ca.OP_SQRT: pyo.sqrt, ca.OP_EXP: pyo.exp,
-             ca.OP_LOG: pyo.log, ca.OP_SIN: pyo.sin, ca.OP_COS: pyo.cos, ca.OP_TAN: pyo.tan,
-             ca.OP_SINH: pyo.sinh, ca.OP_COSH: pyo.cosh, ca.OP_TANH: pyo.tanh, ca.OP_FABS: abs,
-             ca.OP_ASIN: pyo.asin, ca.OP_ACOS: pyo.acos, ca.OP_ATAN: pyo.atan, ca.OP_ASINH: pyo.asinh,
-             ca.OP_ACOSH: pyo.acosh, ca.OP_ATANH: pyo.atanh, ca.OP_INV: lambda a: 1.0 / a,
-             ca.OP_LOG1P: lambda a: pyo.log(1 + a), ca.OP_EXPM1: lambda a: pyo.exp(a) - 1}
-    binary = {ca.OP_ADD: lambda a, b: a + b, ca.OP_SUB: lambda a, b: a - b, ca.OP_MUL: lambda a, b: a * b,
-              ca.OP_DIV: lambda a, b: a / b, ca.OP_POW: lambda a, b: a**b, ca.OP_CONSTPOW: lambda a, b: a**b}
+    return {**_operations(_ARITHMETIC, pyo), **_operations(_FUNCTIONS, pyo),
+            **_operations({op: op.lower() for op in _INVERSE}, pyo),
+            **_operations({"FABS": abs, "LOG1P": lambda a: pyo.log(1 + a), "EXPM1": lambda a: pyo.exp(a) - 1}, pyo)}
+
+
+def replay(function: ca.Function, x, operations: dict):
+    """The (first) output of a scalar SX ``function`` of one scalar input at ``x``: CasADi's
+    instruction list replayed with ``operations`` ({operation code: function}), e.g.
+    :data:`NUMPY_OPERATIONS` (x an array: elementwise) or :func:`pyomo_operations` (x a
+    Pyomo expression).  An operation missing from ``operations`` raises NotImplementedError."""
     work = {}
     for k in range(function.n_instructions()):
         op, out, args = function.instruction_id(k), function.instruction_output(k), function.instruction_input(k)
@@ -257,12 +289,10 @@ def casadi_to_pyomo(function: ca.Function, x):
                 return work[args[0]]
         elif op == ca.OP_CONST:
             work[out[0]] = float(function.instruction_constant(k))
-        elif op in unary:
-            work[out[0]] = unary[op](work[args[0]])
-        elif op in binary:
-            work[out[0]] = binary[op](work[args[0]], work[args[1]])
+        elif op in operations:  # the arguments of a unary or binary operation
+            work[out[0]] = operations[op](*(work[a] for a in args))
         else:
-            raise NotImplementedError(f"CasADi operation {op} of the user loss has no Pyomo counterpart")
+            raise NotImplementedError(f"CasADi operation {op} of the user loss has no counterpart here")
     raise ValueError("the CasADi function has no first output")
 
 
@@ -749,5 +779,5 @@ def make_penalties(spec) -> tuple[Penalty, ...]:
 SQUARED = Squared()
 
 __all__ = ["Absolute", "BlockPenalty", "CasadiLoss", "FeatureL1", "Huber", "L2", "Loss", "Penalty", "SQUARED",
-           "SplitL1", "Squared", "casadi_to_pyomo", "make_loss", "make_penalties", "register_loss",
+           "SplitL1", "Squared", "make_loss", "make_penalties", "register_loss",
            "register_penalty"]

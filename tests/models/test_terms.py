@@ -89,6 +89,24 @@ def test_loss_renderings_agree(name):
             float(loss.derivative(np.array(ri))), abs=1e-12)
 
 
+@pytest.mark.parametrize("function", [
+    lambda r: ca.if_else(r > 0.5, ca.fmax(r, 0.2) ** 3, ca.sqrt(r * r + 1)) + ca.log1p(r * r) + ca.sign(r) * ca.fabs(r)
+    + ca.atan2(r, 2) + ca.hypot(r, 3) + 1 / (1 + r * r) + ca.tanh(r) ** 2,
+    lambda r: ca.erf(r) * r,  # erf: no numpy counterpart, CasADi evaluates it
+    lambda r: 3 * r * r,  # a constant second derivative
+], ids=["many-operations", "erf", "quadratic"])
+def test_user_loss_values_are_casadis(function):
+    """A user loss's numpy value, derivative and second derivative (CasADi's graphs replayed with
+    numpy operations) are CasADi's own, elementwise, in the shape of r."""
+    loss, r = CasadiLoss(function), np.linspace(-2, 2, 12).reshape(4, 3)
+    sym = ca.SX.sym("r")
+    e = function(sym)
+    for order, ours in enumerate((loss.value, loss.derivative, loss.second_derivative)):
+        expression = (e, ca.gradient(e, sym), ca.hessian(e, sym)[0])[order]
+        theirs = np.array([float(ca.Function("f", [sym], [expression])(v)) for v in r.ravel()]).reshape(r.shape)
+        np.testing.assert_allclose(ours(r), theirs, rtol=1e-14, atol=1e-14)
+
+
 def test_losses_from_specs():
     assert make_loss("huber:delta=0.5") == Huber(0.5)
     assert make_loss("squared") == Squared() and make_loss("Absolute").epsilon == 1e-3
