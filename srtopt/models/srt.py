@@ -89,6 +89,7 @@ class SRTProblem:
         self.penalties = tuple(self.penalties)
         self._memo: dict = {}
         self._routing: tuple = (None, None)
+        self._terms: tuple = (None, ())
 
     @cached_property
     def Z(self) -> np.ndarray:
@@ -105,7 +106,10 @@ class SRTProblem:
     @property
     def terms(self) -> tuple[Penalty, ...]:
         """The penalty terms of E: the l2 term of eq. (obj) first, then ``penalties``."""
-        return (L2(self.lambda_w, self.lambda_b), *self.penalties)
+        key = (self.lambda_w, self.lambda_b, self.penalties)
+        if self._terms[0] != key:
+            self._terms = (key, (L2(self.lambda_w, self.lambda_b), *self.penalties))
+        return self._terms[1]
 
     @property
     def nonsmooth(self) -> tuple[Penalty, ...]:
@@ -340,13 +344,17 @@ class _WorkingSetSubproblem:
         """The nonsmooth block penalties, in the order their proximal operators compose."""
         return tuple(sorted((b for b in self._penalties if not b.smooth), key=lambda b: b.penalty.order))
 
+    @cached_property
+    def _smooth_penalties(self) -> tuple:
+        return tuple(b for b in self._penalties if b.smooth)
+
     def evaluate_smooth(self, x):
         """(value, gradient) of the data term and the smooth penalties."""
-        f, g = self._data(np.asarray(x, float))
-        X = self._matrix(x)
-        for term in self._penalties:
-            if term.smooth:
-                f, g = f + term.value(X), g + term.gradient(X).ravel()
+        x = np.asarray(x, float)
+        f, g = self._data(x)
+        for term in self._smooth_penalties:
+            value, gradient = term.value_and_gradient(x)
+            f, g = f + value, g + gradient
         return f, g
 
     def evaluate(self, x):
@@ -355,6 +363,15 @@ class _WorkingSetSubproblem:
         if not self.nonsmooth:
             return f, g
         return f + self.nonsmooth_value(x), stationarity_gradient(np.asarray(x, float), g, self.prox)
+
+    def value(self, x) -> float:
+        """The value of :meth:`evaluate` alone (no gradient is computed)."""
+        x = np.asarray(x, float)
+        f = self._data(x, with_grad=False)[0]
+        X = self._matrix(x)
+        for term in self._smooth_penalties:
+            f = f + term.value(X)
+        return f + self.nonsmooth_value(x) if self.nonsmooth else f
 
     def nonsmooth_value(self, x) -> float:
         X = self._matrix(x)
@@ -428,12 +445,12 @@ class BranchSubproblem(_WorkingSetSubproblem):
         leaves = [pr.tree.leaf_index(t) for t in pr.tree.descendants_leaves(self.root)]
         return pr.loss.value(kernels.leaf_residuals(pr.Xa[self.rows], pr.y[self.rows], self.beta[leaves]))
 
-    def _data(self, x):
+    def _data(self, x, with_grad=True):
         pr = self.problem
         Z = self._Z
         S = kernels.split_probabilities(Z, self.with_x(x), pr.mu)
-        f, G = kernels.soft_loss(S, self._losses, self.weights, pr.tree, self.root, pr.mu)
-        return f, (G.T @ Z)[self._working_rows].ravel()
+        f, G = kernels.soft_loss(S, self._losses, self.weights, pr.tree, self.root, pr.mu, with_grad)
+        return f, (G.T @ Z)[self._working_rows].ravel() if with_grad else None
 
     @property
     def structure_key(self) -> tuple:
@@ -523,7 +540,11 @@ class LeafSubproblem(_WorkingSetSubproblem):
     def ridge(self) -> np.ndarray | None:
         """The diagonal ridge (|W_L|, q) when the penalty terms on beta_{W_L} are diagonal
         quadratics (the l2 term, feature_l1's majorizer): sum r beta^2 / 2 + constant;
-        else None."""
+        else None.  (Computed once: do not modify it.)"""
+        return self._ridge
+
+    @cached_property
+    def _ridge(self) -> np.ndarray | None:
         ridges = [term.ridge() for term in self._penalties]
         if any(r is None for r in ridges):
             return None
@@ -539,10 +560,12 @@ class LeafSubproblem(_WorkingSetSubproblem):
         pr = self.problem
         return kernels.leaf_residuals(pr.Xa[self.rows], pr.y[self.rows], self._matrix(x))
 
-    def _data(self, x):
+    def _data(self, x, with_grad=True):
         residual = self.residuals(x)
         Q = self.leaf_weights
         f = float(np.sum(Q * self.loss.value(residual)))
+        if not with_grad:
+            return f, None
         g = (Q * self.loss.derivative(residual)).T @ self.problem.Xa[self.rows]
         return f, g.ravel()
 

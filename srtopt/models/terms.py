@@ -591,6 +591,12 @@ class BlockPenalty:
         g = self.penalty.gradient(*self.full(X))[0 if self.kind == "omega" else 1]
         return g[list(self.rows)]
 
+    def value_and_gradient(self, x):
+        """(value, gradient) at the block given flat (``x``, the subproblem's variables), the
+        gradient flat: what a subproblem's ``evaluate`` adds."""
+        X = np.reshape(x, (len(self.rows), -1))
+        return self.value(X), self.gradient(X).ravel()
+
     def prox(self, V, step):
         return self.penalty.block_prox(self.kind, self.rows, self.omega, self.beta, V, step)
 
@@ -622,7 +628,7 @@ class BlockPenalty:
 class L2Block(BlockPenalty):
     """The l2 term of a block: lambda/2 ||X||^2 (the fixed rows only add a constant, left out)."""
 
-    @property
+    @cached_property
     def strength(self) -> float:
         return self.penalty.lambda_w if self.kind == "omega" else self.penalty.lambda_b
 
@@ -631,7 +637,10 @@ class L2Block(BlockPenalty):
         return 0.5 * self.strength * x @ x
 
     def gradient(self, X):
-        return self.strength * np.asarray(X)
+        return self.strength * X
+
+    def value_and_gradient(self, x):
+        return 0.5 * self.strength * x @ x, self.strength * x
 
     def ridge(self) -> np.ndarray:
         """The diagonal curvature of the block: lambda everywhere."""

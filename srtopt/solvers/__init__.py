@@ -135,6 +135,7 @@ class Auto(Solver):
         super().__init__(tol, max_iter, time_limit, verbosity)
         self.kind = kind
         self._candidates = None
+        self._last = (None, None)  # (problem, adapter) of the last choice: accepts then solve
 
     @property
     def candidates(self) -> list:
@@ -149,11 +150,13 @@ class Auto(Solver):
 
     def choose(self, problem):
         """The adapter that solves ``problem`` (None if no candidate accepts it)."""
+        if self._last[0] is problem:
+            return self._last[1]
         nonsmooth = bool(getattr(problem, "nonsmooth", ()))
-        for adapter, smooth_only in self.candidates:
-            if not (smooth_only and nonsmooth) and acceptance(adapter, problem):
-                return adapter
-        return None
+        chosen = next((adapter for adapter, smooth_only in self.candidates
+                       if not (smooth_only and nonsmooth) and acceptance(adapter, problem)), None)
+        self._last = (problem, chosen)
+        return chosen
 
     def accepts(self, problem) -> Acceptance:
         if self.choose(problem) is not None:

@@ -18,7 +18,7 @@ from .base import Acceptance, Solver, SolverResult
 def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
     """argmin_b sum_i q_i (Xa_i b - y_i)^2 + sum_k ridge_k b_k^2 / 2 (``ridge`` a number or one per
     coefficient)."""
-    R = np.diag(np.broadcast_to(np.asarray(ridge, float), (Xa.shape[1],)))
+    R = np.diag(ridge) if np.ndim(ridge) else ridge * np.eye(Xa.shape[1])
     A = 2.0 * (Xa.T * q) @ Xa + R
     rhs = 2.0 * (Xa.T * q) @ y
     try:
@@ -36,7 +36,7 @@ def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
 
 def squared_leaf_problem(problem) -> Acceptance:
     """Accept LN subproblems of the squared loss whose only penalty on beta is the l2 term."""
-    if not hasattr(problem, "leaf_weights"):
+    if not hasattr(type(problem), "leaf_weights"):
         return Acceptance(False, f"{type(problem).__name__} is not an LN subproblem (LeafSubproblem)")
     if problem.loss.name != "squared":
         return Acceptance(False, f"the loss is {problem.loss.name!r}: weighted least squares needs the squared loss")
@@ -64,7 +64,7 @@ class ExactLeastSquares(Solver):
         Xa, y, Q = pr.Xa[problem.rows], pr.y[problem.rows], problem.leaf_weights
         ridge = problem.ridge()
         x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], ridge[j]) for j in range(Q.shape[1])])
-        return self._result(x, problem.evaluate(x)[0], "solved", 1)
+        return self._result(x, problem.value(x), "solved", 1)
 
 
 class LsqrLeastSquares(Solver):

@@ -53,7 +53,7 @@ def quiet_highs():
 
 def qp_leaf_problem(problem) -> Acceptance:
     """Accept LN subproblems whose loss has a QP form and whose penalty on beta is a diagonal ridge."""
-    if not hasattr(problem, "leaf_weights"):
+    if not hasattr(type(problem), "leaf_weights"):
         return Acceptance(False, f"{type(problem).__name__} is not an LN subproblem (LeafSubproblem)")
     if problem.loss.qp_form is None:
         return Acceptance(False, f"the {problem.loss.name!r} loss has no QP form")

@@ -78,15 +78,17 @@ def _solver_name(solver, problem) -> str:
 def _solve_safely(solver, subproblem, x0, kind):
     """Run a solver; return (x or None, info, :class:`~.nodec.Solve`).  A formulation the solver
     does not accept, an exception and non-finite output are failures (a fallback follows)."""
-    name = _solver_name(solver, subproblem)
     accepted = acceptance(solver, subproblem)
     if not accepted:
-        return None, {"solver": name, "status": f"not accepted: {accepted.reason}"}, Solve(kind, subproblem)
+        return None, {"solver": _solver_name(solver, subproblem), "status": f"not accepted: {accepted.reason}"}, \
+            Solve(kind, subproblem)
     try:
         result = solve_interruptibly(solver, subproblem, x0)  # Ctrl-C ends training
     except Exception as exc:  # a solver fault must not end training (fallback follows)
-        return None, {"solver": name, "status": f"raised {type(exc).__name__}: {exc}"}, Solve(kind, subproblem)
-    info = {"solver": result.solver or name, "status": result.status, "success": result.success,
+        return None, {"solver": _solver_name(solver, subproblem), "status": f"raised {type(exc).__name__}: {exc}"}, \
+            Solve(kind, subproblem)
+    info = {"solver": result.solver or _solver_name(solver, subproblem), "status": result.status,
+            "success": result.success,
             "iterations": result.iterations, "seconds": result.seconds}
     return (result.x if result.usable() else None), info, Solve(kind, subproblem, result)
 
@@ -178,7 +180,7 @@ class BranchStep:
         info.update(update="heuristic-nlp", **solve_info)
         if x is None:
             return None, info, [solve]
-        if sub.evaluate(x)[0] > sub.evaluate(sub.start())[0]:  # never take an ascent step
+        if sub.value(x) > sub.value(sub.start()):  # never take an ascent step
             info["kept_start"] = True
             return omega, info, [solve]
         return sub.with_x(x), info, [solve]
@@ -263,8 +265,8 @@ class LeafStep:
         if x is None:  # even the fallback failed (non-finite data): keep beta
             info["update"] = "failed"
             return beta, info, solves
-        f_start = sub.evaluate(sub.start())[0]
-        if sub.evaluate(x)[0] > f_start + LN_ASCENT_TOLERANCE * max(1.0, abs(f_start)):
+        f_start = sub.value(sub.start())  # against the objective the solver reports at x
+        if solve.result.objective > f_start + LN_ASCENT_TOLERANCE * max(1.0, abs(f_start)):
             info["kept_start"] = True
             return beta, info, solves
         return sub.with_x(x), info, solves
