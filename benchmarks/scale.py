@@ -68,14 +68,18 @@ def _peak_rss_gb() -> float:
     return int(re.search(r"VmHWM:\s+(\d+) kB", text).group(1)) / 2**20
 
 
-def _read_rows() -> dict[int, str]:
+def _read_rows() -> dict[int, dict]:
+    """The measurements of the sizes already in the results file (kept when other sizes run)."""
     if not OUT.exists():
         return {}
+    keys = ("n", "seconds", "init", "per_macro", "macros", "rss", "r2")
     rows = {}
     for line in OUT.read_text().splitlines():
-        match = re.match(r"\| ([0-9,]+) \|", line)
-        if match:
-            rows[int(match.group(1).replace(",", ""))] = line
+        if re.match(r"\| [0-9,]+ \|", line):
+            cells = [c.strip().replace(",", "") for c in line.strip("|").split("|")][:len(keys)]
+            m = dict(zip(keys, map(float, cells)))
+            m["n"], m["macros"] = int(m["n"]), int(m["macros"])
+            rows[m["n"]] = m
     return rows
 
 
@@ -96,16 +100,15 @@ def main(argv=None) -> int:
         print(json.dumps(one_size(args.one)))
         return 0
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    results, previous = [], None
+    rows = _read_rows()
     for n in sorted(args.sizes):
         out = subprocess.run([sys.executable, __file__, "--one", str(n)], env=env, check=True,
                              capture_output=True, text=True)
-        m = json.loads(out.stdout.strip().splitlines()[-1])
-        results.append(_row(m, previous))
-        previous = m
-        print(results[-1], flush=True)
-    rows = {**_read_rows(), **{int(r.split("|")[1].strip().replace(",", "")): r for r in results}}
-    table = "\n".join([HEADER, "|---:" * 8 + "|"] + [rows[n] for n in sorted(rows)])
+        rows[n] = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"N = {n:,}: {rows[n]['seconds']:.1f} s, peak RSS {rows[n]['rss']:.2f} GB", flush=True)
+    sizes = sorted(rows)
+    lines = [_row(rows[n], rows[sizes[i - 1]] if i else None) for i, n in enumerate(sizes)]
+    table = "\n".join([HEADER, "|---:" * 8 + "|"] + lines)
     OUT.write_text("Command: `PYTHONPATH=. python benchmarks/scale.py [--sizes ...]` (synthetic Friedman #1, "
                    "p = 10, depth 3, SoftRegressionTree defaults, one BLAS thread, 2-core machine)\n\n"
                    + table + "\n")

@@ -2,13 +2,13 @@
 
     PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/solvers.py
 
-For cpu_small and friedman (one 75/25 split, seed 0, depth 3, SRT with
-lambda = 1e-3, ``--max-iter`` macro iterations, default 3 instead of the
+For cpu_small and friedman (one 75/25 split, seed 0, depth 3, SRT with its
+default l2 weights, ``--max-iter`` macro iterations, default 3 instead of the
 paper's 10 to keep the run under ~10 minutes):
 
 1. time per BN solve: the BN subproblem of node 2 (W_B = {2, 4, 5}, the rows I_2;
    node 3, then 1, when |I_2| < 100)
-   at the start of macro iteration 1, captured from an IPOPT run with
+   at the start of macro iteration 1, captured from a run with the default BN solver using
    :func:`srtopt.inspect.capture`, solved from the same start by every available
    BN solver (median of 3 solves; the first, cold solve is reported separately
    because IPOPT/CasADi builds its solver then);
@@ -71,7 +71,7 @@ def training_table(X_train, y_train, X_test, y_test, solvers, max_iter):
         except SolverUnavailableError as exc:
             rows.append((spec, None, None, None, None, str(exc).split(".")[0]))
             continue
-        tree = SoftRegressionTree(depth=3, regularization=1e-3, max_iter=max_iter, bn_solver=spec, random_state=0)
+        tree = SoftRegressionTree(depth=3, max_iter=max_iter, bn_solver=spec, random_state=0)
         _, seconds = timed(tree.fit, X_train, y_train)
         rows.append((spec, seconds, tree.objective_, tree.score(X_train, y_train), tree.score(X_test, y_test), ""))
     return rows
@@ -117,13 +117,13 @@ def main(argv=None):
     lines = ["# BN solvers and model backends", "",
              "`PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/solvers.py` "
              f"({platform.node() and 'this machine'}, {os.cpu_count()} cores, shared; one run, "
-             f"noise about +-25 %). Depth 3, lambda_w = lambda_b = 1e-3, one 75/25 split, seed 0, "
+             f"noise about +-25 %). Depth 3, default l2 weights, one 75/25 split, seed 0, "
              f"**max_iter = {args.max_iter}** macro iterations (the paper uses 10).", ""]
     for slug in args.datasets:
         data = load(slug, data_home)
         X_train, X_test, y_train, y_test = train_test_split(data.X, data.y, test_size=0.25, random_state=0)
         print(f"[{slug}] N_train = {len(y_train)}, p = {data.X.shape[1]}", flush=True)
-        ref = SoftRegressionTree(depth=3, regularization=1e-3, max_iter=2, random_state=0).fit(X_train, y_train)
+        ref = SoftRegressionTree(depth=3, max_iter=2, random_state=0).fit(X_train, y_train)
         for node in (2, 3, 1):  # the first of these whose I_t is not tiny
             bn = capture(ref, X_train, y_train, node=node, macro=1).bn()
             if bn.n_rows >= 100:
