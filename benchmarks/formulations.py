@@ -176,7 +176,8 @@ def split_path_tables(data_home) -> str:
             chosen = f"{s:g}: {mean[s][0]:.2f} features, R^2 {mean[s][1] - dense_r2:+.3f}"
         else:
             best = max(PATH_STRENGTHS, key=lambda s: (mean[s][0] <= MAX_FEATURES, mean[s][1]))
-            chosen = f"not reached; best with <= {MAX_FEATURES:g} features: {best:g}, R^2 {mean[best][1] - dense_r2:+.3f}"
+            chosen = (f"not reached; best with <= {MAX_FEATURES:g} features: {best:g}, "
+                      f"R^2 {mean[best][1] - dense_r2:+.3f}")
         p = load(slug, data_home=data_home).X.shape[1]
         lines.append(f"| {slug} ({p}) | {dense_f:.2f}, {dense_r2:.3f} | "
                      + " | ".join(f"{mean[s][0]:.2f} / {mean[s][1] - dense_r2:+.3f}" for s in PATH_STRENGTHS)

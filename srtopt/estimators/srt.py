@@ -104,7 +104,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         (strength * sum_j ||(omega_j., beta_j.)||_2: removes features from the whole
         tree), with options ("split_l1:strength=0.01"), a
         :class:`~srtopt.models.terms.Penalty` of your own, or a list.  The nonsmooth
-        ones give exact zeros (docs/design.md, "Sparse splits").
+        ones give exact zeros (docs/formulations.md, "Penalties and the method for the nonsmooth ones").
     working_sets : "subtree", "all", "paths" or callable, default="subtree"
         The working-set rule of NODEC-GS (:mod:`srtopt.training.working_sets`): the
         paper's subtree rule; all branch nodes then all leaves; root-to-leaf paths; or
@@ -333,8 +333,9 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         for kind, sub in probes.items():
             verdict = acceptance(solvers[kind], sub)
             if not verdict:
-                raise ValueError(f"{kind}_solver={getattr(self, f'{kind}_solver')!r} does not accept the {kind.upper()} "
-                                 f"subproblems of loss={self.loss!r}, penalty={self.penalty!r}: {verdict.reason}")
+                raise ValueError(f"{kind}_solver={getattr(self, f'{kind}_solver')!r} does not accept the "
+                                 f"{kind.upper()} subproblems of loss={self.loss!r}, penalty={self.penalty!r}: "
+                                 f"{verdict.reason}")
         return solvers
 
     def _initialization(self, wlr_solver):

@@ -42,7 +42,7 @@ The last two are nonsmooth: they give exact zeros through their proximal operato
 (:meth:`Penalty.block_prox`), used by the proximal-gradient solver and the
 proximal Armijo step; ``SplitL1`` is also a weighted l1 norm
 (:meth:`Penalty.block_l1_weights`), which lets a bound-constrained solver handle it by
-the variable split omega = u - v, u, v >= 0 (docs/design.md, "Sparse splits").
+the variable split omega = u - v, u, v >= 0 (docs/formulations.md, "Penalties and the method for the nonsmooth ones").
 
 A NODEC subproblem sees a penalty through :class:`BlockPenalty`: the penalty as a
 function of some rows of omega (BN, WLR) or of beta (LN), the other rows fixed.
@@ -461,7 +461,7 @@ class FeatureL1(Penalty):
       block solves), and a proximal-gradient solve over all variables at the end of each
       macro iteration.
 
-    docs/design.md, "Sparse splits and feature selection", has the measurements behind
+    docs/formulations.md, "Penalties and the method for the nonsmooth ones", has the measurements behind
     the default."""
 
     name = "feature_l1"

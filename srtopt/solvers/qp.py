@@ -15,7 +15,7 @@ Leaves are independent: one QP per leaf.
 
 * :class:`HighsQP` -- HiGHS's QP solver (LP when the quadratic part vanishes) through
   ``highspy`` (``ln_solver="highs"``; for Huber's LN problem exact Newton, the "auto"
-  choice, reaches the same optimum 100x faster: docs/formulations.md, "Losses");
+  choice, reaches the optimum 200-1100x faster: docs/formulations.md, "Losses and the LN step");
 * :class:`CasadiQP` -- ``casadi.conic`` with a plugin shipped in the casadi wheel
   (``osqp``, ``qpoases``, ``highs``, ``proxqp``, ``qrqp``).
 """

@@ -3,7 +3,7 @@ formulation's numpy reference evaluator.
 
 L-BFGS-B also accepts a formulation whose nonsmooth part is a weighted l1 term
 (``split_l1``): it solves the variable split of :class:`~.reformulations.VariableSplit`
-with bounds, which gives exact zeros (docs/design.md, "Sparse splits")."""
+with bounds, which gives exact zeros (docs/formulations.md, "Penalties and the method for the nonsmooth ones")."""
 
 from __future__ import annotations
 
