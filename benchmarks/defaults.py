@@ -1,8 +1,8 @@
 """The evidence behind SoftRegressionTree's defaults: each default against the alternative it
 replaced, on datasets used to choose them and on datasets held out until they were chosen.
 
-    PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/defaults.py --stage tune --jobs 2
-    PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/defaults.py --stage confirm --jobs 2
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/defaults.py --stage tune --jobs 2
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/defaults.py --stage confirm --jobs 2
 
 Protocol: 4-fold CV (KFold, shuffle, seed 0) x 2 initialization seeds, depths 2 and 3; the
 estimators get the raw training fold (they scale internally); test R^2 of each run.
@@ -141,7 +141,7 @@ def table(rows, datasets, variants, depth, key="r2") -> str:
 def report(stage) -> str:
     datasets, variants = STAGES[stage]
     rows = [r for r in stored() if r["dataset"] in datasets and r["variant"] in variants]
-    parts = [f"Command: `PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/defaults.py --stage {stage} "
+    parts = [f"Command: `PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/defaults.py --stage {stage} "
              f"--jobs 2`\n\n{len(rows)} runs: 4 folds x 2 seeds per cell, mean test R^2 (paper datasets first, "
              "then held-out ones)."]
     for depth in (2, 3):

@@ -1,7 +1,7 @@
 """Speed of the default SoftRegressionTree against a random forest, the time limit, and the
 per-solve cost of the BN solvers on small subproblems.
 
-    PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/speed.py
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/speed.py
 
 1. Every one of the paper's 15 datasets: a depth-3 fit with the defaults and
    ``RandomForestRegressor(100, n_jobs=1)`` on the first training fold of the paper's
@@ -116,7 +116,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     with threadpool_limits(1):
         parts = [
-            "Command: `PYTHONPATH=. SRTOPT_DATA=../shared/datasets python benchmarks/speed.py` "
+            "Command: `PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/speed.py` "
             "(2-core machine, one BLAS/OpenMP thread)\n",
             f"### Depth-3 SRT (defaults) against RandomForestRegressor(100, n_jobs=1), first training fold, "
             f"best of {args.repeats}\n", datasets_table(args.data_home, args.repeats),
