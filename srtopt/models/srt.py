@@ -199,7 +199,19 @@ def _variable_names(tree, nodes, q, array="omega"):
     return [f"{array}[{t}][{j}]" for t in nodes for j in range(q)]
 
 
-class AllVariables:
+class Composite:
+    """:meth:`evaluate` of a formulation whose objective is :meth:`evaluate_smooth` plus
+    nonsmooth terms (``nonsmooth``, ``nonsmooth_value`` and ``prox`` from the subclass)."""
+
+    def evaluate(self, x):
+        """(value, gradient); with nonsmooth terms, (value, stationarity gradient)."""
+        f, g = self.evaluate_smooth(x)
+        if not self.nonsmooth:
+            return f, g
+        return f + self.nonsmooth_value(x), stationarity_gradient(np.asarray(x, float), g, self.prox)
+
+
+class AllVariables(Composite):
     """A formulation over all variables x = (vec omega, vec beta), both row-major like
     ``ndarray.ravel``; subclasses give ``problem``, ``omega``, ``beta`` and
     :meth:`evaluate_smooth` (the data term and the smooth penalties)."""
@@ -220,13 +232,6 @@ class AllVariables:
     @property
     def nonsmooth(self) -> tuple:
         return self.problem.nonsmooth
-
-    def evaluate(self, x):
-        """(value, gradient); with a nonsmooth penalty, (value, stationarity gradient)."""
-        f, g = self.evaluate_smooth(x)
-        if not self.nonsmooth:
-            return f, g
-        return f + self.nonsmooth_value(x), stationarity_gradient(np.asarray(x, float), g, self.prox)
 
     def nonsmooth_value(self, x) -> float:
         omega, beta = self.split(x)
@@ -295,7 +300,7 @@ class SRTObjective(AllVariables):
 
 
 @dataclass
-class _WorkingSetSubproblem:
+class _WorkingSetSubproblem(Composite):
     """A NODEC subproblem over the block (omega or beta) rows of a working set, on rows I_t.
 
     The penalty terms that depend on the block enter as :class:`~.terms.BlockPenalty`
@@ -356,13 +361,6 @@ class _WorkingSetSubproblem:
             value, gradient = term.value_and_gradient(x)
             f, g = f + value, g + gradient
         return f, g
-
-    def evaluate(self, x):
-        """(value, gradient); with a nonsmooth penalty, (value, stationarity gradient)."""
-        f, g = self.evaluate_smooth(x)
-        if not self.nonsmooth:
-            return f, g
-        return f + self.nonsmooth_value(x), stationarity_gradient(np.asarray(x, float), g, self.prox)
 
     def value(self, x) -> float:
         """The value of :meth:`evaluate` alone (no gradient is computed)."""
@@ -637,7 +635,7 @@ def omega_from_logistic(intercept, coef, mu: float) -> np.ndarray:
 
 
 @dataclass
-class WLRProxy:
+class WLRProxy(Composite):
     """Weighted logistic regression of eq. (reshuffle) over omega_t:
 
         -(1/N_t) sum_{i in I_t} w_i [c_i ln p_it + (1 - c_i) ln(1 - p_it)]
@@ -677,13 +675,6 @@ class WLRProxy:
         g = self.Z.T @ (self.w * (p - self.c)) * self.mu / n
         g[1:] += self.alpha * x[1:]
         return float(f), g
-
-    def evaluate(self, x):
-        """(value, gradient); with nonsmooth terms, (value, stationarity gradient)."""
-        f, g = self.evaluate_smooth(x)
-        if not self.nonsmooth:
-            return f, g
-        return f + self.nonsmooth_value(x), stationarity_gradient(np.asarray(x, float), g, self.prox)
 
     def nonsmooth_value(self, x) -> float:
         X = np.reshape(x, (1, -1))

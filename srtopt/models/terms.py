@@ -70,8 +70,33 @@ def pyomo_ops() -> SimpleNamespace:
     return SimpleNamespace(abs=abs, sqrt=pyo.sqrt, log=pyo.log, exp=pyo.exp, name="pyomo")
 
 
+class Term:
+    """What losses and penalties share: parameters as public attributes (``get_params``,
+    as scikit-learn estimators), and a ``key`` from the name and parameters that identifies
+    the term in the structure keys of rendered models and in equality."""
+
+    name = "term"
+
+    def get_params(self, deep=True) -> dict:
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    @property
+    def key(self) -> tuple:
+        return (self.name, *sorted(self.get_params().items()))
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.key == self.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
 # ------------------------------------------------------------------------------- losses
-class Loss:
+class Loss(Term):
     """loss(r) of the residual r = yhat - y, elementwise.
 
     Subclasses write :meth:`expression` (the formula, once) and the numpy
@@ -102,24 +127,6 @@ class Loss:
     def pyomo(self, r):
         """loss(r) for a Pyomo expression r (one point and leaf)."""
         return self.expression(r, pyomo_ops())
-
-    def get_params(self, deep=True) -> dict:
-        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
-
-    @property
-    def key(self) -> tuple:
-        """Identifies the loss in the structure keys of rendered models."""
-        return (self.name, *sorted(self.get_params().items()))
-
-    def __eq__(self, other):
-        return type(other) is type(self) and other.key == self.key
-
-    def __hash__(self):
-        return hash(self.key)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
 
 
 class Squared(Loss):
@@ -297,7 +304,7 @@ def replay(function: ca.Function, x, operations: dict):
 
 
 # ---------------------------------------------------------------------------- penalties
-class Penalty:
+class Penalty(Term):
     """A penalty on (omega, beta) (arrays (|tau_B|, p+1) and (|tau_L|, p+1)).
 
     Smooth penalties give :meth:`value`, :meth:`gradient`, :meth:`casadi` (CasADi
@@ -348,23 +355,6 @@ class Penalty:
     def block_l1_weights(self, kind, rows, omega, beta):
         """Weights w >= 0 (shape of the block) if the penalty on the block is sum w |x|, else None."""
         return None
-
-    def get_params(self, deep=True) -> dict:
-        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
-
-    @property
-    def key(self) -> tuple:
-        return (self.name, *sorted(self.get_params().items()))
-
-    def __eq__(self, other):
-        return type(other) is type(self) and other.key == self.key
-
-    def __hash__(self):
-        return hash(self.key)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
 
 
 class L2(Penalty):
