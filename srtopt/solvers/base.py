@@ -39,6 +39,7 @@ import contextvars
 import copy
 import enum
 import inspect
+import math
 import signal
 import threading
 import time
@@ -221,8 +222,13 @@ def deadline(at: float | None):
 
 def deadline_passed() -> bool:
     """True when the current :func:`deadline` has passed."""
+    return seconds_left() <= 0
+
+
+def seconds_left() -> float:
+    """Seconds until the current :func:`deadline` (inf without one; negative once passed)."""
     at = _DEADLINE.get()
-    return at is not None and time.perf_counter() >= at
+    return math.inf if at is None else at - time.perf_counter()
 
 
 def should_stop() -> bool:

@@ -29,6 +29,7 @@ An initialization is any callable ``init(problem, random_state)`` returning
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,7 +38,7 @@ from sklearn.utils import check_random_state
 
 from .. import kernels
 from ..models.srt import SRTProblem, WLRProxy
-from ..solvers.base import deadline_passed
+from ..solvers.base import seconds_left
 from ..solvers.least_squares import weighted_ridge
 from ..solvers.newton import NewtonSolver
 
@@ -158,7 +159,8 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     "Initialization"); a factor below 1 starts from softer splits with the same
     hyperplanes.  ``n_jobs`` threads run the r repetitions (each has its own seed drawn
     from ``random_state``, so the result does not depend on ``n_jobs``); once the
-    training deadline has passed, no further batch of repetitions starts."""
+    training deadline is nearer than twice the last batch's time, no further batch of
+    repetitions starts (the first always runs)."""
     X, y, tree = problem.X, problem.y, problem.tree
     # weights with mean 1: the logistic regressions' ridge is scikit-learn's C = 1 for unit weights
     w = problem.s * len(problem.s)
@@ -170,11 +172,16 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     partitions = []
     with Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
         batch = max(1, effective_n_jobs(n_jobs))
+        batch_seconds = 0.0
         for first in range(0, n_init, batch):
-            if partitions and deadline_passed():  # time_limit: keep the repetitions done so far
+            # time_limit: keep the repetitions done when the next batch and the regressions
+            # after it (about one batch's time) would not end before the deadline
+            if partitions and seconds_left() < 2 * batch_seconds:
                 break
+            started = time.perf_counter()
             partitions += parallel(delayed(_partition)(X[sample], tree, w[sample], seed)
                                    for seed in seeds[first:first + batch])
+            batch_seconds = time.perf_counter() - started
     best_db, best = min(partitions, key=lambda partition: partition[0])
     solver = wlr_solver or NewtonSolver()
     subsampled = len(sample) < len(y)
