@@ -734,29 +734,32 @@ def register_penalty(name: str, factory) -> None:
 def make_loss(spec) -> Loss:
     """A :class:`Loss` from a name (``"huber"``), a spec with options (``"huber:delta=0.5"``),
     a Loss object (deep-copied) or a callable r -> CasADi expression (:class:`CasadiLoss`)."""
-    from .._spec import parse_spec
-
     if isinstance(spec, Loss):
         return copy.deepcopy(spec)
     if isinstance(spec, str):
-        name, options = parse_spec(spec)
-        if name not in LOSSES:
-            raise ValueError(f"unknown loss {spec!r}; use one of {', '.join(map(repr, LOSSES))}, a Loss object "
-                             f"or a callable mapping a CasADi symbol r to an expression")
-        try:
-            return LOSSES[name](**options)
-        except TypeError as exc:
-            raise ValueError(f"bad options for loss {name!r}: {exc}") from None
+        return _from_spec("loss", LOSSES, spec,
+                          "a Loss object or a callable mapping a CasADi symbol r to an expression")
     if callable(spec):
         return CasadiLoss(spec)
     raise ValueError(f"loss must be a name, a Loss object or a callable, got {spec!r}")
 
 
+def _from_spec(kind: str, registry: dict, spec: str, alternatives: str):
+    """The term a spec string names (``"name"`` or ``"name:option=value,..."``) in ``registry``."""
+    from .._spec import parse_spec
+
+    name, options = parse_spec(spec)
+    if name not in registry:
+        raise ValueError(f"unknown {kind} {spec!r}; use one of {', '.join(map(repr, registry))}, {alternatives}")
+    try:
+        return registry[name](**options)
+    except TypeError as exc:
+        raise ValueError(f"bad options for {kind} {name!r}: {exc}") from None
+
+
 def make_penalties(spec) -> tuple[Penalty, ...]:
     """Penalty terms from None, a name or spec (``"split_l1:strength=0.01"``), a Penalty
     object (deep-copied), or a list or tuple of these."""
-    from .._spec import parse_spec
-
     if spec is None:
         return ()
     if isinstance(spec, (list, tuple)):
@@ -764,14 +767,7 @@ def make_penalties(spec) -> tuple[Penalty, ...]:
     if isinstance(spec, Penalty):
         return (copy.deepcopy(spec),)
     if isinstance(spec, str):
-        name, options = parse_spec(spec)
-        if name not in PENALTIES:
-            raise ValueError(f"unknown penalty {spec!r}; use one of {', '.join(map(repr, PENALTIES))}, a Penalty "
-                             f"object or a list of these")
-        try:
-            return (PENALTIES[name](**options),)
-        except TypeError as exc:
-            raise ValueError(f"bad options for penalty {name!r}: {exc}") from None
+        return (_from_spec("penalty", PENALTIES, spec, "a Penalty object or a list of these"),)
     raise ValueError(f"penalty must be None, a name, a Penalty object or a list of these, got {spec!r}")
 
 

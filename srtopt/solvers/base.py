@@ -456,10 +456,14 @@ class Solver(SolverParams):
                             self.name, **extra)
 
 
-def smooth_problem(problem) -> Acceptance:
-    """Accept formulations with ``evaluate`` and no nonsmooth terms."""
+def smooth_problem(problem, needs: str | None = None, missing: str = "") -> Acceptance:
+    """Accept formulations with ``evaluate``, no nonsmooth terms and, when ``needs`` names a
+    method the solver calls (``"render"``, ``"hessian"``, ...), that method; otherwise the
+    refusal says the formulation has no ``missing``."""
     if not hasattr(problem, "evaluate"):
         return Acceptance(False, f"{type(problem).__name__} has no evaluate(x)")
+    if needs is not None and not callable(getattr(problem, needs, None)):
+        return Acceptance(False, f"{type(problem).__name__} has no {missing}")
     terms = getattr(problem, "nonsmooth", ())
     if terms:
         names = ", ".join(sorted({getattr(t, "penalty", t).name for t in terms}))

@@ -108,10 +108,8 @@ class IpoptCyipopt(Solver):
         return f"cyipopt {cyipopt.__version__}"
 
     def accepts(self, problem) -> Acceptance:
-        smooth = smooth_problem(problem)
-        if smooth and self.hessian == "exact" and not hasattr(problem, "render"):
-            return Acceptance(False, f"{type(problem).__name__} has no CasADi rendering for the exact Hessian")
-        return smooth
+        return smooth_problem(problem, "render" if self.hessian == "exact" else None,
+                              "CasADi rendering for the exact Hessian")
 
     def _solve(self, problem, x0) -> SolverResult:
         import cyipopt

@@ -32,10 +32,7 @@ class NewtonSolver(Solver):
         super().__init__(tol, max_iter, time_limit, verbosity)
 
     def accepts(self, problem) -> Acceptance:
-        smooth = smooth_problem(problem)
-        if smooth and not callable(getattr(problem, "hessian", None)):
-            return Acceptance(False, f"{type(problem).__name__} has no exact Hessian (hessian(x))")
-        return smooth
+        return smooth_problem(problem, "hessian", "exact Hessian (hessian(x))")
 
     def _solve(self, problem, x0) -> SolverResult:
         x = x0.copy()

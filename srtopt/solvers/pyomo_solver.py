@@ -92,10 +92,7 @@ class PyomoSolver(Solver):
         return f"pyomo {pyomo.version.version}, {self.solver} {solver or '(version unknown)'}"
 
     def accepts(self, problem) -> Acceptance:
-        smooth = smooth_problem(problem)
-        if smooth and not hasattr(problem, "render_pyomo"):
-            return Acceptance(False, f"{type(problem).__name__} has no Pyomo rendering")
-        return smooth
+        return smooth_problem(problem, "render_pyomo", "Pyomo rendering")
 
     def _solve(self, problem, x0) -> SolverResult:
         from ..models.pyomo_backend import render_pyomo

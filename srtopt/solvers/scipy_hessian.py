@@ -31,10 +31,7 @@ class ScipyHessian(Solver):
         return f"scipy {scipy.__version__}"
 
     def accepts(self, problem) -> Acceptance:
-        smooth = smooth_problem(problem)
-        if smooth and not hasattr(problem, "render"):
-            return Acceptance(False, f"{type(problem).__name__} has no CasADi rendering for the Hessian")
-        return smooth
+        return smooth_problem(problem, "render", "CasADi rendering for the Hessian")
 
     def _solve(self, problem, x0) -> SolverResult:
         hess = self._derivatives.hessian(problem)
