@@ -87,11 +87,11 @@ def make(variant, depth, seed, n, p):
         return DecisionTreeRegressor(max_depth=depth, random_state=seed)
     params = dict(VARIANTS[variant])
     if "split_factor" in params:  # the "l2" reading with another factor on lambda_w
+        from srtopt.estimators.srt import SPLIT_FACTOR, regularization_lambdas
         from srtopt.tree import Tree
 
-        tree = Tree(depth)
-        params["regularization"] = (2 * params.pop("split_factor") / (p * tree.n_branch * n),
-                                    2 / (p * tree.n_leaves * n))
+        lambda_w, lambda_b = regularization_lambdas("l2", p, Tree(depth), n)
+        params["regularization"] = (lambda_w * params.pop("split_factor") / SPLIT_FACTOR, lambda_b)
     return SoftRegressionTree(depth=depth, random_state=seed, **params)
 
 
