@@ -96,3 +96,43 @@ def test_feature_importances_weigh_split_weights_by_node_share():
     # the intercept omega_0t plays no part; no feature used -> all zeros
     np.testing.assert_array_equal(kernels.feature_importances(np.c_[omega[:, :1], np.zeros((3, 3))], shares,
                                                               tree), np.zeros(3))
+
+
+@pytest.mark.parametrize("root", [1, 2, 5])
+def test_subtree_loss_matches_path_products_and_finite_differences(rng, root):
+    """The compiled sweep against sum_i s_i sum_l P_il R_il with P from the level products,
+    and df/du against central differences of u (one column at a time)."""
+    tree, mu = Tree(3), 2.5
+    n = 9
+    U = rng.standard_normal((n, tree.n_branch))
+    leaves = tree.descendants_leaves(root)
+    R, s = rng.random((n, len(leaves))), rng.random(n)
+    columns = kernels.subtree_columns(tree, root)
+
+    def f(U):
+        S = 1 / (1 + np.exp(-mu * U))
+        return float(s @ np.sum(kernels.leaf_probabilities(S, tree, root) * R, axis=1))
+
+    S = 1 / (1 + np.exp(-mu * U))
+    value, G = kernels.subtree_loss(S[:, columns], R, s, mu)
+    assert value == pytest.approx(f(U), rel=1e-12)
+    h = 1e-6
+    for local, column in enumerate(columns):
+        for i in range(n):
+            up, down = U.copy(), U.copy()
+            up[i, column] += h
+            down[i, column] -= h
+            assert G[i, local] == pytest.approx((f(up) - f(down)) / (2 * h), abs=1e-8)
+    assert kernels.subtree_loss(S[:, columns], R, s, mu, with_grad=False) == (value, None)
+
+
+def test_subtree_columns_are_the_subtree_in_heap_order():
+    tree = Tree(3)
+    assert kernels.subtree_columns(tree, 1).tolist() == list(range(7))
+    assert kernels.subtree_columns(tree, 3).tolist() == [2, 5, 6]  # nodes 3, 6, 7
+    assert kernels.subtree_columns(tree, 6).tolist() == [5]
+
+
+def test_subtree_loss_refuses_a_leaf_count_that_does_not_fit(rng):
+    with pytest.raises(ValueError, match="3 branch nodes has 4 leaves, R has 3"):
+        kernels.subtree_loss(rng.random((2, 3)), rng.random((2, 3)), np.ones(2), 1.0)

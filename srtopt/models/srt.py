@@ -443,12 +443,19 @@ class BranchSubproblem(_WorkingSetSubproblem):
         leaves = [pr.tree.leaf_index(t) for t in pr.tree.descendants_leaves(self.root)]
         return pr.loss.value(kernels.leaf_residuals(pr.Xa[self.rows], pr.y[self.rows], self.beta[leaves]))
 
+    @cached_property
+    def _subtree(self) -> tuple[np.ndarray, list[int]]:
+        """Branch indices of the subtree's nodes (local heap order) and the positions of the
+        working set among them."""
+        columns = kernels.subtree_columns(self.problem.tree, self.root)
+        return columns, [int(np.flatnonzero(columns == r)[0]) for r in self._working_rows]
+
     def _data(self, x, with_grad=True):
         pr = self.problem
-        Z = self._Z
-        S = kernels.split_probabilities(Z, self.with_x(x), pr.mu)
-        f, G = kernels.soft_loss(S, self._losses, self.weights, pr.tree, self.root, pr.mu, with_grad)
-        return f, (G.T @ Z)[self._working_rows].ravel() if with_grad else None
+        Z, (columns, working) = self._Z, self._subtree
+        S = kernels.split_probabilities(Z, self.with_x(x)[columns], pr.mu)
+        f, G = kernels.subtree_loss(S, self._losses, self.weights, pr.mu, with_grad)
+        return f, (G[:, working].T @ Z).ravel() if with_grad else None
 
     @property
     def structure_key(self) -> tuple:

@@ -253,27 +253,22 @@ def solve_interruptibly(solver, problem, x0) -> SolverResult:
     hands the problem to that adapter."""
     chosen = getattr(solver, "choose", lambda problem: None)(problem)
     solver = chosen if chosen is not None else solver
-    with _recording_sigint(raise_at_once=not getattr(solver, "stops_on_interrupt", False)) as interrupted:
-        try:
-            result = solver.solve(problem, x0)
-        except Exception:
-            if interrupted():
-                raise KeyboardInterrupt from None
-            raise
-        if interrupted():
-            raise KeyboardInterrupt
-    return result
+    with _recording_sigint(raise_at_once=not getattr(solver, "stops_on_interrupt", False)):
+        return solver.solve(problem, x0)
 
 
 @contextlib.contextmanager
 def _recording_sigint(raise_at_once: bool):
-    """Yield ``interrupted()``: whether a SIGINT arrived meanwhile (it sets :data:`_SIGINT`, then,
-    if ``raise_at_once``, the previous handler runs, which raises KeyboardInterrupt by default).
-    Python handles signals in the main thread only; in other threads, or when SIGINT is
-    ignored, nothing changes and ``interrupted()`` is False."""
+    """Record a SIGINT that arrives meanwhile (it sets :data:`_SIGINT`, then, if
+    ``raise_at_once``, the previous handler runs, which raises KeyboardInterrupt by default);
+    on leaving, restore the previous handler and raise KeyboardInterrupt if one arrived,
+    also in place of an exception the solver raised because of it.  The handler is
+    restored before the flag is read, so a SIGINT at any moment is either recorded or
+    handled by the previous handler: never lost.  Python handles signals in the main
+    thread only; in other threads, or when SIGINT is ignored, nothing changes."""
     previous = signal.getsignal(signal.SIGINT)
     if threading.current_thread() is not threading.main_thread() or not callable(previous):
-        yield lambda: False
+        yield
         return
 
     def record(signum, frame):
@@ -284,10 +279,25 @@ def _recording_sigint(raise_at_once: bool):
     _SIGINT.clear()
     signal.signal(signal.SIGINT, record)
     try:
-        yield _SIGINT.is_set
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        _SIGINT.clear()  # a later solve outside this function must not see it
+        yield
+    except Exception:
+        if _restore(previous):
+            raise KeyboardInterrupt from None
+        raise
+    except BaseException:
+        _restore(previous)
+        raise
+    if _restore(previous):
+        raise KeyboardInterrupt
+
+
+def _restore(previous) -> bool:
+    """Put the previous SIGINT handler back; whether a SIGINT was recorded (the flag is
+    cleared: a later solve must not see it)."""
+    signal.signal(signal.SIGINT, previous)
+    arrived = _SIGINT.is_set()
+    _SIGINT.clear()
+    return arrived
 
 
 class Verdict:

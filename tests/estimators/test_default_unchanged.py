@@ -1,6 +1,5 @@
 """The default model is unchanged: same parameters and seed give bit-identical fits to those
-recorded from main at fa008c7, before issue 13's redesign was merged
-(benchmarks/reference_predictions.py)."""
+recorded when the subtree sweep became a compiled kernel (benchmarks/reference_predictions.py)."""
 
 import importlib.util
 from pathlib import Path
