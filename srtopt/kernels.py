@@ -144,7 +144,12 @@ def subtree_loss(S, R, s, mu: float, with_grad: bool = True):
     if R.shape[1] != S.shape[1] + 1:
         raise ValueError(f"a subtree with {S.shape[1]} branch nodes has {S.shape[1] + 1} leaves, R has "
                          f"{R.shape[1]} columns")
-    f, G = _sweep(S, R, s, float(mu), bool(with_grad))
+    try:
+        f, G = _sweep(S, R, s, float(mu), bool(with_grad))
+    except SystemError as exc:  # Ctrl-C handled inside numba's dispatcher surfaces as this
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
     return f, (G if with_grad else None)
 
 
