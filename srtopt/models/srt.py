@@ -450,6 +450,13 @@ class BranchSubproblem(_WorkingSetSubproblem):
         columns = kernels.subtree_columns(self.problem.tree, self.root)
         return columns, [int(np.flatnonzero(columns == r)[0]) for r in self._working_rows]
 
+    def variable_scale(self) -> np.ndarray:
+        """Typical size of each variable: 1 for omega_0t, p for omega_jt (which act on x_j / p).
+        Solvers that are not invariant to the variables' scales (L-BFGS-B) solve in x / scale:
+        about half the evaluations of L-BFGS-B on the BN subproblems (docs/design.md)."""
+        p = self.problem.n_features
+        return np.tile(np.r_[1.0, np.full(p, float(p))], len(self.working))
+
     def _data(self, x, with_grad=True):
         pr = self.problem
         Z, (columns, working) = self._Z, self._subtree

@@ -25,7 +25,9 @@ class ScipyMinimize(Solver):
     """``scipy.optimize.minimize`` with ``jac=True`` on ``problem.evaluate``.
 
     ``tol`` is SciPy's ``tol`` (for L-BFGS-B its ftol and gtol), ``max_iter`` its
-    ``maxiter``; ``time_limit`` and Ctrl-C are polled in the iteration callback;
+    ``maxiter``.  A formulation with ``variable_scale()`` (the typical size of each
+    variable) is solved in x / scale (L-BFGS-B is not invariant to the variables'
+    scales); ``time_limit`` and Ctrl-C are polled in the iteration callback;
     ``verbosity`` >= 1 prints one line per solve (SciPy's own printing options are
     deprecated for L-BFGS-B)."""
 
@@ -49,18 +51,26 @@ class ScipyMinimize(Solver):
 
     def _solve(self, problem, x0) -> SolverResult:
         split = VariableSplit(problem) if getattr(problem, "nonsmooth", ()) else None
-        target = split or problem
-        res = minimize_until_asked(target.evaluate, x0 if split is None else split.y_of(x0),
-                                   method=self.method, tol=self.tol, options={"maxiter": self.max_iter},
-                                   **({} if split is None else {"bounds": list(zip(*split.bounds))}))
-        x, f = np.asarray(res.x), float(res.fun)
         if split is not None:
+            res = minimize_until_asked(split.evaluate, split.y_of(x0), method=self.method, tol=self.tol,
+                                       options={"maxiter": self.max_iter}, bounds=list(zip(*split.bounds)))
             x = split.x_of(res.x)
             f = problem.evaluate_smooth(x)[0] + problem.nonsmooth_value(x)
+        else:
+            scale = np.asarray(getattr(problem, "variable_scale", lambda: 1.0)(), float)
+            res = minimize_until_asked(lambda v: _scaled(problem.evaluate(v * scale), scale), np.asarray(x0) / scale,
+                                       method=self.method, tol=self.tol, options={"maxiter": self.max_iter})
+            x, f = np.asarray(res.x) * scale, float(res.fun)
         if self.verbosity:
             print(f"{self.name}: {res.message} after {res.get('nit', 0)} iterations, f = {f:.10g}", file=sys.stderr)
         return SolverResult(x, f, bool(res.success), str(res.message), int(res.get("nit", 0)), 0.0, res,
                             termination(self.family, res.status, res.success), self.name)
+
+
+def _scaled(value_and_gradient, scale):
+    """(f, gradient) in the variables v = x / scale: the gradient times scale."""
+    f, g = value_and_gradient
+    return f, g * scale
 
 
 def minimize_until_asked(fun, x0, **options) -> OptimizeResult:

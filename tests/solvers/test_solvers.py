@@ -150,3 +150,19 @@ def test_a_passed_deadline_stops_the_solver_at_its_first_iteration(rng, spec):
         stopped = solver.solve(sub, sub.start())
     assert free.iterations > 2
     assert stopped.iterations <= 1 and not stopped.success
+
+
+def test_l_bfgs_b_solves_the_bn_subproblem_in_scaled_variables_and_returns_omega(rng):
+    """variable_scale: 1 for omega_0t, p for the slopes; the solution comes back in omega and
+    is a stationary point there (the scaling changes the path, not the problem)."""
+    problem, omega, beta = random_tree_problem(rng, 2, n=200, p=4)
+    sub = problem.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(200))
+    assert sub.variable_scale().tolist() == [1.0, 4.0, 4.0, 4.0, 4.0] * 3
+    calls = []
+    evaluate = sub.evaluate
+    sub.evaluate = lambda x: calls.append(np.array(x)) or evaluate(x)
+    result = ScipyMinimize("L-BFGS-B", tol=1e-12, max_iter=500).solve(sub, sub.start())
+    np.testing.assert_allclose(calls[0], sub.start())  # the problem sees omega, not x / scale
+    assert result.objective == pytest.approx(sub.value(result.x), rel=1e-12)
+    assert result.objective < sub.value(sub.start())
+    assert np.linalg.norm(sub.evaluate(result.x)[1]) < 1e-5
