@@ -8,9 +8,10 @@ objective_ and the E after each inner iteration to
 numerical libraries (floating-point results differ between their versions, so the test
 compares bit for bit against the file of the installed versions and skips otherwise).
 The files in the repository were written in the newest and in the oldest dependency
-environments of ``.ci/run`` from the commit that made the subtree sweep a compiled (numba)
-kernel: its summation order differs from the numpy sweep it replaced, so the earlier
-files (from fa008c7, which guarded issue 13's redesign) no longer apply.  A change that
+environments of ``.ci/run`` after the subtree sweep became a compiled (numba) kernel and
+L-BFGS-B began to solve the BN subproblems in scaled variables (both change the
+iterates, so the earlier files, from fa008c7, which guarded issue 13's redesign, no
+longer apply).  A change that
 is meant to leave the default fits alone must leave these files valid.
 """
 

@@ -1,5 +1,5 @@
 """The default model is unchanged: same parameters and seed give bit-identical fits to those
-recorded when the subtree sweep became a compiled kernel (benchmarks/reference_predictions.py)."""
+recorded after the compiled sweep and the scaled BN variables (benchmarks/reference_predictions.py)."""
 
 import importlib.util
 from pathlib import Path
