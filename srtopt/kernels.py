@@ -110,8 +110,8 @@ def subtree_columns(tree: Tree, root: int) -> np.ndarray:
     """Branch indices (t - 1) of the branch nodes of the subtree rooted at ``root``, in the
     local heap order of :func:`subtree_loss` (the subtree's root first, then depth by depth,
     left to right)."""
-    return np.array([root * 2**k - 1 + j for k in range(tree.subtree_depth(root)) for j in range(2**k)],
-                    dtype=np.int64)
+    levels = [_level_columns(root, k) for k in range(tree.subtree_depth(root))]
+    return np.array([t for level in levels for t in range(level.start, level.stop)], dtype=np.int64)
 
 
 def soft_loss(S, R, s, tree: Tree, root: int, mu: float, with_grad: bool = True):
