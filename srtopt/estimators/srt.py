@@ -16,7 +16,7 @@ from ..models.terms import make_loss, make_penalties
 from ..solvers import make_solver
 from ..solvers.base import acceptance, deadline
 from ..training.callbacks import ProgressPrinter, as_callbacks
-from ..training.initialization import ClusterInitialization
+from ..training.initialization import CartInitialization, ClusterInitialization, ModelTreeInitialization
 from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
 from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
 from ..training.working_sets import make_working_sets
@@ -119,11 +119,16 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         ``rule(tree) -> [(t, W_B, W_L), ...]`` (deep-copied at fit, as scikit-learn does
         with a ``criterion`` object).  The safeguards (conditions (18)-(19), k0) hold for
         every rule.
-    init : "cluster" or callable, default="cluster"
+    init : "cluster", "cart", callable or list of these, default="cluster"
         The initialization: the paper's clustering-based procedure
         (:class:`~srtopt.training.initialization.ClusterInitialization` with ``n_init``
-        and ``init_scale``), or ``init(problem, random_state) -> (omega0, beta0)`` on the
-        scaled data (deep-copied at fit).
+        and ``init_scale``); the splits of a depth-D CART made soft
+        (:class:`~srtopt.training.initialization.CartInitialization`, not in the paper;
+        deterministic, so ``random_state`` only seeds the heuristic's subsamples); or
+        ``init(problem, random_state) -> (omega0, beta0)`` on the scaled data (deep-copied
+        at fit).  A list gives candidates: each runs ``restart_iter`` macro iterations
+        (with each of the ``n_restarts`` seeds) and the one with the lowest training E
+        continues (``init_chosen_`` is its position in the list).
     max_iter : int, default=10
         Macro iterations M_it of NODEC-DR.
     n_init : int, default=10
@@ -169,7 +174,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     n_restarts, restart_iter : int, default 1, 2
         With ``n_restarts`` > 1, that many initializations (seeds drawn from
         ``random_state``) each run ``restart_iter`` macro iterations; the one with the
-        lowest training E continues to ``max_iter``.
+        lowest training E continues to ``max_iter`` (with a list ``init``, every entry
+        runs with every seed).
     max_subproblem_rows : int or None, default=100_000
         BN and WLR subproblems use at most this many rows of I_t (a uniform random subset,
         its weights scaled by |I_t| / rows so lambda_w keeps its meaning; the paper allows
@@ -312,21 +318,24 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         solvers = self._solvers(problem)
         for callback in callbacks:
             getattr(callback, "on_fit_begin", lambda problem, estimator: None)(problem, self)
-        init = self._initialization(solvers["wlr"])
+        inits = self._initializations(solvers["wlr"])
         rng = check_random_state(self.random_state)
         seeds = ([self.random_state] if self.n_restarts == 1
                  else [rng.randint(np.iinfo(np.int32).max) for _ in range(self.n_restarts)])
+        candidates = [(init, seed) for seed in seeds for init in inits]
         runs = []
-        for seed in seeds:
+        for init, seed in candidates:
             omega0, beta0, *info = init(problem, seed)
             state = TrainingState.start_at(problem, omega0, beta0, **(info[0] if info else {}))
             algorithm = self._algorithm(problem, solvers, started, callbacks, seed)
-            max_macro = self.restart_iter if len(seeds) > 1 else None
+            max_macro = self.restart_iter if len(candidates) > 1 else None
             runs.append((algorithm.run(problem, state=state, max_macro=max_macro), algorithm))
             if runs[-1][0].stopped_by not in ("max_iter", "max_macro"):
                 break  # a time limit or a callback's stop ends the fit
-        result, algorithm = min(runs, key=lambda run: run[0].objective)
+        best = min(range(len(runs)), key=lambda i: runs[i][0].objective)
+        result, algorithm = runs[best]
         self.init_davies_bouldin_ = result.state.info.get("davies_bouldin", np.nan)
+        self.init_chosen_ = best % len(inits)
         if result.stopped_by != "max_macro":
             return result
         return algorithm.run(problem, state=result.state)
@@ -346,15 +355,25 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                                  f"{verdict.reason}")
         return solvers
 
-    def _initialization(self, wlr_solver):
-        """The initialization callable: "cluster" (the paper's) or a copy of the user's object."""
-        if isinstance(self.init, str):
-            if self.init != "cluster":
-                raise ValueError(f"init must be 'cluster' or a callable init(problem, random_state), got {self.init!r}")
+    def _initializations(self, wlr_solver) -> list:
+        """The initialization callables: ``init`` or each entry of a list of them."""
+        inits = self.init if isinstance(self.init, (list, tuple)) else [self.init]
+        if not inits:
+            raise ValueError("init must not be an empty list")
+        return [self._initialization(init, wlr_solver) for init in inits]
+
+    def _initialization(self, init, wlr_solver):
+        """One initialization callable: "cluster" (the paper's), "cart" or a copy of the user's object."""
+        if isinstance(init, str) and init == "cluster":
             return ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver, n_jobs=self.n_jobs)
-        if not callable(self.init):
-            raise ValueError(f"init must be 'cluster' or a callable init(problem, random_state), got {self.init!r}")
-        return copy.deepcopy(self.init)
+        if isinstance(init, str) and init == "cart":
+            return CartInitialization()
+        if isinstance(init, str) and init == "model-tree":
+            return ModelTreeInitialization()
+        if isinstance(init, str) or not callable(init):
+            raise ValueError(f"init must be 'cluster', 'cart', 'model-tree', a callable init(problem, random_state) "
+                             f"or a list of these, got {init!r}")
+        return copy.deepcopy(init)
 
     def _algorithm(self, problem, solvers, started, callbacks=(), seed=None) -> NodecGS:
         """NODEC-DR as a configuration of NODEC-GS."""

@@ -131,6 +131,14 @@ class ProgressPrinter(Callback):
 
 def _describe_init(estimator) -> str:
     init = getattr(estimator, "init", None)
-    if init in (None, "cluster"):
+    if isinstance(init, (list, tuple)):
+        return " | ".join(_describe(estimator, entry) for entry in init) + " (lowest E continues)"
+    return _describe(estimator, init)
+
+
+def _describe(estimator, init) -> str:
+    if init is None or (isinstance(init, str) and init == "cluster"):
         return f"{estimator.n_init} x hierarchical 2-means"
+    if isinstance(init, str) and init == "cart":
+        return "softened CART splits"
     return str(init)

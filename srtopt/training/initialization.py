@@ -21,6 +21,10 @@ The logistic regressions are the WLR formulation of eq. (reshuffle) with the
 ridge of scikit-learn's ``LogisticRegression(C=1)``, solved by the WLR solver
 (exact Newton by default).
 
+:class:`CartInitialization` (the estimators' ``init="cart"``) is a departure:
+the splits of a depth-D CART, softened, and the same leaf regressions
+(docs/design.md, "Initialization").
+
 An initialization is any callable ``init(problem, random_state)`` returning
 (omega^0, beta^0) or (omega^0, beta^0, info dict) for an
 :class:`~srtopt.models.srt.SRTProblem` (X scaled to [0, 1], y standardized);
@@ -34,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils import check_random_state
 
 from .. import kernels
@@ -44,6 +49,9 @@ from ..solvers.newton import NewtonSolver
 
 SPLIT_BIAS = 1.0  # omega_0t sending every point to the only non-empty child
 MAX_ROWS = 50_000  # rows clustered when the training set is larger (a weighted subsample)
+CART_SLOPE = 20.0  # slope of the softened CART splits on a feature scaled to [0, 1]
+CART_MIN_LEAF = 0.05  # CART's min_samples_leaf: a share of the training rows
+MODEL_TREE_RIDGE = 1e-3  # ridge per row of the model tree's split regressions
 
 
 @dataclass
@@ -165,9 +173,7 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     # weights with mean 1: the logistic regressions' ridge is scikit-learn's C = 1 for unit weights
     w = problem.s * len(problem.s)
     rng = check_random_state(random_state)
-    sample = np.arange(len(y))
-    if max_rows is not None and len(y) > max_rows:
-        sample = np.sort(rng.choice(len(y), size=max_rows, replace=False, p=problem.s))
+    sample = _subsample(problem, rng, max_rows)
     seeds = rng.randint(np.iinfo(np.int32).max, size=n_init)
     partitions = []
     with Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
@@ -237,3 +243,146 @@ class WarmStart:
             raise ValueError(f"warm start omega {self.omega.shape} and beta {self.beta.shape} do not fit a depth-"
                              f"{tree.depth} tree with {q - 1} features")
         return self.omega.copy(), self.beta.copy()
+
+
+def cart_initialization(problem: SRTProblem, slope: float = CART_SLOPE, min_leaf: float = CART_MIN_LEAF,
+                        random_state=None, max_rows: int | None = MAX_ROWS):
+    """(omega^0, beta^0, CART's training R^2): the splits of a depth-D CART regression tree
+    (scikit-learn's ``DecisionTreeRegressor``, leaves of at least ``min_leaf`` of the rows),
+    each made soft (:func:`soft_tree_start`).  On more than ``max_rows`` rows CART is fitted
+    on a weighted subsample of ``max_rows`` rows; the leaf regressions use all rows."""
+    X, y = problem.X, problem.y
+    rng = check_random_state(random_state)
+    sample = _subsample(problem, rng, max_rows)
+    cart = DecisionTreeRegressor(max_depth=problem.tree.depth, min_samples_leaf=min_leaf,
+                                 random_state=rng.randint(2**31 - 1))
+    cart.fit(X[sample], y[sample], sample_weight=None if len(sample) < len(y) else problem.s)
+    splits, node = {}, {1: 0}  # heap index t -> CART node id
+    for t in problem.tree.branch_nodes:
+        c = node.get(t, -1)
+        if c >= 0 and cart.tree_.children_left[c] >= 0:
+            splits[t] = (cart.tree_.feature[c], cart.tree_.threshold[c])
+            node[2 * t], node[2 * t + 1] = cart.tree_.children_left[c], cart.tree_.children_right[c]
+    omega, beta = soft_tree_start(problem, splits, slope)
+    return omega, beta, cart.score(X[sample], y[sample])
+
+
+def model_tree_initialization(problem: SRTProblem, slope: float = CART_SLOPE, min_leaf: float = CART_MIN_LEAF,
+                              bins: int = 16, random_state=None, max_rows: int | None = MAX_ROWS):
+    """(omega^0, beta^0, number of splits): a depth-D model tree grown greedily, each split
+    x_j <= c chosen (:func:`linear_split`) so that ridge regressions on its two sides fit
+    best, i.e. for linear leaves, as SRT has (CART chooses for constant leaves); each split
+    made soft (:func:`soft_tree_start`).  A node splits only if both sides keep at least
+    ``min_leaf`` of the rows and 2 (p + 1); on more than ``max_rows`` rows the splits are
+    chosen on a weighted subsample."""
+    sample = _subsample(problem, check_random_state(random_state), max_rows)
+    X, y, Xa = problem.X[sample], problem.y[sample], problem.Xa[sample]
+    w = np.ones(len(sample)) if len(sample) < len(problem.y) else problem.s * len(sample)
+    min_rows = max(min_leaf * len(sample), 2 * Xa.shape[1])
+    C, splits = {1: np.arange(len(sample))}, {}
+    for t in problem.tree.branch_nodes:
+        rows = C.pop(t, sample[:0])
+        split = (linear_split(X[rows], Xa[rows], y[rows], w[rows], bins, min_rows, MODEL_TREE_RIDGE * len(rows))
+                 if len(rows) >= 2 * min_rows else None)
+        if split is not None:
+            splits[t] = split
+            left = X[rows, split[0]] <= split[1]
+            C[2 * t], C[2 * t + 1] = rows[left], rows[~left]
+    omega, beta = soft_tree_start(problem, splits, slope)
+    return omega, beta, len(splits)
+
+
+def linear_split(X, Xa, y, w, bins, min_rows, ridge):
+    """(j, c) of the split x_j <= c, c among ``bins``-quantiles of x_j, that minimizes the sum
+    over its two sides of min_b sum_i w_i (Xa_i b - y_i)^2 + ridge |b_1..p|^2 (the intercept
+    is not penalized); None if no split leaves ``min_rows`` rows on each side.  The normal
+    equations of every cut come from cumulative per-bin Gram matrices (one pass over the
+    rows per feature)."""
+    wX = Xa * w[:, None]
+    wy2 = w * y * y
+    G_all, h_all, yy_all = wX.T @ Xa, wX.T @ y, wy2.sum()
+    R = ridge * np.eye(Xa.shape[1])
+    R[0, 0] = 0.0
+    best, found = np.inf, None
+    for j in range(X.shape[1]):
+        x = X[:, j]
+        cuts = np.unique(np.quantile(x, np.linspace(0, 1, bins + 1)[1:-1]))
+        cuts = cuts[cuts < x.max()]
+        if len(cuts) == 0:
+            continue
+        b = np.searchsorted(cuts, x)  # bin k holds the rows with cuts[k-1] < x <= cuts[k]
+        order = np.argsort(b, kind="stable")
+        bounds = np.r_[0, np.searchsorted(b[order], np.arange(len(cuts)), side="right")]
+        parts = [order[a:z] for a, z in zip(bounds[:-1], bounds[1:])]
+        G = np.cumsum([wX[r].T @ Xa[r] for r in parts], axis=0)  # left side of cut k: bins 0..k
+        h = np.cumsum([wX[r].T @ y[r] for r in parts], axis=0)
+        yy = np.cumsum([wy2[r].sum() for r in parts])
+        n_left = bounds[1:]
+        ok = (n_left >= min_rows) & (len(x) - n_left >= min_rows)
+        if not ok.any():
+            continue
+        sse = sum(t - np.einsum("kq,kq->k", np.linalg.solve(A + R, r[..., None])[..., 0], r)
+                  for A, r, t in ((G[ok], h[ok], yy[ok]), (G_all - G[ok], h_all - h[ok], yy_all - yy[ok])))
+        k = int(np.argmin(sse))
+        if sse[k] < best:
+            best, found = sse[k], (j, cuts[ok][k])
+    return found
+
+
+def soft_tree_start(problem: SRTProblem, splits: dict, slope: float):
+    """(omega^0, beta^0) from hard splits {t: (j, c)} "x_j <= c goes left": u_t =
+    (slope / mu) (c - x_j), i.e. omega_0t = slope c / mu and omega_jt = -slope p / mu (the
+    split uses x_j / p); a node without a split sends every row left (omega_0t =
+    SPLIT_BIAS), so its right subtree starts empty.  beta^0: the leaf regressions of the
+    paper's initialization on the rows each leaf receives (the mean where none)."""
+    tree, p = problem.tree, problem.n_features
+    omega = np.zeros((tree.n_branch, p + 1))
+    omega[:, 0] = SPLIT_BIAS
+    for t, (j, c) in splits.items():
+        omega[t - 1, 0], omega[t - 1, 1 + j] = slope * c / problem.mu, -slope * p / problem.mu
+    leaves = kernels.hbp_leaves(problem.Z, omega, tree)
+    w = problem.s * len(problem.s)
+    beta = np.array([leaf_from_regression(problem.Xa, problem.y, np.flatnonzero(leaves == t), w)
+                     for t in tree.leaves])
+    return omega, beta
+
+
+def _subsample(problem, rng, max_rows) -> np.ndarray:
+    """All row indices, or ``max_rows`` drawn without replacement with probabilities s_i."""
+    n = len(problem.y)
+    if max_rows is None or n <= max_rows:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=max_rows, replace=False, p=problem.s))
+
+
+@dataclass
+class CartInitialization:
+    """Softened CART splits as the initial tree: ``init(problem, random_state)`` ->
+    (omega^0, beta^0, {"cart_r2": CART's training R^2}) (see :func:`cart_initialization`).
+    Not the paper's procedure; the estimators' ``init="cart"``."""
+
+    slope: float = CART_SLOPE
+    min_leaf: float = CART_MIN_LEAF
+    max_rows: int | None = MAX_ROWS
+
+    def __call__(self, problem: SRTProblem, random_state=None):
+        omega, beta, r2 = cart_initialization(problem, self.slope, self.min_leaf, random_state, self.max_rows)
+        return omega, beta, {"cart_r2": r2}
+
+
+@dataclass
+class ModelTreeInitialization:
+    """A greedy model tree's splits, softened, as the initial tree: ``init(problem,
+    random_state)`` -> (omega^0, beta^0, {"model_tree_splits": count}) (see
+    :func:`model_tree_initialization`).  Not the paper's procedure; the estimators'
+    ``init="model-tree"``."""
+
+    slope: float = CART_SLOPE
+    min_leaf: float = CART_MIN_LEAF
+    bins: int = 16
+    max_rows: int | None = MAX_ROWS
+
+    def __call__(self, problem: SRTProblem, random_state=None):
+        omega, beta, count = model_tree_initialization(problem, self.slope, self.min_leaf, self.bins, random_state,
+                                                       self.max_rows)
+        return omega, beta, {"model_tree_splits": count}

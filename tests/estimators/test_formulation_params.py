@@ -10,7 +10,7 @@ from sklearn.base import clone
 
 from srtopt import SoftRegressionTree, load
 from srtopt.models.terms import FeatureL1
-from srtopt.training.initialization import WarmStart
+from srtopt.training.initialization import CartInitialization, WarmStart
 
 
 @pytest.fixture(scope="module")
@@ -48,13 +48,44 @@ def test_warm_start_object_is_copied_and_used(toy):
         SoftRegressionTree(depth=3, init=start).fit(*toy)
 
 
+def test_cart_init_starts_from_the_softened_cart_splits(toy):
+    """init="cart": the first inner iteration starts from CART's splits (the root splits on x_0,
+    the feature y switches on), and the string is the default CartInitialization."""
+    fitted = SoftRegressionTree(depth=2, max_iter=1, init="cart", random_state=0).fit(*toy)
+    start = fitted.history_[0]["E_before"]
+    same = SoftRegressionTree(depth=2, max_iter=1, init=CartInitialization(), random_state=0).fit(*toy)
+    assert same.history_[0]["E_before"] == start
+    cluster = SoftRegressionTree(depth=2, max_iter=1, init="cluster", random_state=0).fit(*toy)
+    assert cluster.history_[0]["E_before"] != start
+    assert np.argmax(np.abs(fitted.omega_[0, 1:])) == 0
+    assert np.isnan(fitted.init_davies_bouldin_)
+
+
+def test_a_list_of_initializations_continues_from_the_lowest_objective(toy):
+    """init=[...]: every entry runs restart_iter macro iterations, the lowest training E
+    continues; the fit is then the single-init fit of the winner."""
+    inits = ["cluster", "cart", CartInitialization(slope=80.0)]
+    after_one = [SoftRegressionTree(depth=2, max_iter=1, init=init, random_state=0).fit(*toy).objective_
+                 for init in inits]
+    assert len(set(after_one)) == 3
+    both = SoftRegressionTree(depth=2, max_iter=3, init=inits, restart_iter=1, random_state=0).fit(*toy)
+    assert both.init_chosen_ == int(np.argmin(after_one))
+    alone = SoftRegressionTree(depth=2, max_iter=3, init=inits[both.init_chosen_], random_state=0).fit(*toy)
+    assert both.objective_ == pytest.approx(alone.objective_, rel=1e-9)
+    assert [r["E_before"] for r in both.history_] == pytest.approx([r["E_before"] for r in alone.history_])
+    with pytest.raises(ValueError, match="init must not be an empty list"):
+        SoftRegressionTree(depth=2, init=[]).fit(*toy)
+    with pytest.raises(ValueError, match="or a list of these, got 'kmeans'"):
+        SoftRegressionTree(depth=2, init=["cart", "kmeans"]).fit(*toy)
+
+
 @pytest.mark.parametrize("params,match", [
     ({"loss": "l3"}, "unknown loss 'l3'"),
     ({"loss": "huber:delta=-1"}, "huber delta must be a positive"),
     ({"penalty": "l0"}, "unknown penalty 'l0'"),
     ({"penalty": 3}, "penalty must be None, a name"),
     ({"working_sets": "rows"}, "unknown working_sets 'rows'"),
-    ({"init": "kmeans"}, "init must be 'cluster' or a callable"),
+    ({"init": "kmeans"}, "init must be 'cluster', 'cart', 'model-tree', a callable"),
     ({"loss": "huber", "ln_solver": "lsqr"}, "ln_solver='lsqr' does not accept"),
 ])
 def test_bad_formulation_parameters(toy, params, match):

@@ -4,7 +4,8 @@ import pytest
 from srtopt import kernels
 from srtopt.models.srt import SRTProblem
 from srtopt.solvers import NewtonSolver, SklearnLogistic
-from srtopt.training.initialization import cluster_initialization, route, hierarchical_two_means, two_means
+from srtopt.training.initialization import (cart_initialization, cluster_initialization, hierarchical_two_means,
+                                           linear_split, model_tree_initialization, route, two_means)
 from srtopt.tree import Tree
 
 from .test_nodec import scaled
@@ -91,3 +92,89 @@ def test_initialization_does_not_depend_on_n_jobs():
     np.testing.assert_array_equal(one[0], two[0])
     np.testing.assert_array_equal(one[1], two[1])
     assert one[2] == two[2]
+
+
+def test_cart_initialization_routes_rows_as_cart_does():
+    """The softened CART splits send every row to the leaf CART sends it to (HBP), the split
+    has the requested slope on x_j in [0, 1], and each leaf model is the regression on its rows."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y = scaled("housing")
+    problem = SRTProblem(X, y, Tree(2), 2.0, 1e-8, 1e-6)
+    omega, beta, r2 = cart_initialization(problem, slope=8.0, random_state=0)
+    cart = DecisionTreeRegressor(max_depth=2, min_samples_leaf=0.05, random_state=0).fit(X, y)
+    assert r2 == pytest.approx(cart.score(X, y))
+    leaves = problem.hbp_leaves(omega)
+    for cart_leaf in np.unique(cart.apply(X)):
+        assert len(np.unique(leaves[cart.apply(X) == cart_leaf])) == 1
+    root = omega[0]
+    j = int(np.flatnonzero(root[1:])[0])
+    assert j == cart.tree_.feature[0] and np.count_nonzero(root[1:]) == 1
+    # mu * u = slope * (c - x_j): u = omega_0 + omega_j x_j / p
+    assert problem.mu * root[1 + j] / X.shape[1] == pytest.approx(-8.0)
+    assert problem.mu * root[0] == pytest.approx(8.0 * cart.tree_.threshold[0])
+    for k, t in enumerate(problem.tree.leaves):
+        rows = leaves == t
+        coef = np.linalg.lstsq(problem.Xa[rows], y[rows], rcond=None)[0]
+        np.testing.assert_allclose(beta[k], coef, atol=1e-6)
+
+
+def test_cart_initialization_where_cart_stops_early_sends_rows_left():
+    """A node CART does not split (too few rows) sends every row left; its right leaf starts
+    from the mean model and receives no row."""
+    X, y = scaled("yacht")
+    X[:, :] = 0.0
+    X[: len(X) // 2, 0] = 1.0  # one feature, two values: CART splits the root only
+    problem = SRTProblem(X, y, Tree(2), 1.0, 1e-8, 1e-6)
+    omega, beta, _ = cart_initialization(problem, random_state=0)
+    assert np.count_nonzero(omega[0, 1:]) == 1
+    np.testing.assert_array_equal(omega[1:, 1:], 0.0)
+    assert np.all(omega[1:, 0] > 0)
+    assert set(np.unique(problem.hbp_leaves(omega))) == {4, 6}
+    assert beta[1, 0] == pytest.approx(np.mean(y)) and beta[3, 0] == pytest.approx(np.mean(y))
+
+
+def test_cart_initialization_on_more_rows_than_max_rows_fits_cart_on_a_subsample():
+    X, y = scaled("kin8nm", 3000)
+    problem = SRTProblem(X, y, Tree(3), 1.0, 1e-8, 1e-6)
+    omega, beta, r2 = cart_initialization(problem, random_state=0, max_rows=500)
+    assert omega.shape == (7, 9) and beta.shape == (8, 9) and 0 < r2 < 1
+    assert np.all(np.count_nonzero(omega[:, 1:], axis=1) == 1)
+
+
+def _ridge_sse(Xa, y, w, ridge):
+    R = ridge * np.eye(Xa.shape[1])
+    R[0, 0] = 0.0
+    b = np.linalg.solve((Xa.T * w) @ Xa + R, (Xa.T * w) @ y)
+    return float(w @ (Xa @ b - y) ** 2 + b @ R @ b)
+
+
+def test_linear_split_is_the_best_cut_by_brute_force(rng):
+    """linear_split's cumulative normal equations give the cut a direct search over every
+    feature and quantile cut finds: the least summed ridge SSE of the two sides."""
+    X = rng.random((300, 3))
+    X[:, 2] = np.round(X[:, 2] * 4) / 4  # ties: cuts fall on repeated values
+    y = np.where(X[:, 1] > 0.6, 3 * X[:, 0], -2 * X[:, 0]) + 0.05 * rng.standard_normal(300)
+    w = rng.random(300) + 0.5
+    Xa = np.c_[np.ones(300), X]
+    j, c = linear_split(X, Xa, y, w, bins=8, min_rows=20, ridge=0.3)
+    best = min((_ridge_sse(Xa[m], y[m], w[m], 0.3) + _ridge_sse(Xa[~m], y[~m], w[~m], 0.3), jj, cc)
+               for jj in range(3) for cc in np.unique(np.quantile(X[:, jj], np.linspace(0, 1, 9)[1:-1]))
+               for m in [X[:, jj] <= cc] if min(m.sum(), (~m).sum()) >= 20)
+    assert (j, c) == (best[1], best[2])
+    assert j == 1 and abs(c - 0.6) < 0.1
+    assert linear_split(X, Xa, y, w, bins=8, min_rows=200, ridge=0.3) is None  # no cut keeps 200 rows a side
+
+
+def test_model_tree_chooses_splits_for_linear_leaves_where_cart_does_not():
+    """y = 4 |x_0 - 0.5| + a step of 2 in x_1: a constant-leaf CART splits the root on the step;
+    linear leaves fit each side of the kink exactly, so the model tree splits on x_0 at 0.5."""
+    rng = np.random.default_rng(3)
+    X = rng.random((2000, 3))
+    y = 4 * np.abs(X[:, 0] - 0.5) + 2 * (X[:, 1] > 0.5)
+    problem = SRTProblem(X, y - y.mean(), Tree(1), 1.0, 1e-8, 1e-6)
+    cart, _, _ = cart_initialization(problem, random_state=0)
+    model, beta, count = model_tree_initialization(problem, random_state=0)
+    assert np.argmax(np.abs(cart[0, 1:])) == 1 and np.argmax(np.abs(model[0, 1:])) == 0 and count == 1
+    assert problem.mu * model[0, 0] / (-model[0, 1] / 3) == pytest.approx(0.5, abs=0.05)  # the threshold
+    assert np.sign(beta[0, 1]) == -1 and np.sign(beta[1, 1]) == 1  # slopes of the two sides of |x_0 - 0.5|
