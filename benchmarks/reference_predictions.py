@@ -8,11 +8,10 @@ objective_ and the E after each inner iteration to
 numerical libraries (floating-point results differ between their versions, so the test
 compares bit for bit against the file of the installed versions and skips otherwise).
 The files in the repository were written in the newest and in the oldest dependency
-environments of ``.ci/run`` after the subtree sweep became a compiled (numba) kernel and
-L-BFGS-B began to solve the BN subproblems in scaled variables (both change the
-iterates, so the earlier files, from fa008c7, which guarded issue 13's redesign, no
-longer apply).  A change that
-is meant to leave the default fits alone must leave these files valid.
+environments of ``.ci/run`` when the default initialization became the model tree
+(``init="model-tree"``; the cases with ``init="cluster"`` guard the paper's
+initialization).  A change that is meant to leave the default fits alone must leave
+these files valid.
 """
 
 from __future__ import annotations
@@ -40,6 +39,9 @@ CASES += [("housing", dict(depth=2, random_state=0, regularization=None), {}),
           ("housing", dict(depth=2, random_state=0, max_subproblem_rows=200), {}),
           ("auto_mpg", dict(depth=3, random_state=1, n_restarts=2, n_jobs=2, clip_predictions=False), {}),
           ("yacht", dict(depth=3, random_state=0), {"chunk_rows": 50})]
+CASES += [(slug, dict(depth=depth, random_state=0, init="cluster"), {}) for slug in ("yacht", "housing")
+          for depth in (2, 3)]  # the paper's initialization
+CASES += [("auto_mpg", dict(depth=3, random_state=0, init=["model-tree", "cart"]), {})]
 
 
 def versions_key() -> str:

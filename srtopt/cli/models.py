@@ -34,7 +34,9 @@ def register(subparsers) -> None:
                           "'l2-slopes', 'l2-mean', 'l2-calibrated' (other readings), 'none' (plain SRT) or "
                           "a number (lambda_w = lambda_b)")
     fit.add_argument("--max-iter", type=int, default=10, help="macro iterations (default 10)")
-    fit.add_argument("--n-init", type=int, default=10, help="2-means repetitions of the initialization")
+    fit.add_argument("--init", choices=["model-tree", "cluster", "cart"], default="model-tree",
+                     help="initial tree: 'model-tree' (default), 'cluster' (the paper's) or 'cart'")
+    fit.add_argument("--n-init", type=int, default=10, help="2-means repetitions of the 'cluster' initialization")
     fit.add_argument("--time-limit", type=float, default=None,
                      help="seconds for the whole fit (initialization included)")
     fit.add_argument("--random-state", type=int, default=0, help="seed of the initialization (default 0)")
@@ -188,7 +190,8 @@ def run_fit(args) -> int:
     y = _numeric(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
     out = _out_path(args.out, [args.data])  # fail before a long fit, not after
     model = SoftRegressionTree(depth=args.depth, regularization=_regularization(args.regularization),
-                               max_iter=args.max_iter, n_init=args.n_init, time_limit=args.time_limit,
+                               max_iter=args.max_iter, init=args.init, n_init=args.n_init,
+                               time_limit=args.time_limit,
                                random_state=args.random_state, verbose=0 if args.quiet else 1)
     model._check_params()  # a bad parameter is reported before the progress header
     if not args.quiet:

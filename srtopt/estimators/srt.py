@@ -80,7 +80,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     with the logistic CDF F of slope ``mu`` (eq. cdf) and linear leaves; a point is
     predicted by the leaf of its highest-branch-probability path (eq.
     prediction_model).  Training minimises E of eq. (obj) by the node-based
-    decomposition NODEC-DR from the clustering-based initialization:
+    decomposition NODEC-DR, starting from the initial tree of ``init``;
     E = sum_i s_i sum_t P_it loss(yhat_it - y_i) + the l2 terms + ``penalty``, with the
     squared loss by default.  X is scaled to [0, 1] and y standardized internally
     (statistics of the training data); ``omega_`` and ``beta_`` live in that scaled space.
@@ -119,23 +119,28 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         ``rule(tree) -> [(t, W_B, W_L), ...]`` (deep-copied at fit, as scikit-learn does
         with a ``criterion`` object).  The safeguards (conditions (18)-(19), k0) hold for
         every rule.
-    init : "cluster", "cart", callable or list of these, default="cluster"
-        The initialization: the paper's clustering-based procedure
+    init : "model-tree", "cluster", "cart", callable or list of these, default="model-tree"
+        The initial tree.  "model-tree" (not in the paper): the splits of a depth-D tree
+        grown greedily for linear leaves, each split x_j <= c chosen so that ridge
+        regressions on its two sides fit best, made soft
+        (:class:`~srtopt.training.initialization.ModelTreeInitialization`); "cluster": the
+        paper's clustering-based procedure
         (:class:`~srtopt.training.initialization.ClusterInitialization` with ``n_init``
-        and ``init_scale``); the splits of a depth-D CART made soft
-        (:class:`~srtopt.training.initialization.CartInitialization`, not in the paper;
-        deterministic, so ``random_state`` only seeds the heuristic's subsamples); or
+        and ``init_scale``); "cart": the splits of a depth-D CART made soft
+        (:class:`~srtopt.training.initialization.CartInitialization`); or
         ``init(problem, random_state) -> (omega0, beta0)`` on the scaled data (deep-copied
-        at fit).  A list gives candidates: each runs ``restart_iter`` macro iterations
-        (with each of the ``n_restarts`` seeds) and the one with the lowest training E
-        continues (``init_chosen_`` is its position in the list).
+        at fit).  "model-tree" and "cart" are deterministic: ``random_state`` then only
+        seeds the heuristic's subsamples.  Measured against "cluster" in docs/design.md
+        ("Initialization").  A list gives candidates: each runs ``restart_iter`` macro
+        iterations (with each of the ``n_restarts`` seeds) and the one with the lowest
+        training E continues (``init_chosen_`` is its position in the list).
     max_iter : int, default=10
         Macro iterations M_it of NODEC-DR.
     n_init : int, default=10
-        Repetitions r of hierarchical 2-means in the initialization.
+        Repetitions r of hierarchical 2-means in the "cluster" initialization.
     init_scale : float, default=0.2
-        Factor on the initial split weights omega^0 of the initialization's logistic
-        regressions (1: the paper).  Those splits are so sharp that most rows sit where
+        Factor on the initial split weights omega^0 of the "cluster" initialization's
+        logistic regressions (1: the paper).  Those splits are so sharp that most rows sit where
         the logistic CDF is flat and the first BN steps barely move (docs/design.md).
     eps1, eps2, eps3, zeta : float, default 0.1, 0.3, 0.4, 0.8
         Thresholds of the reassignment heuristic and their decay per macro iteration.
@@ -243,7 +248,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                  time_limit=None, callbacks=None, random_state=None, verbose=0, init_scale=0.2,
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
                  clip_predictions=True, n_jobs=None, loss="squared", penalty=None, working_sets="subtree",
-                 init="cluster"):
+                 init="model-tree"):
         self.depth, self.mu, self.regularization = depth, mu, regularization
         self.max_iter, self.n_init = max_iter, n_init
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta

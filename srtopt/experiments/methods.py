@@ -103,17 +103,19 @@ def random_forest(depth, seed, **params):
     return RandomForestRegressor(random_state=seed, **params)
 
 
-def _srt(regularization):
+def _srt(regularization, **fixed):
     def factory(depth, seed, **params):
         from srtopt import SoftRegressionTree
 
-        return SoftRegressionTree(depth=depth, random_state=seed, **{"regularization": regularization, **params})
+        return SoftRegressionTree(depth=depth, random_state=seed,
+                                  **{"regularization": regularization, **fixed, **params})
 
     return factory
 
 
 srt = _srt(None)
 srt_l2 = _srt("l2")  # the paper's "SRT l2" (the "l2" reading of its lambdas, see regularization_lambdas)
+srt_l2_cluster = _srt("l2", init="cluster")  # SRT l2 from the paper's clustering initialization
 srt_l2_literal = _srt("l2-mean")  # the paper's lambdas taken literally under eq. (obj)
 srt_l2_calibrated = _srt("l2-calibrated")  # srtopt 0.1's default: a vanishing l2 weight
 
@@ -133,6 +135,7 @@ def milo(depth, seed, **params):
 for _name, _factory, _requires in (
     ("srt", srt, ("srtopt", "SoftRegressionTree")),
     ("srt-l2", srt_l2, ("srtopt", "SoftRegressionTree")),
+    ("srt-l2-cluster", srt_l2_cluster, ("srtopt", "SoftRegressionTree")),
     ("srt-l2-literal", srt_l2_literal, ("srtopt", "SoftRegressionTree")),
     ("srt-l2-calibrated", srt_l2_calibrated, ("srtopt", "SoftRegressionTree")),
     ("orrt", orrt, ("srtopt", "ORRTRegressor")),

@@ -103,8 +103,9 @@ class ProgressPrinter(Callback):
     def on_run_begin(self, state):
         if self.problem is None:
             return
-        db = state.info.get("davies_bouldin")
-        self.say(f"initialized: E = {state.E:.6g}" + ("" if db is None else f", Davies-Bouldin index {db:.4g}"))
+        details = "".join(f", {INFO_LABELS.get(key, key)} {value:.4g}" for key, value in state.info.items()
+                          if isinstance(value, (int, float)))
+        self.say(f"initialized: E = {state.E:.6g}{details}")
 
     def on_inner_iteration(self, state):
         r = state.record
@@ -129,6 +130,10 @@ class ProgressPrinter(Callback):
                   file=self.stream or sys.stderr)
 
 
+INFO_LABELS = {"davies_bouldin": "Davies-Bouldin index", "cart_r2": "CART training R^2",
+               "model_tree_splits": "splits"}
+
+
 def _describe_init(estimator) -> str:
     init = getattr(estimator, "init", None)
     if isinstance(init, (list, tuple)):
@@ -137,8 +142,6 @@ def _describe_init(estimator) -> str:
 
 
 def _describe(estimator, init) -> str:
-    if init is None or (isinstance(init, str) and init == "cluster"):
-        return f"{estimator.n_init} x hierarchical 2-means"
-    if isinstance(init, str) and init == "cart":
-        return "softened CART splits"
-    return str(init)
+    names = {"cluster": f"{estimator.n_init} x hierarchical 2-means", "cart": "softened CART splits",
+             "model-tree": "softened model-tree splits"}
+    return names.get(init, str(init)) if isinstance(init, str) else str(init)

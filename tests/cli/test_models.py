@@ -51,7 +51,7 @@ def test_fit_saves_a_model_and_reports_progress(workdir, fitted):
     assert all(re.fullmatch(r"macro \d: E = \S+, leaf share min \S+ max \S+, \S+ s", line) for line in progress)
     # the header says what "leaf share" is; the first line comes before the initialization
     assert "leaf share min/max = the smallest and largest fraction of the training rows that HBP routes" in err
-    assert err.splitlines()[2].startswith("initialization: 1 x hierarchical 2-means into 4 leaves on 50 rows")
+    assert err.splitlines()[2].startswith("initialization: softened model-tree splits into 4 leaves on 50 rows")
     model = srtopt.load(workdir / "model.json")
     assert model.depth == 2 and model.feature_names_in_.tolist() == ["temp", "load", "speed"]
 

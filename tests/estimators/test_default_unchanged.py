@@ -1,5 +1,5 @@
 """The default model is unchanged: same parameters and seed give bit-identical fits to those
-recorded after the compiled sweep and the scaled BN variables (benchmarks/reference_predictions.py)."""
+recorded when the default initialization became the model tree (benchmarks/reference_predictions.py)."""
 
 import importlib.util
 from pathlib import Path

@@ -135,8 +135,8 @@ def _progress(capsys, toy, **params):
 
 def test_verbose_1_one_line_per_macro_iteration_and_none_silent_for_long(toy, capsys, monkeypatch):
     model, lines = _progress(capsys, toy, verbose=1)
-    assert lines[0].startswith("initialization: 1 x hierarchical 2-means into 4 leaves on 80 rows")
-    assert lines[1].startswith(f"initialized: E = {model.history_[0]['E_before']:.6g}, Davies-Bouldin index")
+    assert lines[0].startswith("initialization: softened model-tree splits into 4 leaves on 80 rows")
+    assert lines[1].startswith(f"initialized: E = {model.history_[0]['E_before']:.6g}, splits 3")
     macro = [line for line in lines if line.startswith("macro ")]
     assert len(lines) == 4 and len(macro) == 2
     assert macro[-1].startswith(f"macro 2: E = {model.history_[-1]['E_after']:.6g}, leaf share min")
