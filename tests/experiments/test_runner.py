@@ -42,6 +42,16 @@ def test_builtin_methods_are_registered():
         assert (name in available) == importable
 
 
+def test_srt_methods_differ_only_in_their_fixed_parameters():
+    from srtopt.experiments import get_method
+
+    l2, cluster, plain = (get_method(name)(3, 7) for name in ("srt-l2", "srt-l2-cluster", "srt"))
+    assert (l2.depth, l2.random_state, l2.regularization, l2.init) == (3, 7, "l2", "model-tree")
+    assert (cluster.regularization, cluster.init) == ("l2", "cluster")
+    assert (plain.regularization, plain.init) == (None, "model-tree")
+    assert get_method("srt-l2-cluster")(2, 0, init="cart").init == "cart"  # run parameters win
+
+
 def test_failing_runs_are_stored_and_do_not_stop_the_others(data_home, isolated_methods, tmp_path):
     register_method("flaky", _failing)
     store = tmp_path / "f.db"
