@@ -166,7 +166,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     bn_solver, ln_solver, wlr_solver : str or solver object, default="auto"
         Solvers of the BN subproblem, of the LN subproblem and of the WLR proxy
         (:mod:`srtopt.solvers`; specs such as "ipopt:tol=1e-8").  "auto" picks per
-        subproblem: for the BN step SciPy's L-BFGS-B (tol 1e-9) when the subproblem is
+        subproblem: for the BN step SciPy's L-BFGS-B (tol 1e-6) when the subproblem is
         smooth or its nonsmooth part is split_l1, the proximal gradient otherwise; for
         the LN step exact weighted least squares (squared loss), exact Newton (the other
         smooth losses), IPOPT with CasADi's Hessian (a user's smooth penalty on the leaves),

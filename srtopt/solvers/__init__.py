@@ -50,7 +50,7 @@ from .qp import CasadiQP, HighsQP
 from .scipy_hessian import ScipyHessian
 from .scipy_minimize import ScipyMinimize
 
-BN_LBFGSB_TOL = 1e-9  # SciPy's ftol and gtol of the default BN solver
+BN_LBFGSB_TOL = 1e-6  # SciPy's ftol and gtol of the default BN solver (docs/design.md, "BN solver")
 
 _NLP = {
     "ipopt": IpoptCasadi,
@@ -63,7 +63,7 @@ _NLP = {
 
 SOLVERS = {
     "bn": {
-        # the default: a tight tolerance lets the BN step leave the flat regions of E (docs/design.md)
+        # the default; its tolerance was chosen by measurement (docs/design.md)
         "l-bfgs-b": lambda tol=BN_LBFGSB_TOL, **kw: ScipyMinimize("L-BFGS-B", tol=tol, **kw),
         **_NLP,
     },
