@@ -131,7 +131,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         ``init(problem, random_state) -> (omega0, beta0)`` on the scaled data (deep-copied
         at fit).  "model-tree" and "cart" are deterministic: ``random_state`` then only
         seeds the heuristic's subsamples.  Measured against "cluster" in docs/design.md
-        ("Initialization").  A list gives candidates: each runs ``restart_iter`` macro
+        ("Initial tree").  A list gives candidates: each runs ``restart_iter`` macro
         iterations (with each of the ``n_restarts`` seeds) and the one with the lowest
         training E continues (``init_chosen_`` is its position in the list).
     max_iter : int, default=10
@@ -368,7 +368,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         return [self._initialization(init, wlr_solver) for init in inits]
 
     def _initialization(self, init, wlr_solver):
-        """One initialization callable: "cluster" (the paper's), "cart" or a copy of the user's object."""
+        """One initialization callable: "model-tree", "cluster" (the paper's), "cart" or a copy of the user's
+        object."""
         if isinstance(init, str) and init == "cluster":
             return ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver, n_jobs=self.n_jobs)
         if isinstance(init, str) and init == "cart":

@@ -21,9 +21,11 @@ The logistic regressions are the WLR formulation of eq. (reshuffle) with the
 ridge of scikit-learn's ``LogisticRegression(C=1)``, solved by the WLR solver
 (exact Newton by default).
 
-:class:`CartInitialization` (the estimators' ``init="cart"``) is a departure:
-the splits of a depth-D CART, softened, and the same leaf regressions
-(docs/design.md, "Initialization").
+Two departures start from hard splits made soft (:func:`soft_tree_start`) and the
+same leaf regressions: :class:`ModelTreeInitialization` (the estimators' default,
+``init="model-tree"``), a greedy tree whose splits are chosen for linear leaves
+(:func:`linear_split`), and :class:`CartInitialization` (``init="cart"``), CART's
+splits (docs/design.md, "Initial tree").
 
 An initialization is any callable ``init(problem, random_state)`` returning
 (omega^0, beta^0) or (omega^0, beta^0, info dict) for an
@@ -49,8 +51,8 @@ from ..solvers.newton import NewtonSolver
 
 SPLIT_BIAS = 1.0  # omega_0t sending every point to the only non-empty child
 MAX_ROWS = 50_000  # rows clustered when the training set is larger (a weighted subsample)
-CART_SLOPE = 20.0  # slope of the softened CART splits on a feature scaled to [0, 1]
-CART_MIN_LEAF = 0.05  # CART's min_samples_leaf: a share of the training rows
+SOFT_SLOPE = 20.0  # slope of a softened hard split on a feature scaled to [0, 1]
+MIN_LEAF = 0.05  # least share of the rows on each side of a hard split
 MODEL_TREE_RIDGE = 1e-3  # ridge per row of the model tree's split regressions
 
 
@@ -245,7 +247,7 @@ class WarmStart:
         return self.omega.copy(), self.beta.copy()
 
 
-def cart_initialization(problem: SRTProblem, slope: float = CART_SLOPE, min_leaf: float = CART_MIN_LEAF,
+def cart_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf: float = MIN_LEAF,
                         random_state=None, max_rows: int | None = MAX_ROWS):
     """(omega^0, beta^0, CART's training R^2): the splits of a depth-D CART regression tree
     (scikit-learn's ``DecisionTreeRegressor``, leaves of at least ``min_leaf`` of the rows),
@@ -267,7 +269,7 @@ def cart_initialization(problem: SRTProblem, slope: float = CART_SLOPE, min_leaf
     return omega, beta, cart.score(X[sample], y[sample])
 
 
-def model_tree_initialization(problem: SRTProblem, slope: float = CART_SLOPE, min_leaf: float = CART_MIN_LEAF,
+def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf: float = MIN_LEAF,
                               bins: int = 16, random_state=None, max_rows: int | None = MAX_ROWS):
     """(omega^0, beta^0, number of splits): a depth-D model tree grown greedily, each split
     x_j <= c chosen (:func:`linear_split`) so that ridge regressions on its two sides fit
@@ -361,8 +363,8 @@ class CartInitialization:
     (omega^0, beta^0, {"cart_r2": CART's training R^2}) (see :func:`cart_initialization`).
     Not the paper's procedure; the estimators' ``init="cart"``."""
 
-    slope: float = CART_SLOPE
-    min_leaf: float = CART_MIN_LEAF
+    slope: float = SOFT_SLOPE
+    min_leaf: float = MIN_LEAF
     max_rows: int | None = MAX_ROWS
 
     def __call__(self, problem: SRTProblem, random_state=None):
@@ -377,8 +379,8 @@ class ModelTreeInitialization:
     :func:`model_tree_initialization`).  Not the paper's procedure; the estimators'
     ``init="model-tree"``."""
 
-    slope: float = CART_SLOPE
-    min_leaf: float = CART_MIN_LEAF
+    slope: float = SOFT_SLOPE
+    min_leaf: float = MIN_LEAF
     bins: int = 16
     max_rows: int | None = MAX_ROWS
 
