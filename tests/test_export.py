@@ -22,7 +22,9 @@ def frame():
 
 @pytest.fixture(scope="module")
 def srt(frame):
-    return SoftRegressionTree(depth=2, regularization=None, max_iter=2, n_init=1, random_state=0).fit(*frame)
+    # unclipped, so that predict is eq. (prediction_model), what the exported leaf models reproduce
+    return SoftRegressionTree(depth=2, regularization=None, max_iter=2, n_init=1, random_state=0,
+                              clip_predictions=False).fit(*frame)
 
 
 @pytest.fixture(scope="module")

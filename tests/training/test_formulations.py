@@ -79,7 +79,7 @@ def test_path_rule_solves_subproblems_that_are_not_subtrees(data):
 
 def test_split_l1_gives_exact_zeros_and_fewer_features_per_split(data):
     dense = SoftRegressionTree(depth=2, random_state=0).fit(*data)
-    sparse = SoftRegressionTree(depth=2, random_state=0, penalty="split_l1:strength=3e-4",
+    sparse = SoftRegressionTree(depth=2, random_state=0, penalty="split_l1:strength=1e-3",
                                 init=WarmStart.from_estimator(dense)).fit(*data)
     assert np.count_nonzero(sparse.omega_[:, 1:]) < np.count_nonzero(dense.omega_[:, 1:])
     assert np.any(sparse.omega_[:, 1:] == 0.0)
