@@ -47,7 +47,7 @@ def test_srt_methods_differ_only_in_their_fixed_parameters():
 
     l2, cluster, plain = (get_method(name)(3, 7) for name in ("srt-l2", "srt-l2-cluster", "srt"))
     assert (l2.depth, l2.random_state, l2.regularization, l2.init) == (3, 7, "l2", "model-tree")
-    assert (cluster.regularization, cluster.init) == ("l2", "cluster")
+    assert (cluster.regularization, cluster.init, cluster.bn_solver) == ("l2", "cluster", "l-bfgs-b:tol=1e-9")
     assert (plain.regularization, plain.init) == (None, "model-tree")
     assert get_method("srt-l2-cluster")(2, 0, init="cart").init == "cart"  # run parameters win
 
