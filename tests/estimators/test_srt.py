@@ -175,3 +175,14 @@ def test_time_limit_covers_the_initialization(toy):
     model = SoftRegressionTree(depth=2, time_limit=1e-9, random_state=0).fit(*toy)
     assert model.stopped_by_ == "time_limit" and model.history_ == [] and model.n_iter_ == 0
     assert np.all(np.isfinite(model.predict(toy[0])))
+
+
+def test_the_default_start_does_not_depend_on_the_seed(toy):
+    """The model-tree start is deterministic and the subsamples need more rows than the toy
+    data has, so the seed changes nothing; the paper's clustering start depends on it."""
+    fits = [SoftRegressionTree(depth=2, max_iter=2, random_state=seed).fit(*toy) for seed in (0, 1)]
+    np.testing.assert_array_equal(fits[0].omega_, fits[1].omega_)
+    np.testing.assert_array_equal(fits[0].beta_, fits[1].beta_)
+    cluster = [SoftRegressionTree(depth=2, max_iter=2, init="cluster", random_state=seed).fit(*toy)
+               for seed in (0, 1)]
+    assert not np.array_equal(cluster[0].omega_, cluster[1].omega_)
