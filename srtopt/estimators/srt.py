@@ -370,12 +370,11 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     def _initialization(self, init, wlr_solver):
         """One initialization callable: "model-tree", "cluster" (the paper's), "cart" or a copy of the user's
         object."""
-        if isinstance(init, str) and init == "cluster":
-            return ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver, n_jobs=self.n_jobs)
-        if isinstance(init, str) and init == "cart":
-            return CartInitialization()
-        if isinstance(init, str) and init == "model-tree":
-            return ModelTreeInitialization()
+        named = {"model-tree": ModelTreeInitialization, "cart": CartInitialization,
+                 "cluster": lambda: ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver,
+                                                          n_jobs=self.n_jobs)}
+        if isinstance(init, str) and init in named:
+            return named[init]()
         if isinstance(init, str) or not callable(init):
             raise ValueError(f"init must be 'cluster', 'cart', 'model-tree', a callable init(problem, random_state) "
                              f"or a list of these, got {init!r}")

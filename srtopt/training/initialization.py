@@ -152,6 +152,13 @@ def split_from_logistic(X, left, right, weights, mu, solver) -> np.ndarray:
     return solver.solve(wlr, wlr.start()).x
 
 
+def leaf_start(problem: SRTProblem, rows_of) -> np.ndarray:
+    """beta^0: for every leaf t the regression on the rows ``rows_of(t)``, with the sample
+    weights scaled to mean 1 (every initialization's leaf models)."""
+    w = problem.s * len(problem.s)
+    return np.array([leaf_from_regression(problem.Xa, problem.y, rows_of(t), w) for t in problem.tree.leaves])
+
+
 def leaf_from_regression(Xa, y, rows, weights) -> np.ndarray:
     """beta_t from a (weighted) linear regression on the points of leaf t (0 model if empty)."""
     if len(rows) == 0 or not np.any(weights[rows] > 0):
@@ -197,8 +204,7 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     omega = split_scale * np.array([split_from_logistic(Xs, best.C[2 * t], best.C[2 * t + 1], ws, problem.mu,
                                                         solver) for t in tree.branch_nodes])
     C = route(X, best, tree) if subsampled else best.C
-    beta = np.array([leaf_from_regression(problem.Xa, y, C[t], w) for t in tree.leaves])
-    return omega, beta, best_db
+    return omega, leaf_start(problem, C.__getitem__), best_db
 
 
 def _partition(X, tree, weights, seed) -> tuple[float, Hierarchy]:
@@ -343,10 +349,7 @@ def soft_tree_start(problem: SRTProblem, splits: dict, slope: float):
     for t, (j, c) in splits.items():
         omega[t - 1, 0], omega[t - 1, 1 + j] = slope * c / problem.mu, -slope * p / problem.mu
     leaves = kernels.hbp_leaves(problem.Z, omega, tree)
-    w = problem.s * len(problem.s)
-    beta = np.array([leaf_from_regression(problem.Xa, problem.y, np.flatnonzero(leaves == t), w)
-                     for t in tree.leaves])
-    return omega, beta
+    return omega, leaf_start(problem, lambda t: np.flatnonzero(leaves == t))
 
 
 def _subsample(problem, rng, max_rows) -> np.ndarray:
