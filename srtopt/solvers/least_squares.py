@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy
-from scipy import linalg
+from scipy.linalg import lapack
 
 from .base import Acceptance, Solver, SolverResult
 
@@ -19,19 +19,35 @@ def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
     """argmin_b sum_i q_i (Xa_i b - y_i)^2 + sum_k ridge_k b_k^2 / 2 (``ridge`` a number or one per
     coefficient)."""
     R = np.diag(ridge) if np.ndim(ridge) else ridge * np.eye(Xa.shape[1])
-    A = 2.0 * (Xa.T * q) @ Xa + R
-    rhs = 2.0 * (Xa.T * q) @ y
-    try:
-        c = linalg.cho_factor(A, check_finite=True)
-        b = linalg.cho_solve(c, rhs)
-        if np.linalg.cond(A) < 1e12:
-            return b
-    except (linalg.LinAlgError, ValueError):
-        pass
+    XtQ2 = 2.0 * (Xa.T * q)
+    A = XtQ2 @ Xa + R
+    rhs = XtQ2 @ y
+    b = cholesky_solve(A, rhs)
+    if b is not None and _condition(A) < 1e12:
+        return b
     sq = np.sqrt(q)
     A_aug = np.vstack([sq[:, None] * Xa, np.sqrt(R / 2)])
     rhs_aug = np.concatenate([sq * y, np.zeros(Xa.shape[1])])
     return np.linalg.lstsq(A_aug, rhs_aug, rcond=None)[0]
+
+
+def cholesky_solve(A, b) -> np.ndarray | None:
+    """x with A x = b by Cholesky (LAPACK potrf / potrs, what ``scipy.linalg.cho_solve(cho_factor(A), b)``
+    computes, without its per-call overhead, which dominated the small systems of training); None
+    when A is not positive definite or A or b is not finite."""
+    if not (np.isfinite(A).all() and np.isfinite(b).all()):
+        return None
+    factor, info = lapack.dpotrf(A, lower=0, clean=0)
+    if info != 0:
+        return None
+    x, info = lapack.dpotrs(factor, b, lower=0)
+    return x if info == 0 else None
+
+
+def _condition(A) -> float:
+    """The 2-norm condition number of A (``np.linalg.cond(A)``)."""
+    s = np.linalg.svd(A, compute_uv=False)
+    return s[0] / s[-1]
 
 
 def squared_leaf_problem(problem) -> Acceptance:

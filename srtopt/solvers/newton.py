@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy import linalg
 
 from .base import Acceptance, Solver, SolverResult, interrupt_requested, smooth_problem
+from .least_squares import cholesky_solve
 
 
 class NewtonSolver(Solver):
@@ -57,10 +57,8 @@ class NewtonSolver(Solver):
 
 
 def _newton_step(H, g):
-    try:
-        return linalg.cho_solve(linalg.cho_factor(H), g)
-    except (linalg.LinAlgError, ValueError):
-        return np.linalg.lstsq(H, g, rcond=None)[0]
+    step = cholesky_solve(H, g)
+    return step if step is not None else np.linalg.lstsq(H, g, rcond=None)[0]
 
 
 def _backtrack(problem, x, f, decrement, step, gamma=1e-4):

@@ -28,7 +28,7 @@ one configuration (:mod:`.nodec_dr`).
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Callable
 
 import numpy as np
@@ -53,7 +53,8 @@ class InnerIteration:
     seconds: float = 0.0
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The record as a plain dict (the step infos copied; their values are scalars and strings)."""
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "bn": dict(self.bn), "ln": dict(self.ln)}
 
 
 @dataclass
