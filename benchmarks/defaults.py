@@ -42,6 +42,8 @@ SRTOPT_01 = dict(init="cluster", regularization="l2-calibrated", init_scale=1.0,
 #: variant -> SoftRegressionTree parameters (besides depth and random_state); None: a baseline
 VARIANTS = {
     "default": {},
+    # the previous default (srtopt 0.3.0): L-BFGS-B for every BN subproblem
+    "BN L-BFGS-B only": dict(bn_solver="l-bfgs-b"),
     # the initializations were compared with the BN tolerance of that time, 1e-9
     "BN L-BFGS-B tol 1e-9": dict(bn_solver="l-bfgs-b:tol=1e-9"),
     "init cluster (the paper's)": dict(init="cluster", bn_solver="l-bfgs-b:tol=1e-9"),
@@ -54,18 +56,27 @@ VARIANTS = {
     "paper init (init_scale 1)": dict(init="cluster", init_scale=1.0),
     "routing weights": dict(wlr_weights="routing"),
     "BN IPOPT": dict(bn_solver="ipopt"),
+    "BN trust-exact": dict(bn_solver="trust-exact"),
     "3 restarts": dict(init="cluster", n_restarts=3),
     "split factor 0.003": dict(split_factor=0.003),
     "split factor 0.03": dict(split_factor=0.03),
+    "split factor 0.1": dict(split_factor=0.1),
+    "split factor 0.3": dict(split_factor=0.3),
     "BN L-BFGS-B tol 1e-7": dict(bn_solver="l-bfgs-b:tol=1e-7"),
     "BN L-BFGS-B SciPy tol": dict(bn_solver="l-bfgs-b:tol=None"),
     "eps1 0.3, eps2 0.1": dict(eps1=0.3, eps2=0.1),
     "0.1 defaults": SRTOPT_01,
+    # early-stopped BN solves (the paper: "or we early stop at an approximate solution")
+    "BN max_iter 5": dict(bn_solver="l-bfgs-b:max_iter=5"),
+    "BN max_iter 10": dict(bn_solver="l-bfgs-b:max_iter=10"),
+    "BN max_iter 20": dict(bn_solver="l-bfgs-b:max_iter=20"),
+    "no l2, BN max_iter 10": dict(regularization=None, bn_solver="l-bfgs-b:max_iter=10"),
     "RF(100)": None, "linear regression": None, "CART": None,
 }
 STAGES = {
     "tune": (PAPER_TUNE + heldout.TUNING, list(VARIANTS)),
-    "confirm": (PAPER_CONFIRM + heldout.CONFIRM, ["default", "BN L-BFGS-B tol 1e-9", "init cluster (the paper's)",
+    "confirm": (PAPER_CONFIRM + heldout.CONFIRM, ["default", "BN L-BFGS-B only", "BN L-BFGS-B tol 1e-9",
+                                                  "init cluster (the paper's)",
                                                   "init cart", "init [model-tree, cart]", "RF(100)",
                                                   "linear regression", "CART"]),
 }

@@ -10,7 +10,9 @@ compares bit for bit against the file of the installed versions and skips otherw
 The files in the repository were written in the newest and in the oldest dependency
 environments of ``.ci/run`` when the default initialization became the model tree
 (``init="model-tree"``; the cases with ``init="cluster"`` guard the paper's
-initialization) and the default BN tolerance 1e-6.  A change that is meant to leave the default fits alone must leave
+initialization), re-recorded when the default BN solver became Newton with the exact
+Hessian on the one-node subproblems (``"newton:max_blocks=1"``, L-BFGS-B with tol 1e-6 on
+the others).  A change that is meant to leave the default fits alone must leave
 these files valid.
 """
 

@@ -154,6 +154,18 @@ def subtree_loss(S, R, s, mu: float, with_grad: bool = True):
 
 
 @numba.njit(cache=True)
+def _upward(S, R, i, V):
+    """V[a] = the conditional loss of local node a for row i: R_il at the leaves (local nodes
+    m+1 .. 2m+1), p V[2a] + (1 - p) V[2a+1] at branch node a (V[0] is not set)."""
+    m = S.shape[1]
+    for leaf in range(m + 1):
+        V[m + 1 + leaf] = R[i, leaf]
+    for a in range(m, 0, -1):
+        p = S[i, a - 1]
+        V[a] = p * V[2 * a] + (1.0 - p) * V[2 * a + 1]
+
+
+@numba.njit(cache=True)
 def _sweep(S, R, s, mu, with_grad):
     n, m = S.shape
     G = np.zeros((n if with_grad else 0, m))
@@ -161,11 +173,7 @@ def _sweep(S, R, s, mu, with_grad):
     P = np.empty(2 * m + 2)  # P[a]: probability of reaching local node a from the root
     f = 0.0
     for i in range(n):
-        for leaf in range(m + 1):
-            V[m + 1 + leaf] = R[i, leaf]
-        for a in range(m, 0, -1):
-            p = S[i, a - 1]
-            V[a] = p * V[2 * a] + (1.0 - p) * V[2 * a + 1]
+        _upward(S, R, i, V)
         f += s[i] * V[1]
         if with_grad:
             P[1] = 1.0
@@ -175,6 +183,23 @@ def _sweep(S, R, s, mu, with_grad):
                 P[2 * a + 1] = P[a] * (1.0 - p)
                 G[i, a - 1] = s[i] * P[a] * (V[2 * a] - V[2 * a + 1]) * mu * p * (1.0 - p)
     return f, G
+
+
+def node_losses(S, R) -> np.ndarray:
+    """V of every row and local node of a subtree, shape (n, 2m + 2): column a holds the
+    conditional loss of local node a (heap order, root 1; column 0 unused), sum over the leaves
+    l below a of P(l | a) R_il; the leaves' columns m+1 .. 2m+1 hold R.  ``S`` and ``R`` as in
+    :func:`subtree_loss`."""
+    return _node_losses(np.ascontiguousarray(S, dtype=float), np.ascontiguousarray(R, dtype=float))
+
+
+@numba.njit(cache=True)
+def _node_losses(S, R):
+    n, m = S.shape
+    V = np.empty((n, 2 * m + 2))
+    for i in range(n):
+        _upward(S, R, i, V[i])
+    return V
 
 
 def objective_and_gradient(Z, Xa, y, omega, beta, mu, s, loss, start=(0.0, 0.0, 0.0), with_grad=True):

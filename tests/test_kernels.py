@@ -136,3 +136,25 @@ def test_subtree_columns_are_the_subtree_in_heap_order():
 def test_subtree_loss_refuses_a_leaf_count_that_does_not_fit(rng):
     with pytest.raises(ValueError, match="3 branch nodes has 4 leaves, R has 3"):
         kernels.subtree_loss(rng.random((2, 3)), rng.random((2, 3)), np.ones(2), 1.0)
+
+
+@pytest.mark.parametrize("root", [1, 2, 5])
+def test_node_losses_are_the_conditional_losses_of_every_subtree_node(rng, root):
+    """V of node a is sum_l P(l | a) R_il over the leaves below a (the leaves hold R), and the
+    root's V weighted by s is subtree_loss's value."""
+    tree, mu, n = Tree(3), 1.7, 11
+    S = 1 / (1 + np.exp(-mu * rng.standard_normal((n, tree.n_branch))))
+    leaves = tree.descendants_leaves(root)
+    R, s = rng.random((n, len(leaves))), rng.random(n)
+    columns = kernels.subtree_columns(tree, root)
+    V = kernels.node_losses(S[:, columns], R)
+    m = len(columns)
+    assert V.shape == (n, 2 * m + 2)
+    np.testing.assert_array_equal(V[:, m + 1:], R)
+    for local, column in enumerate(columns, start=1):  # local heap id -> global node
+        node = int(column) + 1
+        below = tree.descendants_leaves(node)
+        P = kernels.leaf_probabilities(S, tree, node)
+        np.testing.assert_allclose(V[:, local], np.sum(P * R[:, [leaves.index(l) for l in below]], axis=1),
+                                   rtol=1e-12)
+    assert s @ V[:, 1] == pytest.approx(kernels.subtree_loss(S[:, columns], R, s, mu)[0], rel=1e-12)

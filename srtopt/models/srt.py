@@ -353,6 +353,19 @@ class _WorkingSetSubproblem(Composite):
     def _smooth_penalties(self) -> tuple:
         return tuple(b for b in self._penalties if b.smooth)
 
+    def ridge(self) -> np.ndarray | None:
+        """The diagonal ridge (|working|, q) when the penalty terms on the block are diagonal
+        quadratics (the l2 term, feature_l1's majorizer): sum r x^2 / 2 + constant; else
+        None.  (Computed once: do not modify it.)"""
+        return self._ridge
+
+    @cached_property
+    def _ridge(self) -> np.ndarray | None:
+        ridges = [term.ridge() for term in self._penalties]
+        if any(r is None for r in ridges):
+            return None
+        return sum(ridges, np.zeros((len(self.working), getattr(self, self.block).shape[1])))
+
     def evaluate_smooth(self, x):
         """(value, gradient) of the data term and the smooth penalties."""
         x = np.asarray(x, float)
@@ -465,6 +478,55 @@ class BranchSubproblem(_WorkingSetSubproblem):
         return f, (G[:, working].T @ Z).ravel() if with_grad else None
 
     @property
+    def hessian(self):
+        """x -> the exact Hessian of the BN proxy when the penalties on omega are diagonal
+        quadratics (the l2 term, feature_l1's majorizer); else None.
+
+        In u_ia = z_i . omega_a (p_ia = F(u_ia), F' = mu p (1 - p), F'' = mu^2 p (1 - p) (1 - 2p)),
+        with P_i(a) the probability of reaching a from the subproblem's root and
+        D_ia = V_i,2a - V_i,2a+1 the gap of its children's conditional losses
+        (:func:`~srtopt.kernels.node_losses`), the data term's second derivatives are
+        s_i P_i(a) D_ia F''(u_ia) on the diagonal, +- s_i P_i(a) F'(u_ia) P_i(b | c) D_ib F'(u_ib)
+        for b below a's child c (+ left, - right), and 0 for nodes on separate branches; the
+        Hessian in omega is Z^T diag(.) Z per pair of working nodes, plus diag(ridge)."""
+        ridge = self.ridge()
+        if ridge is None or self.nonsmooth:
+            return None
+
+        def hessian(x):
+            Z, (columns, positions), mu = self._Z, self._subtree, self.problem.mu
+            S = kernels.split_probabilities(Z, self.with_x(x)[columns], mu)
+            V = kernels.node_losses(S, self._losses)
+            local = [position + 1 for position in positions]  # local heap ids of the working nodes
+            q, k = Z.shape[1], len(local)
+            H = np.zeros((k * q, k * q))
+            for i, a in enumerate(local):
+                for j, b in enumerate(local[i:], start=i):
+                    curvature = self._curvature(S, V, a, b, mu)
+                    if curvature is not None:
+                        H[i * q:(i + 1) * q, j * q:(j + 1) * q] = (Z.T * (self.weights * curvature)) @ Z
+                        H[j * q:(j + 1) * q, i * q:(i + 1) * q] = H[i * q:(i + 1) * q, j * q:(j + 1) * q].T
+            return 0.5 * (H + H.T) + np.diag(ridge.ravel())  # exactly symmetric (BLAS rounds Z^T D Z)
+
+        return hessian
+
+    @staticmethod
+    def _curvature(S, V, a, b, mu):
+        """d^2 (sum_l P_il R_il) / du_ia du_ib per row for local nodes a, b (None when 0)."""
+        if _below(a, b) is None and _below(b, a) is None:
+            return None
+        if _below(a, b) is None:
+            a, b = b, a  # a is the ancestor (or a == b)
+        p_a = S[:, a - 1]
+        gap = lambda c: V[:, 2 * c] - V[:, 2 * c + 1]
+        if a == b:
+            return _reach(S, 1, a) * gap(a) * mu**2 * p_a * (1.0 - p_a) * (1.0 - 2.0 * p_a)
+        child = _below(a, b)
+        p_b = S[:, b - 1]
+        sign = 1.0 if child == 2 * a else -1.0
+        return sign * _reach(S, 1, a) * mu * p_a * (1.0 - p_a) * _reach(S, child, b) * gap(b) * mu * p_b * (1.0 - p_b)
+
+    @property
     def structure_key(self) -> tuple:
         """Subproblems with the same key share one symbolic model (and solver)."""
         local = self._local_nodes()
@@ -525,6 +587,29 @@ class BranchSubproblem(_WorkingSetSubproblem):
         return pb.finish(m, data, self._pyomo_penalties(X), names)
 
 
+def _below(a: int, b: int) -> int | None:
+    """For local heap nodes: a itself when a == b, the child of a on the path to b when b is
+    below a, else None."""
+    if a == b:
+        return a
+    while b > 1:
+        if b // 2 == a:
+            return b
+        b //= 2
+    return None
+
+
+def _reach(S, top: int, node: int) -> np.ndarray:
+    """P_i(node | top): the product of the split probabilities from local node ``top`` down to
+    ``node`` (p at a left turn, 1 - p at a right turn), per row."""
+    out = np.ones(S.shape[0])
+    while node != top:
+        parent = node // 2
+        out = out * (S[:, parent - 1] if node == 2 * parent else 1.0 - S[:, parent - 1])
+        node = parent
+    return out
+
+
 @dataclass
 class LeafSubproblem(_WorkingSetSubproblem):
     """LN step: min over beta_{W_L} of sum_l sum_{i in I_t} s_i P_il loss(Xa_i beta_l - y_i)
@@ -548,19 +633,6 @@ class LeafSubproblem(_WorkingSetSubproblem):
     @property
     def loss(self) -> Loss:
         return self.problem.loss
-
-    def ridge(self) -> np.ndarray | None:
-        """The diagonal ridge (|W_L|, q) when the penalty terms on beta_{W_L} are diagonal
-        quadratics (the l2 term, feature_l1's majorizer): sum r beta^2 / 2 + constant;
-        else None.  (Computed once: do not modify it.)"""
-        return self._ridge
-
-    @cached_property
-    def _ridge(self) -> np.ndarray | None:
-        ridges = [term.ridge() for term in self._penalties]
-        if any(r is None for r in ridges):
-            return None
-        return sum(ridges, np.zeros((len(self.working), self.beta.shape[1])))
 
     def l2_strength(self) -> float | None:
         """lambda when the ridge is lambda everywhere (the l2 term alone), else None."""

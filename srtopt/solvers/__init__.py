@@ -65,6 +65,7 @@ SOLVERS = {
     "bn": {
         # the default; its tolerance was chosen by measurement (docs/design.md)
         "l-bfgs-b": lambda tol=BN_LBFGSB_TOL, **kw: ScipyMinimize("L-BFGS-B", tol=tol, **kw),
+        "newton": NewtonSolver,
         **_NLP,
     },
     "ln": {
@@ -98,7 +99,7 @@ SOLVERS = {
 
 #: what "auto" tries, in order, per kind: (spec, smooth problems only?)
 AUTO = {
-    "bn": [("l-bfgs-b", False), ("prox-gradient", False)],
+    "bn": [("newton:max_blocks=1", False), ("l-bfgs-b", False), ("prox-gradient", False)],
     "ln": [("exact", False), ("newton", False), ("ipopt:hessian=exact,tol=1e-10", False), ("prox-gradient", False)],
     "wlr": [("newton", False), ("prox-gradient", False)],
     "full": [("ipopt", True), ("prox-gradient", False)],

@@ -1,5 +1,6 @@
-"""Newton's method with an exact Hessian for small smooth convex problems (the WLR proxy of
-eq. reshuffle and the initialization's logistic regressions).
+"""Newton's method with an exact Hessian for small smooth problems: the WLR proxy of eq.
+reshuffle and the initialization's logistic regressions (convex), and the one-node BN
+subproblems (nonconvex: a modified Newton step).
 
 The WLR objective is strictly convex when its ridge ``alpha`` is positive, with p + 1
 variables: a damped Newton step (backtracking on the objective) reaches machine-level
@@ -16,6 +17,8 @@ import numpy as np
 from .base import Acceptance, Solver, SolverResult, interrupt_requested, smooth_problem
 from .least_squares import cholesky_solve
 
+EIGENVALUE_FLOOR = 1e-8  # relative floor of the modified Hessian's eigenvalues (nonconvex problems)
+
 
 class NewtonSolver(Solver):
     """Damped Newton on a formulation with ``evaluate(x) -> (f, g)`` and ``hessian(x)``.
@@ -23,15 +26,25 @@ class NewtonSolver(Solver):
     Stops when the Newton decrement g^T H^-1 g / 2 falls below ``tol`` (relative to
     1 + |f|) or after ``max_iter`` iterations; its own ``time_limit`` and Ctrl-C are
     checked at each iteration (not the training deadline: the initialization's
-    regressions, solved by this adapter, always finish).
+    regressions, solved by this adapter, always finish).  On a nonconvex problem the
+    step is a modified Newton step (:func:`_newton_step`).
+
+    ``max_blocks``: accept only subproblems whose working set has at most this many nodes
+    (None: any).  The BN default ``"newton:max_blocks=1"`` takes the one-node subproblems of
+    NODEC-DR's working sets and leaves the subtree ones to L-BFGS-B, where the Hessian's
+    node pairs cost more than they save (docs/design.md, "BN solver").
     """
 
     name = "newton"
 
-    def __init__(self, tol=1e-12, max_iter=50, time_limit=None, verbosity=0):
+    def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, time_limit=None, verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
+        self.max_blocks = max_blocks
 
     def accepts(self, problem) -> Acceptance:
+        blocks = len(getattr(problem, "working", ()))
+        if self.max_blocks is not None and blocks > self.max_blocks:
+            return Acceptance(False, f"its working set has {blocks} nodes, more than max_blocks={self.max_blocks}")
         return smooth_problem(problem, "hessian", "exact Hessian (hessian(x))")
 
     def _solve(self, problem, x0) -> SolverResult:
@@ -57,8 +70,19 @@ class NewtonSolver(Solver):
 
 
 def _newton_step(H, g):
+    """H^-1 g by Cholesky.  When H is not positive definite (a nonconvex problem: the BN
+    subproblem), the step of H with its eigenvalues lambda replaced by max(|lambda|,
+    EIGENVALUE_FLOOR max |lambda|), a descent direction (a modified Newton step)."""
     step = cholesky_solve(H, g)
-    return step if step is not None else np.linalg.lstsq(H, g, rcond=None)[0]
+    if step is not None:
+        return step
+    if not (np.isfinite(H).all() and np.isfinite(g).all()):
+        return np.linalg.lstsq(H, g, rcond=None)[0]  # raises: the solve fails, a fallback follows
+    lam, V = np.linalg.eigh(H)
+    scale = np.abs(lam).max()
+    if scale == 0.0:
+        return g
+    return V @ ((V.T @ g) / np.maximum(np.abs(lam), EIGENVALUE_FLOOR * scale))
 
 
 def _backtrack(problem, x, f, decrement, step, gamma=1e-4):

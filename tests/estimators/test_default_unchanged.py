@@ -1,5 +1,5 @@
 """The default model is unchanged: same parameters and seed give bit-identical fits to those
-recorded when the default became the model-tree start with BN tolerance 1e-6 (benchmarks/reference_predictions.py)."""
+recorded when the default BN solver became Newton on the one-node subproblems (benchmarks/reference_predictions.py)."""
 
 import importlib.util
 from pathlib import Path

@@ -76,3 +76,26 @@ def test_rendered_model_is_inspectable(rng):
     # data are padded to a power of two so one compiled solver serves many I_t sizes
     assert padded_rows(37) == 64 and sub.structure_key[3] == 64
     assert problem.branch_subproblem(omega, beta, 2, (2,), np.arange(50)).structure_key == sub.structure_key
+
+
+@pytest.mark.parametrize("root,working", [(1, (1,)), (4, (4,)), (2, (2, 4, 5)), (1, (1, 2, 4)), (1, (3, 5)),
+                                          (1, tuple(range(1, 8))), (2, (4,))])
+def test_branch_subproblem_hessian_matches_the_gradient(rng, root, working):
+    """The numpy Hessian of the BN proxy (one node or several, ancestors and separate branches)
+    against central differences of the reference gradient, and symmetric."""
+    problem, omega, beta = random_tree_problem(rng, 3, n=40, p=2)
+    sub = problem.branch_subproblem(omega, beta, root, working, np.arange(40))
+    x = sub.start() + 0.1 * rng.standard_normal(sub.start().shape)
+    H = sub.hessian(x)
+    h = 1e-6
+    fd = np.array([(sub.evaluate(x + h * e)[1] - sub.evaluate(x - h * e)[1]) / (2 * h) for e in np.eye(len(x))])
+    np.testing.assert_allclose(H, fd.T, atol=1e-7, rtol=1e-5)
+    np.testing.assert_array_equal(H, H.T)
+
+
+def test_branch_subproblem_has_no_hessian_with_a_nonsmooth_penalty(rng):
+    from srtopt.models.terms import SplitL1
+
+    problem, omega, beta = random_tree_problem(rng, 2, n=30, p=2)
+    problem.penalties = (SplitL1(0.01),)
+    assert problem.branch_subproblem(omega, beta, 1, (1,), np.arange(30)).hessian is None

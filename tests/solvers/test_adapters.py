@@ -19,6 +19,7 @@ BN_SPECS = {
     "l-bfgs-b": "l-bfgs-b:tol=1e-13,max_iter=2000",
     "slsqp": "slsqp:tol=1e-13,max_iter=500",
     "trust-exact": "trust-exact:tol=1e-8",
+    "newton": "newton:tol=1e-14",
     "trust-krylov": "trust-krylov:tol=1e-8",
     "pyomo/ipopt": "pyomo/ipopt:tol=1e-10",
     "pyomo/ripopt": "pyomo/ripopt:tol=1e-10",
@@ -67,11 +68,11 @@ def test_every_ln_solver_finds_the_same_solution(rng, name):
 
 
 def test_unknown_and_unavailable_solvers_are_clear_errors():
-    with pytest.raises(SolverUnavailableError, match=r"unknown bn solver 'nope'; available: l-bfgs-b, ipopt, .*slsqp"):
+    with pytest.raises(SolverUnavailableError, match=r"unknown bn solver 'nope'; available: l-bfgs-b, newton, ipopt, .*slsqp"):
         make_solver("bn", "nope")
     missing = PyomoSolver("surely_not_a_solver")
     assert not missing.available()
-    with pytest.raises(SolverUnavailableError, match="surely_not_a_solver.*not available.*available: l-bfgs-b, ipopt"):
+    with pytest.raises(SolverUnavailableError, match="surely_not_a_solver.*not available.*available: l-bfgs-b, newton, ipopt"):
         make_solver("bn", "pyomo/surely_not_a_solver")
 
     class Missing:

@@ -166,3 +166,45 @@ def test_l_bfgs_b_solves_the_bn_subproblem_in_scaled_variables_and_returns_omega
     assert result.objective == pytest.approx(sub.value(result.x), rel=1e-12)
     assert result.objective < sub.value(sub.start())
     assert np.linalg.norm(sub.evaluate(result.x)[1]) < 1e-5
+
+
+class _DoubleWell:
+    """f(x) = x_0^4 / 4 - x_0^2 / 2 + x_1^2: the Hessian is indefinite for |x_0| < 1/sqrt(3)."""
+
+    nonsmooth = ()
+
+    def evaluate(self, x):
+        return x[0] ** 4 / 4 - x[0] ** 2 / 2 + x[1] ** 2, np.array([x[0] ** 3 - x[0], 2 * x[1]])
+
+    def hessian(self, x):
+        return np.diag([3 * x[0] ** 2 - 1, 2.0])
+
+
+def test_newton_takes_a_modified_step_where_the_hessian_is_indefinite():
+    """From a point where the Hessian has a negative eigenvalue the pure Newton step would go
+    uphill (towards the maximum at 0); the modified step descends to a minimum x_0 = 1."""
+    from srtopt.solvers import make_solver
+    from srtopt.solvers.newton import _newton_step
+
+    problem, x0 = _DoubleWell(), np.array([0.2, 0.5])
+    f0, g0 = problem.evaluate(x0)
+    step = _newton_step(problem.hessian(x0), g0)
+    assert g0 @ step > 0  # -step is a descent direction
+    result = make_solver("bn", "newton").solve(problem, x0)
+    assert result.success and result.x == pytest.approx([1.0, 0.0], abs=1e-5)  # decrement below 1e-12
+    assert result.objective == pytest.approx(-0.25, abs=1e-11) and result.objective < f0
+
+
+def test_auto_bn_solver_is_newton_on_one_node_and_l_bfgs_b_on_a_subtree(rng):
+    """The default BN solver: exact-Hessian Newton on the one-node subproblems of NODEC-DR's
+    working sets (the root, the last level), L-BFGS-B on the subtree ones (max_blocks=1)."""
+    from srtopt.solvers import make_solver
+
+    problem, omega, beta = random_tree_problem(rng, 3)
+    one = problem.branch_subproblem(omega, beta, 1, (1,), np.arange(60))
+    subtree = problem.branch_subproblem(omega, beta, 2, (2, 4, 5), np.arange(60))
+    auto = make_solver("bn", "auto")
+    assert auto.choose(one).name == "newton" and auto.choose(subtree).name == "l-bfgs-b"
+    verdict = make_solver("bn", "newton:max_blocks=1").accepts(subtree)
+    assert not verdict and "3 nodes" in verdict.reason
+    assert make_solver("bn", "newton").accepts(subtree)  # the Hessian exists for any working set
