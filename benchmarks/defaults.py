@@ -42,7 +42,7 @@ SRTOPT_01 = dict(init="cluster", regularization="l2-calibrated", init_scale=1.0,
 #: variant -> SoftRegressionTree parameters (besides depth and random_state); None: a baseline
 VARIANTS = {
     "default": {},
-    # the previous default (srtopt 0.3.0): L-BFGS-B for every BN subproblem
+    # the previous default: L-BFGS-B on every BN subproblem (before Newton on the one-node ones)
     "BN L-BFGS-B only": dict(bn_solver="l-bfgs-b"),
     # the initializations were compared with the BN tolerance of that time, 1e-9
     "BN L-BFGS-B tol 1e-9": dict(bn_solver="l-bfgs-b:tol=1e-9"),
@@ -76,9 +76,10 @@ VARIANTS = {
 STAGES = {
     "tune": (PAPER_TUNE + heldout.TUNING, list(VARIANTS)),
     "confirm": (PAPER_CONFIRM + heldout.CONFIRM, ["default", "BN L-BFGS-B only", "BN L-BFGS-B tol 1e-9",
-                                                  "init cluster (the paper's)",
-                                                  "init cart", "init [model-tree, cart]", "RF(100)",
-                                                  "linear regression", "CART"]),
+                                                  "init cluster (the paper's)", "init cart", "init [model-tree, cart]",
+                                                  "split factor 0.03", "split factor 0.1", "BN max_iter 10",
+                                                  "BN max_iter 20", "no l2 (SRT)", "RF(100)", "linear regression",
+                                                  "CART"]),
 }
 
 

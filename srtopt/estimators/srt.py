@@ -166,13 +166,15 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     bn_solver, ln_solver, wlr_solver : str or solver object, default="auto"
         Solvers of the BN subproblem, of the LN subproblem and of the WLR proxy
         (:mod:`srtopt.solvers`; specs such as "ipopt:tol=1e-8").  "auto" picks per
-        subproblem: for the BN step SciPy's L-BFGS-B (tol 1e-6) when the subproblem is
-        smooth or its nonsmooth part is split_l1, the proximal gradient otherwise; for
+        subproblem: for the BN step Newton with the exact Hessian when the working set
+        is one node and the subproblem smooth (``"newton:max_blocks=1"``), SciPy's
+        L-BFGS-B (tol 1e-6) on the other smooth ones and when the nonsmooth part is
+        split_l1, the proximal gradient otherwise; for
         the LN step exact weighted least squares (squared loss), exact Newton (the other
         smooth losses), IPOPT with CasADi's Hessian (a user's smooth penalty on the leaves),
         the proximal gradient (nonsmooth); for the WLR proxy exact Newton, the proximal
         gradient when a nonsmooth penalty applies to the splits.  For the default model
-        these are "l-bfgs-b", "exact" and "newton".  A solver that does not accept the
+        these are "newton" / "l-bfgs-b", "exact" and "newton".  A solver that does not accept the
         subproblems is refused at fit.
     wlr_C : float, default=1.0
         Inverse l2 strength of the WLR proxy (scikit-learn's C).
