@@ -63,7 +63,7 @@ _NLP = {
 
 SOLVERS = {
     "bn": {
-        # the default; its tolerance was chosen by measurement (docs/design.md)
+        # "auto" on subtree subproblems; its tolerance was chosen by measurement (docs/design.md)
         "l-bfgs-b": lambda tol=BN_LBFGSB_TOL, **kw: ScipyMinimize("L-BFGS-B", tol=tol, **kw),
         "newton": NewtonSolver,
         **_NLP,

@@ -77,7 +77,7 @@ def _newton_step(H, g):
     if step is not None:
         return step
     if not (np.isfinite(H).all() and np.isfinite(g).all()):
-        return np.linalg.lstsq(H, g, rcond=None)[0]  # raises: the solve fails, a fallback follows
+        raise np.linalg.LinAlgError("non-finite Hessian or gradient")  # the solve fails, a fallback follows
     lam, V = np.linalg.eigh(H)
     scale = np.abs(lam).max()
     if scale == 0.0:

@@ -193,6 +193,8 @@ def test_newton_takes_a_modified_step_where_the_hessian_is_indefinite():
     result = make_solver("bn", "newton").solve(problem, x0)
     assert result.success and result.x == pytest.approx([1.0, 0.0], abs=1e-5)  # decrement below 1e-12
     assert result.objective == pytest.approx(-0.25, abs=1e-11) and result.objective < f0
+    with pytest.raises(np.linalg.LinAlgError, match="non-finite"):  # a failed solve: the BN step falls back
+        _newton_step(np.full((2, 2), np.nan), g0)
 
 
 def test_auto_bn_solver_is_newton_on_one_node_and_l_bfgs_b_on_a_subtree(rng):
