@@ -510,6 +510,15 @@ class BranchSubproblem(_WorkingSetSubproblem):
 
         return hessian
 
+    @property
+    def has_minimizer(self) -> bool:
+        """Whether the subproblem is coercive, hence has a minimizer: its penalty on omega_W is
+        a ridge with every entry > 0 (the paper's argument for lambda_w > 0).  With lambda_w = 0
+        (plain SRT) a split that separates its rows better as omega grows improves without
+        end, and a Newton method follows that direction to saturation."""
+        ridge = self.ridge()
+        return ridge is not None and bool(np.all(ridge > 0))
+
     @staticmethod
     def _curvature(S, V, a, b, mu):
         """d^2 (sum_l P_il R_il) / du_ia du_ib per row for local nodes a, b (None when 0)."""

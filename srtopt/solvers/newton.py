@@ -30,21 +30,27 @@ class NewtonSolver(Solver):
     step is a modified Newton step (:func:`_newton_step`).
 
     ``max_blocks``: accept only subproblems whose working set has at most this many nodes
-    (None: any).  The BN default ``"newton:max_blocks=1"`` takes the one-node subproblems of
-    NODEC-DR's working sets and leaves the subtree ones to L-BFGS-B, where the Hessian's
-    node pairs cost more than they save (docs/design.md, "BN solver").
+    (None: any); ``needs_minimizer``: accept only subproblems that do not declare
+    ``has_minimizer`` False.  The BN default ``"newton:max_blocks=1,needs_minimizer=True"``
+    takes the one-node subproblems of NODEC-DR's working sets when lambda_w > 0 and leaves
+    the subtree ones, where the Hessian's node pairs cost more than they save, and those
+    of plain SRT, where Newton runs the splits to saturation, to L-BFGS-B (docs/design.md,
+    "BN solver").
     """
 
     name = "newton"
 
-    def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, time_limit=None, verbosity=0):
+    def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, needs_minimizer=False, time_limit=None,
+                 verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
-        self.max_blocks = max_blocks
+        self.max_blocks, self.needs_minimizer = max_blocks, needs_minimizer
 
     def accepts(self, problem) -> Acceptance:
         blocks = len(getattr(problem, "working", ()))
         if self.max_blocks is not None and blocks > self.max_blocks:
             return Acceptance(False, f"its working set has {blocks} nodes, more than max_blocks={self.max_blocks}")
+        if self.needs_minimizer and getattr(problem, "has_minimizer", True) is False:
+            return Acceptance(False, "it has no minimizer (no l2 term on the splits: the splits would saturate)")
         return smooth_problem(problem, "hessian", "exact Hessian (hessian(x))")
 
     def _solve(self, problem, x0) -> SolverResult:

@@ -210,3 +210,20 @@ def test_auto_bn_solver_is_newton_on_one_node_and_l_bfgs_b_on_a_subtree(rng):
     verdict = make_solver("bn", "newton:max_blocks=1").accepts(subtree)
     assert not verdict and "3 nodes" in verdict.reason
     assert make_solver("bn", "newton").accepts(subtree)  # the Hessian exists for any working set
+
+
+def test_auto_bn_solver_leaves_plain_srt_to_l_bfgs_b(rng):
+    """Without an l2 term on the splits the BN subproblem has no minimizer: "auto" does not
+    hand it to Newton (which would run the splits to saturation)."""
+    from srtopt.solvers import make_solver
+
+    problem, omega, beta = random_tree_problem(rng, 2)
+    for lambda_w, expected in ((0.0, "l-bfgs-b"), (1e-4, "newton")):
+        problem.lambda_w = lambda_w
+        sub = problem.branch_subproblem(omega, beta, 1, (1,), np.arange(60))
+        assert sub.has_minimizer is (lambda_w > 0)
+        assert make_solver("bn", "auto").choose(sub).name == expected
+    problem.lambda_w = 0.0
+    verdict = make_solver("bn", "newton:needs_minimizer=True").accepts(
+        problem.branch_subproblem(omega, beta, 1, (1,), np.arange(60)))
+    assert not verdict and "no minimizer" in verdict.reason
