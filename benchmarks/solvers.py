@@ -38,7 +38,7 @@ from srtopt.inspect import capture
 from srtopt.models.pyomo_backend import render_pyomo
 from srtopt.solvers import SolverUnavailableError, make_solver
 
-BN_SOLVERS = ["ipopt", "ipopt:hessian=exact", "cyipopt", "cyipopt:hessian=exact", "l-bfgs-b", "slsqp",
+BN_SOLVERS = ["newton", "ipopt", "ipopt:hessian=exact", "cyipopt", "cyipopt:hessian=exact", "l-bfgs-b", "slsqp",
               "trust-exact", "pyomo/ipopt"]
 
 
@@ -107,7 +107,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["cpu_small", "friedman"])
     parser.add_argument("--solvers", nargs="+", default=BN_SOLVERS)
-    parser.add_argument("--train-solvers", nargs="+", default=["ipopt", "cyipopt", "l-bfgs-b", "slsqp"])
+    parser.add_argument("--train-solvers", nargs="+", default=["auto", "ipopt", "cyipopt", "l-bfgs-b", "slsqp"])
     parser.add_argument("--max-iter", type=int, default=3)
     parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 8192])
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "solvers.md"))
