@@ -5,13 +5,15 @@ subcommands and sets ``func`` (and optionally ``on_interrupt``, a note for
 Ctrl-C) on their parsers.  A user mistake (:class:`ValueError`,
 :class:`FileNotFoundError`, :class:`KeyError`) prints one line on stderr and
 exits with status 2; Ctrl-C prints one line and exits with status 130; a
-warning is one line too.  None of them shows a traceback.
+warning is one line too; output piped into a reader that stops early (``srtopt demo |
+head``) ends the command quietly with status 1.  None of them shows a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import warnings
 
@@ -52,6 +54,9 @@ def main(argv=None) -> int:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"{prefix}: error: {message}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader of stdout went away: no traceback, nothing more written
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's flush at exit would fail again
+        return 1
 
 
 if __name__ == "__main__":

@@ -13,3 +13,18 @@ def test_demo_prints_cross_validated_scores_and_the_tree(capsys):
     assert cv["SRT l2, depth 2"] > cv["CART, depth 3"] + 0.1
     assert cv["SRT l2, depth 2"] > cv["random forest (100)"]
     assert "The depth-2 SRT l2 of the split" in out and "leaf 4" in out
+
+
+def test_demo_piped_into_a_reader_that_stops_early_ends_quietly():
+    """``srtopt demo | head -1``: the reader closes the pipe after one line; the command ends
+    with status 1 and no traceback."""
+    import os
+    import subprocess
+    import sys
+
+    reader = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE)
+    done = subprocess.run([sys.executable, "-m", "srtopt", "demo"], stdout=reader.stdin, stderr=subprocess.PIPE,
+                          text=True, timeout=300, env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    reader.stdin.close()
+    reader.wait(timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
