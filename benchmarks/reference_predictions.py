@@ -11,8 +11,8 @@ The files in the repository were written in the newest and in the oldest depende
 environments of ``.ci/run`` when the default initialization became the model tree
 (``init="model-tree"``; the cases with ``init="cluster"`` guard the paper's
 initialization), re-recorded when the default BN solver became Newton with the exact
-Hessian on the one-node subproblems with lambda_w > 0 (``"newton:max_blocks=1,needs_minimizer=True"``,
-L-BFGS-B with tol 1e-6 on the others).  A change that is meant to leave the default fits alone must leave
+Hessian on the one-node subproblems of the SRT l2 model
+(``"newton:max_blocks=1,needs_minimizer=True,penalties=l2"``, L-BFGS-B with tol 1e-6 on the others).  A change that is meant to leave the default fits alone must leave
 these files valid.
 """
 

@@ -97,7 +97,7 @@ def main():
     noise = np.random.default_rng(0).random((len(y), 10))
     Xn_train, Xn_test = np.hstack([X_train, noise[: len(y_train)]]), np.hstack([X_test, noise[len(y_train):]])
     print("2. feature_l1 path with 10 noise columns appended (k0=0: E never increases from the warm start)")
-    strengths = [0.01, 0.1] if QUICK else [0.003, 0.01, 0.03, 0.1]
+    strengths = [0.01, 0.03] if QUICK else [0.003, 0.01, 0.03, 0.1]
     for strength, tree in path(Xn_train, y_train, "feature_l1", strengths, 2, max_iter, k0=0):
         used = np.any(tree.omega_[:, 1:] != 0, axis=0) | np.any(tree.beta_[:, 1:] != 0, axis=0)
         print(f"   strength {strength:<8g} real features used {used[:10].sum():2d}/10   noise columns used "

@@ -167,8 +167,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         Solvers of the BN subproblem, of the LN subproblem and of the WLR proxy
         (:mod:`srtopt.solvers`; specs such as "ipopt:tol=1e-8").  "auto" picks per
         subproblem: for the BN step Newton with the exact Hessian when the working set
-        is one node, the subproblem smooth and lambda_w > 0
-        (``"newton:max_blocks=1,needs_minimizer=True"``), SciPy's
+        is one node and the splits' only penalty is the l2 term with lambda_w > 0
+        (``"newton:max_blocks=1,needs_minimizer=True,penalties=l2"``), SciPy's
         L-BFGS-B (tol 1e-6) on the other smooth ones and when the nonsmooth part is
         split_l1, the proximal gradient otherwise; for
         the LN step exact weighted least squares (squared loss), exact Newton (the other

@@ -353,6 +353,10 @@ class _WorkingSetSubproblem(Composite):
     def _smooth_penalties(self) -> tuple:
         return tuple(b for b in self._penalties if b.smooth)
 
+    def penalty_names(self) -> tuple[str, ...]:
+        """The names of the penalty terms on the block (e.g. ("l2",) for the SRT l2 model)."""
+        return tuple(term.penalty.name for term in self._penalties)
+
     def ridge(self) -> np.ndarray | None:
         """The diagonal ridge (|working|, q) when the penalty terms on the block are diagonal
         quadratics (the l2 term, feature_l1's majorizer): sum r x^2 / 2 + constant; else

@@ -99,7 +99,8 @@ SOLVERS = {
 
 #: what "auto" tries, in order, per kind: (spec, smooth problems only?)
 AUTO = {
-    "bn": [("newton:max_blocks=1,needs_minimizer=True", False), ("l-bfgs-b", False), ("prox-gradient", False)],
+    "bn": [("newton:max_blocks=1,needs_minimizer=True,penalties=l2", False), ("l-bfgs-b", False),
+           ("prox-gradient", False)],
     "ln": [("exact", False), ("newton", False), ("ipopt:hessian=exact,tol=1e-10", False), ("prox-gradient", False)],
     "wlr": [("newton", False), ("prox-gradient", False)],
     "full": [("ipopt", True), ("prox-gradient", False)],

@@ -29,21 +29,24 @@ class NewtonSolver(Solver):
     regressions, solved by this adapter, always finish).  On a nonconvex problem the
     step is a modified Newton step (:func:`_newton_step`).
 
-    ``max_blocks``: accept only subproblems whose working set has at most this many nodes
-    (None: any); ``needs_minimizer``: accept only subproblems that do not declare
-    ``has_minimizer`` False.  The BN default ``"newton:max_blocks=1,needs_minimizer=True"``
-    takes the one-node subproblems of NODEC-DR's working sets when lambda_w > 0 and leaves
-    the subtree ones, where the Hessian's node pairs cost more than they save, and those
-    of plain SRT, where Newton runs the splits to saturation, to L-BFGS-B (docs/design.md,
-    "BN solver").
+    Options that restrict what it accepts (the BN default
+    ``"newton:max_blocks=1,needs_minimizer=True,penalties=l2"`` uses all three and leaves
+    the rest to L-BFGS-B; docs/design.md, "BN solver"):
+
+    * ``max_blocks``: working sets of at most this many nodes (NODEC-DR's one-node
+      subproblems; on the subtree ones the Hessian's node pairs cost more than they save);
+    * ``needs_minimizer``: not a subproblem that declares ``has_minimizer`` False (plain
+      SRT, where Newton runs the splits to saturation);
+    * ``penalties``: the names of the penalty terms allowed on the block, e.g. ``"l2"``
+      (the SRT l2 model; feature_l1's majorizer stays with L-BFGS-B, as measured).
     """
 
     name = "newton"
 
-    def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, needs_minimizer=False, time_limit=None,
-                 verbosity=0):
+    def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, needs_minimizer=False, penalties=None,
+                 time_limit=None, verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
-        self.max_blocks, self.needs_minimizer = max_blocks, needs_minimizer
+        self.max_blocks, self.needs_minimizer, self.penalties = max_blocks, needs_minimizer, penalties
 
     def accepts(self, problem) -> Acceptance:
         blocks = len(getattr(problem, "working", ()))
@@ -51,6 +54,11 @@ class NewtonSolver(Solver):
             return Acceptance(False, f"its working set has {blocks} nodes, more than max_blocks={self.max_blocks}")
         if self.needs_minimizer and getattr(problem, "has_minimizer", True) is False:
             return Acceptance(False, "it has no minimizer (no l2 term on the splits: the splits would saturate)")
+        if self.penalties is not None:
+            allowed = {self.penalties} if isinstance(self.penalties, str) else set(self.penalties)
+            names = set(getattr(problem, "penalty_names", lambda: ())())
+            if not names <= allowed:
+                return Acceptance(False, f"its penalties {sorted(names)} are not among penalties={sorted(allowed)}")
         return smooth_problem(problem, "hessian", "exact Hessian (hessian(x))")
 
     def _solve(self, problem, x0) -> SolverResult:

@@ -227,3 +227,19 @@ def test_auto_bn_solver_leaves_plain_srt_to_l_bfgs_b(rng):
     verdict = make_solver("bn", "newton:needs_minimizer=True").accepts(
         problem.branch_subproblem(omega, beta, 1, (1,), np.arange(60)))
     assert not verdict and "no minimizer" in verdict.reason
+
+
+def test_auto_bn_solver_leaves_feature_l1_to_l_bfgs_b(rng):
+    """feature_l1's majorizer gives the BN subproblem a Hessian too, but "auto" keeps Newton to
+    the SRT l2 model (penalties=l2): the majorized paths were measured with L-BFGS-B."""
+    from srtopt.models.terms import FeatureL1
+    from srtopt.solvers import make_solver
+
+    problem, omega, beta = random_tree_problem(rng, 2)
+    problem.penalties = (FeatureL1(0.01),)
+    sub = problem.branch_subproblem(omega, beta, 1, (1,), np.arange(60))
+    assert sub.penalty_names() == ("l2", "feature_l1") and callable(sub.hessian)
+    assert make_solver("bn", "auto").choose(sub).name == "l-bfgs-b"
+    verdict = make_solver("bn", "newton:penalties=l2").accepts(sub)
+    assert not verdict and "feature_l1" in verdict.reason
+    assert make_solver("bn", "newton").accepts(sub)
