@@ -56,7 +56,6 @@ VARIANTS = {
     "paper init (init_scale 1)": dict(init="cluster", init_scale=1.0),
     "routing weights": dict(wlr_weights="routing"),
     "BN IPOPT": dict(bn_solver="ipopt"),
-    "BN trust-exact": dict(bn_solver="trust-exact"),
     "3 restarts": dict(init="cluster", n_restarts=3),
     "split factor 0.003": dict(split_factor=0.003),
     "split factor 0.03": dict(split_factor=0.03),
