@@ -501,12 +501,13 @@ class BranchSubproblem(_WorkingSetSubproblem):
             Z, (columns, positions), mu = self._Z, self._subtree, self.problem.mu
             S = kernels.split_probabilities(Z, self.with_x(x)[columns], mu)
             V = kernels.node_losses(S, self._losses)
+            P = kernels.node_probabilities(S, self._local, 1)  # P_i(a) from the subproblem's root
             local = [position + 1 for position in positions]  # local heap ids of the working nodes
             q, k = Z.shape[1], len(local)
             H = np.zeros((k * q, k * q))
             for i, a in enumerate(local):
                 for j, b in enumerate(local[i:], start=i):
-                    curvature = self._curvature(S, V, a, b, mu)
+                    curvature = self._curvature(S, V, P, a, b, mu)
                     if curvature is not None:
                         H[i * q:(i + 1) * q, j * q:(j + 1) * q] = (Z.T * (self.weights * curvature)) @ Z
                         H[j * q:(j + 1) * q, i * q:(i + 1) * q] = H[i * q:(i + 1) * q, j * q:(j + 1) * q].T
@@ -523,21 +524,22 @@ class BranchSubproblem(_WorkingSetSubproblem):
         ridge = self.ridge()
         return ridge is not None and bool(np.all(ridge > 0))
 
-    @staticmethod
-    def _curvature(S, V, a, b, mu):
-        """d^2 (sum_l P_il R_il) / du_ia du_ib per row for local nodes a, b (None when 0)."""
-        if _below(a, b) is None and _below(b, a) is None:
-            return None
-        if _below(a, b) is None:
-            a, b = b, a  # a is the ancestor (or a == b)
+    def _curvature(self, S, V, P, a, b, mu):
+        """d^2 (sum_l P_il R_il) / du_ia du_ib per row for local nodes a, b (None when 0); ``P`` the
+        path probabilities from the subproblem's root (:func:`~srtopt.kernels.node_probabilities`)."""
+        local = self._local
+        if Tree.common_ancestor([a, b]) not in (a, b):
+            return None  # separate branches
+        a, b = min(a, b), max(a, b)  # a is the ancestor (or a == b)
         p_a = S[:, a - 1]
         gap = lambda c: V[:, 2 * c] - V[:, 2 * c + 1]
         if a == b:
-            return _reach(S, 1, a) * gap(a) * mu**2 * p_a * (1.0 - p_a) * (1.0 - 2.0 * p_a)
-        child = _below(a, b)
+            return P[a] * gap(a) * mu**2 * p_a * (1.0 - p_a) * (1.0 - 2.0 * p_a)
+        child = (*local.path(b), b)[local.node_depth(a) + 1]  # a's child on the path to b
         p_b = S[:, b - 1]
         sign = 1.0 if child == 2 * a else -1.0
-        return sign * _reach(S, 1, a) * mu * p_a * (1.0 - p_a) * _reach(S, child, b) * gap(b) * mu * p_b * (1.0 - p_b)
+        reach_b = kernels.node_probabilities(S, local, child)[b]  # P_i(b | child)
+        return sign * P[a] * mu * p_a * (1.0 - p_a) * reach_b * gap(b) * mu * p_b * (1.0 - p_b)
 
     @property
     def structure_key(self) -> tuple:
@@ -598,29 +600,6 @@ class BranchSubproblem(_WorkingSetSubproblem):
                                              tree, self.root)
                 for i in range(len(self.rows)) if s[i] != 0]
         return pb.finish(m, data, self._pyomo_penalties(X), names)
-
-
-def _below(a: int, b: int) -> int | None:
-    """For local heap nodes: a itself when a == b, the child of a on the path to b when b is
-    below a, else None."""
-    if a == b:
-        return a
-    while b > 1:
-        if b // 2 == a:
-            return b
-        b //= 2
-    return None
-
-
-def _reach(S, top: int, node: int) -> np.ndarray:
-    """P_i(node | top): the product of the split probabilities from local node ``top`` down to
-    ``node`` (p at a left turn, 1 - p at a right turn), per row."""
-    out = np.ones(S.shape[0])
-    while node != top:
-        parent = node // 2
-        out = out * (S[:, parent - 1] if node == 2 * parent else 1.0 - S[:, parent - 1])
-        node = parent
-    return out
 
 
 @dataclass

@@ -23,7 +23,7 @@ def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
     A = XtQ2 @ Xa + R
     rhs = XtQ2 @ y
     b = cholesky_solve(A, rhs)
-    if b is not None and _condition(A) < 1e12:
+    if b is not None and np.linalg.cond(A) < 1e12:
         return b
     sq = np.sqrt(q)
     A_aug = np.vstack([sq[:, None] * Xa, np.sqrt(R / 2)])
@@ -42,12 +42,6 @@ def cholesky_solve(A, b) -> np.ndarray | None:
         return None
     x, info = lapack.dpotrs(factor, b, lower=0)
     return x if info == 0 else None
-
-
-def _condition(A) -> float:
-    """The 2-norm condition number of A (``np.linalg.cond(A)``)."""
-    s = np.linalg.svd(A, compute_uv=False)
-    return s[0] / s[-1]
 
 
 def squared_leaf_problem(problem) -> Acceptance:
