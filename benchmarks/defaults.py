@@ -57,10 +57,10 @@ VARIANTS = {
     "routing weights": dict(wlr_weights="routing"),
     "BN IPOPT": dict(bn_solver="ipopt"),
     "3 restarts": dict(init="cluster", n_restarts=3),
-    "split factor 0.003": dict(split_factor=0.003),
-    "split factor 0.03": dict(split_factor=0.03),
-    "split factor 0.1": dict(split_factor=0.1),
-    "split factor 0.3": dict(split_factor=0.3),
+    "split factor 0.003": dict(regularization="l2:split=0.3"),
+    "split factor 0.03": dict(regularization="l2:split=3"),
+    "split factor 0.1": dict(regularization="l2:split=10"),
+    "split factor 0.3": dict(regularization="l2:split=30"),
     "BN L-BFGS-B tol 1e-7": dict(bn_solver="l-bfgs-b:tol=1e-7"),
     "BN L-BFGS-B SciPy tol": dict(bn_solver="l-bfgs-b:tol=None"),
     "eps1 0.3, eps2 0.1": dict(eps1=0.3, eps2=0.1),
@@ -91,7 +91,7 @@ def load(name):
     return heldout.load(name)
 
 
-def make(variant, depth, seed, n, p):
+def make(variant, depth, seed):
     from sklearn.ensemble import RandomForestRegressor
     from sklearn.linear_model import LinearRegression
     from sklearn.tree import DecisionTreeRegressor
@@ -105,12 +105,6 @@ def make(variant, depth, seed, n, p):
     if variant == "CART":
         return DecisionTreeRegressor(max_depth=depth, random_state=seed)
     params = dict(VARIANTS[variant])
-    if "split_factor" in params:  # the "l2" reading with another factor on lambda_w
-        from srtopt.estimators.srt import SPLIT_FACTOR, regularization_lambdas
-        from srtopt.tree import Tree
-
-        lambda_w, lambda_b = regularization_lambdas("l2", p, Tree(depth), n)
-        params["regularization"] = (lambda_w * params.pop("split_factor") / SPLIT_FACTOR, lambda_b)
     return SoftRegressionTree(depth=depth, random_state=seed, **params)
 
 
@@ -122,7 +116,7 @@ def run(dataset, depth, variant, fold, seed):
 
     X, y = load(dataset)
     train, test = fold_indices(len(y), 4, 0, fold)
-    model = make(variant, depth, seed, len(train), X.shape[1])
+    model = make(variant, depth, seed)
     with threadpool_limits(1):
         start = time.perf_counter()
         model.fit(X[train], y[train])

@@ -37,6 +37,8 @@ def _kind(model) -> str:
         return "milo"
     if hasattr(model, "omega_") and hasattr(model, "beta_"):
         return "oblique"
+    if hasattr(model, "best_estimator_"):
+        raise ValueError(f"{type(model).__name__} wraps the tree it chose: pass model.best_estimator_")
     raise ValueError(f"{type(model).__name__} is not a fitted SoftRegressionTree, ORRTRegressor or "
                      f"MILOTreeRegressor (call fit first)")
 

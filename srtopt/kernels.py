@@ -131,8 +131,9 @@ def soft_loss(S, R, s, tree: Tree, root: int, mu: float, with_grad: bool = True)
     return f, G
 
 
-def subtree_loss(S, R, s, mu: float, with_grad: bool = True):
-    """f = sum_i s_i sum_l P_il R_il over the leaves of a subtree, and G = df/du (n, m).
+def subtree_loss(S, R, s, mu: float, with_grad: bool = True, with_leaves: bool = False):
+    """f = sum_i s_i sum_l P_il R_il over the leaves of a subtree, and G = df/du (n, m); with
+    ``with_leaves`` also P (n, m + 1), the leaves' path probabilities (:func:`leaf_probabilities`).
 
     ``S`` holds p_it of the subtree's m = 2^d - 1 branch nodes in local heap order (local
     node a has children 2a and 2a + 1; column a - 1; :func:`subtree_columns`), ``R`` the
@@ -146,12 +147,13 @@ def subtree_loss(S, R, s, mu: float, with_grad: bool = True):
         raise ValueError(f"a subtree with {S.shape[1]} branch nodes has {S.shape[1] + 1} leaves, R has "
                          f"{R.shape[1]} columns")
     try:
-        f, G = _sweep(S, R, s, float(mu), bool(with_grad))
+        f, G, P = _sweep(S, R, s, float(mu), bool(with_grad), bool(with_leaves))
     except SystemError as exc:  # Ctrl-C handled inside numba's dispatcher surfaces as this
         if isinstance(exc.__cause__, KeyboardInterrupt):
             raise KeyboardInterrupt from None
         raise
-    return f, (G if with_grad else None)
+    out = (f, G if with_grad else None)
+    return (*out, P) if with_leaves else out
 
 
 @numba.njit(cache=True)
@@ -167,23 +169,27 @@ def _upward(S, R, i, V):
 
 
 @numba.njit(cache=True)
-def _sweep(S, R, s, mu, with_grad):
+def _sweep(S, R, s, mu, with_grad, with_leaves):
     n, m = S.shape
     G = np.zeros((n if with_grad else 0, m))
+    leaves = np.empty((n if with_leaves else 0, m + 1))
     V = np.empty(2 * m + 2)  # V[a]: conditional loss of local node a (leaves m+1 .. 2m+1)
     P = np.empty(2 * m + 2)  # P[a]: probability of reaching local node a from the root
     f = 0.0
     for i in range(n):
         _upward(S, R, i, V)
         f += s[i] * V[1]
-        if with_grad:
+        if with_grad or with_leaves:
             P[1] = 1.0
             for a in range(1, m + 1):
                 p = S[i, a - 1]
                 P[2 * a] = P[a] * p
                 P[2 * a + 1] = P[a] * (1.0 - p)
-                G[i, a - 1] = s[i] * P[a] * (V[2 * a] - V[2 * a + 1]) * mu * p * (1.0 - p)
-    return f, G
+                if with_grad:
+                    G[i, a - 1] = s[i] * P[a] * (V[2 * a] - V[2 * a + 1]) * mu * p * (1.0 - p)
+            if with_leaves:
+                leaves[i] = P[m + 1:]
+    return f, G, leaves
 
 
 def node_losses(S, R) -> np.ndarray:
@@ -212,17 +218,17 @@ def objective_and_gradient(Z, Xa, y, omega, beta, mu, s, loss, start=(0.0, 0.0, 
 
     The data term is a sum over rows, accumulated over blocks of ``CHUNK_ROWS`` rows so
     that the temporaries stay small however many rows there are."""
-    tree = Tree(int(np.log2(beta.shape[0])))
     f, g_omega, g_beta = start
     for rows in _chunks(len(y)):
-        S = split_probabilities(Z[rows], omega, mu)
+        S = split_probabilities(Z[rows], omega, mu)  # columns in heap order: the whole tree's local order
         residual = leaf_residuals(Xa[rows], y[rows], beta)
-        f_rows, G = soft_loss(S, loss.value(residual), s[rows], tree, 1, mu, with_grad)
+        if not with_grad:
+            f += subtree_loss(S, loss.value(residual), s[rows], mu, with_grad=False)[0]
+            continue
+        f_rows, G, P = subtree_loss(S, loss.value(residual), s[rows], mu, with_leaves=True)
         f += f_rows
-        if with_grad:
-            P = leaf_probabilities(S, tree)
-            g_omega = g_omega + G.T @ Z[rows]
-            g_beta = g_beta + (s[rows, None] * P * loss.derivative(residual)).T @ Xa[rows]
+        g_omega = g_omega + G.T @ Z[rows]
+        g_beta = g_beta + (s[rows, None] * P * loss.derivative(residual)).T @ Xa[rows]
     return (f, g_omega, g_beta) if with_grad else (f, None, None)
 
 

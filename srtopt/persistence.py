@@ -161,7 +161,8 @@ def to_dict(model) -> dict:
 
     name = type(model).__name__
     if name not in _ARRAYS:
-        raise ValueError(f"cannot save a {name}; supported: {', '.join(_ARRAYS)}")
+        hint = "; save the tree it chose, model.best_estimator_" if hasattr(model, "best_estimator_") else ""
+        raise ValueError(f"cannot save a {name}; supported: {', '.join(_ARRAYS)}{hint}")
     check_is_fitted(model)
     params = {}
     for key, value in model.get_params(deep=False).items():

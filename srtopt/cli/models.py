@@ -31,8 +31,9 @@ def register(subparsers) -> None:
     fit.add_argument("--out", required=True, help="where to write the model (JSON)")
     fit.add_argument("--regularization", default="l2",
                      help="'l2' (default; the paper's lambdas on the summed error, see docs/design.md), "
-                          "'l2-slopes', 'l2-mean', 'l2-calibrated' (other readings), 'none' (plain SRT) or "
-                          "a number (lambda_w = lambda_b)")
+                          "'l2-slopes', 'l2-mean', 'l2-calibrated' (other readings), with ':split=FACTOR' a factor "
+                          "on the splits' weight (e.g. 'l2:split=10'), 'none' (plain SRT) or a number "
+                          "(lambda_w = lambda_b)")
     fit.add_argument("--max-iter", type=int, default=10, help="macro iterations (default 10)")
     fit.add_argument("--init", choices=["model-tree", "cluster", "cart"], default="model-tree",
                      help="initial tree: 'model-tree' (default), 'cluster' (the paper's) or 'cart'")
@@ -150,17 +151,20 @@ def _same_file(a, b) -> bool:
 
 
 def _regularization(text):
-    from ..estimators.srt import READINGS
+    from ..estimators.srt import READINGS, parse_reading
 
     if text.lower() == "none":
         return None
-    if text.lower() in READINGS:
-        return text.lower()
     try:
         return float(text)
     except ValueError:
-        raise ValueError(f"--regularization must be 'none', {', '.join(map(repr, READINGS))} or a number, "
-                         f"got {text!r}") from None
+        pass
+    try:
+        parse_reading(text)
+    except ValueError:
+        raise ValueError(f"--regularization must be 'none', {', '.join(map(repr, READINGS))} (optionally with "
+                         f"':split=FACTOR') or a number, got {text!r}") from None
+    return text.lower()
 
 
 # ------------------------------------------------------------------------ fit

@@ -1,9 +1,10 @@
 """scikit-learn estimators, thin over the layers below."""
 
+from .cv import SoftRegressionTreeCV
 from .orrt import ORRTRegressor
 from .srt import SoftRegressionTree
 
-__all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree"]
+__all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree", "SoftRegressionTreeCV"]
 
 
 def __getattr__(name):

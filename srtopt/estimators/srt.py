@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
 from .. import kernels
+from .._spec import parse_spec
 from ..models.srt import SRTProblem
 from ..models.terms import make_loss, make_penalties
 from ..solvers import make_solver
@@ -51,6 +52,11 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[
       regularization);
     * None: no l2 term (plain "SRT"); a number or a pair: lambda_w, lambda_b themselves.
 
+    A reading takes the option ``split``, a factor on its lambda_w: "l2:split=10" is ten
+    times the default weight on the splits (lambda_b unchanged), the dial that
+    :class:`~srtopt.estimators.cv.SoftRegressionTreeCV` turns.  It stays relative to N,
+    so one value means the same on every cross-validation fold.
+
     In the readings N counts at most ``LAMBDA_ROWS`` (100,000) rows: beyond that, weights
     that keep falling as 1/N no longer keep the splits soft, they saturate and training
     stalls (synthetic Friedman #1 with 10^6 rows: test R^2 0.928 with N, 0.940 with the cap).
@@ -59,18 +65,34 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[
     if regularization is None:
         return 0.0, 0.0
     if isinstance(regularization, str):
-        if regularization not in READINGS:
-            raise ValueError(f"regularization must be one of {', '.join(map(repr, READINGS))}, None, a number "
-                             f"or a pair (lambda_w, lambda_b), got {regularization!r}")
+        reading, split = parse_reading(regularization)
         w, b = 2.0 / (p * tree.n_branch), 2.0 / (p * tree.n_leaves)
         n = min(n, LAMBDA_ROWS)
         factor_w, factor_b = {"l2": (SPLIT_FACTOR / n, 1.0 / n), "l2-slopes": (1.0 / (n * p**2), 1.0 / n),
-                              "l2-mean": (1.0, 1.0), "l2-calibrated": (CALIBRATION / n, CALIBRATION / n)}[regularization]
-        return w * factor_w, b * factor_b
+                              "l2-mean": (1.0, 1.0), "l2-calibrated": (CALIBRATION / n, CALIBRATION / n)}[reading]
+        return w * factor_w * split, b * factor_b
     values = np.broadcast_to(np.asarray(regularization, float), (2,))
     if not np.all(np.isfinite(values)) or np.any(values < 0):
         raise ValueError(f"regularization values must be finite and >= 0, got {regularization!r}")
     return float(values[0]), float(values[1])
+
+
+def parse_reading(regularization: str) -> tuple[str, float]:
+    """(reading, split factor) of a regularization string such as "l2" or "l2:split=10".
+
+    >>> parse_reading("l2:split=10")
+    ('l2', 10.0)
+    """
+    reading, options = parse_spec(regularization)
+    split = options.pop("split", 1.0)
+    if reading not in READINGS or options:
+        raise ValueError(f"regularization must be one of {', '.join(map(repr, READINGS))} (with the option "
+                         f"split=FACTOR, e.g. 'l2:split=10'), None, a number or a pair (lambda_w, lambda_b), "
+                         f"got {regularization!r}")
+    if isinstance(split, bool) or not isinstance(split, numbers.Real) or not (np.isfinite(split) and split > 0):
+        raise ValueError(f"the option split of regularization={regularization!r} must be a number > 0, "
+                         f"got {split!r}")
+    return reading, float(split)
 
 
 class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):

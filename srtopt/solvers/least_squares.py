@@ -3,7 +3,8 @@
 For leaf l the LN subproblem is min_b sum_i Q_il (Xa_i b - y_i)^2 + sum_k r_k b_k^2 / 2
 (r = lambda_b for the l2 term; feature_l1's majorizer adds a ridge per feature), whose
 normal equations are (2 Xa^T diag(Q_l) Xa + diag(r)) b = 2 Xa^T diag(Q_l) y.
-Cholesky on them (fast); ``lstsq`` when the system is singular or ill-conditioned.
+Cholesky on them (fast); ``lstsq`` when the system is singular or ill-conditioned (condition
+number above MAX_CONDITION).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from scipy.linalg import lapack
 
 from .base import Acceptance, Solver, SolverResult
 
+MAX_CONDITION = 1e12  # normal equations worse conditioned than this are solved by lstsq instead
+
 
 def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
     """argmin_b sum_i q_i (Xa_i b - y_i)^2 + sum_k ridge_k b_k^2 / 2 (``ridge`` a number or one per
@@ -22,8 +25,8 @@ def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
     XtQ2 = 2.0 * (Xa.T * q)
     A = XtQ2 @ Xa + R
     rhs = XtQ2 @ y
-    b = cholesky_solve(A, rhs)
-    if b is not None and np.linalg.cond(A) < 1e12:
+    b = cholesky_solve(A, rhs, max_condition=MAX_CONDITION)
+    if b is not None:
         return b
     sq = np.sqrt(q)
     A_aug = np.vstack([sq[:, None] * Xa, np.sqrt(R / 2)])
@@ -31,15 +34,20 @@ def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
     return np.linalg.lstsq(A_aug, rhs_aug, rcond=None)[0]
 
 
-def cholesky_solve(A, b) -> np.ndarray | None:
+def cholesky_solve(A, b, max_condition=None) -> np.ndarray | None:
     """x with A x = b by Cholesky (LAPACK potrf / potrs, what ``scipy.linalg.cho_solve(cho_factor(A), b)``
     computes, without its per-call overhead, which dominated the small systems of training); None
-    when A is not positive definite or A or b is not finite."""
+    when A is not positive definite, A or b is not finite, or A's condition number exceeds
+    ``max_condition`` (LAPACK's 1-norm estimate from the factor, pocon)."""
     if not (np.isfinite(A).all() and np.isfinite(b).all()):
         return None
     factor, info = lapack.dpotrf(A, lower=0, clean=0)
     if info != 0:
         return None
+    if max_condition is not None:
+        rcond, info = lapack.dpocon(factor, np.abs(A).sum(axis=0).max())
+        if info != 0 or not rcond * max_condition > 1.0:
+            return None
     x, info = lapack.dpotrs(factor, b, lower=0)
     return x if info == 0 else None
 

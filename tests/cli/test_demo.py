@@ -7,11 +7,14 @@ def test_demo_prints_cross_validated_scores_and_the_tree(capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     rows = dict(re.findall(r"^(\S.*?)\s{2,}(-?\d\.\d{3}) \(\d\.\d{3}\)\s+-?\d\.\d{3}\s+\d+\.\d\d$", out, re.M))
-    assert set(rows) == {"SRT l2, depth 2", "SRT l2, depth 3", "SRT (no l2), depth 2", "CART, depth 3",
-                         "linear regression", "random forest (100)"}
+    assert set(rows) == {"SRT l2, depth 2", "SRT l2, depth 3", "SRT l2 CV, depth 3", "SRT (no l2), depth 2",
+                         "CART, depth 3", "linear regression", "random forest (100)"}
     cv = {name: float(value) for name, value in rows.items()}
     assert cv["SRT l2, depth 2"] > cv["CART, depth 3"] + 0.1
     assert cv["SRT l2, depth 2"] > cv["random forest (100)"]
+    # the depth-3 tree with its split weight chosen by CV: at least linear regression and CART
+    assert cv["SRT l2 CV, depth 3"] >= max(cv["linear regression"], cv["CART, depth 3"])
+    assert re.search(r"SRT l2 CV: the weight on the splits chosen .*: \S+ x the default \(out of 0.3, 1, 10\)", out)
     assert "The depth-2 SRT l2 of the split" in out and "leaf 4" in out
 
 

@@ -92,7 +92,8 @@ def test_show_text_dot_png(workdir, fitted, capsys):
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}"], "--out '{d}' is a directory; give a file name"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--depth", "0"], "depth must be an integer >= 1, got 0"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--regularization", "lots"],
-     "--regularization must be 'none', 'l2', 'l2-slopes', 'l2-mean', 'l2-calibrated' or a number"),
+     "--regularization must be 'none', 'l2', 'l2-slopes', 'l2-mean', 'l2-calibrated' (optionally with "
+     "':split=FACTOR') or a number"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--features", "temp", "wind"],
      "--features: 'wind' not in '{d}/data.csv'"),
     (["predict", "{d}/missing.json", "{d}/data.csv"], "model file '{d}/missing.json' not found"),
