@@ -475,6 +475,21 @@ class BranchSubproblem(_WorkingSetSubproblem):
         return np.tile(np.r_[1.0, np.full(p, float(p))], len(self.working))
 
     def _data(self, x, with_grad=True):
+        """(value, gradient) of the data term, remembered for the last few x: the BN step
+        compares the solver's answer and the start on the value, points the solver evaluated."""
+        key = np.asarray(x, float).tobytes()
+        f, g = self._evaluated.get(key, (None, None))
+        if f is None or (with_grad and g is None):
+            if len(self._evaluated) >= MEMO_SIZE:
+                self._evaluated.pop(next(iter(self._evaluated)))
+            f, g = self._evaluated[key] = self._sweep(x, with_grad)
+        return f, (g.copy() if with_grad else None)
+
+    @cached_property
+    def _evaluated(self) -> dict:
+        return {}
+
+    def _sweep(self, x, with_grad):
         pr = self.problem
         Z, (columns, working) = self._Z, self._subtree
         S = kernels.split_probabilities(Z, self.with_x(x)[columns], pr.mu)
