@@ -70,7 +70,9 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         self.n_jobs, self.random_state = n_jobs, random_state
 
     def fit(self, X, y, sample_weight=None):
-        """Cross-validate every split weight, then refit the best on (X, y)."""
+        """Cross-validate every split weight, then refit the best on (X, y).  ``sample_weight``
+        goes to every fit (each fold's share of it); the CV score is the unweighted R^2 on
+        the held-out fold, as in GridSearchCV."""
         estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
         if not isinstance(estimator, SoftRegressionTree):
             raise TypeError(f"estimator must be a SoftRegressionTree, got {type(estimator).__name__}")

@@ -64,6 +64,15 @@ def test_fit_records_the_search_and_refits_the_choice(linear_data):
     np.testing.assert_array_equal(model.best_estimator_.omega_, alone.omega_)
 
 
+def test_parallel_search_chooses_the_same(linear_data):
+    """n_jobs=2 runs the fits in joblib worker processes: the same scores and choice."""
+    X, y = linear_data
+    make = lambda n_jobs: SoftRegressionTreeCV(SoftRegressionTree(depth=2, random_state=0), cv=3, random_state=0,
+                                               n_jobs=n_jobs).fit(X, y)
+    serial, parallel = make(None), make(2)
+    assert parallel.cv_scores_ == serial.cv_scores_ and parallel.split_weight_ == serial.split_weight_
+
+
 @pytest.mark.parametrize("params,error,match", [
     ({"estimator": LinearRegression()}, TypeError, "estimator must be a SoftRegressionTree, got LinearRegression"),
     ({"estimator": SoftRegressionTree(regularization=None)}, ValueError, "scales a named regularization reading"),
