@@ -56,6 +56,25 @@ def test_fit_saves_a_model_and_reports_progress(workdir, fitted):
     assert model.depth == 2 and model.feature_names_in_.tolist() == ["temp", "load", "speed"]
 
 
+def test_fit_cv_chooses_the_split_weight_and_saves_the_refit_tree(workdir, capsys):
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--depth", "2", "--max-iter", "2",
+                 "--out", str(workdir / "cv.json"), "--cv", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert "by 3-fold cross-validation among 0.3, 1, 10 x the default, on 50 rows" in err
+    chosen = re.search(r"mean CV R\^2 0.3 x: \S+, 1 x: \S+, 10 x: \S+; chosen (\S+) x", err).group(1)
+    assert not re.search(r"^macro ", err, re.M)  # no progress lines from the 10 fits
+    model = srtopt.load(workdir / "cv.json")
+    assert model.regularization == f"l2:split={float(chosen)!r}"
+    assert "saved" in out
+
+
+def test_fit_cv_refuses_one_fold(workdir, capsys):
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", str(workdir / "cv1.json"),
+                 "--cv", "1"]) == 2
+    assert "cv must be an integer >= 2" in capsys.readouterr().err
+    assert not (workdir / "cv1.json").exists()
+
+
 def test_predict_takes_columns_by_name(workdir, fitted, capsys):
     assert main(["predict", str(workdir / "model.json"), str(workdir / "new.csv"),
                  "--out", str(workdir / "preds.csv")]) == 0
