@@ -15,6 +15,8 @@ Data weights ``s_i`` replace the paper's 1/N (``s_i = 1/N`` gives eq. obj).
 
 from __future__ import annotations
 
+import contextlib
+
 import numba
 import numpy as np
 from scipy.special import expit
@@ -146,14 +148,25 @@ def subtree_loss(S, R, s, mu: float, with_grad: bool = True, with_leaves: bool =
     if R.shape[1] != S.shape[1] + 1:
         raise ValueError(f"a subtree with {S.shape[1]} branch nodes has {S.shape[1] + 1} leaves, R has "
                          f"{R.shape[1]} columns")
-    try:
+    with _interruptible():
         f, G, P = _sweep(S, R, s, float(mu), bool(with_grad), bool(with_leaves))
-    except SystemError as exc:  # Ctrl-C handled inside numba's dispatcher surfaces as this
-        if isinstance(exc.__cause__, KeyboardInterrupt):
-            raise KeyboardInterrupt from None
-        raise
     out = (f, G if with_grad else None)
     return (*out, P) if with_leaves else out
+
+
+@contextlib.contextmanager
+def _interruptible():
+    """Ctrl-C during a compiled kernel surfaces as a SystemError of numba's dispatcher caused,
+    possibly through another SystemError, by the KeyboardInterrupt: raise that instead."""
+    try:
+        yield
+    except SystemError as exc:
+        cause = exc.__cause__
+        while cause is not None and not isinstance(cause, KeyboardInterrupt):
+            cause = cause.__cause__
+        if cause is not None:
+            raise KeyboardInterrupt from None
+        raise
 
 
 @numba.njit(cache=True)
@@ -197,7 +210,8 @@ def node_losses(S, R) -> np.ndarray:
     conditional loss of local node a (heap order, root 1; column 0 unused), sum over the leaves
     l below a of P(l | a) R_il; the leaves' columns m+1 .. 2m+1 hold R.  ``S`` and ``R`` as in
     :func:`subtree_loss`."""
-    return _node_losses(np.ascontiguousarray(S, dtype=float), np.ascontiguousarray(R, dtype=float))
+    with _interruptible():
+        return _node_losses(np.ascontiguousarray(S, dtype=float), np.ascontiguousarray(R, dtype=float))
 
 
 @numba.njit(cache=True)

@@ -158,3 +158,27 @@ def test_node_losses_are_the_conditional_losses_of_every_subtree_node(rng, root)
         np.testing.assert_allclose(V[:, local], np.sum(P * R[:, [leaves.index(l) for l in below]], axis=1),
                                    rtol=1e-12)
     assert s @ V[:, 1] == pytest.approx(kernels.subtree_loss(S[:, columns], R, s, mu)[0], rel=1e-12)
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_ctrl_c_inside_a_compiled_kernel_raises_keyboard_interrupt(depth):
+    """numba reports a KeyboardInterrupt inside its dispatcher as a SystemError caused by it,
+    sometimes through a second SystemError (seen when SIGINT arrived while it unpickled)."""
+    def numba_error():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interrupt:
+            cause = interrupt
+            for _ in range(depth):
+                try:
+                    raise SystemError("returned a result with an exception set") from cause
+                except SystemError as error:
+                    cause = error
+            raise cause
+
+    with pytest.raises(KeyboardInterrupt):
+        with kernels._interruptible():
+            numba_error()
+    with pytest.raises(SystemError):  # another SystemError is not turned into an interrupt
+        with kernels._interruptible():
+            raise SystemError("something else")
