@@ -52,7 +52,8 @@ def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):
     return SRTProblem(X, y, Tree(n_leaves.bit_length() - 1), mu, lambda_w, lambda_b).objective(omega, beta)
 
 
-__all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree", "SoftRegressionTreeCV", "Tree", "srt_objective", "__version__"]
+__all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree", "SoftRegressionTreeCV", "Tree", "srt_objective",
+           "__version__"]
 
 
 def __getattr__(name):

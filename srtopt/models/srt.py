@@ -482,14 +482,14 @@ class BranchSubproblem(_WorkingSetSubproblem):
         if f is None or (with_grad and g is None):
             if len(self._evaluated) >= MEMO_SIZE:
                 self._evaluated.pop(next(iter(self._evaluated)))
-            f, g = self._evaluated[key] = self._sweep(x, with_grad)
+            f, g = self._evaluated[key] = self._compute_data(x, with_grad)
         return f, (g.copy() if with_grad else None)
 
     @cached_property
     def _evaluated(self) -> dict:
         return {}
 
-    def _sweep(self, x, with_grad):
+    def _compute_data(self, x, with_grad):
         pr = self.problem
         Z, (columns, working) = self._Z, self._subtree
         S = kernels.split_probabilities(Z, self.with_x(x)[columns], pr.mu)
