@@ -121,6 +121,14 @@ srt_l2_literal = _srt("l2-mean")  # the paper's lambdas taken literally under eq
 srt_l2_calibrated = _srt("l2-calibrated")  # srtopt 0.1's default: a vanishing l2 weight
 
 
+def srt_l2_cv(depth, seed, **params):
+    """SRT l2 with the weight on its splits chosen by 5-fold CV (SoftRegressionTreeCV, not in the
+    paper); ``params`` go to the tree."""
+    from srtopt import SoftRegressionTree, SoftRegressionTreeCV
+
+    return SoftRegressionTreeCV(SoftRegressionTree(depth=depth, random_state=seed, **params), random_state=seed)
+
+
 def orrt(depth, seed, **params):
     from srtopt import ORRTRegressor
 
@@ -139,6 +147,7 @@ for _name, _factory, _requires in (
     ("srt-l2-cluster", srt_l2_cluster, ("srtopt", "SoftRegressionTree")),
     ("srt-l2-literal", srt_l2_literal, ("srtopt", "SoftRegressionTree")),
     ("srt-l2-calibrated", srt_l2_calibrated, ("srtopt", "SoftRegressionTree")),
+    ("srt-l2-cv", srt_l2_cv, ("srtopt", "SoftRegressionTreeCV")),
     ("orrt", orrt, ("srtopt", "ORRTRegressor")),
     ("milo", milo, ("srtopt", "MILOTreeRegressor")),
     ("cart", cart, None),

@@ -50,6 +50,8 @@ def test_srt_methods_differ_only_in_their_fixed_parameters():
     assert (cluster.regularization, cluster.init, cluster.bn_solver) == ("l2", "cluster", "l-bfgs-b:tol=1e-9")
     assert (plain.regularization, plain.init) == (None, "model-tree")
     assert get_method("srt-l2-cluster")(2, 0, init="cart").init == "cart"  # run parameters win
+    cv = get_method("srt-l2-cv")(3, 7, max_iter=4)
+    assert (cv.estimator.depth, cv.estimator.random_state, cv.estimator.max_iter, cv.random_state) == (3, 7, 4, 7)
 
 
 def test_failing_runs_are_stored_and_do_not_stop_the_others(data_home, isolated_methods, tmp_path):
