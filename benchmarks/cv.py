@@ -21,7 +21,6 @@ Runs go to ``benchmarks/results/cv.jsonl`` (not committed; resumable); the table
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -75,7 +74,7 @@ def run(dataset, fold, factor):
 
 
 def stored() -> list[dict]:
-    return [json.loads(line) for line in STORE.open()] if STORE.exists() else []
+    return defaults.stored(STORE)
 
 
 def chosen(rows, grid):
@@ -131,8 +130,6 @@ def report(stage) -> str:
 
 
 def main(argv=None) -> int:
-    from joblib import Parallel, delayed
-
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--stage", choices=list(defaults.STAGES), required=True)
     parser.add_argument("--datasets", nargs="+", default=None, help="a subset of the stage's datasets")
@@ -141,15 +138,8 @@ def main(argv=None) -> int:
     datasets = args.datasets or defaults.STAGES[args.stage][0]
     done = {(r["dataset"], r["fold"], r["factor"]) for r in stored()}
     tasks = [(d, f, c) for d in datasets for c in (*FACTORS, *BASELINES) for f in range(4) if (d, f, c) not in done]
-    print(f"{len(tasks)} runs to do", flush=True)
-    STORE.parent.mkdir(parents=True, exist_ok=True)
-    with STORE.open("a") as out:
-        for i, row in enumerate(Parallel(n_jobs=args.jobs, return_as="generator_unordered")(
-                delayed(run)(*task) for task in tasks), 1):
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            print(f"[{i}/{len(tasks)}] {row['dataset']} fold {row['fold']} {row['factor']}: R^2 {row['r2']:.3f}",
-                  flush=True)
+    defaults.run_into_store(STORE, run, tasks, args.jobs,
+                            lambda row: f"{row['dataset']} fold {row['fold']} {row['factor']}: R^2 {row['r2']:.3f}")
     text = report(args.stage)
     (HERE / "results" / f"cv_{args.stage}.md").write_text(text)
     print(text)

@@ -131,8 +131,28 @@ def run(dataset, depth, variant, fold, seed):
     return row
 
 
-def stored() -> list[dict]:
-    return [json.loads(line) for line in STORE.open()] if STORE.exists() else []
+def stored(store=STORE) -> list[dict]:
+    """The runs of a JSON-lines store (none when it does not exist yet)."""
+    return [json.loads(line) for line in store.open()] if store.exists() else []
+
+
+def run_into_store(store, run, tasks, jobs, describe=None) -> None:
+    """``run(*task)`` for every task on ``jobs`` processes, each row appended to ``store`` (one JSON
+    line, flushed) as it finishes, so an interrupted benchmark resumes; ``describe(row)``: a
+    progress line per run (default: a count every 50 runs)."""
+    from joblib import Parallel, delayed
+
+    print(f"{len(tasks)} runs to do", flush=True)
+    store.parent.mkdir(parents=True, exist_ok=True)
+    with store.open("a") as out:
+        for i, row in enumerate(Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                delayed(run)(*task) for task in tasks), 1):
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+            if describe is not None:
+                print(f"[{i}/{len(tasks)}] {describe(row)}", flush=True)
+            elif i % 50 == 0:
+                print(f"{i}/{len(tasks)}", flush=True)
 
 
 def table(rows, datasets, variants, depth, key="r2") -> str:
@@ -173,8 +193,6 @@ def report(stage) -> str:
 
 
 def main(argv=None) -> int:
-    from joblib import Parallel, delayed
-
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--stage", choices=list(STAGES), required=True)
     parser.add_argument("--variants", nargs="+", default=None, help="a subset of the stage's variants")
@@ -187,15 +205,7 @@ def main(argv=None) -> int:
     done = {(r["dataset"], r["depth"], r["variant"], r["fold"], r["seed"]) for r in stored()}
     tasks = [(d, D, v, f, s) for d in (args.datasets or datasets) for D in (2, 3) for v in (args.variants or variants)
              for f in range(4) for s in (0, 1) if (d, D, v, f, s) not in done]
-    print(f"{len(tasks)} runs to do", flush=True)
-    STORE.parent.mkdir(parents=True, exist_ok=True)
-    with STORE.open("a") as out:
-        for i, row in enumerate(Parallel(n_jobs=args.jobs, return_as="generator_unordered")(
-                delayed(run)(*task) for task in tasks), 1):
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            if i % 50 == 0:
-                print(f"{i}/{len(tasks)}", flush=True)
+    run_into_store(STORE, run, tasks, args.jobs)
     text = report(args.stage)
     (HERE / "results" / f"defaults_{args.stage}.md").write_text(text)
     print(text)

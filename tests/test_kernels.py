@@ -124,6 +124,10 @@ def test_subtree_loss_matches_path_products_and_finite_differences(rng, root):
             down[i, column] -= h
             assert G[i, local] == pytest.approx((f(up) - f(down)) / (2 * h), abs=1e-8)
     assert kernels.subtree_loss(S[:, columns], R, s, mu, with_grad=False) == (value, None)
+    # the sweep's leaf probabilities are the reference's level products, to the bit
+    _, G_too, P = kernels.subtree_loss(S[:, columns], R, s, mu, with_leaves=True)
+    np.testing.assert_array_equal(P, kernels.leaf_probabilities(S, tree, root))
+    np.testing.assert_array_equal(G_too, G)
 
 
 def test_subtree_columns_are_the_subtree_in_heap_order():
