@@ -205,22 +205,87 @@ def _sweep(S, R, s, mu, with_grad, with_leaves):
     return f, G, leaves
 
 
-def node_losses(S, R) -> np.ndarray:
-    """V of every row and local node of a subtree, shape (n, 2m + 2): column a holds the
-    conditional loss of local node a (heap order, root 1; column 0 unused), sum over the leaves
-    l below a of P(l | a) R_il; the leaves' columns m+1 .. 2m+1 hold R.  ``S`` and ``R`` as in
-    :func:`subtree_loss`."""
+def branch_curvatures(S, R, s, mu: float, nodes) -> np.ndarray:
+    """C (n, k, k): the second derivatives s_i d^2(sum_l P_il R_il) / du_ia du_ib of a subtree's
+    error for the local nodes a, b in ``nodes`` (local heap ids; ``S``, ``R`` and ``s`` as in
+    :func:`subtree_loss`).  With F' = mu p (1 - p), F'' = mu^2 p (1 - p) (1 - 2p) (eq. cdf),
+    P_ia the probability of reaching a and D_ia = V_i,2a - V_i,2a+1 the gap of its
+    children's conditional losses: s_i P_ia D_ia F''(u_ia) on the diagonal,
+    +- s_i P_ia F'(u_ia) P_i(b | c) D_ib F'(u_ib) when b lies below a's child c (+ left,
+    - right), 0 for nodes on separate branches.  One compiled pass per row."""
     with _interruptible():
-        return _node_losses(np.ascontiguousarray(S, dtype=float), np.ascontiguousarray(R, dtype=float))
+        return _curvatures(np.ascontiguousarray(S, dtype=float), np.ascontiguousarray(R, dtype=float),
+                           np.ascontiguousarray(s, dtype=float), float(mu), np.asarray(nodes, dtype=np.int64))
 
 
 @numba.njit(cache=True)
-def _node_losses(S, R):
+def _curvatures(S, R, s, mu, nodes):
     n, m = S.shape
-    V = np.empty((n, 2 * m + 2))
+    k = nodes.shape[0]
+    C = np.zeros((n, k, k))
+    V = np.empty(2 * m + 2)
+    P = np.empty(2 * m + 2)
     for i in range(n):
-        _upward(S, R, i, V[i])
-    return V
+        _upward(S, R, i, V)
+        P[1] = 1.0
+        for a in range(1, m + 1):
+            P[2 * a] = P[a] * S[i, a - 1]
+            P[2 * a + 1] = P[a] * (1.0 - S[i, a - 1])
+        for x in range(k):
+            a = nodes[x]
+            p_a = S[i, a - 1]
+            slope_a = s[i] * P[a] * mu * p_a * (1.0 - p_a)
+            C[i, x, x] = slope_a * (V[2 * a] - V[2 * a + 1]) * mu * (1.0 - 2.0 * p_a)
+            for y in range(k):
+                b = nodes[y]
+                if b <= a:
+                    continue  # an ancestor has the smaller heap id
+                reach, node = 1.0, b  # P_i(b | c): the branch probabilities from b up to a's child c
+                while node > a and node // 2 != a:
+                    parent = node // 2
+                    reach *= S[i, parent - 1] if node == 2 * parent else 1.0 - S[i, parent - 1]
+                    node = parent
+                if node // 2 != a:
+                    continue  # separate branches
+                p_b = S[i, b - 1]
+                sign = 1.0 if node == 2 * a else -1.0
+                C[i, x, y] = C[i, y, x] = sign * slope_a * reach * (V[2 * b] - V[2 * b + 1]) * mu * p_b * (1.0 - p_b)
+    return C
+
+
+def weighted_logistic(Z, c, w, mu: float, x, with_curvature: bool = False):
+    """(L, dL/dx, h) of the weighted logistic loss L = sum_i w_i [c_i softplus(-u_i) +
+    (1 - c_i) softplus(u_i)], u_i = mu z_i . x (the data term of the WLR proxy, eq. reshuffle,
+    before its 1/N_t), with ``h`` = w_i p_i (1 - p_i), p_i = F(u_i), when ``with_curvature``
+    (d^2 L/dx^2 = mu^2 Z^T diag(h) Z; an empty array otherwise).  Stable for any u: softplus
+    and p from exp(-|u|).  One compiled pass over the rows."""
+    with _interruptible():
+        return _logistic(np.ascontiguousarray(Z, dtype=float), np.ascontiguousarray(c, dtype=float),
+                         np.ascontiguousarray(w, dtype=float), float(mu), np.ascontiguousarray(x, dtype=float),
+                         bool(with_curvature))
+
+
+@numba.njit(cache=True)
+def _logistic(Z, c, w, mu, x, with_curvature):
+    n, q = Z.shape
+    f = 0.0
+    g = np.zeros(q)
+    h = np.empty(n if with_curvature else 0)
+    for i in range(n):
+        u = 0.0
+        for j in range(q):
+            u += Z[i, j] * x[j]
+        u *= mu
+        e = np.exp(-abs(u))
+        tail = np.log1p(e)  # softplus(u) = max(u, 0) + log(1 + exp(-|u|))
+        f += w[i] * (c[i] * (max(-u, 0.0) + tail) + (1.0 - c[i]) * (max(u, 0.0) + tail))
+        p = 1.0 / (1.0 + e) if u >= 0.0 else e / (1.0 + e)
+        r = w[i] * (p - c[i]) * mu
+        for j in range(q):
+            g[j] += r * Z[i, j]
+        if with_curvature:
+            h[i] = w[i] * p * (1.0 - p)
+    return f, g, h
 
 
 def objective_and_gradient(Z, Xa, y, omega, beta, mu, s, loss, start=(0.0, 0.0, 0.0), with_grad=True):

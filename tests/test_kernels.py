@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
+from scipy.special import expit
 
 from srtopt import kernels, srt_objective
 from srtopt.tree import Tree
@@ -142,26 +143,41 @@ def test_subtree_loss_refuses_a_leaf_count_that_does_not_fit(rng):
         kernels.subtree_loss(rng.random((2, 3)), rng.random((2, 3)), np.ones(2), 1.0)
 
 
-@pytest.mark.parametrize("root", [1, 2, 5])
-def test_node_losses_are_the_conditional_losses_of_every_subtree_node(rng, root):
-    """V of node a is sum_l P(l | a) R_il over the leaves below a (the leaves hold R), and the
-    root's V weighted by s is subtree_loss's value."""
-    tree, mu, n = Tree(3), 1.7, 11
-    S = 1 / (1 + np.exp(-mu * rng.standard_normal((n, tree.n_branch))))
-    leaves = tree.descendants_leaves(root)
-    R, s = rng.random((n, len(leaves))), rng.random(n)
-    columns = kernels.subtree_columns(tree, root)
-    V = kernels.node_losses(S[:, columns], R)
-    m = len(columns)
-    assert V.shape == (n, 2 * m + 2)
-    np.testing.assert_array_equal(V[:, m + 1:], R)
-    for local, column in enumerate(columns, start=1):  # local heap id -> global node
-        node = int(column) + 1
-        below = tree.descendants_leaves(node)
-        P = kernels.leaf_probabilities(S, tree, node)
-        np.testing.assert_allclose(V[:, local], np.sum(P * R[:, [leaves.index(l) for l in below]], axis=1),
-                                   rtol=1e-12)
-    assert s @ V[:, 1] == pytest.approx(kernels.subtree_loss(S[:, columns], R, s, mu)[0], rel=1e-12)
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_branch_curvatures_are_the_derivatives_of_the_gradient_in_u(rng, depth):
+    """C[:, x, y] = d G[:, a] / d u_b for every pair of local nodes a, b of a subtree (G the
+    gradient of subtree_loss in u), by central differences; nodes on separate branches give 0."""
+    mu, n, m = 1.7, 9, 2**depth - 1
+    U, R, s = rng.standard_normal((n, m)), rng.random((n, m + 1)), rng.random(n)
+    nodes = np.arange(1, m + 1)
+    C = kernels.branch_curvatures(expit(mu * U), R, s, mu, nodes)
+    h = 1e-6
+    for b in nodes:
+        E = np.zeros(m)
+        E[b - 1] = h
+        fd = (kernels.subtree_loss(expit(mu * (U + E)), R, s, mu)[1]
+              - kernels.subtree_loss(expit(mu * (U - E)), R, s, mu)[1]) / (2 * h)
+        np.testing.assert_allclose(C[:, :, b - 1], fd, atol=1e-8, rtol=1e-6)
+    if depth > 1:
+        np.testing.assert_array_equal(C[:, 1, 2], 0.0)  # nodes 2 and 3: separate branches
+        odd = kernels.branch_curvatures(expit(mu * U), R, s, mu, [m, 1])  # any order of the nodes
+        np.testing.assert_array_equal(odd, C[:, [m - 1, 0]][:, :, [m - 1, 0]])
+
+
+def test_weighted_logistic_is_the_wlr_data_term(rng):
+    """Value, gradient and curvature weights against softplus / expit in numpy, also where
+    mu z . x is far out in both tails (no overflow)."""
+    n, q, mu = 13, 4, 1.3
+    Z, c, w = rng.standard_normal((n, q)), (rng.random(n) < 0.5).astype(float), rng.random(n) + 0.5
+    for scale in (1.0, 500.0):
+        x = scale * rng.standard_normal(q)
+        u = mu * Z @ x
+        f, g, h = kernels.weighted_logistic(Z, c, w, mu, x, with_curvature=True)
+        p = expit(u)
+        assert f == pytest.approx(np.sum(w * (c * np.logaddexp(0, -u) + (1 - c) * np.logaddexp(0, u))), rel=1e-12)
+        np.testing.assert_allclose(g, mu * Z.T @ (w * (p - c)), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(h, w * p * (1 - p), rtol=1e-10, atol=1e-300)
+    assert kernels.weighted_logistic(Z, c, w, mu, x)[2].shape == (0,)
 
 
 @pytest.mark.parametrize("depth", [1, 2])

@@ -35,7 +35,6 @@ from typing import ClassVar
 
 import casadi as ca
 import numpy as np
-from scipy.special import expit
 
 from .. import kernels
 from ..tree import Tree
@@ -490,41 +489,44 @@ class BranchSubproblem(_WorkingSetSubproblem):
         return {}
 
     def _compute_data(self, x, with_grad):
-        pr = self.problem
-        Z, (columns, working) = self._Z, self._subtree
-        S = kernels.split_probabilities(Z, self.with_x(x)[columns], pr.mu)
-        f, G = kernels.subtree_loss(S, self._losses, self.weights, pr.mu, with_grad)
-        return f, (G[:, working].T @ Z).ravel() if with_grad else None
+        S, working = self._split_probabilities(x), self._subtree[1]
+        f, G = kernels.subtree_loss(S, self._losses, self.weights, self.problem.mu, with_grad)
+        return f, (G[:, working].T @ self._Z).ravel() if with_grad else None
+
+    def _split_probabilities(self, x) -> np.ndarray:
+        """p_ia of the rows and the subtree's nodes (local heap order) at omega_{W_B} = x: only the
+        working nodes' columns change with x."""
+        S = self._fixed_probabilities.copy()
+        S[:, self._subtree[1]] = kernels.split_probabilities(self._Z, self._matrix(x), self.problem.mu)
+        return S
+
+    @cached_property
+    def _fixed_probabilities(self) -> np.ndarray:
+        return kernels.split_probabilities(self._Z, self.omega[self._subtree[0]], self.problem.mu)
 
     @property
     def hessian(self):
         """x -> the exact Hessian of the BN proxy when the penalties on omega are diagonal
         quadratics (the l2 term, feature_l1's majorizer); else None.
 
-        In u_ia = z_i . omega_a (p_ia = F(u_ia), F' = mu p (1 - p), F'' = mu^2 p (1 - p) (1 - 2p)),
-        with P_i(a) the probability of reaching a from the subproblem's root and
-        D_ia = V_i,2a - V_i,2a+1 the gap of its children's conditional losses
-        (:func:`~srtopt.kernels.node_losses`), the data term's second derivatives are
-        s_i P_i(a) D_ia F''(u_ia) on the diagonal, +- s_i P_i(a) F'(u_ia) P_i(b | c) D_ib F'(u_ib)
-        for b below a's child c (+ left, - right), and 0 for nodes on separate branches; the
+        In u_ia = z_i . omega_a the data term's second derivatives per row are
+        :func:`~srtopt.kernels.branch_curvatures` (0 for nodes on separate branches); the
         Hessian in omega is Z^T diag(.) Z per pair of working nodes, plus diag(ridge)."""
         ridge = self.ridge()
         if ridge is None or self.nonsmooth:
             return None
 
         def hessian(x):
-            Z, (columns, positions), mu = self._Z, self._subtree, self.problem.mu
-            S = kernels.split_probabilities(Z, self.with_x(x)[columns], mu)
-            V = kernels.node_losses(S, self._losses)
-            P = kernels.node_probabilities(S, self._local, 1)  # P_i(a) from the subproblem's root
+            Z, positions = self._Z, self._subtree[1]
             local = [position + 1 for position in positions]  # local heap ids of the working nodes
+            C = kernels.branch_curvatures(self._split_probabilities(x), self._losses, self.weights, self.problem.mu,
+                                          local)
             q, k = Z.shape[1], len(local)
             H = np.zeros((k * q, k * q))
             for i, a in enumerate(local):
                 for j, b in enumerate(local[i:], start=i):
-                    curvature = self._curvature(S, V, P, a, b, mu)
-                    if curvature is not None:
-                        H[i * q:(i + 1) * q, j * q:(j + 1) * q] = (Z.T * (self.weights * curvature)) @ Z
+                    if Tree.common_ancestor([a, b]) in (a, b):  # else 0: separate branches
+                        H[i * q:(i + 1) * q, j * q:(j + 1) * q] = (Z.T * C[:, i, j]) @ Z
                         H[j * q:(j + 1) * q, i * q:(i + 1) * q] = H[i * q:(i + 1) * q, j * q:(j + 1) * q].T
             return 0.5 * (H + H.T) + np.diag(ridge.ravel())  # exactly symmetric (BLAS rounds Z^T D Z)
 
@@ -538,23 +540,6 @@ class BranchSubproblem(_WorkingSetSubproblem):
         end, and a Newton method follows that direction to saturation."""
         ridge = self.ridge()
         return ridge is not None and bool(np.all(ridge > 0))
-
-    def _curvature(self, S, V, P, a, b, mu):
-        """d^2 (sum_l P_il R_il) / du_ia du_ib per row for local nodes a, b (None when 0); ``P`` the
-        path probabilities from the subproblem's root (:func:`~srtopt.kernels.node_probabilities`)."""
-        local = self._local
-        if Tree.common_ancestor([a, b]) not in (a, b):
-            return None  # separate branches
-        a, b = min(a, b), max(a, b)  # a is the ancestor (or a == b)
-        p_a = S[:, a - 1]
-        gap = lambda c: V[:, 2 * c] - V[:, 2 * c + 1]
-        if a == b:
-            return P[a] * gap(a) * mu**2 * p_a * (1.0 - p_a) * (1.0 - 2.0 * p_a)
-        child = (*local.path(b), b)[local.node_depth(a) + 1]  # a's child on the path to b
-        p_b = S[:, b - 1]
-        sign = 1.0 if child == 2 * a else -1.0
-        reach_b = kernels.node_probabilities(S, local, child)[b]  # P_i(b | child)
-        return sign * P[a] * mu * p_a * (1.0 - p_a) * reach_b * gap(b) * mu * p_b * (1.0 - p_b)
 
     @property
     def structure_key(self) -> tuple:
@@ -759,15 +744,11 @@ class WLRProxy(Composite):
 
     def evaluate_smooth(self, x):
         x = np.asarray(x, float)
-        u = self.mu * (self.Z @ x)
         n = len(self.c)
-        # ln p = -softplus(-u), ln(1-p) = -softplus(u)
-        loss = self.w * (self.c * np.logaddexp(0, -u) + (1 - self.c) * np.logaddexp(0, u))
-        p = expit(u)
-        f = loss.sum() / n + 0.5 * self.alpha * x[1:] @ x[1:]
-        g = self.Z.T @ (self.w * (p - self.c)) * self.mu / n
+        loss, g, _ = kernels.weighted_logistic(self.Z, self.c, self.w, self.mu, x)
+        g /= n
         g[1:] += self.alpha * x[1:]
-        return float(f), g
+        return float(loss / n + 0.5 * self.alpha * x[1:] @ x[1:]), g
 
     def nonsmooth_value(self, x) -> float:
         X = np.reshape(x, (1, -1))
@@ -787,8 +768,8 @@ class WLRProxy(Composite):
 
     def hessian(self, x) -> np.ndarray:
         """Exact Hessian of the WLR objective: mu^2/N_t Z^T diag(w p (1 - p)) Z + alpha on omega_{1:}."""
-        p = expit(self.mu * (self.Z @ np.asarray(x, float)))
-        H = (self.Z.T * (self.w * p * (1.0 - p))) @ self.Z * (self.mu**2 / len(self.c))
+        h = kernels.weighted_logistic(self.Z, self.c, self.w, self.mu, x, with_curvature=True)[2]
+        H = (self.Z.T * h) @ self.Z * (self.mu**2 / len(self.c))
         H[1:, 1:] += self.alpha * np.eye(len(x) - 1)
         return H
 
