@@ -15,8 +15,6 @@ Data weights ``s_i`` replace the paper's 1/N (``s_i = 1/N`` gives eq. obj).
 
 from __future__ import annotations
 
-import contextlib
-
 import numba
 import numpy as np
 from scipy.special import expit
@@ -148,25 +146,29 @@ def subtree_loss(S, R, s, mu: float, with_grad: bool = True, with_leaves: bool =
     if R.shape[1] != S.shape[1] + 1:
         raise ValueError(f"a subtree with {S.shape[1]} branch nodes has {S.shape[1] + 1} leaves, R has "
                          f"{R.shape[1]} columns")
-    with _interruptible():
+    with _Interruptible():
         f, G, P = _sweep(S, R, s, float(mu), bool(with_grad), bool(with_leaves))
     out = (f, G if with_grad else None)
     return (*out, P) if with_leaves else out
 
 
-@contextlib.contextmanager
-def _interruptible():
+class _Interruptible:
     """Ctrl-C during a compiled kernel surfaces as a SystemError of numba's dispatcher caused,
-    possibly through another SystemError, by the KeyboardInterrupt: raise that instead."""
-    try:
-        yield
-    except SystemError as exc:
-        cause = exc.__cause__
-        while cause is not None and not isinstance(cause, KeyboardInterrupt):
-            cause = cause.__cause__
-        if cause is not None:
-            raise KeyboardInterrupt from None
-        raise
+    possibly through another SystemError, by the KeyboardInterrupt: raise that instead.  (A
+    class, not contextlib.contextmanager: entered thousands of times per fit.)"""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, traceback):
+        if kind is not None and issubclass(kind, SystemError):
+            cause = exc.__cause__
+            while cause is not None and not isinstance(cause, KeyboardInterrupt):
+                cause = cause.__cause__
+            if cause is not None:
+                raise KeyboardInterrupt from None
+        return False
+
 
 
 @numba.njit(cache=True)
@@ -213,7 +215,7 @@ def branch_curvatures(S, R, s, mu: float, nodes) -> np.ndarray:
     children's conditional losses: s_i P_ia D_ia F''(u_ia) on the diagonal,
     +- s_i P_ia F'(u_ia) P_i(b | c) D_ib F'(u_ib) when b lies below a's child c (+ left,
     - right), 0 for nodes on separate branches.  One compiled pass per row."""
-    with _interruptible():
+    with _Interruptible():
         return _curvatures(np.ascontiguousarray(S, dtype=float), np.ascontiguousarray(R, dtype=float),
                            np.ascontiguousarray(s, dtype=float), float(mu), np.asarray(nodes, dtype=np.int64))
 
@@ -259,7 +261,7 @@ def weighted_logistic(Z, c, w, mu: float, x, with_curvature: bool = False):
     before its 1/N_t), with ``h`` = w_i p_i (1 - p_i), p_i = F(u_i), when ``with_curvature``
     (d^2 L/dx^2 = mu^2 Z^T diag(h) Z; an empty array otherwise).  Stable for any u: softplus
     and p from exp(-|u|).  One compiled pass over the rows."""
-    with _interruptible():
+    with _Interruptible():
         return _logistic(np.ascontiguousarray(Z, dtype=float), np.ascontiguousarray(c, dtype=float),
                          np.ascontiguousarray(w, dtype=float), float(mu), np.ascontiguousarray(x, dtype=float),
                          bool(with_curvature))

@@ -197,8 +197,8 @@ def test_ctrl_c_inside_a_compiled_kernel_raises_keyboard_interrupt(depth):
             raise cause
 
     with pytest.raises(KeyboardInterrupt):
-        with kernels._interruptible():
+        with kernels._Interruptible():
             numba_error()
     with pytest.raises(SystemError):  # another SystemError is not turned into an interrupt
-        with kernels._interruptible():
+        with kernels._Interruptible():
             raise SystemError("something else")

@@ -631,10 +631,14 @@ class LeafSubproblem(_WorkingSetSubproblem):
         ridge = self.ridge()
         return float(ridge.flat[0]) if ridge is not None and np.all(ridge == ridge.flat[0]) else None
 
+    @cached_property
+    def design(self) -> tuple[np.ndarray, np.ndarray]:
+        """(Xa, y) of the rows I_t."""
+        return self.problem.Xa[self.rows], self.problem.y[self.rows]
+
     def residuals(self, x) -> np.ndarray:
         """r_il = Xa_i beta_l - y_i, shape (|I_t|, |W_L|)."""
-        pr = self.problem
-        return kernels.leaf_residuals(pr.Xa[self.rows], pr.y[self.rows], self._matrix(x))
+        return kernels.leaf_residuals(*self.design, self._matrix(x))
 
     def _data(self, x, with_grad=True):
         residual = self.residuals(x)
@@ -642,7 +646,7 @@ class LeafSubproblem(_WorkingSetSubproblem):
         f = float(np.sum(Q * self.loss.value(residual)))
         if not with_grad:
             return f, None
-        g = (Q * self.loss.derivative(residual)).T @ self.problem.Xa[self.rows]
+        g = (Q * self.loss.derivative(residual)).T @ self.design[0]
         return f, g.ravel()
 
     @property
@@ -655,7 +659,7 @@ class LeafSubproblem(_WorkingSetSubproblem):
             return None
 
         def hessian(x):
-            Xa = self.problem.Xa[self.rows]
+            Xa = self.design[0]
             curvature = self.leaf_weights * self.loss.second_derivative(self.residuals(x))
             q = Xa.shape[1]
             H = np.zeros((len(self.working) * q, len(self.working) * q))
@@ -696,7 +700,7 @@ class LeafSubproblem(_WorkingSetSubproblem):
         names = _variable_names(pr.tree, self.working, q, "beta")
         m = pb.model(self.name, self.start(), names)
         B = pb.rows_of(m.x, len(self.working), q)
-        Xa, y, Q = pr.Xa[self.rows], pr.y[self.rows], self.leaf_weights
+        (Xa, y), Q = self.design, self.leaf_weights
         data = [float(Q[i, l]) * self.loss.pyomo(pb.linear(Xa[i], B[l]) - float(y[i]))
                 for i in range(len(self.rows)) for l in range(len(self.working)) if Q[i, l] != 0]
         return pb.finish(m, data, self._pyomo_penalties(B), names)

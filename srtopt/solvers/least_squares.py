@@ -21,15 +21,15 @@ MAX_CONDITION = 1e12  # normal equations worse conditioned than this are solved 
 def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
     """argmin_b sum_i q_i (Xa_i b - y_i)^2 + sum_k ridge_k b_k^2 / 2 (``ridge`` a number or one per
     coefficient)."""
-    R = np.diag(ridge) if np.ndim(ridge) else ridge * np.eye(Xa.shape[1])
-    XtQ2 = 2.0 * (Xa.T * q)
-    A = XtQ2 @ Xa + R
+    XtQ2 = Xa.T * (2.0 * q)
+    A = XtQ2 @ Xa
+    A[np.diag_indices_from(A)] += ridge
     rhs = XtQ2 @ y
     b = cholesky_solve(A, rhs, max_condition=MAX_CONDITION)
     if b is not None:
         return b
     sq = np.sqrt(q)
-    A_aug = np.vstack([sq[:, None] * Xa, np.sqrt(R / 2)])
+    A_aug = np.vstack([sq[:, None] * Xa, np.diag(np.sqrt(np.broadcast_to(ridge, Xa.shape[1]) / 2))])
     rhs_aug = np.concatenate([sq * y, np.zeros(Xa.shape[1])])
     return np.linalg.lstsq(A_aug, rhs_aug, rcond=None)[0]
 
@@ -78,8 +78,7 @@ class ExactLeastSquares(Solver):
         return squared_leaf_problem(problem)
 
     def _solve(self, problem, x0=None) -> SolverResult:
-        pr = problem.problem
-        Xa, y, Q = pr.Xa[problem.rows], pr.y[problem.rows], problem.leaf_weights
+        (Xa, y), Q = problem.design, problem.leaf_weights
         ridge = problem.ridge()
         x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], ridge[j]) for j in range(Q.shape[1])])
         return self._result(x, problem.value(x), "solved", 1)
@@ -110,8 +109,7 @@ class LsqrLeastSquares(Solver):
     def _solve(self, problem, x0=None) -> SolverResult:
         from scipy.sparse.linalg import lsqr
 
-        pr = problem.problem
-        Xa, y, Q = pr.Xa[problem.rows], pr.y[problem.rows], problem.leaf_weights
+        (Xa, y), Q = problem.design, problem.leaf_weights
         B0 = np.reshape(problem.start(), (Q.shape[1], -1))
         x = []
         for j in range(Q.shape[1]):

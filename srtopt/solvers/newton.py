@@ -43,15 +43,19 @@ class NewtonSolver(Solver):
 
     name = "newton"
 
-    def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, needs_minimizer=False, penalties=None,
-                 time_limit=None, verbosity=0):
+    def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, max_variables=None, needs_minimizer=False,
+                 penalties=None, time_limit=None, verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
-        self.max_blocks, self.needs_minimizer, self.penalties = max_blocks, needs_minimizer, penalties
+        self.max_blocks, self.max_variables = max_blocks, max_variables
+        self.needs_minimizer, self.penalties = needs_minimizer, penalties
 
     def accepts(self, problem) -> Acceptance:
         blocks = len(getattr(problem, "working", ()))
         if self.max_blocks is not None and blocks > self.max_blocks:
             return Acceptance(False, f"its working set has {blocks} nodes, more than max_blocks={self.max_blocks}")
+        if self.max_variables is not None and np.size(problem.start()) > self.max_variables:
+            return Acceptance(False, f"it has {np.size(problem.start())} variables, more than "
+                                     f"max_variables={self.max_variables}")
         if self.needs_minimizer and getattr(problem, "has_minimizer", True) is False:
             return Acceptance(False, "it has no minimizer (no l2 term on the splits: the splits would saturate)")
         if self.penalties is not None:
