@@ -34,11 +34,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import heldout  # noqa: E402
 
+from srtopt.solvers import Auto  # noqa: E402
+
 STORE = HERE / "results" / "defaults.jsonl"
 PAPER_TUNE = ["airfoil", "auto_mpg", "friedman", "housing", "kin8nm", "lpga2009", "puma", "yacht"]
 PAPER_CONFIRM = ["abalone", "ailerons", "compactiv", "computer", "cpu_small", "delta_ailerons", "elevators"]
 SRTOPT_01 = dict(init="cluster", regularization="l2-calibrated", init_scale=1.0, wlr_weights="routing",
                  bn_solver="ipopt", wlr_solver="sklearn", theta_w=0.1, theta_b=0.1, clip_predictions=False)
+PREVIOUS_BN = Auto("bn", specs=["newton:max_blocks=1,needs_minimizer=True,penalties=l2", "l-bfgs-b", "prox-gradient"])
 #: variant -> SoftRegressionTree parameters (besides depth and random_state); None: a baseline
 VARIANTS = {
     "default": {},
@@ -70,11 +73,18 @@ VARIANTS = {
     "BN max_iter 10": dict(bn_solver="l-bfgs-b:max_iter=10"),
     "BN max_iter 20": dict(bn_solver="l-bfgs-b:max_iter=20"),
     "no l2, BN max_iter 10": dict(regularization=None, bn_solver="l-bfgs-b:max_iter=10"),
+    # this release's BN and WLR defaults (Newton also on subtree subproblems of at most 64 variables, WLR to
+    # tol 1e-8) against the previous ones, each change alone and Newton on every BN subproblem
+    "previous default (Newton on one-node BN only, WLR tol 1e-12)": dict(bn_solver=PREVIOUS_BN, wlr_solver="newton"),
+    "Newton on one-node BN only": dict(bn_solver=PREVIOUS_BN),
+    "WLR tol 1e-12": dict(wlr_solver="newton"),
+    "Newton on every BN subproblem": dict(bn_solver="newton:needs_minimizer=True,penalties=l2"),
     "RF(100)": None, "linear regression": None, "CART": None,
 }
 STAGES = {
     "tune": (PAPER_TUNE + heldout.TUNING, list(VARIANTS)),
-    "confirm": (PAPER_CONFIRM + heldout.CONFIRM, ["default", "BN L-BFGS-B only", "BN L-BFGS-B tol 1e-9",
+    "confirm": (PAPER_CONFIRM + heldout.CONFIRM, ["default", "previous default (Newton on one-node BN only, WLR tol 1e-12)",
+                                                  "BN L-BFGS-B only", "BN L-BFGS-B tol 1e-9",
                                                   "init cluster (the paper's)", "init cart", "init [model-tree, cart]",
                                                   "split factor 0.03", "split factor 0.1", "BN max_iter 10",
                                                   "BN max_iter 20", "no l2 (SRT)", "RF(100)", "linear regression",

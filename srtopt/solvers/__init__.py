@@ -128,15 +128,19 @@ def register_solver(kind: str, name: str, factory) -> None:
 class Auto(Solver):
     """The adapter of ``AUTO[kind]`` that accepts the formulation at hand (the first in that
     list); the shared options given here (those not None, verbosity if nonzero) configure
-    every candidate."""
+    every candidate.  ``specs``, a list of solver specs, replaces ``AUTO[kind]`` (e.g. the
+    previous default BN choice, ``Auto("bn", specs=["newton:max_blocks=1,needs_minimizer=True,
+    penalties=l2", "l-bfgs-b"])``)."""
 
     name = "auto"
 
-    def __init__(self, kind="bn", tol=None, max_iter=None, time_limit=None, verbosity=0):
+    def __init__(self, kind="bn", tol=None, max_iter=None, time_limit=None, verbosity=0, specs=None):
         if kind not in AUTO:
             raise ValueError(f"no automatic choice for solver kind {kind!r}; use one of {sorted(AUTO)}")
+        if specs is not None and (isinstance(specs, str) or not specs):
+            raise ValueError(f"specs must be a non-empty list of solver specs, got {specs!r}")
         super().__init__(tol, max_iter, time_limit, verbosity)
-        self.kind = kind
+        self.kind, self.specs = kind, specs
         self._candidates = None
         self._last = (None, None)  # (problem, adapter) of the last choice: accepts then solve
 
@@ -148,7 +152,8 @@ class Auto(Solver):
                                         ("time_limit", self.time_limit)) if v is not None}
             if self.verbosity:
                 shared["verbosity"] = self.verbosity
-            self._candidates = [(make_solver(self.kind, spec, **shared), smooth) for spec, smooth in AUTO[self.kind]]
+            listed = AUTO[self.kind] if self.specs is None else [(spec, False) for spec in self.specs]
+            self._candidates = [(make_solver(self.kind, spec, **shared), smooth) for spec, smooth in listed]
         return self._candidates
 
     def choose(self, problem):

@@ -111,20 +111,6 @@ def test_auto_picks_by_the_formulation(subproblems, loss, penalty, bn, ln, wlr):
     assert make_solver("wlr", "auto").choose(wlr_problem).name == wlr
 
 
-def test_auto_leaves_subtree_subproblems_of_more_than_64_variables_to_lbfgsb(rng):
-    """Newton takes a one-node BN subproblem of any size and a subtree one of at most 64
-    variables; L-BFGS-B the larger subtree ones (their Hessians cost more than they save)."""
-    problem, omega, beta = random_tree_problem(rng, 2, n=40, p=30)
-    rows = np.arange(40)
-    auto = make_solver("bn", "auto")
-    assert auto.choose(problem.branch_subproblem(omega, beta, 1, (1,), rows)).name == "newton"  # 31 variables
-    assert auto.choose(problem.branch_subproblem(omega, beta, 1, (1, 2), rows)).name == "newton"  # 62
-    assert auto.choose(problem.branch_subproblem(omega, beta, 1, (1, 2, 3), rows)).name == "l-bfgs-b"  # 93
-    verdict = make_solver("bn", "newton:max_variables=64").accepts(
-        problem.branch_subproblem(omega, beta, 1, (1, 2, 3), rows))
-    assert not verdict and "93 variables, more than max_variables=64" in verdict.reason
-
-
 class Slowed:
     """A real BN subproblem whose every evaluation takes 5 ms more."""
 

@@ -197,19 +197,26 @@ def test_newton_takes_a_modified_step_where_the_hessian_is_indefinite():
         _newton_step(np.full((2, 2), np.nan), g0)
 
 
-def test_auto_bn_solver_is_newton_on_one_node_and_l_bfgs_b_on_a_subtree(rng):
+def test_auto_bn_solver_is_newton_on_one_node_or_64_variables_and_l_bfgs_b_above(rng):
     """The default BN solver: exact-Hessian Newton on the one-node subproblems of NODEC-DR's
-    working sets (the root, the last level), L-BFGS-B on the subtree ones (max_blocks=1)."""
-    from srtopt.solvers import make_solver
+    working sets (any size) and on subtree ones of at most 64 variables, L-BFGS-B on the
+    larger subtree ones (their Hessians cost more than they save)."""
+    from srtopt.solvers import Auto, make_solver
 
-    problem, omega, beta = random_tree_problem(rng, 3)
-    one = problem.branch_subproblem(omega, beta, 1, (1,), np.arange(60))
-    subtree = problem.branch_subproblem(omega, beta, 2, (2, 4, 5), np.arange(60))
+    problem, omega, beta = random_tree_problem(rng, 2, n=40, p=30)
+    rows = np.arange(40)
+    one, two, three = (problem.branch_subproblem(omega, beta, 1, working, rows) for working in ((1,), (1, 2), (1, 2, 3)))
     auto = make_solver("bn", "auto")
-    assert auto.choose(one).name == "newton" and auto.choose(subtree).name == "l-bfgs-b"
-    verdict = make_solver("bn", "newton:max_blocks=1").accepts(subtree)
-    assert not verdict and "3 nodes" in verdict.reason
-    assert make_solver("bn", "newton").accepts(subtree)  # the Hessian exists for any working set
+    assert [auto.choose(sub).name for sub in (one, two, three)] == ["newton", "newton", "l-bfgs-b"]  # 31, 62, 93
+    verdict = make_solver("bn", "newton:max_variables=64").accepts(three)
+    assert not verdict and "93 variables, more than max_variables=64" in verdict.reason
+    verdict = make_solver("bn", "newton:max_blocks=1").accepts(two)
+    assert not verdict and "2 nodes" in verdict.reason
+    assert make_solver("bn", "newton").accepts(three)  # the Hessian exists for any working set
+    previous = Auto("bn", specs=["newton:max_blocks=1,needs_minimizer=True,penalties=l2", "l-bfgs-b"])
+    assert [previous.choose(sub).name for sub in (one, two, three)] == ["newton", "l-bfgs-b", "l-bfgs-b"]
+    with pytest.raises(ValueError, match="specs must be a non-empty list"):
+        Auto("bn", specs="l-bfgs-b")
 
 
 def test_auto_bn_solver_leaves_plain_srt_to_l_bfgs_b(rng):
