@@ -1,5 +1,6 @@
 """The default model is unchanged: same parameters and seed give bit-identical fits to those
-recorded when the default BN solver became Newton on the one-node subproblems (benchmarks/reference_predictions.py)."""
+recorded when the default BN solver became Newton on the one-node subproblems and those of at most 64
+variables (benchmarks/reference_predictions.py)."""
 
 import importlib.util
 from pathlib import Path
