@@ -70,6 +70,7 @@ class ExactLeastSquares(Solver):
     ``time_limit`` do not apply)."""
 
     name = "exact"
+    python_loop = True  # numpy and short LAPACK calls: Ctrl-C raises (solve_interruptibly)
 
     def version(self) -> str:
         return f"scipy {scipy.__version__} (Cholesky, lstsq)"

@@ -42,6 +42,7 @@ class NewtonSolver(Solver):
     """
 
     name = "newton"
+    python_loop = True  # Ctrl-C raises in its loop (solve_interruptibly)
 
     def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, max_variables=None, needs_minimizer=False,
                  penalties=None, time_limit=None, verbosity=0):

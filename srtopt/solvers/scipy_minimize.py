@@ -35,6 +35,7 @@ class ScipyMinimize(Solver):
         super().__init__(tol, max_iter, time_limit, verbosity)
         self.method = method
         self.name = method.lower()
+        self.python_loop = self.name == "l-bfgs-b"  # SciPy drives L-BFGS-B from Python: Ctrl-C raises there
         self.family = f"scipy:{self.name}"
 
     def version(self) -> str:

@@ -42,7 +42,7 @@ CHILD = textwrap.dedent(
     """
 )
 
-SOLVERS = ["ipopt", "ipopt:hessian=exact", "l-bfgs-b", "slsqp", "ipopt+wlr-ipopt", "orrt"]
+SOLVERS = ["ipopt", "ipopt:hessian=exact", "l-bfgs-b", "slsqp", "ipopt+wlr-ipopt", "auto", "auto+wlr-auto", "orrt"]
 
 
 def test_sigint_ends_a_fit_within_a_second_with_every_solver(tmp_path):
