@@ -312,25 +312,30 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge):
     R = ridge * np.eye(Xa.shape[1])
     R[0, 0] = 0.0
     best, found = np.inf, None
+    quantiles = np.quantile(X, np.linspace(0, 1, bins + 1)[1:-1], axis=0)
     for j in range(X.shape[1]):
         x = X[:, j]
-        cuts = np.unique(np.quantile(x, np.linspace(0, 1, bins + 1)[1:-1]))
+        cuts = np.unique(quantiles[:, j])
         cuts = cuts[cuts < x.max()]
         if len(cuts) == 0:
             continue
         b = np.searchsorted(cuts, x)  # bin k holds the rows with cuts[k-1] < x <= cuts[k]
         order = np.argsort(b, kind="stable")
         bounds = np.r_[0, np.searchsorted(b[order], np.arange(len(cuts)), side="right")]
-        parts = [order[a:z] for a, z in zip(bounds[:-1], bounds[1:])]
-        G = np.cumsum([wX[r].T @ Xa[r] for r in parts], axis=0)  # left side of cut k: bins 0..k
-        h = np.cumsum([wX[r].T @ y[r] for r in parts], axis=0)
-        yy = np.cumsum([wy2[r].sum() for r in parts])
+        wXs, Xs, ys, wy2s = wX[order], Xa[order], y[order], wy2[order]  # the bins are consecutive slices
+        parts = list(zip(bounds[:-1], bounds[1:]))
+        G = np.cumsum([wXs[a:z].T @ Xs[a:z] for a, z in parts], axis=0)  # left side of cut k: bins 0..k
+        h = np.cumsum([wXs[a:z].T @ ys[a:z] for a, z in parts], axis=0)
+        yy = np.cumsum([wy2s[a:z].sum() for a, z in parts])
         n_left = bounds[1:]
         ok = (n_left >= min_rows) & (len(x) - n_left >= min_rows)
         if not ok.any():
             continue
-        sse = sum(t - np.einsum("kq,kq->k", np.linalg.solve(A + R, r[..., None])[..., 0], r)
-                  for A, r, t in ((G[ok], h[ok], yy[ok]), (G_all - G[ok], h_all - h[ok], yy_all - yy[ok])))
+        A = np.concatenate([G[ok], G_all - G[ok]]) + R  # both sides of every cut in one batched solve
+        r = np.concatenate([h[ok], h_all - h[ok]])
+        fit = np.einsum("kq,kq->k", np.linalg.solve(A, r[..., None])[..., 0], r)
+        left, right = np.split(fit, 2)
+        sse = (yy[ok] - left) + (yy_all - yy[ok] - right)
         k = int(np.argmin(sse))
         if sse[k] < best:
             best, found = sse[k], (j, cuts[ok][k])
