@@ -73,7 +73,7 @@ VARIANTS = {
     "BN max_iter 10": dict(bn_solver="l-bfgs-b:max_iter=10"),
     "BN max_iter 20": dict(bn_solver="l-bfgs-b:max_iter=20"),
     "no l2, BN max_iter 10": dict(regularization=None, bn_solver="l-bfgs-b:max_iter=10"),
-    # this release's BN and WLR defaults (Newton also on subtree subproblems of at most 64 variables, WLR to
+    # this release's BN and WLR defaults (Newton also on subtree subproblems of at most 64 variables and 3000 rows, WLR to
     # tol 1e-8) against the previous ones, each change alone and Newton on every BN subproblem
     "previous default (Newton on one-node BN only, WLR tol 1e-12)": dict(bn_solver=PREVIOUS_BN, wlr_solver="newton"),
     "Newton on one-node BN only": dict(bn_solver=PREVIOUS_BN),

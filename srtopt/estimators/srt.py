@@ -189,15 +189,16 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         Solvers of the BN subproblem, of the LN subproblem and of the WLR proxy
         (:mod:`srtopt.solvers`; specs such as "ipopt:tol=1e-8").  "auto" picks per
         subproblem: for the BN step Newton with the exact Hessian when the working set
-        is one node and the splits' only penalty is the l2 term with lambda_w > 0
-        (``"newton:max_blocks=1,needs_minimizer=True,penalties=l2"``), SciPy's
-        L-BFGS-B (tol 1e-6) on the other smooth ones and when the nonsmooth part is
-        split_l1, the proximal gradient otherwise; for
-        the LN step exact weighted least squares (squared loss), exact Newton (the other
-        smooth losses), IPOPT with CasADi's Hessian (a user's smooth penalty on the leaves),
-        the proximal gradient (nonsmooth); for the WLR proxy exact Newton, the proximal
-        gradient when a nonsmooth penalty applies to the splits.  For the default model
-        these are "newton" / "l-bfgs-b", "exact" and "newton".  A solver that does not accept the
+        is one node or has at most 64 variables and 3000 rows and the splits' only penalty is the l2
+        term with lambda_w > 0 (``"newton:max_blocks=1,needs_minimizer=True,penalties=l2"``,
+        then ``"newton:max_variables=64,max_rows=3000,..."``), SciPy's L-BFGS-B (tol 1e-6) on the other
+        smooth ones and when the nonsmooth part is split_l1, the proximal gradient
+        otherwise; for the LN step exact weighted least squares (squared loss), exact
+        Newton (the other smooth losses), IPOPT with CasADi's Hessian (a user's smooth
+        penalty on the leaves), the proximal gradient (nonsmooth); for the WLR proxy
+        Newton to tol 1e-8 (``"newton:tol=1e-8"``), the proximal gradient when a
+        nonsmooth penalty applies to the splits.  For the default model these are
+        "newton" / "l-bfgs-b", "exact" and "newton".  A solver that does not accept the
         subproblems is refused at fit.
     wlr_C : float, default=1.0
         Inverse l2 strength of the WLR proxy (scikit-learn's C).

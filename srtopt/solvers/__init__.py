@@ -100,7 +100,7 @@ SOLVERS = {
 #: what "auto" tries, in order, per kind: (spec, smooth problems only?)
 AUTO = {
     "bn": [("newton:max_blocks=1,needs_minimizer=True,penalties=l2", False),
-           ("newton:max_variables=64,needs_minimizer=True,penalties=l2", False), ("l-bfgs-b", False),
+           ("newton:max_variables=64,max_rows=3000,needs_minimizer=True,penalties=l2", False), ("l-bfgs-b", False),
            ("prox-gradient", False)],
     "ln": [("exact", False), ("newton", False), ("ipopt:hessian=exact,tol=1e-10", False), ("prox-gradient", False)],
     "wlr": [("newton:tol=1e-8", False), ("prox-gradient", False)],

@@ -29,12 +29,15 @@ class NewtonSolver(Solver):
     regressions, solved by this adapter, always finish).  On a nonconvex problem the
     step is a modified Newton step (:func:`_newton_step`).
 
-    Options that restrict what it accepts (the BN default
-    ``"newton:max_blocks=1,needs_minimizer=True,penalties=l2"`` uses all three and leaves
-    the rest to L-BFGS-B; docs/design.md, "BN solver"):
+    Options that restrict what it accepts (the BN default tries
+    ``"newton:max_blocks=1,needs_minimizer=True,penalties=l2"``, then the same with
+    ``max_variables`` and ``max_rows`` instead of ``max_blocks``, and leaves the rest to
+    L-BFGS-B; docs/design.md, "BN solver"):
 
     * ``max_blocks``: working sets of at most this many nodes (NODEC-DR's one-node
-      subproblems; on the subtree ones the Hessian's node pairs cost more than they save);
+      subproblems);
+    * ``max_variables``, ``max_rows``: at most this many variables, rows (``n_rows``); on
+      larger subtree subproblems the Hessian's node pairs cost more than they save;
     * ``needs_minimizer``: not a subproblem that declares ``has_minimizer`` False (plain
       SRT, where Newton runs the splits to saturation);
     * ``penalties``: the names of the penalty terms allowed on the block, e.g. ``"l2"``
@@ -44,10 +47,10 @@ class NewtonSolver(Solver):
     name = "newton"
     python_loop = True  # Ctrl-C raises in its loop (solve_interruptibly)
 
-    def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, max_variables=None, needs_minimizer=False,
-                 penalties=None, time_limit=None, verbosity=0):
+    def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, max_variables=None, max_rows=None,
+                 needs_minimizer=False, penalties=None, time_limit=None, verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
-        self.max_blocks, self.max_variables = max_blocks, max_variables
+        self.max_blocks, self.max_variables, self.max_rows = max_blocks, max_variables, max_rows
         self.needs_minimizer, self.penalties = needs_minimizer, penalties
 
     def accepts(self, problem) -> Acceptance:
@@ -57,6 +60,9 @@ class NewtonSolver(Solver):
         if self.max_variables is not None and np.size(problem.start()) > self.max_variables:
             return Acceptance(False, f"it has {np.size(problem.start())} variables, more than "
                                      f"max_variables={self.max_variables}")
+        rows = getattr(problem, "n_rows", None)
+        if self.max_rows is not None and rows is not None and rows > self.max_rows:
+            return Acceptance(False, f"it has {rows} rows, more than max_rows={self.max_rows}")
         if self.needs_minimizer and getattr(problem, "has_minimizer", True) is False:
             return Acceptance(False, "it has no minimizer (no l2 term on the splits: the splits would saturate)")
         if self.penalties is not None:

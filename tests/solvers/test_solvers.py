@@ -197,10 +197,10 @@ def test_newton_takes_a_modified_step_where_the_hessian_is_indefinite():
         _newton_step(np.full((2, 2), np.nan), g0)
 
 
-def test_auto_bn_solver_is_newton_on_one_node_or_64_variables_and_l_bfgs_b_above(rng):
+def test_auto_bn_solver_is_newton_on_one_node_or_small_subtrees_and_l_bfgs_b_above(rng):
     """The default BN solver: exact-Hessian Newton on the one-node subproblems of NODEC-DR's
-    working sets (any size) and on subtree ones of at most 64 variables, L-BFGS-B on the
-    larger subtree ones (their Hessians cost more than they save)."""
+    working sets (any size) and on subtree ones of at most 64 variables and 3000 rows,
+    L-BFGS-B on the larger subtree ones (their Hessians cost more than they save)."""
     from srtopt.solvers import Auto, make_solver
 
     problem, omega, beta = random_tree_problem(rng, 2, n=40, p=30)
@@ -213,6 +213,11 @@ def test_auto_bn_solver_is_newton_on_one_node_or_64_variables_and_l_bfgs_b_above
     verdict = make_solver("bn", "newton:max_blocks=1").accepts(two)
     assert not verdict and "2 nodes" in verdict.reason
     assert make_solver("bn", "newton").accepts(three)  # the Hessian exists for any working set
+    many, omega, beta = random_tree_problem(rng, 2, n=3001, p=2)
+    big = many.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(3001))  # 9 variables
+    assert auto.choose(big).name == "l-bfgs-b"
+    verdict = make_solver("bn", "newton:max_rows=3000").accepts(big)
+    assert not verdict and "3001 rows, more than max_rows=3000" in verdict.reason
     previous = Auto("bn", specs=["newton:max_blocks=1,needs_minimizer=True,penalties=l2", "l-bfgs-b"])
     assert [previous.choose(sub).name for sub in (one, two, three)] == ["newton", "l-bfgs-b", "l-bfgs-b"]
     with pytest.raises(ValueError, match="specs must be a non-empty list"):
