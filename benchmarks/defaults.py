@@ -42,6 +42,7 @@ PAPER_CONFIRM = ["abalone", "ailerons", "compactiv", "computer", "cpu_small", "d
 SRTOPT_01 = dict(init="cluster", regularization="l2-calibrated", init_scale=1.0, wlr_weights="routing",
                  bn_solver="ipopt", wlr_solver="sklearn", theta_w=0.1, theta_b=0.1, clip_predictions=False)
 PREVIOUS_BN = Auto("bn", specs=["newton:max_blocks=1,needs_minimizer=True,penalties=l2", "l-bfgs-b", "prox-gradient"])
+PREVIOUS_DEFAULT = "previous default (Newton on one-node BN only, WLR tol 1e-12)"
 #: variant -> SoftRegressionTree parameters (besides depth and random_state); None: a baseline
 VARIANTS = {
     "default": {},
@@ -73,9 +74,9 @@ VARIANTS = {
     "BN max_iter 10": dict(bn_solver="l-bfgs-b:max_iter=10"),
     "BN max_iter 20": dict(bn_solver="l-bfgs-b:max_iter=20"),
     "no l2, BN max_iter 10": dict(regularization=None, bn_solver="l-bfgs-b:max_iter=10"),
-    # this release's BN and WLR defaults (Newton also on subtree subproblems of at most 64 variables and 3000 rows, WLR to
-    # tol 1e-8) against the previous ones, each change alone and Newton on every BN subproblem
-    "previous default (Newton on one-node BN only, WLR tol 1e-12)": dict(bn_solver=PREVIOUS_BN, wlr_solver="newton"),
+    # this release's BN and WLR defaults (Newton also on subtree subproblems of at most 64 variables and 3000
+    # rows, WLR to tol 1e-8) against the previous ones, each change alone and Newton on every BN subproblem
+    PREVIOUS_DEFAULT: dict(bn_solver=PREVIOUS_BN, wlr_solver="newton"),
     "Newton on one-node BN only": dict(bn_solver=PREVIOUS_BN),
     "WLR tol 1e-12": dict(wlr_solver="newton"),
     "Newton on every BN subproblem": dict(bn_solver="newton:needs_minimizer=True,penalties=l2"),
@@ -83,8 +84,7 @@ VARIANTS = {
 }
 STAGES = {
     "tune": (PAPER_TUNE + heldout.TUNING, list(VARIANTS)),
-    "confirm": (PAPER_CONFIRM + heldout.CONFIRM, ["default", "previous default (Newton on one-node BN only, WLR tol 1e-12)",
-                                                  "BN L-BFGS-B only", "BN L-BFGS-B tol 1e-9",
+    "confirm": (PAPER_CONFIRM + heldout.CONFIRM, ["default", PREVIOUS_DEFAULT, "BN L-BFGS-B only", "BN L-BFGS-B tol 1e-9",
                                                   "init cluster (the paper's)", "init cart", "init [model-tree, cart]",
                                                   "split factor 0.03", "split factor 0.1", "BN max_iter 10",
                                                   "BN max_iter 20", "no l2 (SRT)", "RF(100)", "linear regression",

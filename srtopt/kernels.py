@@ -170,7 +170,6 @@ class _Interruptible:
         return False
 
 
-
 @numba.njit(cache=True)
 def _upward(S, R, i, V):
     """V[a] = the conditional loss of local node a for row i: R_il at the leaves (local nodes

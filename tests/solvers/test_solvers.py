@@ -205,7 +205,8 @@ def test_auto_bn_solver_is_newton_on_one_node_or_small_subtrees_and_l_bfgs_b_abo
 
     problem, omega, beta = random_tree_problem(rng, 2, n=40, p=30)
     rows = np.arange(40)
-    one, two, three = (problem.branch_subproblem(omega, beta, 1, working, rows) for working in ((1,), (1, 2), (1, 2, 3)))
+    one, two, three = (problem.branch_subproblem(omega, beta, 1, working, rows)
+                       for working in ((1,), (1, 2), (1, 2, 3)))
     auto = make_solver("bn", "auto")
     assert [auto.choose(sub).name for sub in (one, two, three)] == ["newton", "newton", "l-bfgs-b"]  # 31, 62, 93
     verdict = make_solver("bn", "newton:max_variables=64").accepts(three)
