@@ -134,6 +134,42 @@ def test_interrupt_is_raised_once_and_forgotten_after_the_solve(rng, stops_on_in
     assert solve_interruptibly(IpoptCasadi(), sub, sub.start()).success
 
 
+class _SeesHandler:
+    """A solver that records the SIGINT handler in force during its solve."""
+
+    name = "sees-handler"
+
+    def __init__(self, python_loop):
+        self.python_loop, self.seen = python_loop, None
+
+    def solve(self, problem, x0):
+        import signal
+
+        self.seen = signal.getsignal(signal.SIGINT)
+        return IpoptCasadi().solve(problem, x0)
+
+
+def test_solvers_with_a_python_loop_run_under_the_callers_sigint_handler(rng):
+    """Newton, exact least squares and L-BFGS-B (python_loop) are called directly: no handler swap,
+    Ctrl-C raises inside their loop; the others run under the recording handler."""
+    import signal
+
+    from srtopt.solvers import make_solver
+    from srtopt.solvers.base import solve_interruptibly
+
+    problem, omega, beta = random_tree_problem(rng, 2)
+    sub = problem.branch_subproblem(omega, beta, 1, (1,), np.arange(60))
+    handler = signal.getsignal(signal.SIGINT)
+    direct, recorded = _SeesHandler(True), _SeesHandler(False)
+    solve_interruptibly(direct, sub, sub.start())
+    solve_interruptibly(recorded, sub, sub.start())
+    assert direct.seen is handler and recorded.seen is not handler
+    assert signal.getsignal(signal.SIGINT) is handler
+    assert [make_solver(kind, spec).python_loop for kind, spec in
+            (("bn", "newton"), ("ln", "exact"), ("bn", "l-bfgs-b"), ("bn", "slsqp"))] == [True, True, True, False]
+    assert not getattr(make_solver("bn", "ipopt"), "python_loop", False)
+
+
 @pytest.mark.parametrize("spec", ["l-bfgs-b", "ipopt", "slsqp"])
 def test_a_passed_deadline_stops_the_solver_at_its_first_iteration(rng, spec):
     """time_limit reaches the solvers: inside deadline(), they poll should_stop() each iteration."""
