@@ -57,9 +57,9 @@ class NewtonSolver(Solver):
         blocks = len(getattr(problem, "working", ()))
         if self.max_blocks is not None and blocks > self.max_blocks:
             return Acceptance(False, f"its working set has {blocks} nodes, more than max_blocks={self.max_blocks}")
-        if self.max_variables is not None and np.size(problem.start()) > self.max_variables:
-            return Acceptance(False, f"it has {np.size(problem.start())} variables, more than "
-                                     f"max_variables={self.max_variables}")
+        variables = np.size(problem.start()) if self.max_variables is not None else 0
+        if self.max_variables is not None and variables > self.max_variables:
+            return Acceptance(False, f"it has {variables} variables, more than max_variables={self.max_variables}")
         rows = getattr(problem, "n_rows", None)
         if self.max_rows is not None and rows is not None and rows > self.max_rows:
             return Acceptance(False, f"it has {rows} rows, more than max_rows={self.max_rows}")
