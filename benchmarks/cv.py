@@ -136,9 +136,8 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
     datasets = args.datasets or defaults.STAGES[args.stage][0]
-    done = {(r["dataset"], r["fold"], r["factor"]) for r in stored()}
-    tasks = [(d, f, c) for d in datasets for c in (*FACTORS, *BASELINES) for f in range(4) if (d, f, c) not in done]
-    defaults.run_into_store(STORE, run, tasks, args.jobs,
+    tasks = [(d, f, c) for d in datasets for c in (*FACTORS, *BASELINES) for f in range(4)]
+    defaults.run_into_store(STORE, run, tasks, lambda r: (r["dataset"], r["fold"], r["factor"]), args.jobs,
                             lambda row: f"{row['dataset']} fold {row['fold']} {row['factor']}: R^2 {row['r2']:.3f}")
     text = report(args.stage)
     (HERE / "results" / f"cv_{args.stage}.md").write_text(text)

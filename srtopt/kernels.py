@@ -75,7 +75,7 @@ def _level_columns(root, k) -> slice:
     return slice(first, first + 2**k)
 
 
-def node_probabilities(S, tree, root=1) -> dict:
+def _node_probabilities(S, tree, root) -> dict:
     """{node t: P_i(t | root)} for every node of the subtree rooted at ``root``: the product of
     the branch probabilities from ``root`` down to t (1 at ``root``)."""
     return {root * 2**k + j: level[:, j] for k, level in enumerate(_level_probabilities(S, tree, root))
@@ -86,7 +86,7 @@ def node_shares(S: np.ndarray, tree: Tree, s: np.ndarray) -> np.ndarray:
     """m_t = sum_i s_i P_i(t) / sum_i s_i for every node t (index t - 1), where P_i(t) is the
     product of the branch probabilities on the path from the root to t (P_it at a leaf):
     the soft share of the data that reaches node t."""
-    P = node_probabilities(S, tree, 1)
+    P = _node_probabilities(S, tree, 1)
     return np.array([s @ P[t] for t in range(1, 2 ** (tree.depth + 1))]) / np.sum(s)
 
 
