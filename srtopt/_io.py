@@ -1,5 +1,9 @@
 """Files: atomic writes (nothing half-written is ever left at the destination) and
-bounded reads of regular files only."""
+bounded reads of regular files only.
+
+The atomic rename is for regular files only: a destination that is a FIFO, a device
+(``/dev/null``) or a path under ``/dev`` or ``/proc`` (``/dev/stdout``) is written
+*into*, as a Unix tool does, never replaced."""
 
 from __future__ import annotations
 
@@ -16,8 +20,12 @@ def atomic_write(path, data: bytes) -> Path:
 
     Like ``open(path, "wb")``: a symlink is followed (its target is replaced, the
     link stays), an existing file keeps its permission bits, and a new file gets
-    0666 minus the umask.
+    0666 minus the umask.  A special destination (see :func:`is_special`) is
+    written into instead, in one pass: there is nothing to replace atomically.
     """
+    if is_special(path):
+        write_into(path, data)
+        return Path(path)
     target = Path(os.path.realpath(path))
     mode = stat.S_IMODE(os.stat(target).st_mode) if target.is_file() else None
     tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.part"
@@ -45,6 +53,30 @@ def atomic_write(path, data: bytes) -> Path:
     except OSError:
         pass
     return Path(path)
+
+
+def is_special(path) -> bool:
+    """Whether ``path`` names a destination that is written into rather than replaced:
+    an existing FIFO, device or socket (symlinks followed), or any path under
+    ``/dev`` or ``/proc`` (``/dev/stdout`` and ``/dev/fd/N`` lead to a pipe or to a
+    file the shell opened, which a rename would detach)."""
+    absolute = Path(os.path.abspath(path))
+    if absolute.parts[1:2] in (("dev",), ("proc",)):
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def write_into(path, data: bytes) -> None:
+    """Write ``data`` into the existing special file ``path`` (never created, never
+    truncated: a regular file reached through ``/dev/stdout`` is appended to, as the
+    shell's ``>`` or ``>>`` left it)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
 
 
 def regular_file(path, what: str) -> Path:

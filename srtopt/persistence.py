@@ -193,8 +193,12 @@ def save(model, path) -> None:
         raise FileNotFoundError(f"directory {str(directory)!r} does not exist")
     if path.is_dir():
         raise ValueError(f"{str(path)!r} is a directory, not a file name")
-    text = json.dumps(to_dict(model), indent=1, allow_nan=False)
-    atomic_write(path, (text + "\n").encode("utf-8"))
+    atomic_write(path, dumps(model).encode("utf-8"))
+
+
+def dumps(model) -> str:
+    """The text :func:`save` writes: the versioned JSON document of a fitted estimator."""
+    return json.dumps(to_dict(model), indent=1, allow_nan=False) + "\n"
 
 
 # --------------------------------------------------------------------- load

@@ -54,8 +54,12 @@ def main(argv=None) -> int:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"{prefix}: error: {message}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # the reader of stdout went away: no traceback, nothing more written
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error for a filter
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's flush at exit would fail again
+        return 0
+    except OSError as exc:  # the machine's fault, not the user's: disk full, a read-only directory
+        print(f"{prefix}: error: {exc.strerror or exc}" + (f": {exc.filename!r}" if exc.filename else ""),
+              file=sys.stderr)
         return 1
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 import io
 import os
 import sys
+import tempfile
 from pathlib import Path
 
-from .._io import atomic_write, regular_file
+from .._io import atomic_write, is_special, regular_file
 
 
 def register(subparsers) -> None:
@@ -28,7 +29,7 @@ def register(subparsers) -> None:
     fit.add_argument("--sep", default=None, help=SEP_HELP)
     fit.add_argument("--target", required=True, help="name of the column to predict")
     fit.add_argument("--depth", type=int, default=2, help="tree depth D (default 2)")
-    fit.add_argument("--out", required=True, help="where to write the model (JSON)")
+    fit.add_argument("--out", required=True, help="where to write the model (JSON; '-' for standard output)")
     fit.add_argument("--regularization", default="l2",
                      help="'l2' (default; the paper's lambdas on the summed error, see docs/design.md), "
                           "'l2-slopes', 'l2-mean', 'l2-calibrated' (other readings), with ':split=FACTOR' a factor "
@@ -57,7 +58,7 @@ def register(subparsers) -> None:
     predict.add_argument("model", help="model file written by 'srtopt fit'")
     predict.add_argument("data", help="CSV file with a header row")
     predict.add_argument("--sep", default=None, help=SEP_HELP)
-    predict.add_argument("--out", default=None, help="CSV file for the predictions (default: stdout)")
+    predict.add_argument("--out", default=None, help="CSV file for the predictions (default or '-': stdout)")
     predict.add_argument("--column", default="prediction", help="name of the prediction column")
     predict.set_defaults(func=run_predict)
 
@@ -70,7 +71,7 @@ def register(subparsers) -> None:
     show.add_argument("model", help="model file written by 'srtopt fit'")
     show.add_argument("--format", choices=("text", "dot", "png", "html"), default=None,
                       help="default: from the --out extension (.png, .dot/.gv, .html/.htm, .txt), else text")
-    show.add_argument("--out", default=None, help="output file (required for png; default stdout)")
+    show.add_argument("--out", default=None, help="output file (required for png; default or '-': stdout)")
     show.add_argument("--top", type=_top, default=3,
                       help="terms shown per split/leaf in text, dot and png: a number (default 3) or 'all' "
                            "(the HTML page always shows every term)")
@@ -131,18 +132,47 @@ def _numeric(frame, columns, path):
 
 
 def _out_path(path, inputs):
-    """--out checked before any work: its directory exists, it is not a directory itself, and
-    it is none of the ``inputs`` (after symlinks, relative paths and hard links)."""
+    """--out checked before any work: "-" is standard output; otherwise it is not a directory,
+    it is none of the ``inputs`` (after symlinks, relative paths and hard links), and a file
+    can be written where it points (a FIFO or a device is written into; see ``srtopt._io``)."""
+    if path == "-":
+        return path
     out = Path(path)
     if out.is_dir():
         raise ValueError(f"--out {str(out)!r} is a directory; give a file name")
-    if not out.parent.is_dir():
-        raise FileNotFoundError(f"--out: directory {str(out.parent)!r} does not exist")
     for name in inputs:
         if _same_file(out, name):
             raise ValueError(f"--out {str(path)!r} is the input file {str(name)!r}; writing it would "
                              f"destroy the input: choose another output file")
+    if not is_special(out):
+        _check_writable(out)
     return out
+
+
+def _check_writable(out):
+    """A file can be created beside the (symlink-resolved) --out: tried with a temporary file."""
+    try:
+        directory = Path(os.path.realpath(out)).parent
+    except (OSError, RuntimeError) as exc:  # a symlink loop
+        raise ValueError(f"--out {str(out)!r} cannot be resolved: {exc}") from None
+    if not directory.is_dir():
+        raise FileNotFoundError(f"--out: directory {str(directory)!r} does not exist")
+    try:
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".srtopt-probe-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"--out {str(out)!r} cannot be written: {exc.strerror} in {str(directory)!r}") from None
+
+
+def _write_out(out, data: bytes, what: str | None) -> None:
+    """Write ``data`` to --out ("-": standard output) and say so on stderr (unless ``what`` is None)."""
+    if out == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    atomic_write(out, data)
+    if what is not None:
+        print(f"wrote {what} to {out}", file=sys.stderr)
 
 
 def _same_file(a, b) -> bool:
@@ -209,9 +239,26 @@ def run_fit(args) -> int:
             print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features\n"
                   f"{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
         model.fit(X, y)
-    model.save(out)
-    print(f"saved {out} (training R^2 {model.score(X, y):.4f}, stopped by {model.stopped_by_})")
+    _save_model(model, out)
+    print(f"saved {out} (training R^2 {model.score(X, y):.4f}, stopped by {model.stopped_by_})",
+          file=sys.stderr if out == "-" else sys.stdout)
     return 0
+
+
+def _save_model(model, out):
+    """Write the fitted model to --out; if that fails (disk full, a directory gone read-only),
+    keep the work: save it in the temporary directory and say where, then fail."""
+    from ..persistence import dumps
+
+    data = dumps(model).encode("utf-8")
+    try:
+        _write_out(out, data, None)  # run_fit says "saved"
+    except OSError as exc:
+        fd, kept = tempfile.mkstemp(prefix="srtopt-model-", suffix=".json")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        raise OSError(f"could not write --out {str(out)!r} ({exc.strerror or exc}); the fitted model was "
+                      f"saved to {kept} instead") from None
 
 
 def _choose_split_weight(tree, folds, seed, X, y, quiet):
@@ -253,11 +300,7 @@ def run_predict(args) -> int:
     import pandas as pd
 
     preds = pd.DataFrame({args.column: model.predict(X)})
-    if out is None:
-        preds.to_csv(sys.stdout, index=False)
-    else:
-        atomic_write(out, preds.to_csv(index=False).encode("utf-8"))
-        print(f"wrote {len(preds)} predictions to {out}", file=sys.stderr)
+    _write_out(out or "-", preds.to_csv(index=False).encode("utf-8"), f"{len(preds)} predictions")
     return 0
 
 
@@ -274,16 +317,11 @@ def run_show(args) -> int:
     if fmt == "html":
         from ..export import export_html
 
-        page = export_html(model)
-        if out is None:
-            sys.stdout.write(page)
-        else:
-            atomic_write(out, page.encode("utf-8"))
-            print(f"wrote {args.out}", file=sys.stderr)
+        _write_out(out or "-", export_html(model).encode("utf-8"), "the page")
         return 0
     if fmt == "png":
         if out is None:
-            raise ValueError("--format png needs --out FILE.png")
+            raise ValueError("--format png needs --out FILE.png (or --out - for standard output)")
         import matplotlib
 
         matplotlib.use("Agg")
@@ -295,15 +333,10 @@ def run_show(args) -> int:
         buffer = io.BytesIO()
         ax.figure.savefig(buffer, format="png", dpi=120, bbox_inches="tight")
         plt.close(ax.figure)
-        atomic_write(out, buffer.getvalue())
-        print(f"wrote {args.out}", file=sys.stderr)
+        _write_out(out, buffer.getvalue(), "the picture")
         return 0
     text = export_text(model, top=args.top) if fmt == "text" else export_graphviz(model, top=args.top)
-    if out is None:
-        print(text)
-    else:
-        atomic_write(out, (text if text.endswith("\n") else text + "\n").encode("utf-8"))
-        print(f"wrote {args.out}", file=sys.stderr)
+    _write_out(out or "-", (text if text.endswith("\n") else text + "\n").encode("utf-8"), f"the {fmt}")
     return 0
 
 

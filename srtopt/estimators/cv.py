@@ -48,7 +48,10 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
     Attributes
     ----------
     best_estimator_ : SoftRegressionTree refit on all the data with the chosen weight (for
-        inspection: ``summary()``, :mod:`srtopt.export`, ...).
+        inspection: ``summary()``, :mod:`srtopt.export`, ...).  Fitted on ``X`` as given, so
+        a DataFrame's column names are kept (``feature_names_in_``) and it predicts by name.
+    feature_names_in_ : ndarray of str, the column names of a DataFrame ``X`` (absent otherwise).
+    n_features_in_ : int.
     split_weight_ : float, the chosen factor.
     cv_scores_ : dict, factor -> mean R^2 over the folds.
     cv_results_ : GridSearchCV's ``cv_results_``.
@@ -78,7 +81,7 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
             raise TypeError(f"estimator must be a SoftRegressionTree, got {type(estimator).__name__}")
         reading = _reading_of(estimator.regularization)
         weights = _check_weights(self.split_weights)
-        X, y = check_fit_arrays(self, X, y, 1)
+        check_fit_arrays(self, X, y, 1)  # errors that name the argument; sets feature_names_in_
         candidates = [f"{reading}:split={w!r}" for w in weights]
         search = GridSearchCV(estimator, {"regularization": candidates}, cv=self._splitter(), n_jobs=self.n_jobs,
                               error_score="raise")

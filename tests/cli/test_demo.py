@@ -20,7 +20,7 @@ def test_demo_prints_cross_validated_scores_and_the_tree(capsys):
 
 def test_demo_piped_into_a_reader_that_stops_early_ends_quietly():
     """``srtopt demo | head -1``: the reader closes the pipe after one line; the command ends
-    with status 1 and no traceback."""
+    with status 0 (not an error for a Unix filter), quietly."""
     import os
     import subprocess
     import sys
@@ -30,4 +30,4 @@ def test_demo_piped_into_a_reader_that_stops_early_ends_quietly():
                           text=True, timeout=300, env=dict(os.environ, PYTHONWARNINGS="ignore"))
     reader.stdin.close()
     reader.wait(timeout=60)
-    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

@@ -3,6 +3,7 @@
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -66,6 +67,96 @@ def test_fit_cv_chooses_the_split_weight_and_saves_the_refit_tree(workdir, capsy
     model = srtopt.load(workdir / "cv.json")
     assert model.regularization == f"l2:split={float(chosen)!r}"
     assert "saved" in out
+
+
+def test_fit_cv_model_keeps_the_column_names(workdir, capsys):
+    """The tree chosen by --cv predicts by column name and shows the names, as a plain fit does."""
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--depth", "1", "--max-iter", "2",
+                 "--out", str(workdir / "cv_names.json"), "--cv", "2", "--quiet"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    model = srtopt.load(workdir / "cv_names.json")
+    assert model.feature_names_in_.tolist() == ["temp", "load", "speed"]
+    assert main(["predict", str(workdir / "cv_names.json"), str(workdir / "new.csv")]) == 0  # other order
+    preds = [float(v) for v in capsys.readouterr().out.split()[1:]]
+    expected = model.predict(pd.read_csv(workdir / "data.csv")[["temp", "load", "speed"]])[::-1]
+    np.testing.assert_allclose(preds, expected, rtol=1e-9)
+    assert main(["show", str(workdir / "cv_names.json")]) == 0
+    text = capsys.readouterr().out
+    assert "temp" in text and "x0" not in text
+
+
+def test_out_writes_into_fifos_devices_and_stdout(workdir, fitted, capsys):
+    """--out naming a FIFO, a device or '-' is written into, never replaced by a regular file."""
+    import threading
+
+    model, data = str(workdir / "model.json"), str(workdir / "data.csv")
+    fifo = workdir / "preds.fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    assert main(["predict", model, data, "--out", str(fifo)]) == 0
+    reader.join(timeout=60)
+    assert received and received[0].decode().splitlines()[0] == "prediction" and len(received[0].splitlines()) == 51
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    if os.geteuid() == 0:  # a character device of our own: the null device's numbers
+        device = workdir / "mynull"
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    else:
+        device = Path("/dev/null")
+    for argv in (["predict", model, data], ["show", model], ["fit", data, "--target", "y", "--depth", "1",
+                                                             "--max-iter", "1", "--quiet"]):
+        assert main([*argv, "--out", str(device)]) == 0
+        assert stat.S_ISCHR(os.stat(device).st_mode)
+    capsys.readouterr()
+    assert main(["predict", model, data, "--out", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == "prediction" and len(out.splitlines()) == 51 and "wrote" not in err
+
+
+def test_out_dev_stdout_on_a_pipe(workdir, fitted):
+    """``--out /dev/stdout`` when stdout is a pipe (it resolves to a /proc path of no file)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    for argv in (["predict", str(workdir / "model.json"), str(workdir / "data.csv")],
+                 ["fit", str(workdir / "data.csv"), "--target", "y", "--depth", "1", "--max-iter", "1", "--quiet"]):
+        done = subprocess.run([sys.executable, "-m", "srtopt", *argv, "--out", "/dev/stdout"], env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("prediction\n") or done.stdout.startswith("{"), done.stdout[:200]
+
+
+def test_unwritable_out_is_refused_before_the_fit(workdir, capsys, monkeypatch):
+    """A dangling --out symlink into a missing directory fails at once, before any fitting."""
+    import srtopt.estimators.srt as srt_module
+
+    link = workdir / "dangling.json"
+    link.unlink(missing_ok=True)
+    link.symlink_to(workdir / "gone" / "m.json")
+    monkeypatch.setattr(srt_module.SoftRegressionTree, "fit", lambda *a, **k: pytest.fail("fit ran"))
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", str(link)]) == 2
+    assert f"directory '{workdir}/gone' does not exist" in _one_error_line(capsys, "fit")
+
+
+def test_a_failed_final_write_keeps_the_fitted_model(workdir, capsys, monkeypatch, tmp_path):
+    """Disk full at the very end: one line, status 1, and the model saved elsewhere, said where."""
+    import errno
+
+    import srtopt.cli.models as cli_models
+
+    def disk_full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(cli_models, "atomic_write", disk_full)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--depth", "1", "--max-iter", "1", "--quiet",
+                 "--out", str(workdir / "full.json")]) == 1
+    line = _one_error_line(capsys, "fit")
+    kept = re.search(r"saved to (\S+) instead", line).group(1)
+    assert "No space left on device" in line and Path(kept).parent == tmp_path
+    assert srtopt.load(kept).depth == 1 and not (workdir / "full.json").exists()
 
 
 def test_fit_cv_refuses_one_fold(workdir, capsys):

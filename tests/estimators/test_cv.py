@@ -97,3 +97,22 @@ def test_diabetes_depth3_at_least_linear_regression():
     tree = SoftRegressionTreeCV(SoftRegressionTree(depth=3, random_state=0), random_state=0)
     srt, linear = (cross_val_score(model, X, y, cv=outer).mean() for model in (tree, LinearRegression()))
     assert srt >= linear
+
+
+def test_dataframe_names_reach_the_refit_tree(linear_data):
+    """A DataFrame's column names survive the search: the refit tree knows them (no "fitted
+    without feature names" warning on predict) and its exports name the features."""
+    import warnings
+
+    import pandas as pd
+
+    X, y = linear_data
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "X has feature names, but ... fitted without" fails here
+        model = SoftRegressionTreeCV(SoftRegressionTree(depth=1, max_iter=2, random_state=0), cv=2,
+                                     split_weights=(1.0, 10.0), random_state=0).fit(frame, y)
+        predictions = model.predict(frame)
+    np.testing.assert_allclose(predictions, model.best_estimator_.predict(frame), rtol=1e-12)
+    assert model.feature_names_in_.tolist() == model.best_estimator_.feature_names_in_.tolist() == list(frame)
+    assert "f0" in export_text(model.best_estimator_) and "x0" not in export_text(model.best_estimator_)
