@@ -33,16 +33,17 @@ Variables
 - ``s[j,t]`` in [0, B]: s_jt >= |beta_jt| (l1 penalty).
 - ``r[i]`` in [0, M_i]: absolute residual of point i in its leaf.
 
-Objective
+Objective (:class:`srtopt.training.local_search.AxisObjective` evaluates the same)
 ---------
-    min  (1/N) sum_i r_i  +  l1 * sum_{t in T_L, j} s_jt  +  cp * sum_{t in T_B} d_t
+    loss="absolute":  min (1/N) sum_i r_i    + l1 sum_{t,j} s_jt + cp sum_{t in T_B} d_t
+    loss="squared":   min (1/N) sum_i r_i^2  + l1 sum_{t,j} s_jt + l2 sum_{t,j} beta_jt^2
+                                             + cp sum_{t in T_B} d_t
 
-The loss is the mean **absolute** error on standardized y.  Squared loss would
-make the problem an MIQP, which HiGHS (the solver that ships with the
-dependencies) cannot solve; with L1 loss the problem stays a MILP and any MILP
-solver applies.  L1 is also what the MILP can certify: the reported gap is a gap
-on this objective, not on the squared error.  Intercepts are not penalized.
-With cp > 0 a split must lower (1/N) sum r_i by more than cp to be used.
+With the absolute loss the problem is a MILP (HiGHS, the solver that ships with the
+dependencies, or any MILP solver); the squared loss, the loss of ORT-L and of SRT,
+makes it an MIQP (SCIP through ``pyscipopt``; HiGHS does not solve MIQPs).  The gap a
+solver reports is a gap on this objective.  Intercepts are not penalized.  With cp > 0
+a split must lower the loss by more than cp to be used.
 
 Constraints (names as in the Pyomo model)
 -----------------------------------------
@@ -89,17 +90,22 @@ Big-M constants and why they are valid
   (x in [0,1], exactly one a_jm is 1) and exactly 1 when d_m = 0 (all a_jm = 0),
   and b_m >= 0.
 - ``route_right``: 1.  Left side >= 0 (x >= 0) and b_m <= 1, so b_m - 1 <= 0.
-- ``res_pos``/``res_neg``: M_i = B0 + B * ||x_i||_1 + |y_i| (per point).
+- ``res_pos``/``res_neg``: M_i = B0 + min(B ||x_i||_1, E_inc / l1) + |y_i| (per point).
   Bounded coefficients give bounded predictions: |yhat_it| <= B0 + B sum_j x_ij
   for x in [0,1]^p, hence |yhat_it - y_i| <= M_i for every leaf, so with
   z_it = 0 the constraint never binds, and with z_it = 1 it is exact.  M_i <=
   B0 + B p + max|y| and y standardized keeps it moderate.
-- Coefficient bounds: B = ``coef_bound`` (default 10: a slope of 10 standard
-  deviations of y across the whole range of one scaled feature) and
-  B0 = ``intercept_bound`` (default max|y| + B p, which admits any leaf model
-  whose slopes satisfy the bound and whose predictions cover the range of y on
-  [0,1]^p).  The bounds are part of the model: a leaf that would need larger
-  coefficients is restricted, which is the price of a valid big-M.
+- Coefficient bounds: B = ``coef_bound`` and B0 = ``intercept_bound`` (default
+  max|y| + B p, which admits any leaf model whose slopes satisfy the bound and
+  whose predictions cover the range of y on [0,1]^p).  Given the objective E_inc
+  of a known tree (``cutoff``) and l1 > 0, every tree at least as good satisfies
+  l1 sum_{t,j} |beta_jt| <= E_inc, so B = E_inc / l1, and its residuals satisfy
+  r_i <= R = N E_inc (absolute) or sqrt(N E_inc) (squared), so an intercept of a
+  leaf with a point i obeys |beta0_t| <= |y_i| + R + E_inc / l1 =: B0 and
+  |yhat_it| <= B0 + E_inc / l1 on [0,1]^p: these cut off only worse trees and are
+  the default.  Without a cutoff or with l1 = 0 the default is B = 10 (a slope of 10
+  standard deviations of y across a feature's range), which is then part of the
+  model: a leaf that would need larger coefficients is restricted.
 
 Sizes: binaries p|T_B| + |T_B| + N|T_L| (+ |T_L|); continuous |T_B| +
 |T_L|(2p+1) + N; constraints about N(|T_L| D + 2|T_L| + 1) + 2p|T_L| + 2|T_B|.
@@ -107,6 +113,7 @@ Sizes: binaries p|T_B| + |T_B| + N|T_L| (+ |T_L|); continuous |T_B| +
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -182,9 +189,13 @@ class MILOTree:
     X : (N, p) array with entries in [0, 1].
     y : (N,) array, standardized.
     depth : tree depth D >= 1.
+    loss : "absolute" (a MILP) or "squared" (an MIQP).
     l1 : weight of the l1 penalty on leaf slopes (not intercepts).
+    l2 : weight of the squared l2 penalty on leaf slopes (``loss="squared"`` only).
     cp : complexity penalty per applied split.
-    coef_bound : B, bound on |beta_jt|.
+    cutoff : objective of a known tree (the warm start): with l1 > 0 it gives valid
+        coefficient bounds (module docstring).
+    coef_bound : B, bound on |beta_jt| (default: from ``cutoff``, else 10).
     intercept_bound : B0, bound on |beta0_t| (default max|y| + B p).
     min_samples_leaf : N_min; if > 1, a non-empty leaf holds at least N_min points.
     min_epsilon : floor on eps_j (default 1e-5, see the module docstring).
@@ -202,9 +213,12 @@ class MILOTree:
         y,
         depth: int,
         *,
+        loss: str = "absolute",
         l1: float = 1e-3,
+        l2: float = 0.0,
         cp: float = 0.0,
-        coef_bound: float = 10.0,
+        cutoff: float | None = None,
+        coef_bound: float | None = None,
         intercept_bound: float | None = None,
         min_samples_leaf: int = 1,
         min_epsilon: float = 1e-5,
@@ -217,21 +231,31 @@ class MILOTree:
             raise ValueError(f"X and y have different lengths: {X.shape[0]} != {y.shape[0]}")
         if X.size and (X.min() < -1e-9 or X.max() > 1 + 1e-9):
             raise ValueError("X must be scaled to [0, 1] (the big-M constants assume it)")
-        if coef_bound <= 0:
-            raise ValueError(f"coef_bound must be > 0, got {coef_bound}")
-        if l1 < 0 or cp < 0:
-            raise ValueError("l1 and cp must be >= 0")
+        if loss not in ("absolute", "squared"):
+            raise ValueError(f"loss must be 'absolute' or 'squared', got {loss!r}")
+        if l1 < 0 or l2 < 0 or cp < 0:
+            raise ValueError("l1, l2 and cp must be >= 0")
+        if loss == "absolute" and l2 > 0:
+            raise ValueError("l2 > 0 needs loss='squared' (the absolute-loss model stays a MILP)")
         self.X, self.y = X, y
         self.tree = Tree(int(depth))
         self.depth = int(depth)
-        self.l1, self.cp = float(l1), float(cp)
+        self.loss, self.l1, self.l2, self.cp = loss, float(l1), float(l2), float(cp)
+        self.cutoff = None if cutoff is None else float(cutoff)
         N, p = X.shape
         self.n_samples, self.n_features = N, p
+        self.l1_budget = self.cutoff / self.l1 if self.cutoff is not None and self.l1 > 0 else np.inf
+        if coef_bound is None:
+            coef_bound = self.l1_budget if np.isfinite(self.l1_budget) else 10.0
+        if not coef_bound > 0:
+            raise ValueError(f"coef_bound must be > 0, got {coef_bound}")
         self.coef_bound = float(coef_bound)
         ymax = float(np.abs(y).max()) if N else 0.0
-        self.intercept_bound = (
-            float(intercept_bound) if intercept_bound is not None else ymax + self.coef_bound * p
-        )
+        if intercept_bound is None:
+            intercept_bound = ymax + min(self.coef_bound * p, self.l1_budget)
+            if np.isfinite(self.l1_budget):  # a point of the leaf: |beta0| <= |y_i| + r_i + sum_j |beta_j|
+                intercept_bound += math.sqrt(N * self.cutoff) if loss == "squared" else N * self.cutoff
+        self.intercept_bound = float(intercept_bound)
         self.min_samples_leaf = int(min_samples_leaf)
         self.min_epsilon = float(min_epsilon)
         self.eps, self.splittable = (
@@ -240,7 +264,8 @@ class MILOTree:
         self.eps_max = float(self.eps.max()) if p else 1.0
         self.big_m_left = 1.0 + self.eps_max
         self.big_m_right = 1.0
-        self.big_m_res = self.intercept_bound + self.coef_bound * np.abs(X).sum(axis=1) + np.abs(y)
+        slopes = np.minimum(self.coef_bound * np.abs(X).sum(axis=1), self.l1_budget)
+        self.big_m_res = self.intercept_bound + slopes + np.abs(y)
         self.model = self._build()
 
     # ------------------------------------------------------------------ build
@@ -312,10 +337,12 @@ class MILOTree:
         m.abs_neg = pe.Constraint(m.J, m.TL, rule=lambda m_, j, t: m_.s[j, t] >= -m_.beta[j, t])
 
         inv_n = 1.0 / max(N, 1)
-        m.loss = pe.Expression(expr=inv_n * sum(m.r[i] for i in m.I))
+        power = 2 if self.loss == "squared" else 1
+        m.loss = pe.Expression(expr=inv_n * sum(m.r[i] ** power for i in m.I))
         m.penalty_l1 = pe.Expression(expr=self.l1 * sum(m.s[j, t] for j in m.J for t in m.TL))
+        m.penalty_l2 = pe.Expression(expr=self.l2 * sum(m.beta[j, t] ** 2 for j in m.J for t in m.TL))
         m.penalty_cp = pe.Expression(expr=self.cp * sum(m.d[t] for t in m.TB))
-        m.obj = pe.Objective(expr=m.loss + m.penalty_l1 + m.penalty_cp, sense=pe.minimize)
+        m.obj = pe.Objective(expr=m.loss + m.penalty_l1 + m.penalty_l2 + m.penalty_cp, sense=pe.minimize)
         return m
 
     # --------------------------------------------------------------- pickling
@@ -408,8 +435,7 @@ class MILOTree:
             m.b[t].set_value(float(sol.thresholds[t - 1]) if f >= 0 else 0.0)
             for j in range(p):
                 m.a[j, t].set_value(1 if j == f else 0)
-        beta0 = np.clip(sol.beta0, -self.intercept_bound, self.intercept_bound)
-        beta = np.clip(sol.beta, -self.coef_bound, self.coef_bound)
+        beta0, beta = sol.beta0, sol.beta  # a start outside the bounds is infeasible: the solver says so
         for t in tree.leaves:
             k = tree.leaf_index(t)
             m.beta0[t].set_value(float(beta0[k]))

@@ -42,7 +42,7 @@ from .cyipopt_solver import IpoptCyipopt
 from .ipopt import IpoptCasadi
 from .least_squares import ExactLeastSquares, LsqrLeastSquares
 from .logistic import SklearnLogistic
-from .milp import HighsMILP, PyomoMILP, available_milp_solvers
+from .milp import HighsMILP, PyomoMILP, ScipMIQP, available_milp_solvers
 from .newton import NewtonSolver
 from .proximal import ProxGradient
 from .pyomo_solver import PyomoSolver
@@ -94,6 +94,7 @@ SOLVERS = {
     "milp": {
         "highs": HighsMILP,
         "appsi_highs": HighsMILP,
+        "scip": ScipMIQP,
     },
 }
 
@@ -250,7 +251,7 @@ def make_solver(kind: str, spec, **options):
 
 __all__ = ["AUTO", "SOLVERS", "Acceptance", "Auto", "Availability", "CasadiQP", "ExactLeastSquares", "HighsMILP",
            "HighsQP", "IpoptCasadi", "IpoptCyipopt", "LsqrLeastSquares", "NewtonSolver", "ProxGradient",
-           "PyomoMILP", "PyomoSolver", "ScipyHessian", "ScipyMinimize", "SklearnLogistic", "Solver",
+           "PyomoMILP", "PyomoSolver", "ScipMIQP", "ScipyHessian", "ScipyMinimize", "SklearnLogistic", "Solver",
            "SolverParams", "SolverResult", "SolverUnavailableError", "TerminationCondition", "acceptance",
            "armijo_step", "available_milp_solvers", "available_solvers", "make_solver", "parse_spec",
            "register_solver", "termination"]

@@ -1,6 +1,8 @@
 """MILP solvers for the MILO deterministic tree (:class:`srtopt.models.milo.MILOTree`).
 
 * :class:`HighsMILP` -- HiGHS through Pyomo's APPSI interface (MIP starts, bounds);
+* :class:`ScipMIQP` -- SCIP through Pyomo's ``scip_direct`` (MILPs and MIQPs, the
+  squared-loss MILO tree; needs ``pyscipopt``);
 * :class:`PyomoMILP` -- any other Pyomo ``SolverFactory`` MILP solver (cbc, glpk, scip,
   gurobi, cplex, ...), with its own time-limit option name.
 
@@ -101,6 +103,58 @@ class HighsMILP(Solver):
                             res, time.perf_counter() - start)
 
 
+class ScipMIQP(Solver):
+    """SCIP through Pyomo's ``scip_direct`` interface (``pip install pyscipopt``): MILPs and the
+    MIQP of the squared-loss MILO tree; the start's integer values are handed to SCIP as a
+    solution, and it reports its dual bound."""
+
+    name = "scip"
+    family = "pyomo"
+
+    def __init__(self, tol=1e-4, max_iter=None, time_limit=60.0, verbosity=0, options=None):
+        super().__init__(tol, max_iter, time_limit, verbosity)
+        self.options = options
+
+    @staticmethod
+    def _factory():
+        import pyomo.environ  # noqa: F401  (registers the solvers of pyomo.contrib.solver)
+        from pyomo.contrib.solver.common.factory import SolverFactory
+
+        return SolverFactory("scip_direct")
+
+    def available(self) -> Availability:
+        try:
+            solver = self._factory()
+            ok = solver is not None and bool(solver.available())
+        except Exception as exc:  # depends on the installation
+            return Availability(False, f"SCIP through Pyomo failed: {type(exc).__name__}: {exc}; "
+                                       "`pip install pyscipopt` (and pyomo >= 6.9.3)")
+        return Availability(True) if ok else Availability(False, "`pip install pyscipopt` (and pyomo >= 6.9.3)")
+
+    def version(self) -> str:
+        return f"SCIP {'.'.join(map(str, self._factory().version()))} (Pyomo scip_direct)"
+
+    def accepts(self, problem) -> Acceptance:
+        return milo_problem(problem)
+
+    def solve(self, problem, x0=None) -> SolverResult:
+        start = time.perf_counter()
+        budget = self.time_limit or math.inf
+        remaining = max(budget - (time.perf_counter() - start), MIN_TIME_SHARE * budget)
+        options = {"limits/time": remaining} if math.isfinite(remaining) else {}
+        options.update(self.options or {})
+        result = self._factory().solve(
+            problem.model, tee=bool(self.verbosity), rel_gap=float(self.tol), load_solutions=False,
+            raise_exception_on_nonoptimal_result=False, warmstart_discrete_vars=x0 is not None,
+            solver_options=options)
+        found = result.incumbent_objective is not None
+        if found:
+            result.solution_loader.load_vars()
+        status = pyomo_termination_name(result.termination_condition)
+        return _milp_result(self, problem, status, found, result.incumbent_objective, result.objective_bound,
+                            result, time.perf_counter() - start)
+
+
 class PyomoMILP(Solver):
     """Any Pyomo ``SolverFactory`` MILP solver by name; ``options`` are passed verbatim."""
 
@@ -175,5 +229,5 @@ def _milp_result(solver, problem, status, found, objective, bound, raw, seconds)
 
 def available_milp_solvers() -> list[str]:
     """Names among the usual Pyomo MILP solvers that are usable here."""
-    return [name for name in CANDIDATES if (HighsMILP() if name in ("highs", "appsi_highs")
-                                            else PyomoMILP(name)).available()]
+    adapters = {"highs": HighsMILP, "appsi_highs": HighsMILP, "scip": ScipMIQP}
+    return [name for name in CANDIDATES if adapters.get(name, lambda: PyomoMILP(name))().available()]

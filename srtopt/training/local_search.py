@@ -1,0 +1,257 @@
+r"""Local search for deterministic axis-aligned trees with linear leaves (ORT-L).
+
+The primal method of the MILO tree (:class:`srtopt.MILOTreeRegressor`): the local search
+of Bertsimas & Dunn (*Machine Learning under a Modern Optimization Lens*, 2019, ch. 8;
+Dunn's thesis, 2018) with linear leaves.  It minimizes the MILO tree's objective
+(:class:`AxisObjective`) over trees of depth D on min-max scaled X and standardized y:
+
+* visit the branch nodes in a random order; at node t, with the points that reach t,
+  compare the current subtree with (a) the best split of t over every feature and every
+  threshold between two distinct values, the subtrees below kept
+  (:func:`srtopt.axis_kernels.scan_splits`, each candidate's leaves refit), (b) t not
+  splitting (every point goes right), (c) t replaced by its left or its right child's
+  subtree; take the best if it lowers the objective (leaves refit exactly);
+* repeat until a whole pass changes nothing: a local optimum;
+* restart from random trees (a random feature and the value of a random point at every
+  node) and keep the best local optimum, until ``n_restarts`` or the deadline.
+
+The first descent starts from the tree without splits, visiting the root first, so it
+grows the greedy top-down tree with linear leaves before improving it.  ``starts`` adds
+trees of the caller's (e.g. a CART structure).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from srtopt.axis_kernels import leaf_fits, route, scan_splits, subtree_leaves
+from srtopt.models.milo import feature_epsilons
+from srtopt.tree import Tree
+
+__all__ = ["AxisObjective", "LocalSearch", "LocalSearchResult"]
+
+LOSSES = ("squared", "absolute")
+
+
+@dataclass(frozen=True)
+class AxisObjective:
+    r"""The objective of the MILO tree, in scaled units (X in [0, 1], y standardized):
+
+    .. math::
+        E = \frac{1}{N}\sum_i \ell(y_i - \hat y_i) + l_1 \sum_{t \in \tau_L} \|\beta_t\|_1
+            + l_2 \sum_{t \in \tau_L} \|\beta_t\|_2^2 + c_p\,|\{t \in \tau_B : d_t = 1\}|
+
+    with :math:`\ell(r) = r^2` (``loss="squared"``, the loss of ORT-L and of SRT) or
+    :math:`|r|` (``"absolute"``, which keeps the MILO a MILP), :math:`\beta_t` the slopes
+    of leaf t (intercepts are not penalized) and :math:`d_t = 1` when node t splits.  A
+    tree is feasible when no leaf holds between 1 and ``min_samples_leaf - 1`` training
+    points (an empty leaf is allowed: a node may send every point one way).  With
+    ``loss="absolute"`` the leaf slopes are bounded by ``coef_bound`` (the MILP's bound)
+    and ``l2`` must be 0.
+    """
+
+    loss: str = "squared"
+    l1: float = 1e-3
+    l2: float = 0.0
+    cp: float = 0.0
+    min_samples_leaf: int = 1
+    coef_bound: float = math.inf
+
+    def __post_init__(self):
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        for name in ("l1", "l2", "cp"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        if self.loss == "absolute" and self.l2 != 0:
+            raise ValueError("l2 must be 0 with loss='absolute' (the MILO stays linear)")
+        if not (isinstance(self.min_samples_leaf, (int, np.integer)) and self.min_samples_leaf >= 1):
+            raise ValueError(f"min_samples_leaf must be an integer >= 1, got {self.min_samples_leaf!r}")
+
+
+def _squared_fits(objective, X, y, leaf_index, n_leaves, n_total):
+    coef, value, counts = leaf_fits(X, y, leaf_index, n_leaves, objective.l1 * n_total, objective.l2 * n_total)
+    return coef, value, counts
+
+
+def _absolute_fits(objective, X, y, leaf_index, n_leaves, n_total):
+    from srtopt.solvers.least_absolute import lad_lasso_fit
+
+    p = X.shape[1]
+    coef = np.zeros((n_leaves, p + 1))
+    value = np.zeros(n_leaves)
+    counts = np.bincount(leaf_index, minlength=n_leaves)
+    for leaf in np.flatnonzero(counts):
+        rows = leaf_index == leaf
+        coef[leaf], value[leaf] = lad_lasso_fit(X[rows], y[rows], objective.l1 * n_total, objective.coef_bound)
+    return coef, value, counts
+
+
+def subtree_value(objective, X, y, rows, features, thresholds, root, depth, n_total):
+    """(coef, value) of the subtree of ``root`` on ``rows``: its leaves fitted exactly; value
+    in sum units (N times E's share), inf when a leaf breaks ``min_samples_leaf``."""
+    levels = depth - Tree.node_depth(root)
+    index = subtree_leaves(X, rows, features, thresholds, root, levels)
+    fits = _squared_fits if objective.loss == "squared" else _absolute_fits
+    coef, value, counts = fits(objective, X[rows], y[rows], index, 2**levels, n_total)
+    if np.any((counts > 0) & (counts < objective.min_samples_leaf)):
+        return coef, math.inf
+    splits = sum(1 for s in Tree(depth).subtree_branch(root) if features[s - 1] >= 0)
+    return coef, float(value.sum()) + objective.cp * n_total * splits
+
+
+def tree_objective(objective, X, y, features, thresholds, depth):
+    """E of the tree (:class:`AxisObjective`) and its leaf models (2^D, p+1)."""
+    n = X.shape[0]
+    coef, value = subtree_value(objective, X, y, np.arange(n), features, thresholds, 1, depth, n)
+    return value / n, coef
+
+
+@dataclass
+class LocalSearchResult:
+    """The best tree found: ``features`` / ``thresholds`` by branch index t - 1 (feature -1:
+    the node does not split), its objective E and leaf models ``coef``, the number of
+    descents run, and ``log``: (seconds, descent, E) each time the best improved."""
+
+    features: np.ndarray
+    thresholds: np.ndarray
+    objective: float
+    coef: np.ndarray
+    descents: int
+    log: list = field(default_factory=list)
+
+
+class LocalSearch:
+    """The local search of the module docstring on scaled data (X in [0, 1], y standardized).
+
+    Parameters
+    ----------
+    X, y : the training data.
+    depth : tree depth D >= 1.
+    objective : AxisObjective.
+    random_state : numpy Generator or seed (node orders and random restarts).
+    coarse, refine : the threshold screening of :func:`srtopt.axis_kernels.scan_splits`.
+    candidates : with ``loss="absolute"``: how many features' best thresholds (screened
+        with the squared loss) are evaluated exactly at every visit.
+    """
+
+    def __init__(self, X, y, depth, objective, *, random_state=None, coarse=128, refine=3, candidates=3):
+        self.X = np.ascontiguousarray(X, dtype=float)
+        self.y = np.ascontiguousarray(y, dtype=float)
+        self.depth, self.objective = int(depth), objective
+        self.tree = Tree(self.depth)
+        self.n, self.p = self.X.shape
+        self.rng = np.random.default_rng(random_state)
+        self.eps = feature_epsilons(self.X, 1e-5)[0]
+        self.coarse, self.refine, self.candidates = int(coarse), int(refine), int(candidates)
+
+    # ------------------------------------------------------------ the search
+    def run(self, *, n_restarts=100, deadline=math.inf, starts=()) -> LocalSearchResult:
+        """Descend from the empty tree, from each of ``starts`` ((features, thresholds)),
+        then from random trees, ``n_restarts`` descents in all or until ``deadline``
+        (a ``time.perf_counter`` value); the best local optimum."""
+        began = time.perf_counter()
+        empty = (np.full(self.tree.n_branch, -1, np.int64), np.zeros(self.tree.n_branch))
+        queue = [empty, *((np.asarray(f, np.int64), np.asarray(b, float)) for f, b in starts)]
+        best, log, descents = None, [], 0
+        while descents < max(n_restarts, 1) and (descents == 0 or time.perf_counter() < deadline):
+            features, thresholds = (a.copy() for a in queue[descents]) if descents < len(queue) else self._random()
+            self.descend(features, thresholds, deadline)
+            value, coef = tree_objective(self.objective, self.X, self.y, features, thresholds, self.depth)
+            descents += 1
+            if best is None or value < best.objective - 1e-12 * max(1.0, abs(best.objective)):
+                best = LocalSearchResult(features, thresholds, value, coef, descents, log)
+                log.append((time.perf_counter() - began, descents, value))
+        best.descents = descents
+        return best
+
+    def descend(self, features, thresholds, deadline=math.inf) -> None:
+        """Visit the nodes in random orders (the root first in the first pass) until a pass
+        changes nothing or the deadline; ``features``/``thresholds`` change in place."""
+        first = True
+        while True:
+            order = self.rng.permutation(np.arange(1, self.tree.n_branch + 1))
+            if first:
+                order = np.concatenate([[1], order[order != 1]])
+                first = False
+            improved = False
+            for t in order:
+                if time.perf_counter() > deadline:
+                    return
+                improved |= self.visit(features, thresholds, int(t))
+            if not improved:
+                return
+
+    def visit(self, features, thresholds, t) -> bool:
+        """Re-optimize the subtree of node t (module docstring); True if it changed."""
+        rows = self._rows_at(features, thresholds, t)
+        if rows.size == 0:
+            return False
+        _, current = self._value(features, thresholds, t, rows)
+        trials = [self._with_split(features, thresholds, t, -1, 0.0)]
+        for j, b in self._best_splits(features, thresholds, t, rows):
+            trials.append(self._with_split(features, thresholds, t, j, b))
+        if self.tree.subtree_depth(t) >= 2:
+            trials += [self._promoted(features, thresholds, t, child) for child in (2 * t, 2 * t + 1)]
+        best, chosen = current, None
+        for trial in trials:
+            _, value = self._value(*trial, t, rows)
+            if value < best - 1e-10 * max(1.0, abs(best)):
+                best, chosen = value, trial
+        if chosen is None:
+            return False
+        features[:], thresholds[:] = chosen
+        return True
+
+    # --------------------------------------------------------------- helpers
+    def _value(self, features, thresholds, t, rows):
+        return subtree_value(self.objective, self.X, self.y, rows, features, thresholds, t, self.depth, self.n)
+
+    def _rows_at(self, features, thresholds, t):
+        leaf = route(self.X, features, thresholds, self.depth)
+        levels = self.depth - Tree.node_depth(t)
+        first = t * 2**levels
+        return np.flatnonzero((leaf >= first) & (leaf < first + 2**levels)).astype(np.int64)
+
+    def _best_splits(self, features, thresholds, t, rows):
+        """(feature, threshold) candidates at t from the scan, best first."""
+        levels = self.depth - Tree.node_depth(t) - 1
+        left = np.zeros(self.n, np.int64)
+        right = np.zeros(self.n, np.int64)
+        left[rows] = subtree_leaves(self.X, rows, features, thresholds, 2 * t, levels)
+        right[rows] = subtree_leaves(self.X, rows, features, thresholds, 2 * t + 1, levels)
+        o = self.objective
+        value, threshold, _ = scan_splits(self.X, self.y, rows, left, 2**levels, right, 2**levels, o.l1 * self.n,
+                                          o.l2 * self.n, o.min_samples_leaf, self.eps, self.coarse, self.refine)
+        keep = 1 if o.loss == "squared" else self.candidates
+        return [(int(j), float(threshold[j])) for j in np.argsort(value)[:keep] if np.isfinite(value[j])]
+
+    @staticmethod
+    def _with_split(features, thresholds, t, j, b):
+        features, thresholds = features.copy(), thresholds.copy()
+        features[t - 1], thresholds[t - 1] = j, b
+        return features, thresholds
+
+    def _promoted(self, features, thresholds, t, child):
+        """The tree with the subtree of ``child`` moved up to t (its last level not splitting)."""
+        features, thresholds = features.copy(), thresholds.copy()
+        levels = self.tree.subtree_depth(t)
+        for level in range(levels):
+            for offset in range(2**level):
+                target = t * 2**level + offset
+                if level < levels - 1:
+                    source = child * 2**level + offset
+                    features[target - 1], thresholds[target - 1] = features[source - 1], thresholds[source - 1]
+                else:
+                    features[target - 1], thresholds[target - 1] = -1, 0.0
+        return features, thresholds
+
+    def _random(self):
+        features = self.rng.integers(0, self.p, self.tree.n_branch).astype(np.int64)
+        thresholds = self.X[self.rng.integers(0, self.n, self.tree.n_branch), features]
+        return features, thresholds.astype(float)
