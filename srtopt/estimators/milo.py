@@ -122,6 +122,8 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         is reached.
     n_restarts : int, default=50
         Local-search descents (the first from the greedy tree).
+    certify : bool, default=True
+        Run stage 3 (False: the bound comes from the MIP stage alone, if it runs).
     solver : str or None, default=None
         MIP solver of the "milo" stage: None is "highs" for the absolute loss and "scip"
         (``pip install pyscipopt``) for the squared loss; or any Pyomo solver name.
@@ -190,6 +192,7 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         method="auto",
         time_limit=60.0,
         n_restarts=50,
+        certify=True,
         solver=None,
         warm_start="cart",
         random_state=None,
@@ -210,6 +213,7 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         self.method = method
         self.time_limit = time_limit
         self.n_restarts = n_restarts
+        self.certify = certify
         self.solver = solver
         self.warm_start = warm_start
         self.random_state = random_state
@@ -255,6 +259,8 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
             bad("warm_start", "must be 'cart', None, True ('cart') or False (None)")
         if not isinstance(self.threads, Integral) or self.threads < 1:
             bad("threads", "must be an integer >= 1")
+        if not isinstance(self.certify, bool):
+            bad("certify", "must be True or False")
         if self.solver is not None and not isinstance(self.solver, str):
             bad("solver", "must be None or a solver name (str)")
 
@@ -318,17 +324,19 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
                   f"min_samples_leaf {objective.min_samples_leaf}: local search ({self.n_restarts} descents at most)")
         search_end = deadline if method == "local-search" else t0 + SEARCH_SHARE * self.time_limit
         starts = [_cart_structure(Xs, ys, D, self.random_state)] if self.warm_start not in (None, False) else []
+        restarts = 1 if D == 1 else int(self.n_restarts)  # depth 1: the enumeration below is exact
         found = LocalSearch(Xs, ys, D, objective, random_state=rng).run(
-            n_restarts=int(self.n_restarts), deadline=search_end, starts=starts)
+            n_restarts=restarts, deadline=search_end, starts=starts)
         features, thresholds, coef, value = found.features, found.thresholds, found.coef, found.objective
         self.local_search_log_ = found.log
-        stopped = "local_optimum" if found.descents >= int(self.n_restarts) else "time_limit"
+        stopped = "local_optimum" if found.descents >= restarts else "time_limit"
         log("local search", value, 0.0)
 
         bound, self.bound_source_ = 0.0, "trivial"
-        proof = certify(Xs, ys, D, objective, deadline)
+        proof = certify(Xs, ys, D, objective, deadline, incumbent=value) if self.certify else None
         if proof is not None:
             bound, self.bound_source_ = proof.bound, "enumeration"
+            stopped = stopped if proof.complete else "time_limit"
             if proof.objective < value - 1e-12 * max(1.0, value):
                 features, thresholds, coef, value = proof.features, proof.thresholds, proof.coef, proof.objective
             log("enumeration", value, bound)

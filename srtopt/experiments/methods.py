@@ -141,6 +141,18 @@ def milo(depth, seed, **params):
     return MILOTreeRegressor(depth=depth, random_state=seed, **params)
 
 
+def streed(depth, seed, **params):
+    """STreeD's optimal axis-aligned tree with linear leaves (``pip install pystreed``, the
+    ``streed`` extra): dynamic programming over binarized thresholds, the open anchor of the
+    MILO tree; the settings of its comparison (min leaf 10, ridge 1e-3, no complexity cost,
+    60 s), overridable through ``params``."""
+    from pystreed import STreeDPiecewiseLinearRegressor
+
+    params = {"min_leaf_node_size": 10, "ridge_penalty": 1e-3, "cost_complexity": 0.0, "time_limit": 60,
+              "random_seed": seed, **params}
+    return STreeDPiecewiseLinearRegressor(max_depth=depth, **params)
+
+
 for _name, _factory, _requires in (
     ("srt", srt, ("srtopt", "SoftRegressionTree")),
     ("srt-l2", srt_l2, ("srtopt", "SoftRegressionTree")),
@@ -150,6 +162,7 @@ for _name, _factory, _requires in (
     ("srt-l2-cv", srt_l2_cv, ("srtopt", "SoftRegressionTreeCV")),
     ("orrt", orrt, ("srtopt", "ORRTRegressor")),
     ("milo", milo, ("srtopt", "MILOTreeRegressor")),
+    ("streed", streed, ("pystreed", "STreeDPiecewiseLinearRegressor")),
     ("cart", cart, None),
     ("rf", random_forest, None),
 ):

@@ -119,6 +119,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyomo.environ as pe
 
+from srtopt import axis_kernels
 from srtopt.tree import Tree
 
 __all__ = ["MILOTree", "MILOSolution", "feature_epsilons", "route"]
@@ -149,18 +150,11 @@ def route(X: np.ndarray, features: np.ndarray, thresholds: np.ndarray, depth: in
 
     ``features[t-1]`` is the feature of branch node t (-1: no split, everyone
     goes right) and ``thresholds[t-1]`` its threshold; x_j < b goes left,
-    x_j >= b goes right, exactly as in the MILP's ``route_left``/``route_right``.
+    x_j >= b goes right, exactly as in the MILP's ``route_left``/``route_right``
+    (computed by :func:`srtopt.axis_kernels.route`).
     """
-    X = np.asarray(X, dtype=float)
-    node = np.ones(X.shape[0], dtype=np.int64)
-    rows = np.arange(X.shape[0])
-    for _ in range(depth):
-        f = np.asarray(features)[node - 1]
-        b = np.asarray(thresholds)[node - 1]
-        xv = X[rows, np.maximum(f, 0)]
-        go_left = (f >= 0) & (xv < b)
-        node = 2 * node + (~go_left)
-    return node
+    return axis_kernels.route(np.ascontiguousarray(X, dtype=float), np.asarray(features, dtype=np.int64),
+                              np.asarray(thresholds, dtype=float), int(depth))
 
 
 @dataclass

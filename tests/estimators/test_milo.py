@@ -1,56 +1,46 @@
-"""MILOTreeRegressor: planted-tree recovery, MILP accounting, time limit, sklearn API.
+"""MILOTreeRegressor: planted trees, certificates, the MIP stage and its accounting, the time
+limit, the "auto" regularization, the sklearn API.
 
-Solves run one at a time with threads=1 and short time limits.
+MIP solves run one at a time with threads=1 and short time limits.
 """
 
 import time
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import check_fit_idempotent, parametrize_with_checks
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from srtopt.estimators.milo import MILOTreeRegressor
 from srtopt.models.milo import route
+from srtopt.solvers.milp import ScipMIQP
 
 
-def planted(n, seed=0, p=3):
-    """Depth-2 tree: root x0 < 0.5, node 2 x1 < 0.5, node 3 x2 < 0.5; noise-free linear leaves."""
+def planted(n, seed=0, p=3, noise=0.0):
+    """Depth-2 tree: root x0 < 0.5, node 2 x1 < 0.5, node 3 x2 < 0.5; linear leaves."""
     rng = np.random.default_rng(seed)
     X = rng.random((n, p))
     leaf = np.where(X[:, 0] < 0.5, np.where(X[:, 1] < 0.5, 4, 5), np.where(X[:, 2] < 0.5, 6, 7))
     B = np.array([[0, 1, 2, 0], [3, -2, 0, 1], [-3, 2, -1, 0], [1, 0, 0, 3]], float)
-    y = B[leaf - 4, 0] + np.einsum("ij,ij->i", X, B[leaf - 4, 1:])
+    y = B[leaf - 4, 0] + np.einsum("ij,ij->i", X, B[leaf - 4, 1:]) + noise * rng.standard_normal(n)
     return 10 * X - 5, 100 + 7 * y, leaf  # raw units: the estimator scales
 
 
 @pytest.fixture(scope="module")
 def planted_fit():
-    X, y, leaf = planted(40)
-    est = MILOTreeRegressor(depth=2, warm_start="best", time_limit=4.0, random_state=0).fit(X, y)
+    X, y, leaf = planted(120)
+    est = MILOTreeRegressor(depth=2, time_limit=30.0, random_state=0).fit(X, y)
     return est, X, y, leaf
 
 
-def test_recovers_planted_tree(planted_fit):
+def test_recovers_the_planted_tree_and_certifies_it(planted_fit):
     est, X, y, leaf = planted_fit
     assert est.score(X, y) > 0.999
     assert est.split_feature_.tolist() == [0, 1, 2]
     assert np.array_equal(est.apply(X), leaf)
-    # the solver never returns something worse than its start
-    assert est.objective_ <= est.warm_start_objective_ + 1e-9
-    assert set(est.apply(X)) <= {4, 5, 6, 7}
-
-
-def test_predictions_equal_the_milp_accounting(planted_fit):
-    est, X, y, _ = planted_fit
-    assert est.model_values_from_ == "solver"
-    r_milp = est.training_residuals()  # the MILP's r_i, scaled units
-    r_tree = np.abs(y - est.predict(X)) / est.scaler_.y_std
-    np.testing.assert_allclose(r_milp, r_tree, atol=1e-5)
-    m = est.model_
-    assert m.max_violation() < 1e-5
-    # the MILP's z says the same leaves as the returned tree's routing
-    assert np.array_equal(m.get_solution().leaf, est.apply(X))
-    assert est.objective_ == pytest.approx(m.objective_value(), abs=1e-5)
+    # depth 2 on 120 rows: the enumeration proves the tree optimal
+    assert est.solver_status_ == "optimal" and est.bound_source_ == "enumeration"
+    assert est.mip_gap_ <= 1e-4 and est.mip_bound_ <= est.objective_
+    assert [stage for _, stage, *_ in est.mip_log_] == ["local search", "enumeration"]
 
 
 def test_original_unit_attributes_are_consistent(planted_fit):
@@ -65,54 +55,80 @@ def test_original_unit_attributes_are_consistent(planted_fit):
     np.testing.assert_allclose(thr, est.scaler_.x_min[f] + est.split_threshold_scaled_ * est.scaler_.x_scale[f])
 
 
-def test_time_limit_is_honoured_with_a_gap():
+def test_depth_one_is_certified_by_enumeration():
+    X, y, _ = planted(300, seed=3, noise=0.5)
+    est = MILOTreeRegressor(depth=1, time_limit=30.0, random_state=0).fit(X, y)
+    assert est.solver_status_ == "optimal" and est.bound_source_ == "enumeration"
+    assert est.mip_gap_ <= 1e-6
+
+
+def test_absolute_loss_mip_stage_keeps_its_accounting():
+    """method="milo" with the absolute loss: HiGHS starts from the local search's tree; the
+    kept model holds the returned tree as a feasible point whose MILP objective is E."""
+    X, y, _ = planted(40, seed=1)
+    est = MILOTreeRegressor(depth=2, loss="absolute", method="milo", time_limit=10.0, random_state=0).fit(X, y)
+    m = est.model_
+    assert m.max_violation() < 1e-6
+    assert np.array_equal(m.get_solution().leaf, est.apply(X))
+    assert est.objective_ == pytest.approx(m.objective_value(), abs=1e-6)
+    r_milp = est.training_residuals()  # the MILP's r_i, scaled units
+    np.testing.assert_allclose(r_milp, np.abs(y - est.predict(X)) / est.scaler_.y_std, atol=1e-5)
+    assert est.objective_ <= est.warm_start_objective_ + 1e-9  # never worse than its start
+    assert [stage for _, stage, *_ in est.mip_log_] == ["local search", "highs"]
+    assert 0.0 <= est.mip_bound_ <= est.objective_ and np.isfinite(est.mip_gap_)
+
+
+def test_time_limit_covers_the_whole_fit_and_the_bound_stays_valid():
     rng = np.random.default_rng(1)
-    X = rng.random((200, 5))  # notes: HiGHS proves nothing beyond ~25 points at depth 2
-    y = np.sin(6 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(200)
-    t0 = time.perf_counter()
-    est = MILOTreeRegressor(depth=2, time_limit=2.0, random_state=0).fit(X, y)
-    wall = time.perf_counter() - t0
-    # the limit covers build + warm start + solve; margin for loading the model into HiGHS
-    assert wall < 2.0 + 2.0, wall
-    assert est.solver_status_ in ("maxTimeLimit", "warm_start")
-    assert est.mip_gap_ > 0
-    assert np.isfinite(est.predict(X)).all()
-    assert est.score(X, y) > 0.3
-    assert est.model_.max_violation() < 1e-5  # the returned tree is a feasible MILP point
+    X = rng.random((400, 5))
+    y = np.sin(6 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(400)
+    for params in ({"depth": 3}, {"depth": 2, "loss": "absolute", "method": "milo"}):
+        t0 = time.perf_counter()
+        est = MILOTreeRegressor(time_limit=2.0, random_state=0, **params).fit(X, y)
+        wall = time.perf_counter() - t0
+        assert wall < 2.0 * 5, (params, wall)  # 5x margin: a shared machine
+        assert 0.0 <= est.mip_bound_ <= est.objective_ and 0.0 <= est.mip_gap_ <= 1.0
+        assert est.solver_status_ != "optimal" or est.mip_gap_ <= est.mip_gap
+        assert est.score(X, y) > 0.3
+
+
+def test_auto_regularization_is_chosen_by_cross_validation_on_small_data():
+    X, y, _ = planted(60, seed=2, noise=1.0)
+    est = MILOTreeRegressor(depth=2, time_limit=30.0, random_state=0).fit(X, y)
+    p = X.shape[1]
+    assert set(est.cv_scores_) == {(l1, f * (p + 1)) for l1 in (1e-4, 1e-3) for f in (1, 2)}
+    assert (est.l1_, est.min_samples_leaf_) == min(est.cv_scores_, key=est.cv_scores_.get)
+    fixed = MILOTreeRegressor(depth=2, l1=0.01, min_samples_leaf=5, time_limit=30.0, random_state=0).fit(X, y)
+    assert fixed.cv_scores_ == {} and (fixed.l1_, fixed.min_samples_leaf_) == (0.01, 5)
+    counts = np.bincount(fixed.apply(X) - 4, minlength=4)
+    assert np.all((counts == 0) | (counts >= 5))
+
+
+def test_same_seed_same_tree():
+    X, y, _ = planted(80, seed=4, noise=0.5)
+    first = MILOTreeRegressor(depth=3, time_limit=60.0, n_restarts=5, random_state=7).fit(X, y)
+    second = MILOTreeRegressor(depth=3, time_limit=60.0, n_restarts=5, random_state=7).fit(X, y)
+    assert first.split_feature_.tolist() == second.split_feature_.tolist()
+    np.testing.assert_array_equal(first.split_threshold_, second.split_threshold_)
+
+
+@pytest.mark.skipif(not ScipMIQP().available(), reason="SCIP (pyscipopt) is not installed: the MIQP is untested")
+def test_squared_loss_miqp_through_scip():
+    X, y, _ = planted(30, seed=5, noise=0.2)
+    est = MILOTreeRegressor(depth=1, method="milo", time_limit=30.0, random_state=0, l1=1e-3,
+                            min_samples_leaf=4).fit(X, y)
+    # depth 1 is certified by enumeration first: the MIP stage is skipped at gap 0
+    assert est.bound_source_ == "enumeration" and est.solver_status_ == "optimal"
+    est = MILOTreeRegressor(depth=2, method="milo", certify=False, time_limit=10.0, random_state=0, l1=1e-3,
+                            min_samples_leaf=4, n_restarts=1).fit(X, y)
+    assert est.bound_source_ in ("scip", "trivial") and est.model_.max_violation() < 1e-6
+    assert est.objective_ == pytest.approx(est.model_.objective_value(), rel=1e-6, abs=1e-9)
 
 
 # --------------------------------------------------------------- sklearn API
-_TWO_FITS = (
-    "fits twice and compares predictions; under a binding time limit the incumbent "
-    "depends on wall-clock timing (see test_deterministic_when_the_search_is_node_limited)"
-)
-
-
-def _expected_failed(estimator):
-    return {
-        "check_fit_idempotent": _TWO_FITS,
-        "check_regressors_int": _TWO_FITS,
-        "check_regressor_data_not_an_array": _TWO_FITS,
-        "check_supervised_y_2d": _TWO_FITS,
-        "check_pipeline_consistency": _TWO_FITS,
-    }
-
-
-@parametrize_with_checks(
-    [MILOTreeRegressor(depth=1, time_limit=0.2, random_state=0)],
-    expected_failed_checks=_expected_failed,
-)
+@parametrize_with_checks([MILOTreeRegressor(depth=1, time_limit=5.0, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
-
-
-def test_deterministic_when_the_search_is_node_limited():
-    """The two-fit checks fail only through the time limit: with a node limit
-    instead (deterministic HiGHS search) fitting twice gives the same tree."""
-    check_fit_idempotent(
-        "MILOTreeRegressor",
-        MILOTreeRegressor(depth=1, time_limit=30.0, random_state=0, solver_options={"mip_max_nodes": 1}),
-    )
 
 
 # ------------------------------------------------------------- bad input
@@ -132,7 +148,12 @@ Y_OK = np.arange(8.0)
         (X_OK, Y_OK, {"depth": 1.5}, "depth"),
         (X_OK, Y_OK, {"time_limit": 0}, "time_limit"),
         (X_OK, Y_OK, {"time_limit": -1.0}, "time_limit"),
-        (X_OK, Y_OK, {"l1": -1.0}, "l1"),
+        (X_OK, Y_OK, {"l1": -1.0}, "l1 must be a finite number >= 0 or 'auto'"),
+        (X_OK, Y_OK, {"loss": "huber"}, "loss must be one of"),
+        (X_OK, Y_OK, {"loss": "absolute", "l2": 0.1}, "l2 must be 0 with loss='absolute'"),
+        (X_OK, Y_OK, {"method": "exact"}, "method must be one of"),
+        (X_OK, Y_OK, {"min_samples_leaf": 0}, "min_samples_leaf must be an integer >= 1 or 'auto'"),
+        (X_OK, Y_OK, {"n_restarts": 0}, "n_restarts must be an integer >= 1"),
         (X_OK, Y_OK, {"warm_start": "kmeans"}, "warm_start"),
         (np.array([["a", "b"]] * 8), Y_OK, {}, "X and y must be numeric"),
         (X_OK, None, {}, "requires y"),
@@ -144,8 +165,8 @@ def test_bad_input_raises_clear_errors(X, y, params, match):
 
 
 def test_unknown_solver_lists_available_ones():
-    with pytest.raises(ValueError, match=r"solver='no_such_solver'.*available MILP solvers: .*highs"):
-        MILOTreeRegressor(solver="no_such_solver", time_limit=1.0).fit(X_OK, Y_OK)
+    with pytest.raises(ValueError, match=r"solver='no_such_solver'.*available MIP solvers: .*highs"):
+        MILOTreeRegressor(solver="no_such_solver", method="milo", time_limit=1.0).fit(X_OK, Y_OK)
 
 
 def test_predict_checks_feature_count(planted_fit):
@@ -154,24 +175,15 @@ def test_predict_checks_feature_count(planted_fit):
         est.predict(np.zeros((2, 5)))
 
 
-def test_without_start_or_incumbent_returns_a_feasible_tree():
-    rng = np.random.default_rng(2)
-    X, y = rng.random((150, 4)), rng.standard_normal(150)
-    with pytest.warns(UserWarning, match="no feasible tree"):
-        est = MILOTreeRegressor(depth=2, warm_start=None, time_limit=0.01).fit(X, y)
-    assert est.solver_status_.startswith("no_incumbent")
-    assert (est.split_feature_ == -1).all() and set(est.apply(X)) == {7}
-    assert np.isfinite(est.predict(X)).all()
-
-
-def test_verbose_prints_the_steps_and_the_solver_log(capfd):
+def test_verbose_prints_the_stages_and_the_solver_log(capfd):
     X, y, _ = planted(30)
-    MILOTreeRegressor(depth=1, time_limit=2.0, random_state=0, verbose=1).fit(X, y)
+    MILOTreeRegressor(depth=2, loss="absolute", method="milo", time_limit=3.0, random_state=0,
+                      verbose=1).fit(X, y)
     out, err = capfd.readouterr()
     steps = err.splitlines()
-    assert steps[0].startswith("MILO tree of depth 1 on 30 rows x 3 features: model built in")
-    assert steps[1].startswith("warm start cart: objective") and "the solver's log follows" in steps[1]
+    assert steps[0].startswith("MILO tree of depth 2 on 30 rows x 3 features, absolute loss")
+    assert any(line.startswith("highs on the MILO model from E = ") for line in steps)
     assert steps[-1].startswith("done in")
-    assert "Coefficient ranges" in out and "Nodes" in out  # the solver's own log (HiGHS)
-    MILOTreeRegressor(depth=1, time_limit=2.0, random_state=0).fit(X, y)
+    assert "Coefficient ranges" in out  # the solver's own log (HiGHS)
+    MILOTreeRegressor(depth=2, time_limit=2.0, random_state=0).fit(X, y)
     assert capfd.readouterr() == ("", "")

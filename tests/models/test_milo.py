@@ -190,3 +190,37 @@ def test_pickle_keeps_values(rng):
     got = m2.get_solution()
     assert np.array_equal(got.leaf, sol.leaf)
     assert np.array_equal(got.features, sol.features)
+
+
+@pytest.mark.parametrize("loss", ["absolute", "squared"])
+def test_every_tree_at_least_as_good_as_the_cutoff_is_feasible(loss):
+    """The bounds derived from a cutoff E_inc (coefficients, intercepts, residual big-Ms) cut
+    off only worse trees: trees with their exact leaf fits and E <= E_inc are feasible."""
+    from srtopt.training.local_search import AxisObjective, tree_objective
+
+    rng = np.random.default_rng(3)
+    X, y = _data(rng, n=40, p=3)
+    objective = AxisObjective(loss, l1=1e-3)
+    trees = [(rng.integers(0, 3, 3), rng.random(3)) for _ in range(6)]
+    values = [tree_objective(objective, X, y, f, b, 2) for f, b in trees]
+    cutoff = max(v for v, _ in values)
+    m = MILOTree(X, y, 2, loss=loss, l1=1e-3, cutoff=cutoff)
+    assert m.coef_bound == pytest.approx(cutoff / 1e-3)
+    for (features, thresholds), (value, coef) in zip(trees, values):
+        sol = m.snap_thresholds(MILOSolution(features, thresholds, coef[:, 0], coef[:, 1:],
+                                             route(X, features, thresholds, 2)))
+        m.set_solution(sol)
+        assert m.max_violation() <= 1e-9
+        assert m.objective_value() == pytest.approx(value, rel=1e-9)
+
+
+def test_squared_loss_model_is_quadratic():
+    from pyomo.repn.standard_repn import generate_standard_repn
+
+    rng = np.random.default_rng(4)
+    X, y = _data(rng, n=10, p=2)
+    m = MILOTree(X, y, 1, loss="squared", l2=0.5)
+    repn = generate_standard_repn(m.model.obj.expr, quadratic=True)
+    assert len(repn.quadratic_vars) == 10 + 2 * 2  # r_i^2 of 10 rows, beta_jt^2 of 2 leaves x 2 features
+    with pytest.raises(ValueError, match="l2 > 0 needs loss='squared'"):
+        MILOTree(X, y, 1, l2=0.5)
