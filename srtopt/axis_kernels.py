@@ -284,15 +284,16 @@ def _cuts(X, j, order, side):
 
 
 @numba.njit(cache=True, nogil=True)
-def scan_splits(X, y, rows, leaf_left, n_left, leaf_right, n_right, mu1, mu2, min_leaf, eps, coarse, refine):
-    """Best threshold of every feature at one node, its subtrees fixed.
+def scan_splits(X, y, rows, leaf_left, n_left, leaf_right, n_right, mu1, mu2, min_leaf, eps, coarse, refine,
+                features):
+    """Best threshold of every feature in ``features`` at one node, its subtrees fixed.
 
     ``rows`` are the node's points; ``leaf_left[i]`` (``leaf_right[i]``) is the leaf, as an
     index in 0..n_left-1 (0..n_right-1), that row i reaches when the node sends it left
     (right).  Returns ``(value, threshold, value_none)``: ``value[j]`` the summed leaf value
-    of the best admissible threshold on feature j (inf if none), ``threshold[j]`` that
-    threshold (the midpoint of the two values it separates, at least ``eps[j]`` above the
-    left one), and ``value_none`` the value with every point sent right (the node not
+    of the best admissible threshold on feature j (inf if none or j not in ``features``),
+    ``threshold[j]`` that threshold (the midpoint of the two values it separates, at least
+    ``eps[j]`` above the left one), and ``value_none`` the value with every point sent right (the node not
     splitting; inf if not admissible).  Admissible: at least ``min_leaf`` points on each
     side and no leaf of the subtree with between 1 and ``min_leaf - 1`` points.
 
@@ -318,7 +319,7 @@ def scan_splits(X, y, rows, leaf_left, n_left, leaf_right, n_right, mu1, mu2, mi
     orders = np.empty((p, n), np.int64)
     best_k = np.full(p, -1, np.int64)
     strides = np.ones(p, np.int64)
-    for j in range(p):
+    for j in features:
         for s in range(n):
             keys[s] = X[rows[s], j]
         orders[j] = rows[np.argsort(keys, kind="mergesort")]

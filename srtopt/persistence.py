@@ -62,8 +62,8 @@ _SCALARS = {
     "SoftRegressionTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_",
                            "init_davies_bouldin_", "init_chosen_"),
     "ORRTRegressor": ("objective_", "n_iter_", "solver_status_", "fit_seconds_"),
-    "MILOTreeRegressor": ("objective_", "mip_gap_", "mip_bound_", "solver_status_",
-                          "solver_objective_", "warm_start_objective_", "fit_seconds_", "model_values_from_"),
+    "MILOTreeRegressor": ("objective_", "mip_gap_", "mip_bound_", "solver_status_", "bound_source_",
+                          "warm_start_objective_", "fit_seconds_", "l1_", "min_samples_leaf_"),
 }
 _REQUIRED = {"SoftRegressionTree": ("omega_", "beta_"), "ORRTRegressor": ("omega_", "beta_"),
              "MILOTreeRegressor": _ARRAYS["MILOTreeRegressor"]}

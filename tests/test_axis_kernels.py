@@ -57,7 +57,7 @@ def test_scan_equals_refitting_every_threshold():
     right = subtree_leaves(X, rows, features, thresholds, 3, 1)
     mu1, min_leaf = 0.05, 3
     value, threshold, none = scan_splits(X, y, rows, left, 2, right, 2, mu1, 0.0, min_leaf, np.full(p, 1e-5),
-                                         EXACT, 0)
+                                         EXACT, 0, np.arange(p))
     for j in range(p):
         best = np.inf
         for b in np.unique(X[:, j])[1:]:
@@ -84,8 +84,8 @@ def test_coarse_scan_is_a_screening_that_finds_the_exact_value_of_its_choice():
     rows = np.arange(2000)
     zeros = np.zeros(2000, np.int64)
     eps = np.full(2, 1e-9)
-    coarse = scan_splits(X, y, rows, zeros, 1, zeros, 1, 0.0, 0.0, 1, eps, 64, 2)
-    exact = scan_splits(X, y, rows, zeros, 1, zeros, 1, 0.0, 0.0, 1, eps, EXACT, 0)
+    coarse = scan_splits(X, y, rows, zeros, 1, zeros, 1, 0.0, 0.0, 1, eps, 64, 2, np.arange(2))
+    exact = scan_splits(X, y, rows, zeros, 1, zeros, 1, 0.0, 0.0, 1, eps, EXACT, 0, np.arange(2))
     assert coarse[0][0] == pytest.approx(exact[0][0], rel=1e-9)  # refined around the best coarse position
     assert coarse[1][0] == pytest.approx(exact[1][0])
     assert abs(coarse[1][0] - 0.37) < 0.01

@@ -39,6 +39,7 @@ from srtopt.training.local_search import tree_objective
 __all__ = ["Certificate", "certify"]
 
 EXACT = 2**62  # scan_splits' coarse: every position
+CHUNK = 50_000  # rows x features scanned between two looks at the clock
 
 
 @dataclass
@@ -146,8 +147,12 @@ class _Search:
         if rows.size < 2:
             return none
         zeros = np.zeros(self.n, np.int64)
-        value, threshold, _ = scan_splits(self.X, self.y, rows, zeros, 1, zeros, 1, self.mu1, self.mu2, min_leaf,
-                                          self.eps, EXACT, 0)
+        value, threshold = np.full(self.X.shape[1], np.inf), np.zeros(self.X.shape[1])
+        for chunk in np.array_split(np.arange(self.X.shape[1]), max(1, rows.size * self.X.shape[1] // CHUNK)):
+            self._check_time()  # a scan of many rows takes seconds: stop between chunks of features
+            v, b, _ = scan_splits(self.X, self.y, rows, zeros, 1, zeros, 1, self.mu1, self.mu2, min_leaf, self.eps,
+                                  EXACT, 0, chunk)
+            value[chunk], threshold[chunk] = v[chunk], b[chunk]
         j = int(np.argmin(value))
         if value[j] + self.split_cost < none.value:
             v = float(value[j]) + self.split_cost

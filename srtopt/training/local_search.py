@@ -149,6 +149,7 @@ class LocalSearch:
         self.rng = np.random.default_rng(random_state)
         self.eps = feature_epsilons(self.X, 1e-5)[0]
         self.coarse, self.refine, self.candidates = int(coarse), int(refine), int(candidates)
+        self.features = np.arange(self.p, dtype=np.int64)
 
     # ------------------------------------------------------------ the search
     def run(self, *, n_restarts=100, deadline=math.inf, starts=()) -> LocalSearchResult:
@@ -227,7 +228,8 @@ class LocalSearch:
         right[rows] = subtree_leaves(self.X, rows, features, thresholds, 2 * t + 1, levels)
         o = self.objective
         value, threshold, _ = scan_splits(self.X, self.y, rows, left, 2**levels, right, 2**levels, o.l1 * self.n,
-                                          o.l2 * self.n, o.min_samples_leaf, self.eps, self.coarse, self.refine)
+                                          o.l2 * self.n, o.min_samples_leaf, self.eps, self.coarse, self.refine,
+                                          self.features)
         keep = 1 if o.loss == "squared" else self.candidates
         return [(int(j), float(threshold[j])) for j in np.argsort(value)[:keep] if np.isfinite(value[j])]
 
