@@ -17,13 +17,13 @@ True
 
 from __future__ import annotations
 
-import numpy as np
-
-from .estimators import ORRTRegressor, SoftRegressionTree, SoftRegressionTreeCV
-from .persistence import load
-from .tree import Tree
+import importlib
 
 __version__ = "0.2.0"
+
+# the public names, imported on first use: ``srtopt --help`` must not wait for scikit-learn
+_LAZY = {"MILOTreeRegressor": ".estimators", "ORRTRegressor": ".estimators", "SoftRegressionTree": ".estimators",
+         "SoftRegressionTreeCV": ".estimators", "load": ".persistence", "Tree": ".tree"}
 
 
 def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):
@@ -38,6 +38,11 @@ def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):
     >>> float(srt_objective(X, y, omega=np.zeros((1, 2)), beta=np.array([[1.0, 0.0], [-1.0, 0.0]])))
     2.0
     """
+    import numpy as np
+
+    from .models.srt import SRTProblem
+    from .tree import Tree
+
     X, y = np.asarray(X, float), np.asarray(y, float)
     omega, beta = np.asarray(omega, float), np.asarray(beta, float)
     n_leaves = beta.shape[0]
@@ -47,18 +52,20 @@ def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):
             or beta.shape != (n_leaves, X.shape[1] + 1):
         raise ValueError(f"omega must be (2^D - 1, p + 1) and beta (2^D, p + 1) with p = {X.shape[1]}, "
                          f"got omega {omega.shape} and beta {beta.shape}")
-    from .models.srt import SRTProblem
-
     return SRTProblem(X, y, Tree(n_leaves.bit_length() - 1), mu, lambda_w, lambda_b).objective(omega, beta)
 
 
-__all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree", "SoftRegressionTreeCV", "Tree", "srt_objective",
-           "__version__"]
+__all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree", "SoftRegressionTreeCV", "Tree", "load",
+           "srt_objective", "__version__"]
 
 
 def __getattr__(name):
-    if name == "MILOTreeRegressor":  # imports Pyomo: load on first use
-        from .estimators import MILOTreeRegressor
-
-        return MILOTreeRegressor
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -408,18 +408,18 @@ def test_a_trickling_server_is_stopped_by_the_deadline(raw_server, monkeypatch):
     set_respond, cache, _ = raw_server
     monkeypatch.setattr(datasets, "DOWNLOAD_DEADLINE", 1.0)
 
-    def trickle(conn):  # 1 byte every 0.1 s for 5 s: each read is quick, the download is not
+    def trickle(conn):  # 1 byte every 0.2 s for 10 s: each read is quick, the download is not
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n")
         for _ in range(50):
             conn.sendall(b"1")
-            time.sleep(0.1)
+            time.sleep(0.2)
 
     set_respond(trickle)
     start = time.monotonic()
     with pytest.raises(DatasetDownloadError, match=r"dataset 'yacht': download of .* failed: not finished "
                                                    r"after 1 s \(\d+ bytes received\)"):
         datasets.load("yacht")
-    assert time.monotonic() - start < 2.5
+    assert time.monotonic() - start < 5.0  # the 1 s limit, not the 10 s download (5x margin: a loaded machine)
     assert _cache_is_empty(cache)
 
 

@@ -48,6 +48,20 @@ def register(subparsers) -> None:
                      help="choose the weight on the splits by K-fold cross-validation among 0.3, 1 and 10 x the "
                           "reading's (SoftRegressionTreeCV: 3 K + 1 fits, each with --time-limit) and save the "
                           "tree refit with it")
+    formulation = fit.add_argument_group(
+        "formulation and solvers", "the SoftRegressionTree parameters of the same names (docs: 'Formulations' and "
+                                   "'Solvers'); a solver spec may carry options, e.g. 'ipopt:hessian=exact,tol=1e-8'")
+    formulation.add_argument("--loss", default="squared", help="'squared' (default), 'huber[:delta=D]' or 'absolute'")
+    formulation.add_argument("--penalty", action="append", default=None, metavar="SPEC",
+                             help="an extra penalty, e.g. 'split_l1:strength=0.01' or 'feature_l1:strength=0.01' "
+                                  "(repeatable)")
+    formulation.add_argument("--working-sets", default="subtree", help="'subtree' (default), 'all' or 'paths'")
+    formulation.add_argument("--bn-solver", default="auto", help="BN subproblems: 'auto' (default), 'newton', "
+                                                                 "'ipopt', 'cyipopt', 'l-bfgs-b', 'prox-gradient', ...")
+    formulation.add_argument("--ln-solver", default="auto", help="LN steps: 'auto' (default), 'exact', 'highs', "
+                                                                 "'qpoases', 'osqp', 'ipopt', ...")
+    formulation.add_argument("--wlr-solver", default="auto", help="the weighted logistic proxies: 'auto' (default), "
+                                                                  "'newton', 'sklearn', ...")
     fit.add_argument("--quiet", action="store_true", help="no progress lines")
     fit.set_defaults(func=run_fit, on_interrupt="--out was not written")
 
@@ -229,9 +243,12 @@ def run_fit(args) -> int:
     out = _out_path(args.out, [args.data])  # fail before a long fit, not after
     model = SoftRegressionTree(depth=args.depth, regularization=_regularization(args.regularization),
                                max_iter=args.max_iter, init=args.init, n_init=args.n_init,
-                               time_limit=args.time_limit,
-                               random_state=args.random_state, verbose=0 if args.quiet else 1)
+                               time_limit=args.time_limit, loss=args.loss, penalty=args.penalty,
+                               working_sets=args.working_sets, bn_solver=args.bn_solver, ln_solver=args.ln_solver,
+                               wlr_solver=args.wlr_solver, random_state=args.random_state,
+                               verbose=0 if args.quiet else 1)
     model._check_params()  # a bad parameter is reported before the progress header
+    _check_formulation(args)
     if args.cv is not None:
         model = _choose_split_weight(model, args.cv, args.random_state, X, y, args.quiet)
     else:
@@ -259,6 +276,23 @@ def _save_model(model, out):
             handle.write(data)
         raise OSError(f"could not write --out {str(out)!r} ({exc.strerror or exc}); the fitted model was "
                       f"saved to {kept} instead") from None
+
+
+def _check_formulation(args):
+    """The formulation and solver flags, checked before the fit (each error names its flag)."""
+    from ..models.terms import make_loss, make_penalties
+    from ..solvers import make_solver
+    from ..training.working_sets import make_working_sets
+
+    checks = [("--loss", lambda: make_loss(args.loss)), ("--penalty", lambda: make_penalties(args.penalty)),
+              ("--working-sets", lambda: make_working_sets(args.working_sets))]
+    checks += [(f"--{kind}-solver", lambda kind=kind: make_solver(kind, getattr(args, f"{kind}_solver")))
+               for kind in ("bn", "ln", "wlr")]
+    for flag, check in checks:
+        try:
+            check()
+        except ValueError as exc:
+            raise ValueError(f"{flag}: {exc}") from None
 
 
 def _choose_split_weight(tree, folds, seed, X, y, quiet):

@@ -396,7 +396,7 @@ def test_ctrl_c_ends_fit_with_one_line_and_leaves_out_alone(tmp_path):
     code, seconds, out, err = _interrupt_after(
         ["fit", "big.csv", "--target", "y", "--depth", "3", "--max-iter", "100", "--out", "model.json"],
         "macro 1:", tmp_path)
-    assert code == 130 and seconds < 2.0, (code, seconds, err)
+    assert code == 130 and seconds < 10.0, (code, seconds, err)  # ~0.3-2 s measured: margin for a loaded machine
     assert out == "" and "Traceback" not in err and "CasADi" not in err, err
     assert err.splitlines()[-1] == "srtopt fit: interrupted; --out was not written"
     assert (tmp_path / "model.json").read_text() == "the old model\n"
@@ -415,3 +415,30 @@ def test_warnings_are_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert err == [line for line in err if line.startswith("srtopt fit: warning: y is dominated by 1 extreme")]
     assert len(err) == 1
+
+
+def test_help_and_usage_errors_import_nothing_heavy():
+    """``srtopt --help`` and an argparse usage error answer before scikit-learn, Pyomo or CasADi
+    are imported (they cost seconds: the CLI imports what a subcommand needs when it runs)."""
+    probe = ("import sys, runpy; sys.argv = ['srtopt', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('srtopt', run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('sklearn', 'pyomo', 'casadi', 'scipy', 'numba') if m in sys.modules))")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    for argv in (["--help"], ["fit", "--help"], ["fit", "data.csv"], ["bench", "--help"]):
+        done = subprocess.run([sys.executable, "-c", probe, *argv], env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.stdout.strip().splitlines()[-1] == "[]", (argv, done.stdout[-300:], done.stderr[-300:])
+
+
+def test_formulation_and_solver_flags_reach_the_estimator(workdir, capsys):
+    out = str(workdir / "flags.json")
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--depth", "1", "--max-iter", "1", "--quiet",
+                 "--out", out, "--loss", "huber", "--penalty", "split_l1:strength=0.01", "--working-sets", "all",
+                 "--bn-solver", "l-bfgs-b", "--ln-solver", "exact", "--wlr-solver", "newton"]) == 0
+    model = srtopt.load(out)
+    assert (model.loss, model.penalty, model.working_sets) == ("huber", ["split_l1:strength=0.01"], "all")
+    assert (model.bn_solver, model.ln_solver, model.wlr_solver) == ("l-bfgs-b", "exact", "newton")
+    for flag, value in (("--bn-solver", "nope"), ("--loss", "hubber"), ("--working-sets", "xx")):
+        assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", out, flag, value]) == 2
+        assert _one_error_line(capsys, "fit").startswith(f"srtopt fit: error: {flag}: unknown")

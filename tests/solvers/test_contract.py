@@ -132,7 +132,7 @@ def test_time_limit_of_a_solve_ends_it_with_max_time_limit(subproblems, spec):
     problem = Slowed(bn())
     start = time.perf_counter()
     result = make_solver("bn", spec, time_limit=0.1).solve(problem, problem.start() * 3)
-    assert time.perf_counter() - start < 0.5
+    assert time.perf_counter() - start < 2.0  # the 0.1 s limit (unlimited, the solve runs for minutes)
     assert result.termination_condition is TerminationCondition.maxTimeLimit and result.usable()
     assert result.objective <= problem.evaluate(problem.start() * 3)[0]
 
