@@ -435,10 +435,10 @@ def test_formulation_and_solver_flags_reach_the_estimator(workdir, capsys):
     out = str(workdir / "flags.json")
     assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--depth", "1", "--max-iter", "1", "--quiet",
                  "--out", out, "--loss", "huber", "--penalty", "split_l1:strength=0.01", "--working-sets", "all",
-                 "--bn-solver", "l-bfgs-b", "--ln-solver", "exact", "--wlr-solver", "newton"]) == 0
+                 "--bn-solver", "l-bfgs-b", "--ln-solver", "newton", "--wlr-solver", "newton"]) == 0
     model = srtopt.load(out)
     assert (model.loss, model.penalty, model.working_sets) == ("huber", ["split_l1:strength=0.01"], "all")
-    assert (model.bn_solver, model.ln_solver, model.wlr_solver) == ("l-bfgs-b", "exact", "newton")
+    assert (model.bn_solver, model.ln_solver, model.wlr_solver) == ("l-bfgs-b", "newton", "newton")
     for flag, value in (("--bn-solver", "nope"), ("--loss", "hubber"), ("--working-sets", "xx")):
         assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", out, flag, value]) == 2
         assert _one_error_line(capsys, "fit").startswith(f"srtopt fit: error: {flag}: unknown")
