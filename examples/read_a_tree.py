@@ -28,7 +28,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=".", help="directory for tree.png and tree.html")
     out = Path(parser.parse_args().out)
-    X, y, names = load("auto_mpg")
+    try:
+        X, y, names = load("auto_mpg")
+    except FileNotFoundError as exc:  # no SRTOPT_DATA and no network: say what to do, in one line
+        raise SystemExit(f"read_a_tree.py: {exc}; set SRTOPT_DATA to a folder holding auto_mpg.csv") from None
     X = pd.DataFrame(X, columns=names)
     tree = SoftRegressionTree(depth=3, random_state=0).fit(X, y)
     print(f"training R^2 {tree.score(X, y):.3f}, depth {tree.get_depth()}, {tree.get_n_leaves()} leaves\n")

@@ -194,6 +194,13 @@ class Snapshot:
     solved: dict = field(default_factory=dict)  # kind -> formulation handed to a solver
     bn_info: dict = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """A summary (the data and the parameters are attributes: ``problem.X``, ``omega``, ...)."""
+        X = self.problem.X
+        return (f"Snapshot(macro {self.macro}, inner iteration {self.k}, node {self.node}, W_B={list(self.W_B)}, "
+                f"W_L={list(self.W_L)}, data {X.shape[0]} x {X.shape[1]}, depth {self.problem.tree.depth}, "
+                f"E = {self.problem.objective(self.omega, self.beta):.6g}, solved: {sorted(self.solved) or 'none'})")
+
     def _rows(self, omega, node=None) -> np.ndarray:
         """I_t: rows whose HBP path contains the node (as NODEC-DR selects them)."""
         return np.flatnonzero(kernels.hbp_contains(self.problem.hbp_leaves(omega), self.problem.tree,

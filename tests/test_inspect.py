@@ -87,3 +87,12 @@ def test_unfitted_estimator_and_missing_iterations(fitted):
         capture(fresh, X, y, node=2, macro=10)
     with pytest.raises(ValueError, match="give k"):
         capture(tree, X, y, node=2)
+
+
+def test_a_snapshot_prints_a_summary_not_its_data(fitted):
+    tree, X, y = fitted
+    snap = capture(tree, X, y, node=2, macro=1)
+    text = repr(snap)
+    assert len(text.splitlines()) < 30 and len(text) < 400
+    assert text.startswith("Snapshot(macro 1, inner iteration") and "node 2" in text and "E = " in text
+    assert str(snap) == text

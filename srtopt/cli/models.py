@@ -216,8 +216,9 @@ def _regularization(text):
 
 
 # ------------------------------------------------------------------------ fit
-PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the training objective (eq. obj), "
-                   "leaf share min/max = the smallest and largest fraction of the training rows that HBP "
+PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the training objective (eq. obj); "
+                   "best = the lowest E so far, the tree the fit returns (with k0 unset, as in the paper, the "
+                   "convergence safeguards are off and E may rise between macro iterations); leaf share min/max = the smallest and largest fraction of the training rows that HBP "
                    "routes to a single leaf (min 0: an empty leaf; max 1: every row in one leaf)")
 
 

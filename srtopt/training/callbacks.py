@@ -80,8 +80,8 @@ def as_callbacks(callbacks) -> list:
 
 class ProgressPrinter(Callback):
     """Progress lines on stderr.  ``verbose`` 1: a line when the initialization starts and ends,
-    one per macro iteration (E, the smallest and largest share of the training rows routed
-    to a leaf by HBP, seconds), and one for the current inner iteration whenever
+    one per macro iteration (E, the lowest E so far, which the fit returns, the smallest and
+    largest share of the training rows routed to a leaf by HBP, seconds), and one for the current inner iteration whenever
     ``QUIET_SECONDS`` passed without a line; 2: also one per inner iteration."""
 
     QUIET_SECONDS = 5.0
@@ -121,8 +121,8 @@ class ProgressPrinter(Callback):
         tree = self.problem.tree
         leaves = self.problem.hbp_leaves(state.omega)
         share = np.bincount(tree.leaf_rows(leaves), minlength=tree.n_leaves) / len(leaves)
-        self.say(f"macro {state.macro + 1}: E = {state.E:.6g}, leaf share min {share.min():.3f} "
-                 f"max {share.max():.3f}")
+        self.say(f"macro {state.macro + 1}: E = {state.E:.6g}, best {state.best[0]:.6g}, leaf share min "
+                 f"{share.min():.3f} max {share.max():.3f}")
 
     def on_fit_end(self, estimator):
         if getattr(estimator, "stopped_by_", None) == "time_limit":

@@ -49,7 +49,8 @@ def test_fit_saves_a_model_and_reports_progress(workdir, fitted):
     assert re.search(r"saved .*model\.json \(training R\^2 -?\d\.\d{4}, stopped by max_iter\)", out)
     progress = [line for line in err.splitlines() if line.startswith("macro ")]
     assert len(progress) == 2
-    assert all(re.fullmatch(r"macro \d: E = \S+, leaf share min \S+ max \S+, \S+ s", line) for line in progress)
+    assert all(re.fullmatch(r"macro \d: E = \S+, best \S+, leaf share min \S+ max \S+, \S+ s", line)
+               for line in progress)
     # the header says what "leaf share" is; the first line comes before the initialization
     assert "leaf share min/max = the smallest and largest fraction of the training rows that HBP routes" in err
     assert err.splitlines()[2].startswith("initialization: softened model-tree splits into 4 leaves on 50 rows")

@@ -139,7 +139,8 @@ def test_verbose_1_one_line_per_macro_iteration_and_none_silent_for_long(toy, ca
     assert lines[1].startswith(f"initialized: E = {model.history_[0]['E_before']:.6g}, splits 3")
     macro = [line for line in lines if line.startswith("macro ")]
     assert len(lines) == 4 and len(macro) == 2
-    assert macro[-1].startswith(f"macro 2: E = {model.history_[-1]['E_after']:.6g}, leaf share min")
+    assert macro[-1].startswith(f"macro 2: E = {model.history_[-1]['E_after']:.6g}, best {model.objective_:.6g}, "
+                                "leaf share min")
     from srtopt.training.callbacks import ProgressPrinter
 
     monkeypatch.setattr(ProgressPrinter, "QUIET_SECONDS", 0.0)  # every inner iteration is "too long"

@@ -203,7 +203,7 @@ def test_verbose_prints_one_line_per_macro_iteration(data, capsys):
     assert lines[0].startswith("initialization: ") and lines[1].startswith("initialized: ")
     lines = lines[2:]
     assert len(lines) == 3
-    pattern = r"macro (\d): E = (\S+), leaf share min (\S+) max (\S+), (\S+) s"
+    pattern = r"macro (\d): E = (\S+), best (\S+), leaf share min (\S+) max (\S+), (\S+) s"
     for m, line in enumerate(lines, 1):
         match = re.fullmatch(pattern, line)
         assert match, line
@@ -211,7 +211,9 @@ def test_verbose_prints_one_line_per_macro_iteration(data, capsys):
         E = float(match[2])
         record = [r for r in model.history_ if r["macro"] == m - 1][-1]
         assert E == pytest.approx(record["E_after"], rel=1e-5)
-        lo, hi = float(match[3]), float(match[4])
+        best = min(r["E_after"] for r in model.history_ if r["macro"] <= m - 1)
+        assert float(match[3]) == pytest.approx(min(best, model.history_[0]["E_before"]), rel=1e-5)
+        lo, hi = float(match[4]), float(match[5])
         assert 0 <= lo <= 0.25 <= hi <= 1  # 4 leaves: min share <= 1/4 <= max share
     _fit(data, max_iter=1, verbose=0)
     assert capsys.readouterr().err == ""
