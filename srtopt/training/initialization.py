@@ -54,6 +54,7 @@ MAX_ROWS = 50_000  # rows clustered when the training set is larger (a weighted 
 SOFT_SLOPE = 20.0  # slope of a softened hard split on a feature scaled to [0, 1]
 MIN_LEAF = 0.05  # least share of the rows on each side of a hard split
 MODEL_TREE_RIDGE = 1e-3  # ridge per row of the model tree's split regressions
+WIDE = 64  # on more features, the model tree's split search screens features and leaf columns
 
 
 @dataclass
@@ -282,16 +283,24 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     best, i.e. for linear leaves, as SRT has (CART chooses for constant leaves); each split
     made soft (:func:`soft_tree_start`).  A node splits only if both sides keep at least
     ``min_leaf`` of the rows and 2 (p + 1); on more than ``max_rows`` rows the splits are
-    chosen on a weighted subsample."""
+    chosen on a weighted subsample.  With more than ``WIDE`` features the regressions of the
+    split search use the intercept and the ``WIDE`` features most correlated with y, and only
+    the ``WIDE`` features whose best constant-leaf split lowers the residuals' error most are
+    tried as split features (otherwise the search costs O(p^3) per feature).  At the
+    training deadline (``time_limit``) the splits found so far are kept."""
     sample = _subsample(problem, check_random_state(random_state), max_rows)
+    drawn = len(sample) < len(problem.y)  # drawn with probabilities s_i: equal weights
+    sample = sample[problem.s[sample] > 0]  # a row of weight 0 neither splits nor fits
     X, y, Xa = problem.X[sample], problem.y[sample], problem.Xa[sample]
-    w = np.ones(len(sample)) if len(sample) < len(problem.y) else problem.s * len(sample)
+    w = np.ones(len(sample)) if drawn else problem.s[sample] * len(sample)
+    columns = _leaf_columns(X, y, w)
+    Xa = Xa[:, columns]
     min_rows = max(min_leaf * len(sample), 2 * Xa.shape[1])
     C, splits = {1: np.arange(len(sample))}, {}
     for t in problem.tree.branch_nodes:
         rows = C.pop(t, sample[:0])
         split = (linear_split(X[rows], Xa[rows], y[rows], w[rows], bins, min_rows, MODEL_TREE_RIDGE * len(rows))
-                 if len(rows) >= 2 * min_rows else None)
+                 if len(rows) >= 2 * min_rows and seconds_left() > 0 else None)
         if split is not None:
             splits[t] = split
             left = X[rows, split[0]] <= split[1]
@@ -313,7 +322,9 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge):
     R[0, 0] = 0.0
     best, found = np.inf, None
     quantiles = np.quantile(X, np.linspace(0, 1, bins + 1)[1:-1], axis=0)
-    for j in range(X.shape[1]):
+    for j in _split_candidates(X, Xa, y, w, quantiles):
+        if seconds_left() <= 0:
+            break
         x = X[:, j]
         cuts = np.unique(quantiles[:, j])
         cuts = cuts[cuts < x.max()]
@@ -333,13 +344,48 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge):
             continue
         A = np.concatenate([G[ok], G_all - G[ok]]) + R  # both sides of every cut in one batched solve
         r = np.concatenate([h[ok], h_all - h[ok]])
-        fit = np.einsum("kq,kq->k", np.linalg.solve(A, r[..., None])[..., 0], r)
+        try:
+            coef = np.linalg.solve(A, r[..., None])[..., 0]
+        except np.linalg.LinAlgError:  # a side whose rows leave the system singular
+            coef = np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(A, r)])
+        fit = np.einsum("kq,kq->k", coef, r)
         left, right = np.split(fit, 2)
         sse = (yy[ok] - left) + (yy_all - yy[ok] - right)
         k = int(np.argmin(sse))
         if sse[k] < best:
             best, found = sse[k], (j, cuts[ok][k])
     return found
+
+
+def _leaf_columns(X, y, w) -> np.ndarray:
+    """Columns of Xa = [1, X] for the split search's regressions: all, or with more than
+    ``WIDE`` features the intercept and the ``WIDE`` features most correlated with y."""
+    p = X.shape[1]
+    if p <= WIDE:
+        return np.arange(p + 1)
+    Xc, yc = X - np.average(X, axis=0, weights=w), y - np.average(y, weights=w)
+    score = np.abs((w * yc) @ Xc) / np.sqrt(np.maximum(w @ Xc**2, 1e-300))
+    return np.r_[0, 1 + np.sort(np.argsort(-score)[:WIDE])]
+
+
+def _split_candidates(X, Xa, y, w, quantiles) -> np.ndarray:
+    """The features the split search tries: all, or with more than ``WIDE`` features the
+    ``WIDE`` whose best constant-leaf split on the quantile cuts lowers most the weighted
+    squared error of the residuals of one ridge regression on Xa."""
+    p = X.shape[1]
+    if p <= WIDE:
+        return np.arange(p)
+    coef = weighted_ridge(Xa, y, w / 2, MODEL_TREE_RIDGE * len(y))
+    r = y - Xa @ coef
+    gains = np.zeros(p)
+    for j in range(p):
+        left = X[:, j][:, None] <= quantiles[:, j][None, :]
+        wl, wr = w @ left, w @ ~left
+        sl, sr = (w * r) @ left, (w * r) @ ~left
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gain = np.where((wl > 0) & (wr > 0), sl**2 / wl + sr**2 / wr, 0.0)
+        gains[j] = gain.max()
+    return np.sort(np.argsort(-gains)[:WIDE])
 
 
 def soft_tree_start(problem: SRTProblem, splits: dict, slope: float):

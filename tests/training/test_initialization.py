@@ -178,3 +178,34 @@ def test_model_tree_chooses_splits_for_linear_leaves_where_cart_does_not():
     assert np.argmax(np.abs(cart[0, 1:])) == 1 and np.argmax(np.abs(model[0, 1:])) == 0 and count == 1
     assert problem.mu * model[0, 0] / (-model[0, 1] / 3) == pytest.approx(0.5, abs=0.05)  # the threshold
     assert np.sign(beta[0, 1]) == -1 and np.sign(beta[1, 1]) == 1  # slopes of the two sides of |x_0 - 0.5|
+
+
+def test_wide_data_start_is_fast_finds_the_signal_and_honours_the_deadline():
+    """More than WIDE features: the split search screens features and leaf columns, so the start
+    costs seconds, still splits on the informative feature, and stops at the fit's deadline."""
+    import time
+
+    from srtopt import SoftRegressionTree
+    from srtopt.training.initialization import WIDE
+
+    rng = np.random.default_rng(0)
+    X = rng.random((1500, 4 * WIDE))
+    y = np.where(X[:, 7] < 0.5, 2 * X[:, 3], -2 * X[:, 3]) + 0.05 * rng.standard_normal(1500)
+    start = time.perf_counter()
+    model = SoftRegressionTree(depth=2, max_iter=1, time_limit=60.0, random_state=0).fit(X, y)
+    assert model.score(X, y) > 0.9 and time.perf_counter() - start < 60
+    start = time.perf_counter()
+    SoftRegressionTree(depth=3, time_limit=1.0, random_state=0).fit(X, y)
+    assert time.perf_counter() - start < 1.0 * 5 + 1  # 5x: a loaded machine
+
+
+def test_zero_weights_do_not_make_the_start_singular():
+    from srtopt import SoftRegressionTree
+
+    rng = np.random.default_rng(1)
+    X = rng.random((400, 5))
+    y = X @ np.arange(5.0)
+    weights = np.zeros(400)
+    weights[:20] = 1.0  # 20 rows count: fewer than the 2 (p + 1) a split needs on each side
+    model = SoftRegressionTree(depth=2, random_state=0).fit(X, y, sample_weight=weights)
+    assert model.score(X[:20], y[:20]) > 0.99
