@@ -37,6 +37,7 @@ import hashlib
 import inspect
 import json
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -229,6 +230,7 @@ def load(path):
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"cannot read {source}: {exc}") from None
+    _check_declared_size(text, source)
     try:
         doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_int64)
         return from_dict(doc, source=source)
@@ -241,6 +243,24 @@ def load(path):
 
 
 MAX_FILE_BYTES = 256 * 2**20  # a depth-12 tree with 1000 features takes about 180 MB
+BYTES_PER_NUMBER = 40  # generous: a float64 in JSON with its separators takes about 25
+
+
+def _check_declared_size(text, source) -> None:
+    """Refuse, before parsing a single number, a file far larger than the model its header
+    declares (depth and n_features_in): parsing a 200 MB array costs minutes and gigabytes."""
+    depth = re.search(r'"depth":\s*(\d{1,3})\b', text[: 1 << 16])
+    features = re.search(r'"n_features_in":\s*(\d{1,9})\b', text[: 1 << 20])
+    if depth is None or features is None:
+        return  # an unusual layout: from_dict's checks decide
+    D, p = int(depth[1]), int(features[1])
+    if D > 20:
+        return
+    numbers = 2 * (2**D) * (p + 1) * 4 + 8 * 2**D + 4 * p + 64  # every array a model stores, with room
+    limit = numbers * BYTES_PER_NUMBER + 200 * p + (1 << 20)
+    if len(text) > limit:
+        raise ValueError(f"{source} holds {len(text)} bytes, more than a model of depth {D} on {p} features "
+                         f"can (at most {limit}): it was modified or is not a model file")
 
 
 class _OutOfRange(ValueError):
@@ -332,6 +352,9 @@ def from_dict(doc, source="model") -> object:
     for attr in _SCALARS[name]:
         if attr in state:
             setattr(model, attr, _decode_value(state[attr], f"state.{attr}"))
+    y_range = getattr(model, "y_range_", None)
+    if y_range is not None and not y_range[0] <= y_range[1]:
+        raise ValueError(f"{source}: y_range_ must be (low, high), got {y_range.tolist()}")
     if name == "MILOTreeRegressor":
         f = model.split_feature_
         if np.any(f < -1) or np.any(f >= p):

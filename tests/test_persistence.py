@@ -159,6 +159,7 @@ def _set(path, value):
     (_set(["feature_names"], ["a", "b"]), "feature_names must be 3 strings"),
     (lambda doc: doc["state"].pop("omega_"), "state lacks omega_"),
     (_set(["params", "depth"], "2"), "depth must be an integer"),
+    (lambda doc: doc["state"]["y_range_"]["data"].reverse(), r"y_range_ must be \(low, high\)"),
 ])
 def test_invalid_contents_are_refused_with_a_clear_message(saved, edit, match):
     _rewrite(saved, edit)
@@ -320,3 +321,14 @@ def test_the_checksum_is_documented_as_no_signature(srt, data, saved):
         assert "accidental edit" in text and "not a signature" in text and "recomputed" in text.replace(
             "recompute it", "recomputed")
     assert "never pickle" in readme and "never runs code from the file" in readme
+
+
+def test_a_file_far_larger_than_its_declared_model_is_refused_before_parsing(saved):
+    """A 40 MB array in a depth-2, 3-feature model: refused from the header's sizes, at once."""
+    import time
+
+    _rewrite(saved, _set(["state", "omega_", "data"], [0.123456789012345] * 2_000_000))
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"holds \d+ bytes, more than a model of depth 2 on 3 features can"):
+        srtopt.load(saved)
+    assert time.perf_counter() - start < 5.0  # parsing it would take seconds and a gigabyte

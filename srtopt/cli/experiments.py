@@ -105,10 +105,12 @@ def _bench(args) -> int:
             importlib.import_module(module)
         except ImportError as exc:
             raise ValueError(f"--plugin {module}: {exc}") from None
+    params = _parse_params(args.params)
+    _check_params(params, args.methods, args.depths)
     result = run_benchmark(
         args.datasets or list(DATASETS), args.depths, args.methods,
         folds=args.folds, seeds=args.seeds, split_seed=args.split_seed,
-        params=_parse_params(args.params), store=args.store, jobs=args.jobs,
+        params=params, store=args.store, jobs=args.jobs,
         backend=args.backend, data_home=args.data_home, quiet=args.quiet,
         retry_failed=args.retry_failed,
     )
@@ -119,7 +121,27 @@ def _bench(args) -> int:
             f"now ({result.failed} failed){others} in {result.seconds:.1f} s; store {result.store}",
             file=sys.stderr,
         )
+    if result.ran and result.failed == result.ran:
+        print(f"srtopt bench: error: every run failed; the first: {result.first_error}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _check_params(params, methods, depths) -> None:
+    """--params checked before any run: each names a method of --methods whose factory accepts it,
+    and an estimator of ours validates its values (``_check_params``)."""
+    from srtopt.experiments.methods import get_method
+
+    for method, kwargs in params.items():
+        if method not in methods:
+            raise ValueError(f"--params {method}: {method!r} is not among --methods ({', '.join(methods)})")
+        try:
+            estimator = get_method(method)(depths[0], 0, **kwargs)
+            check = getattr(estimator, "_check_params", None)
+            if check is not None:
+                check()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"--params {method}: {exc}") from None
 
 
 def _report(args) -> int:

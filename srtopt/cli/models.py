@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from .._io import atomic_write, is_special, regular_file
@@ -232,6 +234,10 @@ def run_fit(args) -> int:
         raise ValueError(f"--target {args.target!r} is not a column of {args.data!r}; columns: "
                          f"{', '.join(columns)}")
     features = args.features or [c for c in columns if c != args.target]
+    unnamed = [c for c in features if re.fullmatch(r"Unnamed: \d+", c)] if not args.features else []
+    if unnamed:
+        warnings.warn(f"column {unnamed[0]!r} of {args.data!r} has no header (a saved row index?) and is used as a "
+                      "feature; drop it from the file or choose the columns with --features")
     unknown = [c for c in features if c not in columns]
     if unknown:
         raise ValueError(f"--features: {', '.join(map(repr, unknown))} not in {args.data!r}")

@@ -31,7 +31,12 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
     if n_x is not None and n_y is not None and n_x != n_y:
         raise ValueError(f"X and y have different numbers of rows: X has {n_x}, y has {n_y}")
     X, y = _naming("X or y", lambda: validate_data(estimator, X, y, dtype=np.float64, y_numeric=True,
-                                                   ensure_all_finite=True))
+                                                   ensure_all_finite=True), X)
+    if y.dtype.kind not in "fiub":  # scikit-learn converts object arrays only, not numpy strings
+        try:
+            y = y.astype(np.float64)
+        except ValueError:
+            raise ValueError(f"y must be numeric, got values such as {str(y[0])!r}") from None
     if X.shape[0] < min_rows:
         raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {min_rows} leaves of the "
                          f"tree; use a smaller depth or more data")
@@ -59,18 +64,37 @@ def scaled_input(estimator, X):
     """X of predict/apply, validated against the fit and min-max scaled like the training data."""
     check_is_fitted(estimator)
     X = _naming("X", lambda: validate_data(estimator, X, reset=False, dtype=np.float64,
-                                           ensure_all_finite=True))
+                                           ensure_all_finite=True), X)
     return estimator.scaler_.transform(X)
 
 
-def _naming(argument, call):
-    """Run a scikit-learn validation; prefix its error with the argument when it names none."""
+def _naming(argument, call, X=None):
+    """Run a scikit-learn validation; prefix its error with the argument when it names none and
+    name the first column of ``X`` holding NaN or infinity."""
     try:
         return call()
     except ValueError as exc:
+        column = _nonfinite_column(X) if X is not None and re.search(r"NaN|infinity", str(exc)) else None
+        first, newline, rest = str(exc).partition("\n")
+        text = first + (f" (first in column {column})" if column is not None else "") + newline + rest
         if re.search(r"(^|\W)(X|y)(\W|$)", str(exc)):
-            raise
-        raise ValueError(f"{argument}: {exc}") from exc
+            raise ValueError(text) from exc
+        raise ValueError(f"{argument}: {text}") from exc
+
+
+def _nonfinite_column(X):
+    """The name (DataFrame) or index of the first column of X with a NaN or an infinity."""
+    try:
+        values = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if values.ndim != 2:
+        return None
+    bad = np.flatnonzero(~np.isfinite(values).all(axis=0))
+    if bad.size == 0:
+        return None
+    columns = getattr(X, "columns", None)
+    return repr(str(columns[bad[0]])) if columns is not None else int(bad[0])
 
 
 def _n_rows(a):
@@ -125,9 +149,12 @@ def _warn_if_dominated(y, weights, mean, std):
     w = None if weights is None else weights[rest]
     if w is not None and not np.any(w > 0):
         return
-    rest_std = _std(y[rest], float(np.average(y[rest], weights=w)), w)
+    rest_mean = float(np.average(y[rest], weights=w))
+    rest_std = _std(y[rest], rest_mean, w)
     if rest_std < DOMINATED * std:
-        warnings.warn(f"y is dominated by {k} extreme value(s): its standard deviation is {std:.3g}, "
+        extreme = max(1, int(np.sum(np.abs(y - rest_mean) > rest_std / DOMINATED)))
+        values = "1 extreme value" if extreme == 1 else f"{extreme} extreme values"
+        warnings.warn(f"y is dominated by {values}: its standard deviation is {std:.3g}, "
                       f"{rest_std:.3g} without them, and the tree is fitted in units of it, so the other "
                       f"rows will be fitted poorly. Remove or clip the extreme values, or transform y "
                       f"(e.g. a log), before fitting.", UserWarning, stacklevel=4)

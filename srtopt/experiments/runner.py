@@ -48,6 +48,7 @@ class BenchmarkResult:
     failed: int  # of those, with status 'error'
     seconds: float
     elsewhere: int = 0  # claimed or stored by other runners while this call ran
+    first_error: str | None = None  # the reason of this call's first failed run
 
 
 def package_versions() -> dict[str, str]:
@@ -214,6 +215,7 @@ def run_benchmark(
             results.delete_failed(grid)
         stored = results.keys()
         pending = [spec for spec in grid if spec.key not in stored]
+        first_error = None
         progress = _Progress(len(grid), len(grid) - len(pending), stream or sys.stderr, quiet)
         try:
             if pending:
@@ -230,10 +232,12 @@ def run_benchmark(
                     for spec, result in execute(claimed()):
                         results.add(spec, result, versions)
                         progress.update(result["status"] != "ok")
+                        if result["status"] != "ok" and first_error is None:
+                            first_error = f"{spec.method} on {spec.dataset}: {str(result['error']).splitlines()[0]}"
         finally:
             progress.close()
     return BenchmarkResult(Path(store), len(grid), len(grid) - len(pending), progress.done, progress.failed,
-                           time.perf_counter() - started, progress.elsewhere)
+                           time.perf_counter() - started, progress.elsewhere, first_error)
 
 
 def _check_backend(backend: str) -> None:

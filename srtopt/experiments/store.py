@@ -125,7 +125,9 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             raise ValueError(f"{self.path} is not a results store (an SQLite file written by "
-                             f"'srtopt bench'): {exc}") from None
+                             f"'srtopt bench'): {exc}; if it is one that was truncated or damaged, "
+                             f"'sqlite3 {self.path} .recover' may save its runs into a new file; else "
+                             f"move it away and run the bench again (it starts a new store)") from None
         except ValueError:
             self._conn.close()
             raise

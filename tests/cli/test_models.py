@@ -443,3 +443,12 @@ def test_formulation_and_solver_flags_reach_the_estimator(workdir, capsys):
     for flag, value in (("--bn-solver", "nope"), ("--loss", "hubber"), ("--working-sets", "xx")):
         assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", out, flag, value]) == 2
         assert _one_error_line(capsys, "fit").startswith(f"srtopt fit: error: {flag}: unknown")
+
+
+def test_an_unnamed_index_column_is_pointed_out(workdir, capsys):
+    frame = pd.read_csv(workdir / "data.csv")
+    frame.to_csv(workdir / "indexed.csv")  # pandas' default: the index as a first, unnamed column
+    assert main(["fit", str(workdir / "indexed.csv"), "--target", "y", "--depth", "1", "--max-iter", "1", "--quiet",
+                 "--out", str(workdir / "indexed.json")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: column 'Unnamed: 0' of" in err and "--features" in err

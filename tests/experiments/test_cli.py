@@ -29,6 +29,12 @@ def test_help_documents_every_option(capsys):
     (["bench", "--datasets", "yacht", "bostn"], "unknown dataset 'bostn'; valid datasets: abalone"),
     (["bench", "--datasets", "yacht", "--methods", "cart", "xgboost"], "unknown method 'xgboost'"),
     (["bench", "--datasets", "yacht", "--params", "cart={bad"], "--params cart: invalid JSON"),
+    (["bench", "--datasets", "yacht", "--methods", "srt-l2", "--params", 'srt-l2={"max_iter": "10"}'],
+     "--params srt-l2: max_iter must be an integer >= 1, got '10'"),
+    (["bench", "--datasets", "yacht", "--methods", "cart", "--params", 'cart={"bogus": 1}'],
+     "--params cart: DecisionTreeRegressor.__init__() got an unexpected keyword argument 'bogus'"),
+    (["bench", "--datasets", "yacht", "--methods", "cart", "--params", 'rf={"n_estimators": 5}'],
+     "--params rf: 'rf' is not among --methods (cart)"),
     (["report", "nowhere.db"], "no results store nowhere.db"),
 ])
 def test_user_errors_print_one_line_and_exit_nonzero(argv, message, capsys, tmp_path, monkeypatch, data_home):
@@ -106,3 +112,13 @@ def _version():
     from srtopt.experiments import package_versions
 
     return package_versions()["srtopt"]
+
+
+def test_a_bench_whose_every_run_failed_exits_1_with_the_first_reason(capsys, tmp_path, data_home):
+    argv = ["bench", "--datasets", "yacht", "--depths", "2", "--methods", "cart", "--folds", "2", "--seeds", "1",
+            "--store", str(tmp_path / "failed.db"), "--data-home", str(data_home), "--quiet",
+            "--params", 'cart={"max_features": "most"}']
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("srtopt bench: error: every run failed; the first: cart on yacht: InvalidParameterError")
+    assert err.count("\n") == 1
