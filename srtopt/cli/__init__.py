@@ -6,7 +6,10 @@ Ctrl-C) on their parsers.  A user mistake (:class:`ValueError`,
 :class:`FileNotFoundError`, :class:`KeyError`) prints one line on stderr and
 exits with status 2; Ctrl-C prints one line and exits with status 130; a
 warning is one line too; output piped into a reader that stops early (``srtopt demo |
-head``) ends the command quietly with status 1.  None of them shows a traceback.
+head``) ends the command quietly with status 0, as for any Unix filter; a failure of the
+machine (:class:`OSError`: disk full, a read-only directory; a results store that cannot be
+written) prints one line and exits with status 1; SIGTERM ends the command like Ctrl-C (files
+being written are removed, earlier files kept) with status 143.  None of them shows a traceback.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
+import sqlite3
 import sys
+import threading
 import warnings
 
 COMMANDS = ("srtopt.cli.demo", "srtopt.cli.experiments", "srtopt.cli.models")
@@ -34,8 +40,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is so that cleanups (``finally``) run as for Ctrl-C."""
+
+
+def _terminate(signum, frame):
+    raise Terminated
+
+
 def main(argv=None) -> int:
     prefix, note = "srtopt", ""
+    previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() \
+        else None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -50,6 +66,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted{'; ' + note if note else ''}", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"{prefix}: terminated{'; ' + note if note else ''}", file=sys.stderr)
+        return 143
     except (ValueError, FileNotFoundError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"{prefix}: error: {message}", file=sys.stderr)
@@ -61,6 +80,12 @@ def main(argv=None) -> int:
         print(f"{prefix}: error: {exc.strerror or exc}" + (f": {exc.filename!r}" if exc.filename else ""),
               file=sys.stderr)
         return 1
+    except sqlite3.Error as exc:  # a results store that cannot be written (disk full, locked, damaged)
+        print(f"{prefix}: error: results store: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

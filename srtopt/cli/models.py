@@ -168,9 +168,12 @@ def _out_path(path, inputs):
 def _check_writable(out):
     """A file can be created beside the (symlink-resolved) --out: tried with a temporary file."""
     try:
-        directory = Path(os.path.realpath(out)).parent
-    except (OSError, RuntimeError) as exc:  # a symlink loop
-        raise ValueError(f"--out {str(out)!r} cannot be resolved: {exc}") from None
+        os.stat(out)
+    except FileNotFoundError:
+        pass  # a new file, or a dangling link: its directory is checked below
+    except OSError as exc:  # ELOOP: a symlink loop
+        raise ValueError(f"--out {str(out)!r} cannot be resolved: {exc.strerror}") from None
+    directory = Path(os.path.realpath(out)).parent
     if not directory.is_dir():
         raise FileNotFoundError(f"--out: directory {str(directory)!r} does not exist")
     try:
@@ -192,7 +195,7 @@ def _write_out(out, data: bytes, what: str | None) -> None:
 
 
 def _same_file(a, b) -> bool:
-    if Path(a).resolve() == Path(b).resolve():
+    if os.path.realpath(a) == os.path.realpath(b):  # realpath: a symlink loop is no error here
         return True
     try:
         return os.path.samefile(a, b)
@@ -278,11 +281,15 @@ def _save_model(model, out):
     try:
         _write_out(out, data, None)  # run_fit says "saved"
     except OSError as exc:
-        fd, kept = tempfile.mkstemp(prefix="srtopt-model-", suffix=".json")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        raise OSError(f"could not write --out {str(out)!r} ({exc.strerror or exc}); the fitted model was "
-                      f"saved to {kept} instead") from None
+        reason = f"could not write --out {str(out)!r} ({exc.strerror or exc})"
+        try:
+            fd, kept = tempfile.mkstemp(prefix="srtopt-model-", suffix=".json")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+        except OSError as again:
+            raise OSError(f"{reason}, nor a copy in {tempfile.gettempdir()} ({again.strerror or again}): the "
+                          "fitted model is lost") from None
+        raise OSError(f"{reason}; the fitted model was saved to {kept} instead") from None
 
 
 def _check_formulation(args):

@@ -368,8 +368,8 @@ def test_special_files_are_refused(workdir, fitted, capsys):
     assert "data file" in _one_error_line(capsys, "fit")
 
 
-def _interrupt_after(args, marker, cwd, delay=0.3):
-    """Start ``python -m srtopt ARGS``, send SIGINT once ``marker`` is on stderr; return
+def _interrupt_after(args, marker, cwd, delay=0.3, signum=signal.SIGINT):
+    """Start ``python -m srtopt ARGS``, send ``signum`` once ``marker`` is on stderr; return
     (exit code, seconds from the signal to the exit, stdout, stderr)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.Popen([sys.executable, "-m", "srtopt", *args], cwd=cwd, env=env, text=True,
@@ -381,7 +381,7 @@ def _interrupt_after(args, marker, cwd, delay=0.3):
             break
     time.sleep(delay)
     assert proc.poll() is None, "".join(err)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     sent = time.monotonic()
     out, rest = proc.communicate(timeout=60)
     return proc.returncode, time.monotonic() - sent, out, "".join(err) + rest
@@ -452,3 +452,53 @@ def test_an_unnamed_index_column_is_pointed_out(workdir, capsys):
                  "--out", str(workdir / "indexed.json")]) == 0
     err = capsys.readouterr().err
     assert "warning: column 'Unnamed: 0' of" in err and "--features" in err
+
+
+def test_sigterm_ends_fit_like_ctrl_c(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, 6))
+    pd.DataFrame(np.c_[X, np.sin(6 * X[:, 0])], columns=[*"abcdef", "y"]).to_csv(tmp_path / "big.csv", index=False)
+    (tmp_path / "model.json").write_text("the old model\n")
+    code, seconds, out, err = _interrupt_after(
+        ["fit", "big.csv", "--target", "y", "--depth", "3", "--max-iter", "100", "--out", "model.json"],
+        "macro 1:", tmp_path, signum=signal.SIGTERM)
+    assert code == 143 and seconds < 10.0, (code, seconds, err)
+    assert err.splitlines()[-1] == "srtopt fit: terminated; --out was not written" and "Traceback" not in err
+    assert (tmp_path / "model.json").read_text() == "the old model\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.csv", "model.json"]
+
+
+def test_a_symlink_loop_as_out_is_one_line(workdir, capsys):
+    loop = workdir / "loop.json"
+    if not loop.is_symlink():
+        os.symlink(workdir / "loop2.json", loop)
+        os.symlink(loop, workdir / "loop2.json")
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", str(loop)]) == 2
+    assert "cannot be resolved: Too many levels of symbolic links" in _one_error_line(capsys, "fit")
+
+
+DISK_FULL_CHILD = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
+from srtopt.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_a_full_disk_is_one_line_and_loses_nothing(tmp_path):
+    """Writes past a file-size limit (the portable stand-in for a full disk): one line, status 1, the
+    old output intact and no temporary file left."""
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, 3))
+    pd.DataFrame(np.c_[X, X[:, 0]], columns=["a", "b", "c", "y"]).to_csv(tmp_path / "data.csv", index=False)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    run = lambda limit, *argv: subprocess.run([sys.executable, "-c", DISK_FULL_CHILD, str(limit), *argv], cwd=tmp_path,
+                                              env=env, capture_output=True, text=True, timeout=300)
+    assert run(10**9, "fit", "data.csv", "--target", "y", "--depth", "1", "--max-iter", "1", "--quiet",
+               "--out", "model.json").returncode == 0
+    (tmp_path / "preds.csv").write_text("old\n")
+    done = run(20_000, "predict", "model.json", "data.csv", "--out", "preds.csv")  # ~60 KB of predictions
+    assert done.returncode == 1 and done.stderr.strip() == "srtopt predict: error: File too large", done.stderr
+    assert (tmp_path / "preds.csv").read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "model.json", "preds.csv"]
