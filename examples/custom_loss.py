@@ -1,4 +1,8 @@
-"""Change the loss of the SRT model: Huber against squared with 5% gross outliers, and losses
+"""
+Your own loss: Huber against squared with gross outliers
+========================================================
+
+Change the loss of the SRT model: Huber against squared with 5% gross outliers, and losses
 of your own -- a CasADi callable, and a Loss class registered under a name.
 
     PYTHONPATH=. python examples/custom_loss.py        (SRTOPT_EXAMPLES_QUICK=1: a smaller run)

@@ -1,4 +1,8 @@
-"""A solver of your own, registered under a name and used for the BN subproblems of training.
+"""
+Your own solver, registered under a name
+========================================
+
+A solver of your own, registered under a name and used for the BN subproblems of training.
 
     PYTHONPATH=. python examples/custom_solver.py      (SRTOPT_EXAMPLES_QUICK=1: a smaller run)
 

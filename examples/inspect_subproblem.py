@@ -1,10 +1,14 @@
-"""Pull one NODEC-DR subproblem out of a training run, look at it, solve it three ways.
+"""
+Inspect a NODEC-DR subproblem and solve it three ways
+=====================================================
+
+Pull one NODEC-DR subproblem out of a training run, look at it, solve it three ways.
 
     PYTHONPATH=. python examples/inspect_subproblem.py
 
 Trains a depth-3 SoftRegressionTree, re-runs training up to the BN step of
 node 2 in macro iteration 3 (0-based, as in ``tree.history_``), prints the BN
-subproblem (variables, current values, |I_t|, objective), solves it with IPOPT
+subproblem (variables, current values, the size of I_t, objective), solves it with IPOPT
 (CasADi), SciPy L-BFGS-B and SciPy trust-exact (CasADi Hessian) from the same
 start, and exports it (into a temporary directory, removed at the end).
 """

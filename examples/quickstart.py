@@ -1,4 +1,8 @@
-"""Quickstart (same as ``srtopt demo``): SRTs on the bundled diabetes data vs CART and a linear model.
+"""
+Quickstart: soft trees on the diabetes data
+===========================================
+
+Quickstart (same as ``srtopt demo``): SRTs on the bundled diabetes data vs CART and a linear model.
 
     python examples/quickstart.py
 """

@@ -1,4 +1,8 @@
-"""Read a depth-3 soft regression tree of the auto_mpg data (fuel use of 392 cars, 7 features).
+"""
+Read a depth-3 tree of the auto_mpg data
+========================================
+
+Read a depth-3 soft regression tree of the auto_mpg data (fuel use of 392 cars, 7 features).
 
     SRTOPT_DATA=/path/to/datasets python examples/read_a_tree.py --out docs
 
@@ -25,7 +29,7 @@ from srtopt.plotting import plot_tree  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="Read a depth-3 soft regression tree of the auto_mpg data.")
     parser.add_argument("--out", default=".", help="directory for tree.png and tree.html")
     out = Path(parser.parse_args().out)
     try:

@@ -1,4 +1,8 @@
-"""Sparse oblique splits and feature selection with nonsmooth penalties, and a penalty of your own.
+"""
+Sparse splits and feature selection with nonsmooth penalties
+============================================================
+
+Sparse oblique splits and feature selection with nonsmooth penalties, and a penalty of your own.
 
     PYTHONPATH=. python examples/sparse_splits.py      (SRTOPT_EXAMPLES_QUICK=1: a smaller run)
 

@@ -1,4 +1,8 @@
-"""Train the same tree with different BN solvers by changing one argument.
+"""
+Swap the BN solver with one argument
+====================================
+
+Train the same tree with different BN solvers by changing one argument.
 
     PYTHONPATH=. python examples/swap_solvers.py
 

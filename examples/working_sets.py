@@ -1,4 +1,8 @@
-"""Working-set rules of NODEC-GS compared on the training objective E against time, and a rule
+"""
+Working-set rules of NODEC-GS and your own
+==========================================
+
+Working-set rules of NODEC-GS compared on the training objective E against time, and a rule
 of your own; an ordinary callback records E and the time after every inner iteration.
 
     PYTHONPATH=. python examples/working_sets.py       (SRTOPT_EXAMPLES_QUICK=1: a smaller run)

@@ -304,7 +304,8 @@ def test_oversized_file_is_refused_before_it_is_read(saved, monkeypatch):
 
 def test_the_checksum_is_documented_as_no_signature(srt, data, saved):
     """An edit with a recomputed checksum loads (y_mean + 1000 shifts every prediction): the
-    README and the module say what the checksum guards and what it does not."""
+    user guide (docs/getting_started.md, "Saving and loading") and the module say what the checksum
+    guards and what it does not."""
     from pathlib import Path
 
     from srtopt import persistence
@@ -315,7 +316,7 @@ def test_the_checksum_is_documented_as_no_signature(srt, data, saved):
 
     _rewrite(saved, shift)
     np.testing.assert_allclose(srtopt.load(saved).predict(data[0]), srt.predict(data[0]) + 1000)
-    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    readme = " ".join((Path(__file__).resolve().parents[1] / "docs" / "getting_started.md").read_text().split())
     assert "refuses a truncated, corrupt or edited file" not in readme
     for text in (readme, " ".join(persistence.__doc__.split())):
         assert "accidental edit" in text and "not a signature" in text and "recomputed" in text.replace(

@@ -236,8 +236,14 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     random_state : int, RandomState or None
         Seeds the initialization (the only random part).
 
-    Attributes (besides omega_, beta_, scaler_, history_, ...)
+    Attributes
     ----------
+    omega_, beta_ : (2^D - 1, p + 1) and (2^D, p + 1) split and leaf weights in the scaled
+        space, column 0 the intercepts.
+    scaler_ : the training statistics of the internal scaling (x_min, x_scale, y_mean, y_std).
+    history_ : list of dicts, one per inner iteration: node, W_B, W_L, E before and after, the
+        update each step took, solver status and seconds.
+    objective_, n_iter_, stopped_by_ : E of the returned iterate, macro iterations, why it stopped.
     node_counts_ : (2^(D+1) - 1,) int, training rows whose HBP path visits node t at index t-1.
     leaf_mse_, leaf_r2_ : (2^D,) training MSE (y's units) and R^2 of each leaf's linear
         model on the rows routed to it (nan where undefined).

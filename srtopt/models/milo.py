@@ -33,8 +33,10 @@ Variables
 - ``s[j,t]`` in [0, B]: s_jt >= |beta_jt| (l1 penalty).
 - ``r[i]`` in [0, M_i]: absolute residual of point i in its leaf.
 
-Objective (:class:`srtopt.training.local_search.AxisObjective` evaluates the same)
+Objective
 ---------
+:class:`srtopt.training.local_search.AxisObjective` evaluates the same::
+
     loss="absolute":  min (1/N) sum_i r_i    + l1 sum_{t,j} s_jt + cp sum_{t in T_B} d_t
     loss="squared":   min (1/N) sum_i r_i^2  + l1 sum_{t,j} s_jt + l2 sum_{t,j} beta_jt^2
                                              + cp sum_{t in T_B} d_t
@@ -52,7 +54,7 @@ Constraints (names as in the Pyomo model)
 - ``hierarchy[t]``: d_t <= d_parent(t), t != 1              (no split under a leaf-like node)
 - ``assign[i]``: sum_{t in T_L} z_it = 1
 - ``route_left[i,t,m]``, m in A_L(t):
-      sum_j a_jm (x_ij + eps_j) + (1 - d_m) <= b_m + (1 + eps_max) (1 - z_it)
+  sum_j a_jm (x_ij + eps_j) + (1 - d_m) <= b_m + (1 + eps_max) (1 - z_it).
   The term (1 - d_m) is our addition to Bertsimas-Dunn: without it a node with
   d_m = 0 (a = 0, b = 0) satisfies the left constraint as 0 <= 0, so the MILP
   could route points left *or* right at a non-splitting node, i.e. use a

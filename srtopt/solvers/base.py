@@ -411,7 +411,9 @@ class Solver(SolverParams):
     """Base of the adapters: the contract of :mod:`srtopt.solvers` (module docstring of
     :mod:`.base`) and the configuration every adapter shares.
 
-    Parameters (every adapter has them; an adapter documents which it cannot honour)
+    Every adapter has these parameters; an adapter documents which it cannot honour.
+
+    Parameters
     ----------
     tol : float or None
         Convergence tolerance in the solver's own sense (None: its default).

@@ -5,11 +5,12 @@ Two evaluators feed IPOPT the objective and its exact gradient:
 * ``"symbolic"``: the formulation's CasADi MX rendering, with the data as
   parameters; the solver is built once per ``problem.structure_key`` and
   re-solved with new parameter values and a warm start.
-* ``"oracle"`` (default for ``hessian="limited-memory"``): the formulation's
-  numpy reference evaluator (the one the symbolic model is tested against),
-  wrapped in a ``casadi.Callback``; one solver per variable count serves every
-  subproblem.  It was 2-3x faster per BN solve than the symbolic evaluator on
-  cpu_small, with the same iterates, when it was chosen (srtopt 0.1).
+* ``"oracle"`` (the default): the formulation's numpy reference evaluator (the one
+  the symbolic model is tested against) and, with ``hessian="exact"``, its exact
+  compiled Hessian (``problem.hessian``, :func:`srtopt.kernels.branch_curvatures`
+  for the BN proxies), wrapped in ``casadi.Callback`` objects; one solver per
+  variable count serves every subproblem.  A formulation without a Hessian of its
+  own (a nonsmooth penalty's split) takes the symbolic evaluator for the exact one.
 
 Neither is ever rebuilt inside the NODEC loop.  Ctrl-C during a solve (through
 :func:`~.base.solve_interruptibly`) stops IPOPT at its next iteration, quietly.
@@ -32,15 +33,16 @@ class IpoptCasadi(Solver):
 
     Parameters
     ----------
-    hessian : {"limited-memory", "exact"}
-        L-BFGS approximation (default) or the exact Hessian from CasADi's AD.
-    tol, max_iter : IPOPT's ``tol`` (default 1e-5: a BN step needs an approximate
-        minimiser; on five datasets at depth 3 it matched 1e-6 in test R^2, 0.820
-        vs 0.822, in half the time) and ``max_iter``.
+    hessian : {"exact", "limited-memory"}
+        The exact Hessian (default: the formulation's own, or CasADi's AD with the
+        symbolic evaluator) or IPOPT's L-BFGS approximation.
+    tol, max_iter : IPOPT's ``tol`` (default 1e-8, the convention of every IPOPT route
+        here: with the exact Hessian the last digits cost an iteration or two) and
+        ``max_iter``.
     options : extra IPOPT options, passed as ``ipopt.<name>``.
     evaluator : {"oracle", "symbolic"} or None
-        Who evaluates f and its gradient (module docstring); None picks "oracle"
-        with the limited-memory Hessian and "symbolic" with the exact one.
+        Who evaluates f, its gradient and Hessian (module docstring); None picks
+        "oracle" unless the exact Hessian is asked of a formulation without one.
     time_limit, verbosity : seconds per solve (polled at every iteration) and IPOPT's
         ``print_level`` (0 silent, 1 and more: 5).
 
@@ -54,14 +56,12 @@ class IpoptCasadi(Solver):
     family = "ipopt"
     stops_on_interrupt = True  # through the iteration callback
 
-    def __init__(self, hessian="limited-memory", tol=1e-5, max_iter=200, options=None, evaluator=None,
+    def __init__(self, hessian="exact", tol=1e-8, max_iter=200, options=None, evaluator=None,
                  time_limit=None, verbosity=0):
         if hessian not in ("limited-memory", "exact"):
             raise ValueError(f"hessian must be 'limited-memory' or 'exact', got {hessian!r}")
         if evaluator not in (None, "oracle", "symbolic"):
             raise ValueError(f"evaluator must be 'oracle', 'symbolic' or None, got {evaluator!r}")
-        if evaluator == "oracle" and hessian == "exact":
-            raise ValueError("the exact Hessian needs evaluator='symbolic' (the oracle gives f and its gradient)")
         super().__init__(tol, max_iter, time_limit, verbosity)
         self.hessian, self.evaluator, self.options = hessian, evaluator, options
         self._cache: dict = {}
@@ -74,17 +74,23 @@ class IpoptCasadi(Solver):
     def version(self) -> str:
         return f"casadi {ca.__version__} (IPOPT plugin)"
 
-    @property
-    def _oracle(self) -> bool:
-        return (self.evaluator or ("symbolic" if self.hessian == "exact" else "oracle")) == "oracle"
+    def _oracle(self, problem) -> bool:
+        """Whether ``problem`` is evaluated by the oracle (module docstring)."""
+        if self.evaluator is not None:
+            return self.evaluator == "oracle"
+        return self.hessian != "exact" or getattr(problem, "hessian", None) is not None
 
     def accepts(self, problem) -> Acceptance:
         smooth = smooth_problem(problem)
         if not smooth:
-            if self._oracle and hasattr(problem, "l1_weights") and problem.l1_weights() is not None:
+            if self.hessian != "exact" and self.evaluator != "symbolic" and hasattr(problem, "l1_weights") \
+                    and problem.l1_weights() is not None:
                 return Acceptance(True)
             return smooth
-        if not self._oracle and not hasattr(problem, "render"):
+        if self._oracle(problem) and self.hessian == "exact" and getattr(problem, "hessian", None) is None:
+            return Acceptance(False, f"{type(problem).__name__} has no Hessian of its own for the oracle (use "
+                                     f"evaluator='symbolic' or hessian='limited-memory')")
+        if not self._oracle(problem) and not hasattr(problem, "render"):
             return Acceptance(False, f"{type(problem).__name__} has no CasADi rendering (use evaluator='oracle')")
         return smooth
 
@@ -96,14 +102,15 @@ class IpoptCasadi(Solver):
 
     def _solver(self, problem):
         """(nlpsol, parameter values) for ``problem``, built on first use of its shape."""
-        if self._oracle:
+        if self._oracle(problem):
             n = problem.start().size
-            if n not in self._cache:
-                oracle = _Oracle(n)
+            exact = self.hessian == "exact"
+            if (n, exact) not in self._cache:
+                oracle = _Oracle(n, exact)
                 x = ca.MX.sym("x", n)
-                self._cache[n] = (ca.nlpsol(f"{problem.name}_oracle", "ipopt", {"x": x, "f": oracle(x)},
-                                            self._options()), oracle)
-            solver, oracle = self._cache[n]
+                self._cache[n, exact] = (ca.nlpsol(f"{problem.name}_oracle", "ipopt", {"x": x, "f": oracle(x)},
+                                                   self._options()), oracle)
+            solver, oracle = self._cache[n, exact]
             oracle.problem = problem
             return solver, []
         return cached_rendering(self._cache, problem,
@@ -158,13 +165,14 @@ def _stop_on_interrupt() -> _StopOnInterrupt:
 
 class _Oracle(ca.Callback):
     """f(x) of the current formulation by its numpy reference; value and gradient are
-    computed together and cached for the last x (IPOPT asks for both at each point)."""
+    computed together and cached for the last x (IPOPT asks for both at each point); with
+    ``exact`` the gradient's Jacobian is the formulation's own Hessian."""
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, exact: bool = False):
         ca.Callback.__init__(self)
         self.n, self.problem, self._x, self._fg = n, None, None, None
-        self._gradient = _OracleGradient(self)
-        self.construct(f"srt_oracle_{n}", {})
+        self._gradient = _OracleGradient(self, exact)
+        self.construct(f"srt_oracle_{n}_{'exact' if exact else 'lbfgs'}", {})
 
     def get_n_in(self):
         return 1
@@ -197,10 +205,11 @@ class _Oracle(ca.Callback):
 class _OracleGradient(ca.Callback):
     """The 1 x n Jacobian of :class:`_Oracle` (inputs: x and the nominal output)."""
 
-    def __init__(self, oracle: _Oracle):
+    def __init__(self, oracle: _Oracle, exact: bool):
         ca.Callback.__init__(self)
         self.oracle = oracle
-        self.construct(f"srt_oracle_grad_{oracle.n}", {})
+        self._hessian = _OracleHessian(oracle) if exact else None
+        self.construct(f"srt_oracle_grad_{oracle.n}_{'exact' if exact else 'lbfgs'}", {})
 
     def get_n_in(self):
         return 2
@@ -216,3 +225,35 @@ class _OracleGradient(ca.Callback):
 
     def eval(self, arg):
         return [self.oracle.value_and_gradient(arg[0])[1].reshape(1, -1)]
+
+    def has_jacobian(self):
+        return self._hessian is not None
+
+    def get_jacobian(self, name, inames, onames, opts):
+        return self._hessian
+
+
+class _OracleHessian(ca.Callback):
+    """The Jacobian of :class:`_OracleGradient` with respect to each of its inputs: the
+    formulation's exact Hessian (n x n, in x) and 0 (n x 1, in the nominal f); inputs: x,
+    the nominal f and the nominal gradient."""
+
+    def __init__(self, oracle: _Oracle):
+        ca.Callback.__init__(self)
+        self.oracle = oracle
+        self.construct(f"srt_oracle_hess_{oracle.n}", {})
+
+    def get_n_in(self):
+        return 3
+
+    def get_n_out(self):
+        return 2
+
+    def get_sparsity_in(self, i):
+        return [ca.Sparsity.dense(self.oracle.n, 1), ca.Sparsity.dense(1, 1), ca.Sparsity.dense(1, self.oracle.n)][i]
+
+    def get_sparsity_out(self, i):
+        return ca.Sparsity.dense(self.oracle.n, self.oracle.n) if i == 0 else ca.Sparsity(self.oracle.n, 1)
+
+    def eval(self, arg):
+        return [self.oracle.problem.hessian(np.asarray(arg[0], float).ravel()), ca.DM(self.oracle.n, 1)]
