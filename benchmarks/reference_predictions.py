@@ -38,7 +38,7 @@ CASES += [(slug, dict(depth=depth, random_state=0, k0=0), {}) for slug in ("yach
 CASES += [(slug, dict(depth=depth, random_state=3, n_restarts=2), {}) for slug in ("yacht", "auto_mpg")
           for depth in (2, 3)]
 CASES += [("housing", dict(depth=2, random_state=0, regularization=None), {}),
-          ("auto_mpg", dict(depth=2, random_state=0, bn_solver="ipopt"), {}),
+          ("auto_mpg", dict(depth=2, random_state=0, bn_solver="ipopt:hessian=limited-memory,tol=1e-5"), {}),
           ("yacht", dict(depth=2, random_state=0, wlr_solver="sklearn", ln_solver="lsqr"), {}),
           ("housing", dict(depth=3, random_state=2), {"sample_weight": "ramp"}),
           ("housing", dict(depth=2, random_state=0, max_subproblem_rows=200), {}),

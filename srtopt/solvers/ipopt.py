@@ -74,11 +74,22 @@ class IpoptCasadi(Solver):
     def version(self) -> str:
         return f"casadi {ca.__version__} (IPOPT plugin)"
 
+    def _route(self, problem) -> tuple[bool, bool]:
+        """(oracle?, exact Hessian?) for ``problem`` (module docstring): the oracle unless the
+        exact Hessian is asked of a formulation without one that has a CasADi rendering; an
+        oracle without a Hessian of the formulation's own uses L-BFGS."""
+        own = getattr(problem, "hessian", None) is not None
+        exact = self.hessian == "exact"
+        if self.evaluator == "symbolic":
+            return False, exact
+        if self.evaluator == "oracle":
+            return True, exact
+        if exact and not own and hasattr(problem, "render"):
+            return False, True
+        return True, exact and own
+
     def _oracle(self, problem) -> bool:
-        """Whether ``problem`` is evaluated by the oracle (module docstring)."""
-        if self.evaluator is not None:
-            return self.evaluator == "oracle"
-        return self.hessian != "exact" or getattr(problem, "hessian", None) is not None
+        return self._route(problem)[0]
 
     def accepts(self, problem) -> Acceptance:
         smooth = smooth_problem(problem)
@@ -87,34 +98,35 @@ class IpoptCasadi(Solver):
                     and problem.l1_weights() is not None:
                 return Acceptance(True)
             return smooth
-        if self._oracle(problem) and self.hessian == "exact" and getattr(problem, "hessian", None) is None:
+        if self.evaluator == "oracle" and self.hessian == "exact" and getattr(problem, "hessian", None) is None:
             return Acceptance(False, f"{type(problem).__name__} has no Hessian of its own for the oracle (use "
                                      f"evaluator='symbolic' or hessian='limited-memory')")
         if not self._oracle(problem) and not hasattr(problem, "render"):
             return Acceptance(False, f"{type(problem).__name__} has no CasADi rendering (use evaluator='oracle')")
         return smooth
 
-    def _options(self) -> dict:
+    def _options(self, exact: bool) -> dict:
         return {"ipopt.print_level": 5 if self.verbosity else 0, "print_time": bool(self.verbosity),
                 "ipopt.sb": "yes", "ipopt.tol": self.tol, "ipopt.max_iter": self.max_iter,
-                "ipopt.hessian_approximation": self.hessian, "iteration_callback": _stop_on_interrupt(),
+                "ipopt.hessian_approximation": "exact" if exact else "limited-memory",
+                "iteration_callback": _stop_on_interrupt(),
                 **{f"ipopt.{k}": v for k, v in (self.options or {}).items()}}
 
     def _solver(self, problem):
         """(nlpsol, parameter values) for ``problem``, built on first use of its shape."""
-        if self._oracle(problem):
+        oracle_route, exact = self._route(problem)
+        if oracle_route:
             n = problem.start().size
-            exact = self.hessian == "exact"
             if (n, exact) not in self._cache:
                 oracle = _Oracle(n, exact)
                 x = ca.MX.sym("x", n)
                 self._cache[n, exact] = (ca.nlpsol(f"{problem.name}_oracle", "ipopt", {"x": x, "f": oracle(x)},
-                                                   self._options()), oracle)
+                                                   self._options(exact)), oracle)
             solver, oracle = self._cache[n, exact]
             oracle.problem = problem
             return solver, []
         return cached_rendering(self._cache, problem,
-                                lambda model: ca.nlpsol(problem.name, "ipopt", model.nlp, self._options()))
+                                lambda model: ca.nlpsol(problem.name, "ipopt", model.nlp, self._options(exact)))
 
     def _solve(self, problem, x0) -> SolverResult:
         split = VariableSplit(problem) if getattr(problem, "nonsmooth", ()) else None

@@ -86,12 +86,29 @@ def test_sklearn_logistic_solves_the_wlr_proxy(rng):
 def test_oracle_and_symbolic_evaluators_take_the_same_iterates(rng):
     problem, omega, beta = random_tree_problem(rng, 3, n=120)
     sub = problem.branch_subproblem(omega, beta, 1, problem.tree.branch_nodes, np.arange(120))
-    a = IpoptCasadi(evaluator="oracle").solve(sub, sub.start())
-    b = IpoptCasadi(evaluator="symbolic").solve(sub, sub.start())
-    assert a.iterations == b.iterations
-    np.testing.assert_allclose(a.x, b.x, rtol=1e-6, atol=1e-8)
-    with pytest.raises(ValueError, match="exact Hessian needs evaluator='symbolic'"):
-        IpoptCasadi(hessian="exact", evaluator="oracle")
+    for hessian in ("exact", "limited-memory"):  # exact: the compiled Hessian against CasADi's AD
+        a = IpoptCasadi(hessian=hessian, evaluator="oracle").solve(sub, sub.start())
+        b = IpoptCasadi(hessian=hessian, evaluator="symbolic").solve(sub, sub.start())
+        assert a.iterations == b.iterations and a.success and b.success
+        np.testing.assert_allclose(a.x, b.x, rtol=1e-6, atol=1e-8)
+
+
+def test_the_oracle_needs_the_formulations_hessian_for_the_exact_route(rng):
+    problem, omega, beta = random_tree_problem(rng, 2, n=60)
+    sub = problem.branch_subproblem(omega, beta, 1, problem.tree.branch_nodes, np.arange(60))
+
+    class NoHessian:  # evaluate only: no Hessian of its own, no CasADi rendering
+        name, nonsmooth = "no_hessian", ()
+
+        def start(self):
+            return sub.start()
+
+        def evaluate(self, x):
+            return sub.evaluate(x)
+
+    assert not IpoptCasadi(hessian="exact", evaluator="oracle").accepts(NoHessian())
+    result = IpoptCasadi().solve(NoHessian(), sub.start())  # the default degrades to L-BFGS
+    assert result.usable() and result.objective <= sub.evaluate(sub.start())[0]
 
 
 def test_make_solver_errors_list_available():
