@@ -22,6 +22,7 @@ Leaves are independent: one QP per leaf.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from dataclasses import dataclass
@@ -33,20 +34,31 @@ from scipy import sparse
 from .base import Acceptance, Availability, Solver, SolverResult, termination
 
 
-def quiet_highs():
-    """A ``highspy.Highs`` without its banner (newer HiGHS prints one, from C++, on the first
-    construction in a process; the file descriptor of stdout is pointed at /dev/null meanwhile)."""
-    import highspy
-
+@contextlib.contextmanager
+def silenced_stdout(active=True):
+    """Point the file descriptor of stdout at /dev/null inside the block: what a C or C++ solver
+    prints there on its own (HiGHS' and qpOASES' banners, OSQP's polishing note) is dropped."""
+    if not active:
+        yield
+        return
     sys.stdout.flush()
     saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(null, 1)
-        h = highspy.Highs()
+        yield
     finally:
         os.dup2(saved, 1)
         os.close(saved)
         os.close(null)
+
+
+def quiet_highs():
+    """A ``highspy.Highs`` without its banner (newer HiGHS prints one, from C++, on the first
+    construction in a process)."""
+    import highspy
+
+    with silenced_stdout():
+        h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     return h
 
@@ -223,8 +235,9 @@ class CasadiQP(Solver):
         for j in range(len(problem.working)):
             qp = leaf_qp(problem, j)
             H, A = _dm(qp.H), _dm(qp.A)
-            solver = self._conic(H.sparsity(), A.sparsity())
-            out = solver(h=H, g=qp.g, a=A, lba=qp.lower, uba=qp.upper)
+            with silenced_stdout(not self.verbosity):  # qpOASES' banner, OSQP's polishing note
+                solver = self._conic(H.sparsity(), A.sparsity())
+                out = solver(h=H, g=qp.g, a=A, lba=qp.lower, uba=qp.upper)
             stats = solver.stats()
             x.append(np.asarray(out["x"]).ravel()[:qp.q])
             ok = ok and bool(stats.get("success", True))

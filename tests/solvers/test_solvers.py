@@ -309,3 +309,16 @@ def test_auto_bn_solver_leaves_feature_l1_to_l_bfgs_b(rng):
     verdict = make_solver("bn", "newton:penalties=l2").accepts(sub)
     assert not verdict and "feature_l1" in verdict.reason
     assert make_solver("bn", "newton").accepts(sub)
+
+
+@pytest.mark.parametrize("spec", [("ln_solver", "qpoases"), ("ln_solver", "osqp"), ("ln_solver", "highs"),
+                                  ("bn_solver", "ipopt")])
+def test_no_solver_prints_unless_asked(spec, capfd):
+    """qpOASES prints a licence banner when built and OSQP a note per solve, from C: dropped unless
+    verbose asks (IPOPT's banner too)."""
+    from srtopt import SoftRegressionTree
+
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 3))
+    SoftRegressionTree(depth=2, max_iter=2, random_state=0, **dict([spec])).fit(X, np.sin(4 * X[:, 0]) + X[:, 1])
+    assert capfd.readouterr() == ("", "")
