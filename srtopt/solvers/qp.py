@@ -23,6 +23,8 @@ Leaves are independent: one QP per leaf.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import io
 import os
 import sys
 from dataclasses import dataclass
@@ -34,10 +36,14 @@ from scipy import sparse
 from .base import Acceptance, Availability, Solver, SolverResult, termination
 
 
+_LIBC = ctypes.CDLL(None)
+
+
 @contextlib.contextmanager
 def silenced_stdout(active=True):
-    """Point the file descriptor of stdout at /dev/null inside the block: what a C or C++ solver
-    prints there on its own (HiGHS' and qpOASES' banners, OSQP's polishing note) is dropped."""
+    """Point the file descriptor of stdout at /dev/null inside the block, and ``sys.stdout`` at a
+    buffer (CasADi hands its plugins' messages to Python's stream): what a C or C++ solver prints
+    on its own (HiGHS' and qpOASES' banners, OSQP's polishing note) is dropped."""
     if not active:
         yield
         return
@@ -45,8 +51,10 @@ def silenced_stdout(active=True):
     saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(null, 1)
-        yield
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
     finally:
+        _LIBC.fflush(None)  # what C's stdio buffered meanwhile goes to /dev/null too
         os.dup2(saved, 1)
         os.close(saved)
         os.close(null)
@@ -219,7 +227,9 @@ class CasadiQP(Solver):
         self._conics: dict = {}
 
     def available(self) -> Availability:
-        if ca.has_conic(self.plugin):
+        with silenced_stdout(not self.verbosity):  # loading the plugin prints qpOASES' banner
+            found = ca.has_conic(self.plugin)
+        if found:
             return Availability(True)
         return Availability(False, f"CasADi has no '{self.plugin}' conic plugin; reinstall the "
                                    f"casadi wheel (`pip install --force-reinstall casadi`)")
