@@ -1,8 +1,11 @@
 """IPOPT through cyipopt (optional extra ``srtopt[cyipopt]``), fed the numpy evaluator.
 
 Value and gradient come from ``problem.evaluate`` (vectorised numpy, the fast path
-measured in docs/design.md, "Measurements"); with ``hessian="exact"`` the Hessian
-comes from the formulation's CasADi rendering (cached per ``structure_key``).
+measured in docs/design.md, "Measurements"); with ``hessian="exact"`` (the default) the
+Hessian is the formulation's own (``problem.hessian``: the compiled BN Hessian) or, for a
+formulation without one, its CasADi rendering's (cached per ``structure_key``).  cyipopt
+hands numpy arrays to IPOPT without conversion, so a BN solve costs little more than
+IPOPT's own iterations.
 
 Installing cyipopt (PyPI has no Linux wheel, only an sdist that links a system IPOPT):
 
@@ -76,9 +79,9 @@ class IpoptCyipopt(Solver):
 
     Parameters
     ----------
-    hessian : {"limited-memory", "exact"}
-        L-BFGS (default) or the exact CasADi Hessian.
-    tol, max_iter : IPOPT's ``tol`` and ``max_iter``.
+    hessian : {"exact", "limited-memory"}
+        The exact Hessian (default; the formulation's own, else CasADi's AD) or L-BFGS.
+    tol, max_iter : IPOPT's ``tol`` (1e-8, as every IPOPT route here) and ``max_iter``.
     options : extra IPOPT options (name -> value).
     time_limit, verbosity : seconds per solve (polled at every iteration) and IPOPT's
         ``print_level`` (0 silent, 1 and more: 5).
@@ -87,7 +90,7 @@ class IpoptCyipopt(Solver):
     name = "cyipopt"
     family = "cyipopt"
 
-    def __init__(self, hessian="limited-memory", tol=1e-6, max_iter=200, options=None, time_limit=None,
+    def __init__(self, hessian="exact", tol=1e-8, max_iter=200, options=None, time_limit=None,
                  verbosity=0):
         if hessian not in ("limited-memory", "exact"):
             raise ValueError(f"hessian must be 'limited-memory' or 'exact', got {hessian!r}")
@@ -108,14 +111,16 @@ class IpoptCyipopt(Solver):
         return f"cyipopt {cyipopt.__version__}"
 
     def accepts(self, problem) -> Acceptance:
-        return smooth_problem(problem, "render" if self.hessian == "exact" else None,
+        own = getattr(problem, "hessian", None) is not None
+        return smooth_problem(problem, "render" if self.hessian == "exact" and not own else None,
                               "CasADi rendering for the exact Hessian")
 
     def _solve(self, problem, x0) -> SolverResult:
         import cyipopt
 
         if self.hessian == "exact":
-            oracle = _ExactOracle(problem, self._derivatives.hessian(problem))
+            own = getattr(problem, "hessian", None)
+            oracle = _ExactOracle(problem, own if own is not None else self._derivatives.hessian(problem))
         else:
             oracle = _Oracle(problem)
         nlp = cyipopt.Problem(n=x0.size, m=0, problem_obj=oracle)

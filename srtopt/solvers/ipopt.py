@@ -207,6 +207,13 @@ class _Oracle(ca.Callback):
     def eval(self, arg):
         return [self.value_and_gradient(arg[0])[0]]
 
+    def has_eval_buffer(self):  # numpy views of CasADi's memory: no conversion to DM per call
+        return True
+
+    def eval_buffer(self, arg, res):
+        np.frombuffer(res[0], dtype=float)[0] = self.value_and_gradient(np.frombuffer(arg[0], dtype=float))[0]
+        return 0
+
     def has_jacobian(self):
         return True
 
@@ -237,6 +244,13 @@ class _OracleGradient(ca.Callback):
 
     def eval(self, arg):
         return [self.oracle.value_and_gradient(arg[0])[1].reshape(1, -1)]
+
+    def has_eval_buffer(self):
+        return True
+
+    def eval_buffer(self, arg, res):
+        np.frombuffer(res[0], dtype=float)[:] = self.oracle.value_and_gradient(np.frombuffer(arg[0], dtype=float))[1]
+        return 0
 
     def has_jacobian(self):
         return self._hessian is not None
@@ -269,3 +283,11 @@ class _OracleHessian(ca.Callback):
 
     def eval(self, arg):
         return [self.oracle.problem.hessian(np.asarray(arg[0], float).ravel()), ca.DM(self.oracle.n, 1)]
+
+    def has_eval_buffer(self):
+        return True
+
+    def eval_buffer(self, arg, res):  # the Hessian is symmetric: row- and column-major agree
+        hessian = self.oracle.problem.hessian(np.frombuffer(arg[0], dtype=float).copy())
+        np.frombuffer(res[0], dtype=float)[:] = hessian.ravel()
+        return 0

@@ -1,0 +1,117 @@
+"""The design's own path against the default: IPOPT on the BN subproblems, a QP on the LN steps.
+
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets OPENBLAS_NUM_THREADS=1 python benchmarks/ipopt_path.py
+        [--datasets a,b] [--routes auto,ipopt,...]
+
+Depth-3 ``SoftRegressionTree(random_state=0)`` on the paper's 15 datasets with each solver route
+(a ``bn_solver=`` or ``ln_solver=`` spec, everything else the default): the fit time on the first
+training fold (best of 2, the routes interleaved), the mean test R^2 over the paper's 4 folds
+(the model-tree start is deterministic: one seed is the quick protocol), and for the BN routes
+the median seconds and mean iterations of one BN solve (from ``history_``).  Writes
+``benchmarks/results/ipopt_path.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from srtopt import SoftRegressionTree
+from srtopt.datasets import load
+from srtopt.experiments.protocol import fold_indices, scale_fold
+
+HERE = Path(__file__).resolve().parent / "results"
+PAPER = ["abalone", "ailerons", "airfoil", "auto_mpg", "compactiv", "computer", "cpu_small", "delta_ailerons",
+         "elevators", "friedman", "housing", "kin8nm", "lpga2009", "puma", "yacht"]
+ROUTES = {"auto": {}, "ipopt": {"bn_solver": "ipopt"},
+          "ipopt L-BFGS": {"bn_solver": "ipopt:hessian=limited-memory"},
+          "cyipopt": {"bn_solver": "cyipopt"},
+          "LN highs": {"ln_solver": "highs"}, "LN qpoases": {"ln_solver": "qpoases"}, "LN osqp": {"ln_solver": "osqp"}}
+
+
+def fold(X, y, k):
+    train, test = fold_indices(len(y), 4, 0, k)
+    return scale_fold(X[train], X[test], y[train], y[test])[:4]
+
+
+def fit(params, X, y):
+    start = time.perf_counter()
+    model = SoftRegressionTree(depth=3, random_state=0, **params).fit(X, y)
+    return time.perf_counter() - start, model
+
+
+def bn_solves(model):
+    records = [r["bn"] for r in model.history_ if r["bn"].get("solver") not in (None, "") and "seconds" in r["bn"]]
+    if not records:
+        return float("nan"), float("nan")
+    return statistics.median(r["seconds"] for r in records), float(np.mean([r.get("iterations", 0) for r in records]))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--datasets", default=",".join(PAPER))
+    parser.add_argument("--routes", default=",".join(ROUTES))
+    args = parser.parse_args(argv)
+    from srtopt.solvers import make_solver
+
+    routes = {}
+    for name in args.routes.split(","):
+        spec = next(iter(ROUTES[name].values()), None)
+        kind = next(iter(ROUTES[name]), "bn_solver")[:2]
+        if spec is None or make_solver(kind, spec).available():
+            routes[name] = ROUTES[name]
+        else:
+            print(f"{name}: not installed here, skipped", flush=True)
+    rows = {}
+    for dataset in args.datasets.split(","):
+        X, y, _ = load(dataset)
+        X0, _, y0, _ = fold(X, y, 0)
+        seconds = {name: [] for name in routes}
+        for _ in range(2):  # interleaved, best of 2
+            for name, params in routes.items():
+                seconds[name].append(fit(params, X0, y0)[0])
+        for name, params in routes.items():
+            scores, solve, iters = [], [], []
+            for k in range(4):
+                Xtr, Xte, ytr, yte = fold(X, y, k)
+                _, model = fit(params, Xtr, ytr)
+                scores.append(model.score(Xte, yte))
+                if k == 0:
+                    solve, iters = bn_solves(model)
+            rows[dataset, name] = (min(seconds[name]), float(np.mean(scores)), solve, iters)
+            print(f"{dataset} {name}: {min(seconds[name]):.2f} s, test R^2 {np.mean(scores):.3f}, "
+                  f"BN solve {solve * 1e3:.1f} ms ({iters:.1f} it)", flush=True)
+    text = report(rows, list(routes), args.datasets.split(","))
+    (HERE / "ipopt_path.md").write_text(text)
+    print(text)
+    return 0
+
+
+def report(rows, routes, datasets) -> str:
+    lines = ["# IPOPT on the BN subproblems and QPs on the LN steps against the default", "",
+             "Command: `PYTHONPATH=. SRTOPT_DATA=... OPENBLAS_NUM_THREADS=1 python benchmarks/ipopt_path.py` "
+             "(depth 3, fit seconds on the first fold, best of 2 interleaved; mean test R^2 over the paper's 4 "
+             "folds; a 2-core machine shared with other work).", "",
+             "| dataset | " + " | ".join(f"{r} s / R^2" for r in routes) + " |",
+             "|---|" + "---:|" * len(routes)]
+    for dataset in datasets:
+        lines.append(f"| {dataset} | " + " | ".join(
+            f"{rows[dataset, r][0]:.2f} / {rows[dataset, r][1]:.3f}" for r in routes) + " |")
+    lines += ["", "| route | time / default (geometric mean) | worst dataset | mean test R^2 | vs default | "
+                  "BN solve ms (median of medians) | BN iterations |", "|---|---:|---:|---:|---:|---:|---:|"]
+    base_r2 = np.mean([rows[d, "auto"][1] for d in datasets])
+    for r in routes:
+        ratios = [rows[d, r][0] / rows[d, "auto"][0] for d in datasets]
+        r2 = np.mean([rows[d, r][1] for d in datasets])
+        lines.append(f"| {r} | {np.exp(np.mean(np.log(ratios))):.2f} | {max(ratios):.2f} | {r2:.4f} | "
+                     f"{r2 - base_r2:+.4f} | {np.nanmedian([rows[d, r][2] for d in datasets]) * 1e3:.1f} | "
+                     f"{np.nanmean([rows[d, r][3] for d in datasets]):.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
