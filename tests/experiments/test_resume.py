@@ -72,7 +72,10 @@ def test_sigkill_then_rerun_completes_the_grid_exactly_once(data_home, tmp_path,
     args = [sys.executable, "-m", "srtopt", "bench", "--plugin", "slowplug", "--datasets", "yacht",
             "--depths", "2", "--methods", "slow", "cart", "--folds", "4", "--seeds", "10",
             "--store", str(db), "--data-home", str(data_home), "--quiet"]
-    isolated_methods.register_method("slow", lambda depth, seed, **p: None)  # for build_grid
+    from sklearn.tree import DecisionTreeRegressor
+
+    # the plugin may be imported already (then it registers nothing): the same method, without the sleep
+    isolated_methods.register_method("slow", lambda depth, seed, **p: DecisionTreeRegressor(max_depth=depth))  # for build_grid
     grid = {spec.key for spec in build_grid(["yacht"], [2], ["slow", "cart"], folds=4, seeds=10)}
     assert len(grid) == 80
 
@@ -148,7 +151,10 @@ def test_ctrl_c_prints_one_line_and_the_store_resumes(data_home, tmp_path, isola
 
     from srtopt.cli import main
 
-    isolated_methods.register_method("slow", lambda depth, seed, **p: None)
+    from sklearn.tree import DecisionTreeRegressor
+
+    # the plugin may be imported already (then it registers nothing): the same method, without the sleep
+    isolated_methods.register_method("slow", lambda depth, seed, **p: DecisionTreeRegressor(max_depth=depth))
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)
     assert main(["bench", "--plugin", "slowplug", "--datasets", "yacht", "--depths", "2", "--methods",
