@@ -334,6 +334,8 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
 
         bound, self.bound_source_ = 0.0, "trivial"
         proof = certify(Xs, ys, D, objective, deadline, incumbent=value) if self.certify else None
+        if proof is None and self.certify and objective.loss == "squared":
+            stopped = "time_limit"  # the enumeration ran out of time before any bound
         if proof is not None:
             bound, self.bound_source_ = proof.bound, "enumeration"
             stopped = stopped if proof.complete else "time_limit"
