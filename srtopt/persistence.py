@@ -70,10 +70,16 @@ _REQUIRED = {"SoftRegressionTree": ("omega_", "beta_"), "ORRTRegressor": ("omega
              "MILOTreeRegressor": _ARRAYS["MILOTreeRegressor"]}
 
 
-def _classes():
-    from .estimators import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+#: the model kinds a file may hold: estimator name -> the module that defines it.  A registry
+#: by name, so that this module never imports the estimators (which import it to save).
+MODEL_KINDS = {"SoftRegressionTree": "srtopt.estimators.srt", "ORRTRegressor": "srtopt.estimators.orrt",
+               "MILOTreeRegressor": "srtopt.estimators.milo"}
 
-    return {c.__name__: c for c in (SoftRegressionTree, ORRTRegressor, MILOTreeRegressor)}
+
+def _classes():
+    import importlib
+
+    return {name: getattr(importlib.import_module(module), name) for name, module in MODEL_KINDS.items()}
 
 
 # ----------------------------------------------------------------- encoding
