@@ -63,10 +63,9 @@ def broken_links(site: Path) -> list[str]:
     return problems
 
 
-def browser_problems(site: Path) -> list[str]:
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        print("check_site: chromium/chromedriver not installed: the browser check is skipped", file=sys.stderr)
-        return []
+def headless_chromium():
+    """A selenium driver of Debian's chromium, headless, logging the browser console (the flags
+    keep it off the network: this machine's is closed); also the browser tests' driver."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -74,10 +73,17 @@ def browser_problems(site: Path) -> list[str]:
     options.binary_location = str(CHROMIUM)
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000",
-                 f"--user-data-dir={tempfile.mkdtemp(prefix='srtopt-docs-')}"):
+                 f"--user-data-dir={tempfile.mkdtemp(prefix='srtopt-chromium-')}"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    return webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+
+
+def browser_problems(site: Path) -> list[str]:
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        print("check_site: chromium/chromedriver not installed: the browser check is skipped", file=sys.stderr)
+        return []
+    driver = headless_chromium()
     problems = []
     try:
         for name in PAGES:

@@ -6,7 +6,6 @@ docs/html_view.png (the committed one was made so), otherwise into the test's te
 
 import os
 import re
-import tempfile
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -49,17 +48,12 @@ def browser():
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed: the browser test needs Debian's chromium and "
                     f"chromium-driver (apt-get install chromium chromium-driver; .ci/run installs them)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    import importlib.util
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000",
-                 f"--user-data-dir={tempfile.mkdtemp(prefix='srtopt-chromium-')}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    spec = importlib.util.spec_from_file_location("check_site", DOCS_SCREENSHOT.parent / "check_site.py")
+    check_site = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check_site)
+    driver = check_site.headless_chromium()  # the one driver set-up, shared with the docs check
     yield driver
     driver.quit()
 
