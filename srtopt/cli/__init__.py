@@ -44,14 +44,49 @@ class Terminated(BaseException):
     """SIGTERM, raised where the program is so that cleanups (``finally``) run as for Ctrl-C."""
 
 
-def _terminate(signum, frame):
-    raise Terminated
+def _raising(exception):
+    """A signal handler that raises ``exception`` where the program is, except inside numba's
+    Python helpers called from compiled code (unpickling a constant, typing an argument): an
+    exception raised there is lost or turned into numba's ``SystemError`` ("returned a result
+    with an exception set").  There the signal is sent again 10 ms later, when the program is
+    back in ordinary Python code."""
+
+    def handler(signum, frame):
+        if _inside_numba(frame):
+            threading.Timer(0.01, os.kill, (os.getpid(), signum)).start()
+            return
+        raise exception
+
+    return handler
+
+
+def _inside_numba(frame) -> bool:
+    """Whether a frame between ``frame`` and the nearest srtopt frame belongs to numba."""
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith("srtopt"):
+            return False
+        if module.split(".")[0] == "numba":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _install_handlers() -> dict:
+    """SIGTERM raises :class:`Terminated`, SIGINT KeyboardInterrupt (as Python's own handler
+    does, but numba-safe); returns the previous handlers.  Signals are handled in the main
+    thread only: elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    wanted = {signal.SIGTERM: _raising(Terminated)}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        wanted[signal.SIGINT] = _raising(KeyboardInterrupt)
+    return {signum: signal.signal(signum, handler) for signum, handler in wanted.items()}
 
 
 def main(argv=None) -> int:
     prefix, note = "srtopt", ""
-    previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() \
-        else None
+    previous = _install_handlers()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -84,8 +119,8 @@ def main(argv=None) -> int:
         print(f"{prefix}: error: results store: {exc}", file=sys.stderr)
         return 1
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 if __name__ == "__main__":

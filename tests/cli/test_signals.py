@@ -1,0 +1,48 @@
+"""The CLI's signal handlers: SIGTERM and SIGINT raise where the program is, except inside
+numba's Python helpers, where the signal is sent again a moment later (numba loses an
+exception raised there, or turns it into a SystemError)."""
+
+import signal
+import sys
+import time
+
+import pytest
+
+from srtopt import cli
+
+
+def _frame_of_module(name):
+    """A live frame whose module is ``name`` (called back from srtopt code, as numba's helpers are)."""
+    namespace = {"__name__": name, "sys": sys}
+    exec("def here():\n    return sys._getframe()", namespace)
+    return namespace["here"]()
+
+
+def test_a_frame_in_numba_is_recognised_up_to_the_nearest_srtopt_frame():
+    assert cli._inside_numba(_frame_of_module("numba.core.serialize"))
+    assert not cli._inside_numba(_frame_of_module("srtopt.kernels"))
+    assert not cli._inside_numba(sys._getframe())  # pytest's and this test's frames only
+
+
+def test_the_handler_raises_outside_numba_and_resends_inside(monkeypatch):
+    handler = cli._raising(cli.Terminated)
+    with pytest.raises(cli.Terminated):
+        handler(signal.SIGTERM, sys._getframe())
+    received = []
+    previous = signal.signal(signal.SIGUSR1, lambda signum, frame: received.append(signum))
+    try:
+        handler(signal.SIGUSR1, _frame_of_module("numba.core.typing.typeof"))  # returns, sends again later
+        for _ in range(500):
+            if received:
+                break
+            time.sleep(0.01)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert received == [signal.SIGUSR1]
+
+
+def test_main_restores_the_handlers_it_replaced(capsys):
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    with pytest.raises(SystemExit):
+        cli.main(["--version"])
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
