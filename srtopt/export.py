@@ -47,6 +47,56 @@ def _tree(model) -> Tree:
     return Tree(int(model.depth))
 
 
+def reachable_nodes(model) -> np.ndarray:
+    """Mask (index t - 1) of the nodes of a fitted tree that some input reaches.
+
+    SRT and ORRT: a split with all slopes zero sends every row one way
+    (:func:`srtopt.kernels.reachable_nodes`; SoftRegressionTree closes the splits that
+    route no training row to one side); MILO: a node without a split sends every row right.
+    The views draw the reachable nodes only."""
+    tree = _tree(model)
+    if _kind(model) == "oblique":
+        from . import kernels
+
+        return kernels.reachable_nodes(model.omega_, tree)
+    reach = np.ones(2 ** (tree.depth + 1) - 1, dtype=bool)
+    for t in tree.branch_nodes:
+        reach[2 * t - 1] = reach[t - 1] and model.split_feature_[t - 1] >= 0
+        reach[2 * t] = reach[t - 1]
+    return reach
+
+
+def _structure(model):
+    """(root, {split: (left, right)}) of the tree a view draws: unreachable subtrees left out
+    and every split that sends all rows one way replaced by the node it sends them to."""
+    tree, reach = _tree(model), reachable_nodes(model)
+
+    def shown(t):
+        while tree.is_branch(t) and reach[2 * t - 1] != reach[2 * t]:
+            t = 2 * t if reach[2 * t - 1] else 2 * t + 1
+        return t
+
+    children, stack = {}, [shown(1)]
+    while stack:
+        t = stack.pop()
+        if tree.is_branch(t):
+            children[t] = (shown(2 * t), shown(2 * t + 1))
+            stack.extend(children[t])
+    return shown(1), children
+
+
+def _pruned_note(model) -> str | None:
+    """One line naming the subtrees no input reaches (None when every node is reachable)."""
+    tree, reach = _tree(model), reachable_nodes(model)
+    roots = [t for t in range(2, 2 ** (tree.depth + 1)) if not reach[t - 1] and reach[t // 2 - 1]]
+    if not roots:
+        return None
+    return (f"pruned: the subtree{'s' if len(roots) > 1 else ''} at node{'s' if len(roots) > 1 else ''} "
+            f"{', '.join(map(str, roots))} (no training row reached {'them' if len(roots) > 1 else 'it'}; "
+            f"the split above sends every row to the other side and is not drawn); "
+            f"{int(reach[np.asarray(tree.leaves) - 1].sum())} of {tree.n_leaves} leaves remain")
+
+
 def _feature_names(model, feature_names=None) -> list[str]:
     p = model.n_features_in_
     if feature_names is None:
@@ -140,7 +190,9 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
     0" for a split, leaf model coefficients for a leaf; ``units`` "original" =
     raw feature units and y's units, "scaled" = ``omega_``/``beta_`` rows as
     stored), ``leaf_mse`` and ``leaf_r2`` (training MSE in y's units and R^2 of
-    the leaf's linear model on its rows; with X and y given, on those rows).
+    the leaf's linear model on its rows; with X and y given, on those rows),
+    ``reachable`` (False below a split that sends every row to the other side:
+    :func:`reachable_nodes`).
 
     >>> import numpy as np
     >>> from srtopt import SoftRegressionTree
@@ -163,7 +215,7 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
         raise ValueError("summary needs both X and y, or neither (then the fit-time statistics)")
     tree, names = _tree(model), _feature_names(model, feature_names)
     split, leaf = original_units(model) if units == "original" else (model.omega_, model.beta_)
-    counts = _node_counts(model, X)
+    counts, reach = _node_counts(model, X), reachable_nodes(model)
     mse, r2 = getattr(model, "leaf_mse_", None), getattr(model, "leaf_r2_", None)
     if X is not None:
         mse, r2 = _leaf_scores(model, X, np.asarray(y, dtype=float), tree)
@@ -179,6 +231,7 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
         li = tree.leaf_index(t) if is_leaf else None
         row["leaf_mse"] = float(mse[li]) if is_leaf and mse is not None else np.nan
         row["leaf_r2"] = float(r2[li]) if is_leaf and r2 is not None else np.nan
+        row["reachable"] = bool(reach[t - 1])
         rows.append(row)
     frame = pd.DataFrame(rows)
     frame["parent"] = frame["parent"].astype("Int64")
@@ -282,6 +335,9 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
     if units in ("both", "original"):
         lines.append("  original: raw feature units, y in its own units")
     lines.append(f"  {RANKING}")
+    root, children = _structure(model)
+    if note := _pruned_note(model):
+        lines.append(f"  {note}")
 
     def walk(t, indent):
         pad = "  " * indent
@@ -295,15 +351,16 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
                 lines.append(f"{pad}    original: y = {_fmt(c[0])} {_terms(c[1:], b[1:], names, top)}")
             return
         w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
-        lines.append(f"{pad}node {t}{n}: go left (to {2 * t}) if")
+        left, right = children[t]
+        lines.append(f"{pad}node {t}{n}: go left (to {left}) if")
         if units in ("both", "scaled"):
             lines.append(f"{pad}    scaled:   {_fmt(w[0])} + (1/{p}) ({_terms(w[1:], w[1:], names, top)}) >= 0")
         if units in ("both", "original"):
             lines.append(f"{pad}    original: {_fmt(a[0])} {_terms(a[1:], w[1:], names, top)} >= 0")
-        walk(2 * t, indent + 1)
-        walk(2 * t + 1, indent + 1)
+        walk(left, indent + 1)
+        walk(right, indent + 1)
 
-    walk(1, 0)
+    walk(root, 0)
     return "\n".join(lines)
 
 
@@ -314,6 +371,9 @@ def _export_text_milo(model, feature_names, top, X, units):
              f"  scaled:   x_s = (x - min) / (max - min), y_s = (y - {model.scaler_.y_mean:.6g}) / "
              f"{model.scaler_.y_std:.6g}",
              "  original: raw feature units, y in its own units", f"  {RANKING}"]
+    root, children = _structure(model)
+    if note := _pruned_note(model):
+        lines.append("  " + note.replace("no training row reached", "the fit left no split above"))
 
     def walk(t, indent):
         pad = "  " * indent
@@ -329,20 +389,17 @@ def _export_text_milo(model, feature_names, top, X, units):
                 lines.append(f"{pad}    original: y = {_fmt(model.leaf_intercept_[i])} "
                              f"{_terms(model.leaf_coef_[i], scaled, names, top)}")
             return
-        j = int(model.split_feature_[t - 1])
-        if j < 0:
-            lines.append(f"{pad}node {t}{n}: no split (every row goes right, to {2 * t + 1})")
-        else:
-            parts = []
-            if units in ("both", "original"):
-                parts.append(f"original: {names[j]} < {model.split_threshold_[t - 1]:.6g}")
-            if units in ("both", "scaled"):
-                parts.append(f"scaled: {names[j]}_s < {model.split_threshold_scaled_[t - 1]:.6g}")
-            lines.append(f"{pad}node {t}{n}: go left (to {2 * t}) if " + "; ".join(parts))
-        walk(2 * t, indent + 1)
-        walk(2 * t + 1, indent + 1)
+        j, (left, right) = int(model.split_feature_[t - 1]), children[t]
+        parts = []
+        if units in ("both", "original"):
+            parts.append(f"original: {names[j]} < {model.split_threshold_[t - 1]:.6g}")
+        if units in ("both", "scaled"):
+            parts.append(f"scaled: {names[j]}_s < {model.split_threshold_scaled_[t - 1]:.6g}")
+        lines.append(f"{pad}node {t}{n}: go left (to {left}) if " + "; ".join(parts))
+        walk(left, indent + 1)
+        walk(right, indent + 1)
 
-    walk(1, 0)
+    walk(root, 0)
     return "\n".join(lines)
 
 
@@ -434,7 +491,8 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
     page = resources.files("srtopt").joinpath("data/tree_page.html").read_text("utf-8")
     data = {"depth": tree.depth, "p": p, "n_leaves": tree.n_leaves, "mu": float(model.mu), "features": names,
             "x_min": x_min.tolist(), "x_scale": span.tolist(), "y_mean": float(y_mean), "y_std": float(y_std),
-            "omega": model.omega_.tolist(), "beta": model.beta_.tolist(), "prediction": "soft" if soft else "hbp"}
+            "omega": model.omega_.tolist(), "beta": model.beta_.tolist(), "prediction": "soft" if soft else "hbp",
+            "leaves": [t for t in tree.leaves if reachable_nodes(model)[t - 1]]}
     parts = {
         "__TITLE__": html.escape(f"{type(model).__name__}, depth {tree.depth}, {p} features"),
         "__FACTS__": _html_facts(model, counts, y_mean, y_std, soft),
@@ -475,6 +533,7 @@ def _html_tree(model, names, counts, mse, r2):
 
     tree, p = _tree(model), model.n_features_in_
     split, leaf = original_units(model)
+    root, structure = _structure(model)
 
     def node(t):
         share = "" if counts is None else (f" · {counts[t - 1]} rows"
@@ -491,17 +550,19 @@ def _html_tree(model, names, counts, mse, r2):
             children = ""
         else:
             w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
-            head = f"node {t}{share} · go left (to {2 * t}) if {_fmt(a[0])} {_terms(a[1:], w[1:], names, 3)} >= 0"
+            left, right = structure[t]
+            head = f"node {t}{share} · go left (to {left}) if {_fmt(a[0])} {_terms(a[1:], w[1:], names, 3)} >= 0"
             formulas = [("original", f"{_fmt(a[0])} {_terms(a[1:], w[1:], names, None)} >= 0"),
                         ("scaled", f"{_fmt(w[0])} + (1/{p}) ({_terms(w[1:], w[1:], names, None)}) >= 0")]
-            children = node(2 * t) + node(2 * t + 1)
+            children = node(left) + node(right)
         body = "".join(f'<div class="formula"><span class="units">{units}</span>{html.escape(text)}</div>'
                        for units, text in formulas)
         kind = "leaf" if tree.is_leaf(t) else "split"
         return (f'<details class="node {kind}" id="node-{t}" data-node="{t}" open><summary>{html.escape(head)}'
                 f"</summary>{body}{children}</details>\n")
 
-    return node(1)
+    note = _pruned_note(model)
+    return (f'<p class="note">{html.escape(note)}</p>\n' if note else "") + node(root)
 
 
 def _html_importances(model, names):
@@ -536,15 +597,21 @@ def export_graphviz(model, feature_names=None, top=3, X=None, units="original") 
     out = ["digraph srt {", f'  label="{_dot_escape(title)}"; labelloc=t;',
            '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
            '  edge [fontname="Helvetica", fontsize=9];']
-    for t, lines in labels.items():
+    root, children = _structure(model)
+    for t in _drawn(root, children):
         color = "#e8f4e8" if tree.is_leaf(t) else "#e8eef8"
-        label = "\\n".join(_dot_escape(line) for line in lines)
+        label = "\\n".join(_dot_escape(line) for line in labels[t])
         out.append(f'  n{t} [label="{label}", fillcolor="{color}"];')
-    for t in tree.branch_nodes:
-        out.append(f'  n{t} -> n{2 * t} [label="yes"];')
-        out.append(f'  n{t} -> n{2 * t + 1} [label="no"];')
+    for t, (left, right) in sorted(children.items()):
+        out.append(f'  n{t} -> n{left} [label="yes"];')
+        out.append(f'  n{t} -> n{right} [label="no"];')
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def _drawn(root, children) -> list[int]:
+    """The nodes a view draws, in increasing order."""
+    return sorted({root, *(child for pair in children.values() for child in pair)})
 
 
 def _dot_escape(text: str) -> str:

@@ -11,7 +11,7 @@ font shrinks until the layout fits the axes.
 
 from __future__ import annotations
 
-from .export import RANKING, UNITS, _kind, _node_labels, _tree
+from .export import RANKING, UNITS, _drawn, _kind, _node_labels, _pruned_note, _structure, _tree
 
 GAP_X, GAP_Y, MARGIN, PAD = 2.5, 4.0, 1.5, 0.4  # between boxes, between rows, around, in the box: x font size
 
@@ -45,17 +45,21 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
     if units not in UNITS:
         raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
     _kind(model)
-    tree = _tree(model)
-    labels = {t: "\n".join(lines) for t, lines in _node_labels(model, feature_names, top, X, units).items()}
+    tree, structure = _tree(model), _structure(model)
+    drawn = _drawn(*structure)
+    labels = {t: "\n".join(lines) for t, lines in _node_labels(model, feature_names, top, X, units).items()
+              if t in drawn}
     title = f"{type(model).__name__}, depth {tree.depth} ({units} units)\n{RANKING}"
+    if note := _pruned_note(model):
+        title += "\n" + note
     if ax is None:
         _, ax = plt.subplots()
         ax.set_position([0, 0, 1, 1])
-        boxes, width, height = _layout(ax, labels, tree, fontsize, title)
+        boxes, width, height = _layout(ax, labels, tree, structure, fontsize, title)
         ax.figure.set_size_inches(width, height)
     else:
-        boxes, width, height, fontsize = _fit_to_axes(ax, labels, tree, fontsize, title)
-    _draw(ax, boxes, tree, labels, title, (width, height), fontsize)
+        boxes, width, height, fontsize = _fit_to_axes(ax, labels, tree, structure, fontsize, title)
+    _draw(ax, boxes, tree, structure[1], labels, title, (width, height), fontsize)
     return ax
 
 
@@ -67,10 +71,13 @@ def _text_size(ax, text, fontsize, **style):
     return extent.width / ax.figure.dpi, extent.height / ax.figure.dpi
 
 
-def _layout(ax, labels, tree, fontsize, title):
-    """({node: (x_center, y_top, width, height)}, total width, total height) in inches.
+def _layout(ax, labels, tree, structure, fontsize, title):
+    """({node: (x_center, y_top, width, height)}, total width, total height) in inches, of the
+    drawn nodes (``structure``: root and children, :func:`srtopt.export._structure`); a node
+    sits in the row of its depth.
 
     Every length is proportional to the font size, so the layout scales with it."""
+    root, children = structure
     em = fontsize / 72  # inches
     pad, gap_x, gap_y, margin = 2 * PAD * em, GAP_X * em, GAP_Y * em, MARGIN * em
     sizes = {t: tuple(v + pad for v in _text_size(ax, label, fontsize, family="monospace"))
@@ -78,39 +85,41 @@ def _layout(ax, labels, tree, fontsize, title):
     band = {}  # width of the band of each subtree
 
     def measure(t):
-        band[t] = sizes[t][0] if tree.is_leaf(t) else max(sizes[t][0], measure(2 * t) + gap_x + measure(2 * t + 1))
+        band[t] = sizes[t][0] if t not in children else max(
+            sizes[t][0], measure(children[t][0]) + gap_x + measure(children[t][1]))
         return band[t]
 
-    measure(1)
-    row_height = [max(sizes[t][1] for t in range(2**d, 2 ** (d + 1))) for d in range(tree.depth + 1)]
+    measure(root)
+    row_height = [max([sizes[t][1] for t in sizes if tree.node_depth(t) == d], default=0.0)
+                  for d in range(tree.depth + 1)]
     title_width, title_height = _text_size(ax, title, fontsize + 1)
     row_top = [margin + title_height + gap_y / 2 + sum(row_height[:d]) + gap_y * d for d in range(tree.depth + 1)]
-    width, height = max(band[1], title_width) + 2 * margin, row_top[-1] + row_height[-1] + margin
+    width, height = max(band[root], title_width) + 2 * margin, row_top[-1] + row_height[-1] + margin
     boxes = {}
 
     def place(t, left):
         box_width = sizes[t][0]
-        if tree.is_leaf(t):
+        if t not in children:
             center = left + box_width / 2
         else:
-            children = band[2 * t] + gap_x + band[2 * t + 1]
-            start = left + (band[t] - children) / 2
-            center_left = place(2 * t, start)
-            center_right = place(2 * t + 1, start + band[2 * t] + gap_x)
+            left_child, right_child = children[t]
+            start = left + (band[t] - band[left_child] - gap_x - band[right_child]) / 2
+            center_left = place(left_child, start)
+            center_right = place(right_child, start + band[left_child] + gap_x)
             center = min(max((center_left + center_right) / 2, left + box_width / 2), left + band[t] - box_width / 2)
         boxes[t] = (center, height - row_top[tree.node_depth(t)], box_width, sizes[t][1])
         return center
 
-    place(1, (width - band[1]) / 2)
+    place(root, (width - band[root]) / 2)
     return boxes, width, height
 
 
-def _fit_to_axes(ax, labels, tree, fontsize, title):
+def _fit_to_axes(ax, labels, tree, structure, fontsize, title):
     """Layout on a given axes: the font shrinks until the layout fits the axes' size."""
     bbox = ax.get_window_extent()
     available = (bbox.width / ax.figure.dpi, bbox.height / ax.figure.dpi)
     for _ in range(5):  # the layout scales about linearly with the font size: 1 or 2 rounds
-        boxes, width, height = _layout(ax, labels, tree, fontsize, title)
+        boxes, width, height = _layout(ax, labels, tree, structure, fontsize, title)
         scale = min(available[0] / width, available[1] / height)
         if scale >= 1:
             break
@@ -121,11 +130,11 @@ def _fit_to_axes(ax, labels, tree, fontsize, title):
     return boxes, width, height, fontsize
 
 
-def _draw(ax, boxes, tree, labels, title, size, fontsize):
+def _draw(ax, boxes, tree, children, labels, title, size, fontsize):
     """Edges with their "yes"/"no" labels in the gap between rows, the node boxes, the title."""
-    for t in tree.branch_nodes:
+    for t, pair in children.items():
         x0, top0, _, h0 = boxes[t]
-        for child, text in ((2 * t, "yes"), (2 * t + 1, "no")):
+        for child, text in zip(pair, ("yes", "no")):
             x1, top1, _, _ = boxes[child]
             ax.plot([x0, x1], [top0 - h0, top1], color="0.55", lw=1, zorder=1)
             ax.text((x0 + x1) / 2, (top0 - h0 + top1) / 2, text, ha="center", va="center", fontsize=0.9 * fontsize,

@@ -150,7 +150,7 @@ def make_source(slug: str) -> bytes:
                 f"{int(weight)}.{'':<6}{acc:<5}{year:<4}{origin}\t\"car {i} name\""
             )
             if i == 10:  # a row with a missing horsepower, dropped by the transformation
-                lines.append(f"25.0   4   98.00      ?          2046.      19.0   71  1\t\"ford pinto\"")
+                lines.append("25.0   4   98.00      ?          2046.      19.0   71  1\t\"ford pinto\"")
     elif slug in ("compactiv", "puma"):
         lines.append(f"@relation {slug}")
         lines += [f"@attribute {n} real[0.0,1.0]" for n in header[:-1]]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from srtopt import ORRTRegressor, SoftRegressionTree, kernels
-from srtopt.export import export_html
+from srtopt.export import export_html, reachable_nodes
 from srtopt.tree import Tree
 
 from .conftest import load_frame
@@ -58,6 +58,13 @@ def browser():
     driver.quit()
 
 
+def _drawn(model) -> list[int]:
+    """The nodes the page draws: reachable ones, less the splits that send every row one way."""
+    tree, reach = Tree(model.get_depth()), reachable_nodes(model)
+    closed = {t for t in tree.branch_nodes if reach[2 * t - 1] != reach[2 * t]}
+    return [t for t in range(1, 2 ** (tree.depth + 1)) if reach[t - 1] and t not in closed]
+
+
 def _open(browser, path, query=None):
     browser.get(path.as_uri() + ("?" + query if query else ""))
     browser.find_element("id", "tree")  # the document is there
@@ -95,9 +102,10 @@ def _check_route(browser, model, row):
     np.testing.assert_allclose(float(result.get_attribute("data-prediction")), model.predict(row)[0], rtol=1e-12)
     shown = [float(cell.get_attribute("data-leaf-probability"))
              for cell in browser.find_elements("css selector", "[data-leaf-probability]")]
-    np.testing.assert_allclose(shown, model.leaf_probabilities(row)[0], rtol=1e-10, atol=1e-300)
+    live = reachable_nodes(model)[np.asarray(Tree(depth).leaves) - 1]  # the table lists reachable leaves
+    np.testing.assert_allclose(shown, model.leaf_probabilities(row)[0][live], rtol=1e-10, atol=1e-300)
     on_path = {int(d.get_attribute("data-node")) for d in browser.find_elements("css selector", "details.on-path")}
-    assert on_path == set(nodes) | {leaf}
+    assert on_path == (set(nodes) | {leaf}) & set(_drawn(model))
 
 
 @pytest.fixture(scope="module")
@@ -114,15 +122,20 @@ def screenshot(browser, pages, auto_mpg, tmp_path_factory):
     return target
 
 
-def test_page_loads_without_console_errors_and_shows_every_node(browser, pages, screenshot):
+def test_page_loads_without_console_errors_and_shows_every_live_node(browser, pages, screenshot):
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    _open(browser, pages["srt"][1])
+    model, path = pages["srt"]
+    _open(browser, path)
     assert _console_errors(browser) == []
     summaries = browser.find_elements("css selector", "details.node > summary")
-    assert len(summaries) == 15 and all(s.is_displayed() for s in summaries)
+    drawn = _drawn(model)
+    assert [int(s.find_element("xpath", "..").get_attribute("data-node")) for s in summaries] == \
+        sorted(drawn, key=lambda t: [t >> k & 1 for k in range(t.bit_length() - 2, -1, -1)])  # depth-first
+    assert all(s.is_displayed() for s in summaries)
     texts = [s.text for s in summaries]
-    assert texts[0].startswith("node 1 · 392 rows (100.0 %) · go left (to 2) if")
-    assert sum(t.startswith("leaf ") and "leaf R^2" in t for t in texts) == 8
+    assert texts[0].startswith("node 1 · 392 rows (100.0 %) · go left (to ")
+    assert sum(t.startswith("leaf ") and "leaf R^2" in t for t in texts) == model.get_n_leaves()
+    assert all(model.node_counts_[t - 1] > 0 for t in drawn)  # no dead branch drawn
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
     page = browser.page_source
     assert "terms in order of |raw coefficient| x training range" in page
@@ -133,7 +146,8 @@ def test_every_formula_in_full_in_both_units(browser, pages):
     model, path = pages["srt"]
     _open(browser, path)
     formulas = [f.text for f in browser.find_elements("css selector", ".formula")]
-    assert len(formulas) == 30  # 15 nodes x (original, scaled)
+    drawn = np.asarray(_drawn(model))
+    assert len(formulas) == 2 * len(drawn)  # (original, scaled) of every drawn node
     names = list(model.feature_names_in_)
     # a feature drops out of a formula only where its coefficient is exactly 0 (a leaf whose
     # rows share one value of it): no "... (k more)"
@@ -144,24 +158,29 @@ def test_every_formula_in_full_in_both_units(browser, pages):
         missing = {name for name in names if f"*{name}" not in text}
         assert "more)" not in text and missing <= zero, text
         complete += not missing
-    rows_with_a_zero = sum(np.any(coef[:, 1:] == 0, axis=1).sum() for coef in (model.omega_, model.beta_))
+    tree = Tree(model.get_depth())
+    omega = model.omega_[[tree.branch_index(t) for t in drawn if tree.is_branch(t)]]
+    beta = model.beta_[[tree.leaf_index(t) for t in drawn if tree.is_leaf(t)]]
+    rows_with_a_zero = sum(np.any(coef[:, 1:] == 0, axis=1).sum() for coef in (omega, beta))
     assert len(formulas) - complete == 2 * rows_with_a_zero  # original and scaled line of those nodes
 
 
 def test_subtrees_fold_and_unfold(browser, pages):
-    _open(browser, pages["srt"][1])
+    model, path = pages["srt"]
+    _open(browser, path)
+    assert {2, 3, 4, 9, 13} <= set(_drawn(model))  # the tree of this test (node 6 is closed: 3 -> 13, 15)
 
     def visible(node):
         return browser.find_element("css selector", f"#node-{node} > summary").is_displayed()
 
     browser.find_element("css selector", "#node-2 > summary").click()
-    assert visible(2) and not visible(4) and not visible(9) and visible(3) and visible(12)
+    assert visible(2) and not visible(4) and not visible(9) and visible(3) and visible(13)
     browser.find_element("css selector", "#node-2 > summary").click()
     assert visible(4) and visible(9)
     browser.find_element("id", "collapse-all").click()
     assert visible(1) and not visible(2)
     browser.find_element("id", "expand-all").click()
-    assert all(visible(t) for t in range(1, 16))
+    assert all(visible(t) for t in _drawn(model))
     assert _console_errors(browser) == []
 
 

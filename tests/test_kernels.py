@@ -202,3 +202,28 @@ def test_ctrl_c_inside_a_compiled_kernel_raises_keyboard_interrupt(depth):
     with pytest.raises(SystemError):  # another SystemError is not turned into an interrupt
         with kernels._Interruptible():
             raise SystemError("something else")
+
+
+def test_closing_the_splits_of_empty_subtrees_keeps_every_counted_row_and_prunes_the_rest():
+    """close_unreached: a split that routes no counted row to one side becomes constant; the counted
+    rows keep their HBP leaf, no input reaches the empty subtree, and reachable_nodes says so."""
+    rng = np.random.default_rng(3)
+    tree = Tree(3)
+    omega = rng.standard_normal((tree.n_branch, 3))
+    omega[1, 0] = 5.0  # node 2 sends the data below left (to 4): subtree 5 stays empty
+    Z = kernels.split_design(rng.random((300, 2)))
+    leaves = kernels.hbp_leaves(Z, omega, tree)
+    counts = np.zeros(15, dtype=np.int64)
+    for level in range(4):
+        np.add.at(counts, (leaves >> level) - 1, 1)
+    assert counts[4] == 0 and counts[1] > 0
+    closed = kernels.close_unreached(omega, counts, tree, mu=2.0)
+    np.testing.assert_array_equal(kernels.hbp_leaves(Z, closed, tree), leaves)
+    reach = kernels.reachable_nodes(closed, tree)
+    assert set(np.flatnonzero(~reach) + 1) >= {5, 10, 11}
+    assert set(np.flatnonzero(~reach) + 1) == {t for t in range(2, 16) if counts[t - 1] == 0}
+    anywhere = kernels.split_design(rng.uniform(-50, 50, (5000, 2)))
+    assert reach[kernels.hbp_leaves(anywhere, closed, tree) - 1].all()
+    S = kernels.split_probabilities(anywhere, closed, 2.0)
+    assert np.all(S[:, 1] == 1.0)  # p = F(mu * 40 / mu) is 1 in double precision
+    np.testing.assert_array_equal(kernels.reachable_nodes(omega, tree), np.ones(15, dtype=bool))

@@ -68,21 +68,23 @@ def _assert_readable_layout(ax, n_nodes, frame):
 @pytest.mark.parametrize("depth", [3, 4])
 @pytest.mark.parametrize("top, units", [(3, "original"), (None, "original"), (None, "scaled")])
 def test_no_box_overlaps_another_or_leaves_the_figure(yacht_trees, depth, top, units):
-    ax = plot_tree(yacht_trees[depth], top=top, units=units)
-    _assert_readable_layout(ax, 2 ** (depth + 1) - 1, ax.figure.bbox)
+    tree = yacht_trees[depth]
+    ax = plot_tree(tree, top=top, units=units)
+    _assert_readable_layout(ax, 2 * tree.get_n_leaves() - 1, ax.figure.bbox)  # the nodes some row reaches
     node_fonts = {t.get_fontsize() for t in ax.texts if t.get_text().startswith(("node ", "leaf "))}
     assert node_fonts == {8}  # a new figure grows to the layout: the font stays readable
     if top is None:  # every coefficient is shown: 6 features, no "... (k more)"
         assert not any("more)" in s for s in _texts(ax))
-        leaf = next(s for s in _texts(ax) if s.startswith(f"leaf {2 ** depth} "))
-        assert leaf.count("*") == np.count_nonzero(yacht_trees[depth].beta_[0, 1:])
+        first = min(t for t in range(2 ** depth, 2 ** (depth + 1)) if tree.node_counts_[t - 1] > 0)
+        leaf = next(s for s in _texts(ax) if s.startswith(f"leaf {first} "))
+        assert leaf.count("*") == np.count_nonzero(tree.beta_[first - 2 ** depth, 1:])
     plt.close(ax.figure)
 
 
 def test_on_a_given_small_axes_the_font_shrinks_until_it_fits(yacht_trees):
     fig, ax = plt.subplots(figsize=(12, 4))
     assert plot_tree(yacht_trees[4], ax=ax) is ax
-    _assert_readable_layout(ax, 31, ax.get_window_extent())
+    _assert_readable_layout(ax, 2 * yacht_trees[4].get_n_leaves() - 1, ax.get_window_extent())
     assert max(t.get_fontsize() for t in ax.texts) < 8
     plt.close(fig)
 
@@ -120,4 +122,18 @@ def test_plot_milo_tree(data):
     texts = _texts(ax)
     assert any(s.startswith("node 1") and ("<" in s or "no split" in s) for s in texts)
     assert sum(s.startswith("leaf") for s in texts) == 2
+    plt.close(ax.figure)
+
+
+def test_no_dead_branch_is_drawn(yacht_trees):
+    """yacht's depth-4 tree routes no training row to some subtrees: they are pruned (the split
+    above them is closed) and the plot draws every other node, each with its training rows."""
+    tree = yacht_trees[4]
+    dead = [t for t in range(2, 32) if tree.node_counts_[t - 1] == 0]
+    assert dead and tree.get_n_leaves() == int((tree.node_counts_[15:] > 0).sum())
+    ax = plot_tree(tree)
+    drawn = [int(s.split()[1]) for s in _texts(ax) if s.startswith(("node ", "leaf "))]
+    assert not set(drawn) & set(dead)
+    assert sum(s.startswith("leaf ") for s in _texts(ax)) == tree.get_n_leaves()
+    assert any("pruned: the subtree" in s for s in _texts(ax))
     plt.close(ax.figure)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
@@ -10,7 +11,7 @@ from .scaling import scaled_input
 
 
 class TreeMixin:
-    """``get_depth`` and ``get_n_leaves`` of a fitted maximal binary tree of depth D."""
+    """``get_depth`` and ``get_n_leaves`` of a fitted binary tree of depth D."""
 
     def get_depth(self) -> int:
         """Depth D of the fitted tree (every tree here is the maximal tree of depth D)."""
@@ -18,8 +19,12 @@ class TreeMixin:
         return int(self.depth)
 
     def get_n_leaves(self) -> int:
-        """Number of leaves |tau_L| = 2^D of the fitted tree."""
-        return 2 ** self.get_depth()
+        """Number of leaves some input reaches: 2^D less those below a split that sends every
+        row one way (:func:`srtopt.export.reachable_nodes`)."""
+        from ..export import reachable_nodes
+
+        tree = Tree(self.get_depth())
+        return int(reachable_nodes(self)[np.asarray(tree.leaves) - 1].sum())
 
 
 class SoftTreeMixin(TreeMixin):

@@ -458,15 +458,17 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         save(self, path)
 
     def _store_training_statistics(self, X, y, weights):
-        """node_counts_, leaf_mse_, leaf_r2_ of the HBP routing of the training data, and
-        feature_importances_."""
+        """node_counts_, leaf_mse_, leaf_r2_ of the HBP routing of the training data and
+        feature_importances_; a split that HBP routes no training row through on one side is
+        closed (:func:`srtopt.kernels.close_unreached`): the empty subtree is pruned."""
         tree = Tree(int(self.depth))
         Xs = self.scaler_.transform(X)
-        self._store_feature_importances(Xs, weights)
         leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
         self.node_counts_ = np.zeros(2 ** (tree.depth + 1) - 1, dtype=np.int64)
         for level in range(tree.depth + 1):  # column t - 1 counts the rows whose HBP path has node t
             np.add.at(self.node_counts_, (leaves >> level) - 1, 1)
+        self.omega_ = kernels.close_unreached(self.omega_, self.node_counts_, tree, float(self.mu))
+        self._store_feature_importances(Xs, weights)
         pred = self.scaler_.inverse_y(kernels.hbp_predict(Xs, self.omega_, self.beta_, tree))
         self.leaf_mse_ = np.full(tree.n_leaves, np.nan)
         self.leaf_r2_ = np.full(tree.n_leaves, np.nan)

@@ -40,7 +40,6 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 import pyomo.environ as pyo

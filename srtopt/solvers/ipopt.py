@@ -18,7 +18,6 @@ Neither is ever rebuilt inside the NODEC loop.  Ctrl-C during a solve (through
 
 from __future__ import annotations
 
-import time
 
 import casadi as ca
 import numpy as np
