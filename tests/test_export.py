@@ -74,8 +74,9 @@ def test_summary_rows_counts_and_leaf_scores(srt, frame):
     X, y = frame
     table = srt.summary()
     assert list(table.columns) == ["node", "kind", "depth", "parent", "n_samples", "intercept", "age", "dose",
-                                   "z", "leaf_mse", "leaf_r2"]
+                                   "z", "leaf_mse", "leaf_r2", "reachable"]
     assert table["node"].tolist() == list(range(1, 8))
+    assert table["reachable"].tolist() == (table["n_samples"] > 0).tolist()  # empty subtrees are pruned
     assert table["kind"].tolist() == ["split"] * 3 + ["leaf"] * 4
     assert table["depth"].tolist() == [0, 1, 1, 2, 2, 2, 2]
     assert table["parent"].isna().tolist() == [True] + [False] * 6
