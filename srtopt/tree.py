@@ -20,6 +20,18 @@ import numpy as np
 class Tree:
     """A maximal binary tree of depth ``depth`` >= 1.
 
+    Parameters
+    ----------
+    depth : int
+        Depth D of the tree: 2^D - 1 branch nodes tau_B and 2^D leaves tau_L.
+
+    Raises
+    ------
+    ValueError
+        If ``depth`` is not an int or is smaller than 1.
+
+    Examples
+    --------
     >>> tree = Tree(2)
     >>> tree.branch_nodes, tree.leaves
     ((1, 2, 3), (4, 5, 6, 7))
