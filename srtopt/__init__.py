@@ -32,6 +32,36 @@ def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):
     ``omega`` has shape (2^D - 1, p + 1) and ``beta`` (2^D, p + 1); column 0 holds
     the intercepts.
 
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        Inputs, already scaled to [0, 1].
+    y : array-like of shape (n,)
+        Targets, already standardized.
+    omega : array-like of shape (2^D - 1, p + 1)
+        Split weights, row t - 1 holding omega_t of branch node t (intercept in column 0).
+    beta : array-like of shape (2^D, p + 1)
+        Leaf weights, row t - 2^D holding beta_t of leaf t (intercept in column 0); its row count sets D.
+    mu : float, default=1.0
+        Slope of the logistic CDF of the soft splits (eq. cdf).
+    lambda_w : float, default=0.0
+        Weight of the l2 term lambda_w/2 ||omega||^2 (intercepts included).
+    lambda_b : float, default=0.0
+        Weight of the l2 term lambda_b/2 ||beta||^2 (intercepts included).
+
+    Returns
+    -------
+    float
+        E(omega, beta) = (1/n) sum_i sum_t P_it (yhat_it - y_i)^2 plus the two l2 terms.
+
+    Raises
+    ------
+    ValueError
+        If X is not 2-D or y not of shape (n,), or if the number of rows of ``beta`` is not a power of 2 >= 2
+        or the shapes of ``omega`` and ``beta`` do not match it and p.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> X, y = np.array([[0.0], [1.0]]), np.array([1.0, -1.0])
     >>> # depth 1, a split at 0: each point gets probability 1/2 of leaf 2 (y = 1) and of leaf 3 (y = -1)
