@@ -161,7 +161,25 @@ def _digest(body: dict) -> str:
 
 # --------------------------------------------------------------------- save
 def to_dict(model) -> dict:
-    """The JSON document of a fitted estimator (what :func:`save` writes)."""
+    """The JSON document of a fitted estimator (what :func:`save` writes).
+
+    Parameters
+    ----------
+    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+        A fitted estimator.
+
+    Returns
+    -------
+    dict
+        The format-2 document (see the module docstring), its "sha256" checksum included.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is of another class (e.g. a SoftRegressionTreeCV: save its ``best_estimator_``).
+    sklearn.exceptions.NotFittedError
+        If ``model`` is not fitted.
+    """
     from sklearn.utils.validation import check_is_fitted
 
     from . import __version__
@@ -193,7 +211,22 @@ def to_dict(model) -> dict:
 
 
 def save(model, path) -> None:
-    """Write a fitted estimator to ``path`` atomically (temporary file, then ``os.replace``)."""
+    """Write a fitted estimator to ``path`` atomically (temporary file, then ``os.replace``).
+
+    Parameters
+    ----------
+    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+        A fitted estimator.
+    path : str or path-like
+        The file to write (replaced if it exists).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the directory of ``path`` does not exist.
+    ValueError
+        If ``path`` is a directory, or ``model`` cannot be saved (see :func:`to_dict`).
+    """
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
@@ -215,6 +248,31 @@ def load(path):
     Only a regular file of at most :data:`MAX_FILE_BYTES` is read (a FIFO or a device is
     refused); numbers outside float64 or int64 and nesting deeper than a model's are refused.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The model file.
+
+    Returns
+    -------
+    SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+        The fitted estimator, predicting exactly as the saved one did.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ValueError
+        If ``path`` is not a regular file, is too large, is not UTF-8 or valid JSON, or fails any check of
+        :func:`from_dict` (format, version, checksum, estimator, parameters, array shapes, finite values).
+
+    Warns
+    -----
+    UserWarning
+        If the file was written by another srtopt version, or a parameter was not stored.
+
+    Examples
+    --------
     >>> import tempfile
     >>> from pathlib import Path
     >>> import numpy as np
@@ -291,7 +349,33 @@ def _int64(text):
 
 
 def from_dict(doc, source="model") -> object:
-    """Rebuild an estimator from the document of :func:`to_dict`, validating everything."""
+    """Rebuild an estimator from the document of :func:`to_dict`, validating everything.
+
+    Parameters
+    ----------
+    doc : dict
+        The parsed JSON document (format version 1 or 2).
+    source : str, default="model"
+        How error and warning messages name the document (e.g. "model file 'tree.json'").
+
+    Returns
+    -------
+    SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+        The fitted estimator.
+
+    Raises
+    ------
+    ValueError
+        If the format, its version or the checksum is wrong, the estimator or a parameter is unknown, depth
+        or n_features_in is out of range, a required attribute is missing, an array is malformed or has
+        the wrong shape, a value is non-finite or a scale not positive, or the feature names are wrong.
+
+    Warns
+    -----
+    UserWarning
+        If the document was written by another srtopt version, or a parameter was stored as unserializable
+        (the estimator's default is used).
+    """
     from . import __version__
 
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
