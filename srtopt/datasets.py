@@ -80,6 +80,42 @@ class DatasetCacheError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class DatasetInfo:
+    """The registry entry of a dataset (one object of ``srtopt/data/datasets.json``).
+
+    Parameters
+    ----------
+    slug : str
+        Short name, e.g. "abalone"; the CSV file is ``<slug>.csv``.
+    name : str
+        Display name.
+    n_rows : int
+        Number of rows N of the CSV.
+    n_features : int
+        Number of feature columns p.
+    target : str
+        The source's name of the response (written as the column ``target``).
+    sha256 : str
+        sha256 hex digest of the CSV.
+    size : int
+        Bytes of the CSV.
+    provenance : str
+        Where the data come from.
+    source_repo : str
+        GitHub repository ("owner/name") holding the source file.
+    source_path : str
+        Path of the source file in that repository.
+    source_commit : str
+        Commit of ``source_repo`` the source file is taken from.
+    source_sha256 : str
+        sha256 hex digest of the source file.
+    source_format : str
+        Description of the source file's format.
+    transformations : str
+        How the source file becomes the CSV.
+    feature_names : tuple of str
+        Names of the p feature columns, in order.
+    """
+
     slug: str
     name: str
     n_rows: int
@@ -103,7 +139,21 @@ class DatasetInfo:
 
 @dataclasses.dataclass(frozen=True)
 class Dataset:
-    """A loaded dataset; unpacks as ``X, y, feature_names = load(slug)``."""
+    """A loaded dataset; unpacks as ``X, y, feature_names = load(slug)``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, p)
+        The features, float, read-only.
+    y : ndarray of shape (N,)
+        The response, float, read-only.
+    feature_names : list of str
+        The p feature column names of the CSV header.
+    info : DatasetInfo
+        The dataset's registry entry.
+    path : pathlib.Path
+        The CSV file that was read.
+    """
 
     X: np.ndarray
     y: np.ndarray
@@ -137,6 +187,23 @@ def dataset_names() -> list[str]:
 
 
 def get_info(slug: str) -> DatasetInfo:
+    """The registry entry of dataset ``slug``.
+
+    Parameters
+    ----------
+    slug : str
+        A dataset name of :data:`DATASETS`.
+
+    Returns
+    -------
+    DatasetInfo
+        Its registry entry.
+
+    Raises
+    ------
+    ValueError
+        If ``slug`` is not a dataset of the registry.
+    """
     try:
         return DATASETS[slug]
     except KeyError:
@@ -152,6 +219,25 @@ def cache_dir() -> Path:
 
 
 def source_url(slug: str, base_url: str | None = None) -> str:
+    """The URL of the source file of ``slug``: ``{base}/{source_repo}/{source_commit}/{source_path}``.
+
+    Parameters
+    ----------
+    slug : str
+        A dataset name of :data:`DATASETS`.
+    base_url : str or None, default=None
+        The base; None: ``$SRTOPT_SOURCE_URL`` when set, else :data:`SOURCE_BASE_URL`.
+
+    Returns
+    -------
+    str
+        The URL.
+
+    Raises
+    ------
+    ValueError
+        If ``slug`` is not a dataset of the registry.
+    """
     info = get_info(slug)
     base = base_url or os.environ.get("SRTOPT_SOURCE_URL") or SOURCE_BASE_URL
     return f"{base.rstrip('/')}/{info.source_repo}/{info.source_commit}/{info.source_path}"
@@ -159,7 +245,23 @@ def source_url(slug: str, base_url: str | None = None) -> str:
 
 def source_limit(slug: str) -> int:
     """The most bytes a download of ``slug``'s source file may have: 4 times the CSV's size
-    (the registry's) plus 64 KiB; every source format is less than 2.5 times its CSV."""
+    (the registry's) plus 64 KiB; every source format is less than 2.5 times its CSV.
+
+    Parameters
+    ----------
+    slug : str
+        A dataset name of :data:`DATASETS`.
+
+    Returns
+    -------
+    int
+        The limit in bytes.
+
+    Raises
+    ------
+    ValueError
+        If ``slug`` is not a dataset of the registry.
+    """
     return 4 * get_info(slug).size + 2**16
 
 
@@ -185,6 +287,34 @@ def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
     when the file is missing (and cannot or may not be downloaded) and
     :class:`ChecksumError` (a ValueError) when its sha256 is not the
     registry's.
+
+    Parameters
+    ----------
+    slug : str
+        A dataset name of :data:`DATASETS`.
+    data_home : str, path-like or None, default=None
+        Directory holding ``<slug>.csv``; None: ``$SRTOPT_DATA`` when set, else the download cache.
+    download : bool, default=True
+        Whether a file missing from the cache is downloaded (:func:`fetch`); never for ``data_home``
+        or ``$SRTOPT_DATA``.
+
+    Returns
+    -------
+    Dataset
+        X (N, p) and y (N,) as read-only float arrays, the feature names, the registry entry and the path.
+
+    Raises
+    ------
+    ValueError
+        If ``slug`` is unknown, or the file is not a regular file, is larger than the registry's size or
+        has an unexpected shape or header.
+    FileNotFoundError
+        If the file is missing from ``data_home`` or ``$SRTOPT_DATA``, or from the cache with
+        ``download=False``; :class:`DatasetDownloadError` (a FileNotFoundError) if the download fails.
+    ChecksumError
+        If the file's (or the built CSV's) sha256 is not the registry's.
+    DatasetCacheError
+        If a download is needed and the cache is not a writable directory.
     """
     info = get_info(slug)
     home = _explicit_home(data_home)
@@ -286,6 +416,32 @@ def fetch(slug: str, *, cache: Path | str | None = None, base_url: str | None = 
     Returns the path of the cached CSV.  Nothing is left in the cache unless
     the built CSV has the registry's sha256.  The cache is checked to be a
     writable directory before anything is downloaded.
+
+    Parameters
+    ----------
+    slug : str
+        A dataset name of :data:`DATASETS`.
+    cache : str, path-like or None, default=None
+        The directory to write ``<slug>.csv`` to (created if needed); None: :func:`cache_dir`.
+    base_url : str or None, default=None
+        Base URL of the source file (see :func:`source_url`).
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the cached CSV.
+
+    Raises
+    ------
+    ValueError
+        If ``slug`` is not a dataset of the registry.
+    DatasetCacheError
+        If ``cache`` is not a writable directory.
+    DatasetDownloadError
+        If the download fails, is larger than :func:`source_limit` or takes longer than
+        ``DOWNLOAD_DEADLINE`` seconds.
+    ChecksumError
+        If the downloaded file cannot be transformed or the built CSV has the wrong sha256.
     """
     info = get_info(slug)
     target_dir = _writable_cache(Path(cache).expanduser() if cache is not None else cache_dir(), slug)
@@ -310,6 +466,25 @@ def build_csv(slug: str, raw: bytes) -> bytes:
 
     Ends with the sha256 check: raises :class:`ChecksumError` when the result
     is not byte-identical to the registry's file.
+
+    Parameters
+    ----------
+    slug : str
+        A dataset name of :data:`DATASETS`.
+    raw : bytes
+        The content of the dataset's source file.
+
+    Returns
+    -------
+    bytes
+        The CSV: a header row, the feature columns and ``target`` last.
+
+    Raises
+    ------
+    ValueError
+        If ``slug`` is unknown or ``raw`` cannot be parsed (wrong number of columns, unknown codes, ...).
+    ChecksumError
+        If the CSV built is not byte-identical to the registry's file.
     """
     info = get_info(slug)
     frame = _PARSERS[slug](raw, info)
