@@ -36,6 +36,28 @@ def register_method(name: str, factory: Factory, *, overwrite: bool = True) -> F
     closures and lambdas too), so a method registered in the parent is
     available to every backend.
 
+    Parameters
+    ----------
+    name : str
+        The method's name (non-empty).
+    factory : callable
+        ``factory(depth, seed, **params)`` returning an unfitted regressor.
+    overwrite : bool, default=True
+        Whether a method already registered under ``name`` is replaced.
+
+    Returns
+    -------
+    callable
+        ``factory``, unchanged.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a non-empty string, ``factory`` is not callable, or ``name`` is taken and
+        ``overwrite`` is False.
+
+    Examples
+    --------
     >>> from sklearn.linear_model import Ridge
     >>> _ = register_method("ridge", lambda depth, seed, **params: Ridge(**params))
     >>> "ridge" in method_names(), get_method("ridge")(2, 0, alpha=0.5)
@@ -54,6 +76,13 @@ def register_method(name: str, factory: Factory, *, overwrite: bool = True) -> F
 
 
 def unregister_method(name: str) -> None:
+    """Remove method ``name`` from the registry (nothing happens if it is not registered).
+
+    Parameters
+    ----------
+    name : str
+        The method's name.
+    """
     _REGISTRY.pop(name, None)
     _REQUIRES.pop(name, None)
 
@@ -64,6 +93,23 @@ def method_names() -> list[str]:
 
 
 def get_method(name: str) -> Factory:
+    """The factory registered under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered method's name (:func:`method_names`).
+
+    Returns
+    -------
+    callable
+        ``factory(depth, seed, **params)`` returning an unfitted regressor.
+
+    Raises
+    ------
+    ValueError
+        If no method is registered under ``name``.
+    """
     try:
         return _REGISTRY[name]
     except KeyError:
