@@ -26,12 +26,45 @@ __all__ = ["RunSpec", "canonical_params", "execute_run", "fold_indices", "scale_
 
 
 def canonical_params(params: dict | None) -> str:
-    """The JSON text identifying a parameter set (sorted keys, no spaces)."""
+    """The JSON text identifying a parameter set (sorted keys, no spaces).
+
+    Parameters
+    ----------
+    params : dict or None
+        The method's parameters; None is the empty set. Values JSON cannot hold are written as ``str(value)``.
+
+    Returns
+    -------
+    str
+        The canonical JSON text, e.g. ``'{"alpha":0.5,"init":"cart"}'``.
+    """
     return json.dumps(params or {}, sort_keys=True, separators=(",", ":"), default=str)
 
 
 @dataclasses.dataclass(frozen=True)
 class RunSpec:
+    """One run of the protocol: (dataset, depth, method, parameters, fold, seed).
+
+    Parameters
+    ----------
+    dataset : str
+        Dataset slug (:func:`srtopt.datasets.load`).
+    depth : int
+        Tree depth D given to the method's factory.
+    method : str
+        Registered method name (:mod:`srtopt.experiments.methods`).
+    params : str
+        The method's parameters as canonical JSON (:func:`canonical_params`).
+    n_folds : int
+        Number of folds of the KFold split.
+    split_seed : int
+        ``random_state`` of the KFold shuffle.
+    fold : int
+        The test fold, 0-based.
+    seed : int
+        Seed given to the method's factory.
+    """
+
     dataset: str
     depth: int
     method: str
@@ -47,7 +80,29 @@ class RunSpec:
 
 
 def fold_indices(n_rows: int, n_folds: int, split_seed: int, fold: int):
-    """Train and test row indices of fold ``fold`` (0-based)."""
+    """Train and test row indices of fold ``fold`` (0-based).
+
+    Parameters
+    ----------
+    n_rows : int
+        Number of rows of the dataset.
+    n_folds : int
+        Number of folds (>= 2).
+    split_seed : int
+        ``random_state`` of ``KFold(n_folds, shuffle=True)``.
+    fold : int
+        The test fold, in 0..n_folds - 1.
+
+    Returns
+    -------
+    train, test : ndarray of int
+        Row indices of the training and of the test part.
+
+    Raises
+    ------
+    ValueError
+        If ``fold`` is out of range, or scikit-learn's KFold refuses ``n_folds`` (< 2 or > ``n_rows``).
+    """
     from sklearn.model_selection import KFold
 
     splitter = KFold(n_splits=n_folds, shuffle=True, random_state=split_seed)
@@ -62,6 +117,20 @@ def scale_fold(X_train, X_test, y_train, y_test):
 
     Returns ``(X_train, X_test, y_train, y_test, stats)``.  A feature constant
     on the training fold maps to 0; a constant y is only centred.
+
+    Parameters
+    ----------
+    X_train, X_test : ndarray of shape (n_train, p) and (n_test, p)
+        Features of the training and test fold.
+    y_train, y_test : ndarray of shape (n_train,) and (n_test,)
+        Targets of the training and test fold.
+
+    Returns
+    -------
+    X_train, X_test, y_train, y_test : ndarray
+        The scaled arrays (new arrays; the inputs are not modified).
+    stats : dict
+        ``x_min`` and ``x_range`` (arrays of shape (p,)), ``y_mean`` and ``y_std`` (floats).
     """
     x_min = X_train.min(axis=0)
     x_range = X_train.max(axis=0) - x_min
@@ -107,6 +176,24 @@ def execute_run(spec: RunSpec, factory, data_home=None, data=None) -> dict[str, 
     ``data`` may carry ``(X, y)`` already loaded; otherwise the dataset is
     loaded (and checksummed) with :func:`srtopt.datasets.load`.  BLAS and
     OpenMP pools are limited to one thread for the duration of the run.
+
+    Parameters
+    ----------
+    spec : RunSpec
+        The run.
+    factory : callable
+        ``factory(depth, seed, **params)`` returning an unfitted regressor (the method's).
+    data_home : str, path-like or None, default=None
+        Directory of the dataset files, passed to :func:`srtopt.datasets.load`.
+    data : tuple (X, y) or None, default=None
+        The dataset already loaded; None loads ``spec.dataset``.
+
+    Returns
+    -------
+    dict
+        ``r2_train``, ``r2_test`` (R^2 on the standardized scale), ``seconds`` (of the fit), ``iterations``
+        (the estimator's ``n_iter_`` or None), ``status`` ("ok" or "error"), ``error`` (None, or the
+        exception and the end of its traceback), ``n_train`` and ``n_test``.  Fields not reached are None.
     """
     from threadpoolctl import threadpool_limits
 
