@@ -56,7 +56,18 @@ def paper_tables() -> dict:
 
 
 def geometric_mean(values) -> float:
-    """exp(mean(log v)); 0 when a value is 0, NaN when one is negative or NaN."""
+    """exp(mean(log v)); 0 when a value is 0, NaN when one is negative or NaN.
+
+    Parameters
+    ----------
+    values : iterable of float
+        The values v.
+
+    Returns
+    -------
+    float
+        Their geometric mean (NaN also for no values).
+    """
     values = np.asarray(list(values), dtype=float)
     if values.size == 0 or np.any(np.isnan(values)) or np.any(values < 0):
         return math.nan
@@ -83,7 +94,19 @@ def _rows_frame(source):
 
 
 def srtopt_versions(frame) -> dict[str, int]:
-    """Runs per srtopt version that wrote them (the ``srtopt`` entry of each row's versions)."""
+    """Runs per srtopt version that wrote them (the ``srtopt`` entry of each row's versions).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of a results store (:meth:`ResultStore.dataframe`), with their ``versions`` column of JSON text.
+
+    Returns
+    -------
+    dict of str to int
+        Number of rows per srtopt version ("unknown" where the versions are unreadable or lack it); empty
+        when ``frame`` has no ``versions`` column.
+    """
     def version(text):
         try:
             return str(json.loads(text).get("srtopt", "unknown"))
@@ -111,6 +134,25 @@ def summarize(source, mixed_versions: bool = False):
     Columns: dataset, depth, method, params, label, runs (ok), errors,
     r2_mean, r2_std (population, ddof=0), sigma_e2 (= 100 r2_std), seconds_mean,
     neg_r2 (ok runs with test R^2 < 0), iterations_mean.
+
+    Parameters
+    ----------
+    source : str, path-like, ResultStore or pandas.DataFrame
+        A results store (a path is opened read-only) or its rows (:meth:`ResultStore.dataframe`).
+    mixed_versions : bool, default=False
+        Whether rows written by different srtopt versions may be pooled.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns above; a method run with several parameter sets has them in its label.  Sorted by
+        depth, then datasets in the registry's order.
+
+    Raises
+    ------
+    ValueError
+        If the rows come from different srtopt versions and ``mixed_versions`` is False, or the path
+        cannot be opened as a results store.
     """
     import pandas as pd
 
@@ -154,6 +196,17 @@ def averages(summary):
     """Arithmetic and geometric means over datasets, per (depth, label).
 
     Only datasets where the method has at least one successful run count.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (depth, label): depth, label, method, datasets (how many counted), and
+        ``arith_<metric>`` and ``geo_<metric>`` for each metric r2_mean, sigma_e2, seconds_mean, neg_r2.
     """
     import pandas as pd
 
@@ -377,6 +430,19 @@ def _captions(summary):
 
 
 def markdown_tables(summary) -> str:
+    """The Markdown tables of a summary, in the layout of the paper's tables, beside its values.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize`.
+
+    Returns
+    -------
+    str
+        A "## Depth D" section per depth (caption and table, the arithmetic and geometric averages last),
+        then a random-forest table when the summary has "rf" rows.
+    """
     parts = []
     for depth, caption in _captions(summary):
         parts.append(f"## Depth {depth}\n\n{caption}\n\n{_markdown(*_table_cells(summary, depth))}\n")
@@ -388,6 +454,18 @@ def markdown_tables(summary) -> str:
 
 
 def latex_tables(summary) -> str:
+    """The LaTeX tables of a summary: the tables of :func:`markdown_tables` as ``table`` environments.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize`.
+
+    Returns
+    -------
+    str
+        One ``table`` environment per depth, then the random-forest one when the summary has "rf" rows.
+    """
     parts = [_latex(*_table_cells(summary, depth), caption) for depth, caption in _captions(summary)]
     rf = _rf_cells(summary)
     if rf:
@@ -410,7 +488,22 @@ def _pyplot():
 
 def plot_r2_by_dataset(summary, depth: int, path) -> Path:
     """Grouped bars of mean test R^2 (error bar: sigma) per dataset and method;
-    the paper's values as black markers."""
+    the paper's values as black markers.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize`.
+    depth : int
+        The tree depth whose rows are plotted.
+    path : str or path-like
+        The image file to write (format from its suffix, e.g. ".png").
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     plt = _pyplot()
     part = summary[summary["depth"] == depth]
     labels = list(dict.fromkeys(part["label"]))
@@ -443,7 +536,22 @@ def plot_r2_by_dataset(summary, depth: int, path) -> Path:
 
 def plot_r2_vs_time(summary, depth: int, path) -> Path:
     """Mean test R^2 against mean training seconds (log scale), one point per
-    dataset and method; the paper's values as hollow markers."""
+    dataset and method; the paper's values as hollow markers.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize`.
+    depth : int
+        The tree depth whose rows are plotted (those with at least one successful run).
+    path : str or path-like
+        The image file to write (format from its suffix, e.g. ".png").
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     plt = _pyplot()
     part = summary[(summary["depth"] == depth) & (summary["runs"] > 0)]
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
@@ -472,6 +580,18 @@ def plot_r2_vs_time(summary, depth: int, path) -> Path:
 
 @dataclasses.dataclass
 class ReportOutput:
+    """What :func:`write_report` wrote.
+
+    Parameters
+    ----------
+    markdown : str
+        The text of report.md.
+    files : list of pathlib.Path
+        The files written: report.md, report.tex, summary.csv, then the plots.
+    summary : pandas.DataFrame
+        The table of :func:`summarize`.
+    """
+
     markdown: str
     files: list[Path]
     summary: object  # pandas.DataFrame
@@ -480,7 +600,32 @@ class ReportOutput:
 def write_report(source, out_dir, *, plots: bool = True, mixed_versions: bool = False) -> ReportOutput:
     """Write report.md, report.tex, summary.csv and the PNG plots into ``out_dir``.
 
-    ``source`` is a store (path or :class:`ResultStore`, read only) or a DataFrame of rows."""
+    ``source`` is a store (path or :class:`ResultStore`, read only) or a DataFrame of rows.
+
+    Parameters
+    ----------
+    source : str, path-like, ResultStore or pandas.DataFrame
+        The results store, or its rows.
+    out_dir : str or path-like
+        The directory to write to (created if needed; files of the same names are replaced).
+    plots : bool, default=True
+        Whether to write the plots r2_by_dataset_depth<D>.png and r2_vs_time_depth<D>.png for each depth.
+    mixed_versions : bool, default=False
+        Whether runs written by different srtopt versions may be pooled.
+
+    Returns
+    -------
+    ReportOutput
+        The report's Markdown, the files written and the summary.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``source`` is a path and no file is there.
+    ValueError
+        If the store has no runs, is not a results store, or holds runs of different srtopt versions and
+        ``mixed_versions`` is False.
+    """
     if isinstance(source, (str, Path)) and not Path(source).is_file():
         raise FileNotFoundError(f"no results store {source}")
     frame, claimed = _rows_and_claims(source)
