@@ -41,6 +41,28 @@ BACKENDS = {"loky": "", "multiprocessing": "", "threading": "",
 
 @dataclasses.dataclass
 class BenchmarkResult:
+    """What :func:`run_benchmark` did.
+
+    Parameters
+    ----------
+    store : pathlib.Path
+        The results store.
+    total : int
+        Runs in the grid.
+    skipped : int
+        Runs already stored before this call.
+    ran : int
+        Runs run and stored by this call.
+    failed : int
+        Of those, the runs with status "error".
+    seconds : float
+        Wall-clock seconds of the call.
+    elsewhere : int, default=0
+        Runs claimed or stored by other runners while this call ran.
+    first_error : str or None, default=None
+        The reason of this call's first failed run ("method on dataset: error").
+    """
+
     store: Path
     total: int  # runs in the grid
     skipped: int  # already stored before this call
@@ -89,7 +111,36 @@ def build_grid(
     split_seed: int = 0,
     params: Mapping[str, Mapping] | None = None,
 ) -> list[RunSpec]:
-    """Every run of the grid, validated (unknown names raise ValueError)."""
+    """Every run of the grid, validated (unknown names raise ValueError).
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        Dataset slugs (:data:`srtopt.datasets.DATASETS`).
+    depths : sequence of int
+        Tree depths, each >= 1.
+    methods : sequence of str
+        Registered method names (:mod:`srtopt.experiments.methods`).
+    folds : int, default=4
+        Number of KFold folds (>= 2); every fold is run.
+    seeds : int or iterable of int, default=20
+        A count (seeds 0..seeds-1) or the seeds themselves.
+    split_seed : int, default=0
+        ``random_state`` of the fold split, the same for every method and seed.
+    params : mapping of str to mapping, or None, default=None
+        Method name -> keyword arguments of its factory; only methods of ``methods``.
+
+    Returns
+    -------
+    list of RunSpec
+        One run per (dataset, depth, method, fold, seed), in that nesting order, duplicates dropped.
+
+    Raises
+    ------
+    ValueError
+        If a dataset or method is unknown, ``params`` names a method not in ``methods``, ``folds`` < 2,
+        there are no seeds, or a depth is < 1.
+    """
     from srtopt.datasets import get_info
 
     for name in datasets:
@@ -198,6 +249,53 @@ def run_benchmark(
     stay stored as failed; ``retry_failed=True`` runs them again.  Each run is
     claimed for ``lease`` seconds, renewed while it runs; runs claimed by
     another live runner are left to it.
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        Dataset slugs (:data:`srtopt.datasets.DATASETS`).
+    depths : sequence of int
+        Tree depths, each >= 1.
+    methods : sequence of str
+        Registered method names (:mod:`srtopt.experiments.methods`).
+    folds : int, default=4
+        Number of KFold folds (>= 2); every fold is run.
+    seeds : int or iterable of int, default=20
+        A count (seeds 0..seeds-1) or the seeds themselves.
+    split_seed : int, default=0
+        ``random_state`` of the fold split, the same for every method and seed.
+    params : mapping of str to mapping, or None, default=None
+        Method name -> keyword arguments of its factory; only methods of ``methods``.
+    store : str or path-like, default="results.db"
+        The SQLite results store (created if needed).
+    jobs : int, default=1
+        Number of workers.
+    backend : str, default="loky"
+        A backend of ``BACKENDS`` ("loky", "multiprocessing", "threading", "dask", "ray") or another
+        joblib backend.
+    data_home : str, path-like or None, default=None
+        Directory of the dataset files (:func:`srtopt.datasets.load`).
+    quiet : bool, default=False
+        Whether to hide the progress line.
+    retry_failed : bool, default=False
+        Whether the grid's runs stored as failed are run again.
+    stream : text stream or None, default=None
+        Where the progress line is written; None: ``sys.stderr``.
+    lease : float, default=60.0
+        Seconds a claim on a run lasts unless renewed (renewed every lease/3 seconds).
+
+    Returns
+    -------
+    BenchmarkResult
+        The counts of the grid's runs (skipped, run, failed, taken by other runners) and the seconds.
+
+    Raises
+    ------
+    ValueError
+        If the grid is invalid (see :func:`build_grid`), the backend is unknown or not installed, ``store``
+        is not a results store, or a dataset file fails its checksum.
+    FileNotFoundError
+        If a dataset file is missing and cannot be downloaded (checked before any run).
     """
     from srtopt.datasets import load
 
