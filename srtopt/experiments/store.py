@@ -99,6 +99,19 @@ class ResultStore:
     A file that is not an SQLite database, or holds tables of the same names
     that srtopt did not write, raises ValueError.  The methods may be called
     from several threads.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The SQLite file; created, with its parent directories, unless ``readonly``.
+    readonly : bool, default=False
+        Whether to open an existing store read-only (it must hold a table ``runs``).
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be opened (e.g. it does not exist and ``readonly``), is not an SQLite database,
+        lacks the ``runs`` table when ``readonly``, or holds tables of srtopt's names with other columns.
     """
 
     def __init__(self, path: str | Path, readonly: bool = False):
