@@ -53,7 +53,24 @@ def reachable_nodes(model) -> np.ndarray:
     SRT and ORRT: a split with all slopes zero sends every row one way
     (:func:`srtopt.kernels.reachable_nodes`; SoftRegressionTree closes the splits that
     route no training row to one side); MILO: a node without a split sends every row right.
-    The views draw the reachable nodes only."""
+    The views draw the reachable nodes only.
+
+    Parameters
+    ----------
+    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+        A fitted tree.
+
+    Returns
+    -------
+    ndarray of bool, shape (2^(D+1) - 1,)
+        True at index t - 1 when node t is reachable.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is not a fitted tree of these classes (a SoftRegressionTreeCV: pass its
+        ``best_estimator_``).
+    """
     tree = _tree(model)
     if _kind(model) == "oblique":
         from . import kernels
@@ -119,6 +136,23 @@ def original_units(model):
     ``split`` (2^D - 1, p + 1): row t-1 holds (a_0, a_1..a_p), node t goes left
     iff a_0 + a . x >= 0.  ``leaf`` (2^D, p + 1): row holds (c_0, c_1..c_p),
     y = c_0 + c . x.  See the module docstring for the formulas.
+
+    Parameters
+    ----------
+    model : SoftRegressionTree or ORRTRegressor
+        A fitted oblique tree.
+
+    Returns
+    -------
+    split : ndarray of shape (2^D - 1, p + 1)
+        Row t - 1: (a_0, a_1..a_p) of branch node t.
+    leaf : ndarray of shape (2^D, p + 1)
+        Row t - 2^D: (c_0, c_1..c_p) of leaf t, y in its own units.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is a MILOTreeRegressor (already in original units) or not a fitted tree.
     """
     if _kind(model) != "oblique":
         raise ValueError("original_units applies to oblique trees (omega_/beta_); MILOTreeRegressor "
@@ -165,6 +199,24 @@ def decision_path(model, X):
     as scikit-learn's ``decision_path``; every row has D + 1 ones, the root's
     column is all ones and the leaf columns reproduce ``apply``.  For SRT the
     path is the HBP path that makes the prediction.
+
+    Parameters
+    ----------
+    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+        A fitted tree.
+    X : array-like of shape (n_samples, p)
+        Rows in original feature units.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_samples, 2^(D+1) - 1)
+        The int64 node indicator.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is not a fitted tree of these classes (a SoftRegressionTreeCV: pass its
+        ``best_estimator_``), or ``X`` is not valid input for it.
     """
     from scipy.sparse import csr_matrix
 
@@ -194,6 +246,32 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
     ``reachable`` (False below a split that sends every row to the other side:
     :func:`reachable_nodes`).
 
+    Parameters
+    ----------
+    model : SoftRegressionTree or ORRTRegressor
+        A fitted oblique tree.
+    X : array-like of shape (n_samples, p) or None, default=None
+        Rows in original units for ``n_samples``, ``leaf_mse`` and ``leaf_r2``; None: the fit-time values.
+    y : array-like of shape (n_samples,) or None, default=None
+        Targets of the rows of ``X`` (given together with ``X``).
+    units : {"original", "scaled"}, default="original"
+        Coordinate system of the coefficient columns.
+    feature_names : sequence of str or None, default=None
+        Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per node 1 .. 2^(D+1) - 1, the columns above.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is a MILOTreeRegressor or not a fitted tree, ``units`` is unknown, only one of ``X``
+        and ``y`` is given, or ``feature_names`` does not have p names.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from srtopt import SoftRegressionTree
     >>> rng = np.random.default_rng(0)
@@ -296,6 +374,32 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
     order; ``top`` (None: all) keeps the first ones.  Node counts are the training
     rows routed there by HBP (stored at fit) or, with ``X``, the rows of X.
 
+    Parameters
+    ----------
+    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+        A fitted tree.
+    feature_names : sequence of str or None, default=None
+        Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
+    top : int or None, default=3
+        Terms shown per split or leaf, the largest-weight first; None: all.
+    X : array-like of shape (n_samples, p) or None, default=None
+        Rows in original units whose HBP routing gives the node counts; None: the fit-time counts.
+    units : {"both", "original", "scaled"}, default="both"
+        Which coefficients are printed.
+
+    Returns
+    -------
+    str
+        The indented text, lines joined by newlines (no trailing newline).
+
+    Raises
+    ------
+    ValueError
+        If ``units`` is unknown, ``feature_names`` does not have p names, or ``model`` is not a fitted
+        tree of these classes (a SoftRegressionTreeCV: pass its ``best_estimator_``).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from srtopt import SoftRegressionTree
     >>> rng = np.random.default_rng(0)
@@ -461,6 +565,32 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
     the split value u, the branch probabilities p and their product along the path, the
     leaf probabilities P_it and the prediction.
 
+    Parameters
+    ----------
+    model : SoftRegressionTree or ORRTRegressor
+        A fitted oblique tree.
+    path : str, path-like or None, default=None
+        File to write the page to (UTF-8, replaced if it exists); None: only return it.
+    feature_names : sequence of str or None, default=None
+        Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
+    X : array-like of shape (n_samples, p) or None, default=None
+        Rows in original units for the node counts (and, with ``y``, the leaf scores); None: fit-time values.
+    y : array-like of shape (n_samples,) or None, default=None
+        Targets of the rows of ``X`` for the leaf R^2 and MSE.
+
+    Returns
+    -------
+    str
+        The HTML page.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is a MILOTreeRegressor or not a fitted tree, ``y`` is given without ``X``, or
+        ``feature_names`` does not have p names.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from srtopt import SoftRegressionTree
     >>> rng = np.random.default_rng(0)
@@ -588,6 +718,30 @@ def export_graphviz(model, feature_names=None, top=3, X=None, units="original") 
     node its row count; ``units`` "original" (raw feature units) or "scaled"
     (the model's space).  Render with
     :func:`render_graphviz` (needs the ``dot`` executable) or any Graphviz tool.
+
+    Parameters
+    ----------
+    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+        A fitted tree.
+    feature_names : sequence of str or None, default=None
+        Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
+    top : int or None, default=3
+        Terms shown per split or leaf, the largest-weight first; None: all.
+    X : array-like of shape (n_samples, p) or None, default=None
+        Rows in original units whose HBP routing gives the node counts; None: the fit-time counts.
+    units : {"original", "scaled"}, default="original"
+        Coordinate system of the coefficients shown.
+
+    Returns
+    -------
+    str
+        The DOT source of a ``digraph``, the reachable nodes only.
+
+    Raises
+    ------
+    ValueError
+        If ``units`` is unknown, ``feature_names`` does not have p names, or ``model`` is not a fitted
+        tree of these classes.
     """
     if units not in UNITS:
         raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
@@ -619,7 +773,24 @@ def _dot_escape(text: str) -> str:
 
 
 def render_graphviz(dot_source: str, path, format: str = "png") -> None:
-    """Render DOT source to ``path`` with the ``dot`` executable (RuntimeError if it is absent)."""
+    """Render DOT source to ``path`` with the ``dot`` executable (RuntimeError if it is absent).
+
+    Parameters
+    ----------
+    dot_source : str
+        Graphviz DOT source, e.g. from :func:`export_graphviz`.
+    path : str or path-like
+        The output file.
+    format : str, default="png"
+        Output format of ``dot -T`` ("png", "svg", "pdf", ...).
+
+    Raises
+    ------
+    RuntimeError
+        If the ``dot`` executable is not on PATH.
+    subprocess.CalledProcessError
+        If ``dot`` fails (e.g. on invalid source or an unknown format).
+    """
     import shutil
     import subprocess
 
