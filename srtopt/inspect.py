@@ -59,6 +59,25 @@ class Subproblem:
     ``formulation`` is the object the algorithm uses (:class:`BranchSubproblem`,
     :class:`LeafSubproblem`, :class:`WLRProxy` or :class:`SRTObjective`): its
     ``evaluate``/``render``/``start`` are the ground truth; this class only reads them.
+
+    Parameters
+    ----------
+    formulation : object
+        The subproblem's formulation (BranchSubproblem, LeafSubproblem, WLRProxy or SRTObjective).
+    kind : {"bn", "ln", "wlr", "full"}
+        Which subproblem it is.
+    node : int
+        The branch node t of the inner iteration.
+    k : int
+        The inner iteration (0-based).
+    macro : int
+        The macro iteration (0-based).
+    rows : ndarray of int or None, default=None
+        I_t: indices of the training rows the subproblem uses; None: read from the formulation.
+    solved_in_training : bool, default=False
+        Whether training handed this formulation to a solver.
+    _casadi : object, default=None
+        Cache of the CasADi rendering (internal; leave None).
     """
 
     formulation: object
@@ -180,7 +199,33 @@ class Subproblem:
 
 @dataclass
 class Snapshot:
-    """State of a training run at inner iteration k (before its BN step)."""
+    """State of a training run at inner iteration k (before its BN step).
+
+    Parameters
+    ----------
+    problem : SRTProblem
+        The training problem (scaled data ``problem.X``, ``problem.y``, the tree, mu, the penalty terms).
+    k : int
+        The inner iteration (0-based).
+    macro : int
+        Its macro iteration (0-based).
+    node : int
+        Its branch node t.
+    W_B : tuple of int
+        The branch working set.
+    W_L : tuple of int
+        The leaf working set.
+    omega : ndarray of shape (2^D - 1, p + 1)
+        Split weights before the BN step.
+    beta : ndarray of shape (2^D, p + 1)
+        Leaf weights before the BN step.
+    omega_after_bn : ndarray or None, default=None
+        Split weights after the BN step (the LN step's start).
+    solved : dict, default={}
+        Kind ("bn", "wlr", "ln", ...) -> the formulation the step handed to a solver.
+    bn_info : dict, default={}
+        The BN step's record in the history (its ``update``, solver status, ...).
+    """
 
     problem: object
     k: int
@@ -246,7 +291,27 @@ class Snapshot:
 
 class Capture(Callback):
     """A training callback that keeps the :class:`Snapshot` of inner iteration ``k`` (or of the
-    ``macro``-th visit of branch node ``node``, 0-based) and stops the run there."""
+    ``macro``-th visit of branch node ``node``, 0-based) and stops the run there.
+
+    Parameters
+    ----------
+    k : int or None, default=None
+        The inner iteration to capture (0-based, as ``history_[k]``).
+    node : int or None, default=None
+        With ``macro`` (instead of ``k``): the branch node whose visit is captured.
+    macro : int or None, default=None
+        With ``node``: which visit of ``node`` (0-based), i.e. the macro iteration.
+
+    Attributes
+    ----------
+    snapshot : Snapshot or None
+        The captured state, None until the iteration is reached.
+
+    Raises
+    ------
+    ValueError
+        If neither ``k`` nor both ``node`` and ``macro`` are given.
+    """
 
     def __init__(self, k=None, node=None, macro=None):
         if k is None and (node is None or macro is None):
@@ -277,7 +342,38 @@ def _target_k(history, node, macro):
 
 def capture_run(algorithm, problem, omega0, beta0, k=None, *, node=None, macro=None) -> Snapshot:
     """Run ``algorithm`` (a NodecGS whose steps are NODEC-DR steps) from (omega0, beta0) and stop
-    after inner iteration ``k`` (or the ``macro``-th visit of ``node``); return its :class:`Snapshot`."""
+    after inner iteration ``k`` (or the ``macro``-th visit of ``node``); return its :class:`Snapshot`.
+
+    Parameters
+    ----------
+    algorithm : NodecGS
+        The training algorithm (:class:`~srtopt.training.nodec.NodecGS`); a :class:`Capture` is added to its
+        callbacks for the run and removed afterwards.
+    problem : SRTProblem
+        The training problem.
+    omega0 : ndarray of shape (2^D - 1, p + 1)
+        Initial split weights.
+    beta0 : ndarray of shape (2^D, p + 1)
+        Initial leaf weights.
+    k : int or None, default=None
+        The inner iteration to capture (0-based, as ``history_[k]``).
+    node : int or None, default=None
+        With ``macro`` (instead of ``k``): the branch node whose visit is captured.
+    macro : int or None, default=None
+        With ``node``: which visit of ``node`` (0-based), i.e. the macro iteration.
+
+    Returns
+    -------
+    Snapshot
+        The state at the start of that inner iteration.
+
+    Raises
+    ------
+    ValueError
+        If neither ``k`` nor both ``node`` and ``macro`` are given.
+    IterationNotFound
+        If training ends before reaching that iteration.
+    """
     capturer = Capture(k, node, macro)
     algorithm.callbacks.append(capturer)
     try:
@@ -295,6 +391,42 @@ def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=Non
     training ``estimator`` (a SoftRegressionTree, fitted or not) on (X, y), by re-running
     training on a clone up to that iteration (module docstring).
 
+    Parameters
+    ----------
+    estimator : SoftRegressionTree
+        The tree, fitted or not; a clone is trained (``verbose=0``, no ``time_limit``).
+    X : array-like of shape (n_samples, p)
+        Training inputs, as given to ``fit``.
+    y : array-like of shape (n_samples,)
+        Training targets.
+    node : int or None, default=None
+        With ``macro`` (instead of ``k``): the branch node whose visit is captured.
+    macro : int or None, default=None
+        With ``node``: which visit of ``node`` (0-based), i.e. the macro iteration.
+    k : int or None, default=None
+        The inner iteration to capture (0-based, as ``history_[k]``).
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Passed to ``fit``.
+
+    Returns
+    -------
+    Snapshot
+        The state at the start of that inner iteration; its ``seconds`` holds the re-run's duration.
+
+    Raises
+    ------
+    ValueError
+        If neither ``k`` nor both ``node`` and ``macro`` are given.
+    IterationNotFound
+        If the fitted tree's history, or the re-run, does not reach that iteration.
+
+    Warns
+    -----
+    UserWarning
+        If ``estimator`` has a ``time_limit`` (ignored), or the re-run's E differs from ``history_[k]``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from srtopt import SoftRegressionTree
     >>> rng = np.random.default_rng(0)
