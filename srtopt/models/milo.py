@@ -133,6 +133,20 @@ def feature_epsilons(X: np.ndarray, min_epsilon: float = 0.0) -> tuple[np.ndarra
 
     Returns ``(eps, splittable)``; features with fewer than two distinct values
     get eps = 1 and ``splittable = False``.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, p)
+        The (scaled) training inputs.
+    min_epsilon : float, default=0.0
+        Floor on every eps_j.
+
+    Returns
+    -------
+    eps : ndarray of shape (p,)
+        eps_j of each feature.
+    splittable : ndarray of bool, shape (p,)
+        Whether feature j has at least two distinct values.
     """
     X = np.asarray(X, dtype=float)
     p = X.shape[1]
@@ -154,6 +168,22 @@ def route(X: np.ndarray, features: np.ndarray, thresholds: np.ndarray, depth: in
     goes right) and ``thresholds[t-1]`` its threshold; x_j < b goes left,
     x_j >= b goes right, exactly as in the MILP's ``route_left``/``route_right``
     (computed by :func:`srtopt.axis_kernels.route`).
+
+    Parameters
+    ----------
+    X : array-like of shape (N, p)
+        Rows in the scaled space.
+    features : array-like of int, shape (2^D - 1,)
+        Feature of each branch node (index t - 1), -1 for no split.
+    thresholds : array-like of float, shape (2^D - 1,)
+        Threshold b_t of each branch node (index t - 1), scaled units.
+    depth : int
+        Tree depth D.
+
+    Returns
+    -------
+    ndarray of int64, shape (N,)
+        The leaf of each row, in 2^D .. 2^(D+1) - 1.
     """
     return axis_kernels.route(np.ascontiguousarray(X, dtype=float), np.asarray(features, dtype=np.int64),
                               np.asarray(thresholds, dtype=float), int(depth))
@@ -166,6 +196,23 @@ class MILOSolution:
     ``features``/``thresholds`` are indexed by branch row t-1 (feature -1 when
     d_t = 0), ``beta0`` (|T_L|,), ``beta`` (|T_L|, p), ``leaf`` (N,) the leaf of
     each point, ``r`` (N,) the residual variables.
+
+    Parameters
+    ----------
+    features : ndarray of int, shape (|T_B|,)
+        Split feature of branch node t at index t - 1; -1 when d_t = 0.
+    thresholds : ndarray of shape (|T_B|,)
+        Threshold b_t at index t - 1.
+    beta0 : ndarray of shape (|T_L|,)
+        Leaf intercepts beta0_t.
+    beta : ndarray of shape (|T_L|, p)
+        Leaf slopes beta_jt.
+    leaf : ndarray of int, shape (N,)
+        The leaf (paper numbering) of each training point.
+    r : ndarray of shape (N,) or None, default=None
+        The residual variables r_i (None: not known; :meth:`MILOTree.set_solution` derives them).
+    extra : dict, default={}
+        Free-form additional information.
     """
 
     features: np.ndarray
