@@ -75,24 +75,78 @@ for _name, _rule in (("tanh", _diff_tanh), ("sinh", _diff_sinh), ("cosh", _diff_
 
 
 def sigmoid(u, mu):
-    """F(u) of eq. (cdf), tanh form (overflow-safe, as in the CasADi backend)."""
+    """F(u) of eq. (cdf), tanh form (overflow-safe, as in the CasADi backend).
+
+    Parameters
+    ----------
+    u : Pyomo expression or float
+        The split value u.
+    mu : float
+        Slope of the logistic CDF.
+
+    Returns
+    -------
+    Pyomo expression
+        0.5 (1 + tanh(mu u / 2)).
+    """
     return 0.5 * (1.0 + pyo.tanh(0.5 * mu * u))
 
 
 def softplus(z):
-    """log(1 + exp(z))."""
+    """log(1 + exp(z)).
+
+    Parameters
+    ----------
+    z : Pyomo expression or float
+        The argument.
+
+    Returns
+    -------
+    Pyomo expression
+        log(1 + exp(z)).
+    """
     return pyo.log(1.0 + pyo.exp(z))
 
 
 def linear(coefficients, variables):
-    """sum_j c_j v_j, skipping zero coefficients (v_j may be variables or numbers)."""
+    """sum_j c_j v_j, skipping zero coefficients (v_j may be variables or numbers).
+
+    Parameters
+    ----------
+    coefficients : sequence of float
+        The numbers c_j.
+    variables : sequence of Pyomo variables, expressions or numbers
+        The v_j, paired with ``coefficients``.
+
+    Returns
+    -------
+    Pyomo expression or float
+        The sum (0 when every c_j is 0).
+    """
     return sum(float(c) * v for c, v in zip(coefficients, variables) if c != 0.0)
 
 
 def point_sweep(split, values, tree: Tree, root: int):
     """sum_{l in D_L(root)} P_l v_l for one point: ``split[a]`` is p_a (node -> expr),
     ``values`` the leaf values in the order of ``tree.descendants_leaves(root)``.
-    Mirrors :func:`srtopt.kernels.soft_loss` (upward sweep, no division)."""
+    Mirrors :func:`srtopt.kernels.soft_loss` (upward sweep, no division).
+
+    Parameters
+    ----------
+    split : dict of int to Pyomo expression
+        p_a of the point for every branch node a of the subtree rooted at ``root``.
+    values : sequence of Pyomo expressions or floats
+        v_l of the leaves of D_L(root), in increasing leaf order.
+    tree : Tree
+        The tree.
+    root : int
+        The node whose subtree is swept (probabilities above it taken as 1).
+
+    Returns
+    -------
+    Pyomo expression
+        sum_{l in D_L(root)} P_l v_l.
+    """
     V = dict(zip(tree.descendants_leaves(root), values))
     for a in reversed(tree.subtree_branch(root)):
         V[a] = split[a] * V[2 * a] + (1 - split[a]) * V[2 * a + 1]
@@ -108,6 +162,19 @@ class PyomoModel:
 
     ``variable_names[j]`` names ``model.x[j]`` as in the CasADi model;
     ``build_seconds`` is the time :func:`render_pyomo` took.
+
+    Parameters
+    ----------
+    name : str
+        The formulation's name.
+    model : pyomo.environ.ConcreteModel
+        The model, with the flat variable ``x`` and ``objective``.
+    variable_names : list of str
+        Name of each entry of ``x``.
+    build_seconds : float, default=0.0
+        Seconds the rendering took.
+    _grad_exprs : list or None, default=None
+        Cache of the symbolic gradient used by :meth:`hessian` (internal; leave None).
     """
 
     name: str
@@ -176,31 +243,113 @@ class PyomoModel:
 
 
 def model(name, start, names) -> pyo.ConcreteModel:
-    """A ConcreteModel with the flat variable ``x`` (one entry per name), started at ``start``."""
+    """A ConcreteModel with the flat variable ``x`` (one entry per name), started at ``start``.
+
+    Parameters
+    ----------
+    name : str
+        The model's name.
+    start : array-like
+        Initial values of ``x`` (flattened, one per name).
+    names : sequence of str
+        The variable names; their number is the size of ``x``.
+
+    Returns
+    -------
+    pyomo.environ.ConcreteModel
+        The model, with ``x`` indexed 0..len(names) - 1 and no objective yet.
+    """
     m = pyo.ConcreteModel(name=name)
     m.x = pyo.Var(range(len(names)), initialize=dict(enumerate(np.ravel(start).astype(float))))
     return m
 
 
 def split_exprs(Z_i, columns, mu):
-    """p_a of one point for every node a of ``columns`` (node -> coefficient vector)."""
+    """p_a of one point for every node a of ``columns`` (node -> coefficient vector).
+
+    Parameters
+    ----------
+    Z_i : array-like of shape (q,)
+        The point's row z_i = (1, x_i / p) of the split design.
+    columns : dict of int to sequence
+        Branch node a -> its split weights omega_a (q variables or numbers).
+    mu : float
+        Slope of the logistic CDF.
+
+    Returns
+    -------
+    dict of int to Pyomo expression
+        Node a -> p_a = F(z_i . omega_a).
+    """
     return {a: sigmoid(linear(Z_i, col), mu) for a, col in columns.items()}
 
 
 def rows_of(x, n_rows, q, offset=0):
-    """The flat variable ``x`` from ``offset`` as n_rows rows of q variables (row-major)."""
+    """The flat variable ``x`` from ``offset`` as n_rows rows of q variables (row-major).
+
+    Parameters
+    ----------
+    x : indexed Pyomo variable
+        The flat variable (``model.x``).
+    n_rows : int
+        Number of rows.
+    q : int
+        Variables per row.
+    offset : int, default=0
+        Index of ``x`` where the first row starts.
+
+    Returns
+    -------
+    list of list
+        ``n_rows`` lists of q entries of ``x``.
+    """
     return [[x[offset + r * q + j] for j in range(q)] for r in range(n_rows)]
 
 
 def finish(m, data_terms, penalty_terms, names):
-    """Set the objective sum(data_terms) + sum(penalty_terms) on ``m``; return (m, names)."""
+    """Set the objective sum(data_terms) + sum(penalty_terms) on ``m``; return (m, names).
+
+    Parameters
+    ----------
+    m : pyomo.environ.ConcreteModel
+        The model of :func:`model`.
+    data_terms : iterable of Pyomo expressions
+        One term per data point.
+    penalty_terms : iterable of Pyomo expressions or floats
+        The penalty terms.
+    names : list of str
+        The variable names, returned unchanged.
+
+    Returns
+    -------
+    m : pyomo.environ.ConcreteModel
+        The model, with ``objective`` (minimised) set.
+    names : list of str
+        ``names``.
+    """
     m.objective = pyo.Objective(expr=pyo.quicksum(data_terms) + sum(penalty_terms))
     return m, names
 
 
 def render_pyomo(formulation) -> PyomoModel:
     """The Pyomo model of ``formulation`` (same variables, order and objective as
-    ``formulation.render()``; no row padding): its ``render_pyomo()`` method."""
+    ``formulation.render()``; no row padding): its ``render_pyomo()`` method.
+
+    Parameters
+    ----------
+    formulation : object
+        A formulation with a ``render_pyomo()`` method (e.g. a BN, LN or WLR subproblem, SRTObjective).
+
+    Returns
+    -------
+    PyomoModel
+        The model, with the seconds its rendering took.
+
+    Raises
+    ------
+    TypeError
+        If ``formulation`` has no ``render_pyomo()`` method.
+    """
     if not hasattr(formulation, "render_pyomo"):
         raise TypeError(f"no Pyomo rendering for {type(formulation).__name__}: it has no render_pyomo() method")
     start = time.perf_counter()
@@ -209,7 +358,27 @@ def render_pyomo(formulation) -> PyomoModel:
 
 
 def render(formulation, backend: str = "casadi"):
-    """Render with ``backend`` "casadi" (``formulation.render()``) or "pyomo"."""
+    """Render with ``backend`` "casadi" (``formulation.render()``) or "pyomo".
+
+    Parameters
+    ----------
+    formulation : object
+        A formulation (e.g. a BN, LN or WLR subproblem, SRTObjective).
+    backend : {"casadi", "pyomo"}, default="casadi"
+        The modelling backend.
+
+    Returns
+    -------
+    CasadiModel or PyomoModel
+        The rendered model.
+
+    Raises
+    ------
+    ValueError
+        If ``backend`` is unknown.
+    TypeError
+        If ``backend`` is "pyomo" and ``formulation`` has no Pyomo rendering.
+    """
     if backend == "casadi":
         return formulation.render()
     if backend == "pyomo":
