@@ -149,7 +149,18 @@ class Huber(Loss):
     """r^2 for |r| <= delta, delta (2|r| - delta) beyond: written
     r^2 - max(r - delta, 0)^2 - max(-r - delta, 0)^2 with max(a, 0) = (a + |a|) / 2, so every
     backend has it and |.| is differentiated only at r = +-delta (Pyomo's derivative of
-    |a| fails at a = 0)."""
+    |a| fails at a = 0).
+
+    Parameters
+    ----------
+    delta : float, default=0.3
+        Half-width of the quadratic zone (in standard deviations of y), > 0.
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is not a positive finite number.
+    """
 
     name = "huber"
 
@@ -175,7 +186,18 @@ class Huber(Loss):
 
 
 class Absolute(Loss):
-    """sqrt(r^2 + epsilon^2) - epsilon: |r| smoothed within epsilon of 0."""
+    """sqrt(r^2 + epsilon^2) - epsilon: |r| smoothed within epsilon of 0.
+
+    Parameters
+    ----------
+    epsilon : float, default=1e-3
+        Smoothing width, > 0.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a positive finite number.
+    """
 
     name = "absolute"
 
@@ -200,7 +222,15 @@ class CasadiLoss(Loss):
     and the second derivative as expressions; the numpy values (elementwise, on the hot
     path) and the Pyomo expression come from replaying the three expression graphs with
     numpy or Pyomo operations (:func:`replay`).  An operation numpy has no counterpart
-    for in :data:`NUMPY_OPERATIONS` is evaluated by CasADi instead."""
+    for in :data:`NUMPY_OPERATIONS` is evaluated by CasADi instead.
+
+    Parameters
+    ----------
+    function : callable
+        Maps a scalar CasADi symbol r to a CasADi expression loss(r); called once, at construction.
+    name : str or None, default=None
+        The loss's name; None: ``function.__name__`` (else "casadi-loss").
+    """
 
     def __init__(self, function, name=None):
         self.function = function
@@ -358,7 +388,15 @@ class Penalty(Term):
 
 
 class L2(Penalty):
-    """lambda_w/2 ||omega||^2 + lambda_b/2 ||beta||^2 of eq. (obj), intercepts included."""
+    """lambda_w/2 ||omega||^2 + lambda_b/2 ||beta||^2 of eq. (obj), intercepts included.
+
+    Parameters
+    ----------
+    lambda_w : float, default=0.0
+        Weight on the split weights omega.
+    lambda_b : float, default=0.0
+        Weight on the leaf weights beta.
+    """
 
     name = "l2"
 
@@ -384,7 +422,18 @@ class L2(Penalty):
 
 class SplitL1(Penalty):
     """strength * sum over branch nodes t and features j >= 1 of |omega_jt|: sparse oblique
-    splits (the intercepts omega_0t are free)."""
+    splits (the intercepts omega_0t are free).
+
+    Parameters
+    ----------
+    strength : float, default=1e-3
+        The weight of the term, >= 0.
+
+    Raises
+    ------
+    ValueError
+        If ``strength`` is negative or not finite.
+    """
 
     name = "split_l1"
     smooth = False
@@ -452,7 +501,23 @@ class FeatureL1(Penalty):
       macro iteration.
 
     docs/formulations.md, "Penalties and the method for the nonsmooth ones", has the measurements behind
-    the default."""
+    the default.
+
+    Parameters
+    ----------
+    strength : float, default=1e-3
+        The weight of the term, >= 0.
+    split_weight : float or None, default=None
+        w, the factor on the split weights in each group (> 0); None: 1/p.
+    method : {"majorize", "prox"}, default="majorize"
+        How a block subproblem sees the term (above).
+
+    Raises
+    ------
+    ValueError
+        If ``strength`` is negative or not finite, ``split_weight`` is not None or a positive number, or
+        ``method`` is unknown.
+    """
 
     name = "feature_l1"
     smooth = False
@@ -556,7 +621,21 @@ def _fixed_rows(kind, rows, omega, beta):
 class BlockPenalty:
     """``penalty`` as a function of the rows ``rows`` of omega (``kind`` "omega") or of beta,
     the other rows fixed at their values in ``omega`` and ``beta``.  ``X`` is the block,
-    shape (len(rows), p+1)."""
+    shape (len(rows), p+1).
+
+    Parameters
+    ----------
+    penalty : Penalty
+        The penalty term.
+    kind : {"omega", "beta"}
+        The array the block's rows belong to.
+    rows : tuple of int
+        The block's rows of that array (0-based: ``Tree.branch_index`` / ``Tree.leaf_index``).
+    omega : ndarray of shape (2^D - 1, p + 1)
+        Split weights, giving the values of the fixed rows.
+    beta : ndarray of shape (2^D, p + 1)
+        Leaf weights, giving the values of the fixed rows.
+    """
 
     penalty: Penalty
     kind: str
@@ -722,18 +801,51 @@ PENALTIES = {"split_l1": SplitL1, "feature_l1": FeatureL1}
 
 
 def register_loss(name: str, factory) -> None:
-    """Make ``loss=name`` (and ``"name:key=value"``) build ``factory(**options)``."""
+    """Make ``loss=name`` (and ``"name:key=value"``) build ``factory(**options)``.
+
+    Parameters
+    ----------
+    name : str
+        The loss's name (lower-cased; an existing entry is replaced).
+    factory : callable
+        ``factory(**options)`` returning a :class:`Loss`; a Loss subclass will do.
+    """
     LOSSES[name.lower()] = factory
 
 
 def register_penalty(name: str, factory) -> None:
-    """Make ``penalty=name`` (and ``"name:key=value"``) build ``factory(**options)``."""
+    """Make ``penalty=name`` (and ``"name:key=value"``) build ``factory(**options)``.
+
+    Parameters
+    ----------
+    name : str
+        The penalty's name (lower-cased; an existing entry is replaced).
+    factory : callable
+        ``factory(**options)`` returning a :class:`Penalty`; a Penalty subclass will do.
+    """
     PENALTIES[name.lower()] = factory
 
 
 def make_loss(spec) -> Loss:
     """A :class:`Loss` from a name (``"huber"``), a spec with options (``"huber:delta=0.5"``),
-    a Loss object (deep-copied) or a callable r -> CasADi expression (:class:`CasadiLoss`)."""
+    a Loss object (deep-copied) or a callable r -> CasADi expression (:class:`CasadiLoss`).
+
+    Parameters
+    ----------
+    spec : str, Loss or callable
+        The loss: a registered name ("squared", "huber", "absolute", or one of :func:`register_loss`),
+        optionally with options, a Loss, or a callable.
+
+    Returns
+    -------
+    Loss
+        A new loss object.
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown, an option is malformed or not accepted, or ``spec`` is of another type.
+    """
     if isinstance(spec, Loss):
         return copy.deepcopy(spec)
     if isinstance(spec, str):
@@ -759,7 +871,24 @@ def _from_spec(kind: str, registry: dict, spec: str, alternatives: str):
 
 def make_penalties(spec) -> tuple[Penalty, ...]:
     """Penalty terms from None, a name or spec (``"split_l1:strength=0.01"``), a Penalty
-    object (deep-copied), or a list or tuple of these."""
+    object (deep-copied), or a list or tuple of these.
+
+    Parameters
+    ----------
+    spec : None, str, Penalty, or list or tuple of these
+        The penalties: registered names ("split_l1", "feature_l1", or one of :func:`register_penalty`),
+        optionally with options, or Penalty objects.
+
+    Returns
+    -------
+    tuple of Penalty
+        New penalty objects, in the order given (empty for None).
+
+    Raises
+    ------
+    ValueError
+        If a name is unknown, an option is malformed or not accepted, or an item is of another type.
+    """
     if spec is None:
         return ()
     if isinstance(spec, (list, tuple)):
