@@ -116,6 +116,22 @@ def register_solver(kind: str, name: str, factory) -> None:
     """Make ``name`` (and ``"name:key=value,..."``) a solver spec of ``kind``: ``factory(**options)``
     must return an adapter (anything with ``solve(problem, x0)``; see :mod:`.base`).
 
+    Parameters
+    ----------
+    kind : str
+        The problem kind ("bn", "ln", "wlr", "full", "milp"; a new kind is created).
+    name : str
+        The solver's name (stripped and lower-cased; an existing entry is replaced).
+    factory : callable
+        ``factory(**options)`` returning a solver adapter.
+
+    Raises
+    ------
+    ValueError
+        If ``factory`` is not callable.
+
+    Examples
+    --------
     >>> register_solver("bn", "my-lbfgs", lambda **kw: ScipyMinimize("L-BFGS-B", **kw))
     >>> make_solver("bn", "my-lbfgs:tol=1e-6").tol
     1e-06
@@ -131,7 +147,28 @@ class Auto(Solver):
     list); the shared options given here (those not None, verbosity if nonzero) configure
     every candidate.  ``specs``, a list of solver specs, replaces ``AUTO[kind]`` (e.g. the
     previous default BN choice, ``Auto("bn", specs=["newton:max_blocks=1,needs_minimizer=True,
-    penalties=l2", "l-bfgs-b"])``)."""
+    penalties=l2", "l-bfgs-b"])``).
+
+    Parameters
+    ----------
+    kind : {"bn", "ln", "wlr", "full", "milp"}, default="bn"
+        The problem kind, a key of ``AUTO``.
+    tol : float or None, default=None
+        Convergence tolerance given to every candidate (None: each candidate's own).
+    max_iter : int or None, default=None
+        Iteration limit given to every candidate (None: each candidate's own).
+    time_limit : float or None, default=None
+        Seconds for one solve, given to every candidate (None: each candidate's own).
+    verbosity : int, default=0
+        Given to every candidate when nonzero.
+    specs : list of str or None, default=None
+        Solver specs tried in order instead of ``AUTO[kind]``.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` has no automatic choice, or ``specs`` is a string or empty.
+    """
 
     name = "auto"
 
@@ -185,7 +222,24 @@ class Auto(Solver):
 
 
 def available_solvers(kind: str) -> dict[str, Availability]:
-    """Every registered solver of ``kind`` with its availability (and install hint)."""
+    """Every registered solver of ``kind`` with its availability (and install hint).
+
+    Parameters
+    ----------
+    kind : str
+        The problem kind, a key of ``SOLVERS`` ("bn", "ln", "wlr", "full", "milp").
+
+    Returns
+    -------
+    dict of str to Availability
+        Solver name -> its availability, truthy iff usable (``install`` says what is missing; a
+        factory that raises is unavailable with the error as reason).
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is unknown.
+    """
     if kind not in SOLVERS:
         raise ValueError(f"unknown solver kind {kind!r}; use one of {sorted(SOLVERS)}")
     out = {}
@@ -222,6 +276,30 @@ def make_solver(kind: str, spec, **options):
     """A checked solver adapter for ``kind`` from a spec (see the module docstring); ``options``
     override the spec's.
 
+    Parameters
+    ----------
+    kind : str
+        The problem kind, a key of ``SOLVERS`` ("bn", "ln", "wlr", "full", "milp").
+    spec : str or solver object
+        A spec string ("name", "auto", "pyomo/<name>", each optionally with ":key=value,...") or an
+        adapter object (anything with ``solve``), which is returned after the availability check.
+    **options
+        Keyword options of the adapter, overriding those of the spec (ignored for an object).
+
+    Returns
+    -------
+    Solver
+        The configured, available adapter.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is unknown or the options are not accepted by the adapter.
+    SolverUnavailableError
+        If the solver is unknown or not installed (a ValueError naming the available ones).
+
+    Examples
+    --------
     >>> make_solver("bn", "ipopt:tol=1e-8").name
     'ipopt'
     >>> make_solver("bn", "no-such-solver")
