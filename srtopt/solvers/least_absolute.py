@@ -19,6 +19,31 @@ __all__ = ["lad_lasso_fit"]
 def lad_lasso_fit(X, y, mu1, coef_bound=math.inf):
     """``(coef, value)``: coef (p+1,) with coef[0] the intercept, value the minimum.
 
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        Inputs.
+    y : array-like of shape (n,)
+        Targets.
+    mu1 : float
+        Weight of the l1 penalty on the slopes b (the intercept b0 is free).
+    coef_bound : float, default=math.inf
+        Bound on every |b_j|; inf: none.
+
+    Returns
+    -------
+    coef : ndarray of shape (p + 1,)
+        (b0, b_1..b_p); zeros when n = 0.
+    value : float
+        The minimum of the objective (0.0 when n = 0).
+
+    Raises
+    ------
+    RuntimeError
+        If HiGHS does not solve the linear program.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [0.5], [1.0], [1.0]])
     >>> coef, value = lad_lasso_fit(X, np.array([1.0, 2.0, 3.0, 10.0]), mu1=0.0)
