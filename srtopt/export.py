@@ -801,5 +801,5 @@ def render_graphviz(dot_source: str, path, format: str = "png") -> None:
     subprocess.run([dot, f"-T{format}", "-o", str(path)], input=dot_source.encode(), check=True)
 
 
-__all__ = ["RANKING", "decision_path", "export_graphviz", "export_html", "export_text", "original_units", "reachable_nodes",
-           "render_graphviz", "summary"]
+__all__ = ["RANKING", "decision_path", "export_graphviz", "export_html", "export_text", "original_units",
+           "reachable_nodes", "render_graphviz", "summary"]
