@@ -83,9 +83,13 @@ def reachable_nodes(model) -> np.ndarray:
     return reach
 
 
-def _structure(model):
-    """(root, {split: (left, right)}) of the tree a view draws: unreachable subtrees left out
-    and every split that sends all rows one way replaced by the node it sends them to."""
+def _structure(model, max_depth=None):
+    """(root, {split: (left, right)}, folded) of the tree a view draws: unreachable subtrees
+    left out and every split that sends all rows one way replaced by the node it sends them
+    to; with ``max_depth``, the splits ``max_depth`` drawn levels below the root are not
+    expanded but ``folded`` (a view draws each as one box for its subtree)."""
+    if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
+        raise ValueError(f"max_depth must be None or an int >= 0, got {max_depth!r}")
     tree, reach = _tree(model), reachable_nodes(model)
 
     def shown(t):
@@ -93,13 +97,24 @@ def _structure(model):
             t = 2 * t if reach[2 * t - 1] else 2 * t + 1
         return t
 
-    children, stack = {}, [shown(1)]
+    children, folded, stack = {}, set(), [(shown(1), 0)]
     while stack:
-        t = stack.pop()
-        if tree.is_branch(t):
-            children[t] = (shown(2 * t), shown(2 * t + 1))
-            stack.extend(children[t])
-    return shown(1), children
+        t, level = stack.pop()
+        if tree.is_leaf(t):
+            continue
+        if max_depth is not None and level >= max_depth:
+            folded.add(t)
+            continue
+        children[t] = (shown(2 * t), shown(2 * t + 1))
+        stack.extend((child, level + 1) for child in children[t])
+    return shown(1), children, folded
+
+
+def _folded_text(model, t) -> str:
+    """What a view writes for a folded split t: the size of its subtree."""
+    tree, reach = _tree(model), reachable_nodes(model)
+    leaves = sum(bool(reach[leaf - 1]) for leaf in tree.descendants_leaves(t))
+    return f"subtree of {leaves} leaves, folded"
 
 
 def _pruned_note(model) -> str | None:
@@ -361,7 +376,7 @@ def _terms(coef, scaled, names, top) -> str:
     return " ".join(terms + ([f"... ({rest} more)"] if rest else [])) or "+0"
 
 
-def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
+def export_text(model, feature_names=None, top=3, X=None, units="both", max_depth=None) -> str:
     """Indented text tree of a fitted SRT, ORRT or MILO tree.
 
     Each split shows its hyperplane (go left iff ... >= 0) and each leaf its
@@ -386,6 +401,9 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
         Rows in original units whose HBP routing gives the node counts; None: the fit-time counts.
     units : {"both", "original", "scaled"}, default="both"
         Which coefficients are printed.
+    max_depth : int or None, default=None
+        Levels drawn below the root; a split deeper down is written as one line, its subtree
+        folded (for deep trees). None: every level.
 
     Returns
     -------
@@ -396,7 +414,8 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
     ------
     ValueError
         If ``units`` is unknown, ``feature_names`` does not have p names, or ``model`` is not a fitted
-        tree of these classes (a SoftRegressionTreeCV: pass its ``best_estimator_``).
+        tree of these classes (a SoftRegressionTreeCV: pass its ``best_estimator_``), or
+        ``max_depth`` is not None or an int >= 0.
 
     Examples
     --------
@@ -422,8 +441,9 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
     """
     if units not in UNITS + ("both",):
         raise ValueError(f"units must be 'both', 'original' or 'scaled', got {units!r}")
+    root, children, folded = _structure(model, max_depth)
     if _kind(model) == "milo":
-        return _export_text_milo(model, feature_names, top, X, units)
+        return _export_text_milo(model, feature_names, top, X, units, (root, children, folded))
     tree, names, p = _tree(model), _feature_names(model, feature_names), model.n_features_in_
     x_min, span, y_mean, y_std = _scaling(model)
     split, leaf = original_units(model)
@@ -439,13 +459,15 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
     if units in ("both", "original"):
         lines.append("  original: raw feature units, y in its own units")
     lines.append(f"  {RANKING}")
-    root, children = _structure(model)
     if note := _pruned_note(model):
         lines.append(f"  {note}")
 
     def walk(t, indent):
         pad = "  " * indent
         n = f" [{counts[t - 1]} rows]" if counts is not None else ""
+        if t in folded:
+            lines.append(f"{pad}node {t}{n}: {_folded_text(model, t)}")
+            return
         if tree.is_leaf(t):
             b, c = model.beta_[tree.leaf_index(t)], leaf[tree.leaf_index(t)]
             lines.append(f"{pad}leaf {t}{n}:")
@@ -468,20 +490,23 @@ def export_text(model, feature_names=None, top=3, X=None, units="both") -> str:
     return "\n".join(lines)
 
 
-def _export_text_milo(model, feature_names, top, X, units):
+def _export_text_milo(model, feature_names, top, X, units, structure):
     tree, names = _tree(model), _feature_names(model, feature_names)
     counts = _node_counts(model, X)
     lines = [f"MILOTreeRegressor(depth={tree.depth}), {model.n_features_in_} features, axis-aligned splits",
              f"  scaled:   x_s = (x - min) / (max - min), y_s = (y - {model.scaler_.y_mean:.6g}) / "
              f"{model.scaler_.y_std:.6g}",
              "  original: raw feature units, y in its own units", f"  {RANKING}"]
-    root, children = _structure(model)
+    root, children, folded = structure
     if note := _pruned_note(model):
         lines.append("  " + note.replace("no training row reached", "the fit left no split above"))
 
     def walk(t, indent):
         pad = "  " * indent
         n = f" [{counts[t - 1]} rows]" if counts is not None else ""
+        if t in folded:
+            lines.append(f"{pad}node {t}{n}: {_folded_text(model, t)}")
+            return
         if tree.is_leaf(t):
             i = tree.leaf_index(t)
             scaled = model.leaf_coef_scaled_[i]
@@ -508,7 +533,7 @@ def _export_text_milo(model, feature_names, top, X, units):
 
 
 # ------------------------------------------------------------------- graphviz
-def _node_labels(model, feature_names, top, X, units):
+def _node_labels(model, feature_names, top, X, units, folded=()):
     """{node: label lines} for DOT and matplotlib rendering: one coordinate system, one term
     per line, terms in the order :data:`RANKING` states."""
     tree, names = _tree(model), _feature_names(model, feature_names)
@@ -525,6 +550,9 @@ def _node_labels(model, feature_names, top, X, units):
     for t in range(1, 2 ** (tree.depth + 1)):
         head = f"{'leaf' if tree.is_leaf(t) else 'node'} {t}"
         lines = [head + (f"  n={counts[t - 1]}" if counts is not None else "")]
+        if t in folded:
+            labels[t] = lines + [_folded_text(model, t)]
+            continue
         y_name = "y" if units == "original" else "y_s"
         if kind == "milo":
             if tree.is_leaf(t):
@@ -663,7 +691,7 @@ def _html_tree(model, names, counts, mse, r2):
 
     tree, p = _tree(model), model.n_features_in_
     split, leaf = original_units(model)
-    root, structure = _structure(model)
+    root, structure, _ = _structure(model)
 
     def node(t):
         share = "" if counts is None else (f" · {counts[t - 1]} rows"
@@ -710,7 +738,7 @@ def _html_importances(model, names):
             f"</thead><tbody>{rows}</tbody></table>")
 
 
-def export_graphviz(model, feature_names=None, top=3, X=None, units="original") -> str:
+def export_graphviz(model, feature_names=None, top=3, X=None, units="original", max_depth=None) -> str:
     """Graphviz DOT source of the tree (one box per node, "yes"/"no" edges for left/right).
 
     Splits show the hyperplane as its ``top`` largest-weight features (None:
@@ -731,6 +759,8 @@ def export_graphviz(model, feature_names=None, top=3, X=None, units="original") 
         Rows in original units whose HBP routing gives the node counts; None: the fit-time counts.
     units : {"original", "scaled"}, default="original"
         Coordinate system of the coefficients shown.
+    max_depth : int or None, default=None
+        Levels drawn below the root; a split deeper down is one box, its subtree folded. None: every level.
 
     Returns
     -------
@@ -740,20 +770,20 @@ def export_graphviz(model, feature_names=None, top=3, X=None, units="original") 
     Raises
     ------
     ValueError
-        If ``units`` is unknown, ``feature_names`` does not have p names, or ``model`` is not a fitted
-        tree of these classes.
+        If ``units`` is unknown, ``feature_names`` does not have p names, ``model`` is not a fitted
+        tree of these classes, or ``max_depth`` is not None or an int >= 0.
     """
     if units not in UNITS:
         raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
     tree = _tree(model)
-    labels = _node_labels(model, feature_names, top, X, units)
+    root, children, folded = _structure(model, max_depth)
+    labels = _node_labels(model, feature_names, top, X, units, folded)
     title = f"{type(model).__name__} depth {tree.depth} ({units} units; {RANKING})"
     out = ["digraph srt {", f'  label="{_dot_escape(title)}"; labelloc=t;',
            '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
            '  edge [fontname="Helvetica", fontsize=9];']
-    root, children = _structure(model)
     for t in _drawn(root, children):
-        color = "#e8f4e8" if tree.is_leaf(t) else "#e8eef8"
+        color = "#e8f4e8" if tree.is_leaf(t) else "#f0f0f0" if t in folded else "#e8eef8"
         label = "\\n".join(_dot_escape(line) for line in labels[t])
         out.append(f'  n{t} [label="{label}", fillcolor="{color}"];')
     for t, (left, right) in sorted(children.items()):

@@ -11,12 +11,14 @@ font shrinks until the layout fits the axes.
 
 from __future__ import annotations
 
+import textwrap
+
 from .export import RANKING, UNITS, _drawn, _kind, _node_labels, _pruned_note, _structure, _tree
 
 GAP_X, GAP_Y, MARGIN, PAD = 2.5, 4.0, 1.5, 0.4  # between boxes, between rows, around, in the box: x font size
 
 
-def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original", fontsize=8):
+def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original", fontsize=8, max_depth=None):
     """Draw a fitted SRT, ORRT or MILO tree on ``ax`` (a new figure if None); return ``ax``.
 
     Each branch node shows its split hyperplane ("go left iff ... >= 0", left edge
@@ -24,7 +26,9 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
     its linear model, every node the training rows routed there by HBP (or the rows
     of ``X``).  Terms are ranked by their scale-free weight (:data:`srtopt.export.RANKING`).
     ``units``: "original" (raw feature units, y's units) or "scaled".  The layout
-    sizes itself to the depth and the labels (see the module docstring).
+    sizes itself to the depth and the labels (see the module docstring).  ``max_depth``
+    (None: every level) draws that many levels below the root and each split further down
+    as one grey box for its folded subtree: a readable overview of a deep tree.
 
     >>> import os
     >>> import matplotlib
@@ -45,13 +49,13 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
     if units not in UNITS:
         raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
     _kind(model)
-    tree, structure = _tree(model), _structure(model)
-    drawn = _drawn(*structure)
-    labels = {t: "\n".join(lines) for t, lines in _node_labels(model, feature_names, top, X, units).items()
+    tree, (root, children, folded) = _tree(model), _structure(model, max_depth)
+    structure, drawn = (root, children), _drawn(root, children)
+    labels = {t: "\n".join(lines) for t, lines in _node_labels(model, feature_names, top, X, units, folded).items()
               if t in drawn}
     title = f"{type(model).__name__}, depth {tree.depth} ({units} units)\n{RANKING}"
     if note := _pruned_note(model):
-        title += "\n" + note
+        title += "\n" + textwrap.fill(note, 90)
     if ax is None:
         _, ax = plt.subplots()
         ax.set_position([0, 0, 1, 1])
@@ -59,7 +63,7 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
         ax.figure.set_size_inches(width, height)
     else:
         boxes, width, height, fontsize = _fit_to_axes(ax, labels, tree, structure, fontsize, title)
-    _draw(ax, boxes, tree, structure[1], labels, title, (width, height), fontsize)
+    _draw(ax, boxes, tree, structure[1], labels, title, (width, height), fontsize, folded)
     return ax
 
 
@@ -130,7 +134,7 @@ def _fit_to_axes(ax, labels, tree, structure, fontsize, title):
     return boxes, width, height, fontsize
 
 
-def _draw(ax, boxes, tree, children, labels, title, size, fontsize):
+def _draw(ax, boxes, tree, children, labels, title, size, fontsize, folded):
     """Edges with their "yes"/"no" labels in the gap between rows, the node boxes, the title."""
     for t, pair in children.items():
         x0, top0, _, h0 = boxes[t]
@@ -141,7 +145,7 @@ def _draw(ax, boxes, tree, children, labels, title, size, fontsize):
                     color="0.3", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"}, zorder=2)
     pad = PAD * fontsize / 72
     for t, (x, top, _, _) in boxes.items():
-        color = "#e8f4e8" if tree.is_leaf(t) else "#e8eef8"
+        color = "#e8f4e8" if tree.is_leaf(t) else "#f0f0f0" if t in folded else "#e8eef8"
         ax.text(x, top - pad, labels[t], ha="center", va="top", multialignment="left", fontsize=fontsize,
                 family="monospace", bbox={"boxstyle": f"round,pad={PAD}", "fc": color, "ec": "0.4"}, zorder=3)
     ax.text(size[0] / 2, size[1] - MARGIN * fontsize / 72, title, ha="center", va="top", fontsize=fontsize + 1)

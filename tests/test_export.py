@@ -247,3 +247,21 @@ def test_export_html_escapes_feature_names_and_embeds_the_model(srt, frame, tmp_
         export_html(MILOTreeRegressor(depth=1, time_limit=1.0).fit(frame[0].iloc[:8], frame[1][:8]))
     with pytest.raises(ValueError, match="y needs X"):
         export_html(srt, y=frame[1])
+
+
+def test_max_depth_folds_the_deeper_subtrees_in_text_and_dot(frame):
+    X, y = frame
+    model = SoftRegressionTree(depth=3, max_iter=2, n_init=1, random_state=0).fit(X, y)
+    full, folded = export_text(model), export_text(model, max_depth=1)
+    nodes = re.findall(r"^\s*(node|leaf) (\d+)", folded, flags=re.M)
+    assert all(int(t) < 8 for _, t in nodes) and len(folded) < len(full)
+    folded_lines = [line for line in folded.splitlines() if "folded" in line]
+    assert folded_lines and all(re.search(r"subtree of \d+ leaves, folded", line) for line in folded_lines)
+    assert sum(int(re.search(r"of (\d+) leaves", line).group(1)) for line in folded_lines) + \
+        len(re.findall(r"^\s*leaf ", folded, flags=re.M)) == model.get_n_leaves()
+    assert export_text(model, max_depth=3) == full
+    dot = export_graphviz(model, max_depth=0)
+    assert len(re.findall(r"^  n\d+ \[label=", dot, flags=re.M)) == 1 and "->" not in dot
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="max_depth must be None or an int >= 0"):
+            export_text(model, max_depth=bad)

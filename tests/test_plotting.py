@@ -137,3 +137,13 @@ def test_no_dead_branch_is_drawn(yacht_trees):
     assert sum(s.startswith("leaf ") for s in _texts(ax)) == tree.get_n_leaves()
     assert any("pruned: the subtree" in s for s in _texts(ax))
     plt.close(ax.figure)
+
+
+def test_max_depth_draws_a_readable_overview_of_a_deep_tree(yacht_trees):
+    tree = yacht_trees[4]
+    ax = plot_tree(tree, max_depth=1)
+    texts = _texts(ax)
+    boxes = [s for s in texts if s.startswith(("node ", "leaf "))]
+    assert 1 < len(boxes) <= 3 and any("folded" in s for s in boxes)
+    _assert_readable_layout(ax, len(boxes), ax.figure.bbox)
+    plt.close(ax.figure)

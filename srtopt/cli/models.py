@@ -91,6 +91,9 @@ def register(subparsers) -> None:
     show.add_argument("--top", type=_top, default=3,
                       help="terms shown per split/leaf in text, dot and png: a number (default 3) or 'all' "
                            "(the HTML page always shows every term)")
+    show.add_argument("--max-depth", type=int, default=None, metavar="K",
+                      help="text, dot and png: draw K levels below the root, each deeper split as one box "
+                           "for its folded subtree (default: every level; the HTML page folds by clicking)")
     show.set_defaults(func=run_show)
 
 
@@ -362,6 +365,9 @@ def run_show(args) -> int:
     model = load(args.model)
     if args.top is not None and args.top < 1:
         raise ValueError(f"--top must be >= 1 or 'all', got {args.top}")
+    if args.max_depth is not None and (args.max_depth < 0 or fmt == "html"):
+        raise ValueError(f"--max-depth must be >= 0, got {args.max_depth}" if args.max_depth < 0 else
+                         "--max-depth applies to text, dot and png; the HTML page folds its nodes by clicking")
     if fmt == "html":
         from ..export import export_html
 
@@ -377,13 +383,14 @@ def run_show(args) -> int:
 
         from ..plotting import plot_tree
 
-        ax = plot_tree(model, top=args.top)
+        ax = plot_tree(model, top=args.top, max_depth=args.max_depth)
         buffer = io.BytesIO()
         ax.figure.savefig(buffer, format="png", dpi=120, bbox_inches="tight")
         plt.close(ax.figure)
         _write_out(out, buffer.getvalue(), "the picture")
         return 0
-    text = export_text(model, top=args.top) if fmt == "text" else export_graphviz(model, top=args.top)
+    export = export_text if fmt == "text" else export_graphviz
+    text = export(model, top=args.top, max_depth=args.max_depth)
     _write_out(out or "-", (text if text.endswith("\n") else text + "\n").encode("utf-8"), f"the {fmt}")
     return 0
 

@@ -508,3 +508,14 @@ def test_a_full_disk_is_one_line_and_loses_nothing(tmp_path):
     assert done.returncode == 1 and done.stderr.strip() == "srtopt predict: error: File too large", done.stderr
     assert (tmp_path / "preds.csv").read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "model.json", "preds.csv"]
+
+
+def test_show_max_depth_folds_deep_subtrees(workdir, fitted, capsys):
+    model = str(workdir / "model.json")
+    assert main(["show", model, "--max-depth", "0"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"^node \d+ \[50 rows\]: subtree of \d+ leaves, folded$", text, flags=re.M)
+    assert main(["show", model, "--max-depth", "-1"]) == 2
+    assert capsys.readouterr().err.strip() == "srtopt show: error: --max-depth must be >= 0, got -1"
+    assert main(["show", model, "--format", "html", "--max-depth", "1"]) == 2
+    assert "the HTML page folds its nodes by clicking" in capsys.readouterr().err
