@@ -46,7 +46,34 @@ CHUNK = 50_000  # rows x features scanned between two looks at the clock
 class Certificate:
     """The best tree the search evaluated (``features``, ``thresholds``, leaf ``coef``, its
     ``objective`` E) and a proven lower ``bound`` on E over every feasible tree;
-    ``complete`` when the search finished (then bound = objective up to rounding)."""
+    ``complete`` when the search finished (then bound = objective up to rounding).
+
+    Returned by :func:`certify`; D is the tree depth, p the number of features, and every
+    quantity is in scaled units (X in [0, 1], y standardized).  The fields are the
+    attributes of the same names.
+
+    Parameters
+    ----------
+    features : ndarray of shape (2^D - 1,), dtype int64
+        Split feature of branch node t at index t - 1; -1 when the node does not split
+        (every row goes right).
+    thresholds : ndarray of shape (2^D - 1,), dtype float
+        Threshold of branch node t at index t - 1: a row goes left iff its feature value
+        is < the threshold; 0.0 where the node does not split.
+    coef : ndarray of shape (2^D, p + 1)
+        Exact leaf models of that tree (from :func:`~srtopt.training.local_search.tree_objective`):
+        row l is leaf 2^D + l, column 0 its intercept; zeros for a leaf no row reaches.
+    objective : float
+        E of that tree (:class:`~srtopt.training.local_search.AxisObjective`).
+    bound : float
+        A proven lower bound on E over every feasible tree of depth D; never above
+        ``objective`` nor the ``incumbent`` given to :func:`certify`, and lowered by a
+        relative 1e-9 against rounding.
+    complete : bool
+        True when the search finished before the deadline: then ``bound`` equals the lower
+        of ``objective`` and the incumbent up to rounding (the better tree is optimal).  False
+        when the deadline stopped it: ``bound`` is the lowest bound left in the search.
+    """
 
     features: np.ndarray
     thresholds: np.ndarray
@@ -72,7 +99,39 @@ class _Subtree:
 
 def certify(X, y, depth, objective, deadline, incumbent=math.inf):
     """Branch and bound of the module docstring on scaled data; None when it does not apply
-    (the absolute loss).  ``incumbent``: E of a known tree, used to prune."""
+    (the absolute loss).  ``incumbent``: E of a known tree, used to prune.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, p), dtype float64
+        Training inputs, min-max scaled to [0, 1].
+    y : ndarray of shape (N,), dtype float64
+        Training targets, standardized.
+    depth : int
+        Tree depth D >= 1.  Depth 1 is solved by exact enumeration alone.
+    objective : AxisObjective
+        The objective E to bound; only ``loss="squared"`` is handled.
+    deadline : float
+        A ``time.perf_counter()`` value; the search stops at its next check of the clock
+        after it (between subproblems or between chunks of a depth-1 scan).
+    incumbent : float, default=math.inf
+        E of a known feasible tree (e.g. the local search's).  Intervals whose bound is not
+        below it are pruned, and the returned bound never exceeds it.
+
+    Returns
+    -------
+    Certificate or None
+        The best tree evaluated, its E and a lower bound on E.  None when
+        ``objective.loss`` is not "squared", when the deadline passes before the search of
+        the root holds a first bound (at depth 1: before the enumeration ends), or when no
+        feasible tree was found.
+
+    Raises
+    ------
+    ValueError
+        If ``depth`` is 0 or not a Python int (e.g. ``numpy.int64``): :class:`srtopt.tree.Tree`
+        rejects it when the tree found is evaluated, after the search.
+    """
     if objective.loss != "squared":
         return None
     n = X.shape[0]

@@ -52,6 +52,33 @@ class AxisObjective:
     points (an empty leaf is allowed: a node may send every point one way).  With
     ``loss="absolute"`` the leaf slopes are bounded by ``coef_bound`` (the MILP's bound)
     and ``l2`` must be 0.
+
+    Frozen: the fields are the attributes of the same names.
+
+    Parameters
+    ----------
+    loss : {"squared", "absolute"}, default="squared"
+        The loss of the residuals in E: the square or the absolute value.
+    l1 : float, default=1e-3
+        Weight :math:`l_1` of the l1 penalty on the leaf slopes.
+    l2 : float, default=0.0
+        Weight :math:`l_2` of the squared l2 penalty on the leaf slopes; 0 with
+        ``loss="absolute"``.
+    cp : float, default=0.0
+        Complexity penalty :math:`c_p` per branch node that splits.
+    min_samples_leaf : int, default=1
+        A leaf holds no training point or at least this many.
+    coef_bound : float, default=math.inf
+        Bound on every leaf slope's absolute value with ``loss="absolute"`` (inf: none);
+        not used with the squared loss.
+
+    Raises
+    ------
+    ValueError
+        If ``loss`` is neither "squared" nor "absolute"; if ``l1``, ``l2`` or ``cp`` is not an
+        int or float (subclasses such as ``numpy.float64`` included) that is finite and >= 0;
+        if ``loss="absolute"`` and ``l2`` is not 0; if ``min_samples_leaf`` is not an integer
+        (int or ``numpy.integer``) >= 1.
     """
 
     loss: str = "squared"
@@ -106,7 +133,39 @@ def subtree_value(objective, X, y, rows, features, thresholds, root, depth, n_to
 
 
 def tree_objective(objective, X, y, features, thresholds, depth):
-    """E of the tree (:class:`AxisObjective`) and its leaf models (2^D, p+1)."""
+    """E of the tree (:class:`AxisObjective`) and its leaf models (2^D, p+1).
+
+    Parameters
+    ----------
+    objective : AxisObjective
+        The objective E.
+    X : ndarray of shape (N, p), dtype float64
+        Inputs, min-max scaled to [0, 1].
+    y : ndarray of shape (N,), dtype float64
+        Targets, standardized.
+    features : ndarray of shape (2^D - 1,), dtype int64
+        Split feature of branch node t at index t - 1; -1 when the node does not split.
+    thresholds : ndarray of shape (2^D - 1,), dtype float
+        Threshold of branch node t at index t - 1: a row goes left iff its feature value
+        is < the threshold.
+    depth : int
+        Tree depth D.
+
+    Returns
+    -------
+    value : float
+        E of the tree with its leaves fitted exactly; inf when a leaf holds between 1 and
+        ``objective.min_samples_leaf - 1`` rows.
+    coef : ndarray of shape (2^D, p + 1)
+        The leaf models: row l is leaf 2^D + l, column 0 its intercept; zeros for a leaf
+        no row reaches.
+
+    Raises
+    ------
+    ValueError
+        If ``depth`` is 0 or not a Python int (e.g. ``numpy.int64``) and the leaves are
+        feasible (:class:`srtopt.tree.Tree` rejects it when the splits are counted).
+    """
     n = X.shape[0]
     coef, value = subtree_value(objective, X, y, np.arange(n), features, thresholds, 1, depth, n)
     return value / n, coef
@@ -116,7 +175,29 @@ def tree_objective(objective, X, y, features, thresholds, depth):
 class LocalSearchResult:
     """The best tree found: ``features`` / ``thresholds`` by branch index t - 1 (feature -1:
     the node does not split), its objective E and leaf models ``coef``, the number of
-    descents run, and ``log``: (seconds, descent, E) each time the best improved."""
+    descents run, and ``log``: (seconds, descent, E) each time the best improved.
+
+    Returned by :meth:`LocalSearch.run`; D is the tree depth, p the number of features, and
+    every quantity is in scaled units.  The fields are the attributes of the same names.
+
+    Parameters
+    ----------
+    features : ndarray of shape (2^D - 1,), dtype int64
+        Split feature of branch node t at index t - 1; -1 when the node does not split
+        (every point goes right).
+    thresholds : ndarray of shape (2^D - 1,), dtype float
+        Threshold of branch node t at index t - 1: a point goes left iff its feature value
+        is < the threshold; unused where the node does not split.
+    objective : float
+        E of the tree (:class:`AxisObjective`), from :func:`tree_objective`.
+    coef : ndarray of shape (2^D, p + 1)
+        Leaf models: row l is leaf 2^D + l, column 0 its intercept.
+    descents : int
+        Number of descents run in all (:meth:`LocalSearch.run` sets it when it returns).
+    log : list of (float, int, float), default=[]
+        (seconds since the run began, number of the descent (from 1), E) each time the
+        best tree improved.
+    """
 
     features: np.ndarray
     thresholds: np.ndarray
@@ -131,13 +212,44 @@ class LocalSearch:
 
     Parameters
     ----------
-    X, y : the training data.
-    depth : tree depth D >= 1.
-    objective : AxisObjective.
-    random_state : numpy Generator or seed (node orders and random restarts).
-    coarse, refine : the threshold screening of :func:`srtopt.axis_kernels.scan_splits`.
-    candidates : with ``loss="absolute"``: how many features' best thresholds (screened
-        with the squared loss) are evaluated exactly at every visit.
+    X : array-like of shape (N, p)
+        The training inputs, min-max scaled to [0, 1]; stored as C-contiguous float64.
+    y : array-like of shape (N,)
+        The training targets, standardized; stored as C-contiguous float64.
+    depth : int
+        Tree depth D >= 1.
+    objective : AxisObjective
+        The objective E to minimize.
+    random_state : None, int or numpy.random.Generator, default=None
+        Anything :func:`numpy.random.default_rng` accepts; drives the node orders and the
+        random restarts.
+    coarse : int, default=128
+        The threshold screening of :func:`srtopt.axis_kernels.scan_splits`: a feature with
+        more candidate positions than this is first evaluated at about this many evenly
+        spaced ones.
+    refine : int, default=3
+        The screening's second step: for this many features with the lowest values, every
+        position between the two neighbours of the best one.
+    candidates : int, default=3
+        With ``loss="absolute"``: how many features' best thresholds (screened with the
+        squared loss) are evaluated exactly at every visit (1 with the squared loss).
+
+    Attributes
+    ----------
+    tree : srtopt.tree.Tree
+        The tree of depth D (node numbering).
+    n, p : int
+        Number of rows and features of ``X``.
+    rng : numpy.random.Generator
+        The generator built from ``random_state``.
+    eps : ndarray of shape (p,)
+        Per-feature smallest gap between distinct values (at least 1e-5), from
+        :func:`srtopt.models.milo.feature_epsilons`.
+
+    Raises
+    ------
+    ValueError
+        If ``depth`` is smaller than 1 (from :class:`srtopt.tree.Tree`).
     """
 
     def __init__(self, X, y, depth, objective, *, random_state=None, coarse=128, refine=3, candidates=3):
@@ -155,7 +267,27 @@ class LocalSearch:
     def run(self, *, n_restarts=100, deadline=math.inf, starts=()) -> LocalSearchResult:
         """Descend from the empty tree, from each of ``starts`` ((features, thresholds)),
         then from random trees, ``n_restarts`` descents in all or until ``deadline``
-        (a ``time.perf_counter`` value); the best local optimum."""
+        (a ``time.perf_counter`` value); the best local optimum.
+
+        Parameters
+        ----------
+        n_restarts : int, default=100
+            Number of descents in all, the one from the empty tree and those from
+            ``starts`` included (at least 1 is run).
+        deadline : float, default=math.inf
+            A ``time.perf_counter()`` value: no descent starts after it except the first,
+            and a descent under way stops visiting nodes when it passes.
+        starts : iterable of (features, thresholds), default=()
+            Caller's trees, as the arrays of :class:`LocalSearchResult` (length 2^D - 1);
+            descended from after the empty tree, in order, within ``n_restarts``.
+
+        Returns
+        -------
+        LocalSearchResult
+            The tree of lowest E over the descents (a later one replaces it only if lower
+            by more than a relative 1e-12), ``descents`` the number run and ``log`` the
+            improvements.
+        """
         began = time.perf_counter()
         empty = (np.full(self.tree.n_branch, -1, np.int64), np.zeros(self.tree.n_branch))
         queue = [empty, *((np.asarray(f, np.int64), np.asarray(b, float)) for f, b in starts)]
@@ -173,7 +305,21 @@ class LocalSearch:
 
     def descend(self, features, thresholds, deadline=math.inf) -> None:
         """Visit the nodes in random orders (the root first in the first pass) until a pass
-        changes nothing or the deadline; ``features``/``thresholds`` change in place."""
+        changes nothing or the deadline; ``features``/``thresholds`` change in place.
+
+        Parameters
+        ----------
+        features : ndarray of shape (2^D - 1,), dtype int64
+            Split feature of branch node t at index t - 1 (-1: no split); updated in place.
+        thresholds : ndarray of shape (2^D - 1,), dtype float
+            Threshold of branch node t at index t - 1; updated in place.
+        deadline : float, default=math.inf
+            A ``time.perf_counter()`` value, checked before every node visit.
+
+        Returns
+        -------
+        None
+        """
         first = True
         while True:
             order = self.rng.permutation(np.arange(1, self.tree.n_branch + 1))
@@ -189,7 +335,23 @@ class LocalSearch:
                 return
 
     def visit(self, features, thresholds, t) -> bool:
-        """Re-optimize the subtree of node t (module docstring); True if it changed."""
+        """Re-optimize the subtree of node t (module docstring); True if it changed.
+
+        Parameters
+        ----------
+        features : ndarray of shape (2^D - 1,), dtype int64
+            Split feature of branch node t at index t - 1 (-1: no split); updated in place.
+        thresholds : ndarray of shape (2^D - 1,), dtype float
+            Threshold of branch node t at index t - 1; updated in place.
+        t : int
+            The branch node, 1 to 2^D - 1 (1 the root, 2t and 2t + 1 its children).
+
+        Returns
+        -------
+        bool
+            True if a candidate lowered the subtree's value and replaced it; False otherwise,
+            also when no training point reaches t.
+        """
         rows = self._rows_at(features, thresholds, t)
         if rows.size == 0:
             return False
