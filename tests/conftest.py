@@ -1,4 +1,5 @@
 import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -7,6 +8,12 @@ import pytest
 #: The directory of the 15 dataset CSVs (srtopt.datasets), from $SRTOPT_DATA; tests that need
 #: it skip when it is not set (.ci/run sets it).
 DATA = Path(os.environ["SRTOPT_DATA"]) if os.environ.get("SRTOPT_DATA") else None
+
+# A background job of a non-interactive shell (`nohup pytest &`) starts with SIGINT ignored, and
+# the programs the interrupt tests start would inherit that: handle SIGINT as in a terminal, so
+# they start with the default disposition (Python then raises KeyboardInterrupt on SIGINT).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

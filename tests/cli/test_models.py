@@ -375,11 +375,8 @@ def _interrupt_after(args, marker, cwd, delay=0.3, signum=signal.SIGINT):
     """Start ``python -m srtopt ARGS``, send ``signum`` once ``marker`` is on stderr; return
     (exit code, seconds from the signal to the exit, stdout, stderr)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    # a background job of a non-interactive shell (`nohup pytest &`) inherits SIGINT ignored: the child
-    # starts with the default disposition, as in a terminal
     proc = subprocess.Popen([sys.executable, "-m", "srtopt", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err = []
     for line in proc.stderr:
         err.append(line)
