@@ -71,8 +71,8 @@ def reachable_nodes(model) -> np.ndarray:
         If ``model`` is not a fitted tree of these classes (a SoftRegressionTreeCV: pass its
         ``best_estimator_``).
     """
-    tree = _tree(model)
-    if _kind(model) == "oblique":
+    kind, tree = _kind(model), _tree(model)  # the kind first: it explains a wrong model
+    if kind == "oblique":
         from . import kernels
 
         return kernels.reachable_nodes(model.omega_, tree)
@@ -90,7 +90,7 @@ def _structure(model, max_depth=None):
     expanded but ``folded`` (a view draws each as one box for its subtree)."""
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
         raise ValueError(f"max_depth must be None or an int >= 0, got {max_depth!r}")
-    tree, reach = _tree(model), reachable_nodes(model)
+    reach, tree = reachable_nodes(model), _tree(model)
 
     def shown(t):
         while tree.is_branch(t) and reach[2 * t - 1] != reach[2 * t]:
@@ -112,14 +112,14 @@ def _structure(model, max_depth=None):
 
 def _folded_text(model, t) -> str:
     """What a view writes for a folded split t: the size of its subtree."""
-    tree, reach = _tree(model), reachable_nodes(model)
+    reach, tree = reachable_nodes(model), _tree(model)
     leaves = sum(bool(reach[leaf - 1]) for leaf in tree.descendants_leaves(t))
     return f"subtree of {leaves} leaves, folded"
 
 
 def _pruned_note(model) -> str | None:
     """One line naming the subtrees no input reaches (None when every node is reachable)."""
-    tree, reach = _tree(model), reachable_nodes(model)
+    reach, tree = reachable_nodes(model), _tree(model)
     roots = [t for t in range(2, 2 ** (tree.depth + 1)) if not reach[t - 1] and reach[t // 2 - 1]]
     if not roots:
         return None
