@@ -9,7 +9,7 @@ another ``random_state`` gives the same fit).  For each fit: the leaves that HBP
 training row to (the tree closes the split above such a subtree, which prunes it), and the
 test R^2 of the pruned tree against the same fit left unpruned (the same training run with
 :func:`srtopt.kernels.close_unreached` replaced by the identity).  Writes
-``benchmarks/results/dead_leaves.md``.
+``benchmarks/results/dead_leaves.md`` (``dead_leaves_depthD.md`` for another depth).
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ def main(argv=None) -> int:
     parser.add_argument("--depth", type=int, default=3)
     args = parser.parse_args(argv)
     lines = ["# Dead leaves: leaves that no training row reaches", "",
-             f"Command: `PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/dead_leaves.py --depth {args.depth}` "
+             f"Command: `PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/dead_leaves.py --depth {args.depth} "
+             f"--datasets {args.datasets}` "
              f"(default SoftRegressionTree, depth {args.depth}, random_state=0, the paper's 4 folds of seed 0).", "",
              "| dataset | fits with a dead leaf | dead leaves per fit | test R^2 pruned | unpruned | difference |",
              "|---|---:|---:|---:|---:|---:|"]
@@ -71,7 +72,7 @@ def main(argv=None) -> int:
               "(a test row reaches a pruned subtree only if it lies beyond every training row there)."]
     text = "\n".join(lines) + "\n"
     HERE.mkdir(exist_ok=True)
-    (HERE / "dead_leaves.md").write_text(text)
+    (HERE / ("dead_leaves.md" if args.depth == 3 else f"dead_leaves_depth{args.depth}.md")).write_text(text)
     print(text)
     return 0
 
