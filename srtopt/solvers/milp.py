@@ -21,6 +21,7 @@ import contextlib
 import io
 import logging
 import math
+import os
 import time
 import warnings
 
@@ -106,7 +107,13 @@ class HighsMILP(Solver):
 class ScipMIQP(Solver):
     """SCIP through Pyomo's ``scip_direct`` interface (``pip install pyscipopt``): MILPs and the
     MIQP of the squared-loss MILO tree; the start's integer values are handed to SCIP as a
-    solution, and it reports its dual bound."""
+    solution, and it reports its dual bound.
+
+    SCIP solves in a child process (forked, so the model is not copied): through Pyomo it has
+    aborted its process (SIGABRT) on some MILO models (pyscipopt 6.3, Pyomo 6.10, an airfoil
+    subsample of 200 rows) or run past its time limit, and neither may end the caller's
+    program.  Then the result says so (status "solver_crashed" or "maxTimeLimit", no solution)
+    and the caller keeps its own incumbent."""
 
     name = "scip"
     family = "pyomo"
@@ -143,16 +150,59 @@ class ScipMIQP(Solver):
         remaining = max(budget - (time.perf_counter() - start), MIN_TIME_SHARE * budget)
         options = {"limits/time": remaining} if math.isfinite(remaining) else {}
         options.update(self.options or {})
-        result = self._factory().solve(
-            problem.model, tee=bool(self.verbosity), rel_gap=float(self.tol), load_solutions=False,
-            raise_exception_on_nonoptimal_result=False, warmstart_discrete_vars=x0 is not None,
-            solver_options=options)
-        found = result.incumbent_objective is not None
+
+        def solve():
+            result = self._factory().solve(
+                problem.model, tee=bool(self.verbosity), rel_gap=float(self.tol), load_solutions=False,
+                raise_exception_on_nonoptimal_result=False, warmstart_discrete_vars=x0 is not None,
+                solver_options=options)
+            found = result.incumbent_objective is not None
+            if found:
+                result.solution_loader.load_vars()
+            return (pyomo_termination_name(result.termination_condition), found, result.incumbent_objective,
+                    result.objective_bound, _values(problem) if found else None)
+
+        grace = max(2.0, 0.05 * remaining) if math.isfinite(remaining) else None  # time_limit holds within 10 %
+        status, found, objective, bound, values = _in_child(solve, None if grace is None else remaining + grace)
         if found:
-            result.solution_loader.load_vars()
-        status = pyomo_termination_name(result.termination_condition)
-        return _milp_result(self, problem, status, found, result.incumbent_objective, result.objective_bound,
-                            result, time.perf_counter() - start)
+            for var, value in zip(problem._vars(), values):
+                var.set_value(None if np.isnan(value) else float(value), skip_validation=True)
+        return _milp_result(self, problem, status, found, objective, bound, None, time.perf_counter() - start)
+
+
+def _in_child(solve, timeout):
+    """``solve()`` in a forked child process; its result, or ("solver_crashed" | "maxTimeLimit",
+    False, None, None, None) when the child dies or outlives ``timeout`` seconds (then it is
+    killed).  An exception in the child is raised here again."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_child_main, args=(sender, solve), daemon=True)
+    child.start()
+    sender.close()
+    try:
+        outcome = receiver.recv() if receiver.poll(timeout) else ("maxTimeLimit", False, None, None, None)
+    except EOFError:  # the child died without an answer
+        outcome = ("solver_crashed", False, None, None, None)
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        receiver.close()
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome
+
+
+def _child_main(sender, solve):
+    try:
+        sender.send(solve())
+    except BaseException as exc:  # sent to the parent, which raises it
+        sender.send(exc)
+    finally:
+        sender.close()
+        os._exit(0)
 
 
 class PyomoMILP(Solver):
