@@ -239,7 +239,10 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     Attributes
     ----------
     omega_, beta_ : (2^D - 1, p + 1) and (2^D, p + 1) split and leaf weights in the scaled
-        space, column 0 the intercepts.
+        space, column 0 the intercepts.  A split that routes no training row to one side is
+        closed after training (slopes 0, intercept +-40/mu: every row goes to the other side),
+        so the empty subtree is pruned: no input reaches it, ``get_n_leaves`` does not count
+        it and the views do not draw it (:func:`srtopt.kernels.close_unreached`).
     scaler_ : the training statistics of the internal scaling (x_min, x_scale, y_mean, y_std).
     history_ : list of dicts, one per inner iteration: node, W_B, W_L, E before and after, the
         update each step took, solver status and seconds.
