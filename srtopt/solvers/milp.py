@@ -173,9 +173,12 @@ class ScipMIQP(Solver):
 def _in_child(solve, timeout):
     """``solve()`` in a forked child process; its result, or ("solver_crashed" | "maxTimeLimit",
     False, None, None, None) when the child dies or outlives ``timeout`` seconds (then it is
-    killed).  An exception in the child is raised here again."""
+    killed).  An exception in the child is raised here again.  Where processes cannot fork,
+    ``solve()`` runs in this process."""
     import multiprocessing
 
+    if "fork" not in multiprocessing.get_all_start_methods():  # Windows: no fork, solve here
+        return solve()
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child_main, args=(sender, solve), daemon=True)
