@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -55,6 +56,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default=",".join(PAPER))
     parser.add_argument("--routes", default=",".join(ROUTES))
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     from srtopt.solvers import make_solver
 
@@ -85,15 +87,16 @@ def main(argv=None) -> int:
             rows[dataset, name] = (min(seconds[name]), float(np.mean(scores)), solve, iters)
             print(f"{dataset} {name}: {min(seconds[name]):.2f} s, test R^2 {np.mean(scores):.3f}, "
                   f"BN solve {solve * 1e3:.1f} ms ({iters:.1f} it)", flush=True)
-    text = report(rows, list(routes), args.datasets.split(","))
+    text = report(rows, list(routes), args.datasets.split(","), argv or [])
     (HERE / "ipopt_path.md").write_text(text)
     print(text)
     return 0
 
 
-def report(rows, routes, datasets) -> str:
+def report(rows, routes, datasets, argv) -> str:
+    command = " ".join(["python benchmarks/ipopt_path.py", *(f"'{a}'" if " " in a else a for a in argv)])
     lines = ["# IPOPT on the BN subproblems and QPs on the LN steps against the default", "",
-             "Command: `PYTHONPATH=. SRTOPT_DATA=... OPENBLAS_NUM_THREADS=1 python benchmarks/ipopt_path.py` "
+             f"Command: `PYTHONPATH=. SRTOPT_DATA=... OPENBLAS_NUM_THREADS=1 {command}` "
              "(depth 3, fit seconds on the first fold, best of 2 interleaved; mean test R^2 over the paper's 4 "
              "folds; a 2-core machine shared with other work).", "",
              "| dataset | " + " | ".join(f"{r} s / R^2" for r in routes) + " |",
