@@ -50,10 +50,11 @@ def _tree(model) -> Tree:
 def reachable_nodes(model) -> np.ndarray:
     """Mask (index t - 1) of the nodes of a fitted tree that some input reaches.
 
-    SRT and ORRT: a split with all slopes zero sends every row one way
+    SRT: a split with all slopes zero sends every row one way
     (:func:`srtopt.kernels.reachable_nodes`; SoftRegressionTree closes the splits that
-    route no training row to one side); MILO: a node without a split sends every row right.
-    The views draw the reachable nodes only.
+    route no training row to one side); MILO: a node without a split sends every row right;
+    ORRT: every node, as its prediction sums over all leaves.  The views draw the reachable
+    nodes only.
 
     Parameters
     ----------
@@ -72,11 +73,13 @@ def reachable_nodes(model) -> np.ndarray:
         ``best_estimator_``).
     """
     kind, tree = _kind(model), _tree(model)  # the kind first: it explains a wrong model
+    reach = np.ones(2 ** (tree.depth + 1) - 1, dtype=bool)
+    if type(model).__name__ == "ORRTRegressor":  # predicts sum_t P_it y_t(x): every leaf counts
+        return reach
     if kind == "oblique":
         from . import kernels
 
         return kernels.reachable_nodes(model.omega_, tree)
-    reach = np.ones(2 ** (tree.depth + 1) - 1, dtype=bool)
     for t in tree.branch_nodes:
         reach[2 * t - 1] = reach[t - 1] and model.split_feature_[t - 1] >= 0
         reach[2 * t] = reach[t - 1]

@@ -265,3 +265,23 @@ def test_max_depth_folds_the_deeper_subtrees_in_text_and_dot(frame):
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="max_depth must be None or an int >= 0"):
             export_text(model, max_depth=bad)
+
+
+def test_a_zero_slope_split_prunes_an_srt_subtree_but_no_orrt_leaf(srt, orrt):
+    """SRT predicts with the HBP leaf: a split with zero slopes sends every input one way and the
+    other subtree is unreachable; ORRT predicts with every leaf (sum_t P_it y_t), so none is."""
+    import copy
+
+    from srtopt.export import reachable_nodes
+
+    for model in (srt, orrt):
+        closed = copy.deepcopy(model)
+        closed.omega_ = closed.omega_.copy()
+        closed.omega_[0, 1:] = 0.0
+        closed.omega_[0, 0] = 1.0  # every row left: the root's right subtree is cut off
+        reach = reachable_nodes(closed)
+        if model is orrt:
+            assert reach.all() and closed.get_n_leaves() == 2 ** closed.get_depth()
+        else:
+            assert not reach[2] and closed.get_n_leaves() <= 2 ** (closed.get_depth() - 1)
+            assert re.search(r"pruned: the subtrees? at nodes? 3\b", export_text(closed))
