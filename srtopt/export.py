@@ -126,10 +126,12 @@ def _pruned_note(model) -> str | None:
     roots = [t for t in range(2, 2 ** (tree.depth + 1)) if not reach[t - 1] and reach[t // 2 - 1]]
     if not roots:
         return None
-    return (f"pruned: the subtree{'s' if len(roots) > 1 else ''} at node{'s' if len(roots) > 1 else ''} "
-            f"{', '.join(map(str, roots))} (no training row reached {'them' if len(roots) > 1 else 'it'}; "
-            f"the split above sends every row to the other side and is not drawn); "
-            f"{int(reach[np.asarray(tree.leaves) - 1].sum())} of {tree.n_leaves} leaves remain")
+    many = len(roots) > 1
+    why = ("the node above has no split and sends every row right" if _kind(model) == "milo" else
+           f"no training row reached {'them' if many else 'it'}: the split above sends every row to the other side")
+    return (f"pruned: the subtree{'s' if many else ''} at node{'s' if many else ''} {', '.join(map(str, roots))} "
+            f"({why}; that node is not drawn); {int(reach[np.asarray(tree.leaves) - 1].sum())} of "
+            f"{tree.n_leaves} leaves remain")
 
 
 def _feature_names(model, feature_names=None) -> list[str]:
@@ -502,7 +504,7 @@ def _export_text_milo(model, feature_names, top, X, units, structure):
              "  original: raw feature units, y in its own units", f"  {RANKING}"]
     root, children, folded = structure
     if note := _pruned_note(model):
-        lines.append("  " + note.replace("no training row reached", "the fit left no split above"))
+        lines.append(f"  {note}")
 
     def walk(t, indent):
         pad = "  " * indent
