@@ -10,6 +10,7 @@ limit and turns the best tree into a fitted estimator.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
@@ -119,7 +120,8 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
     method : {"auto", "local-search", "milo"}, default="auto"
     time_limit : float, default=60.0
         Seconds for the whole fit (every stage); the tree found so far is returned when it
-        is reached.
+        is reached.  The first fit in a process loads srtopt's compiled kernels first (or
+        compiles them, once after installation: tens of seconds) before the clock starts.
     n_restarts : int, default=50
         Local-search descents (the first from the greedy tree).
     certify : bool, default=True
@@ -302,6 +304,7 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
     # ------------------------------------------------------------------- fit
     def fit(self, X, y):
         """Scale, choose the regularization, search, bound, solve (``method``), store the tree."""
+        _load_kernels()
         t0 = time.perf_counter()
         deadline = t0 + float(self.time_limit)
         self._check_params()
@@ -488,3 +491,19 @@ def cross_validate(Xs, ys, depth, candidates, rng, deadline) -> dict:
             errors.append(float(np.mean((ys[test] - pred) ** 2)))
         scores[k] = float(np.mean(errors))
     return scores
+
+
+@functools.cache
+def _load_kernels():
+    """Run the local search and the certificate once on a tiny problem, so that numba loads
+    their kernels from its disk cache, or compiles them in a fresh installation (tens of
+    seconds, more on a loaded machine), before a fit's clock starts: otherwise a first fit
+    could spend its whole ``time_limit`` compiling and return the one-leaf tree."""
+    rng = np.random.default_rng(0)
+    X = rng.random((24, 2))
+    y = np.where(X[:, 0] < 0.5, X[:, 1], -X[:, 1])
+    for loss in LOSSES:
+        objective = AxisObjective(loss, 1e-3, 0.0, 0.0, 3, math.inf)
+        found = LocalSearch(X, y, 2, objective, random_state=np.random.default_rng(0)).run(
+            n_restarts=1, deadline=math.inf, starts=[])
+        certify(X, y, 2, objective, math.inf, incumbent=found.objective)
