@@ -196,18 +196,13 @@ def _hbp_leaves(model, X) -> np.ndarray:
     return kernels.hbp_leaves(kernels.split_design(scaled_input(model, X)), model.omega_, _tree(model))
 
 
-def _counts_from_leaves(leaves, tree: Tree) -> np.ndarray:
-    counts = np.zeros(2 ** (tree.depth + 1) - 1, dtype=np.int64)
-    for level in range(tree.depth + 1):
-        np.add.at(counts, (np.asarray(leaves) >> level) - 1, 1)
-    return counts
-
-
 def _node_counts(model, X=None):
     """Rows routed through each node (index t-1): from X if given, else the counts stored at fit."""
     tree = _tree(model)
     if X is not None:
-        return _counts_from_leaves(_hbp_leaves(model, X), tree)
+        from . import kernels
+
+        return kernels.node_counts(_hbp_leaves(model, X), tree)
     counts = getattr(model, "node_counts_", None)
     return None if counts is None else np.asarray(counts)
 

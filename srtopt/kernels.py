@@ -366,6 +366,14 @@ def close_unreached(omega: np.ndarray, counts: np.ndarray, tree: Tree, mu: float
     return omega
 
 
+def node_counts(leaves: np.ndarray, tree: Tree) -> np.ndarray:
+    """Rows whose HBP path (ending in ``leaves``) visits node t, at index t - 1."""
+    counts = np.zeros(2 ** (tree.depth + 1) - 1, dtype=np.int64)
+    for level in range(tree.depth + 1):
+        np.add.at(counts, (np.asarray(leaves) >> level) - 1, 1)
+    return counts
+
+
 def hbp_contains(leaves: np.ndarray, tree: Tree, t: int) -> np.ndarray:
     """Mask of the rows whose HBP path (ending in ``leaves``) contains node t: I_t."""
     return (leaves >> (tree.depth - tree.node_depth(t))) == t

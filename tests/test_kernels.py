@@ -227,3 +227,9 @@ def test_closing_the_splits_of_empty_subtrees_keeps_every_counted_row_and_prunes
     S = kernels.split_probabilities(anywhere, closed, 2.0)
     assert np.all(S[:, 1] == 1.0)  # p = F(mu * 40 / mu) is 1 in double precision
     np.testing.assert_array_equal(kernels.reachable_nodes(omega, tree), np.ones(15, dtype=bool))
+
+
+def test_node_counts_count_the_rows_whose_hbp_path_visits_each_node():
+    tree = Tree(2)
+    counts = kernels.node_counts(np.array([4, 4, 5, 7]), tree)
+    np.testing.assert_array_equal(counts, [4, 3, 1, 2, 1, 0, 1])  # nodes 1..7

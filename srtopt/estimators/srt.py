@@ -467,9 +467,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         tree = Tree(int(self.depth))
         Xs = self.scaler_.transform(X)
         leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
-        self.node_counts_ = np.zeros(2 ** (tree.depth + 1) - 1, dtype=np.int64)
-        for level in range(tree.depth + 1):  # column t - 1 counts the rows whose HBP path has node t
-            np.add.at(self.node_counts_, (leaves >> level) - 1, 1)
+        self.node_counts_ = kernels.node_counts(leaves, tree)
         self.omega_ = kernels.close_unreached(self.omega_, self.node_counts_, tree, float(self.mu))
         self._store_feature_importances(Xs, weights)
         pred = self.scaler_.inverse_y(kernels.hbp_predict(Xs, self.omega_, self.beta_, tree))
