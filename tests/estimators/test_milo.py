@@ -86,7 +86,7 @@ def test_time_limit_covers_the_whole_fit_and_the_bound_stays_valid():
         t0 = time.perf_counter()
         est = MILOTreeRegressor(time_limit=2.0, random_state=0, **params).fit(X, y)
         wall = time.perf_counter() - t0
-        assert wall < 2.0 * 5, (params, wall)  # 5x margin: a shared machine
+        assert wall < 15.0, (params, wall)  # 2.0-2.3 s measured: >= 6x for a loaded machine
         assert 0.0 <= est.mip_bound_ <= est.objective_ and 0.0 <= est.mip_gap_ <= 1.0
         assert est.solver_status_ != "optimal" or est.mip_gap_ <= est.mip_gap
         assert est.score(X, y) > 0.3
