@@ -25,6 +25,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -327,11 +328,13 @@ def run_benchmark(
                             else:
                                 progress.taken_elsewhere()
 
-                    for spec, result in execute(claimed()):
-                        results.add(spec, result, versions)
-                        progress.update(result["status"] != "ok")
-                        if result["status"] != "ok" and first_error is None:
-                            first_error = f"{spec.method} on {spec.dataset}: {str(result['error']).splitlines()[0]}"
+                    with contextlib.closing(execute(claimed())) as runs:  # closed now, also on Ctrl-C
+                        for spec, result in runs:
+                            results.add(spec, result, versions)
+                            progress.update(result["status"] != "ok")
+                            if result["status"] != "ok" and first_error is None:
+                                first_error = (f"{spec.method} on {spec.dataset}: "
+                                               f"{str(result['error']).splitlines()[0]}")
         finally:
             progress.close()
     return BenchmarkResult(Path(store), len(grid), len(grid) - len(pending), progress.done, progress.failed,
@@ -385,8 +388,21 @@ def _executor(backend: str, jobs: int, factories, data_home):
 
     parent = os.getpid() if backend == "loky" else None
     with _dask_client(backend, jobs), parallel_config(backend=backend, n_jobs=jobs):
-        yield lambda specs: Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(
-            delayed(_run)(spec, factories[spec.method], data_home, parent) for spec in specs)
+        yield lambda specs: _closed_quietly(Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(
+            delayed(_run)(spec, factories[spec.method], data_home, parent) for spec in specs))
+
+
+def _closed_quietly(results):
+    """The items of joblib's result generator; when the caller stops early (Ctrl-C, an error),
+    the generator is closed here without joblib's warning that it cancelled the runs in flight:
+    the store keeps what finished and a rerun redoes those runs."""
+    try:
+        for item in results:
+            yield item
+    finally:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r".*(cancelled|not used)", category=UserWarning)
+            results.close()
 
 
 @contextlib.contextmanager

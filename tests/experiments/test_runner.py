@@ -238,3 +238,28 @@ def test_store_that_is_not_an_srtopt_store_is_refused(tmp_path):
         with pytest.raises(ValueError, match=r"other\.db has a table 'runs' that srtopt did not write "
                                              r"\(columns name, when_\); use another store file"):
             ResultStore(tmp_path / "other.db", readonly=readonly)
+
+
+def _nap(seconds):
+    import time
+    time.sleep(seconds)
+    return seconds
+
+
+def test_stopping_early_cancels_joblib_runs_without_a_warning(recwarn):
+    """Ctrl-C in the middle of a grid closes joblib's generator with runs in flight: the runner
+    says once that the store keeps what finished, joblib's cancellation warning is not shown."""
+    from joblib import Parallel, delayed
+
+    from srtopt.experiments.runner import _closed_quietly
+
+    runs = _closed_quietly(Parallel(n_jobs=2, backend="threading", return_as="generator_unordered",
+                                    batch_size=1)(delayed(_nap)(s) for s in (0.0, 0.5, 0.5, 0.5)))
+    assert next(runs) == 0.0
+    runs.close()
+    assert [str(w.message) for w in recwarn] == []
+    bare = Parallel(n_jobs=2, backend="threading", return_as="generator_unordered",
+                    batch_size=1)(delayed(_nap)(s) for s in (0.0, 0.5, 0.5, 0.5))
+    assert next(bare) == 0.0
+    with pytest.warns(UserWarning, match="cancelled"):  # what the wrapper keeps from the user
+        bare.close()
