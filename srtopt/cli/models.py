@@ -11,6 +11,7 @@ Outputs are written atomically and never onto an input file.
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import re
@@ -37,6 +38,9 @@ def register(subparsers) -> None:
                           "'l2-slopes', 'l2-mean', 'l2-calibrated' (other readings), with ':split=FACTOR' a factor "
                           "on the splits' weight (e.g. 'l2:split=10'), 'none' (plain SRT) or a number "
                           "(lambda_w = lambda_b)")
+    fit.add_argument("--leaf-ridge", type=_leaf_ridge, default="auto",
+                     help="'auto' (default: 1, or on small data, N < 2^D (p + 1), chosen by 3-fold "
+                          "cross-validation among 1, 1e2, 1e4, 1e6) or a number: a factor on the leaves' l2 weight")
     fit.add_argument("--max-iter", type=int, default=10, help="macro iterations (default 10)")
     fit.add_argument("--init", choices=["model-tree", "cluster", "cart"], default="model-tree",
                      help="initial tree: 'model-tree' (default), 'cluster' (the paper's) or 'cart'")
@@ -206,6 +210,15 @@ def _same_file(a, b) -> bool:
         return False
 
 
+def _leaf_ridge(text):
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'auto' or a number > 0, got {text!r}") from None
+
+
 def _regularization(text):
     from ..estimators.srt import READINGS, parse_reading
 
@@ -255,6 +268,7 @@ def run_fit(args) -> int:
     y = _numeric(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
     out = _out_path(args.out, [args.data])  # fail before a long fit, not after
     model = SoftRegressionTree(depth=args.depth, regularization=_regularization(args.regularization),
+                               leaf_ridge=args.leaf_ridge,
                                max_iter=args.max_iter, init=args.init, n_init=args.n_init,
                                time_limit=args.time_limit, loss=args.loss, penalty=args.penalty,
                                working_sets=args.working_sets, bn_solver=args.bn_solver, ln_solver=args.ln_solver,

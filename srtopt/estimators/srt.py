@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import numbers
+import sys
 import time
 
 import numpy as np
@@ -22,6 +23,7 @@ from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
 from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
+from .leaf_ridge import FOLDS, check_leaf_ridge, choose_leaf_ridge
 from .reading import SoftTreeMixin
 from .scaling import MinMaxTarget, check_depth, check_fit_arrays, check_sample_weight, scaled_input
 
@@ -120,6 +122,12 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         "l2-mean", "l2-calibrated": other readings, kept for comparison; None: no l2
         term ("SRT"); numbers: lambda_w, lambda_b.  The measurements behind the choice:
         docs/design.md, "Regularization" and "Large N".
+    leaf_ridge : "auto" or float, default="auto"
+        A factor on lambda_b, the l2 weight on the leaf models.  "auto": 1, except on small
+        data, where the 2^D leaves have on average fewer rows than coefficients
+        (N < 2^D (p + 1)): there the factor among 1, 1e2, 1e4, 1e6 with the least 3-fold
+        cross-validated loss (:mod:`srtopt.estimators.leaf_ridge`; it keeps a tree from
+        fitting noise, docs/departures.md, "Small data").  A number: that factor.
     loss : str, Loss or callable, default="squared"
         loss(r) of the residual r = yhat_it - y_i in eq. (obj) (:mod:`srtopt.models.terms`):
         "squared" (eq. obj); "huber" (r^2 within delta, linear beyond; "huber:delta=0.5",
@@ -247,6 +255,9 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     history_ : list of dicts, one per inner iteration: node, W_B, W_L, E before and after, the
         update each step took, solver status and seconds.
     objective_, n_iter_, stopped_by_ : E of the returned iterate, macro iterations, why it stopped.
+    lambda_w_, lambda_b_ : the l2 weights of eq. (obj) used, lambda_b_ with the leaf-ridge factor.
+    leaf_ridge_ : the factor on lambda_b used; leaf_ridge_losses_ : {factor: validation loss} of
+        the cross-validation that chose it (empty when none ran).
     node_counts_ : (2^(D+1) - 1,) int, training rows whose HBP path visits node t at index t-1.
     leaf_mse_, leaf_r2_ : (2^D,) training MSE (y's units) and R^2 of each leaf's linear
         model on the rows routed to it (nan where undefined).
@@ -283,7 +294,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                  time_limit=None, callbacks=None, random_state=None, verbose=0, init_scale=0.2,
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
                  clip_predictions=True, n_jobs=None, loss="squared", penalty=None, working_sets="subtree",
-                 init="model-tree"):
+                 init="model-tree", leaf_ridge="auto"):
         self.depth, self.mu, self.regularization = depth, mu, regularization
         self.max_iter, self.n_init = max_iter, n_init
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
@@ -296,6 +307,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.max_subproblem_rows = max_subproblem_rows
         self.clip_predictions, self.n_jobs = clip_predictions, n_jobs
         self.loss, self.penalty, self.working_sets, self.init = loss, penalty, working_sets, init
+        self.leaf_ridge = leaf_ridge
 
     def _check_params(self):
         check_depth(self.depth)
@@ -315,6 +327,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
             raise ValueError(f"k0 must be None or an integer >= 0, got {self.k0!r}")
         if self.time_limit is not None:
             _positive("time_limit", self.time_limit)
+        check_leaf_ridge(self.leaf_ridge)
         if self.wlr_weights not in ("labels", "routing"):
             raise ValueError(f"wlr_weights must be 'labels' or 'routing', got {self.wlr_weights!r}")
         rows = self.max_subproblem_rows
@@ -334,11 +347,18 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.scaler_ = MinMaxTarget().fit(X, y, weights)
         tree = Tree(int(self.depth))
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
+        ends_at = None if self.time_limit is None else started + self.time_limit
+        self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
+            self, X, y, sample_weight if sample_weight is None else weights, lambda_b, ends_at)
+        lambda_b *= self.leaf_ridge_
+        if self.verbose and self.leaf_ridge_losses_:
+            print(f"small data ({X.shape[0]} rows, {2**self.depth} leaves of {X.shape[1] + 1} coefficients): "
+                  f"lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation", file=sys.stderr)
         problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree,
                              float(self.mu), lambda_w, lambda_b, weights, make_loss(self.loss),
                              make_penalties(self.penalty))
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
-        with deadline(None if self.time_limit is None else started + self.time_limit):
+        with deadline(ends_at):
             result = self._train(problem, started, callbacks)
         self.omega_, self.beta_ = result.omega, result.beta
         self.objective_, self.n_iter_ = result.objective, result.n_macro

@@ -516,3 +516,15 @@ def test_show_max_depth_folds_deep_subtrees(workdir, fitted, capsys):
     assert capsys.readouterr().err.strip() == "srtopt show: error: --max-depth must be >= 0, got -1"
     assert main(["show", model, "--format", "html", "--max-depth", "1"]) == 2
     assert "the HTML page folds its nodes by clicking" in capsys.readouterr().err
+
+
+def test_fit_leaf_ridge_flag(workdir, capsys):
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--depth", "1", "--max-iter", "1",
+                 "--leaf-ridge", "100", "--out", str(workdir / "ridge.json"), "--quiet"]) == 0
+    model = srtopt.load(workdir / "ridge.json")
+    assert model.leaf_ridge == 100.0 and model.leaf_ridge_ == 100.0
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", str(workdir / "data.csv"), "--target", "y", "--leaf-ridge", "lots",
+              "--out", str(workdir / "bad.json")])
+    assert exit_info.value.code == 2
+    assert "--leaf-ridge: must be 'auto' or a number > 0, got 'lots'" in capsys.readouterr().err

@@ -1,0 +1,94 @@
+"""The small-data guard: leaf_ridge="auto" and its cross-validation."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from srtopt import SoftRegressionTree, load
+from srtopt.estimators.leaf_ridge import GRID, in_small_data_zone
+from srtopt.estimators.srt import regularization_lambdas
+from srtopt.tree import Tree
+
+
+def _noise(n, p, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.random((n, p)), rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("n, p, depth, inside", [(83, 20, 2, True), (84, 20, 2, False), (100, 5, 3, False),
+                                                 (47, 5, 3, True)])
+def test_the_zone_is_fewer_rows_than_leaf_coefficients(n, p, depth, inside):
+    assert in_small_data_zone(n, p, depth) is inside
+
+
+def test_outside_the_zone_nothing_changes():
+    X, y = _noise(120, 4)
+    tree = SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y)
+    plain = SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=1).fit(X, y)
+    assert tree.leaf_ridge_ == 1.0 and tree.leaf_ridge_losses_ == {}
+    assert tree.lambda_b_ == regularization_lambdas("l2", 4, Tree(2), 120)[1]
+    np.testing.assert_array_equal(tree.beta_, plain.beta_)
+
+
+def test_inside_the_zone_the_factor_of_least_validation_loss_is_used():
+    X, y = _noise(60, 20)
+    tree = SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y)
+    losses = tree.leaf_ridge_losses_
+    assert list(losses) == list(GRID) and all(np.isfinite(v) and v > 0 for v in losses.values())
+    assert tree.leaf_ridge_ == min(losses, key=losses.get)
+    assert tree.lambda_b_ == pytest.approx(regularization_lambdas("l2", 20, Tree(2), 60)[1] * tree.leaf_ridge_)
+    again = SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=tree.leaf_ridge_).fit(X, y)
+    np.testing.assert_array_equal(tree.beta_, again.beta_)  # the final fit is the chosen factor's fit
+    assert again.leaf_ridge_losses_ == {}
+
+
+def test_a_larger_factor_shrinks_the_leaves():
+    X, y = _noise(60, 20)
+    norms = [np.linalg.norm(SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=f)
+                            .fit(X, y).beta_[:, 1:]) for f in (1, 1e6)]
+    assert norms[1] < 0.01 * norms[0]
+
+
+def test_no_l2_term_no_cross_validation():
+    X, y = _noise(60, 20)
+    tree = SoftRegressionTree(depth=2, random_state=0, max_iter=2, regularization=None).fit(X, y)
+    assert tree.leaf_ridge_ == 1.0 and tree.leaf_ridge_losses_ == {} and tree.lambda_b_ == 0
+
+
+def test_sample_weights_count_the_rows_that_weigh():
+    X, y = _noise(200, 20)
+    weights = np.zeros(200)
+    weights[:60] = 1.0  # 60 rows weigh: inside the zone although X has 200 rows
+    tree = SoftRegressionTree(depth=2, random_state=0, max_iter=2).fit(X, y, sample_weight=weights)
+    assert list(tree.leaf_ridge_losses_) == list(GRID)
+
+
+@pytest.mark.parametrize("value", ["big", 0, -1.0, float("nan"), True, None])
+def test_bad_leaf_ridge_is_named(value):
+    X, y = _noise(60, 3)
+    with pytest.raises(ValueError, match="leaf_ridge must be 'auto' or a number > 0"):
+        SoftRegressionTree(leaf_ridge=value).fit(X, y)
+
+
+def test_time_limit_covers_the_cross_validation():
+    X, y = _noise(150, 60)
+    started = time.perf_counter()
+    tree = SoftRegressionTree(depth=3, random_state=0, time_limit=1.0).fit(X, y)
+    assert time.perf_counter() - started < 12.0  # 1 s asked; measured 1.0 s
+    assert tree.leaf_ridge_ in GRID
+
+
+def test_the_chosen_factor_is_saved(tmp_path):
+    X, y = _noise(60, 20)
+    tree = SoftRegressionTree(depth=2, random_state=0, max_iter=2).fit(X, y)
+    tree.save(tmp_path / "m.json")
+    assert load(tmp_path / "m.json").leaf_ridge_ == tree.leaf_ridge_
+
+
+def test_too_few_rows_for_the_folds_keeps_the_factor_one():
+    X, y = _noise(5, 3)
+    tree = SoftRegressionTree(depth=2, random_state=0, max_iter=2).fit(X, y)
+    assert tree.leaf_ridge_ == 1.0 and tree.leaf_ridge_losses_ == {}
