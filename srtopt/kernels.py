@@ -170,6 +170,28 @@ class _Interruptible:
         return False
 
 
+# The sweep's three formulas, for one row (S_i: its split probabilities, V_i, P_i indexed by
+# heap node: branch node a has children 2a and 2a + 1):
+@numba.njit(cache=True)
+def _up(S_i, V_i, a):
+    """V_ia = p_ia V_i,2a + (1 - p_ia) V_i,2a+1: the conditional loss of branch node a."""
+    V_i[a] = S_i[a - 1] * V_i[2 * a] + (1.0 - S_i[a - 1]) * V_i[2 * a + 1]
+
+
+@numba.njit(cache=True)
+def _down(S_i, P_i, a):
+    """P_i,2a = P_ia p_ia, P_i,2a+1 = P_ia (1 - p_ia): the probabilities of reaching a's children."""
+    P_i[2 * a] = P_i[a] * S_i[a - 1]
+    P_i[2 * a + 1] = P_i[a] * (1.0 - S_i[a - 1])
+
+
+@numba.njit(cache=True)
+def _dfdu(S_i, V_i, P_i, a, s_i, mu):
+    """df/du_ia = s_i P_ia (V_i,2a - V_i,2a+1) F'(u_ia), F' = mu p (1 - p) (eq. cdf)."""
+    p = S_i[a - 1]
+    return s_i * P_i[a] * (V_i[2 * a] - V_i[2 * a + 1]) * mu * p * (1.0 - p)
+
+
 @numba.njit(cache=True)
 def _upward(S, R, i, V):
     """V[a] = the conditional loss of local node a for row i: R_il at the leaves (local nodes
@@ -178,8 +200,7 @@ def _upward(S, R, i, V):
     for leaf in range(m + 1):
         V[m + 1 + leaf] = R[i, leaf]
     for a in range(m, 0, -1):
-        p = S[i, a - 1]
-        V[a] = p * V[2 * a] + (1.0 - p) * V[2 * a + 1]
+        _up(S[i], V, a)
 
 
 @numba.njit(cache=True)
@@ -196,14 +217,37 @@ def _sweep(S, R, s, mu, with_grad, with_leaves):
         if with_grad or with_leaves:
             P[1] = 1.0
             for a in range(1, m + 1):
-                p = S[i, a - 1]
-                P[2 * a] = P[a] * p
-                P[2 * a + 1] = P[a] * (1.0 - p)
+                _down(S[i], P, a)
                 if with_grad:
-                    G[i, a - 1] = s[i] * P[a] * (V[2 * a] - V[2 * a + 1]) * mu * p * (1.0 - p)
+                    G[i, a - 1] = _dfdu(S[i], V, P, a, s[i], mu)
             if with_leaves:
                 leaves[i] = P[m + 1:]
     return f, G, leaves
+
+
+@numba.njit(cache=True)
+def _resweep(S, R, s, mu, V, P, G, r, h):
+    """The sweep of the whole tree (S: (n, m), R: (n, m + 1), V, P: (n, 2m + 2), G: (n, m)),
+    redone in place below node r (its subtree has depth h) and on r's ancestors: V of the
+    subtree and of the ancestors, P below r, G of the subtree's branch nodes and of the
+    ancestors.  P[:, r] must hold the probabilities of reaching r (1 at the root)."""
+    n, m = S.shape
+    for i in range(n):
+        S_i, V_i, P_i = S[i], V[i], P[i]
+        for leaf in range(r << h, (r + 1) << h):
+            V_i[leaf] = R[i, leaf - m - 1]
+        for k in range(h - 1, -1, -1):
+            for a in range(r << k, (r + 1) << k):
+                _up(S_i, V_i, a)
+        a = r >> 1
+        while a >= 1:
+            _up(S_i, V_i, a)
+            G[i, a - 1] = _dfdu(S_i, V_i, P_i, a, s[i], mu)
+            a >>= 1
+        for k in range(h):
+            for a in range(r << k, (r + 1) << k):
+                _down(S_i, P_i, a)
+                G[i, a - 1] = _dfdu(S_i, V_i, P_i, a, s[i], mu)
 
 
 def branch_curvatures(S, R, s, mu: float, nodes) -> np.ndarray:
@@ -310,6 +354,64 @@ def objective_and_gradient(Z, Xa, y, omega, beta, mu, s, loss, start=(0.0, 0.0, 
         g_omega = g_omega + G.T @ Z[rows]
         g_beta = g_beta + (s[rows, None] * P * loss.derivative(residual)).T @ Xa[rows]
     return (f, g_omega, g_beta) if with_grad else (f, None, None)
+
+
+class IncrementalObjective:
+    """The data term of eq. (obj) and its gradient, as :func:`objective_and_gradient`, keeping
+    the per-row quantities of the last point evaluated (p_it, the losses and their
+    derivatives, the sweep's V and P, df/du).  The next point, when it differs from that one
+    only in the rows of omega and beta of one subtree (a NODEC inner iteration's BN and LN
+    steps change the subtree of its node), costs O(N (|subtree| + depth) p) instead of
+    O(N 2^D p): only that subtree and the path above it are redone.  Above ``max_entries``
+    numbers per kept array (N x (2^(D+1))) nothing is kept and every point is evaluated in
+    full, by blocks of rows.
+    """
+
+    def __init__(self, Z, Xa, y, s, mu, loss, tree: Tree, max_entries: int = 1 << 22):
+        self.Z, self.Xa, self.y, self.s, self.mu, self.loss, self.tree = Z, Xa, y, s, float(mu), loss, tree
+        self.keeps = len(y) * 2 * (tree.n_branch + 1) <= max_entries
+        self._at = None  # (omega, beta) of the kept quantities
+
+    def __call__(self, omega, beta):
+        """(f, grad_omega, grad_beta) of the data term at (omega, beta)."""
+        omega, beta = np.array(omega, dtype=float), np.array(beta, dtype=float)
+        if not self.keeps:
+            return objective_and_gradient(self.Z, self.Xa, self.y, omega, beta, self.mu, self.s, self.loss)
+        root = self._changed_root(omega, beta)
+        if root is not None:
+            self._redo(omega, beta, root)
+        return self._f, self._g_omega.copy(), self._g_beta.copy()
+
+    def _changed_root(self, omega, beta):
+        """The root of the smallest subtree holding every row that differs from the kept point
+        (1: all of it, also when nothing is kept), None when nothing differs."""
+        if self._at is None:
+            n, m = len(self.y), self.tree.n_branch
+            self.S, self.R, self.D = np.empty((n, m)), np.empty((n, m + 1)), np.empty((n, m + 1))
+            self.V, self.P, self.G = np.empty((n, 2 * m + 2)), np.empty((n, 2 * m + 2)), np.zeros((n, m))
+            self.P[:, 1] = 1.0
+            self._g_omega, self._g_beta = np.zeros_like(omega), np.zeros_like(beta)
+            return 1
+        nodes = [int(a) + 1 for a in np.flatnonzero(np.any(omega != self._at[0], axis=1))]
+        nodes += [self.tree.n_branch + 1 + int(l) for l in np.flatnonzero(np.any(beta != self._at[1], axis=1))]
+        return Tree.common_ancestor(nodes) if nodes else None
+
+    def _redo(self, omega, beta, r):
+        tree, Z, Xa = self.tree, self.Z, self.Xa
+        branch = np.array(tree.subtree_branch(r) if tree.is_branch(r) else (), dtype=np.int64) - 1
+        leaves = np.array(tree.descendants_leaves(r), dtype=np.int64) - tree.n_branch - 1
+        if len(branch):
+            self.S[:, branch] = split_probabilities(Z, omega[branch], self.mu)
+        residual = leaf_residuals(Xa, self.y, beta[leaves])
+        self.R[:, leaves], self.D[:, leaves] = self.loss.value(residual), self.loss.derivative(residual)
+        with _Interruptible():
+            _resweep(self.S, self.R, self.s, self.mu, self.V, self.P, self.G, int(r), tree.subtree_depth(r))
+        self._f = float(self.s @ self.V[:, 1])
+        rows = np.concatenate([branch, np.array(tree.path(r), dtype=np.int64) - 1])
+        self._g_omega[rows] = self.G[:, rows].T @ Z
+        P_leaves = self.P[:, tree.n_branch + 1 + leaves]
+        self._g_beta[leaves] = (self.s[:, None] * P_leaves * self.D[:, leaves]).T @ Xa
+        self._at = (omega, beta)
 
 
 def _chunks(n: int):

@@ -233,3 +233,34 @@ def test_node_counts_count_the_rows_whose_hbp_path_visits_each_node():
     tree = Tree(2)
     counts = kernels.node_counts(np.array([4, 4, 5, 7]), tree)
     np.testing.assert_array_equal(counts, [4, 3, 1, 2, 1, 0, 1])  # nodes 1..7
+
+
+@pytest.mark.parametrize("depth, loss_name", [(1, "squared"), (3, "huber"), (4, "absolute"), (5, "squared")])
+def test_incremental_objective_matches_the_full_evaluation(depth, loss_name):
+    """Points that differ from the last one in one subtree (as NODEC's steps do), anywhere
+    in the tree, and points that differ everywhere: value and gradients as the full kernel."""
+    from srtopt.models.terms import make_loss
+
+    rng = np.random.default_rng(depth)
+    n, p, tree = 500, 4, Tree(depth)
+    X, y, s = rng.random((n, p)), rng.standard_normal(n), rng.random(n)
+    Z, Xa, loss = kernels.split_design(X), kernels.leaf_design(X), make_loss(loss_name)
+    incremental = kernels.IncrementalObjective(Z, Xa, y, s, 1.3, loss, tree)
+    in_full = kernels.IncrementalObjective(Z, Xa, y, s, 1.3, loss, tree, max_entries=0)
+    omega, beta = 3 * rng.standard_normal((tree.n_branch, p + 1)), rng.standard_normal((tree.n_leaves, p + 1))
+    for step in range(30):
+        node = int(rng.integers(1, 2 * tree.n_leaves)) if step % 10 else 1
+        omega, beta = omega.copy(), beta.copy()
+        for a in tree.subtree_branch(node) if tree.is_branch(node) else ():
+            omega[a - 1] += rng.standard_normal(p + 1) * (rng.random() < 0.7)
+        for leaf in tree.descendants_leaves(node):
+            beta[tree.leaf_index(leaf)] += rng.standard_normal(p + 1) * (rng.random() < 0.7)
+        expected = kernels.objective_and_gradient(Z, Xa, y, omega, beta, 1.3, s, loss)
+        for evaluator in (incremental, in_full):
+            f, g_omega, g_beta = evaluator(omega, beta)
+            assert f == pytest.approx(expected[0], rel=1e-12)
+            np.testing.assert_allclose(g_omega, expected[1], rtol=1e-10, atol=1e-13)
+            np.testing.assert_allclose(g_beta, expected[2], rtol=1e-10, atol=1e-13)
+        kept = incremental(omega, beta)[1]
+        kept[:] = np.nan  # the caller's copy: the kept gradient stays
+        np.testing.assert_allclose(incremental(omega, beta)[1], expected[1], rtol=1e-10, atol=1e-13)

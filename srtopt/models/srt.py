@@ -89,6 +89,7 @@ class SRTProblem:
         self._memo: dict = {}
         self._routing: tuple = (None, None)
         self._terms: tuple = (None, ())
+        self._incremental: tuple = (None, None)
 
     @cached_property
     def Z(self) -> np.ndarray:
@@ -146,8 +147,8 @@ class SRTProblem:
             if term.smooth:
                 d_omega, d_beta = term.gradient(omega, beta)
                 f, g_w, g_b = f + term.value(omega, beta), g_w + d_omega, g_b + d_beta
-        smooth = kernels.objective_and_gradient(self.Z, self.Xa, self.y, omega, beta, self.mu, self.s, self.loss,
-                                                start=(f, g_w, g_b))
+        data_f, data_w, data_b = self._data_term(omega, beta)
+        smooth = (f + data_f, g_w + data_w, g_b + data_b)
         if not self.nonsmooth:
             return smooth, smooth
         f, g_w, g_b = smooth
@@ -157,6 +158,16 @@ class SRTProblem:
         G = stationarity_gradient(x, g, lambda v, step: np.concatenate(
             [a.ravel() for a in self.prox(v[:k].reshape(omega.shape), v[k:].reshape(beta.shape), step)]))
         return (f, G[:k].reshape(omega.shape), G[k:].reshape(beta.shape)), smooth
+
+    def _data_term(self, omega, beta):
+        """(value, gradient in omega, gradient in beta) of the data term, by a
+        :class:`~srtopt.kernels.IncrementalObjective` (one per mu and loss): NODEC's
+        successive points differ in one subtree, which is all it recomputes."""
+        key = (self.mu, self.loss)
+        if self._incremental[0] != key:
+            self._incremental = (key, kernels.IncrementalObjective(self.Z, self.Xa, self.y, self.s, self.mu,
+                                                                  self.loss, self.tree))
+        return self._incremental[1](omega, beta)
 
     def prox(self, omega, beta, step):
         """The proximal operator of the nonsmooth penalty terms over all variables."""
