@@ -48,6 +48,7 @@ from ..models.srt import SRTProblem, WLRProxy
 from ..solvers.base import seconds_left
 from ..solvers.least_squares import weighted_ridge
 from ..solvers.newton import NewtonSolver
+from ..tree import Tree
 
 SPLIT_BIAS = 1.0  # omega_0t sending every point to the only non-empty child
 MAX_ROWS = 50_000  # rows clustered when the training set is larger (a weighted subsample)
@@ -277,7 +278,7 @@ def cart_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf
 
 
 def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf: float = MIN_LEAF,
-                              bins: int = 16, random_state=None, max_rows: int | None = MAX_ROWS):
+                              bins: int = 16, random_state=None, max_rows: int | None = MAX_ROWS, top=None):
     """(omega^0, beta^0, number of splits): a depth-D model tree grown greedily, each split
     x_j <= c chosen (:func:`linear_split`) so that ridge regressions on its two sides fit
     best, i.e. for linear leaves, as SRT has (CART chooses for constant leaves); each split
@@ -287,7 +288,11 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     split search use the intercept and the ``WIDE`` features most correlated with y, and only
     the ``WIDE`` features whose best constant-leaf split lowers the residuals' error most are
     tried as split features (otherwise the search costs O(p^3) per feature).  At the
-    training deadline (``time_limit``) the splits found so far are kept."""
+    training deadline (``time_limit``) the splits found so far are kept.
+
+    ``top``: the split weights omega (2^d - 1, p + 1) of a shallower tree, d < D, kept as the
+    top d levels; the model tree grows below each of its leaves from the rows HBP routes
+    there (a deeper tree grown from a fitted one, :class:`GrowInitialization`)."""
     sample = _subsample(problem, check_random_state(random_state), max_rows)
     drawn = len(sample) < len(problem.y)  # drawn with probabilities s_i: equal weights
     sample = sample[problem.s[sample] > 0]  # a row of weight 0 neither splits nor fits
@@ -297,15 +302,21 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     Xa = Xa[:, columns]
     min_rows = max(min_leaf * len(sample), 2 * Xa.shape[1])
     C, splits = {1: np.arange(len(sample))}, {}
+    if top is not None:
+        shallow = Tree(top.shape[0].bit_length())
+        leaves = kernels.hbp_leaves(problem.Z[sample], top, shallow)
+        C = {t: np.flatnonzero(leaves == t) for t in shallow.leaves}
     for t in problem.tree.branch_nodes:
-        rows = C.pop(t, sample[:0])
+        if t not in C:
+            continue  # a node of top, or below a node that did not split
+        rows = C.pop(t)
         split = (linear_split(X[rows], Xa[rows], y[rows], w[rows], bins, min_rows, MODEL_TREE_RIDGE * len(rows))
                  if len(rows) >= 2 * min_rows and seconds_left() > 0 else None)
         if split is not None:
             splits[t] = split
             left = X[rows, split[0]] <= split[1]
             C[2 * t], C[2 * t + 1] = rows[left], rows[~left]
-    omega, beta = soft_tree_start(problem, splits, slope)
+    omega, beta = soft_tree_start(problem, splits, slope, top)
     return omega, beta, len(splits)
 
 
@@ -388,17 +399,20 @@ def _split_candidates(X, Xa, y, w, quantiles) -> np.ndarray:
     return np.sort(np.argsort(-gains)[:WIDE])
 
 
-def soft_tree_start(problem: SRTProblem, splits: dict, slope: float):
+def soft_tree_start(problem: SRTProblem, splits: dict, slope: float, top=None):
     """(omega^0, beta^0) from hard splits {t: (j, c)} "x_j <= c goes left": u_t =
     (slope / mu) (c - x_j), i.e. omega_0t = slope c / mu and omega_jt = -slope p / mu (the
     split uses x_j / p); a node without a split sends every row left (omega_0t =
-    SPLIT_BIAS), so its right subtree starts empty.  beta^0: the leaf regressions of the
-    paper's initialization on the rows each leaf receives (the mean where none)."""
+    SPLIT_BIAS), so its right subtree starts empty; ``top``: the first rows of omega, as
+    they are.  beta^0: the leaf regressions of the paper's initialization on the rows each
+    leaf receives (the mean where none)."""
     tree, p = problem.tree, problem.n_features
     omega = np.zeros((tree.n_branch, p + 1))
     omega[:, 0] = SPLIT_BIAS
     for t, (j, c) in splits.items():
         omega[t - 1, 0], omega[t - 1, 1 + j] = slope * c / problem.mu, -slope * p / problem.mu
+    if top is not None:
+        omega[: len(top)] = top
     leaves = kernels.hbp_leaves(problem.Z, omega, tree)
     return omega, leaf_start(problem, lambda t: np.flatnonzero(leaves == t))
 
@@ -424,6 +438,40 @@ class CartInitialization:
     def __call__(self, problem: SRTProblem, random_state=None):
         omega, beta, r2 = cart_initialization(problem, self.slope, self.min_leaf, random_state, self.max_rows)
         return omega, beta, {"cart_r2": r2}
+
+
+@dataclass
+class GrowInitialization:
+    """A deeper tree grown from a fitted shallower one: its split weights omega as the top
+    levels, and below each of its leaves a greedy model tree on the rows that leaf receives
+    (:func:`model_tree_initialization` with ``top``).  ``init(problem, random_state)`` ->
+    (omega^0, beta^0, {"model_tree_splits": new splits}).
+
+    ``tree``: a fitted :class:`~srtopt.estimators.SoftRegressionTree` of a smaller depth, fitted
+    on the same X (its omega lives in the space the training data's scaling defines).
+
+    >>> import numpy as np
+    >>> from srtopt import SoftRegressionTree
+    >>> X = np.random.default_rng(0).random((300, 2)); y = np.sin(6 * X[:, 0]) + X[:, 1]
+    >>> shallow = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> deep = SoftRegressionTree(depth=3, init=GrowInitialization(shallow), random_state=0).fit(X, y)
+    >>> deep.get_depth()
+    3
+    """
+
+    tree: object
+    slope: float = SOFT_SLOPE
+    min_leaf: float = MIN_LEAF
+    max_rows: int | None = MAX_ROWS
+
+    def __call__(self, problem: SRTProblem, random_state=None):
+        top = np.asarray(getattr(self.tree, "omega_", None) if self.tree is not None else None, dtype=float)
+        if top.ndim != 2 or top.shape[1] != problem.n_features + 1 or not 1 <= len(top) < problem.tree.n_branch:
+            raise ValueError(f"GrowInitialization needs a fitted tree of depth < {problem.tree.depth} on "
+                             f"{problem.n_features} features, got {self.tree!r}")
+        omega, beta, count = model_tree_initialization(problem, self.slope, self.min_leaf, random_state=random_state,
+                                                       max_rows=self.max_rows, top=top)
+        return omega, beta, {"model_tree_splits": count}
 
 
 @dataclass

@@ -209,3 +209,51 @@ def test_zero_weights_do_not_make_the_start_singular():
     weights[:20] = 1.0  # 20 rows count: fewer than the 2 (p + 1) a split needs on each side
     model = SoftRegressionTree(depth=2, random_state=0).fit(X, y, sample_weight=weights)
     assert model.score(X[:20], y[:20]) > 0.99
+
+
+def test_growing_keeps_the_top_and_splits_each_leaf_on_its_own_rows():
+    """y = 4 |x_0 - 0.5| + a step of 2 in x_1: a depth-1 top that splits on the step; grown to
+    depth 2, each side splits at the kink x_0 = 0.5 (linear leaves fit each quarter exactly)."""
+    from srtopt.training.initialization import GrowInitialization
+
+    rng = np.random.default_rng(3)
+    X = rng.random((2000, 3))
+    y = 4 * np.abs(X[:, 0] - 0.5) + 2 * (X[:, 1] > 0.5)
+    problem = SRTProblem(X, y - y.mean(), Tree(2), 1.0, 1e-8, 1e-6)
+    top = np.array([[20.0 * 0.5, 0.0, -20.0 * 3, 0.0]])  # x_1 <= 0.5 goes left, softened
+
+    class Fitted:
+        omega_ = top
+
+    omega, beta, info = GrowInitialization(Fitted())(problem, random_state=0)
+    np.testing.assert_array_equal(omega[0], top[0])
+    assert info == {"model_tree_splits": 2}
+    for t in (2, 3):
+        assert np.argmax(np.abs(omega[t - 1, 1:])) == 0  # the kink, below each side of the step
+        assert problem.mu * omega[t - 1, 0] / (-omega[t - 1, 1] / 3) == pytest.approx(0.5, abs=0.05)
+    predicted = kernels.hbp_predict(X, omega, beta, problem.tree)  # each row by its HBP leaf's regression
+    assert np.mean((predicted - problem.y) ** 2) < 0.01 * np.var(y)
+
+
+def test_a_grown_tree_trains_from_its_shallower_fit():
+    from srtopt import SoftRegressionTree
+    from srtopt.training.initialization import GrowInitialization
+
+    X, y = scaled("airfoil", 400)
+    shallow = SoftRegressionTree(depth=2, random_state=0, max_iter=2).fit(X, y)
+    deep = SoftRegressionTree(depth=3, init=GrowInitialization(shallow), random_state=0, max_iter=1).fit(X, y)
+    assert deep.get_depth() == 3 and np.isfinite(deep.objective_)
+
+
+@pytest.mark.parametrize("tree", [None, "unfitted", "same depth"])
+def test_growing_from_what_is_not_a_shallower_fitted_tree_is_refused(tree):
+    from srtopt import SoftRegressionTree
+    from srtopt.training.initialization import GrowInitialization
+
+    X, y = scaled("airfoil", 100)
+    if tree == "unfitted":
+        tree = SoftRegressionTree(depth=1)
+    elif tree == "same depth":
+        tree = SoftRegressionTree(depth=2, random_state=0, max_iter=1).fit(X, y)
+    with pytest.raises(ValueError, match="GrowInitialization needs a fitted tree of depth < 2"):
+        SoftRegressionTree(depth=2, init=GrowInitialization(tree), max_iter=1).fit(X, y)
