@@ -54,6 +54,8 @@ def register(subparsers) -> None:
                      help="choose the weight on the splits by K-fold cross-validation among 0.3, 1 and 10 x the "
                           "reading's (SoftRegressionTreeCV: 3 K + 1 fits, each with --time-limit) and save the "
                           "tree refit with it")
+    fit.add_argument("--cv-depths", type=int, nargs="+", default=None, metavar="D",
+                     help="with --cv: choose the depth among these too (3 K fits per depth)")
     formulation = fit.add_argument_group(
         "formulation and solvers", "the SoftRegressionTree parameters of the same names (docs: 'Formulations' and "
                                    "'Solvers'); a solver spec may carry options, e.g. 'ipopt:hessian=exact,tol=1e-8'")
@@ -276,8 +278,10 @@ def run_fit(args) -> int:
                                verbose=0 if args.quiet else 1)
     model._check_params()  # a bad parameter is reported before the progress header
     _check_formulation(args)
+    if args.cv_depths is not None and args.cv is None:
+        raise ValueError("--cv-depths needs --cv K (the depths are compared by K-fold cross-validation)")
     if args.cv is not None:
-        model = _choose_split_weight(model, args.cv, args.random_state, X, y, args.quiet)
+        model = _choose_split_weight(model, args.cv, args.random_state, X, y, args.quiet, args.cv_depths)
     else:
         if not args.quiet:
             print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features\n"
@@ -326,17 +330,22 @@ def _check_formulation(args):
             raise ValueError(f"{flag}: {exc}") from None
 
 
-def _choose_split_weight(tree, folds, seed, X, y, quiet):
-    """The tree refit with the split weight that K-fold CV chose (SoftRegressionTreeCV)."""
+def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None):
+    """The tree refit with the split weight (and depth, among ``depths``) that K-fold CV chose
+    (SoftRegressionTreeCV)."""
     from ..estimators import SoftRegressionTreeCV
 
-    search = SoftRegressionTreeCV(tree.set_params(verbose=0), cv=folds, random_state=seed)
+    search = SoftRegressionTreeCV(tree.set_params(verbose=0), cv=folds, random_state=seed, depths=depths)
     if not quiet:
         weights = ", ".join(f"{w:g}" for w in search.split_weights)
-        print(f"choosing the weight on the splits of SoftRegressionTree(depth={tree.depth}) by {folds}-fold "
+        among = f"depth among {', '.join(map(str, depths))} and the " if depths else ""
+        print(f"choosing the {among}weight on the splits of SoftRegressionTree(depth={tree.depth}) by {folds}-fold "
               f"cross-validation among {weights} x the default, on {len(y)} rows", file=sys.stderr, flush=True)
     search.fit(X, y)
     if not quiet:
+        if depths:
+            best = ", ".join(f"depth {d}: {score:.4f}" for d, score in search.depth_scores_.items())
+            print(f"best mean CV R^2 per depth {best}; chosen depth {search.depth_}", file=sys.stderr, flush=True)
         scores = ", ".join(f"{w:g} x: {score:.4f}" for w, score in search.cv_scores_.items())
         print(f"mean CV R^2 {scores}; chosen {search.split_weight_:g} x", file=sys.stderr, flush=True)
     return search.best_estimator_

@@ -37,6 +37,9 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         to each fold's number of rows.
     split_weights : sequence of float > 0, default=(0.3, 1, 10)
         Factors on the reading's lambda_w to compare.
+    depths : sequence of int >= 1 or None, default=None
+        Tree depths to compare with every split weight (``len(depths) * len(split_weights)
+        * k + 1`` fits); None: the estimator's depth only.
     cv : int or cross-validation splitter, default=5
         An int k: ``KFold(k, shuffle=True, random_state=random_state)``; or any
         scikit-learn splitter.
@@ -52,8 +55,9 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         a DataFrame's column names are kept (``feature_names_in_``) and it predicts by name.
     feature_names_in_ : ndarray of str, the column names of a DataFrame ``X`` (absent otherwise).
     n_features_in_ : int.
-    split_weight_ : float, the chosen factor.
-    cv_scores_ : dict, factor -> mean R^2 over the folds.
+    split_weight_ : float, the chosen factor; ``depth_`` : int, the chosen depth.
+    cv_scores_ : dict, factor -> mean R^2 over the folds (at the chosen depth).
+    depth_scores_ : dict, depth -> the best mean R^2 over the factors at that depth.
     cv_results_ : GridSearchCV's ``cv_results_``.
 
     Examples
@@ -68,9 +72,10 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
     (True, [0.3, 1.0, 10.0])
     """
 
-    def __init__(self, estimator=None, split_weights=SPLIT_WEIGHTS, cv=5, n_jobs=None, random_state=None):
+    def __init__(self, estimator=None, split_weights=SPLIT_WEIGHTS, cv=5, n_jobs=None, random_state=None,
+                 depths=None):
         self.estimator, self.split_weights, self.cv = estimator, split_weights, cv
-        self.n_jobs, self.random_state = n_jobs, random_state
+        self.n_jobs, self.random_state, self.depths = n_jobs, random_state, depths
 
     def fit(self, X, y, sample_weight=None):
         """Cross-validate every split weight, then refit the best on (X, y).  ``sample_weight``
@@ -82,13 +87,18 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         reading = _reading_of(estimator.regularization)
         weights = _check_weights(self.split_weights)
         check_fit_arrays(self, X, y, 1)  # errors that name the argument; sets feature_names_in_
+        depths = _check_depths(self.depths, estimator.depth)
         candidates = [f"{reading}:split={w!r}" for w in weights]
-        search = GridSearchCV(estimator, {"regularization": candidates}, cv=self._splitter(), n_jobs=self.n_jobs,
-                              error_score="raise")
+        search = GridSearchCV(estimator, {"depth": depths, "regularization": candidates}, cv=self._splitter(),
+                              n_jobs=self.n_jobs, error_score="raise")
         search.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
         self.best_estimator_ = search.best_estimator_
+        self.depth_ = int(search.best_params_["depth"])
         self.split_weight_ = weights[candidates.index(search.best_params_["regularization"])]
-        self.cv_scores_ = dict(zip(weights, map(float, search.cv_results_["mean_test_score"])))
+        scores = {(params["depth"], weights[candidates.index(params["regularization"])]): float(score)
+                  for params, score in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"])}
+        self.cv_scores_ = {w: scores[self.depth_, w] for w in weights}
+        self.depth_scores_ = {d: max(scores[d, w] for w in weights) for d in depths}
         self.cv_results_ = search.cv_results_
         return self
 
@@ -116,6 +126,19 @@ def _reading_of(regularization) -> str:
         raise ValueError(f"the estimator's regularization {regularization!r} already sets split=; give the "
                          "reading alone and the factors in split_weights")
     return reading
+
+
+def _check_depths(depths, default) -> list[int]:
+    if depths is None:
+        return [default]
+    try:
+        values = list(depths)
+    except TypeError:
+        values = None
+    if (not values or any(isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1 for d in values)
+            or len(set(values)) != len(values)):
+        raise ValueError(f"depths must be None or a non-empty sequence of distinct integers >= 1, got {depths!r}")
+    return [int(d) for d in values]
 
 
 def _check_weights(split_weights) -> list[float]:

@@ -528,3 +528,18 @@ def test_fit_leaf_ridge_flag(workdir, capsys):
               "--out", str(workdir / "bad.json")])
     assert exit_info.value.code == 2
     assert "--leaf-ridge: must be 'auto' or a number > 0, got 'lots'" in capsys.readouterr().err
+
+
+def test_fit_cv_depths_chooses_the_depth_too(workdir, capsys):
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-iter", "1", "--cv", "2",
+                 "--cv-depths", "1", "2", "--out", str(workdir / "cvd.json")]) == 0
+    err = capsys.readouterr().err
+    assert "choosing the depth among 1, 2 and the weight on the splits" in err
+    chosen = int(re.search(r"chosen depth (\d)", err).group(1))
+    assert srtopt.load(workdir / "cvd.json").depth == chosen
+
+
+def test_fit_cv_depths_without_cv_is_refused(workdir, capsys):
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--cv-depths", "1", "2",
+                 "--out", str(workdir / "x.json")]) != 0
+    assert "--cv-depths needs --cv K" in capsys.readouterr().err

@@ -116,3 +116,31 @@ def test_dataframe_names_reach_the_refit_tree(linear_data):
     np.testing.assert_allclose(predictions, model.best_estimator_.predict(frame), rtol=1e-12)
     assert model.feature_names_in_.tolist() == model.best_estimator_.feature_names_in_.tolist() == list(frame)
     assert "f0" in export_text(model.best_estimator_) and "x0" not in export_text(model.best_estimator_)
+
+
+def test_depths_are_searched_with_the_split_weights(linear_data):
+    X, y = linear_data
+    model = SoftRegressionTreeCV(SoftRegressionTree(depth=3, max_iter=2, random_state=0), depths=(1, 2),
+                                 split_weights=(1.0, 10.0), cv=3, random_state=0).fit(X, y)
+    results = model.cv_results_
+    scores = {(p["depth"], p["regularization"]): s for p, s in zip(results["params"], results["mean_test_score"])}
+    assert len(scores) == 4
+    best = max(scores, key=scores.get)
+    assert (model.depth_, f"l2:split={model.split_weight_!r}") == best
+    assert model.best_estimator_.depth == model.depth_
+    assert model.cv_scores_ == {w: scores[model.depth_, f"l2:split={w!r}"] for w in (1.0, 10.0)}
+    assert model.depth_scores_ == {d: max(scores[d, f"l2:split={w!r}"] for w in (1.0, 10.0)) for d in (1, 2)}
+
+
+def test_without_depths_the_estimators_depth_is_kept(linear_data):
+    X, y = linear_data
+    model = SoftRegressionTreeCV(SoftRegressionTree(depth=1, max_iter=2, random_state=0), split_weights=(1.0,),
+                                 cv=2, random_state=0).fit(X, y)
+    assert model.depth_ == 1 and list(model.depth_scores_) == [1]
+
+
+@pytest.mark.parametrize("depths", [(), (0, 2), (2, 2), (1.5,), "23", 3, (True,)])
+def test_bad_depths_are_named(linear_data, depths):
+    X, y = linear_data
+    with pytest.raises(ValueError, match="depths must be None or a non-empty sequence of distinct integers >= 1"):
+        SoftRegressionTreeCV(depths=depths).fit(X, y)
