@@ -56,7 +56,7 @@ def main(argv=None) -> int:
     with threadpool_limits(1):
         for name in args.datasets.split(","):
             X_train, X_test, y_train, y_test = first_fold(name)
-            base = SoftRegressionTree(random_state=0)
+            base = SoftRegressionTree(depth=3, random_state=0)
             fixed_s, fixed = timed(SoftRegressionTreeCV(base, cv=args.cv, random_state=0), X_train, y_train)
             deep_s, deep = timed(SoftRegressionTreeCV(base, cv=args.cv, random_state=0, depths=depths), X_train,
                                  y_train)
