@@ -13,30 +13,19 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from pathlib import Path
 
 from sklearn.ensemble import RandomForestRegressor
 from threadpoolctl import threadpool_limits
 
 from srtopt import SoftRegressionTree, SoftRegressionTreeCV
-from srtopt.datasets import load
-from srtopt.experiments.protocol import fold_indices, scale_fold
+
+from common import first_fold, timed  # benchmarks/common.py
 
 OUT = Path(__file__).resolve().parent / "results" / "cv_depth.md"
 DATASETS = "abalone,airfoil,auto_mpg,housing,kin8nm,yacht"
 
 
-def first_fold(name):
-    X, y, _ = load(name)
-    train, test = fold_indices(len(y), 4, 0, 0)
-    return scale_fold(X[train], X[test], y[train], y[test])[:4]
-
-
-def timed(model, X, y):
-    start = time.perf_counter()
-    model.fit(X, y)
-    return time.perf_counter() - start, model
 
 
 def main(argv=None) -> int:

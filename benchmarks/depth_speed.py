@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
-import time
 from pathlib import Path
 from unittest import mock
 
@@ -25,22 +24,13 @@ from sklearn.ensemble import RandomForestRegressor
 from threadpoolctl import threadpool_limits
 
 from srtopt import SoftRegressionTree, kernels
-from srtopt.datasets import DATASETS, load
-from srtopt.experiments.protocol import fold_indices, scale_fold
+from srtopt.datasets import DATASETS
+
+from common import first_fold, timed  # benchmarks/common.py
 
 OUT = Path(__file__).resolve().parent / "results" / "depth_speed.md"
 
 
-def first_fold(name):
-    X, y, _ = load(name)
-    train, test = fold_indices(len(y), 4, 0, 0)
-    return scale_fold(X[train], X[test], y[train], y[test])[:4]
-
-
-def timed(model, X, y):
-    start = time.perf_counter()
-    model.fit(X, y)
-    return time.perf_counter() - start, model
 
 
 def row(name, depths):

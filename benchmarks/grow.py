@@ -13,30 +13,19 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
 from srtopt import SoftRegressionTree
-from srtopt.datasets import load
-from srtopt.experiments.protocol import fold_indices, scale_fold
 from srtopt.training.initialization import GrowInitialization
+
+from common import first_fold, timed  # benchmarks/common.py
 
 OUT = Path(__file__).resolve().parent / "results" / "grow.md"
 DATASETS = "abalone,airfoil,kin8nm,cpu_small,puma,yacht"
 
 
-def first_fold(name):
-    X, y, _ = load(name)
-    train, test = fold_indices(len(y), 4, 0, 0)
-    return scale_fold(X[train], X[test], y[train], y[test])[:4]
-
-
-def timed(model, X, y):
-    start = time.perf_counter()
-    model.fit(X, y)
-    return time.perf_counter() - start, model
 
 
 def row(name):

@@ -28,18 +28,13 @@ from sklearn.ensemble import RandomForestRegressor
 from threadpoolctl import threadpool_limits
 
 from srtopt import SoftRegressionTree
-from srtopt.datasets import DATASETS, load
-from srtopt.experiments.protocol import fold_indices, scale_fold
+from srtopt.datasets import DATASETS
 from srtopt.inspect import capture
 from srtopt.solvers import available_solvers, make_solver
 
+from common import first_fold  # benchmarks/common.py
+
 OUT = Path(__file__).resolve().parent / "results" / "speed.md"
-
-
-def first_fold(name, data_home):
-    X, y, _ = load(name, data_home=data_home)
-    train, test = fold_indices(len(y), 4, 0, 0)
-    return scale_fold(X[train], X[test], y[train], y[test])[:4]
 
 
 def fit_seconds(make, X, y) -> tuple[float, object]:
