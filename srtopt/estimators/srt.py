@@ -349,7 +349,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
         ends_at = None if self.time_limit is None else started + self.time_limit
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
-            self, X, y, sample_weight if sample_weight is None else weights, lambda_b, ends_at)
+            self, X, y, None if sample_weight is None else weights, lambda_b, ends_at)
         lambda_b *= self.leaf_ridge_
         if self.verbose and self.leaf_ridge_losses_:
             print(f"small data ({X.shape[0]} rows, {2**self.depth} leaves of {X.shape[1] + 1} coefficients): "
