@@ -28,6 +28,7 @@ import io
 import os
 import sys
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import casadi as ca
 import numpy as np
@@ -83,52 +84,96 @@ def qp_leaf_problem(problem) -> Acceptance:
     return Acceptance(True)
 
 
+class Csc(NamedTuple):
+    """A sparse matrix in compressed sparse columns, the arrays HiGHS and CasADi take
+    (``scipy.sparse`` constructors, through COO and format checks, were most of the QP
+    route's LN time on the small blocks here)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    shape: tuple[int, int]
+
+    @classmethod
+    def of(cls, M) -> "Csc":
+        """A dense array (every entry stored) or a scipy sparse matrix as :class:`Csc`."""
+        if sparse.issparse(M):
+            M = sparse.csc_matrix(M)
+            return cls(M.indptr, M.indices, M.data, M.shape)
+        rows, cols = M.shape
+        return cls(rows * np.arange(cols + 1), np.tile(np.arange(rows), cols), M.ravel(order="F"), M.shape)
+
+    @classmethod
+    def block_diagonal(cls, blocks) -> "Csc":
+        """The block-diagonal matrix of ``blocks``."""
+        rows = np.cumsum([0] + [b.shape[0] for b in blocks])
+        nnz = np.cumsum([0] + [b.data.size for b in blocks])
+        indptr = np.concatenate([[0]] + [b.indptr[1:] + start for b, start in zip(blocks, nnz)])
+        indices = np.concatenate([b.indices + start for b, start in zip(blocks, rows)])
+        return cls(indptr, indices, np.concatenate([b.data for b in blocks]),
+                   (int(rows[-1]), sum(b.shape[1] for b in blocks)))
+
+
 @dataclass
 class LeafQP:
-    """min 1/2 x'Hx + g'x + const s.t. lower <= A x <= upper; beta is x[:q]."""
+    """min 1/2 x'Hx + g'x + const s.t. lower <= A x <= upper; the coefficients beta are x[beta]."""
 
-    H: sparse.csc_matrix
+    H: Csc
     g: np.ndarray
-    A: sparse.csc_matrix
+    A: Csc
     lower: np.ndarray
     upper: np.ndarray
     const: float
-    q: int
+    beta: np.ndarray
 
 
 def leaf_qp(problem, j: int) -> LeafQP:
     """The QP (module docstring) of the j-th working leaf of an LN subproblem."""
-    pr = problem.problem
     a, b = problem.loss.qp_form
     lam = problem.ridge()[j]
-    w = problem.leaf_weights[:, j]
-    keep = w > 0
-    Xa, y, w = pr.Xa[problem.rows][keep], pr.y[problem.rows][keep], w[keep]
-    n, q = Xa.shape
+    (Xa, y), w = problem.design, problem.leaf_weights[:, j]
+    q = Xa.shape[1]
     if not np.isfinite(b):  # squared: z = r, a quadratic in beta alone
         H = 2.0 * a * (Xa.T * w) @ Xa + np.diag(lam)
-        return LeafQP(sparse.csc_matrix(H), -2.0 * a * (Xa.T @ (w * y)), sparse.csc_matrix((0, q)), np.zeros(0),
-                      np.zeros(0), float(a * np.sum(w * y**2)), q)
-    with_z = a > 0
+        return LeafQP(Csc.of(H), -2.0 * a * (Xa.T @ (w * y)), Csc.of(np.zeros((0, q))), np.zeros(0), np.zeros(0),
+                      float(a * np.sum(w * y**2)), np.arange(q))
+    keep = w > 0  # rows of weight 0: no t_i, z_i
+    Xa, y, w = Xa[keep], y[keep], w[keep]
+    n, with_z = len(y), a > 0
     I = sparse.identity(n, format="csc")
     blocks_upper = [-sparse.csc_matrix(Xa)] + ([I] if with_z else []) + [I]
     blocks_lower = [sparse.csc_matrix(Xa)] + ([-I] if with_z else []) + [I]
     A = sparse.vstack([sparse.hstack(blocks_upper), sparse.hstack(blocks_lower)], format="csc")
     diagonal = np.concatenate([lam] + ([2.0 * a * w] if with_z else []) + [np.zeros(n)])
     g = np.concatenate([np.zeros(q)] + ([np.zeros(n)] if with_z else []) + [b * w])
-    return LeafQP(sparse.diags(diagonal, format="csc"), g, A, np.concatenate([-y, y]), np.full(2 * n, np.inf),
-                  0.0, q)
+    H = sparse.diags(diagonal, format="csc")
+    H.eliminate_zeros()
+    return LeafQP(Csc.of(H), g, Csc.of(A), np.concatenate([-y, y]), np.full(2 * n, np.inf), 0.0, np.arange(q))
+
+
+def ln_qp(problem) -> LeafQP:
+    """The QP of the whole LN subproblem: the leaves' QPs (:func:`leaf_qp`) side by side, block
+    diagonal (the leaves are independent), so one solver call serves every working leaf."""
+    qps = [leaf_qp(problem, j) for j in range(len(problem.working))]
+    offsets = np.cumsum([0] + [qp.g.size for qp in qps])
+    return LeafQP(Csc.block_diagonal([qp.H for qp in qps]), np.concatenate([qp.g for qp in qps]),
+                  Csc.block_diagonal([qp.A for qp in qps]), np.concatenate([qp.lower for qp in qps]),
+                  np.concatenate([qp.upper for qp in qps]), float(sum(qp.const for qp in qps)),
+                  np.concatenate([offset + qp.beta for offset, qp in zip(offsets, qps)]))
 
 
 class HighsQP(Solver):
-    """LN step with HiGHS's (active-set) QP solver through ``highspy``, one QP per leaf.
-    ``time_limit`` is HiGHS's ``time_limit`` for each leaf."""
+    """LN step with HiGHS's (active-set) QP solver through ``highspy``: the QP of all working
+    leaves at once (:func:`ln_qp`), in one ``Highs`` object kept for the adapter's life (its
+    options set once, the model replaced at each step).  ``time_limit`` is HiGHS's
+    ``time_limit`` for each step."""
 
     name = "highs"
     family = "highs"
 
     def __init__(self, tol=1e-10, max_iter=100000, time_limit=None, verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
+        self._highs = None
 
     def available(self) -> Availability:
         try:
@@ -145,61 +190,63 @@ class HighsQP(Solver):
         return qp_leaf_problem(problem)
 
     def _solve(self, problem, x0=None) -> SolverResult:
-        x, statuses, iterations, raw = [], [], 0, []
-        for j in range(len(problem.working)):
-            beta, status, info = self._solve_qp(leaf_qp(problem, j))
-            x.append(beta)
-            statuses.append(status)
-            iterations += int(info.qp_iteration_count + info.simplex_iteration_count)
-            raw.append(info)
-        x = np.concatenate(x)
-        status = next((s for s in statuses if s != "Optimal"), "Optimal")
-        return self._result(x, problem.evaluate(x)[0], status, iterations, raw)
-
-    def _solve_qp(self, qp: LeafQP):
-        import highspy
-
-        h = quiet_highs()
-        h.setOptionValue("output_flag", bool(self.verbosity))
-        h.setOptionValue("log_to_console", bool(self.verbosity))
-        h.setOptionValue("qp_regularization_value", 0.0)  # default 1e-7 biases the solution
-        # HiGHS starts one thread scheduler per process, sized by the first run's "threads"; one
-        # thread here, as the MILO tree's default, so a later MILP solve finds the same size
-        h.setOptionValue("threads", 1)
-        h.setOptionValue("dual_feasibility_tolerance", max(self.tol, 1e-10))
-        h.setOptionValue("primal_feasibility_tolerance", max(self.tol, 1e-10))
-        h.setOptionValue("qp_iteration_limit", int(self.max_iter))
-        if self.time_limit is not None:
-            h.setOptionValue("time_limit", float(self.time_limit))
-        n = qp.g.size
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = n, qp.A.shape[0]
-        lp.col_cost_, lp.offset_ = qp.g, qp.const
-        lp.col_lower_, lp.col_upper_ = np.full(n, -highspy.kHighsInf), np.full(n, highspy.kHighsInf)
-        lp.row_lower_ = qp.lower
-        lp.row_upper_ = np.where(np.isfinite(qp.upper), qp.upper, highspy.kHighsInf)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = qp.A.indptr, qp.A.indices, qp.A.data
-        model = highspy.HighsModel()
-        model.lp_ = lp
-        L = sparse.tril(qp.H, format="csc")
-        L.eliminate_zeros()
-        if L.nnz:
-            hess = highspy.HighsHessian()
-            hess.dim_, hess.format_ = n, highspy.HessianFormat.kTriangular
-            hess.start_, hess.index_, hess.value_ = L.indptr, L.indices, L.data
-            model.hessian_ = hess
-        h.passModel(model)
+        qp = ln_qp(problem)
+        h = self._solver()
+        h.passModel(_highs_model(qp))
         h.run()
-        x = np.asarray(h.getSolution().col_value, float)
-        return x[:qp.q], h.modelStatusToString(h.getModelStatus()), h.getInfo()
+        info = h.getInfo()
+        x = np.asarray(h.getSolution().col_value, float)[qp.beta]
+        return self._result(x, problem.evaluate(x)[0], h.modelStatusToString(h.getModelStatus()),
+                            int(info.qp_iteration_count + info.simplex_iteration_count), info)
+
+    def _solver(self):
+        """The adapter's ``Highs`` object, made and configured on first use."""
+        if self._highs is None:
+            h = quiet_highs()
+            h.setOptionValue("output_flag", bool(self.verbosity))
+            h.setOptionValue("log_to_console", bool(self.verbosity))
+            h.setOptionValue("qp_regularization_value", 0.0)  # default 1e-7 biases the solution
+            # HiGHS starts one thread scheduler per process, sized by the first run's "threads"; one
+            # thread here, as the MILO tree's default, so a later MILP solve finds the same size
+            h.setOptionValue("threads", 1)
+            h.setOptionValue("dual_feasibility_tolerance", max(self.tol, 1e-10))
+            h.setOptionValue("primal_feasibility_tolerance", max(self.tol, 1e-10))
+            h.setOptionValue("qp_iteration_limit", int(self.max_iter))
+            if self.time_limit is not None:
+                h.setOptionValue("time_limit", float(self.time_limit))
+            self._highs = h
+        return self._highs
 
 
-def _dm(m) -> ca.DM:
-    """A CasADi DM of a scipy CSC matrix (same sparsity)."""
-    m = sparse.csc_matrix(m)
-    return ca.DM(ca.Sparsity(m.shape[0], m.shape[1], m.indptr.tolist(), m.indices.tolist()), m.data)
+def _highs_model(qp: LeafQP):
+    """``qp`` as a ``highspy.HighsModel``."""
+    import highspy
 
+    n = qp.g.size
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, qp.A.shape[0]
+    lp.col_cost_, lp.offset_ = qp.g, qp.const
+    lp.col_lower_, lp.col_upper_ = np.full(n, -highspy.kHighsInf), np.full(n, highspy.kHighsInf)
+    lp.row_lower_ = qp.lower
+    lp.row_upper_ = np.where(np.isfinite(qp.upper), qp.upper, highspy.kHighsInf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = qp.A.indptr, qp.A.indices, qp.A.data
+    model = highspy.HighsModel()
+    model.lp_ = lp
+    if qp.H.data.size:
+        hess = highspy.HighsHessian()  # HiGHS keeps the lower triangle of a square one
+        hess.dim_, hess.format_ = n, highspy.HessianFormat.kSquare
+        hess.start_, hess.index_, hess.value_ = qp.H.indptr, qp.H.indices, qp.H.data
+        model.hessian_ = hess
+    return model
+
+
+def _dm(m: Csc) -> ca.DM:
+    """A CasADi DM of a :class:`Csc` matrix (same sparsity)."""
+    return ca.DM(ca.Sparsity(*m.shape, m.indptr.tolist(), m.indices.tolist()), m.data)
+
+
+_TALKS_PER_SOLVE = {"osqp"}  # its polishing note; the other plugins print nothing once built
 
 _CONIC_OPTIONS = {
     "qpoases": lambda tol, it: {"printLevel": "none", "nWSR": it, "error_on_fail": False},
@@ -241,26 +288,21 @@ class CasadiQP(Solver):
         return qp_leaf_problem(problem)
 
     def _solve(self, problem, x0=None) -> SolverResult:
-        x, ok, statuses, iterations = [], True, [], 0
-        for j in range(len(problem.working)):
-            qp = leaf_qp(problem, j)
-            H, A = _dm(qp.H), _dm(qp.A)
-            with silenced_stdout(not self.verbosity):  # qpOASES' banner, OSQP's polishing note
-                solver = self._conic(H.sparsity(), A.sparsity())
-                out = solver(h=H, g=qp.g, a=A, lba=qp.lower, uba=qp.upper)
-            stats = solver.stats()
-            x.append(np.asarray(out["x"]).ravel()[:qp.q])
-            ok = ok and bool(stats.get("success", True))
-            statuses.append(str(stats.get("return_status", "")))
-            iterations += int(stats.get("iter_count", 0) or 0)
-        x = np.concatenate(x)
-        status = statuses[0] if statuses else ""
-        return SolverResult(x, problem.evaluate(x)[0], ok, status, iterations, 0.0, None,
+        qp = ln_qp(problem)
+        H, A = _dm(qp.H), _dm(qp.A)
+        solver = self._conic(H.sparsity(), A.sparsity())
+        with silenced_stdout(not self.verbosity and self.plugin in _TALKS_PER_SOLVE):
+            out = solver(h=H, g=qp.g, a=A, lba=qp.lower, uba=qp.upper)
+        stats = solver.stats()
+        x = np.asarray(out["x"]).ravel()[qp.beta]
+        ok, status = bool(stats.get("success", True)), str(stats.get("return_status", ""))
+        return SolverResult(x, problem.evaluate(x)[0], ok, status, int(stats.get("iter_count", 0) or 0), 0.0, None,
                             termination(self.family, status, ok), self.name)
 
     def _conic(self, h: ca.Sparsity, a: ca.Sparsity):
         key = (h.serialize(), a.serialize())
         if key not in self._conics:
             opts = _CONIC_OPTIONS[self.plugin](self.tol, self.max_iter)
-            self._conics[key] = ca.conic("ln_qp", self.plugin, {"h": h, "a": a}, opts)
+            with silenced_stdout(not self.verbosity):  # qpOASES prints its banner when built
+                self._conics[key] = ca.conic("ln_qp", self.plugin, {"h": h, "a": a}, opts)
         return self._conics[key]
