@@ -7,13 +7,16 @@ Depth-3 ``SoftRegressionTree(random_state=0)`` on the paper's 15 datasets with e
 (a ``bn_solver=`` or ``ln_solver=`` spec, everything else the default): the fit time on the first
 training fold (best of 2, the routes interleaved), the mean test R^2 over the paper's 4 folds
 (the model-tree start is deterministic: one seed is the quick protocol), and for the BN routes
-the median seconds and mean iterations of one BN solve (from ``history_``).  Writes
+the median seconds and mean iterations of one BN solve (from ``history_``).  Each dataset's
+rows are appended to ``benchmarks/results/ipopt_path.jsonl`` when it ends (a rerun with the
+same routes resumes after the last finished dataset; ``--fresh`` starts over).  Writes
 ``benchmarks/results/ipopt_path.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -56,6 +59,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default=",".join(PAPER))
     parser.add_argument("--routes", default=",".join(ROUTES))
+    parser.add_argument("--repeats", type=int, default=3, help="timed fits per route (the best counts)")
+    parser.add_argument("--fresh", action="store_true", help="ignore the stored rows of earlier runs")
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     from srtopt.solvers import make_solver
@@ -68,12 +73,21 @@ def main(argv=None) -> int:
             routes[name] = ROUTES[name]
         else:
             print(f"{name}: not installed here, skipped", flush=True)
+    store = HERE / "ipopt_path.jsonl"
+    if args.fresh:
+        store.unlink(missing_ok=True)
     rows = {}
+    for line in (store.read_text().splitlines() if store.exists() else []):
+        record = json.loads(line)
+        if record["routes"] == list(routes):
+            rows.update({(record["dataset"], name): tuple(row) for name, row in record["rows"].items()})
     for dataset in args.datasets.split(","):
+        if all((dataset, name) in rows for name in routes):
+            continue
         X, y, _ = load(dataset)
         X0, _, y0, _ = fold(X, y, 0)
         seconds = {name: [] for name in routes}
-        for _ in range(2):  # interleaved, best of 2
+        for _ in range(args.repeats):  # interleaved, best of the repeats
             for name, params in routes.items():
                 seconds[name].append(fit(params, X0, y0)[0])
         for name, params in routes.items():
@@ -87,23 +101,27 @@ def main(argv=None) -> int:
             rows[dataset, name] = (min(seconds[name]), float(np.mean(scores)), solve, iters)
             print(f"{dataset} {name}: {min(seconds[name]):.2f} s, test R^2 {np.mean(scores):.3f}, "
                   f"BN solve {solve * 1e3:.1f} ms ({iters:.1f} it)", flush=True)
-    text = report(rows, list(routes), args.datasets.split(","), argv or [])
+        with store.open("a") as out:
+            out.write(json.dumps({"dataset": dataset, "routes": list(routes),
+                                  "rows": {name: rows[dataset, name] for name in routes}}) + "\n")
+    text = report(rows, list(routes), args.datasets.split(","), args.repeats, argv or [])
     (HERE / "ipopt_path.md").write_text(text)
     print(text)
     return 0
 
 
-def report(rows, routes, datasets, argv) -> str:
+def report(rows, routes, datasets, repeats, argv) -> str:
     command = " ".join(["python benchmarks/ipopt_path.py", *(f"'{a}'" if " " in a else a for a in argv)])
     lines = ["# IPOPT on the BN subproblems and QPs on the LN steps against the default", "",
              f"Command: `PYTHONPATH=. SRTOPT_DATA=... OPENBLAS_NUM_THREADS=1 {command}` "
-             "(depth 3, fit seconds on the first fold, best of 2 interleaved; mean test R^2 over the paper's 4 "
+             f"(depth 3, fit seconds on the first fold, best of {repeats} interleaved; mean test R^2 over the paper's 4 "
              "folds; a 2-core machine shared with other work).", "",
              "| dataset | " + " | ".join(f"{r} s / R^2" for r in routes) + " |",
              "|---|" + "---:|" * len(routes)]
     for dataset in datasets:
         lines.append(f"| {dataset} | " + " | ".join(
-            f"{rows[dataset, r][0]:.2f} / {rows[dataset, r][1]:.3f}" for r in routes) + " |")
+            f"{rows[dataset, r][0]:.2f} ({rows[dataset, r][0] / rows[dataset, 'auto'][0]:.2f}x) / "
+            f"{rows[dataset, r][1]:.3f}" for r in routes) + " |")
     lines += ["", "| route | time / default (geometric mean) | worst dataset | mean test R^2 | vs default | "
                   "BN solve ms (median of medians) | BN iterations |", "|---|---:|---:|---:|---:|---:|---:|"]
     base_r2 = np.mean([rows[d, "auto"][1] for d in datasets])

@@ -22,6 +22,7 @@ import numpy as np
 
 from .base import Acceptance, Availability, Solver, SolverResult, should_stop, smooth_problem, termination
 from .derivatives import CasadiDerivatives
+from .ipopt import IPOPT_TOL
 
 CYIPOPT_INSTALL = ("cyipopt is not installed. Debian/Ubuntu: `apt-get install coinor-libipopt-dev "
                    "liblapack-dev libblas-dev pkg-config && pip install cyipopt` (or `pip install "
@@ -81,7 +82,8 @@ class IpoptCyipopt(Solver):
     ----------
     hessian : {"exact", "limited-memory"}
         The exact Hessian (default; the formulation's own, else CasADi's AD) or L-BFGS.
-    tol, max_iter : IPOPT's ``tol`` (1e-8, as every IPOPT route here) and ``max_iter``.
+    tol, max_iter : IPOPT's ``tol`` (:data:`~srtopt.solvers.ipopt.IPOPT_TOL`, as every IPOPT
+        route here) and ``max_iter``.
     options : extra IPOPT options (name -> value).
     time_limit, verbosity : seconds per solve (polled at every iteration) and IPOPT's
         ``print_level`` (0 silent, 1 and more: 5).
@@ -90,7 +92,7 @@ class IpoptCyipopt(Solver):
     name = "cyipopt"
     family = "cyipopt"
 
-    def __init__(self, hessian="exact", tol=1e-8, max_iter=200, options=None, time_limit=None,
+    def __init__(self, hessian="exact", tol=IPOPT_TOL, max_iter=200, options=None, time_limit=None,
                  verbosity=0):
         if hessian not in ("limited-memory", "exact"):
             raise ValueError(f"hessian must be 'limited-memory' or 'exact', got {hessian!r}")

@@ -27,6 +27,13 @@ from .base import (Acceptance, Availability, Solver, SolverResult, cached_render
 from .reformulations import VariableSplit
 
 
+#: IPOPT's ``tol`` (the gradient's max-norm at the end, on these unconstrained problems) in
+#: every IPOPT route: about where the default Newton stops (a Newton decrement of 1e-12,
+#: gradients of 1e-7 to 1e-6 on the BN subproblems); 1e-8 cost 15 % more iterations for no
+#: better trees (docs/solvers.md, "IPOPT's tolerance").
+IPOPT_TOL = 1e-6
+
+
 class IpoptCasadi(Solver):
     """IPOPT via ``casadi.nlpsol``.
 
@@ -35,9 +42,8 @@ class IpoptCasadi(Solver):
     hessian : {"exact", "limited-memory"}
         The exact Hessian (default: the formulation's own, or CasADi's AD with the
         symbolic evaluator) or IPOPT's L-BFGS approximation.
-    tol, max_iter : IPOPT's ``tol`` (default 1e-8, the convention of every IPOPT route
-        here: with the exact Hessian the last digits cost an iteration or two) and
-        ``max_iter``.
+    tol, max_iter : IPOPT's ``tol`` (default :data:`IPOPT_TOL`, the convention of every
+        IPOPT route here) and ``max_iter``.
     options : extra IPOPT options, passed as ``ipopt.<name>``.
     evaluator : {"oracle", "symbolic"} or None
         Who evaluates f, its gradient and Hessian (module docstring); None picks
@@ -55,7 +61,7 @@ class IpoptCasadi(Solver):
     family = "ipopt"
     stops_on_interrupt = True  # through the iteration callback
 
-    def __init__(self, hessian="exact", tol=1e-8, max_iter=200, options=None, evaluator=None,
+    def __init__(self, hessian="exact", tol=IPOPT_TOL, max_iter=200, options=None, evaluator=None,
                  time_limit=None, verbosity=0):
         if hessian not in ("limited-memory", "exact"):
             raise ValueError(f"hessian must be 'limited-memory' or 'exact', got {hessian!r}")
@@ -117,10 +123,12 @@ class IpoptCasadi(Solver):
         if oracle_route:
             n = problem.start().size
             if (n, exact) not in self._cache:
-                oracle = _Oracle(n, exact)
+                oracle = _Oracle(n)
                 x = ca.MX.sym("x", n)
+                derivatives = {"grad_f": oracle.gradient, **({"hess_lag": oracle.hessian} if exact else {}),
+                               "no_nlp_grad": True}  # no multipliers to recover: f itself is never differentiated
                 self._cache[n, exact] = (ca.nlpsol(f"{problem.name}_oracle", "ipopt", {"x": x, "f": oracle(x)},
-                                                   self._options(exact)), oracle)
+                                                   {**self._options(exact), **derivatives}), oracle)
             solver, oracle = self._cache[n, exact]
             oracle.problem = problem
             return solver, []
@@ -175,15 +183,17 @@ def _stop_on_interrupt() -> _StopOnInterrupt:
 
 
 class _Oracle(ca.Callback):
-    """f(x) of the current formulation by its numpy reference; value and gradient are
-    computed together and cached for the last x (IPOPT asks for both at each point); with
-    ``exact`` the gradient's Jacobian is the formulation's own Hessian."""
+    """f(x) of the current formulation by its numpy reference, with the two functions IPOPT
+    calls for the derivatives (``nlpsol``'s ``grad_f`` and ``hess_lag`` options): one Python
+    call each, where CasADi's Jacobians of a callback re-evaluate the nominal outputs first
+    (seven calls per iteration instead of four).  Value and gradient are computed together
+    and kept for the last x (IPOPT asks for both at each accepted point)."""
 
-    def __init__(self, n: int, exact: bool = False):
+    def __init__(self, n: int):
         ca.Callback.__init__(self)
         self.n, self.problem, self._x, self._fg = n, None, None, None
-        self._gradient = _OracleGradient(self, exact)
-        self.construct(f"srt_oracle_{n}_{'exact' if exact else 'lbfgs'}", {})
+        self.construct(f"srt_oracle_{n}", {})
+        self.gradient, self.hessian = _OracleGradient(self), _OracleHessian(self)
 
     def get_n_in(self):
         return 1
@@ -213,80 +223,80 @@ class _Oracle(ca.Callback):
         np.frombuffer(res[0], dtype=float)[0] = self.value_and_gradient(np.frombuffer(arg[0], dtype=float))[0]
         return 0
 
-    def has_jacobian(self):
-        return True
-
-    def get_jacobian(self, name, inames, onames, opts):
-        return self._gradient
-
 
 class _OracleGradient(ca.Callback):
-    """The 1 x n Jacobian of :class:`_Oracle` (inputs: x and the nominal output)."""
+    """``grad_f`` of ``nlpsol``: (x, p) -> (f, the gradient), from :class:`_Oracle`."""
 
-    def __init__(self, oracle: _Oracle, exact: bool):
+    def __init__(self, oracle: _Oracle):
         ca.Callback.__init__(self)
         self.oracle = oracle
-        self._hessian = _OracleHessian(oracle) if exact else None
-        self.construct(f"srt_oracle_grad_{oracle.n}_{'exact' if exact else 'lbfgs'}", {})
+        self.construct(f"srt_oracle_grad_{oracle.n}", {})
 
     def get_n_in(self):
         return 2
 
     def get_n_out(self):
-        return 1
+        return 2
 
     def get_sparsity_in(self, i):
-        return ca.Sparsity.dense(self.oracle.n, 1) if i == 0 else ca.Sparsity.dense(1, 1)
+        return ca.Sparsity.dense(self.oracle.n, 1) if i == 0 else ca.Sparsity(0, 0)
 
     def get_sparsity_out(self, i):
-        return ca.Sparsity.dense(1, self.oracle.n)
+        return ca.Sparsity.dense(1, 1) if i == 0 else ca.Sparsity.dense(self.oracle.n, 1)
 
     def eval(self, arg):
-        return [self.oracle.value_and_gradient(arg[0])[1].reshape(1, -1)]
+        f, g = self.oracle.value_and_gradient(arg[0])
+        return [f, g]
 
     def has_eval_buffer(self):
         return True
 
     def eval_buffer(self, arg, res):
-        np.frombuffer(res[0], dtype=float)[:] = self.oracle.value_and_gradient(np.frombuffer(arg[0], dtype=float))[1]
+        f, g = self.oracle.value_and_gradient(np.frombuffer(arg[0], dtype=float))
+        if res[0] is not None:  # CasADi passes None for an output it does not want
+            np.frombuffer(res[0], dtype=float)[0] = f
+        if res[1] is not None:
+            np.frombuffer(res[1], dtype=float)[:] = g
         return 0
-
-    def has_jacobian(self):
-        return self._hessian is not None
-
-    def get_jacobian(self, name, inames, onames, opts):
-        return self._hessian
 
 
 class _OracleHessian(ca.Callback):
-    """The Jacobian of :class:`_OracleGradient` with respect to each of its inputs: the
-    formulation's exact Hessian (n x n, in x) and 0 (n x 1, in the nominal f); inputs: x,
-    the nominal f and the nominal gradient."""
+    """``hess_lag`` of ``nlpsol``: (x, p, lam_f, lam_g) -> lam_f times the formulation's exact
+    Hessian, its upper triangle (no constraints: lam_g is empty)."""
 
     def __init__(self, oracle: _Oracle):
         ca.Callback.__init__(self)
         self.oracle = oracle
-        self.construct(f"srt_oracle_hess_{oracle.n}", {})
+        n = oracle.n
+        self._sparsity = ca.Sparsity.upper(n)
+        rows, cols = self._sparsity.get_triplet()
+        self._entries = np.asarray(cols) * n + np.asarray(rows)  # the triangle's nonzeros, column-major
+        self.construct(f"srt_oracle_hess_{n}", {})
 
     def get_n_in(self):
-        return 3
+        return 4
 
     def get_n_out(self):
-        return 2
+        return 1
 
     def get_sparsity_in(self, i):
-        return [ca.Sparsity.dense(self.oracle.n, 1), ca.Sparsity.dense(1, 1), ca.Sparsity.dense(1, self.oracle.n)][i]
+        n = self.oracle.n
+        return [ca.Sparsity.dense(n, 1), ca.Sparsity(0, 0), ca.Sparsity.dense(1, 1), ca.Sparsity(0, 1)][i]
 
     def get_sparsity_out(self, i):
-        return ca.Sparsity.dense(self.oracle.n, self.oracle.n) if i == 0 else ca.Sparsity(self.oracle.n, 1)
+        return self._sparsity
+
+    def _values(self, x, lam_f):
+        hessian = self.oracle.problem.hessian(np.array(x, dtype=float).ravel())
+        return lam_f * hessian.ravel()[self._entries]  # symmetric: row- and column-major agree
 
     def eval(self, arg):
-        return [self.oracle.problem.hessian(np.asarray(arg[0], float).ravel()), ca.DM(self.oracle.n, 1)]
+        return [ca.DM(self._sparsity, self._values(arg[0], float(arg[2])))]
 
     def has_eval_buffer(self):
         return True
 
-    def eval_buffer(self, arg, res):  # the Hessian is symmetric: row- and column-major agree
-        hessian = self.oracle.problem.hessian(np.frombuffer(arg[0], dtype=float).copy())
-        np.frombuffer(res[0], dtype=float)[:] = hessian.ravel()
+    def eval_buffer(self, arg, res):
+        lam_f = np.frombuffer(arg[2], dtype=float)[0]
+        np.frombuffer(res[0], dtype=float)[:] = self._values(np.frombuffer(arg[0], dtype=float), lam_f)
         return 0
