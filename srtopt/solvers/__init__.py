@@ -16,8 +16,9 @@ A spec is
 
 * a name from ``SOLVERS[kind]``, e.g. ``"ipopt"``, ``"l-bfgs-b"``, ``"prox-gradient"``;
 * ``"auto"``: per formulation, the first adapter of ``AUTO[kind]`` that accepts it
-  (the defaults of the estimators: L-BFGS-B for a smooth BN subproblem, exact weighted
-  least squares for the squared loss's LN problem, exact Newton for the other smooth losses, ...);
+  (the defaults of the estimators: Newton with the exact Hessian on the one-node and small
+  subtree BN subproblems of the SRT l2 model and L-BFGS-B on the others, exact weighted least
+  squares for the squared loss's LN problem, exact Newton for the other smooth losses, ...);
 * ``"pyomo/<name>"`` for any Pyomo ``SolverFactory`` solver, e.g. ``"pyomo/ipopt"``,
   ``"pyomo/highs"`` (LN), ``"pyomo/cbc"`` (MILP);
 * either of these followed by options, ``"name:key=value,key=value"``, e.g.

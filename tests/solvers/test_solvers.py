@@ -41,6 +41,35 @@ def test_ipopt_reaches_a_stationary_point_and_reuses_its_solver(rng, evaluator):
     assert len(solver._cache) == 1
 
 
+class _ScaledQuadratic:
+    """f(x) = 1e4 |x - 1|^2: a gradient of 2e4 at 0, so IPOPT scales the objective (by 100 / 2e4)
+    and hands that factor to the Hessian callback as lam_f."""
+
+    name = "scaled_quadratic"
+
+    def start(self):
+        return np.zeros(3)
+
+    def evaluate(self, x):
+        return 1e4 * float(np.sum((x - 1.0) ** 2)), 2e4 * (x - 1.0)
+
+    def hessian(self, x):
+        return np.diag([2e4, 2e4, 2e4])
+
+
+def test_ipopt_oracle_scales_its_hessian_by_lam_f_and_calls_python_four_times_per_iteration(monkeypatch):
+    problem = _ScaledQuadratic()
+    calls = {"evaluate": 0, "hessian": 0}
+    for name in calls:
+        method = getattr(problem, name)
+        monkeypatch.setattr(problem, name, lambda x, method=method, name=name: (
+            calls.__setitem__(name, calls[name] + 1), method(x))[1])
+    result = IpoptCasadi(tol=1e-10).solve(problem, problem.start())
+    np.testing.assert_allclose(result.x, 1.0, atol=1e-10)
+    assert result.iterations == 1  # one exact Newton step on a quadratic: the scaled Hessian is right
+    assert calls["hessian"] == result.iterations and calls["evaluate"] <= result.iterations + 2
+
+
 @pytest.mark.parametrize("hessian,evaluator", [("limited-memory", "oracle"), ("limited-memory", "symbolic"),
                                                ("exact", "symbolic")])
 def test_bn_solvers_agree(rng, hessian, evaluator):
