@@ -103,20 +103,10 @@ class Csc(NamedTuple):
         rows, cols = M.shape
         return cls(rows * np.arange(cols + 1), np.tile(np.arange(rows), cols), M.ravel(order="F"), M.shape)
 
-    @classmethod
-    def block_diagonal(cls, blocks) -> "Csc":
-        """The block-diagonal matrix of ``blocks``."""
-        rows = np.cumsum([0] + [b.shape[0] for b in blocks])
-        nnz = np.cumsum([0] + [b.data.size for b in blocks])
-        indptr = np.concatenate([[0]] + [b.indptr[1:] + start for b, start in zip(blocks, nnz)])
-        indices = np.concatenate([b.indices + start for b, start in zip(blocks, rows)])
-        return cls(indptr, indices, np.concatenate([b.data for b in blocks]),
-                   (int(rows[-1]), sum(b.shape[1] for b in blocks)))
-
 
 @dataclass
 class LeafQP:
-    """min 1/2 x'Hx + g'x + const s.t. lower <= A x <= upper; the coefficients beta are x[beta]."""
+    """min 1/2 x'Hx + g'x + const s.t. lower <= A x <= upper; beta is x[:q]."""
 
     H: Csc
     g: np.ndarray
@@ -124,7 +114,7 @@ class LeafQP:
     lower: np.ndarray
     upper: np.ndarray
     const: float
-    beta: np.ndarray
+    q: int
 
 
 def leaf_qp(problem, j: int) -> LeafQP:
@@ -136,7 +126,7 @@ def leaf_qp(problem, j: int) -> LeafQP:
     if not np.isfinite(b):  # squared: z = r, a quadratic in beta alone
         H = 2.0 * a * (Xa.T * w) @ Xa + np.diag(lam)
         return LeafQP(Csc.of(H), -2.0 * a * (Xa.T @ (w * y)), Csc.of(np.zeros((0, q))), np.zeros(0), np.zeros(0),
-                      float(a * np.sum(w * y**2)), np.arange(q))
+                      float(a * np.sum(w * y**2)), q)
     keep = w > 0  # rows of weight 0: no t_i, z_i
     Xa, y, w = Xa[keep], y[keep], w[keep]
     n, with_z = len(y), a > 0
@@ -148,25 +138,14 @@ def leaf_qp(problem, j: int) -> LeafQP:
     g = np.concatenate([np.zeros(q)] + ([np.zeros(n)] if with_z else []) + [b * w])
     H = sparse.diags(diagonal, format="csc")
     H.eliminate_zeros()
-    return LeafQP(Csc.of(H), g, Csc.of(A), np.concatenate([-y, y]), np.full(2 * n, np.inf), 0.0, np.arange(q))
-
-
-def ln_qp(problem) -> LeafQP:
-    """The QP of the whole LN subproblem: the leaves' QPs (:func:`leaf_qp`) side by side, block
-    diagonal (the leaves are independent), so one solver call serves every working leaf."""
-    qps = [leaf_qp(problem, j) for j in range(len(problem.working))]
-    offsets = np.cumsum([0] + [qp.g.size for qp in qps])
-    return LeafQP(Csc.block_diagonal([qp.H for qp in qps]), np.concatenate([qp.g for qp in qps]),
-                  Csc.block_diagonal([qp.A for qp in qps]), np.concatenate([qp.lower for qp in qps]),
-                  np.concatenate([qp.upper for qp in qps]), float(sum(qp.const for qp in qps)),
-                  np.concatenate([offset + qp.beta for offset, qp in zip(offsets, qps)]))
+    return LeafQP(Csc.of(H), g, Csc.of(A), np.concatenate([-y, y]), np.full(2 * n, np.inf), 0.0, q)
 
 
 class HighsQP(Solver):
-    """LN step with HiGHS's (active-set) QP solver through ``highspy``: the QP of all working
-    leaves at once (:func:`ln_qp`), in one ``Highs`` object kept for the adapter's life (its
-    options set once, the model replaced at each step).  ``time_limit`` is HiGHS's
-    ``time_limit`` for each step."""
+    """LN step with HiGHS's (active-set) QP solver through ``highspy``, one QP per leaf, in one
+    ``Highs`` object kept for the adapter's life (its options set once, the model replaced at
+    each solve; one QP of all the leaves side by side was no faster, and slower with many
+    features).  ``time_limit`` is HiGHS's ``time_limit`` for each leaf."""
 
     name = "highs"
     family = "highs"
@@ -190,14 +169,19 @@ class HighsQP(Solver):
         return qp_leaf_problem(problem)
 
     def _solve(self, problem, x0=None) -> SolverResult:
-        qp = ln_qp(problem)
-        h = self._solver()
-        h.passModel(_highs_model(qp))
-        h.run()
-        info = h.getInfo()
-        x = np.asarray(h.getSolution().col_value, float)[qp.beta]
-        return self._result(x, problem.evaluate(x)[0], h.modelStatusToString(h.getModelStatus()),
-                            int(info.qp_iteration_count + info.simplex_iteration_count), info)
+        h, x, statuses, iterations, raw = self._solver(), [], [], 0, []
+        for j in range(len(problem.working)):
+            qp = leaf_qp(problem, j)
+            _pass_qp(h, qp)
+            h.run()
+            info = h.getInfo()
+            x.append(np.asarray(h.getSolution().col_value, float)[:qp.q])
+            statuses.append(h.modelStatusToString(h.getModelStatus()))
+            iterations += int(info.qp_iteration_count + info.simplex_iteration_count)
+            raw.append(info)
+        x = np.concatenate(x)
+        status = next((s for s in statuses if s != "Optimal"), "Optimal")
+        return self._result(x, problem.evaluate(x)[0], status, iterations, raw)
 
     def _solver(self):
         """The adapter's ``Highs`` object, made and configured on first use."""
@@ -218,32 +202,23 @@ class HighsQP(Solver):
         return self._highs
 
 
-def _highs_model(qp: LeafQP):
-    """``qp`` as a ``highspy.HighsModel``."""
+def _pass_qp(h, qp: LeafQP) -> None:
+    """Hand ``qp`` to the ``Highs`` object ``h`` as arrays (the ``HighsModel`` route converted
+    them entry by entry: most of the time of an LN step on 20-feature data)."""
     import highspy
 
-    n = qp.g.size
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = n, qp.A.shape[0]
-    lp.col_cost_, lp.offset_ = qp.g, qp.const
-    lp.col_lower_, lp.col_upper_ = np.full(n, -highspy.kHighsInf), np.full(n, highspy.kHighsInf)
-    lp.row_lower_ = qp.lower
-    lp.row_upper_ = np.where(np.isfinite(qp.upper), qp.upper, highspy.kHighsInf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = qp.A.indptr, qp.A.indices, qp.A.data
-    model = highspy.HighsModel()
-    model.lp_ = lp
-    if qp.H.data.size:
-        hess = highspy.HighsHessian()  # HiGHS keeps the lower triangle of a square one
-        hess.dim_, hess.format_ = n, highspy.HessianFormat.kSquare
-        hess.start_, hess.index_, hess.value_ = qp.H.indptr, qp.H.indices, qp.H.data
-        model.hessian_ = hess
-    return model
+    n, m = qp.g.size, qp.A.shape[0]
+    int32 = np.int32
+    h.passModel(n, m, qp.A.data.size, qp.H.data.size, int(highspy.MatrixFormat.kColwise),
+                int(highspy.HessianFormat.kSquare), int(highspy.ObjSense.kMinimize), qp.const, qp.g,
+                np.full(n, -np.inf), np.full(n, np.inf), qp.lower, qp.upper, qp.A.indptr.astype(int32),
+                qp.A.indices.astype(int32), qp.A.data, qp.H.indptr.astype(int32), qp.H.indices.astype(int32),
+                qp.H.data, np.zeros(n, int32))  # integrality: every column continuous
 
 
-def _dm(m: Csc) -> ca.DM:
-    """A CasADi DM of a :class:`Csc` matrix (same sparsity)."""
-    return ca.DM(ca.Sparsity(*m.shape, m.indptr.tolist(), m.indices.tolist()), m.data)
+def _sparsity(m: Csc) -> ca.Sparsity:
+    """The CasADi sparsity pattern of a :class:`Csc` matrix."""
+    return ca.Sparsity(*m.shape, m.indptr.tolist(), m.indices.tolist())
 
 
 _TALKS_PER_SOLVE = {"osqp"}  # its polishing note; the other plugins print nothing once built
@@ -288,21 +263,30 @@ class CasadiQP(Solver):
         return qp_leaf_problem(problem)
 
     def _solve(self, problem, x0=None) -> SolverResult:
-        qp = ln_qp(problem)
-        H, A = _dm(qp.H), _dm(qp.A)
-        solver = self._conic(H.sparsity(), A.sparsity())
-        with silenced_stdout(not self.verbosity and self.plugin in _TALKS_PER_SOLVE):
-            out = solver(h=H, g=qp.g, a=A, lba=qp.lower, uba=qp.upper)
-        stats = solver.stats()
-        x = np.asarray(out["x"]).ravel()[qp.beta]
-        ok, status = bool(stats.get("success", True)), str(stats.get("return_status", ""))
-        return SolverResult(x, problem.evaluate(x)[0], ok, status, int(stats.get("iter_count", 0) or 0), 0.0, None,
+        x, ok, statuses, iterations = [], True, [], 0
+        for j in range(len(problem.working)):
+            qp = leaf_qp(problem, j)
+            solver, h, a = self._conic(qp.H, qp.A)
+            with silenced_stdout(not self.verbosity and self.plugin in _TALKS_PER_SOLVE):
+                out = solver(h=ca.DM(h, qp.H.data), g=qp.g, a=a if qp.A.data.size == 0 else ca.DM(a, qp.A.data),
+                             lba=qp.lower, uba=qp.upper)
+            stats = solver.stats()
+            x.append(np.asarray(out["x"]).ravel()[:qp.q])
+            ok = ok and bool(stats.get("success", True))
+            statuses.append(str(stats.get("return_status", "")))
+            iterations += int(stats.get("iter_count", 0) or 0)
+        x = np.concatenate(x)
+        status = statuses[0] if statuses else ""
+        return SolverResult(x, problem.evaluate(x)[0], ok, status, iterations, 0.0, None,
                             termination(self.family, status, ok), self.name)
 
-    def _conic(self, h: ca.Sparsity, a: ca.Sparsity):
-        key = (h.serialize(), a.serialize())
+    def _conic(self, H: Csc, A: Csc):
+        """(conic, H's sparsity, A's sparsity) for the patterns of H and A, built on first use
+        (keyed by the index arrays: CasADi's own serialization cost more than a leaf's solve)."""
+        key = tuple((m.shape, m.indptr.tobytes(), m.indices.tobytes()) for m in (H, A))
         if key not in self._conics:
+            h, a = _sparsity(H), _sparsity(A)
             opts = _CONIC_OPTIONS[self.plugin](self.tol, self.max_iter)
             with silenced_stdout(not self.verbosity):  # qpOASES prints its banner when built
-                self._conics[key] = ca.conic("ln_qp", self.plugin, {"h": h, "a": a}, opts)
+                self._conics[key] = (ca.conic("ln_qp", self.plugin, {"h": h, "a": a}, opts), h, a)
         return self._conics[key]
