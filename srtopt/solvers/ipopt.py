@@ -29,8 +29,8 @@ from .reformulations import VariableSplit
 
 #: IPOPT's ``tol`` (the gradient's max-norm at the end, on these unconstrained problems) in
 #: every IPOPT route: about where the default Newton stops (a Newton decrement of 1e-12,
-#: gradients of 1e-7 to 1e-6 on the BN subproblems); 1e-8 cost 15 % more iterations for no
-#: better trees (docs/solvers.md, "IPOPT's tolerance").
+#: gradients of 1e-7 to 1e-6 on the BN subproblems); 1e-8 cost 10-20 % more iterations for
+#: no better trees (docs/solvers.md, "IPOPT's tolerance").
 IPOPT_TOL = 1e-6
 
 
