@@ -142,8 +142,8 @@ def report(rows, routes, datasets, repeats, argv, floor) -> str:
     command = " ".join(["python benchmarks/ipopt_path.py", *(f"'{a}'" if " " in a else a for a in argv)])
     lines = ["# IPOPT on the BN subproblems and QPs on the LN steps against the default", "",
              f"Command: `PYTHONPATH=. SRTOPT_DATA=... OPENBLAS_NUM_THREADS=1 {command}` "
-             f"(depth 3, fit seconds on the first fold, best of {repeats} interleaved; mean test R^2 over the paper's 4 "
-             "folds; a 2-core machine shared with other work).", "",
+             f"(depth 3, fit seconds on the first fold, best of {repeats} interleaved; mean test R^2 over the "
+             "paper's 4 folds; a 2-core machine shared with other work).", "",
              "| dataset | " + " | ".join(f"{r} s / R^2" for r in routes) + " |",
              "|---|" + "---:|" * len(routes)]
     for dataset in datasets:

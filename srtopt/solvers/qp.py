@@ -306,9 +306,9 @@ class CasadiQP(Solver):
         x, ok, statuses, iterations = [], True, [], 0
         for qp in leaf_qps(problem):
             solver, h, a = self._conic(qp.H, qp.A)
+            A = ca.DM(a, qp.A.data) if qp.A.data.size else ca.DM(a)  # no constraints: no conversion
             with silenced_stdout(not self.verbosity and self.plugin in _TALKS_PER_SOLVE):
-                out = solver(h=ca.DM(h, qp.H.data), g=qp.g, a=a if qp.A.data.size == 0 else ca.DM(a, qp.A.data),
-                             lba=qp.lower, uba=qp.upper)
+                out = solver(h=ca.DM(h, qp.H.data), g=qp.g, a=A, lba=qp.lower, uba=qp.upper)
             stats = solver.stats()
             x.append(np.asarray(out["x"]).ravel()[qp.beta])
             ok = ok and bool(stats.get("success", True))

@@ -41,7 +41,8 @@ def test_block_diagonal_matches_scipy(rng):
     assert ours.shape == theirs.shape and np.array_equal(_dense(ours), theirs)
 
 
-@pytest.mark.parametrize("p,groups", [(3, [4]), (20, [3, 1]), (40, [1, 1, 1, 1])], ids=["all together", "three and one", "each apart"])
+@pytest.mark.parametrize("p,groups", [(3, [4]), (20, [3, 1]), (40, [1, 1, 1, 1])],
+                         ids=["all together", "three and one", "each apart"])
 def test_leaf_qps_put_small_leaves_side_by_side_up_to_max_batch(rng, p, groups):
     problem, omega, beta = random_tree_problem(rng, 2, n=50, p=p)
     sub = problem.leaf_subproblem(omega, beta, 1, problem.tree.leaves, np.arange(50))
