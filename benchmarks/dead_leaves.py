@@ -1,7 +1,7 @@
 """Leaves that no training row reaches, and what pruning them does to the test R^2.
 
     PYTHONPATH=. SRTOPT_DATA=/path/to/datasets OPENBLAS_NUM_THREADS=1 python benchmarks/dead_leaves.py
-        [--datasets a,b] [--depth 3]
+        [--datasets a,b] [--depth 3] [--min-leaf 0.05]
 
 The default ``SoftRegressionTree(depth=3, random_state=0)`` on each of the paper's 15 datasets
 and its 4 folds (seed 0 of the paper's split; the model-tree start is deterministic, so
@@ -24,19 +24,21 @@ from sklearn.metrics import r2_score
 from srtopt import SoftRegressionTree
 from srtopt.datasets import load
 from srtopt.experiments.protocol import fold_indices, scale_fold
+from srtopt.training.initialization import MIN_LEAF, ModelTreeInitialization
 
 HERE = Path(__file__).resolve().parent / "results"
 PAPER = ["abalone", "ailerons", "airfoil", "auto_mpg", "compactiv", "computer", "cpu_small", "delta_ailerons",
          "elevators", "friedman", "housing", "kin8nm", "lpga2009", "puma", "yacht"]
 
 
-def one_fold(X, y, k, depth):
+def one_fold(X, y, k, depth, min_leaf):
     """(dead leaves, test R^2 pruned, test R^2 unpruned) on fold k."""
     train, test = fold_indices(len(y), 4, 0, k)
     X_train, X_test, y_train, y_test = scale_fold(X[train], X[test], y[train], y[test])[:4]
-    pruned = SoftRegressionTree(depth=depth, random_state=0).fit(X_train, y_train)
+    init = ModelTreeInitialization(min_leaf=min_leaf)
+    pruned = SoftRegressionTree(depth=depth, random_state=0, init=init).fit(X_train, y_train)
     with mock.patch("srtopt.kernels.close_unreached", lambda omega, *args: omega):
-        unpruned = SoftRegressionTree(depth=depth, random_state=0).fit(X_train, y_train)
+        unpruned = SoftRegressionTree(depth=depth, random_state=0, init=init).fit(X_train, y_train)
     dead = 2**depth - pruned.get_n_leaves()
     assert dead == int((pruned.node_counts_[2**depth - 1:] == 0).sum())  # pruned = unreached by training rows
     return dead, r2_score(y_test, pruned.predict(X_test)), r2_score(y_test, unpruned.predict(X_test))
@@ -46,17 +48,20 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default=",".join(PAPER))
     parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("--min-leaf", type=float, default=MIN_LEAF,
+                        help="the model-tree start's least share of the rows on each side of a split")
     args = parser.parse_args(argv)
     lines = ["# Dead leaves: leaves that no training row reaches", "",
              f"Command: `PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/dead_leaves.py --depth {args.depth} "
-             f"--datasets {args.datasets}` "
-             f"(default SoftRegressionTree, depth {args.depth}, random_state=0, the paper's 4 folds of seed 0).", "",
+             f"--min-leaf {args.min_leaf} --datasets {args.datasets}` "
+             f"(SoftRegressionTree, depth {args.depth}, random_state=0, the model-tree start's min_leaf "
+             f"{args.min_leaf} (default {MIN_LEAF}), the paper's 4 folds of seed 0).", "",
              "| dataset | fits with a dead leaf | dead leaves per fit | test R^2 pruned | unpruned | difference |",
              "|---|---:|---:|---:|---:|---:|"]
     totals = {"fits": 0, "with": 0, "dead": 0, "diff": []}
     for dataset in args.datasets.split(","):
         X, y, _ = load(dataset)
-        runs = [one_fold(X, y, k, args.depth) for k in range(4)]
+        runs = [one_fold(X, y, k, args.depth, args.min_leaf) for k in range(4)]
         dead = [r[0] for r in runs]
         pruned, unpruned = statistics.mean(r[1] for r in runs), statistics.mean(r[2] for r in runs)
         lines.append(f"| {dataset} | {sum(d > 0 for d in dead)} of 4 | {statistics.mean(dead):.2f} of "
@@ -72,7 +77,9 @@ def main(argv=None) -> int:
               "(a test row reaches a pruned subtree only if it lies beyond every training row there)."]
     text = "\n".join(lines) + "\n"
     HERE.mkdir(exist_ok=True)
-    (HERE / ("dead_leaves.md" if args.depth == 3 else f"dead_leaves_depth{args.depth}.md")).write_text(text)
+    name = "dead_leaves" + ("" if args.depth == 3 else f"_depth{args.depth}") + \
+        ("" if args.min_leaf == MIN_LEAF else f"_min_leaf{args.min_leaf:g}")
+    (HERE / f"{name}.md").write_text(text)
     print(text)
     return 0
 
