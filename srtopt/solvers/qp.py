@@ -104,6 +104,13 @@ class Csc(NamedTuple):
         return cls(indptr, indices, np.concatenate([b.data for b in blocks]),
                    (int(rows[-1]), sum(b.shape[1] for b in blocks)))
 
+    def lower(self) -> "Csc":
+        """The lower triangle (with the diagonal)."""
+        columns = np.repeat(np.arange(self.shape[1]), np.diff(self.indptr))
+        keep = self.indices >= columns
+        counts = np.bincount(columns[keep], minlength=self.shape[1])
+        return Csc(np.concatenate([[0], np.cumsum(counts)]), self.indices[keep], self.data[keep], self.shape)
+
     @classmethod
     def of(cls, M) -> "Csc":
         """A dense array (every entry stored) or a scipy sparse matrix as :class:`Csc`."""
@@ -247,13 +254,13 @@ def _pass_qp(h, qp: LeafQP) -> None:
     them entry by entry: most of the time of an LN step on 20-feature data)."""
     import highspy
 
-    n, m = qp.g.size, qp.A.shape[0]
+    n, m, L = qp.g.size, qp.A.shape[0], qp.H.lower()  # HiGHS 1.11 takes the triangle only
     int32 = np.int32
-    h.passModel(n, m, qp.A.data.size, qp.H.data.size, int(highspy.MatrixFormat.kColwise),
-                int(highspy.HessianFormat.kSquare), int(highspy.ObjSense.kMinimize), qp.const, qp.g,
+    h.passModel(n, m, qp.A.data.size, L.data.size, int(highspy.MatrixFormat.kColwise),
+                int(highspy.HessianFormat.kTriangular), int(highspy.ObjSense.kMinimize), qp.const, qp.g,
                 np.full(n, -np.inf), np.full(n, np.inf), qp.lower, qp.upper, qp.A.indptr.astype(int32),
-                qp.A.indices.astype(int32), qp.A.data, qp.H.indptr.astype(int32), qp.H.indices.astype(int32),
-                qp.H.data, np.zeros(n, int32))  # integrality: every column continuous
+                qp.A.indices.astype(int32), qp.A.data, L.indptr.astype(int32), L.indices.astype(int32), L.data,
+                np.zeros(n, int32))  # integrality: every column continuous
 
 
 def _sparsity(m: Csc) -> ca.Sparsity:

@@ -34,6 +34,13 @@ def test_one_adapter_serves_ln_steps_of_different_shapes_with_the_exact_solution
         np.testing.assert_allclose(result.x, exact.x, atol=1e-8)
 
 
+def test_lower_is_the_lower_triangle(rng):
+    M = rng.normal(size=(4, 4))
+    assert np.array_equal(_dense(Csc.of(M).lower()), np.tril(M))
+    S = sparse.random(5, 5, density=0.5, random_state=2)
+    assert np.array_equal(_dense(Csc.of(S).lower()), np.tril(S.toarray()))
+
+
 def test_block_diagonal_matches_scipy(rng):
     blocks = [rng.normal(size=(2, 3)), np.zeros((0, 2)), sparse.random(3, 2, density=0.5, random_state=1)]
     ours = Csc.block_diagonal([Csc.of(b) for b in blocks])
