@@ -73,6 +73,7 @@ SOLVERS = {
         "exact": ExactLeastSquares,
         "lsqr": LsqrLeastSquares,
         "highs": HighsQP,
+        "qp": HighsQP,  # the QP route's preset: HiGHS, the fastest of the three (docs/solvers.md)
         "qpoases": lambda **kw: CasadiQP("qpoases", **kw),
         "osqp": lambda **kw: CasadiQP("osqp", **kw),
         "l-bfgs-b": lambda **kw: ScipyMinimize("L-BFGS-B", **kw),

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from srtopt.solvers import make_solver
+from srtopt.solvers import HighsQP, make_solver
 from srtopt.solvers.qp import MAX_BATCH, Csc, leaf_qp, leaf_qps
 
 from ..conftest import random_tree_problem
@@ -66,3 +66,7 @@ def test_leaf_qps_put_small_leaves_side_by_side_up_to_max_batch(rng, p, groups):
 
 def _value(qp, x) -> float:
     return 0.5 * x @ _dense(qp.H) @ x + qp.g @ x + qp.const
+
+
+def test_the_qp_preset_is_highs():
+    assert isinstance(make_solver("ln", "qp"), HighsQP)
