@@ -11,11 +11,14 @@ min_beta sum_i Q_il loss(Xa_i beta - y_i) + sum_k r_k beta_k^2 / 2, is then the 
 
 (t_i >= |r_i - z_i|; without z for a = 0, and for the squared loss just the quadratic in
 beta).  The QP data come from the loss term's ``qp_form``: the loss is not restated.
-Leaves are independent: one QP per leaf.
+Leaves are independent: small ones are solved side by side in one QP (:func:`leaf_qps`).
+The data go to the solvers as plain CSC arrays (:class:`Csc`) and each adapter keeps its
+solver objects for the whole fit.
 
 * :class:`HighsQP` -- HiGHS's QP solver (LP when the quadratic part vanishes) through
-  ``highspy`` (``ln_solver="highs"``; for Huber's LN problem exact Newton, the "auto"
-  choice, reaches the optimum 200-1100x faster: docs/formulations.md, "Losses and the LN step");
+  ``highspy`` (``ln_solver="qp"`` or ``"highs"``; for Huber's LN problem exact Newton, the
+  "auto" choice, reaches the optimum 200-1100x faster: docs/formulations.md, "Losses and the
+  LN step");
 * :class:`CasadiQP` -- ``casadi.conic`` with a plugin shipped in the casadi wheel
   (``osqp``, ``qpoases``, ``highs``, ``proxqp``, ``qrqp``).
 """
