@@ -368,7 +368,9 @@ class SolverParams:
     Every constructor argument must be stored under its own name; ``set_params``
     re-runs ``__init__`` with the updated arguments (so caches are dropped and
     checks re-done).  A deep copy (scikit-learn's ``clone``) is a new adapter with the
-    same parameters and empty caches (compiled solvers are not copied).
+    same parameters and empty caches (compiled solvers are not copied); so is a pickled
+    one (a fitted estimator given an adapter object pickles: HiGHS objects and CasADi
+    callbacks cannot).
     """
 
     @classmethod
@@ -390,6 +392,12 @@ class SolverParams:
 
     def __deepcopy__(self, memo):
         return type(self)(**copy.deepcopy(self.get_params(), memo))
+
+    def __getstate__(self):
+        return self.get_params()
+
+    def __setstate__(self, state):
+        self.__init__(**state)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())

@@ -1,5 +1,7 @@
 """Every solver adapter through one interface: same optimum, clear errors, clone-safe specs."""
 
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -162,3 +164,19 @@ def test_unavailable_solver_fails_before_training(small_data):
     X, y = small_data
     with pytest.raises(SolverUnavailableError, match="not available"):
         SoftRegressionTree(depth=2, n_init=1, bn_solver="pyomo/surely_not_a_solver").fit(X, y)
+
+
+@pytest.mark.parametrize("params", [{"ln_solver": "qp"}, {"bn_solver": "ipopt"}, {"ln_solver": "qpoases"}],
+                         ids=["highs", "ipopt", "qpoases"])
+def test_a_tree_fitted_with_an_adapter_object_pickles_without_its_compiled_solvers(params, capfd):
+    X = np.random.default_rng(0).random((120, 3))
+    y = X @ [1.0, 2.0, 3.0] + np.sin(5 * X[:, 0])
+    adapters = {key: make_solver(key[:2], spec) for key, spec in params.items()}
+    tree = SoftRegressionTree(depth=2, random_state=0, max_iter=2, **adapters).fit(X, y)
+    capfd.readouterr()
+    again = pickle.loads(pickle.dumps(tree))
+    np.testing.assert_array_equal(again.predict(X), tree.predict(X))
+    assert capfd.readouterr().out == ""  # no solver is rebuilt on loading (qpOASES prints when built)
+    adapter = next(iter(adapters.values()))
+    copy = getattr(again, next(iter(adapters)))
+    assert copy is not adapter and copy.get_params() == adapter.get_params()
