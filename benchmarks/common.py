@@ -8,12 +8,25 @@ from srtopt.datasets import load
 from srtopt.experiments.protocol import fold_indices, scale_fold
 
 
-def first_fold(name, data_home=None):
-    """(X_train, X_test, y_train, y_test) of the first fold of the paper's split (KFold(4), seed 0),
-    X min-max scaled and y standardized on the training part."""
-    X, y, _ = load(name, data_home=data_home)
-    train, test = fold_indices(len(y), 4, 0, 0)
+def paper_fold(X, y, k):
+    """(X_train, X_test, y_train, y_test) of fold k of the paper's split (KFold(4), seed 0), X
+    min-max scaled and y standardized on the training part."""
+    train, test = fold_indices(len(y), 4, 0, k)
     return scale_fold(X[train], X[test], y[train], y[test])[:4]
+
+
+def first_fold(name, data_home=None):
+    """:func:`paper_fold` 0 of the dataset ``name``."""
+    X, y, _ = load(name, data_home=data_home)
+    return paper_fold(X, y, 0)
+
+
+def write_report(path, lines) -> None:
+    """Write the report ``lines`` to ``path`` (its folder made if missing) and print them."""
+    text = "\n".join(lines) + "\n"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    print(text)
 
 
 def timed(model, X, y):

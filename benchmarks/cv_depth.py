@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 
 from srtopt import SoftRegressionTree, SoftRegressionTreeCV
 
-from common import first_fold, timed  # benchmarks/common.py
+from common import first_fold, timed, write_report  # benchmarks/common.py
 
 OUT = Path(__file__).resolve().parent / "results" / "cv_depth.md"
 DATASETS = "abalone,airfoil,auto_mpg,housing,kin8nm,yacht"
@@ -59,9 +59,7 @@ def main(argv=None) -> int:
     lines += ["", f"Depth chosen by cross-validation against depth 3: test R^2 {statistics.fmean(gains):+.4f} "
               f"(mean; from {min(gains):+.3f} to {max(gains):+.3f}); its time {statistics.fmean(ratios):.1f}x "
               "the forest's (mean ratio)."]
-    text = "\n".join(lines) + "\n"
-    OUT.write_text(text)
-    print(text)
+    write_report(OUT, lines)
     return 0
 
 

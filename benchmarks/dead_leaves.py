@@ -23,8 +23,9 @@ from sklearn.metrics import r2_score
 
 from srtopt import SoftRegressionTree
 from srtopt.datasets import load
-from srtopt.experiments.protocol import fold_indices, scale_fold
 from srtopt.training.initialization import MIN_LEAF, ModelTreeInitialization
+
+from common import paper_fold, write_report  # benchmarks/common.py
 
 HERE = Path(__file__).resolve().parent / "results"
 PAPER = ["abalone", "ailerons", "airfoil", "auto_mpg", "compactiv", "computer", "cpu_small", "delta_ailerons",
@@ -33,8 +34,7 @@ PAPER = ["abalone", "ailerons", "airfoil", "auto_mpg", "compactiv", "computer", 
 
 def one_fold(X, y, k, depth, min_leaf):
     """(dead leaves, test R^2 pruned, test R^2 unpruned) on fold k."""
-    train, test = fold_indices(len(y), 4, 0, k)
-    X_train, X_test, y_train, y_test = scale_fold(X[train], X[test], y[train], y[test])[:4]
+    X_train, X_test, y_train, y_test = paper_fold(X, y, k)
     init = ModelTreeInitialization(min_leaf=min_leaf)
     pruned = SoftRegressionTree(depth=depth, random_state=0, init=init).fit(X_train, y_train)
     with mock.patch("srtopt.kernels.close_unreached", lambda omega, *args: omega):
@@ -75,12 +75,9 @@ def main(argv=None) -> int:
               f"reaches; {totals['dead'] / totals['fits']:.2f} of {2**args.depth} leaves per fit on average. "
               f"Pruning changes the test R^2 by {min(totals['diff']):+.2g} to {max(totals['diff']):+.2g} "
               "(a test row reaches a pruned subtree only if it lies beyond every training row there)."]
-    text = "\n".join(lines) + "\n"
-    HERE.mkdir(exist_ok=True)
     name = "dead_leaves" + ("" if args.depth == 3 else f"_depth{args.depth}") + \
         ("" if args.min_leaf == MIN_LEAF else f"_min_leaf{args.min_leaf:g}")
-    (HERE / f"{name}.md").write_text(text)
-    print(text)
+    write_report(HERE / f"{name}.md", lines)
     return 0
 
 

@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 from srtopt import SoftRegressionTree, kernels
 from srtopt.datasets import DATASETS
 
-from common import first_fold, timed  # benchmarks/common.py
+from common import first_fold, timed, write_report  # benchmarks/common.py
 
 OUT = Path(__file__).resolve().parent / "results" / "depth_speed.md"
 
@@ -78,10 +78,7 @@ def main(argv=None) -> int:
               f"{sum(a <= b for a, b, *_ in summary)} of {len(summary)} datasets at or under the forest's time. "
               f"Incremental against full evaluation at depth {D}: {geo([c for _, _, c, _ in summary]):.2f}x the time "
               f"(geometric mean); final E equal to {max(g for *_, g in summary):.1e} (relative, largest)."]
-    text = "\n".join(lines) + "\n"
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(text)
-    print(text)
+    write_report(OUT, lines)
     return 0
 
 

@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 from srtopt import SoftRegressionTree
 from srtopt.training.initialization import GrowInitialization
 
-from common import first_fold, timed  # benchmarks/common.py
+from common import first_fold, timed, write_report  # benchmarks/common.py
 
 OUT = Path(__file__).resolve().parent / "results" / "grow.md"
 DATASETS = "abalone,airfoil,kin8nm,cpu_small,puma,yacht"
@@ -69,9 +69,7 @@ def main(argv=None) -> int:
                           f"{min(x[i] for x in diffs):+.4f})" for i, d in enumerate((4, 5)))
               + "; fit time " + ", ".join(f"D{d} {statistics.fmean(x[i] for x in ratios):.2f}x" for i, d in
                                           enumerate((4, 5))) + " (mean ratio)."]
-    text = "\n".join(lines) + "\n"
-    OUT.write_text(text)
-    print(text)
+    write_report(OUT, lines)
     return 0
 
 

@@ -28,7 +28,8 @@ import numpy as np
 
 from srtopt import SoftRegressionTree
 from srtopt.datasets import load
-from srtopt.experiments.protocol import fold_indices, scale_fold
+
+from common import paper_fold, write_report  # benchmarks/common.py
 
 HERE = Path(__file__).resolve().parent / "results"
 SECONDS, MAX_ROUNDS = 3.0, 15  # timing rounds on small data: see main
@@ -38,11 +39,6 @@ ROUTES = {"auto": {}, "ipopt": {"bn_solver": "ipopt"},
           "ipopt L-BFGS": {"bn_solver": "ipopt:hessian=limited-memory"},
           "cyipopt": {"bn_solver": "cyipopt"},
           "LN highs": {"ln_solver": "highs"}, "LN qpoases": {"ln_solver": "qpoases"}, "LN osqp": {"ln_solver": "osqp"}}
-
-
-def fold(X, y, k):
-    train, test = fold_indices(len(y), 4, 0, k)
-    return scale_fold(X[train], X[test], y[train], y[test])[:4]
 
 
 def fit(params, X, y):
@@ -118,7 +114,7 @@ def main(argv=None) -> int:
         if all((dataset, name) in rows for name in routes):
             continue
         X, y, _ = load(dataset)
-        X0, _, y0, _ = fold(X, y, 0)
+        X0, _, y0, _ = paper_fold(X, y, 0)
         seconds = {name: [] for name in routes}
         rounds = args.repeats
         while len(seconds["auto"]) < rounds:  # interleaved, best of the rounds
@@ -129,7 +125,7 @@ def main(argv=None) -> int:
         for name, params in routes.items():
             scores, solve, iters = [], [], []
             for k in range(4):
-                Xtr, Xte, ytr, yte = fold(X, y, k)
+                Xtr, Xte, ytr, yte = paper_fold(X, y, k)
                 _, model = fit(params, Xtr, ytr)
                 scores.append(model.score(Xte, yte))
                 if k == 0:
@@ -140,13 +136,12 @@ def main(argv=None) -> int:
         with store.open("a") as out:
             out.write(json.dumps({"dataset": dataset, "routes": list(routes),
                                   "rows": {name: rows[dataset, name] for name in routes}}) + "\n")
-    text = report(rows, list(routes), args.datasets.split(","), args.repeats, argv or [], ipopt_floor())
-    (HERE / f"{args.out}.md").write_text(text)
-    print(text)
+    write_report(HERE / f"{args.out}.md", report(rows, list(routes), args.datasets.split(","), args.repeats,
+                                                  argv or [], ipopt_floor()))
     return 0
 
 
-def report(rows, routes, datasets, repeats, argv, floor) -> str:
+def report(rows, routes, datasets, repeats, argv, floor) -> list[str]:
     command = " ".join(["python benchmarks/ipopt_path.py", *(f"'{a}'" if " " in a else a for a in argv)])
     lines = ["# IPOPT on the BN subproblems and QPs on the LN steps against the default", "",
              f"Command: `PYTHONPATH=. SRTOPT_DATA=... OPENBLAS_NUM_THREADS=1 {command}` "
@@ -172,7 +167,7 @@ def report(rows, routes, datasets, repeats, argv, floor) -> str:
                   f"ridge logistic regression on 50 rows, the options of `bn_solver=\"ipopt\"`): "
                   f"{floor[0]:.2f} ms per solve stopped at iteration 0, {floor[1]:.2f} ms per solve to "
                   f"convergence ({floor[2]} iterations)."]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 if __name__ == "__main__":

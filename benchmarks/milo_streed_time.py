@@ -19,6 +19,8 @@ import statistics
 import time
 from pathlib import Path
 
+from common import write_report  # benchmarks/common.py
+
 HERE = Path(__file__).resolve().parent / "results" / "milo"
 
 
@@ -84,9 +86,7 @@ def main(argv=None) -> int:
         if rows:
             lines += ["", f"Mean over {len(rows)} datasets: MILO {statistics.fmean(r[0] for r in rows):.3f}, "
                       f"STreeD {statistics.fmean(r[1] for r in rows):.3f}.", ""]
-    text = "\n".join(lines) + "\n"
-    (HERE / "at_10x_streed.md").write_text(text)
-    print(text)
+    write_report(HERE / "at_10x_streed.md", lines)
     return 0
 
 

@@ -32,7 +32,7 @@ from srtopt.datasets import DATASETS
 from srtopt.inspect import capture
 from srtopt.solvers import available_solvers, make_solver
 
-from common import first_fold  # benchmarks/common.py
+from common import first_fold, write_report  # benchmarks/common.py
 
 OUT = Path(__file__).resolve().parent / "results" / "speed.md"
 
@@ -121,9 +121,7 @@ def main(argv=None) -> int:
             time_limit_table(args.data_home),
             "\n### One BN subproblem solved from the same start (median of 5 solves, seconds)\n",
             solver_table(args.data_home)]
-    text = "\n".join(parts) + "\n"
-    OUT.write_text(text)
-    print(text)
+    write_report(OUT, parts)
     return 0
 
 
