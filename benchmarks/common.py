@@ -8,10 +8,10 @@ from srtopt.datasets import load
 from srtopt.experiments.protocol import fold_indices, scale_fold
 
 
-def paper_fold(X, y, k):
-    """(X_train, X_test, y_train, y_test) of fold k of the paper's split (KFold(4), seed 0), X
+def paper_fold(X, y, k, seed=0):
+    """(X_train, X_test, y_train, y_test) of fold k of the paper's split (KFold(4), ``seed``), X
     min-max scaled and y standardized on the training part."""
-    train, test = fold_indices(len(y), 4, 0, k)
+    train, test = fold_indices(len(y), 4, seed, k)
     return scale_fold(X[train], X[test], y[train], y[test])[:4]
 
 
