@@ -362,7 +362,9 @@ class IncrementalObjective:
     derivatives, the sweep's V and P, df/du).  The next point, when it differs from that one
     only in the rows of omega and beta of one subtree (a NODEC inner iteration's BN and LN
     steps change the subtree of its node), costs O(N (|subtree| + depth) p) instead of
-    O(N 2^D p): only that subtree and the path above it are redone.  Above ``max_entries``
+    O(N 2^D p): only that subtree and the path above it are redone, and of its p_it and
+    leaf losses only those of the rows of omega and beta that changed (a BN step changes no
+    leaf, an LN step no split, the root's step one split).  Above ``max_entries``
     numbers per kept array (N x (2^(D+1))) nothing is kept and every point is evaluated in
     full, by blocks of rows.
     """
@@ -377,40 +379,47 @@ class IncrementalObjective:
         omega, beta = np.array(omega, dtype=float), np.array(beta, dtype=float)
         if not self.keeps:
             return objective_and_gradient(self.Z, self.Xa, self.y, omega, beta, self.mu, self.s, self.loss)
-        root = self._changed_root(omega, beta)
-        if root is not None:
-            self._redo(omega, beta, root)
+        changed = self._changed(omega, beta)
+        if changed is not None:
+            self._redo(omega, beta, *changed)
         return self._f, self._g_omega.copy(), self._g_beta.copy()
 
-    def _changed_root(self, omega, beta):
-        """The root of the smallest subtree holding every row that differs from the kept point
-        (1: all of it, also when nothing is kept), None when nothing differs."""
+    def _changed(self, omega, beta):
+        """(r, branch, leaves): the root r of the smallest subtree holding every row that differs
+        from the kept point, and the indices of the rows of omega and of beta that differ (r = 1
+        and all of them when nothing is kept); None when nothing differs."""
+        n, m = len(self.y), self.tree.n_branch
         if self._at is None:
-            n, m = len(self.y), self.tree.n_branch
             self.S, self.R, self.D = np.empty((n, m)), np.empty((n, m + 1)), np.empty((n, m + 1))
             self.V, self.P, self.G = np.empty((n, 2 * m + 2)), np.empty((n, 2 * m + 2)), np.zeros((n, m))
             self.P[:, 1] = 1.0
             self._g_omega, self._g_beta = np.zeros_like(omega), np.zeros_like(beta)
-            return 1
-        nodes = [int(a) + 1 for a in np.flatnonzero(np.any(omega != self._at[0], axis=1))]
-        nodes += [self.tree.n_branch + 1 + int(l) for l in np.flatnonzero(np.any(beta != self._at[1], axis=1))]
-        return Tree.common_ancestor(nodes) if nodes else None
+            return 1, np.arange(m), np.arange(m + 1)
+        branch = np.flatnonzero(np.any(omega != self._at[0], axis=1))
+        leaves = np.flatnonzero(np.any(beta != self._at[1], axis=1))
+        if len(branch) == 0 and len(leaves) == 0:
+            return None
+        return Tree.common_ancestor([int(a) + 1 for a in branch] + [m + 1 + int(l) for l in leaves]), branch, leaves
 
-    def _redo(self, omega, beta, r):
+    def _redo(self, omega, beta, r, branch, leaves):
+        """p_it of the splits ``branch`` and the losses of the leaves ``leaves`` (the rows that
+        changed; the others are kept), then the sweep below r and on r's ancestors and the
+        gradient rows that depend on it."""
         tree, Z, Xa = self.tree, self.Z, self.Xa
-        branch = np.array(tree.subtree_branch(r) if tree.is_branch(r) else (), dtype=np.int64) - 1
-        leaves = np.array(tree.descendants_leaves(r), dtype=np.int64) - tree.n_branch - 1
         if len(branch):
             self.S[:, branch] = split_probabilities(Z, omega[branch], self.mu)
-        residual = leaf_residuals(Xa, self.y, beta[leaves])
-        self.R[:, leaves], self.D[:, leaves] = self.loss.value(residual), self.loss.derivative(residual)
+        if len(leaves):
+            residual = leaf_residuals(Xa, self.y, beta[leaves])
+            self.R[:, leaves], self.D[:, leaves] = self.loss.value(residual), self.loss.derivative(residual)
         with _Interruptible():
             _resweep(self.S, self.R, self.s, self.mu, self.V, self.P, self.G, int(r), tree.subtree_depth(r))
         self._f = float(self.s @ self.V[:, 1])
-        rows = np.concatenate([branch, np.array(tree.path(r), dtype=np.int64) - 1])
+        below = np.array(tree.subtree_branch(r) if tree.is_branch(r) else (), dtype=np.int64) - 1
+        rows = np.concatenate([below, np.array(tree.path(r), dtype=np.int64) - 1])
         self._g_omega[rows] = self.G[:, rows].T @ Z
-        P_leaves = self.P[:, tree.n_branch + 1 + leaves]
-        self._g_beta[leaves] = (self.s[:, None] * P_leaves * self.D[:, leaves]).T @ Xa
+        reached = np.array(tree.descendants_leaves(r), dtype=np.int64) - tree.n_branch - 1
+        P_leaves = self.P[:, tree.n_branch + 1 + reached]
+        self._g_beta[reached] = (self.s[:, None] * P_leaves * self.D[:, reached]).T @ Xa
         self._at = (omega, beta)
 
 
