@@ -2,6 +2,7 @@
 4 folds x 2 seeds (the paper uses 20 seeds: see run_paper.py).
 
     PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/run_quick.py --jobs 2
+        [--depths 3,5 --methods srt-l2 --store ... --out ...]
 
 Runs are stored in benchmarks/results/quick.db (not committed); an
 interrupted run resumes where it stopped.  The report (Markdown, LaTeX, PNG)
@@ -29,8 +30,11 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=str(HERE / "results" / "quick"), help="report directory")
     parser.add_argument("--data-home", default=None, help="dataset directory (default: $SRTOPT_DATA or the cache)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument("--depths", default=",".join(map(str, CONFIG["depths"])), help="tree depths, comma-separated")
+    parser.add_argument("--methods", default=",".join(CONFIG["methods"]), help="methods, comma-separated")
     args = parser.parse_args(argv)
-    run_benchmark(**CONFIG, store=args.store, jobs=args.jobs, backend=args.backend,
+    config = dict(CONFIG, depths=[int(d) for d in args.depths.split(",")], methods=args.methods.split(","))
+    run_benchmark(**config, store=args.store, jobs=args.jobs, backend=args.backend,
                   data_home=args.data_home, quiet=args.quiet)
     print(write_report(args.store, args.out).markdown)
     return 0

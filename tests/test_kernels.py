@@ -264,3 +264,34 @@ def test_incremental_objective_matches_the_full_evaluation(depth, loss_name):
         kept = incremental(omega, beta)[1]
         kept[:] = np.nan  # the caller's copy: the kept gradient stays
         np.testing.assert_allclose(incremental(omega, beta)[1], expected[1], rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("change", ["one split", "splits only", "leaves only", "one leaf"])
+def test_incremental_objective_redoes_only_what_changed_and_matches_the_full_evaluation(change):
+    """A BN step changes splits only, an LN step leaves only, the root's step one split: the
+    kept p_it and losses of the rest are reused, and value and gradients stay exact."""
+    from srtopt.models.terms import make_loss
+
+    rng = np.random.default_rng(7)
+    n, p, tree = 400, 3, Tree(4)
+    X, y, s = rng.random((n, p)), rng.standard_normal(n), rng.random(n)
+    Z, Xa, loss = kernels.split_design(X), kernels.leaf_design(X), make_loss("squared")
+    incremental = kernels.IncrementalObjective(Z, Xa, y, s, 1.1, loss, tree)
+    omega, beta = 3 * rng.standard_normal((tree.n_branch, p + 1)), rng.standard_normal((tree.n_leaves, p + 1))
+    incremental(omega, beta)
+    for node in (1, 2, 5, 11):
+        omega, beta = omega.copy(), beta.copy()
+        if change == "one split":
+            omega[node - 1] += rng.standard_normal(p + 1)
+        elif change == "splits only":
+            for a in tree.subtree_branch(node):
+                omega[a - 1] += rng.standard_normal(p + 1)
+        else:
+            leaves = tree.descendants_leaves(node)[:1] if change == "one leaf" else tree.descendants_leaves(node)
+            for leaf in leaves:
+                beta[tree.leaf_index(leaf)] += rng.standard_normal(p + 1)
+        f, g_omega, g_beta = incremental(omega, beta)
+        expected = kernels.objective_and_gradient(Z, Xa, y, omega, beta, 1.1, s, loss)
+        assert f == pytest.approx(expected[0], rel=1e-12)
+        np.testing.assert_allclose(g_omega, expected[1], rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(g_beta, expected[2], rtol=1e-10, atol=1e-13)
