@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from srtopt._io import atomic_write
 from srtopt.datasets import load
 from srtopt.experiments.protocol import fold_indices, scale_fold
 
@@ -22,10 +23,11 @@ def first_fold(name, data_home=None):
 
 
 def write_report(path, lines) -> None:
-    """Write the report ``lines`` to ``path`` (its folder made if missing) and print them."""
+    """Write the report ``lines`` to ``path`` (its folder made if missing; atomically, so an
+    interrupted write leaves the former report) and print them."""
     text = "\n".join(lines) + "\n"
     path.parent.mkdir(exist_ok=True)
-    path.write_text(text)
+    atomic_write(path, text.encode())
     print(text)
 
 
