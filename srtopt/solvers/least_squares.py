@@ -18,13 +18,20 @@ from .base import Acceptance, Solver, SolverResult
 MAX_CONDITION = 1e12  # normal equations worse conditioned than this are solved by lstsq instead
 
 
-def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
-    """argmin_b sum_i q_i (Xa_i b - y_i)^2 + sum_k ridge_k b_k^2 / 2 (``ridge`` a number or one per
-    coefficient)."""
+def normal_equations(Xa, y, q, ridge) -> tuple[np.ndarray, np.ndarray]:
+    """(A, rhs) of the normal equations A b = rhs of min_b sum_i q_i (Xa_i b - y_i)^2 +
+    sum_k ridge_k b_k^2 / 2: A = 2 Xa^T diag(q) Xa + diag(ridge), rhs = 2 Xa^T diag(q) y (``ridge``
+    a number or one per coefficient)."""
     XtQ2 = Xa.T * (2.0 * q)
     A = XtQ2 @ Xa
     A[np.diag_indices_from(A)] += ridge
-    rhs = XtQ2 @ y
+    return A, XtQ2 @ y
+
+
+def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
+    """argmin_b sum_i q_i (Xa_i b - y_i)^2 + sum_k ridge_k b_k^2 / 2 (``ridge`` a number or one per
+    coefficient), by :func:`normal_equations`."""
+    A, rhs = normal_equations(Xa, y, q, ridge)
     b = cholesky_solve(A, rhs, max_condition=MAX_CONDITION)
     if b is not None:
         return b

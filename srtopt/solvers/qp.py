@@ -38,6 +38,7 @@ import numpy as np
 from scipy import sparse
 
 from .base import Acceptance, Availability, Solver, SolverResult, termination
+from .least_squares import normal_equations
 
 
 _LIBC = ctypes.CDLL(None)
@@ -149,9 +150,9 @@ def leaf_qp(problem, j: int) -> LeafQP:
     lam = problem.ridge()[j]
     (Xa, y), w = problem.design, problem.leaf_weights[:, j]
     q = Xa.shape[1]
-    if not np.isfinite(b):  # squared: z = r, a quadratic in beta alone
-        H = 2.0 * a * (Xa.T * w) @ Xa + np.diag(lam)
-        return LeafQP(Csc.of(H), -2.0 * a * (Xa.T @ (w * y)), Csc.of(np.zeros((0, q))), np.zeros(0), np.zeros(0),
+    if not np.isfinite(b):  # squared: z = r, a quadratic in beta alone: H, -g are its normal equations
+        H, rhs = normal_equations(Xa, y, a * w, lam)
+        return LeafQP(Csc.of(H), -rhs, Csc.of(np.zeros((0, q))), np.zeros(0), np.zeros(0),
                       float(a * np.sum(w * y**2)), np.arange(q))
     keep = w > 0  # rows of weight 0: no t_i, z_i
     Xa, y, w = Xa[keep], y[keep], w[keep]
