@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold
 
@@ -130,8 +131,8 @@ def reopen(model, problem, omega, beta):
         omega, beta, seeded = regrow(problem, omega, beta, lambda rows: True)
         if not seeded:
             break
-        algorithm = model._algorithm(problem, model._solvers(problem), time.perf_counter(), (), 0)
-        algorithm.termination.max_iter = REOPEN_ITER
+        continued = clone(model).set_params(max_iter=REOPEN_ITER, callbacks=None)
+        algorithm = continued._algorithm(problem, continued._solvers(problem), time.perf_counter(), (), 0)
         result = algorithm.run(problem, state=TrainingState.start_at(problem, omega, beta))
         omega, beta = result.omega, result.beta
     return omega, beta
