@@ -7,7 +7,8 @@ a leaf sees on average fewer rows than it has coefficients, and the paper's lamb
 (2 / (p |tau_L|) on the summed error) barely restrains it: on pure noise (N = 140, p = 50)
 the default tree scored test R^2 -1.8 at depth 2.  There ``leaf_ridge="auto"`` fits the tree
 with lambda_b times each factor of ``GRID`` on ``FOLDS`` folds (``MAX_ITER`` macro
-iterations each) and keeps the factor of the least validation loss; elsewhere the factor is 1 and nothing changes.  The measurements
+iterations each) and keeps the factor of the least validation loss, skipping the fits that
+cannot change that choice; elsewhere the factor is 1 and nothing changes.  The measurements
 behind the zone and the grid: ``docs/departures.md``, "Small data".
 """
 
@@ -56,6 +57,9 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: 
     weighted by ``sample_weight``).  The folds are fixed (shuffled with seed 0), so a fit
     is as reproducible as before; with a deadline ``ends_at`` (perf_counter seconds), the
     comparison's fits and the final fit get equal shares of what remains.
+
+    With a loss that is never negative, fits that cannot change the choice are skipped
+    (:func:`_compare`); the choice is the one the full comparison makes.
     """
     if estimator.leaf_ridge != "auto":
         return float(estimator.leaf_ridge), {}
@@ -66,24 +70,47 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: 
         return 1.0, {}
     fits = len(GRID) * FOLDS + 1
     share = None if ends_at is None else max(ends_at - time.perf_counter(), 1e-3) / fits
-    losses = {factor: _validation_loss(estimator, X, y, sample_weight, factor, share) for factor in GRID}
+    losses = _compare(estimator, X, y, sample_weight, share)
     return min(losses, key=losses.get), losses
 
 
-def _validation_loss(estimator, X, y, sample_weight, factor, time_limit):
-    """Sum over the folds of the weighted loss of the held-out fold's standardized residuals."""
-    from sklearn.base import clone
+def _compare(estimator, X, y, sample_weight, time_limit) -> dict:
+    """{factor: validation loss} for the factors of ``GRID``: the weighted loss of the held-out
+    fold's standardized residuals, summed over the ``FOLDS`` folds.
+
+    With a nonnegative loss the fits go best first: the next fit is always the next fold of
+    the factor whose sum so far is least (ties: the first in ``GRID``), and the comparison
+    ends when that factor has all its folds.  Its total is then at most every other
+    factor's partial sum, which further folds only increase, so no fit left out could
+    change the choice.  The entries of the factors not fitted on every fold are their
+    partial sums, lower bounds of their totals."""
     from sklearn.model_selection import KFold
 
     from ..models.terms import make_loss
 
-    loss, scale = make_loss(estimator.loss), float(np.std(y)) or 1.0
+    loss = make_loss(estimator.loss)
+    folds = list(KFold(FOLDS, shuffle=True, random_state=0).split(X))
+    losses, fitted = dict.fromkeys(GRID, 0.0), dict.fromkeys(GRID, 0)
+    while True:
+        if loss.nonnegative:
+            factor = min(GRID, key=losses.get)
+        else:
+            factor = next((f for f in GRID if fitted[f] < FOLDS), GRID[-1])
+        if fitted[factor] == FOLDS:
+            return losses
+        losses[factor] += _fold_loss(estimator, X, y, sample_weight, factor, folds[fitted[factor]], loss, time_limit)
+        fitted[factor] += 1
+
+
+def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit) -> float:
+    """The weighted loss of the standardized residuals on the held-out rows of ``fold`` =
+    (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows."""
+    from sklearn.base import clone
+
+    train, test = fold
     weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-    total = 0.0
-    for train, test in KFold(FOLDS, shuffle=True, random_state=0).split(X):
-        model = clone(estimator).set_params(leaf_ridge=factor, callbacks=None, verbose=0, time_limit=time_limit,
-                                            max_iter=min(MAX_ITER, estimator.max_iter))
-        model.fit(X[train], y[train], None if sample_weight is None else weights[train])
-        residual = (model.predict(X[test]) - y[test]) / scale
-        total += float(np.sum(weights[test] * loss.value(residual)))
-    return total
+    model = clone(estimator).set_params(leaf_ridge=factor, callbacks=None, verbose=0, time_limit=time_limit,
+                                        max_iter=min(MAX_ITER, estimator.max_iter))
+    model.fit(X[train], y[train], None if sample_weight is None else weights[train])
+    residual = (model.predict(X[test]) - y[test]) / (float(np.std(y)) or 1.0)
+    return float(np.sum(weights[test] * loss.value(residual)))

@@ -102,10 +102,12 @@ class Loss(Term):
     Subclasses write :meth:`expression` (the formula, once) and the numpy
     :meth:`derivative` and :meth:`second_derivative`.  ``qp_form = (a, b)`` says that
     loss(r) = min_z a z^2 + b |r - z| (a QP-representable loss; None otherwise).
+    ``nonnegative``: loss(r) >= 0 for every r (a sum of losses only grows as terms are added).
     """
 
     name = "loss"
     qp_form: tuple[float, float] | None = None
+    nonnegative: bool = False
 
     def expression(self, r, ops):
         raise NotImplementedError
@@ -133,6 +135,7 @@ class Squared(Loss):
     """r^2: the squared error of eq. (obj)."""
 
     name = "squared"
+    nonnegative = True
     qp_form = (1.0, np.inf)
 
     def expression(self, r, ops):
@@ -163,6 +166,7 @@ class Huber(Loss):
     """
 
     name = "huber"
+    nonnegative = True
 
     def __init__(self, delta=0.3):
         if not np.isfinite(delta) or delta <= 0:
@@ -200,6 +204,7 @@ class Absolute(Loss):
     """
 
     name = "absolute"
+    nonnegative = True
 
     def __init__(self, epsilon=1e-3):
         if not np.isfinite(epsilon) or epsilon <= 0:

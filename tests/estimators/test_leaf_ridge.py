@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from unittest import mock
 
 import numpy as np
 import pytest
 
 from srtopt import SoftRegressionTree, load
 from srtopt.estimators.leaf_ridge import GRID, in_small_data_zone
+from srtopt.models.terms import Squared
 from srtopt.estimators.srt import regularization_lambdas
 from srtopt.tree import Tree
 
@@ -43,6 +45,20 @@ def test_inside_the_zone_the_factor_of_least_validation_loss_is_used():
     again = SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=tree.leaf_ridge_).fit(X, y)
     np.testing.assert_array_equal(tree.beta_, again.beta_)  # the final fit is the chosen factor's fit
     assert again.leaf_ridge_losses_ == {}
+
+
+def test_a_factor_that_cannot_win_is_not_fitted_on_the_remaining_folds():
+    X, noise = _noise(60, 20)
+    y = X @ np.arange(20.0) + 0.1 * noise  # linear: near-constant leaves lose on every fold
+    tree = SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y)
+    with mock.patch.object(Squared, "nonnegative", False):  # every factor on every fold
+        full = SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y).leaf_ridge_losses_
+    chosen = tree.leaf_ridge_
+    assert chosen == min(full, key=full.get) and tree.leaf_ridge_losses_[chosen] == full[chosen]
+    skipped = [f for f in GRID if tree.leaf_ridge_losses_[f] != full[f]]
+    assert skipped
+    for factor in skipped:  # a lower bound of the total, at least the chosen total
+        assert full[chosen] <= tree.leaf_ridge_losses_[factor] < full[factor]
 
 
 def test_a_larger_factor_shrinks_the_leaves():
