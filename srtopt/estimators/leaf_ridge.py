@@ -91,15 +91,18 @@ def _compare(estimator, X, y, sample_weight, time_limit) -> dict:
     loss = make_loss(estimator.loss)
     folds = list(KFold(FOLDS, shuffle=True, random_state=0).split(X))
     losses, fitted = dict.fromkeys(GRID, 0.0), dict.fromkeys(GRID, 0)
-    while True:
-        if loss.nonnegative:
-            factor = min(GRID, key=losses.get)
-        else:
-            factor = next((f for f in GRID if fitted[f] < FOLDS), GRID[-1])
-        if fitted[factor] == FOLDS:
-            return losses
+    while (factor := _next_fit(losses, fitted, loss.nonnegative)) is not None:
         losses[factor] += _fold_loss(estimator, X, y, sample_weight, factor, folds[fitted[factor]], loss, time_limit)
         fitted[factor] += 1
+    return losses
+
+
+def _next_fit(losses, fitted, nonnegative):
+    """The factor whose next fold :func:`_compare` fits, or None when the comparison is over."""
+    if nonnegative:
+        factor = min(GRID, key=losses.get)
+        return None if fitted[factor] == FOLDS else factor
+    return next((factor for factor in GRID if fitted[factor] < FOLDS), None)
 
 
 def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit) -> float:

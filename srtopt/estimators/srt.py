@@ -257,7 +257,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     objective_, n_iter_, stopped_by_ : E of the returned iterate, macro iterations, why it stopped.
     lambda_w_, lambda_b_ : the l2 weights of eq. (obj) used, lambda_b_ with the leaf-ridge factor.
     leaf_ridge_ : the factor on lambda_b used; leaf_ridge_losses_ : {factor: validation loss} of
-        the cross-validation that chose it (empty when none ran).
+        the cross-validation that chose it (empty when none ran; for a factor it stopped
+        fitting because it could no longer win, the loss on the folds fitted, a lower bound).
     node_counts_ : (2^(D+1) - 1,) int, training rows whose HBP path visits node t at index t-1.
     leaf_mse_, leaf_r2_ : (2^D,) training MSE (y's units) and R^2 of each leaf's linear
         model on the rows routed to it (nan where undefined).
