@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import cProfile
 import pstats
-import time
 from pathlib import Path
 
 from sklearn.ensemble import RandomForestRegressor
