@@ -4,8 +4,8 @@
 
 Every (dataset, depth <= 5) of the paper's 15 inside the small-data zone (``computer`` at
 depths 3-5, ``lpga2009`` at 4-5, ``housing`` at 5), the paper's 4 folds of split seed 0: the
-default ``SoftRegressionTree`` (a factor whose validation loss on its first folds already
-exceeds the least total is not fitted on the remaining folds) against the same fit with
+default ``SoftRegressionTree`` (the comparison fits best first and skips the fits that
+cannot change its choice: :func:`srtopt.estimators.leaf_ridge._compare`) against the same fit with
 every factor fitted on every fold, in the same run.  Columns: fits of the comparison,
 seconds of the whole fit, and whether the chosen factor and the final E are the same.
 Writes ``benchmarks/results/guard_pruning.md``.

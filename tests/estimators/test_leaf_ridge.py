@@ -10,8 +10,8 @@ import pytest
 
 from srtopt import SoftRegressionTree, load
 from srtopt.estimators.leaf_ridge import GRID, in_small_data_zone
-from srtopt.models.terms import Squared
 from srtopt.estimators.srt import regularization_lambdas
+from srtopt.models.terms import Squared
 from srtopt.tree import Tree
 
 
