@@ -9,7 +9,8 @@ depths 3 and 5 with the small-data guard off (``leaf_ridge=1``: one NODEC-DR run
 forest's seconds divided by the inner iterations, what an inner iteration may cost for the
 fit to take the forest's time.  'largest share': a profiled depth-5 fit (cProfile), the
 function with the most own time and its share of the fit: how spread the cost of an inner
-iteration is.  Writes ``benchmarks/results/inner_iteration.md``.
+iteration is (pstats' public profile keys functions by name, so of two functions of one name
+one is shown).  Writes ``benchmarks/results/inner_iteration.md``.
 """
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ def largest_share(X, y):
     depth-5 guard-off fit."""
     profile = cProfile.Profile()
     profile.runcall(SoftRegressionTree(depth=5, random_state=0, leaf_ridge=1).fit, X, y)
-    stats = pstats.Stats(profile).stats  # {(file, line, name): (calls, primitive calls, own, cumulative, callers)}
-    (path, line, name), own = max(((key, row[2]) for key, row in stats.items()), key=lambda item: item[1])
-    total = sum(row[2] for row in stats.values())
-    return f"{Path(path).name}:{line}({name})" if path != "~" else name, own / total
+    stats = pstats.Stats(profile).get_stats_profile()  # functions keyed by name (one of each name)
+    name, own = max(stats.func_profiles.items(), key=lambda item: item[1].tottime)
+    where = f"{Path(own.file_name).name}:{own.line_number}({name})" if own.line_number else name
+    return where, own.tottime / stats.total_tt
 
 
 def main() -> int:
