@@ -13,9 +13,7 @@ Writes ``benchmarks/results/guard_pruning.md``.
 
 from __future__ import annotations
 
-import math
 import statistics
-import time
 from pathlib import Path
 from unittest import mock
 
@@ -25,7 +23,7 @@ from srtopt import SoftRegressionTree
 from srtopt.datasets import load
 from srtopt.models.terms import Squared
 
-from common import paper_fold, write_report  # benchmarks/common.py
+from common import paper_fold, timed, write_report  # benchmarks/common.py
 
 OUT = Path(__file__).resolve().parent / "results" / "guard_pruning.md"
 CASES = [("computer", 3), ("computer", 4), ("computer", 5), ("lpga2009", 4), ("lpga2009", 5), ("housing", 5)]
@@ -40,9 +38,8 @@ def counted_fit(X, y, depth):
         return fit(self, *args, **kwargs)
 
     with mock.patch.object(SoftRegressionTree, "fit", counting):
-        start = time.perf_counter()
-        model = SoftRegressionTree(depth=depth, random_state=0).fit(X, y)
-        return time.perf_counter() - start, fits[0] - 1, model
+        seconds, model = timed(SoftRegressionTree(depth=depth, random_state=0), X, y)
+    return seconds, fits[0] - 1, model
 
 
 def main() -> int:
@@ -69,7 +66,7 @@ def main() -> int:
                 lines.append(f"| {name} | {depth} | {k} | {n_new} / {n_old} | {s_new:.2f} / {s_old:.2f} | "
                              f"{'yes' if factor else 'NO'} | {'yes' if E else 'NO'} |")
                 print(lines[-1], flush=True)
-    geo = math.exp(statistics.fmean(math.log(r) for r in ratios))
+    geo = statistics.geometric_mean(ratios)
     lines += ["", f"Fit time with factors dropped / full comparison: geometric mean {geo:.2f}x "
               f"({min(ratios):.2f}x-{max(ratios):.2f}x); chosen factor and final E the same on "
               f"{'every fit' if same else 'NOT every fit'}."]

@@ -33,7 +33,6 @@ def one_size(n: int) -> dict:
     """Fit at size n in this process; return the measurements."""
     import time
 
-    import numpy as np
     from sklearn.datasets import make_friedman1
     from threadpoolctl import threadpool_limits
 
