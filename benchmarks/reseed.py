@@ -33,17 +33,16 @@ from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold
 
 from srtopt import SoftRegressionTree, kernels
-from srtopt.datasets import load
+from srtopt.datasets import DATASETS, load
 from srtopt.solvers.least_squares import weighted_ridge
 from srtopt.training.callbacks import Callback
-from srtopt.training.initialization import MODEL_TREE_RIDGE, SOFT_SLOPE, linear_split
+from srtopt.training.initialization import MODEL_TREE_RIDGE, linear_split, soft_split
 from srtopt.training.nodec import TrainingState
 
 from common import paper_fold, write_report  # benchmarks/common.py
 
 HERE = Path(__file__).resolve().parent / "results"
-PAPER = ["abalone", "ailerons", "airfoil", "auto_mpg", "compactiv", "computer", "cpu_small", "delta_ailerons",
-         "elevators", "friedman", "housing", "kin8nm", "lpga2009", "puma", "yacht"]
+PAPER = list(DATASETS)  # the paper's 15
 READINGS = ("reopen", "regrow", "regrow-cv")
 BINS, CV_FOLDS, REOPEN_ITER, REOPEN_ROUNDS = 16, 3, 3, 3
 
@@ -112,8 +111,7 @@ def regrow(problem, omega, beta, gate):
         if split is None or not gate(rows):
             continue
         j, c = split
-        omega[q - 1] = 0.0
-        omega[q - 1, 0], omega[q - 1, 1 + j] = SOFT_SLOPE * c / problem.mu, -SOFT_SLOPE * p / problem.mu
+        omega[q - 1] = soft_split(j, c, p, problem.mu)
         seeded.append(q)
     leaves = problem.hbp_leaves(omega)
     for leaf in {leaf for q in seeded for leaf in tree.descendants_leaves(q)}:

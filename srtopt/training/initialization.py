@@ -399,10 +399,17 @@ def _split_candidates(X, Xa, y, w, quantiles) -> np.ndarray:
     return np.sort(np.argsort(-gains)[:WIDE])
 
 
+def soft_split(j: int, c: float, p: int, mu: float, slope: float = SOFT_SLOPE) -> np.ndarray:
+    """omega_t of the hard split "x_j <= c goes left", softened: u_t = (slope / mu) (c - x_j),
+    i.e. omega_0t = slope c / mu and omega_jt = -slope p / mu (the split uses x_j / p)."""
+    omega_t = np.zeros(p + 1)
+    omega_t[0], omega_t[1 + j] = slope * c / mu, -slope * p / mu
+    return omega_t
+
+
 def soft_tree_start(problem: SRTProblem, splits: dict, slope: float, top=None):
-    """(omega^0, beta^0) from hard splits {t: (j, c)} "x_j <= c goes left": u_t =
-    (slope / mu) (c - x_j), i.e. omega_0t = slope c / mu and omega_jt = -slope p / mu (the
-    split uses x_j / p); a node without a split sends every row left (omega_0t =
+    """(omega^0, beta^0) from hard splits {t: (j, c)} "x_j <= c goes left", softened
+    (:func:`soft_split`); a node without a split sends every row left (omega_0t =
     SPLIT_BIAS), so its right subtree starts empty; ``top``: the first rows of omega, as
     they are.  beta^0: the leaf regressions of the paper's initialization on the rows each
     leaf receives (the mean where none)."""
@@ -410,7 +417,7 @@ def soft_tree_start(problem: SRTProblem, splits: dict, slope: float, top=None):
     omega = np.zeros((tree.n_branch, p + 1))
     omega[:, 0] = SPLIT_BIAS
     for t, (j, c) in splits.items():
-        omega[t - 1, 0], omega[t - 1, 1 + j] = slope * c / problem.mu, -slope * p / problem.mu
+        omega[t - 1] = soft_split(j, c, p, problem.mu, slope)
     if top is not None:
         omega[: len(top)] = top
     leaves = kernels.hbp_leaves(problem.Z, omega, tree)
