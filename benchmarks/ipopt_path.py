@@ -27,14 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from srtopt import SoftRegressionTree
-from srtopt.datasets import load
+from srtopt.datasets import DATASETS, load
 
 from common import paper_fold, write_report  # benchmarks/common.py
 
 HERE = Path(__file__).resolve().parent / "results"
 SECONDS, MAX_ROUNDS = 3.0, 15  # timing rounds on small data: see main
-PAPER = ["abalone", "ailerons", "airfoil", "auto_mpg", "compactiv", "computer", "cpu_small", "delta_ailerons",
-         "elevators", "friedman", "housing", "kin8nm", "lpga2009", "puma", "yacht"]
+PAPER = list(DATASETS)  # the paper's 15
 ROUTES = {"auto": {}, "ipopt": {"bn_solver": "ipopt"},
           "ipopt L-BFGS": {"bn_solver": "ipopt:hessian=limited-memory"},
           "cyipopt": {"bn_solver": "cyipopt"},

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+from srtopt.datasets import DATASETS
 from srtopt.experiments.protocol import fold_indices, scale_fold
 
 HERE = Path(__file__).resolve().parent / "results" / "milo"
-PAPER = ["abalone", "ailerons", "airfoil", "auto_mpg", "compactiv", "computer", "cpu_small", "delta_ailerons",
-         "elevators", "friedman", "housing", "kin8nm", "lpga2009", "puma", "yacht"]
+PAPER = list(DATASETS)  # the paper's 15
 
 
 def run_one(dataset, depth, fold, method, time_limit, milo_method):
