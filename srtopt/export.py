@@ -487,6 +487,33 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
         walk(right, indent + 1)
 
     walk(root, 0)
+    return "\n".join(lines + export_constraints(model).splitlines())
+
+
+def export_constraints(model) -> str:
+    """The fitted model's constraints (``constraint_report_``) as a table: every row with its bound,
+    its value for the soft model of the training objective and for ``predict()`` on the training
+    data, and whether it holds; empty without constraints.
+
+    Parameters
+    ----------
+    model : SoftRegressionTree
+        A fitted tree.
+
+    Returns
+    -------
+    str
+        The table, one line per constraint row under a header line ("" without constraints).
+    """
+    report = getattr(model, "constraint_report_", None) or []
+    if not report:
+        return ""
+    rows = [("constraint", "row", "bound", "soft model", "predict()", "holds")]
+    rows += [(r["constraint"], r["row"], r["bound"], f"{r['soft']:.6g}", f"{r['predict']:.6g}",
+              "yes" if r["holds"] else "NO") for r in report]
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    lines = ["constraints (training data):"]
+    lines += ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
     return "\n".join(lines)
 
 
@@ -831,5 +858,5 @@ def render_graphviz(dot_source: str, path, format: str = "png") -> None:
     subprocess.run([dot, f"-T{format}", "-o", str(path)], input=dot_source.encode(), check=True)
 
 
-__all__ = ["RANKING", "decision_path", "export_graphviz", "export_html", "export_text", "original_units",
-           "reachable_nodes", "render_graphviz", "summary"]
+__all__ = ["RANKING", "decision_path", "export_constraints", "export_graphviz", "export_html", "export_text",
+           "original_units", "reachable_nodes", "render_graphviz", "summary"]

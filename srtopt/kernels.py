@@ -82,6 +82,17 @@ def _node_probabilities(S, tree, root) -> dict:
             for j in range(level.shape[1])}
 
 
+def reach_probabilities(S: np.ndarray, tree: Tree, t: int) -> np.ndarray:
+    """P_i(t): the product of the branch probabilities on the path from the root to node t
+    (1 at the root), shape (n,): p_ia for a in A_L(t), 1 - p_ia for a in A_R(t)."""
+    reach = np.ones(S.shape[0])
+    for a in tree.ancestors_left(t):
+        reach *= S[:, a - 1]
+    for a in tree.ancestors_right(t):
+        reach *= 1.0 - S[:, a - 1]
+    return reach
+
+
 def node_shares(S: np.ndarray, tree: Tree, s: np.ndarray) -> np.ndarray:
     """m_t = sum_i s_i P_i(t) / sum_i s_i for every node t (index t - 1), where P_i(t) is the
     product of the branch probabilities on the path from the root to t (P_it at a leaf):
@@ -261,6 +272,20 @@ def branch_curvatures(S, R, s, mu: float, nodes) -> np.ndarray:
     with _Interruptible():
         return _curvatures(np.ascontiguousarray(S, dtype=float), np.ascontiguousarray(R, dtype=float),
                            np.ascontiguousarray(s, dtype=float), float(mu), np.asarray(nodes, dtype=np.int64))
+
+
+def branch_hessian(Z: np.ndarray, C: np.ndarray, nodes) -> np.ndarray:
+    """The Hessian in (omega_a for a in ``nodes``) of a subtree sum whose second derivatives in
+    u_ia = z_i . omega_a are C (:func:`branch_curvatures`): Z^T diag(C[:, a, b]) Z for each pair of
+    nodes on one branch, 0 for nodes on separate branches; exactly symmetric."""
+    q, k = Z.shape[1], len(nodes)
+    H = np.zeros((k * q, k * q))
+    for i, a in enumerate(nodes):
+        for j, b in enumerate(nodes[i:], start=i):
+            if Tree.common_ancestor([a, b]) in (a, b):  # else 0: separate branches
+                H[i * q:(i + 1) * q, j * q:(j + 1) * q] = (Z.T * C[:, i, j]) @ Z
+                H[j * q:(j + 1) * q, i * q:(i + 1) * q] = H[i * q:(i + 1) * q, j * q:(j + 1) * q].T
+    return 0.5 * (H + H.T)  # BLAS rounds Z^T D Z: symmetrize
 
 
 @numba.njit(cache=True)

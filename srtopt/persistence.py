@@ -61,7 +61,8 @@ _ARRAYS = {
 }
 _SCALARS = {
     "SoftRegressionTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_",
-                           "init_davies_bouldin_", "init_chosen_", "leaf_ridge_"),
+                           "init_davies_bouldin_", "init_chosen_", "leaf_ridge_", "constraint_report_",
+                           "sensitive_feature_name_", "groups_"),
     "ORRTRegressor": ("objective_", "n_iter_", "solver_status_", "fit_seconds_"),
     "MILOTreeRegressor": ("objective_", "mip_gap_", "mip_bound_", "solver_status_", "bound_source_",
                           "warm_start_objective_", "fit_seconds_", "l1_", "min_samples_leaf_"),
@@ -134,6 +135,10 @@ def _encode_value(v):
         items = [_encode_value(x) for x in v]
         if all(x is not _NO_JSON for x in items):
             return {"tuple" if isinstance(v, tuple) else "list": items}
+    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+        items = {k: _encode_value(x) for k, x in v.items()}
+        if all(x is not _NO_JSON for x in items.values()):
+            return {"dict": items}
     return _NO_JSON
 
 
@@ -148,6 +153,8 @@ def _decode_value(v, where):
                 raise ValueError(f"model file: {where} is malformed")
             items = [_decode_value(x, where) for x in v[key]]
             return tuple(items) if key == "tuple" else items
+        if len(v) == 1 and isinstance(v.get("dict"), dict):
+            return {k: _decode_value(x, where) for k, x in v["dict"].items()}
         raise ValueError(f"model file: {where} is malformed")
     if isinstance(v, str) and v in ("nan", "inf", "-inf"):
         return float(v)

@@ -70,6 +70,21 @@ def register(subparsers) -> None:
                                                                  "'qpoases', 'osqp', 'ipopt', ...")
     formulation.add_argument("--wlr-solver", default="auto", help="the weighted logistic proxies: 'auto' (default), "
                                                                   "'newton', 'sklearn', ...")
+    constraints = fit.add_argument_group(
+        "constraints", "constraints the tree must meet (docs: 'Constraints'); the group constraints need --sensitive")
+    constraints.add_argument("--monotone", action="append", default=None, metavar="NAME=SIGN",
+                             help="prediction increasing (1) or decreasing (-1) in a feature, exactly (repeatable)")
+    constraints.add_argument("--leaf-bounds", action="append", default=None, metavar="NAME=LOW:HIGH",
+                             help="bounds on a feature's leaf slopes in y's units per unit of it, e.g. 'weight=:0' "
+                                  "(an empty side is unbounded; repeatable)")
+    constraints.add_argument("--sensitive", default=None, metavar="COLUMN",
+                             help="the column of the protected group (not a feature)")
+    constraints.add_argument("--parity", type=float, default=None, metavar="GAP",
+                             help="the groups' mean predictions differ by at most GAP (y's units)")
+    constraints.add_argument("--group-loss", type=float, default=None, metavar="BOUND",
+                             help="each group's mean loss (for the squared loss its MSE) at most BOUND")
+    constraints.add_argument("--constraint", action="append", default=None, metavar="SPEC",
+                             help="any constraint spec, e.g. 'parity:gap=0.02' (repeatable)")
     fit.add_argument("--quiet", action="store_true", help="no progress lines")
     fit.set_defaults(func=run_fit, on_interrupt="--out was not written")
 
@@ -254,7 +269,12 @@ def run_fit(args) -> int:
     if args.target not in columns:
         raise ValueError(f"--target {args.target!r} is not a column of {args.data!r}; columns: "
                          f"{', '.join(columns)}")
-    features = args.features or [c for c in columns if c != args.target]
+    if args.sensitive is not None and args.sensitive not in columns:
+        raise ValueError(f"--sensitive {args.sensitive!r} is not a column of {args.data!r}; columns: "
+                         f"{', '.join(columns)}")
+    if args.sensitive == args.target:
+        raise ValueError("--sensitive must name another column than --target")
+    features = args.features or [c for c in columns if c not in (args.target, args.sensitive)]
     unnamed = [c for c in features if re.fullmatch(r"Unnamed: \d+", c)] if not args.features else []
     if unnamed:
         warnings.warn(f"column {unnamed[0]!r} of {args.data!r} has no header (a saved row index?) and is used as a "
@@ -264,33 +284,74 @@ def run_fit(args) -> int:
         raise ValueError(f"--features: {', '.join(map(repr, unknown))} not in {args.data!r}")
     if args.target in features:
         raise ValueError(f"--features must not contain the target {args.target!r}")
+    if args.sensitive is not None and args.sensitive in features:
+        raise ValueError(f"--features must not contain the --sensitive column {args.sensitive!r} (it is not a feature)")
     if not features:
         raise ValueError(f"{args.data!r} has no feature column besides the target {args.target!r}")
     X = _numeric(frame, features, args.data)
     y = _numeric(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
     out = _out_path(args.out, [args.data])  # fail before a long fit, not after
+    monotonic_cst, constraint_specs = _constraints(args)
+    groups = None if args.sensitive is None else frame[args.sensitive].to_numpy()
+    if groups is not None and frame[args.sensitive].isna().any():
+        raise ValueError(f"column {args.sensitive!r} of {args.data!r} (--sensitive) has missing values")
     model = SoftRegressionTree(depth=args.depth, regularization=_regularization(args.regularization),
                                leaf_ridge=args.leaf_ridge,
                                max_iter=args.max_iter, init=args.init, n_init=args.n_init,
                                time_limit=args.time_limit, loss=args.loss, penalty=args.penalty,
                                working_sets=args.working_sets, bn_solver=args.bn_solver, ln_solver=args.ln_solver,
                                wlr_solver=args.wlr_solver, random_state=args.random_state,
-                               verbose=0 if args.quiet else 1)
+                               verbose=0 if args.quiet else 1, monotonic_cst=monotonic_cst,
+                               constraints=constraint_specs)
     model._check_params()  # a bad parameter is reported before the progress header
     _check_formulation(args)
     if args.cv_depths is not None and args.cv is None:
         raise ValueError("--cv-depths needs --cv K (the depths are compared by K-fold cross-validation)")
     if args.cv is not None:
-        model = _choose_split_weight(model, args.cv, args.random_state, X, y, args.quiet, args.cv_depths)
+        model = _choose_split_weight(model, args.cv, args.random_state, X, y, args.quiet, args.cv_depths, groups)
     else:
         if not args.quiet:
             print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features\n"
                   f"{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
-        model.fit(X, y)
+        model.fit(X, y, sensitive_features=groups)
     _save_model(model, out)
     print(f"saved {out} (training R^2 {model.score(X, y):.4f}, stopped by {model.stopped_by_})",
           file=sys.stderr if out == "-" else sys.stdout)
     return 0
+
+
+def _constraints(args):
+    """(monotonic_cst, constraint specs) of the constraint flags (each error names its flag)."""
+    from ..models.constraints import make_constraints
+
+    monotonic_cst = {}
+    for item in args.monotone or ():
+        name, _, sign = item.rpartition("=")
+        if not name or sign not in ("1", "-1", "+1", "0"):
+            raise ValueError(f"--monotone takes NAME=1 or NAME=-1, got {item!r}")
+        monotonic_cst[name] = int(sign)
+    specs = list(args.constraint or ())
+    for item in args.leaf_bounds or ():
+        name, _, bounds = item.rpartition("=")
+        low, colon, high = bounds.partition(":")
+        try:
+            low, high = (float(v) if v.strip() else None for v in (low, high))
+        except ValueError:
+            low = high = colon = None
+        if not name or not colon:
+            raise ValueError(f"--leaf-bounds takes NAME=LOW:HIGH (a side may be empty), got {item!r}")
+        specs.append(f"leaf_bounds:feature={name},lower={low},upper={high}")
+    specs += [f"parity:gap={args.parity}"] if args.parity is not None else []
+    specs += [f"group_loss:bound={args.group_loss}"] if args.group_loss is not None else []
+    needs_groups = any(spec.split(":")[0].strip().lower() in ("parity", "group_loss") for spec in specs)
+    if needs_groups and args.sensitive is None:
+        raise ValueError("--parity and --group-loss need --sensitive COLUMN (the protected group)")
+    for flag, spec in [("--constraint", s) for s in specs]:
+        try:
+            make_constraints(spec)
+        except ValueError as exc:
+            raise ValueError(f"{flag}: {exc}") from None
+    return monotonic_cst or None, specs or None
 
 
 def _save_model(model, out):
@@ -330,7 +391,7 @@ def _check_formulation(args):
             raise ValueError(f"{flag}: {exc}") from None
 
 
-def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None):
+def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None, groups=None):
     """The tree refit with the split weight (and depth, among ``depths``) that K-fold CV chose
     (SoftRegressionTreeCV)."""
     from ..estimators import SoftRegressionTreeCV
@@ -341,7 +402,7 @@ def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None):
         among = f"depth among {', '.join(map(str, depths))} and the " if depths else ""
         print(f"choosing the {among}weight on the splits of SoftRegressionTree(depth={tree.depth}) by {folds}-fold "
               f"cross-validation among {weights} x the default, on {len(y)} rows", file=sys.stderr, flush=True)
-    search.fit(X, y)
+    search.fit(X, y, sensitive_features=groups)
     if not quiet:
         if depths:
             best = ", ".join(f"depth {d}: {score:.4f}" for d, score in search.depth_scores_.items())

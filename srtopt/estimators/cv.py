@@ -77,10 +77,11 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         self.estimator, self.split_weights, self.cv = estimator, split_weights, cv
         self.n_jobs, self.random_state, self.depths = n_jobs, random_state, depths
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, sensitive_features=None):
         """Cross-validate every split weight, then refit the best on (X, y).  ``sample_weight``
-        goes to every fit (each fold's share of it); the CV score is the unweighted R^2 on
-        the held-out fold, as in GridSearchCV."""
+        and ``sensitive_features`` (the protected groups of the constraints) go to every fit (each
+        fold's share of them); the CV score is the unweighted R^2 on the held-out fold, as in
+        GridSearchCV."""
         estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
         if not isinstance(estimator, SoftRegressionTree):
             raise TypeError(f"estimator must be a SoftRegressionTree, got {type(estimator).__name__}")
@@ -91,7 +92,9 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         candidates = [f"{reading}:split={w!r}" for w in weights]
         search = GridSearchCV(estimator, {"depth": depths, "regularization": candidates}, cv=self._splitter(),
                               n_jobs=self.n_jobs, error_score="raise")
-        search.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
+        params = {name: value for name, value in (("sample_weight", sample_weight),
+                                                  ("sensitive_features", sensitive_features)) if value is not None}
+        search.fit(X, y, **params)
         self.best_estimator_ = search.best_estimator_
         self.depth_ = int(search.best_params_["depth"])
         self.split_weight_ = weights[candidates.index(search.best_params_["regularization"])]

@@ -48,7 +48,7 @@ def check_leaf_ridge(value):
     return value
 
 
-def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: float | None):
+def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: float | None, groups=None):
     """(factor, {factor: validation loss}) for ``estimator.leaf_ridge``.
 
     A number is returned as is; "auto" gives 1 outside the small-data zone or when lambda_b
@@ -59,7 +59,8 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: 
     comparison's fits and the final fit get equal shares of what remains.
 
     With a loss that is never negative, fits that cannot change the choice are skipped
-    (:func:`_compare`); the choice is the one the full comparison makes.
+    (:func:`_compare`); the choice is the one the full comparison makes.  ``groups``: the protected
+    group codes of the rows (the folds are stratified by them, and each fit gets its rows' groups).
     """
     if estimator.leaf_ridge != "auto":
         return float(estimator.leaf_ridge), {}
@@ -70,11 +71,11 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: 
         return 1.0, {}
     fits = len(GRID) * FOLDS + 1
     share = None if ends_at is None else max(ends_at - time.perf_counter(), 1e-3) / fits
-    losses = _compare(estimator, X, y, sample_weight, share)
+    losses = _compare(estimator, X, y, sample_weight, share, groups)
     return min(losses, key=losses.get), losses
 
 
-def _compare(estimator, X, y, sample_weight, time_limit) -> dict:
+def _compare(estimator, X, y, sample_weight, time_limit, groups=None) -> dict:
     """{factor: validation loss} for the factors of ``GRID``: the weighted loss of the held-out
     fold's standardized residuals, summed over the ``FOLDS`` folds.
 
@@ -84,15 +85,17 @@ def _compare(estimator, X, y, sample_weight, time_limit) -> dict:
     factor's partial sum, which further folds only increase, so no fit left out could
     change the choice.  The entries of the factors not fitted on every fold are their
     partial sums, lower bounds of their totals."""
-    from sklearn.model_selection import KFold
+    from sklearn.model_selection import KFold, StratifiedKFold
 
     from ..models.terms import make_loss
 
     loss = make_loss(estimator.loss)
-    folds = list(KFold(FOLDS, shuffle=True, random_state=0).split(X))
+    splitter = KFold if groups is None else StratifiedKFold
+    folds = list(splitter(FOLDS, shuffle=True, random_state=0).split(X, groups))
     losses, fitted = dict.fromkeys(GRID, 0.0), dict.fromkeys(GRID, 0)
     while (factor := _next_fit(losses, fitted, loss.nonnegative)) is not None:
-        losses[factor] += _fold_loss(estimator, X, y, sample_weight, factor, folds[fitted[factor]], loss, time_limit)
+        losses[factor] += _fold_loss(estimator, X, y, sample_weight, factor, folds[fitted[factor]], loss, time_limit,
+                                     groups)
         fitted[factor] += 1
     return losses
 
@@ -105,7 +108,7 @@ def _next_fit(losses, fitted, nonnegative):
     return next((factor for factor in GRID if fitted[factor] < FOLDS), None)
 
 
-def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit) -> float:
+def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None) -> float:
     """The weighted loss of the standardized residuals on the held-out rows of ``fold`` =
     (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows."""
     from sklearn.base import clone
@@ -114,6 +117,7 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit) -
     weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     model = clone(estimator).set_params(leaf_ridge=factor, callbacks=None, verbose=0, time_limit=time_limit,
                                         max_iter=min(MAX_ITER, estimator.max_iter))
-    model.fit(X[train], y[train], None if sample_weight is None else weights[train])
+    model.fit(X[train], y[train], None if sample_weight is None else weights[train],
+              sensitive_features=None if groups is None else groups[train])
     residual = (model.predict(X[test]) - y[test]) / (float(np.std(y)) or 1.0)
     return float(np.sum(weights[test] * loss.value(residual)))

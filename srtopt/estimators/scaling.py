@@ -61,8 +61,12 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
 
 
 def scaled_input(estimator, X):
-    """X of predict/apply, validated against the fit and min-max scaled like the training data."""
+    """X of predict/apply, validated against the fit and min-max scaled like the training data (a
+    DataFrame's column of the protected group, named at fit by ``sensitive_features``, is dropped)."""
     check_is_fitted(estimator)
+    group = getattr(estimator, "sensitive_feature_name_", None)
+    if group is not None and group in getattr(X, "columns", ()):
+        X = X.drop(columns=group)
     X = _naming("X", lambda: validate_data(estimator, X, reset=False, dtype=np.float64,
                                            ensure_all_finite=True), X)
     return estimator.scaler_.transform(X)

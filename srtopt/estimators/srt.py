@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import numbers
 import sys
 import time
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -13,19 +15,22 @@ from sklearn.utils import check_random_state
 
 from .. import kernels
 from .._spec import parse_spec
+from ..models.constraints import FEASIBILITY_TOL
 from ..models.srt import SRTProblem
 from ..models.terms import make_loss, make_penalties
 from ..solvers import make_solver
 from ..solvers.base import acceptance, deadline
 from ..training.callbacks import ProgressPrinter, as_callbacks
+from ..training.feasibility import polish, restore
 from ..training.initialization import CartInitialization, ClusterInitialization, ModelTreeInitialization
 from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
 from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
+from .constrained import code_groups, constraint_report, constraint_terms, protected_groups, training_units
 from .leaf_ridge import FOLDS, check_leaf_ridge, choose_leaf_ridge
 from .reading import SoftTreeMixin
-from .scaling import MinMaxTarget, check_depth, check_fit_arrays, check_sample_weight, scaled_input
+from .scaling import MinMaxTarget, _n_rows, check_depth, check_fit_arrays, check_sample_weight, scaled_input
 
 
 SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error times this factor
@@ -143,6 +148,22 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         tree), with options ("split_l1:strength=0.01"), a
         :class:`~srtopt.models.terms.Penalty` of your own, or a list.  The nonsmooth
         ones give exact zeros (docs/formulations.md, "Penalties and the method for the nonsmooth ones").
+    monotonic_cst : array-like of {-1, 0, 1}, dict or None, default=None
+        scikit-learn's monotonic constraints: one sign per feature (1 increasing, -1
+        decreasing, 0 none), or {feature name or index: sign}.  An exact guarantee for
+        ``predict()``: no split uses a constrained feature and every leaf slope on it has the
+        sign (:class:`~srtopt.models.constraints.Monotone`; what it costs: docs/constraints.md).
+    constraints : str, Constraint, list of these or None, default=None
+        Constraints on the model (:mod:`srtopt.models.constraints`): "parity:gap=d" (the mean
+        predictions of the protected groups differ by at most d, in y's units),
+        "group_loss:bound=e" (each group's mean loss at most e; for the squared loss its mean
+        squared error in y's units squared), "leaf_bounds:feature=NAME,lower=a,upper=b" (the
+        leaf slopes of a feature within [a, b], y's units per unit of it), "monotone:NAME=-1",
+        a :class:`~srtopt.models.constraints.Constraint` or a list.  The group constraints need
+        ``fit(..., sensitive_features=...)``.  Every subproblem carries them; the solvers that
+        take them are chosen by "auto" (IPOPT for constrained BN subproblems, a QP for the LN
+        step); they hold for the soft model of the training objective and for ``predict()``
+        on the training data (``constraint_report_``).
     working_sets : "subtree", "all", "paths" or callable, default="subtree"
         The working-set rule of NODEC-GS (:mod:`srtopt.training.working_sets`): the
         paper's subtree rule; all branch nodes then all leaves; root-to-leaf paths; or
@@ -256,6 +277,13 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         update each step took, solver status and seconds.
     objective_, n_iter_, stopped_by_ : E of the returned iterate, macro iterations, why it stopped.
     lambda_w_, lambda_b_ : the l2 weights of eq. (obj) used, lambda_b_ with the leaf-ridge factor.
+    constraint_report_ : list of dicts, one per row of the constraints (empty without any):
+        "constraint", "row", "bound" (text), "soft" (the value for the soft model of the training
+        objective) and "predict" (for ``predict()`` on the training data), in y's units, and
+        "holds" (both within the bound), "holds_soft", "holds_predict".
+    groups_ : the labels of the protected groups of ``sensitive_features`` (absent without).
+    sensitive_feature_name_ : the column of X named by ``sensitive_features`` (not a feature;
+        ``predict`` drops it from a DataFrame that has it), or None.
     leaf_ridge_ : the factor on lambda_b used; leaf_ridge_losses_ : {factor: validation loss} of
         the cross-validation that chose it (empty when none ran; for a factor it stopped
         fitting because it could no longer win, the loss on the folds fitted, a lower bound).
@@ -295,7 +323,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                  time_limit=None, callbacks=None, random_state=None, verbose=0, init_scale=0.2,
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
                  clip_predictions=True, n_jobs=None, loss="squared", penalty=None, working_sets="subtree",
-                 init="model-tree", leaf_ridge="auto"):
+                 init="model-tree", leaf_ridge="auto", monotonic_cst=None, constraints=None):
         self.depth, self.mu, self.regularization = depth, mu, regularization
         self.max_iter, self.n_init = max_iter, n_init
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
@@ -309,6 +337,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.clip_predictions, self.n_jobs = clip_predictions, n_jobs
         self.loss, self.penalty, self.working_sets, self.init = loss, penalty, working_sets, init
         self.leaf_ridge = leaf_ridge
+        self.monotonic_cst, self.constraints = monotonic_cst, constraints
 
     def _check_params(self):
         check_depth(self.depth)
@@ -339,44 +368,76 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         if not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
             raise ValueError(f"verbose must be an integer >= 0, got {self.verbose!r}")
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the tree by NODEC-DR on (X, y); ``sample_weight`` replaces the 1/N of eq. (obj)."""
+    def fit(self, X, y, sample_weight=None, sensitive_features=None):
+        """Fit the tree by NODEC-DR on (X, y); ``sample_weight`` replaces the 1/N of eq. (obj);
+        ``sensitive_features``: the protected group of every row, for the group constraints (an
+        array, or the name of a column of the DataFrame X, which is then not a feature)."""
         started = time.perf_counter()  # time_limit covers the whole fit
         self._check_params()
+        user_constraints = constraint_terms(self)
+        X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
         X, y = check_fit_arrays(self, X, y, 2**self.depth)
         weights = check_sample_weight(sample_weight, X.shape[0])
+        groups = None
+        if group_values is not None:
+            groups, self.groups_ = code_groups(group_values, weights)
         self.scaler_ = MinMaxTarget().fit(X, y, weights)
         tree = Tree(int(self.depth))
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
+        loss = make_loss(self.loss)
+        units = training_units(self, loss)
+        problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree, float(self.mu), lambda_w,
+                             lambda_b, weights, loss, make_penalties(self.penalty),
+                             tuple(c.in_training_units(units) for c in user_constraints), groups)
         ends_at = None if self.time_limit is None else started + self.time_limit
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
-            self, X, y, None if sample_weight is None else weights, lambda_b, ends_at)
-        lambda_b *= self.leaf_ridge_
+            self, X, y, None if sample_weight is None else weights, lambda_b, ends_at, groups)
+        problem = dataclasses.replace(problem, lambda_b=lambda_b * self.leaf_ridge_)
         if self.verbose and self.leaf_ridge_losses_:
             print(f"small data ({X.shape[0]} rows, {2**self.depth} leaves of {X.shape[1] + 1} coefficients): "
                   f"lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation", file=sys.stderr)
-        problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree,
-                             float(self.mu), lambda_w, lambda_b, weights, make_loss(self.loss),
-                             make_penalties(self.penalty))
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
+        solvers = self._solvers(problem)
         with deadline(ends_at):
-            result = self._train(problem, started, callbacks)
+            result = self._train(problem, solvers, started, callbacks)
         self.omega_, self.beta_ = result.omega, result.beta
         self.objective_, self.n_iter_ = result.objective, result.n_macro
         self.history_ = [record.as_dict() for record in result.history]
         self.stopped_by_ = result.stopped_by
-        self.lambda_w_, self.lambda_b_ = lambda_w, lambda_b
+        self.lambda_w_, self.lambda_b_ = lambda_w, problem.lambda_b
         self.y_range_ = np.array([y[weights > 0].min(), y[weights > 0].max()])
-        self._store_training_statistics(X, y, weights)
+        Xs = problem.X
+        self._close_unreached(Xs)
+        self.constraint_report_ = []
+        if problem.constraints:
+            self._meet_constraints(problem, solvers["ln"], user_constraints)
+        self._store_training_statistics(Xs, y, weights)
         for callback in callbacks:
             getattr(callback, "on_fit_end", lambda estimator: None)(self)
         return self
 
-    def _train(self, problem, started, callbacks):
-        """NODEC-DR from the initialization; with ``n_restarts`` > 1, that many initializations
-        run ``restart_iter`` macro iterations and the one with the lowest training objective E
-        continues.  A callback's stop ends the fit."""
-        solvers = self._solvers(problem)
+    def _meet_constraints(self, problem, ln_solver, user_constraints):
+        """The coefficients within their bounds exactly, the predictions polished to meet the
+        soft-mean constraints (:func:`~srtopt.training.feasibility.polish`), the report, and a
+        warning for a constraint that does not hold."""
+        clip = self.scaler_.transform_y(self.y_range_) if self.clip_predictions else None
+        self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver, clip)
+        self.omega_, self.beta_ = problem.project(self.omega_, self.beta_)
+        self.constraint_report_ = constraint_report(self, user_constraints, problem, getattr(self, "groups_", []))
+        failing = [row for row in self.constraint_report_ if not row["holds"]]
+        if failing:
+            worst = ", ".join(f"{row['row']} = {row['soft']:.4g} for the soft model and {row['predict']:.4g} for "
+                              f"predict() (bound {row['bound']})" for row in failing[:3])
+            when = " within the time limit" if self.stopped_by_ == "time_limit" else ""
+            warnings.warn(f"the constraints could not be met{when}; the tree is the most feasible one found: {worst}",
+                          UserWarning, stacklevel=3)
+
+    def _train(self, problem, solvers, started, callbacks):
+        """NODEC-DR from the initialization (its split weights and leaf coefficients restored to
+        the constraints, :func:`~srtopt.training.feasibility.restore`); with ``n_restarts`` > 1,
+        that many initializations run ``restart_iter`` macro iterations and the one with the
+        lowest training objective E (the least infeasible, with constraints) continues.  A
+        callback's stop ends the fit."""
         for callback in callbacks:
             getattr(callback, "on_fit_begin", lambda problem, estimator: None)(problem, self)
         inits = self._initializations(solvers["wlr"])
@@ -387,13 +448,15 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         runs = []
         for init, seed in candidates:
             omega0, beta0, *info = init(problem, seed)
+            omega0, beta0 = restore(problem, omega0, beta0, solvers["ln"])
             state = TrainingState.start_at(problem, omega0, beta0, **(info[0] if info else {}))
             algorithm = self._algorithm(problem, solvers, started, callbacks, seed)
             max_macro = self.restart_iter if len(candidates) > 1 else None
             runs.append((algorithm.run(problem, state=state, max_macro=max_macro), algorithm))
             if runs[-1][0].stopped_by not in ("max_iter", "max_macro"):
                 break  # a time limit or a callback's stop ends the fit
-        best = min(range(len(runs)), key=lambda i: runs[i][0].objective)
+        best = min(range(len(runs)), key=lambda i: (runs[i][0].violation > FEASIBILITY_TOL, runs[i][0].violation,
+                                                    runs[i][0].objective))
         result, algorithm = runs[best]
         self.init_davies_bouldin_ = result.state.info.get("davies_bouldin", np.nan)
         self.init_chosen_ = best % len(inits)
@@ -451,7 +514,10 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Prediction of the HBP leaf's linear model (eq. prediction_model), in y's units;
         with ``clip_predictions``, limited to the range of the training targets."""
-        Xs = scaled_input(self, X)
+        return self._predict_scaled(scaled_input(self, X))
+
+    def _predict_scaled(self, Xs):
+        """:meth:`predict` of the scaled rows Xs."""
         pred = self.scaler_.inverse_y(kernels.hbp_predict(Xs, self.omega_, self.beta_, Tree(int(self.depth))))
         if self.clip_predictions and hasattr(self, "y_range_"):
             pred = np.clip(pred, *self.y_range_)
@@ -481,15 +547,20 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
         save(self, path)
 
-    def _store_training_statistics(self, X, y, weights):
-        """node_counts_, leaf_mse_, leaf_r2_ of the HBP routing of the training data and
-        feature_importances_; a split that HBP routes no training row through on one side is
-        closed (:func:`srtopt.kernels.close_unreached`): the empty subtree is pruned."""
+    def _close_unreached(self, Xs):
+        """node_counts_ of the HBP routing of the scaled training data Xs; a split that routes no
+        training row through on one side is closed (:func:`srtopt.kernels.close_unreached`): the
+        empty subtree is pruned."""
         tree = Tree(int(self.depth))
-        Xs = self.scaler_.transform(X)
         leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
         self.node_counts_ = kernels.node_counts(leaves, tree)
         self.omega_ = kernels.close_unreached(self.omega_, self.node_counts_, tree, float(self.mu))
+
+    def _store_training_statistics(self, Xs, y, weights):
+        """leaf_mse_, leaf_r2_ of the HBP routing of the scaled training data Xs and
+        feature_importances_."""
+        tree = Tree(int(self.depth))
+        leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
         self._store_feature_importances(Xs, weights)
         pred = self.scaler_.inverse_y(kernels.hbp_predict(Xs, self.omega_, self.beta_, tree))
         self.leaf_mse_ = np.full(tree.n_leaves, np.nan)

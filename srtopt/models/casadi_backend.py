@@ -17,6 +17,25 @@ import numpy as np
 from ..tree import Tree
 
 
+MIN_ROWS = 32  # smallest padded row count of a rendered subproblem
+
+
+def padded_rows(n: int) -> int:
+    """Row count of the rendered model: the next power of two >= n.
+
+    Subproblems on I_t change size every iteration; padding with zero-weight
+    rows lets one compiled solver per power of two serve them all.
+    """
+    return max(MIN_ROWS, 1 << max(0, n - 1).bit_length())
+
+
+def pad(a: np.ndarray, n: int) -> np.ndarray:
+    """``a`` with zero rows appended up to ``n`` rows."""
+    out = np.zeros((n,) + a.shape[1:])
+    out[: a.shape[0]] = a
+    return out
+
+
 def sigmoid(u, mu):
     """F(u) of eq. (cdf) in the overflow-safe tanh form."""
     return 0.5 * (1.0 + ca.tanh(0.5 * mu * u))
@@ -39,20 +58,28 @@ def soft_loss(S, R, s, tree: Tree, root: int, columns: dict[int, int]):
     probabilities of the path above ``root`` are taken as 1.  Mirrors
     :func:`srtopt.kernels.soft_loss`.
     """
+    return ca.dot(s, sweep(S, R, tree, root, columns))
+
+
+def sweep(S, R, tree: Tree, root: int, columns: dict[int, int]):
+    """sum_{l in D_L(root)} P_il R_il of every row (a column), the upward sweep of
+    :func:`soft_loss` (``S``, ``R``, ``columns`` as there)."""
     V = {leaf: R[:, j] for j, leaf in enumerate(tree.descendants_leaves(root))}
     for a in reversed(tree.subtree_branch(root)):
         sa = S[:, columns[a]]
         V[a] = sa * V[2 * a] + (1 - sa) * V[2 * a + 1]
-    return ca.dot(s, V[root])
+    return V[root]
 
 
 @dataclass
 class CasadiModel:
-    """A rendered formulation: min_x f(x; p), with ``p`` bound to ``p_value``.
+    """A rendered formulation: min_x f(x; p) s.t. lbg <= g(x; p) <= ubg, lbx <= x <= ubx, with ``p``
+    bound to ``p_value``.
 
-    ``x``, ``p`` are CasADi MX symbols and ``f`` the MX objective; the
-    functions ``objective``, ``gradient`` and ``hessian`` evaluate the model
-    at a point with the bound data.  ``nlp`` is the dict ``nlpsol`` takes.
+    ``x``, ``p`` are CasADi MX symbols, ``f`` the MX objective and ``g`` the MX constraint rows
+    (None without any); the functions ``objective``, ``gradient``, ``hessian`` and ``constraints``
+    evaluate the model at a point with the bound data.  ``nlp`` is the dict ``nlpsol`` takes, and
+    ``bounds`` the bounds its solver call takes (lbg, ubg, lbx, ubx).
     """
 
     name: str
@@ -61,10 +88,30 @@ class CasadiModel:
     f: ca.MX
     p_value: np.ndarray
     variable_names: list[str] = field(default_factory=list)
+    g: ca.MX | None = None
+    lbg: np.ndarray | None = None
+    ubg: np.ndarray | None = None
+    lbx: np.ndarray | None = None
+    ubx: np.ndarray | None = None
 
     @property
     def nlp(self) -> dict:
-        return {"x": self.x, "p": self.p, "f": self.f}
+        return {"x": self.x, "p": self.p, "f": self.f, **({"g": self.g} if self.g is not None else {})}
+
+    @property
+    def bounds(self) -> dict:
+        """The bounds of ``nlpsol``'s call: lbg/ubg with constraint rows, lbx/ubx with bounded variables."""
+        out = {} if self.g is None else {"lbg": self.lbg, "ubg": self.ubg}
+        return out if self.lbx is None else {**out, "lbx": self.lbx, "ubx": self.ubx}
+
+    @cached_property
+    def g_function(self) -> ca.Function:
+        return ca.Function(f"{self.name}_g", [self.x, self.p], [self.g if self.g is not None else ca.MX(0, 1)],
+                           ["x", "p"], ["g"])
+
+    def constraints(self, x) -> np.ndarray:
+        """g(x) with the bound data (empty without constraint rows)."""
+        return np.asarray(self.g_function(np.ravel(x), self.p_value)).ravel()
 
     @cached_property
     def f_function(self) -> ca.Function:
@@ -90,5 +137,5 @@ class CasadiModel:
         return np.asarray(self.hess_function(np.ravel(x), self.p_value))
 
     def __repr__(self) -> str:
-        return (f"CasadiModel({self.name!r}: {self.x.numel()} variables, "
-                f"{self.p.numel()} parameters)")
+        rows = "" if self.g is None else f", {self.g.numel()} constraint rows"
+        return f"CasadiModel({self.name!r}: {self.x.numel()} variables, {self.p.numel()} parameters{rows})"

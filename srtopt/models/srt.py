@@ -39,26 +39,12 @@ import numpy as np
 from .. import kernels
 from ..tree import Tree
 from . import casadi_backend as cb
+from .casadi_backend import pad as _pad, padded_rows
+from .constraints import Constrained, ConstraintSet, FullBlock, LeafBlock, SplitBlock
 from .terms import L2, SQUARED, Loss, Penalty
 
-MIN_ROWS = 32  # smallest padded row count of a rendered subproblem
 MEMO_SIZE = 4  # iterates whose E and gradient SRTProblem.objective remembers
 STATIONARITY_STEP = 1e-6  # t of the proximal-gradient mapping of nonsmooth formulations
-
-
-def padded_rows(n: int) -> int:
-    """Row count of the rendered model: the next power of two >= n.
-
-    Subproblems on I_t change size every iteration; padding with zero-weight
-    rows lets one compiled solver per power of two serve them all.
-    """
-    return max(MIN_ROWS, 1 << max(0, n - 1).bit_length())
-
-
-def _pad(a: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros((n,) + a.shape[1:])
-    out[: a.shape[0]] = a
-    return out
 
 
 def stationarity_gradient(x, g, prox, step=STATIONARITY_STEP):
@@ -70,7 +56,9 @@ def stationarity_gradient(x, g, prox, step=STATIONARITY_STEP):
 @dataclass
 class SRTProblem:
     """Training data of eq. (obj): X in [0,1]^p, standardized y, weights s_i (sum 1), the loss
-    term (default: squared) and the penalty terms beside the l2 term of lambda_w, lambda_b."""
+    term (default: squared) and the penalty terms beside the l2 term of lambda_w, lambda_b; the
+    constraint terms (:mod:`.constraints`, in the problem's units) and the protected group of each
+    row (integer codes 0, 1, ...; needed by the group constraints)."""
 
     X: np.ndarray
     y: np.ndarray
@@ -81,6 +69,8 @@ class SRTProblem:
     weights: np.ndarray | None = None
     loss: Loss = SQUARED
     penalties: tuple = ()
+    constraints: tuple = ()
+    groups: np.ndarray | None = None
 
     def __post_init__(self):
         n = self.X.shape[0]
@@ -88,8 +78,14 @@ class SRTProblem:
         self.penalties = tuple(self.penalties)
         self._memo: dict = {}
         self._routing: tuple = (None, None)
+        self._probabilities: tuple = (None, None)
         self._terms: tuple = (None, ())
         self._incremental: tuple = (None, None)
+        if self.groups is not None:
+            self.groups = np.asarray(self.groups, dtype=np.int64)
+        self.constraints = tuple(term.bind(self) for term in self.constraints)
+        self.constraint_set = ConstraintSet(self.constraints, self.X.shape[1] + 1, self.tree.n_branch,
+                                            self.tree.n_leaves)
 
     @cached_property
     def Z(self) -> np.ndarray:
@@ -187,6 +183,37 @@ class SRTProblem:
             return np.ravel(X)
         return prox
 
+    def split_probabilities(self, omega) -> np.ndarray:
+        """p_it of every training row (remembered for the last omega)."""
+        return self._probabilities_at(omega)[0]
+
+    def leaf_probabilities(self, omega) -> np.ndarray:
+        """P_it of every training row and leaf (remembered for the last omega)."""
+        return self._probabilities_at(omega)[1]
+
+    def _probabilities_at(self, omega):
+        key = np.asarray(omega, float).tobytes()
+        if self._probabilities[0] != key:
+            S = kernels.split_probabilities(self.Z, omega, self.mu)
+            self._probabilities = (key, (S, kernels.leaf_probabilities(S, self.tree)))
+        return self._probabilities[1]
+
+    def constraint_values(self, omega, beta) -> np.ndarray:
+        """The rows g of the soft-mean constraints at (omega, beta), concatenated."""
+        soft = self.constraint_set.soft
+        return np.concatenate([c.values(self, omega, beta) for c in soft]) if soft else np.zeros(0)
+
+    def violation(self, omega, beta) -> float:
+        """The largest violation of a constraint at (omega, beta): 0 when they all hold (and
+        without constraints)."""
+        if not self.constraints:
+            return 0.0
+        return self.full(omega, beta).violation(np.concatenate([np.ravel(omega), np.ravel(beta)]))
+
+    def project(self, omega, beta):
+        """(omega, beta) clipped to the variable bounds of the constraints."""
+        return self.constraint_set.project(omega, beta)
+
     def hbp_leaves(self, omega) -> np.ndarray:
         """HBP leaf of every training row (remembered for the last omega: the BN and LN
         steps of an inner iteration both route the data)."""
@@ -201,17 +228,18 @@ class SRTProblem:
     def branch_subproblem(self, omega, beta, root, working, rows, row_weight=1.0) -> "BranchSubproblem":
         return BranchSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows), row_weight=row_weight)
 
-    def leaf_subproblem(self, omega, beta, root, working, rows) -> "LeafSubproblem":
-        return LeafSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows))
+    def leaf_subproblem(self, omega, beta, root, working, rows, hard=()) -> "LeafSubproblem":
+        return LeafSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows), hard=tuple(hard))
 
 
 def _variable_names(tree, nodes, q, array="omega"):
     return [f"{array}[{t}][{j}]" for t in nodes for j in range(q)]
 
 
-class Composite:
+class Composite(Constrained):
     """:meth:`evaluate` of a formulation whose objective is :meth:`evaluate_smooth` plus
-    nonsmooth terms (``nonsmooth``, ``nonsmooth_value`` and ``prox`` from the subclass)."""
+    nonsmooth terms (``nonsmooth``, ``nonsmooth_value`` and ``prox`` from the subclass);
+    constraints from :class:`~.constraints.Constrained` (none unless the subclass sets them)."""
 
     def evaluate(self, x):
         """(value, gradient); with nonsmooth terms, (value, stationarity gradient)."""
@@ -267,10 +295,21 @@ class SRTObjective(AllVariables):
         f, g_w, g_b = self.problem.smooth_objective(*self.split(x))
         return f, np.concatenate([g_w.ravel(), g_b.ravel()])
 
+    def bounds(self):
+        bounds = self.problem.constraint_set.bounds
+        if bounds is None:
+            return None
+        lo_w, hi_w, lo_b, hi_b = bounds
+        return np.concatenate([lo_w.ravel(), lo_b.ravel()]), np.concatenate([hi_w.ravel(), hi_b.ravel()])
+
+    @cached_property
+    def constraint_blocks(self) -> tuple:
+        return tuple(FullBlock(term, self) for term in self.problem.constraint_set.soft)
+
     @property
     def structure_key(self) -> tuple:
         pr = self.problem
-        return ("srt", pr.tree.depth, *pr.Z.shape, pr.loss.key, self._penalty_key())
+        return ("srt", pr.tree.depth, *pr.Z.shape, pr.loss.key, self._penalty_key(), *self.constraint_key())
 
     def render(self) -> cb.CasadiModel:
         pr, tree = self.problem, self.problem.tree
@@ -285,11 +324,13 @@ class SRTObjective(AllVariables):
         f = cb.soft_loss(S, R, sp, tree, 1, columns) + sum(term.casadi(omega, beta) for term in pr.terms)
         p = ca.vertcat(ca.vec(Zp), ca.vec(Xp), yp, sp)
         names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q, "beta")
-        return cb.CasadiModel(self.name, x, p, f, self.render_parameters(), names)
+        leaf_values = lambda v: v(ca.mtimes(Xp, beta.T), ca.repmat(yp, 1, tree.n_leaves))  # noqa: E731
+        rows = [block.render(S, leaf_values, tree) for block in self.constraint_blocks]
+        return self.casadi_model(x, p, f, names, rows)
 
     def render_parameters(self) -> np.ndarray:
         pr = self.problem
-        return np.concatenate([pr.Z.ravel("F"), pr.Xa.ravel("F"), pr.y, pr.s])
+        return np.concatenate([pr.Z.ravel("F"), pr.Xa.ravel("F"), pr.y, pr.s, self.constraint_parameters()])
 
     def render_pyomo(self):
         """eq. (obj) in Pyomo: sum_i s_i sum_l P_il loss(yhat_il - y_i) + the penalty terms."""
@@ -306,6 +347,7 @@ class SRTObjective(AllVariables):
                                                 [pr.loss.pyomo(pb.linear(pr.Xa[i], b) - float(pr.y[i])) for b in B],
                                                 tree, 1)
                 for i in range(pr.Z.shape[0]) if pr.s[i] != 0]
+        self.pyomo_constraints(m, [row for block in self.constraint_blocks for row in block.pyomo(W, B)])
         return pb.finish(m, data, [term.pyomo(W, B) for term in pr.terms], names)
 
 
@@ -346,6 +388,28 @@ class _WorkingSetSubproblem(Composite):
 
     def _matrix(self, x):
         return np.reshape(np.asarray(x, float), (len(self.working), -1))
+
+    def bounds(self):
+        """(lower, upper) of the block's variables from the constraints' bounds (None: unbounded)."""
+        return self._bounds
+
+    @cached_property
+    def _bounds(self):
+        bounds = self.problem.constraint_set.bounds
+        if bounds is None:
+            return None
+        lower, upper = (bounds[0], bounds[1]) if self.block == "omega" else (bounds[2], bounds[3])
+        return lower[self._working_rows].ravel(), upper[self._working_rows].ravel()
+
+    @cached_property
+    def constraint_blocks(self) -> tuple:
+        """The soft-mean constraints as this block sees them (:class:`~.constraints.SplitBlock`,
+        :class:`~.constraints.LeafBlock`): over every training row, the other variables fixed."""
+        return self._blocks()
+
+    def _blocks(self) -> tuple:
+        block = SplitBlock if self.block == "omega" else LeafBlock
+        return tuple(block(term, self) for term in self.problem.constraint_set.soft)
 
     @cached_property
     def _penalties(self) -> list:
@@ -477,6 +541,11 @@ class BranchSubproblem(_WorkingSetSubproblem):
         columns = kernels.subtree_columns(self.problem.tree, self.root)
         return columns, [int(np.flatnonzero(columns == r)[0]) for r in self._working_rows]
 
+    @property
+    def _local_working(self) -> list[int]:
+        """Local heap ids (1 = ``root``) of the working nodes."""
+        return [position + 1 for position in self._subtree[1]]
+
     def variable_scale(self) -> np.ndarray:
         """Typical size of each variable: 1 for omega_0t, p for omega_jt (which act on x_j / p).
         Solvers that are not invariant to the variables' scales (L-BFGS-B) solve in x / scale:
@@ -528,18 +597,10 @@ class BranchSubproblem(_WorkingSetSubproblem):
             return None
 
         def hessian(x):
-            Z, positions = self._Z, self._subtree[1]
-            local = [position + 1 for position in positions]  # local heap ids of the working nodes
+            local = self._local_working
             C = kernels.branch_curvatures(self._split_probabilities(x), self._losses, self.weights, self.problem.mu,
                                           local)
-            q, k = Z.shape[1], len(local)
-            H = np.zeros((k * q, k * q))
-            for i, a in enumerate(local):
-                for j, b in enumerate(local[i:], start=i):
-                    if Tree.common_ancestor([a, b]) in (a, b):  # else 0: separate branches
-                        H[i * q:(i + 1) * q, j * q:(j + 1) * q] = (Z.T * C[:, i, j]) @ Z
-                        H[j * q:(j + 1) * q, i * q:(i + 1) * q] = H[i * q:(i + 1) * q, j * q:(j + 1) * q].T
-            return 0.5 * (H + H.T) + np.diag(ridge.ravel())  # exactly symmetric (BLAS rounds Z^T D Z)
+            return kernels.branch_hessian(self._Z, C, local) + np.diag(ridge.ravel())
 
         return hessian
 
@@ -557,7 +618,7 @@ class BranchSubproblem(_WorkingSetSubproblem):
         """Subproblems with the same key share one symbolic model (and solver)."""
         local = self._local_nodes()
         return ("bn", self._local.depth, tuple(local[t] for t in self.working),
-                padded_rows(self.n_rows), self.problem.Z.shape[1], self._penalty_key())
+                padded_rows(self.n_rows), self.problem.Z.shape[1], self._penalty_key(), *self.constraint_key())
 
     def _local_nodes(self) -> dict[int, int]:
         """Subtree node -> node of a depth-d tree rooted at 1 (same shape)."""
@@ -580,10 +641,11 @@ class BranchSubproblem(_WorkingSetSubproblem):
         cols.update({a: x[i * q:(i + 1) * q] for i, a in enumerate(self.working)})
         S = cb.sigmoid(ca.mtimes(Zp, ca.horzcat(*[cols[a] for a in nodes])), mu)
         columns = {local[a]: j for j, a in enumerate(nodes)}
-        f = cb.soft_loss(S, Rp, sp, sub, 1, columns) + self._casadi_penalties(cb.matrix(x, len(self.working), q),
-                                                                              Op, Bp)
+        X = cb.matrix(x, len(self.working), q)
+        f = cb.soft_loss(S, Rp, sp, sub, 1, columns) + self._casadi_penalties(X, Op, Bp)
         p = ca.vertcat(ca.vec(Zp), ca.vec(Rp), sp, ca.vec(Op), ca.vec(Bp), mu)
-        return cb.CasadiModel(self.name, x, p, f, self.render_parameters(), _variable_names(tree, self.working, q))
+        rows = [block.render(X, mu) for block in self.constraint_blocks]
+        return self.casadi_model(x, p, f, _variable_names(tree, self.working, q), rows)
 
     def _fixed_nodes(self):
         return [a for a in self.problem.tree.subtree_branch(self.root) if a not in self.working]
@@ -593,7 +655,7 @@ class BranchSubproblem(_WorkingSetSubproblem):
         pr, n = self.problem, padded_rows(self.n_rows)
         return np.concatenate([
             _pad(self._Z, n).ravel("F"), _pad(self._losses, n).ravel("F"), _pad(self.weights, n),
-            self.omega.ravel("F"), self.beta.ravel("F"), [pr.mu]])
+            self.omega.ravel("F"), self.beta.ravel("F"), [pr.mu], self.constraint_parameters()])
 
     def render_pyomo(self):
         """The BN proxy in Pyomo: sum_i s_i sum_l P_il R_il over the subtree + the penalties."""
@@ -610,6 +672,7 @@ class BranchSubproblem(_WorkingSetSubproblem):
         data = [float(s[i]) * pb.point_sweep(pb.split_exprs(Z[i], columns, pr.mu), [float(r) for r in R[i]],
                                              tree, self.root)
                 for i in range(len(self.rows)) if s[i] != 0]
+        self.pyomo_constraints(m, [row for block in self.constraint_blocks for row in block.pyomo(X)])
         return pb.finish(m, data, self._pyomo_penalties(X), names)
 
 
@@ -623,6 +686,13 @@ class LeafSubproblem(_WorkingSetSubproblem):
 
     name: str = "ln_subproblem"
     block: ClassVar[str] = "beta"
+    hard: tuple = ()
+
+    def _blocks(self) -> tuple:
+        """The soft means, and the constraints on hard predictions in ``hard``: pairs (a soft-mean
+        term bound to the problem, a :class:`~.constraints.Routing`, e.g. the HBP leaf of every
+        training row, ``predict()``'s)."""
+        return super()._blocks() + tuple(LeafBlock(term, self, routing) for term, routing in self.hard)
 
     @cached_property
     def leaf_weights(self) -> np.ndarray:
@@ -682,7 +752,7 @@ class LeafSubproblem(_WorkingSetSubproblem):
     @property
     def structure_key(self) -> tuple:
         return ("ln", len(self.working), padded_rows(self.n_rows), self.problem.Xa.shape[1], self.loss.key,
-                self._penalty_key())
+                self._penalty_key(), *self.constraint_key())
 
     def render(self) -> cb.CasadiModel:
         pr, tree = self.problem, self.problem.tree
@@ -694,13 +764,14 @@ class LeafSubproblem(_WorkingSetSubproblem):
         residual = ca.mtimes(Xp, B.T) - ca.repmat(yp, 1, m)
         f = ca.sum1(ca.sum2(Qp * self.loss.casadi(residual))) + self._casadi_penalties(B, Op, Bp)
         p = ca.vertcat(ca.vec(Xp), yp, ca.vec(Qp), ca.vec(Op), ca.vec(Bp))
-        return cb.CasadiModel(self.name, x, p, f, self.render_parameters(),
-                              _variable_names(tree, self.working, q, "beta"))
+        rows = [block.render(B) for block in self.constraint_blocks]
+        return self.casadi_model(x, p, f, _variable_names(tree, self.working, q, "beta"), rows)
 
     def render_parameters(self) -> np.ndarray:
         pr, n = self.problem, padded_rows(self.n_rows)
         return np.concatenate([_pad(pr.Xa[self.rows], n).ravel("F"), _pad(pr.y[self.rows], n),
-                               _pad(self.leaf_weights, n).ravel("F"), self.omega.ravel("F"), self.beta.ravel("F")])
+                               _pad(self.leaf_weights, n).ravel("F"), self.omega.ravel("F"), self.beta.ravel("F"),
+                               self.constraint_parameters()])
 
     def render_pyomo(self):
         """The LN problem in Pyomo: sum_i sum_l Q_il loss(Xa_i beta_l - y_i) + the penalties."""
@@ -714,6 +785,7 @@ class LeafSubproblem(_WorkingSetSubproblem):
         (Xa, y), Q = self.design, self.leaf_weights
         data = [float(Q[i, l]) * self.loss.pyomo(pb.linear(Xa[i], B[l]) - float(y[i]))
                 for i in range(len(self.rows)) for l in range(len(self.working)) if Q[i, l] != 0]
+        self.pyomo_constraints(m, [row for block in self.constraint_blocks for row in block.pyomo(B)])
         return pb.finish(m, data, self._pyomo_penalties(B), names)
 
 
@@ -753,9 +825,14 @@ class WLRProxy(Composite):
     name: str = "wlr_proxy"
     nonsmooth: tuple = ()
     nonsmooth_scale: float = 1.0
+    variable_bounds: tuple | None = None
 
     def start(self) -> np.ndarray:
         return np.asarray(self.omega_t, float).copy()
+
+    def bounds(self):
+        """(lower, upper) of omega_t from the constraints (e.g. a monotone feature's weight fixed to 0)."""
+        return self.variable_bounds
 
     def evaluate_smooth(self, x):
         x = np.asarray(x, float)
@@ -791,7 +868,8 @@ class WLRProxy(Composite):
     @property
     def structure_key(self) -> tuple:
         # nonsmooth terms embed the fixed weights of the tree: no model is shared then
-        return ("wlr", padded_rows(len(self.c)), self.Z.shape[1]) + ((id(self),) if self.nonsmooth else ())
+        return (("wlr", padded_rows(len(self.c)), self.Z.shape[1]) + ((id(self),) if self.nonsmooth else ())
+                + self.constraint_key())
 
     def render(self) -> cb.CasadiModel:
         n, q = padded_rows(len(self.c)), self.Z.shape[1]
@@ -804,8 +882,7 @@ class WLRProxy(Composite):
         for term in self.nonsmooth:
             f += self.nonsmooth_scale * term.casadi(x.T, ca.DM(term.omega), ca.DM(term.beta))
         p = ca.vertcat(ca.vec(Zp), cp, wp, mu, alpha, inv_n)
-        names = [f"omega_t[{j}]" for j in range(q)]
-        return cb.CasadiModel(self.name, x, p, f, self.render_parameters(), names)
+        return self.casadi_model(x, p, f, [f"omega_t[{j}]" for j in range(q)])
 
     def render_parameters(self) -> np.ndarray:
         n = padded_rows(len(self.c))
@@ -829,4 +906,5 @@ class WLRProxy(Composite):
                                              + float(1 - self.c[i]) * pb.softplus(u)))
         penalties = [0.5 * self.alpha * sum(x[j] ** 2 for j in range(1, q))]
         penalties += [self.nonsmooth_scale * term.pyomo([x]) for term in self.nonsmooth]
+        self.pyomo_constraints(m, [])
         return pb.finish(m, [(1.0 / n) * t for t in terms], penalties, names)

@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from .._spec import parse_spec
 from .armijo import armijo_step
-from .base import (Acceptance, Availability, Solver, SolverParams, SolverResult, SolverUnavailableError,
-                   TerminationCondition, acceptance, availability, termination)
+from .base import (CONSTRAINT_KINDS, Acceptance, Availability, Solver, SolverParams, SolverResult,
+                   SolverUnavailableError, TerminationCondition, acceptance, availability, termination)
 from .cyipopt_solver import IpoptCyipopt
 from .ipopt import IpoptCasadi
 from .least_squares import ExactLeastSquares, LsqrLeastSquares
@@ -104,8 +104,9 @@ SOLVERS = {
 AUTO = {
     "bn": [("newton:max_blocks=1,needs_minimizer=True,penalties=l2", False),
            ("newton:max_variables=64,max_rows=3000,needs_minimizer=True,penalties=l2", False), ("l-bfgs-b", False),
+           ("prox-gradient", False), ("ipopt", False)],
+    "ln": [("exact", False), ("newton", False), ("qp", False), ("ipopt:hessian=exact,tol=1e-10", False),
            ("prox-gradient", False)],
-    "ln": [("exact", False), ("newton", False), ("ipopt:hessian=exact,tol=1e-10", False), ("prox-gradient", False)],
     "wlr": [("newton:tol=1e-8", False), ("prox-gradient", False)],
     "full": [("ipopt", True), ("prox-gradient", False)],
     "milp": [("highs", False)],
@@ -173,6 +174,7 @@ class Auto(Solver):
     """
 
     name = "auto"
+    takes_constraints = CONSTRAINT_KINDS  # each candidate is asked (its own acceptance)
 
     def __init__(self, kind="bn", tol=None, max_iter=None, time_limit=None, verbosity=0, specs=None):
         if kind not in AUTO:
@@ -181,28 +183,40 @@ class Auto(Solver):
             raise ValueError(f"specs must be a non-empty list of solver specs, got {specs!r}")
         super().__init__(tol, max_iter, time_limit, verbosity)
         self.kind, self.specs = kind, specs
-        self._candidates = None
+        self._built: dict = {}
         self._last = (None, None)  # (problem, adapter) of the last choice: accepts then solve
 
     @property
-    def candidates(self) -> list:
-        """[(adapter, smooth only?)] in the order of ``AUTO[kind]`` (built on first use)."""
-        if self._candidates is None:
+    def _listed(self) -> list:
+        return AUTO[self.kind] if self.specs is None else [(spec, False) for spec in self.specs]
+
+    def _candidate(self, i: int):
+        """The i-th adapter of the list, built on first use (a fit builds only those it reaches)."""
+        if i not in self._built:
             shared = {k: v for k, v in (("tol", self.tol), ("max_iter", self.max_iter),
                                         ("time_limit", self.time_limit)) if v is not None}
             if self.verbosity:
                 shared["verbosity"] = self.verbosity
-            listed = AUTO[self.kind] if self.specs is None else [(spec, False) for spec in self.specs]
-            self._candidates = [(make_solver(self.kind, spec, **shared), smooth) for spec, smooth in listed]
-        return self._candidates
+            spec, smooth = self._listed[i]
+            self._built[i] = (make_solver(self.kind, spec, **shared), smooth)
+        return self._built[i]
+
+    @property
+    def candidates(self) -> list:
+        """[(adapter, smooth only?)] in the order of ``AUTO[kind]``."""
+        return [self._candidate(i) for i in range(len(self._listed))]
 
     def choose(self, problem):
         """The adapter that solves ``problem`` (None if no candidate accepts it)."""
         if self._last[0] is problem:
             return self._last[1]
         nonsmooth = bool(getattr(problem, "nonsmooth", ()))
-        chosen = next((adapter for adapter, smooth_only in self.candidates
-                       if not (smooth_only and nonsmooth) and acceptance(adapter, problem)), None)
+        chosen = None
+        for i in range(len(self._listed)):
+            adapter, smooth_only = self._candidate(i)
+            if not (smooth_only and nonsmooth) and acceptance(adapter, problem):
+                chosen = adapter
+                break
         self._last = (problem, chosen)
         return chosen
 

@@ -348,9 +348,37 @@ def availability(solver) -> Availability:
     return result if isinstance(result, Availability) else Availability(bool(result), "")
 
 
+#: the solvers that take each kind of constraint (named when a solver refuses a constrained problem)
+CONSTRAINT_ROUTES = {
+    "fixed": "newton, l-bfgs-b, prox-gradient, ipopt, qp",
+    "bounds": "l-bfgs-b, ipopt and, for the LN step, qp (HiGHS), osqp, qpoases",
+    "linear": "ipopt and, for the LN step, qp (HiGHS), osqp, qpoases",
+    "nonlinear": "ipopt",
+}
+
+
+#: every kind of constraint a formulation can carry
+CONSTRAINT_KINDS = frozenset(CONSTRAINT_ROUTES)
+
+
+def constraint_kinds(problem) -> frozenset:
+    """The kinds of constraints ``problem`` carries (``problem.constraint_kinds()``; none for a
+    formulation without the method): "fixed", "bounds", "linear", "nonlinear"."""
+    kinds = getattr(problem, "constraint_kinds", None)
+    return kinds() if kinds is not None else frozenset()
+
+
 def acceptance(solver, problem) -> Acceptance:
     """``solver.accepts(problem)`` as an :class:`Acceptance` (an adapter without ``accepts``
-    accepts everything)."""
+    accepts everything unconstrained).  A problem with constraints of a kind the solver does not
+    declare in its ``takes_constraints`` is refused here, for every adapter (one of a user's too):
+    no solver ignores a constraint."""
+    missing = constraint_kinds(problem) - frozenset(getattr(solver, "takes_constraints", ()))
+    if missing:
+        label = getattr(solver, "name", type(solver).__name__)
+        routes = "; ".join(f"{kind}: {CONSTRAINT_ROUTES.get(kind, 'ipopt')}" for kind in sorted(missing))
+        return Acceptance(False, f"{label} does not take its constraints ({', '.join(sorted(missing))}); "
+                                 f"solvers that do: {routes} ('auto' picks one)")
     check = getattr(solver, "accepts", None)
     if check is None:
         return Acceptance(True)
@@ -440,6 +468,9 @@ class Solver(SolverParams):
 
     name = "solver"
     family = "srtopt"  # key of TERMINATION for the raw statuses of this adapter
+    #: the kinds of constraints the adapter enforces ("fixed", "bounds", "linear", "nonlinear"; see
+    #: :func:`acceptance`): none by default
+    takes_constraints: frozenset = frozenset()
 
     def __init__(self, tol=None, max_iter=None, time_limit=None, verbosity=0):
         self.tol, self.max_iter, self.time_limit, self.verbosity = tol, max_iter, time_limit, verbosity

@@ -14,6 +14,11 @@ Two evaluators feed IPOPT the objective and its exact gradient:
 
 Neither is ever rebuilt inside the NODEC loop.  Ctrl-C during a solve (through
 :func:`~.base.solve_interruptibly`) stops IPOPT at its next iteration, quietly.
+
+Constraints (:mod:`srtopt.models.constraints`) go to IPOPT as they are: the formulation's
+bounds as lbx/ubx (a fixed variable becomes a parameter, IPOPT's default treatment), its rows
+as g with lbg/ubg, their Jacobian and, with the exact Hessian, the rows' Hessians in the
+Lagrangian's.  IPOPT ends feasible within ``CONSTRAINT_TOL``.
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from .base import (Acceptance, Availability, Solver, SolverResult, cached_rendering, should_stop, smooth_problem,
-                   termination)
+from .base import (CONSTRAINT_KINDS, Acceptance, Availability, Solver, SolverResult, cached_rendering, should_stop,
+                   smooth_problem, termination)
 from .reformulations import VariableSplit
 
 
@@ -32,6 +37,9 @@ from .reformulations import VariableSplit
 #: gradients of 1e-7 to 1e-6 on the BN subproblems); 1e-8 cost 10-20 % more iterations for
 #: no better trees (docs/solvers.md, "IPOPT's tolerance").
 IPOPT_TOL = 1e-6
+#: IPOPT's ``constr_viol_tol`` (absolute, training units): below the tolerance of the training's
+#: feasibility tests (:data:`srtopt.models.constraints.FEASIBILITY_TOL`)
+CONSTRAINT_TOL = 1e-8
 
 
 class IpoptCasadi(Solver):
@@ -60,6 +68,7 @@ class IpoptCasadi(Solver):
     name = "ipopt"
     family = "ipopt"
     stops_on_interrupt = True  # through the iteration callback
+    takes_constraints = CONSTRAINT_KINDS
 
     def __init__(self, hessian="exact", tol=IPOPT_TOL, max_iter=200, options=None, evaluator=None,
                  time_limit=None, verbosity=0):
@@ -81,9 +90,10 @@ class IpoptCasadi(Solver):
 
     def _route(self, problem) -> tuple[bool, bool]:
         """(oracle?, exact Hessian?) for ``problem`` (module docstring): the oracle unless the
-        exact Hessian is asked of a formulation without one that has a CasADi rendering; an
-        oracle without a Hessian of the formulation's own uses L-BFGS."""
-        own = getattr(problem, "hessian", None) is not None
+        exact Hessian is asked of a formulation without one (for its objective and its constraint
+        rows) that has a CasADi rendering; an oracle without a Hessian of the formulation's own uses
+        L-BFGS."""
+        own = getattr(problem, "hessian", None) is not None and _rows_have_hessians(problem)
         exact = self.hessian == "exact"
         if self.evaluator == "symbolic":
             return False, exact
@@ -98,12 +108,15 @@ class IpoptCasadi(Solver):
 
     def accepts(self, problem) -> Acceptance:
         smooth = smooth_problem(problem)
+        if getattr(problem, "nonsmooth", ()) and getattr(problem, "n_constraints", 0):
+            return Acceptance(False, "IPOPT takes a nonsmooth term (by a variable split) only without constraint rows")
         if not smooth:
             if self.hessian != "exact" and self.evaluator != "symbolic" and hasattr(problem, "l1_weights") \
                     and problem.l1_weights() is not None:
                 return Acceptance(True)
             return smooth
-        if self.evaluator == "oracle" and self.hessian == "exact" and getattr(problem, "hessian", None) is None:
+        if self.evaluator == "oracle" and self.hessian == "exact" and not (
+                getattr(problem, "hessian", None) is not None and _rows_have_hessians(problem)):
             return Acceptance(False, f"{type(problem).__name__} has no Hessian of its own for the oracle (use "
                                      f"evaluator='symbolic' or hessian='limited-memory')")
         if not self._oracle(problem) and not hasattr(problem, "render"):
@@ -113,6 +126,7 @@ class IpoptCasadi(Solver):
     def _options(self, exact: bool) -> dict:
         return {"ipopt.print_level": 5 if self.verbosity else 0, "print_time": bool(self.verbosity),
                 "ipopt.sb": "yes", "ipopt.tol": self.tol, "ipopt.max_iter": self.max_iter,
+                "ipopt.constr_viol_tol": CONSTRAINT_TOL,
                 "ipopt.hessian_approximation": "exact" if exact else "limited-memory",
                 "iteration_callback": _stop_on_interrupt(),
                 **{f"ipopt.{k}": v for k, v in (self.options or {}).items()}}
@@ -121,15 +135,17 @@ class IpoptCasadi(Solver):
         """(nlpsol, parameter values) for ``problem``, built on first use of its shape."""
         oracle_route, exact = self._route(problem)
         if oracle_route:
-            n = problem.start().size
-            if (n, exact) not in self._cache:
-                oracle = _Oracle(n)
+            n, m = problem.start().size, getattr(problem, "n_constraints", 0)
+            if (n, m, exact) not in self._cache:
+                oracle = _Oracle(n, m)
                 x = ca.MX.sym("x", n)
+                nlp = {"x": x, "f": oracle(x), **({"g": oracle.rows(x)} if m else {})}
                 derivatives = {"grad_f": oracle.gradient, **({"hess_lag": oracle.hessian} if exact else {}),
+                               **({"jac_g": oracle.jacobian} if m else {}),
                                "no_nlp_grad": True}  # no multipliers to recover: f itself is never differentiated
-                self._cache[n, exact] = (ca.nlpsol(f"{problem.name}_oracle", "ipopt", {"x": x, "f": oracle(x)},
-                                                   {**self._options(exact), **derivatives}), oracle)
-            solver, oracle = self._cache[n, exact]
+                self._cache[n, m, exact] = (ca.nlpsol(f"{problem.name}_oracle", "ipopt", nlp,
+                                                      {**self._options(exact), **derivatives}), oracle)
+            solver, oracle = self._cache[n, m, exact]
             oracle.problem = problem
             return solver, []
         return cached_rendering(self._cache, problem,
@@ -139,7 +155,7 @@ class IpoptCasadi(Solver):
         split = VariableSplit(problem) if getattr(problem, "nonsmooth", ()) else None
         target = split or problem
         solver, p_value = self._solver(target)
-        bounds = {} if split is None else dict(zip(("lbx", "ubx"), split.bounds))
+        bounds = _bounds(problem) if split is None else dict(zip(("lbx", "ubx"), split.bounds))
         out = solver(x0=x0 if split is None else split.y_of(x0), p=p_value, **bounds)
         stats = solver.stats()
         x, f = np.asarray(out["x"]).ravel(), float(out["f"])
@@ -149,6 +165,22 @@ class IpoptCasadi(Solver):
         return SolverResult(x, f, bool(stats["success"]), stats["return_status"], int(stats.get("iter_count", 0)),
                             0.0, stats, termination(self.family, stats["return_status"], stats["success"]),
                             self.name)
+
+
+def _rows_have_hessians(problem) -> bool:
+    """Whether every constraint row of ``problem`` has a Hessian of its own (none: True)."""
+    return all(getattr(block, "has_hessian", False) for block in getattr(problem, "constraint_blocks", ()))
+
+
+def _bounds(problem) -> dict:
+    """The bounds of the solver call: lbx/ubx of ``problem.bounds()``, lbg/ubg of its rows."""
+    out = {}
+    bounds = getattr(problem, "bounds", lambda: None)()
+    if bounds is not None:
+        out.update(lbx=bounds[0], ubx=bounds[1])
+    if getattr(problem, "n_constraints", 0):
+        out.update(zip(("lbg", "ubg"), problem.constraint_bounds()))
+    return out
 
 
 class _StopOnInterrupt(ca.Callback):
@@ -189,11 +221,13 @@ class _Oracle(ca.Callback):
     (seven calls per iteration instead of four).  Value and gradient are computed together
     and kept for the last x (IPOPT asks for both at each accepted point)."""
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, m: int = 0):
         ca.Callback.__init__(self)
-        self.n, self.problem, self._x, self._fg = n, None, None, None
-        self.construct(f"srt_oracle_{n}", {})
+        self.n, self.m, self.problem, self._x, self._fg = n, m, None, None, None
+        self.construct(f"srt_oracle_{n}_{m}", {})
         self.gradient, self.hessian = _OracleGradient(self), _OracleHessian(self)
+        if m:
+            self.rows, self.jacobian = _OracleRows(self), _OracleJacobian(self)
 
     def get_n_in(self):
         return 1
@@ -260,9 +294,58 @@ class _OracleGradient(ca.Callback):
         return 0
 
 
+class _OracleRows(ca.Callback):
+    """g(x): the formulation's constraint rows (``constraint_values``)."""
+
+    def __init__(self, oracle: _Oracle):
+        ca.Callback.__init__(self)
+        self.oracle = oracle
+        self.construct(f"srt_oracle_rows_{oracle.n}_{oracle.m}", {})
+
+    def get_n_in(self):
+        return 1
+
+    def get_n_out(self):
+        return 1
+
+    def get_sparsity_in(self, i):
+        return ca.Sparsity.dense(self.oracle.n, 1)
+
+    def get_sparsity_out(self, i):
+        return ca.Sparsity.dense(self.oracle.m, 1)
+
+    def eval(self, arg):
+        return [self.oracle.problem.constraint_values(np.asarray(arg[0], float).ravel())]
+
+
+class _OracleJacobian(ca.Callback):
+    """``jac_g`` of ``nlpsol``: (x, p) -> (g, dg/dx) of the formulation's constraint rows."""
+
+    def __init__(self, oracle: _Oracle):
+        ca.Callback.__init__(self)
+        self.oracle = oracle
+        self.construct(f"srt_oracle_jac_{oracle.n}_{oracle.m}", {})
+
+    def get_n_in(self):
+        return 2
+
+    def get_n_out(self):
+        return 2
+
+    def get_sparsity_in(self, i):
+        return ca.Sparsity.dense(self.oracle.n, 1) if i == 0 else ca.Sparsity(0, 0)
+
+    def get_sparsity_out(self, i):
+        return ca.Sparsity.dense(self.oracle.m, 1) if i == 0 else ca.Sparsity.dense(self.oracle.m, self.oracle.n)
+
+    def eval(self, arg):
+        x, problem = np.asarray(arg[0], float).ravel(), self.oracle.problem
+        return [problem.constraint_values(x), ca.DM(problem.constraint_jacobian(x))]
+
+
 class _OracleHessian(ca.Callback):
     """``hess_lag`` of ``nlpsol``: (x, p, lam_f, lam_g) -> lam_f times the formulation's exact
-    Hessian, its upper triangle (no constraints: lam_g is empty)."""
+    Hessian plus sum_k lam_g,k times the Hessian of constraint row k, its upper triangle."""
 
     def __init__(self, oracle: _Oracle):
         ca.Callback.__init__(self)
@@ -280,23 +363,28 @@ class _OracleHessian(ca.Callback):
         return 1
 
     def get_sparsity_in(self, i):
-        n = self.oracle.n
-        return [ca.Sparsity.dense(n, 1), ca.Sparsity(0, 0), ca.Sparsity.dense(1, 1), ca.Sparsity(0, 1)][i]
+        n, m = self.oracle.n, self.oracle.m
+        return [ca.Sparsity.dense(n, 1), ca.Sparsity(0, 0), ca.Sparsity.dense(1, 1),
+                ca.Sparsity.dense(m, 1) if m else ca.Sparsity(0, 1)][i]
 
     def get_sparsity_out(self, i):
         return self._sparsity
 
-    def _values(self, x, lam_f):
-        hessian = self.oracle.problem.hessian(np.array(x, dtype=float).ravel())
-        return lam_f * hessian.ravel()[self._entries]  # symmetric: row- and column-major agree
+    def _values(self, x, lam_f, lam_g):
+        x, problem = np.array(x, dtype=float).ravel(), self.oracle.problem
+        hessian = lam_f * problem.hessian(x)
+        if self.oracle.m:
+            hessian = hessian + problem.constraint_hessian(x, np.asarray(lam_g, float).ravel())
+        return hessian.ravel()[self._entries]  # symmetric: row- and column-major agree
 
     def eval(self, arg):
-        return [ca.DM(self._sparsity, self._values(arg[0], float(arg[2])))]
+        return [ca.DM(self._sparsity, self._values(arg[0], float(arg[2]), np.asarray(arg[3])))]
 
     def has_eval_buffer(self):
         return True
 
     def eval_buffer(self, arg, res):
         lam_f = np.frombuffer(arg[2], dtype=float)[0]
-        np.frombuffer(res[0], dtype=float)[:] = self._values(np.frombuffer(arg[0], dtype=float), lam_f)
+        lam_g = np.frombuffer(arg[3], dtype=float) if self.oracle.m else None
+        np.frombuffer(res[0], dtype=float)[:] = self._values(np.frombuffer(arg[0], dtype=float), lam_f, lam_g)
         return 0

@@ -46,6 +46,7 @@ class NewtonSolver(Solver):
 
     name = "newton"
     python_loop = True  # Ctrl-C raises in its loop (solve_interruptibly)
+    takes_constraints = frozenset({"fixed"})  # variables fixed by the constraints are eliminated
 
     def __init__(self, tol=1e-12, max_iter=50, max_blocks=None, max_variables=None, max_rows=None,
                  needs_minimizer=False, penalties=None, time_limit=None, verbosity=0):
@@ -73,7 +74,7 @@ class NewtonSolver(Solver):
         return smooth_problem(problem, "hessian", "exact Hessian (hessian(x))")
 
     def _solve(self, problem, x0) -> SolverResult:
-        x = x0.copy()
+        x, free = _fix(problem, x0)
         f, g = problem.evaluate(x)
         status, it = "iteration limit", 0
         ends = None if self.time_limit is None else time.perf_counter() + self.time_limit
@@ -81,7 +82,7 @@ class NewtonSolver(Solver):
             if interrupt_requested() or (ends is not None and time.perf_counter() >= ends):
                 status = "stopped"
                 break
-            step = _newton_step(problem.hessian(x), g)
+            step = _newton_step(problem.hessian(x), g, free)
             decrement = float(g @ step)
             if decrement / 2 <= self.tol * (1.0 + abs(f)):
                 status = "solved"
@@ -94,10 +95,27 @@ class NewtonSolver(Solver):
         return self._result(x, f, status, it)
 
 
-def _newton_step(H, g):
-    """H^-1 g by Cholesky.  When H is not positive definite (a nonconvex problem: the BN
-    subproblem), the step of H with its eigenvalues lambda replaced by max(|lambda|,
-    EIGENVALUE_FLOOR max |lambda|), a descent direction (a modified Newton step)."""
+def _fix(problem, x0):
+    """(x0 with the variables the problem's bounds fix set to their values, the mask of the free
+    variables or None when none is fixed): Newton steps only in the free ones."""
+    x = np.array(x0, dtype=float)
+    bounds = getattr(problem, "bounds", lambda: None)()
+    fixed = None if bounds is None else bounds[0] == bounds[1]
+    if fixed is None or not fixed.any():
+        return x, None
+    x[fixed] = bounds[0][fixed]
+    return x, ~fixed
+
+
+def _newton_step(H, g, free=None):
+    """H^-1 g by Cholesky (in the ``free`` variables only, 0 in the others, when a mask is given).
+    When H is not positive definite (a nonconvex problem: the BN subproblem), the step of H with its
+    eigenvalues lambda replaced by max(|lambda|, EIGENVALUE_FLOOR max |lambda|), a descent direction
+    (a modified Newton step)."""
+    if free is not None:
+        step = np.zeros_like(g)
+        step[free] = _newton_step(H[np.ix_(free, free)], g[free])
+        return step
     step = cholesky_solve(H, g)
     if step is not None:
         return step

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Acceptance, Solver, SolverResult, should_stop
+from .base import Acceptance, Solver, SolverResult, constraint_kinds, should_stop
 
 SIGMA = 1e-4  # sufficient-decrease constant
 MEMORY = 5  # iterates whose largest F the acceptance test compares with
@@ -36,6 +36,8 @@ class ProxGradient(Solver):
 
     name = "prox-gradient"
     stops_on_interrupt = True
+    #: bounds enter the proximal operator (:func:`_bounded`)
+    takes_constraints = frozenset({"fixed", "bounds"})
 
     def __init__(self, tol=1e-10, max_iter=2000, time_limit=None, verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
@@ -46,6 +48,10 @@ class ProxGradient(Solver):
         if getattr(problem, "nonsmooth", ()) and not all(hasattr(problem, a) for a in
                                                          ("evaluate_smooth", "prox", "nonsmooth_value")):
             return Acceptance(False, f"{type(problem).__name__} has nonsmooth terms but no prox")
+        if "bounds" in constraint_kinds(problem) and getattr(problem, "nonsmooth", ()) \
+                and getattr(problem, "l1_weights", lambda: None)() is None:
+            return Acceptance(False, "its variable bounds and its nonsmooth term (not a weighted l1 term) have no "
+                                     "joint proximal operator here")
         return Acceptance(True)
 
     def _solve(self, problem, x0) -> SolverResult:
@@ -53,7 +59,10 @@ class ProxGradient(Solver):
             smooth, prox, h = problem.evaluate_smooth, problem.prox, problem.nonsmooth_value
         else:
             smooth, prox, h = problem.evaluate, (lambda v, step: v), (lambda x: 0.0)
-        x = x0.copy()
+        bounds = getattr(problem, "bounds", lambda: None)()
+        if bounds is not None:
+            prox = _bounded(prox, *bounds)
+        x = prox(np.array(x0, dtype=float), 0.0) if bounds is not None else x0.copy()
         f, g = smooth(x)
         F = f + h(x)
         recent, best = [F], (F, x)
@@ -79,6 +88,19 @@ class ProxGradient(Solver):
             sy = float(s @ y)
             alpha = float(np.clip(s @ s / sy, *STEP_RANGE)) if sy > 0 else min(2 * alpha_used, STEP_RANGE[1])
         return self._result(best[1], best[0], status, it)
+
+
+def _bounded(prox, lower, upper):
+    """The proximal operator of the nonsmooth part plus the indicator of lower <= x <= upper: the
+    fixed variables (lower = upper) set before and after ``prox``, the result clipped.  Exact for
+    a weighted l1 term (separable: clipping its prox is the prox of the sum) and for fixings at 0
+    under the group norms of feature_l1 (a zero coordinate adds nothing to its group's norm)."""
+    fixed = lower == upper
+
+    def bounded(v, step):
+        v = np.where(fixed, lower, v)
+        return np.clip(prox(v, step), lower, upper)
+    return bounded
 
 
 def _backtrack(smooth, prox, h, x, g, F_ref, alpha, max_halvings=60):

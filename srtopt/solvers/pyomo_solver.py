@@ -16,8 +16,8 @@ needs the PyNumero ASL library (``pyomo build-extensions``), which is checked.
 
 from __future__ import annotations
 
-from .base import (Acceptance, Availability, Solver, SolverResult, TerminationCondition, smooth_problem,
-                   termination)
+from .base import (CONSTRAINT_KINDS, Acceptance, Availability, Solver, SolverResult, TerminationCondition,
+                   smooth_problem, termination)
 
 _INSTALL = {
     "ipopt": "no 'ipopt' executable on PATH: install an AMPL-interface IPOPT binary (conda: `conda install "
@@ -38,6 +38,17 @@ def pyomo_termination_name(tc) -> str:
     return getattr(tc, "name", str(tc).rsplit(".", 1)[-1])
 
 
+def _load_plugin(name: str) -> None:
+    """Import the package that registers the Pyomo solver ``name`` through an entry point of the
+    group "pyomo.solvers" (e.g. pyomo-ripopt's "ripopt"), once it is installed: Pyomo itself does
+    not load that group."""
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group="pyomo.solvers"):
+        if entry.name == name:
+            entry.load()
+
+
 class PyomoSolver(Solver):
     """``SolverFactory(solver).solve(render_pyomo(problem))``.
 
@@ -53,6 +64,7 @@ class PyomoSolver(Solver):
     """
 
     family = "pyomo"
+    takes_constraints = CONSTRAINT_KINDS  # the Pyomo model carries them (bounds, Constraint components)
 
     def __init__(self, solver="ipopt", tol=None, max_iter=None, options=None, time_limit=None, verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
@@ -65,6 +77,7 @@ class PyomoSolver(Solver):
         from pyomo.common.log import LoggingIntercept
         from pyomo.opt import SolverFactory
 
+        _load_plugin(self.solver)
         with LoggingIntercept(io.StringIO(), "pyomo"):  # a missing executable logs a traceback
             return SolverFactory(self.solver)
 

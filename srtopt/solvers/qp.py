@@ -12,6 +12,9 @@ min_beta sum_i Q_il loss(Xa_i beta - y_i) + sum_k r_k beta_k^2 / 2, is then the 
 (t_i >= |r_i - z_i|; without z for a = 0, and for the squared loss just the quadratic in
 beta).  The QP data come from the loss term's ``qp_form``: the loss is not restated.
 Leaves are independent: small ones are solved side by side in one QP (:func:`leaf_qps`).
+Constraints (:mod:`srtopt.models.constraints`) enter as they are: the bounds of the
+coefficients as column bounds, linear constraint rows (a parity constraint of the LN step) as
+rows of A over all the working leaves, which are then solved in one QP.
 The data go to the solvers as plain CSC arrays (:class:`Csc`) and each adapter keeps its
 solver objects for the whole fit.
 
@@ -133,7 +136,8 @@ MAX_BATCH = 64
 
 @dataclass
 class LeafQP:
-    """min 1/2 x'Hx + g'x + const s.t. lower <= A x <= upper; the coefficients are x[beta]."""
+    """min 1/2 x'Hx + g'x + const s.t. lower <= A x <= upper, x_lower <= x <= x_upper; the
+    coefficients are x[beta]."""
 
     H: Csc
     g: np.ndarray
@@ -142,6 +146,8 @@ class LeafQP:
     upper: np.ndarray
     const: float
     beta: np.ndarray
+    x_lower: np.ndarray
+    x_upper: np.ndarray
 
 
 def leaf_qp(problem, j: int) -> LeafQP:
@@ -150,10 +156,13 @@ def leaf_qp(problem, j: int) -> LeafQP:
     lam = problem.ridge()[j]
     (Xa, y), w = problem.design, problem.leaf_weights[:, j]
     q = Xa.shape[1]
+    bounds = problem.bounds()
+    lo, hi = (np.full(q, -np.inf), np.full(q, np.inf)) if bounds is None else (side[j * q:(j + 1) * q]
+                                                                                for side in bounds)
     if not np.isfinite(b):  # squared: z = r, a quadratic in beta alone: H, -g are its normal equations
         H, rhs = normal_equations(Xa, y, a * w, lam)
         return LeafQP(Csc.of(H), -rhs, Csc.of(np.zeros((0, q))), np.zeros(0), np.zeros(0),
-                      float(a * np.sum(w * y**2)), np.arange(q))
+                      float(a * np.sum(w * y**2)), np.arange(q), lo, hi)
     keep = w > 0  # rows of weight 0: no t_i, z_i
     Xa, y, w = Xa[keep], y[keep], w[keep]
     n, with_z = len(y), a > 0
@@ -165,16 +174,22 @@ def leaf_qp(problem, j: int) -> LeafQP:
     g = np.concatenate([np.zeros(q)] + ([np.zeros(n)] if with_z else []) + [b * w])
     H = sparse.diags(diagonal, format="csc")
     H.eliminate_zeros()
-    return LeafQP(Csc.of(H), g, Csc.of(A), np.concatenate([-y, y]), np.full(2 * n, np.inf), 0.0, np.arange(q))
+    free = np.full(len(g) - q, np.inf)
+    return LeafQP(Csc.of(H), g, Csc.of(A), np.concatenate([-y, y]), np.full(2 * n, np.inf), 0.0, np.arange(q),
+                  np.concatenate([lo, -free]), np.concatenate([hi, free]))
 
 
 def leaf_qps(problem):
     """The QPs of an LN subproblem, in the order of its working leaves: the leaves' QPs
     (:func:`leaf_qp`) side by side (block diagonal: the leaves are independent) in groups of
-    at most :data:`MAX_BATCH` variables, so that one solver call serves several small leaves."""
+    at most :data:`MAX_BATCH` variables, so that one solver call serves several small leaves;
+    with linear constraint rows, which couple the leaves, all of them in one QP with the rows."""
+    qps = [leaf_qp(problem, j) for j in range(len(problem.working))]
+    if problem.constraint_blocks:
+        yield _with_rows(_side_by_side(qps), problem)
+        return
     group: list = []
-    for j in range(len(problem.working)):
-        qp = leaf_qp(problem, j)
+    for qp in qps:
         if group and sum(p.g.size for p in group) + qp.g.size > MAX_BATCH:
             yield _side_by_side(group)
             group = []
@@ -190,7 +205,21 @@ def _side_by_side(qps) -> LeafQP:
     return LeafQP(Csc.block_diagonal([qp.H for qp in qps]), np.concatenate([qp.g for qp in qps]),
                   Csc.block_diagonal([qp.A for qp in qps]), np.concatenate([qp.lower for qp in qps]),
                   np.concatenate([qp.upper for qp in qps]), float(sum(qp.const for qp in qps)),
-                  np.concatenate([offset + qp.beta for offset, qp in zip(offsets, qps)]))
+                  np.concatenate([offset + qp.beta for offset, qp in zip(offsets, qps)]),
+                  np.concatenate([qp.x_lower for qp in qps]), np.concatenate([qp.x_upper for qp in qps]))
+
+
+def _with_rows(qp: LeafQP, problem) -> LeafQP:
+    """``qp`` with the linear constraint rows of ``problem`` (g = J beta + c, J constant) appended to A."""
+    beta0 = np.zeros(problem.start().size)
+    J, c = problem.constraint_jacobian(beta0), problem.constraint_values(beta0)
+    lower, upper = problem.constraint_bounds()
+    rows = np.zeros((len(c), qp.g.size))
+    rows[:, qp.beta] = J
+    A = sparse.vstack([sparse.csc_matrix((qp.A.data, qp.A.indices, qp.A.indptr), shape=qp.A.shape),
+                       sparse.csc_matrix(rows)], format="csc")
+    return LeafQP(qp.H, qp.g, Csc.of(A), np.concatenate([qp.lower, lower - c]), np.concatenate([qp.upper, upper - c]),
+                  qp.const, qp.beta, qp.x_lower, qp.x_upper)
 
 
 class HighsQP(Solver):
@@ -201,6 +230,7 @@ class HighsQP(Solver):
 
     name = "highs"
     family = "highs"
+    takes_constraints = frozenset({"fixed", "bounds", "linear"})
 
     def __init__(self, tol=1e-10, max_iter=100000, time_limit=None, verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
@@ -262,7 +292,7 @@ def _pass_qp(h, qp: LeafQP) -> None:
     int32 = np.int32
     h.passModel(n, m, qp.A.data.size, L.data.size, int(highspy.MatrixFormat.kColwise),
                 int(highspy.HessianFormat.kTriangular), int(highspy.ObjSense.kMinimize), qp.const, qp.g,
-                np.full(n, -np.inf), np.full(n, np.inf), qp.lower, qp.upper, qp.A.indptr.astype(int32),
+                qp.x_lower, qp.x_upper, qp.lower, qp.upper, qp.A.indptr.astype(int32),
                 qp.A.indices.astype(int32), qp.A.data, L.indptr.astype(int32), L.indices.astype(int32), L.data,
                 np.zeros(n, int32))  # integrality: every column continuous
 
@@ -290,6 +320,7 @@ class CasadiQP(Solver):
     sparsity pattern (reused across leaves and iterations)."""
 
     family = "conic"
+    takes_constraints = frozenset({"fixed", "bounds", "linear"})
 
     def __init__(self, plugin="qpoases", tol=1e-10, max_iter=10000, time_limit=None, verbosity=0):
         if plugin not in _CONIC_OPTIONS:
@@ -319,7 +350,8 @@ class CasadiQP(Solver):
             solver, h, a = self._conic(qp.H, qp.A)
             A = ca.DM(a, qp.A.data) if qp.A.data.size else ca.DM(a)  # no constraints: no conversion
             with silenced_stdout(not self.verbosity and self.plugin in _TALKS_PER_SOLVE):
-                out = solver(h=ca.DM(h, qp.H.data), g=qp.g, a=A, lba=qp.lower, uba=qp.upper)
+                out = solver(h=ca.DM(h, qp.H.data), g=qp.g, a=A, lba=qp.lower, uba=qp.upper, lbx=qp.x_lower,
+                             ubx=qp.x_upper)
             stats = solver.stats()
             x.append(np.asarray(out["x"]).ravel()[qp.beta])
             ok = ok and bool(stats.get("success", True))

@@ -9,7 +9,9 @@ bound-constrained problem
 over the coordinates c with w_c > 0.  A bound-constrained solver then sees a smooth
 problem; at its solution u_c v_c = 0 (a positive pair would waste w_c), and x_c is
 exactly 0 when both sit on their bound (L-BFGS-B's projection puts them there exactly;
-an interior-point method only approaches it).
+an interior-point method only approaches it).  Bounds lo <= x_c <= hi of the formulation
+(``bounds()``, from its constraints) become u_c in [max(lo, 0), max(hi, 0)] and v_c in
+[max(-hi, 0), max(-lo, 0)]: every x_c of [lo, hi] has such a pair with u_c v_c = 0, and no other.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ class VariableSplit:
         self.split = self.weights > 0
         self.w = self.weights[self.split]
         self.name = f"{self.problem.name}_split"
+        bounds = getattr(self.problem, "bounds", lambda: None)()
+        n = len(self.weights)
+        self.x_bounds = bounds if bounds is not None else (np.full(n, -np.inf), np.full(n, np.inf))
 
     @property
     def n_free(self) -> int:
@@ -54,10 +59,13 @@ class VariableSplit:
 
     @property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """(lower, upper) of y: free coordinates unbounded, u and v >= 0."""
-        m = len(self.w)
-        lower = np.concatenate([np.full(self.n_free, -np.inf), np.zeros(2 * m)])
-        return lower, np.full(len(lower), np.inf)
+        """(lower, upper) of y: the free coordinates' own bounds, u and v >= 0 within those of x
+        (module docstring)."""
+        lo, hi = (np.asarray(b, float) for b in self.x_bounds)
+        c_lo, c_hi = lo[self.split], hi[self.split]
+        lower = np.concatenate([lo[~self.split], np.maximum(c_lo, 0.0), np.maximum(-c_hi, 0.0)])
+        upper = np.concatenate([hi[~self.split], np.maximum(c_hi, 0.0), np.maximum(-c_lo, 0.0)])
+        return lower, upper
 
     def evaluate(self, y):
         y = np.asarray(y, float)

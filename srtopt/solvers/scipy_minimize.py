@@ -37,6 +37,7 @@ class ScipyMinimize(Solver):
         self.name = method.lower()
         self.python_loop = self.name == "l-bfgs-b"  # SciPy drives L-BFGS-B from Python: Ctrl-C raises there
         self.family = f"scipy:{self.name}"
+        self.takes_constraints = frozenset({"fixed", "bounds"} if self.name in BOUNDED_METHODS else ())
 
     def version(self) -> str:
         return f"scipy {scipy.__version__}"
@@ -59,8 +60,11 @@ class ScipyMinimize(Solver):
             f = problem.evaluate_smooth(x)[0] + problem.nonsmooth_value(x)
         else:
             scale = np.asarray(getattr(problem, "variable_scale", lambda: 1.0)(), float)
+            bounds = getattr(problem, "bounds", lambda: None)()
+            box = None if bounds is None else list(zip(*np.broadcast_arrays(bounds[0] / scale, bounds[1] / scale)))
             res = minimize_until_asked(lambda v: _scaled(problem.evaluate(v * scale), scale), np.asarray(x0) / scale,
-                                       method=self.method, tol=self.tol, options={"maxiter": self.max_iter})
+                                       method=self.method, tol=self.tol, options={"maxiter": self.max_iter},
+                                       **({} if box is None else {"bounds": box}))
             x, f = np.asarray(res.x) * scale, float(res.fun)
         if self.verbosity:
             print(f"{self.name}: {res.message} after {res.get('nit', 0)} iterations, f = {f:.10g}", file=sys.stderr)

@@ -31,6 +31,9 @@ An initialization is any callable ``init(problem, random_state)`` returning
 (omega^0, beta^0) or (omega^0, beta^0, info dict) for an
 :class:`~srtopt.models.srt.SRTProblem` (X scaled to [0, 1], y standardized);
 :class:`ClusterInitialization` is the paper's, the estimators' ``init="cluster"``.
+The three split only on the features the constraints leave to the splits (not a monotone
+feature); the rest of the constraints is restored after them
+(:func:`~srtopt.training.feasibility.restore`).
 """
 
 from __future__ import annotations
@@ -142,15 +145,17 @@ def leaf_labels(C, tree, n) -> np.ndarray:
     return labels
 
 
-def split_from_logistic(X, left, right, weights, mu, solver) -> np.ndarray:
+def split_from_logistic(X, left, right, weights, mu, solver, bounds=None) -> np.ndarray:
     """omega_t from a logistic regression separating C_left (class 1) from C_right: the WLR
-    formulation with scikit-learn's default ridge (C = 1, weights with mean 1)."""
+    formulation with scikit-learn's default ridge (C = 1, weights with mean 1); ``bounds``:
+    (lower, upper) of omega_t from the constraints."""
     p = X.shape[1]
     if len(left) == 0 or len(right) == 0:
         return np.r_[SPLIT_BIAS if len(right) == 0 else -SPLIT_BIAS, np.zeros(p)]
     idx = np.concatenate([left, right])
     c = np.r_[np.ones(len(left)), np.zeros(len(right))]
-    wlr = WLRProxy(kernels.split_design(X[idx]), c, weights[idx], mu, np.zeros(p + 1), mu**2 / (len(idx) * p**2))
+    wlr = WLRProxy(kernels.split_design(X[idx]), c, weights[idx], mu, np.zeros(p + 1), mu**2 / (len(idx) * p**2),
+                   variable_bounds=bounds)
     return solver.solve(wlr, wlr.start()).x
 
 
@@ -203,8 +208,10 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     solver = wlr_solver or NewtonSolver()
     subsampled = len(sample) < len(y)
     Xs, ws = X[sample], (np.ones(len(sample)) if subsampled else w)
+    bounds = problem.constraint_set.bounds
+    split_bounds = None if bounds is None else (bounds[0][0], bounds[1][0])
     omega = split_scale * np.array([split_from_logistic(Xs, best.C[2 * t], best.C[2 * t + 1], ws, problem.mu,
-                                                        solver) for t in tree.branch_nodes])
+                                                        solver, split_bounds) for t in tree.branch_nodes])
     C = route(X, best, tree) if subsampled else best.C
     return omega, leaf_start(problem, C.__getitem__), best_db
 
@@ -264,17 +271,18 @@ def cart_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf
     X, y = problem.X, problem.y
     rng = check_random_state(random_state)
     sample = _subsample(problem, rng, max_rows)
+    features = np.flatnonzero(problem.constraint_set.split_features())
     cart = DecisionTreeRegressor(max_depth=problem.tree.depth, min_samples_leaf=min_leaf,
                                  random_state=rng.randint(2**31 - 1))
-    cart.fit(X[sample], y[sample], sample_weight=None if len(sample) < len(y) else problem.s)
+    cart.fit(X[sample][:, features], y[sample], sample_weight=None if len(sample) < len(y) else problem.s)
     splits, node = {}, {1: 0}  # heap index t -> CART node id
     for t in problem.tree.branch_nodes:
         c = node.get(t, -1)
         if c >= 0 and cart.tree_.children_left[c] >= 0:
-            splits[t] = (cart.tree_.feature[c], cart.tree_.threshold[c])
+            splits[t] = (features[cart.tree_.feature[c]], cart.tree_.threshold[c])
             node[2 * t], node[2 * t + 1] = cart.tree_.children_left[c], cart.tree_.children_right[c]
     omega, beta = soft_tree_start(problem, splits, slope)
-    return omega, beta, cart.score(X[sample], y[sample])
+    return omega, beta, cart.score(X[sample][:, features], y[sample])
 
 
 def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf: float = MIN_LEAF,
@@ -300,6 +308,7 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     w = np.ones(len(sample)) if drawn else problem.s[sample] * len(sample)
     columns = _leaf_columns(X, y, w)
     Xa = Xa[:, columns]
+    allowed = problem.constraint_set.split_features()
     min_rows = max(min_leaf * len(sample), 2 * Xa.shape[1])
     C, splits = {1: np.arange(len(sample))}, {}
     if top is not None:
@@ -310,8 +319,8 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
         if t not in C:
             continue  # a node of top, or below a node that did not split
         rows = C.pop(t)
-        split = (linear_split(X[rows], Xa[rows], y[rows], w[rows], bins, min_rows, MODEL_TREE_RIDGE * len(rows))
-                 if len(rows) >= 2 * min_rows and seconds_left() > 0 else None)
+        split = (linear_split(X[rows], Xa[rows], y[rows], w[rows], bins, min_rows, MODEL_TREE_RIDGE * len(rows),
+                              allowed) if len(rows) >= 2 * min_rows and seconds_left() > 0 else None)
         if split is not None:
             splits[t] = split
             left = X[rows, split[0]] <= split[1]
@@ -320,12 +329,12 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     return omega, beta, len(splits)
 
 
-def linear_split(X, Xa, y, w, bins, min_rows, ridge):
+def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
     """(j, c) of the split x_j <= c, c among ``bins``-quantiles of x_j, that minimizes the sum
     over its two sides of min_b sum_i w_i (Xa_i b - y_i)^2 + ridge |b_1..p|^2 (the intercept
-    is not penalized); None if no split leaves ``min_rows`` rows on each side.  The normal
-    equations of every cut come from cumulative per-bin Gram matrices (one pass over the
-    rows per feature)."""
+    is not penalized); None if no split leaves ``min_rows`` rows on each side.  ``allowed``:
+    a boolean mask of the features a split may use (None: all).  The normal equations of
+    every cut come from cumulative per-bin Gram matrices (one pass over the rows per feature)."""
     wX = Xa * w[:, None]
     wy2 = w * y * y
     G_all, h_all, yy_all = wX.T @ Xa, wX.T @ y, wy2.sum()
@@ -336,6 +345,8 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge):
     for j in _split_candidates(X, Xa, y, w, quantiles):
         if seconds_left() <= 0:
             break
+        if allowed is not None and not allowed[j]:
+            continue
         x = X[:, j]
         cuts = np.unique(quantiles[:, j])
         cuts = cuts[cuts < x.max()]

@@ -23,6 +23,12 @@ The orchestrator only sequences pluggable parts:
 and the :class:`~srtopt.solvers.SolverResult`.  NODEC-GS keeps the best iterate
 (lowest E) and records one :class:`InnerIteration` per inner iteration.  NODEC-DR is
 one configuration (:mod:`.nodec_dr`).
+
+With constraints (``problem.violation(omega, beta)`` > 0 where they do not hold), no step may
+make the iterate less feasible: a step whose result violates the constraints by more than
+:data:`~srtopt.models.constraints.FEASIBILITY_TOL` and by more than its start is undone (its
+record says so), so a feasible start stays feasible; the best iterate is the feasible one of
+lowest E (the least infeasible while none is feasible).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..models.constraints import FEASIBILITY_TOL
 from .callbacks import as_callbacks
 
 
@@ -95,11 +102,13 @@ class TrainingState:
     info: dict = field(default_factory=dict)
     stop_reason: str | None = None
     problem: object = field(default=None, repr=False)
+    violation: float = 0.0
+    best_violation: float = 0.0
 
     @classmethod
     def start_at(cls, problem, omega, beta, **info) -> "TrainingState":
-        E = problem.objective(omega, beta)
-        return cls(omega, beta, E, (E, omega, beta), info=dict(info))
+        E, violation = problem.objective(omega, beta), _violation(problem, omega, beta)
+        return cls(omega, beta, E, (E, omega, beta), info=dict(info), violation=violation, best_violation=violation)
 
     def stop(self, reason: str = "callback") -> None:
         """End the run after the current inner iteration (``stopped_by == reason``)."""
@@ -115,6 +124,23 @@ class TrainingResult:
     n_macro: int
     stopped_by: str
     state: TrainingState | None = None
+    violation: float = 0.0
+
+
+def _violation(problem, omega, beta) -> float:
+    """The constraints' largest violation at (omega, beta) (0 for a problem without any)."""
+    return problem.violation(omega, beta) if getattr(problem, "constraints", ()) else 0.0
+
+
+def better(E, violation, best_E, best_violation) -> bool:
+    """Whether an iterate (E, violation) beats the best so far: the feasible one of lower E; while
+    either is infeasible, the less infeasible (within :data:`FEASIBILITY_TOL`, feasible)."""
+    feasible, best_feasible = violation <= FEASIBILITY_TOL, best_violation <= FEASIBILITY_TOL
+    if feasible and best_feasible:
+        return E < best_E
+    if feasible or best_feasible:
+        return feasible
+    return (violation, E) < (best_violation, best_E)
 
 
 @dataclass
@@ -172,18 +198,20 @@ class NodecGS:
             s.macro += 1
             stopped = s.stop_reason or self._stop(s, max_macro)
         E, omega, beta = s.best
-        result = TrainingResult(omega, beta, E, s.history, s.macro, stopped, s)
+        result = TrainingResult(omega, beta, E, s.history, s.macro, stopped, s, s.best_violation)
         self._notify("on_run_end", s, result)
         return result
 
     def _inner_iteration(self, problem, s, t, W_B, W_L):
         start = time.perf_counter()
         s.t, s.W_B, s.W_L, s.start, s.solves = t, W_B, W_L, (s.omega, s.beta), []
-        s.omega, bn, solves = _step_output(self.bn_step(problem, s.omega, s.beta, t, W_B, s.k))
+        omega, bn, solves = _step_output(self.bn_step(problem, s.omega, s.beta, t, W_B, s.k))
+        s.omega, _ = self._feasible(problem, s, (s.omega, s.beta), (omega, s.beta), bn)
         s.solves.extend(solves)
         s.omega_after_bn = s.omega
         E_bn = problem.objective(s.omega, s.beta)
-        s.beta, ln, solves = _step_output(self.ln_step(problem, s.omega, s.beta, t, W_L, s.k))
+        beta, ln, solves = _step_output(self.ln_step(problem, s.omega, s.beta, t, W_L, s.k))
+        _, s.beta = self._feasible(problem, s, (s.omega, s.beta), (s.omega, beta), ln)
         s.solves.extend(solves)
         self._finish(problem, s, InnerIteration(s.macro, s.k, t, W_B, W_L, s.E, E_bn, problem.objective(
             s.omega, s.beta), bn, ln, time.perf_counter() - start))
@@ -191,17 +219,31 @@ class NodecGS:
     def _joint_iteration(self, problem, s):
         start, tree = time.perf_counter(), problem.tree
         s.t, s.W_B, s.W_L, s.start = 1, tree.branch_nodes, tree.leaves, (s.omega, s.beta)
-        s.omega, s.beta, info, s.solves = self.macro_step(problem, s.omega, s.beta, s.k)
+        omega, beta, info, s.solves = self.macro_step(problem, s.omega, s.beta, s.k)
+        s.omega, s.beta = self._feasible(problem, s, (s.omega, s.beta), (omega, beta), info)
         s.omega_after_bn = s.omega
         E = problem.objective(s.omega, s.beta)
         self._finish(problem, s, InnerIteration(s.macro, s.k, 1, tree.branch_nodes, tree.leaves, s.E, E, E, info,
                                                 {"update": "joint"}, time.perf_counter() - start))
 
+    @staticmethod
+    def _feasible(problem, s, before, after, info):
+        """``after`` unless it violates the constraints more than ``before`` (and more than the
+        tolerance): then ``before``, and ``info`` says so.  Keeps ``s.violation`` current."""
+        if after[0] is before[0] and after[1] is before[1]:
+            return after
+        violation = _violation(problem, *after)
+        if violation > max(FEASIBILITY_TOL, s.violation):
+            info["undone"] = f"violates the constraints by {violation:.3g}"
+            return before
+        s.violation = violation
+        return after
+
     def _finish(self, problem, s, record):
         s.history.append(record)
         s.record, s.E = record, record.E_after
-        if record.E_after < s.best[0]:
-            s.best = (record.E_after, s.omega, s.beta)
+        if better(record.E_after, s.violation, s.best[0], s.best_violation):
+            s.best, s.best_violation = (record.E_after, s.omega, s.beta), s.violation
         self._notify("on_inner_iteration", s)
         s.k += 1
 

@@ -31,6 +31,12 @@ and penalty terms; with a nonsmooth penalty the Armijo reference is the proximal
 Armijo step (the proximal-gradient step of the same length rule), and with a
 penalty that couples all blocks (``feature_l1``) each macro iteration ends with
 :class:`GroupZeroingStep` (or, for its proximal method, :class:`JointProxStep`).
+
+With constraints (:mod:`srtopt.models.constraints`) every step keeps the iterate feasible:
+the BN and LN subproblems carry the constraints (their solvers enforce them), the WLR
+proxy of the reassignment heuristic carries the bounds of its split, and a heuristic
+candidate that violates a constraint row is dropped for the constrained BN subproblem of
+the same node; the Armijo reference is the start when its step would violate them.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .. import kernels
+from ..models.constraints import FEASIBILITY_TOL
 from ..models.srt import WLRProxy
 from ..solvers import make_solver
 from ..solvers.armijo import armijo_step
@@ -130,6 +137,9 @@ class BranchStep:
             alpha, x_ref, E_ref = armijo_step(E_of, x0, E0, g, **self.armijo)
         reference = omega.copy()
         reference[rows_W] = x_ref.reshape(len(W_B), -1)
+        if problem.constraints and problem.violation(reference, beta) > max(FEASIBILITY_TOL,
+                                                                            problem.violation(omega, beta)):
+            reference, alpha, E_ref = omega, 0.0, E0  # the Armijo step leaves the feasible set: no step
         info.update(alpha=alpha, E_reference=E_ref)
         if candidate is None:
             info["update"] = "fallback"  # the candidate's solver failed
@@ -168,7 +178,11 @@ class BranchStep:
                 return None, info, [solve]
             candidate = omega.copy()
             candidate[tree.branch_index(t)] = x
-            return candidate, info, [solve]
+            if not problem.constraint_set.soft or problem.violation(candidate, beta) <= max(
+                    FEASIBILITY_TOL, problem.violation(omega, beta)):
+                return candidate, info, [solve]
+            info["heuristic_dropped"] = "violates the constraints"  # the constrained BN subproblem instead
+            rows = np.flatnonzero(kernels.hbp_contains(leaves, tree, t))
         if root != t:
             rows = np.flatnonzero(kernels.hbp_contains(leaves, tree, root))
             info["n_rows"] = len(rows)
@@ -215,8 +229,10 @@ class BranchStep:
         row = [problem.tree.branch_index(t)]
         nonsmooth = tuple(term.exact_block("omega", row, omega, beta) for term in problem.nonsmooth
                           if "omega" in term.blocks)
+        bounds = problem.constraint_set.bounds
         return WLRProxy(problem.Z[rows], c, w, mu, omega[row[0]], alpha, nonsmooth=nonsmooth,
-                        nonsmooth_scale=len(problem.y) / n_t)
+                        nonsmooth_scale=len(problem.y) / n_t,
+                        variable_bounds=None if bounds is None else (bounds[0][row[0]], bounds[1][row[0]]))
 
     @staticmethod
     def point_errors(problem, omega, beta, t, rows):
@@ -303,6 +319,7 @@ class GroupZeroingStep:
     def __call__(self, problem, omega, beta, k):
         E = problem.objective(omega, beta)
         norms = np.sqrt(np.sum(omega[:, 1:] ** 2, axis=0) + np.sum(beta[:, 1:] ** 2, axis=0))
+        allowed = max(FEASIBILITY_TOL, problem.violation(omega, beta))
         zeroed = []
         for j in np.argsort(norms):
             if norms[j] == 0:
@@ -310,7 +327,7 @@ class GroupZeroingStep:
             trial_omega, trial_beta = omega.copy(), beta.copy()
             trial_omega[:, j + 1], trial_beta[:, j + 1] = 0.0, 0.0
             E_trial = problem.objective(trial_omega, trial_beta)
-            if E_trial <= E:
+            if E_trial <= E and problem.violation(trial_omega, trial_beta) <= allowed:
                 omega, beta, E = trial_omega, trial_beta, E_trial
                 zeroed.append(int(j))
         return omega, beta, {"update": "group-zeroing", "zeroed_features": zeroed}, []

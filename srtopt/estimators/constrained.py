@@ -1,0 +1,142 @@
+"""The constraints of :class:`~srtopt.estimators.srt.SoftRegressionTree` as a user gives them, and
+what holds after the fit.
+
+* :func:`constraint_terms` -- the terms of ``constraints=`` and ``monotonic_cst=``;
+* :func:`protected_groups` -- ``fit(..., sensitive_features=...)``: an array, or the name of a
+  column of a DataFrame X (then not a feature), checked and coded 0, 1, ...;
+* :func:`training_units` -- how the estimator's scaling maps the user's units to training's;
+* :func:`constraint_report` -- one row per constraint row: its bound, its value for the soft model
+  the training objective is written on and for ``predict()`` on the training data, whether it holds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..models.constraints import (FEASIBILITY_TOL, GroupLoss, LeafBounds, Monotone, Parity, TrainingUnits,
+                                  make_constraints)
+from ..models.terms import NUMPY
+
+
+def constraint_terms(estimator) -> tuple:
+    """The constraint terms of ``estimator.constraints`` and ``estimator.monotonic_cst`` (user units)."""
+    terms = make_constraints(estimator.constraints)
+    if estimator.monotonic_cst is not None:
+        terms += (Monotone(estimator.monotonic_cst),)
+    return terms
+
+
+def protected_groups(X, sensitive_features, n_rows: int):
+    """(X without the group's column, the group of each row or None, the column's name or None)."""
+    if sensitive_features is None:
+        return X, None, None
+    if isinstance(sensitive_features, str):
+        columns = getattr(X, "columns", None)
+        if columns is None or sensitive_features not in columns:
+            raise ValueError(f"sensitive_features={sensitive_features!r} names no column of X (pass X as a DataFrame "
+                             f"with that column, or the groups as an array)")
+        return X.drop(columns=sensitive_features), np.asarray(X[sensitive_features]), sensitive_features
+    values = np.asarray(sensitive_features)
+    if values.ndim != 1 or len(values) != n_rows:
+        raise ValueError(f"sensitive_features must hold one group per row of X ({n_rows}), got shape {values.shape}")
+    return X, values, None
+
+
+def code_groups(values, weights) -> tuple[np.ndarray, list]:
+    """(group codes 0, 1, ... per row, the group labels in code order); each group needs two rows
+    of positive weight, and there must be two groups."""
+    try:
+        labels, codes = np.unique(values, return_inverse=True)
+    except TypeError:
+        raise ValueError("sensitive_features must hold comparable values (numbers or strings)") from None
+    if len(labels) < 2:
+        raise ValueError(f"sensitive_features has a single group ({labels[0]!r}): the group constraints compare "
+                         f"two groups or more")
+    counts = np.bincount(codes, weights=(np.asarray(weights) > 0).astype(float), minlength=len(labels))
+    if np.any(counts < 2):
+        k = int(np.argmin(counts))
+        raise ValueError(f"group {labels[k]!r} of sensitive_features has {int(counts[k])} row(s) of positive weight; "
+                         f"each group needs at least 2")
+    return codes.astype(np.int64), [v.item() if hasattr(v, "item") else v for v in labels]
+
+
+def training_units(estimator, loss) -> TrainingUnits:
+    """The TrainingUnits of a fitted scaler and the features' names (x0, x1, ... without names)."""
+    names = getattr(estimator, "feature_names_in_", None)
+    p = estimator.n_features_in_
+    names = tuple(str(n) for n in names) if names is not None else tuple(f"x{j}" for j in range(p))
+    degree = {"squared": 2, "absolute": 1}.get(loss.name)
+    return TrainingUnits(names, estimator.scaler_.x_scale, estimator.scaler_.y_std, degree)
+
+
+def _row(constraint, row, bound, soft, predict, holds_soft, holds_predict) -> dict:
+    return {"constraint": constraint, "row": row, "bound": bound, "soft": float(soft), "predict": float(predict),
+            "holds": bool(holds_soft and holds_predict), "holds_soft": bool(holds_soft),
+            "holds_predict": bool(holds_predict)}
+
+
+def constraint_report(estimator, user_terms, problem, labels) -> list[dict]:
+    """One row per constraint row (module docstring), in the user's units; a row holds within
+    :data:`~srtopt.models.constraints.FEASIBILITY_TOL` (training units).  ``labels``: the groups'
+    labels in code order."""
+    omega, beta, units = estimator.omega_, estimator.beta_, training_units(estimator, problem.loss)
+    prediction = estimator._predict_scaled(problem.X) if problem.constraint_set.soft else None
+    rows = []
+    for user, term in zip(user_terms, problem.constraints):
+        name = user.describe()
+        if isinstance(term, Monotone):
+            rows += _monotone_rows(name, term, omega, beta, units)
+        elif isinstance(term, LeafBounds):
+            rows += _bound_rows(name, term, beta, units)
+        elif isinstance(term, (Parity, GroupLoss)):
+            rows += _soft_rows(name, term, estimator, problem, prediction, labels, units)
+    return rows
+
+
+def _slopes(beta, j, units):
+    """The leaf slopes of feature j in the user's units (y per unit of x_j)."""
+    return beta[:, 1 + j] * units.y_std / units.x_scale[j]
+
+
+def _monotone_rows(name, term, omega, beta, units):
+    rows = []
+    for j in np.flatnonzero(term.signs):
+        sign, feature = term.signs[j], units.feature_names[j]
+        used = int(np.count_nonzero(omega[:, 1 + j]))
+        rows.append(_row(name, f"{feature}: splits using it", "= 0", used, used, used == 0, used == 0))
+        slopes = _slopes(beta, j, units)
+        worst = slopes.min() if sign > 0 else slopes.max()
+        ok = sign * worst >= 0
+        rows.append(_row(name, f"{feature}: leaf slopes", ">= 0" if sign > 0 else "<= 0", worst, worst, ok, ok))
+    return rows
+
+
+def _bound_rows(name, term, beta, units):
+    rows = []
+    for j, (lo, hi) in term.bounds.items():
+        feature, slopes, scale = units.feature_names[j], _slopes(beta, j, units), units.y_std / units.x_scale[j]
+        tol = FEASIBILITY_TOL * scale
+        if np.isfinite(lo):
+            low = slopes.min()
+            rows.append(_row(name, f"{feature}: smallest leaf slope", f">= {lo * scale:.6g}", low, low,
+                             low >= lo * scale - tol, low >= lo * scale - tol))
+        if np.isfinite(hi):
+            high = slopes.max()
+            rows.append(_row(name, f"{feature}: largest leaf slope", f"<= {hi * scale:.6g}", high, high,
+                             high <= hi * scale + tol, high <= hi * scale + tol))
+    return rows
+
+
+def _soft_rows(name, term, estimator, problem, prediction, labels, units):
+    """Rows of a soft mean: g of the soft model (the training objective's) and of ``predict()``."""
+    scale = units.y_std if isinstance(term, Parity) else units.y_std ** (units.loss_degree or 0)
+    soft = term.values(problem, estimator.omega_, estimator.beta_) * scale
+    standardized = estimator.scaler_.transform_y(prediction)[:, None]
+    hard = term.W.T @ term.leaf_values(standardized, problem.y[:, None], NUMPY)[:, 0] * scale
+    lower, upper, tol = term.lower * scale, term.upper * scale, FEASIBILITY_TOL * scale
+    rows = []
+    for k, row in enumerate(term.row_names(labels)):
+        bound = f"within +-{upper[k]:.6g}" if isinstance(term, Parity) else f"<= {upper[k]:.6g}"
+        holds = [lower[k] - tol <= v[k] <= upper[k] + tol for v in (soft, hard)]
+        rows.append(_row(name, row, bound, soft[k], hard[k], *holds))
+    return rows
