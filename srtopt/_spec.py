@@ -15,7 +15,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     """
     name, _, rest = spec.partition(":")
     options = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
+    for item in filter(None, (part.strip() for part in _top_level(rest))):
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise ValueError(f"bad option {item!r} in {spec!r}; expected key=value")
@@ -24,3 +24,22 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         except (ValueError, SyntaxError):
             options[key.strip()] = value.strip()
     return name.strip().lower(), options
+
+
+def _top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets and quotes (an option's value may be a list or a
+    dict: ``"ipopt:options={'mu_init':1e-4,'max_cpu_time':5}"``)."""
+    parts, depth, quote, start = [], 0, None, 0
+    for i, char in enumerate(text):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]

@@ -552,38 +552,44 @@ class SplitBlock:
         self.term, self.mu = term, pr.mu
         self.c = term.W.T @ (PV[:, ~under].sum(axis=1) + np.where(keep, 0.0, PV[:, under].sum(axis=1)))
         columns, self.positions = sub._subtree
+        self.rows = np.flatnonzero(keep)
         self.Z, self.V = pr.Z[keep], V[keep][:, under]
         self.weights = term.W[keep] * reach[keep, None]
         self.fixed = S[keep][:, columns]
         self.local, self.n_working = sub._local_working, len(sub.working)
         self._last = (None, None)
+        # the subproblem of E itself has these rows: its probabilities serve both
+        self._shared = sub if np.array_equal(sub.rows, self.rows) else None
+        if self._shared is not None:
+            self.rows = sub.rows
 
     @property
     def linear(self) -> bool:
         return False
 
-    def _sweep(self, x):
-        """(p of the subtree's splits, dG/du per unit weight, leaf probabilities) at x, for the last x."""
+    def probabilities(self, x) -> np.ndarray:
+        """p of the subtree's splits (rows ``rows``, local heap order) at x, for the last x."""
+        if self._shared is not None:
+            return self._shared._split_probabilities(x)
         key = np.asarray(x, float).tobytes()
         if self._last[0] != key:
             S = self.fixed.copy()
             S[:, self.positions] = kernels.split_probabilities(self.Z, np.reshape(x, (self.n_working, -1)), self.mu)
-            _, G, P = kernels.subtree_loss(S, self.V, np.ones(len(S)), self.mu, True, True)
-            self._last = (key, (S, G, P))
+            self._last = (key, S)
         return self._last[1]
 
     def value(self, x) -> np.ndarray:
-        _, _, P = self._sweep(x)
-        return self.c + self.weights.T @ np.sum(P * self.V, axis=1)
+        S = self.probabilities(x)
+        return self.c + np.array([kernels.subtree_loss(S, self.V, w, self.mu, False)[0] for w in self.weights.T])
 
     def jacobian(self, x) -> np.ndarray:
-        _, G, _ = self._sweep(x)
+        _, G = kernels.subtree_loss(self.probabilities(x), self.V, np.ones(len(self.V)), self.mu)
         G = G[:, self.positions]
         return np.array([((w[:, None] * G).T @ self.Z).ravel() for w in self.weights.T])
 
     def hessian(self, x, lam) -> np.ndarray:
-        S, _, _ = self._sweep(x)
-        C = kernels.branch_curvatures(S, self.V, self.weights @ np.asarray(lam, float), self.mu, self.local)
+        C = kernels.branch_curvatures(self.probabilities(x), self.V, self.weights @ np.asarray(lam, float), self.mu,
+                                      self.local)
         return kernels.branch_hessian(self.Z, C, self.local)
 
     def render(self, X, mu):
@@ -840,11 +846,21 @@ class Constrained:
 
     def constraint_hessian(self, x, lam):
         """sum_k lam_k times the Hessian of row k (every block must have ``has_hessian``)."""
-        total, start = np.zeros((np.size(x), np.size(x))), 0
-        for block in self.constraint_blocks:
-            m = len(block.term.lower)
-            total, start = total + block.hessian(x, lam[start:start + m]), start + m
+        total = np.zeros((np.size(x), np.size(x)))
+        for block, multipliers in zip(self.constraint_blocks, self._per_block(lam)):
+            total = total + block.hessian(x, multipliers)
         return total
+
+    def _per_block(self, lam) -> list:
+        """``lam`` (one entry per constraint row) cut into the blocks' parts."""
+        ends = np.cumsum([len(block.term.lower) for block in self.constraint_blocks])
+        return np.split(np.asarray(lam, float), ends[:-1]) if len(ends) else []
+
+    def lagrangian_hessian(self, x, lam_f, lam):
+        """lam_f times the objective's exact Hessian (``hessian(x)``) plus the rows' (``lam``: one
+        multiplier per row), the Hessian of the Lagrangian an NLP solver asks for."""
+        H = lam_f * self.hessian(x)
+        return H + self.constraint_hessian(x, lam) if self.constraint_blocks else H
 
     def violation(self, x) -> float:
         """The largest violation of a bound or a constraint row at x (0 when all hold)."""

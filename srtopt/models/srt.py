@@ -40,7 +40,7 @@ from .. import kernels
 from ..tree import Tree
 from . import casadi_backend as cb
 from .casadi_backend import pad as _pad, padded_rows
-from .constraints import Constrained, ConstraintSet, FullBlock, LeafBlock, SplitBlock
+from .constraints import REACH_FLOOR, Constrained, ConstraintSet, FullBlock, LeafBlock, SplitBlock
 from .terms import L2, SQUARED, Loss, Penalty
 
 MEMO_SIZE = 4  # iterates whose E and gradient SRTProblem.objective remembers
@@ -227,6 +227,14 @@ class SRTProblem:
 
     def branch_subproblem(self, omega, beta, root, working, rows, row_weight=1.0) -> "BranchSubproblem":
         return BranchSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows), row_weight=row_weight)
+
+    def exact_branch_subproblem(self, omega, beta, root, working) -> "BranchSubproblem":
+        """The BN subproblem of E itself over omega_{W_B} (no proxy): every row that reaches ``root``
+        with probability at least :data:`~.constraints.REACH_FLOOR`, weighted by that probability
+        (the rows below it change E by less than the floor)."""
+        reach = kernels.reach_probabilities(self.split_probabilities(omega), self.tree, root)
+        rows = np.flatnonzero(reach >= REACH_FLOOR)
+        return self.branch_subproblem(omega, beta, root, working, rows, row_weight=reach[rows])
 
     def leaf_subproblem(self, omega, beta, root, working, rows, hard=()) -> "LeafSubproblem":
         return LeafSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows), hard=tuple(hard))
@@ -502,10 +510,13 @@ class BranchSubproblem(_WorkingSetSubproblem):
     With root 1 and all rows it equals E up to terms constant in omega_{W_B}.
     When ``rows`` is a random subsample of I_t (the paper allows "only a subset of
     data points"), ``row_weight`` = |I_t| / |rows| scales s_i to keep that balance.
+    ``row_weight`` may also be one factor per row: with every row and the probabilities
+    P_i(root) of reaching the root (:meth:`SRTProblem.exact_branch_subproblem`) the
+    subproblem is E itself up to terms constant in omega_{W_B}, no proxy.
     """
 
     name: str = "bn_subproblem"
-    row_weight: float = 1.0
+    row_weight: float | np.ndarray = 1.0
     block: ClassVar[str] = "omega"
 
     def __post_init__(self):
@@ -575,10 +586,17 @@ class BranchSubproblem(_WorkingSetSubproblem):
 
     def _split_probabilities(self, x) -> np.ndarray:
         """p_ia of the rows and the subtree's nodes (local heap order) at omega_{W_B} = x: only the
-        working nodes' columns change with x."""
-        S = self._fixed_probabilities.copy()
-        S[:, self._subtree[1]] = kernels.split_probabilities(self._Z, self._matrix(x), self.problem.mu)
-        return S
+        working nodes' columns change with x (remembered for the last x; do not modify it)."""
+        key = np.asarray(x, float).tobytes()
+        if self._probabilities_at[0] != key:
+            S = self._fixed_probabilities.copy()
+            S[:, self._subtree[1]] = kernels.split_probabilities(self._Z, self._matrix(x), self.problem.mu)
+            self._probabilities_at[:] = key, S
+        return self._probabilities_at[1]
+
+    @cached_property
+    def _probabilities_at(self) -> list:
+        return [None, None]
 
     @cached_property
     def _fixed_probabilities(self) -> np.ndarray:
@@ -603,6 +621,32 @@ class BranchSubproblem(_WorkingSetSubproblem):
             return kernels.branch_hessian(self._Z, C, local) + np.diag(ridge.ravel())
 
         return hessian
+
+    def lagrangian_hessian(self, x, lam_f, lam):
+        """The Hessian of the Lagrangian (:meth:`~.constraints.Constrained.lagrangian_hessian`) in one
+        pass: the curvatures of a sum s_i sum_l P_il R_il are linear in s_i R_il
+        (:func:`~srtopt.kernels.branch_curvatures`), so the objective's and the rows' sums are added
+        per row (over the rows of either) and their Hessian assembled once."""
+        blocks = self.constraint_blocks
+        if not blocks:
+            return lam_f * self.hessian(x)
+        parts = [(self.rows, self._split_probabilities(x), lam_f * self.weights[:, None] * self._losses)]
+        parts += [(block.rows, block.probabilities(x), (block.weights @ multipliers)[:, None] * block.V)
+                  for block, multipliers in zip(blocks, self._per_block(lam))]
+        if all(block.rows is self.rows for block in blocks):  # E's own subproblem: the rows of its constraints
+            S, R, Z = parts[0][1], sum(values for _, _, values in parts), self._Z
+        else:
+            used = np.zeros(len(self.problem.y), dtype=bool)
+            for rows, _, _ in parts:
+                used[rows] = True
+            place = np.cumsum(used) - 1  # row i's place among the rows used
+            S, R = np.empty((int(used.sum()), parts[0][1].shape[1])), np.zeros((int(used.sum()), parts[0][2].shape[1]))
+            for rows, probabilities, values in parts:  # the rows of a part are distinct
+                S[place[rows]], R[place[rows]] = probabilities, R[place[rows]] + values
+            Z = self.problem.Z[used]
+        local = self._local_working
+        C = kernels.branch_curvatures(S, R, np.ones(len(S)), self.problem.mu, local)
+        return kernels.branch_hessian(Z, C, local) + lam_f * np.diag(self.ridge().ravel())
 
     @property
     def has_minimizer(self) -> bool:

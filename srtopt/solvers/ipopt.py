@@ -372,9 +372,10 @@ class _OracleHessian(ca.Callback):
 
     def _values(self, x, lam_f, lam_g):
         x, problem = np.array(x, dtype=float).ravel(), self.oracle.problem
-        hessian = lam_f * problem.hessian(x)
         if self.oracle.m:
-            hessian = hessian + problem.constraint_hessian(x, np.asarray(lam_g, float).ravel())
+            hessian = problem.lagrangian_hessian(x, lam_f, np.asarray(lam_g, float).ravel())
+        else:
+            hessian = lam_f * problem.hessian(x)
         return hessian.ravel()[self._entries]  # symmetric: row- and column-major agree
 
     def eval(self, arg):

@@ -36,7 +36,12 @@ With constraints (:mod:`srtopt.models.constraints`) every step keeps the iterate
 the BN and LN subproblems carry the constraints (their solvers enforce them), the WLR
 proxy of the reassignment heuristic carries the bounds of its split, and a heuristic
 candidate that violates a constraint row is dropped for the constrained BN subproblem of
-the same node; the Armijo reference is the start when its step would violate them.
+the same node; the Armijo reference is the start when its step would violate them.  With
+constraint rows (parity, group losses), which sum over every training row, the BN and LN
+subproblems are those of E itself (every row, the path probabilities above the node
+included) rather than the paper's proxies on I_t: a proxy that does not see the rows a
+constraint sums over would meet it by moving their predictions at no cost to its
+objective, and E would rise (measured in docs/constraints.md).
 """
 
 from __future__ import annotations
@@ -188,8 +193,11 @@ class BranchStep:
             info["n_rows"] = len(rows)
             if len(rows) == 0:
                 return omega, {**info, "update": "empty"}, []
-        all_rows, rows = len(rows), self.subsample(rows)
-        sub = problem.branch_subproblem(omega, beta, root, W_B, rows, row_weight=all_rows / len(rows))
+        if problem.constraint_set.soft:  # constraint rows over every row: the subproblem of E itself
+            sub = problem.exact_branch_subproblem(omega, beta, root, W_B)
+        else:
+            all_rows, rows = len(rows), self.subsample(rows)
+            sub = problem.branch_subproblem(omega, beta, root, W_B, rows, row_weight=all_rows / len(rows))
         x, solve_info, solve = _solve_safely(self.bn_solver, sub, sub.start(), "bn")
         info.update(update="heuristic-nlp", **solve_info)
         if x is None:
@@ -263,7 +271,7 @@ class LeafStep:
         g = g_beta[[tree.leaf_index(l) for l in W_L]]
         if np.linalg.norm(g) <= self.theta_b**k:
             return beta, {"update": "skipped", "grad_norm": float(np.linalg.norm(g))}, []
-        if _safe(k, self.k0):
+        if _safe(k, self.k0) or problem.constraint_set.soft:  # E's own LN problem (the rows of every constraint)
             sub = problem.leaf_subproblem(omega, beta, 1, W_L, np.arange(len(problem.y)))
         else:
             root = subproblem_root(tree, t, (), W_L)
