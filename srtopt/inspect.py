@@ -183,6 +183,10 @@ class Subproblem:
                  f"(macro {self.macro}): {type(f_form).__name__}",
                  f"  variables: {self.n_variables}    data points |I_t|: {self.n_rows}"
                  + ("" if self.solved_in_training else "    (not handed to a solver in training)")]
+        kinds = getattr(f_form, "constraint_kinds", lambda: frozenset())()
+        if kinds:
+            rows = ", ".join(f"{block.term.name} ({len(block.term.lower)} rows)" for block in f_form.constraint_blocks)
+            lines.append(f"  constraints: {', '.join(sorted(kinds))}" + (f"; rows: {rows}" if rows else ""))
         for attr in ("root", "working"):
             if hasattr(f_form, attr):
                 lines.append(f"  {attr}: {getattr(f_form, attr)}")
@@ -258,7 +262,10 @@ class Snapshot:
         f = self.solved.get("bn")
         if f is None:
             root = subproblem_root(self.problem.tree, self.node, self.W_B)
-            f = self.problem.branch_subproblem(self.omega, self.beta, root, self.W_B, self._rows(self.omega, root))
+            if self.problem.constraint_set.soft:  # NODEC-DR's subproblem with constraint rows: E's own
+                f = self.problem.exact_branch_subproblem(self.omega, self.beta, root, self.W_B)
+            else:
+                f = self.problem.branch_subproblem(self.omega, self.beta, root, self.W_B, self._rows(self.omega, root))
         return Subproblem(f, "bn", self.node, self.k, self.macro, np.asarray(f.rows), "bn" in self.solved)
 
     def ln(self) -> Subproblem:
@@ -268,8 +275,9 @@ class Snapshot:
             if not self.W_L:
                 raise ValueError(f"inner iteration {self.k} (node {self.node}) has no leaf working set")
             omega = self.omega if self.omega_after_bn is None else self.omega_after_bn
-            root = subproblem_root(self.problem.tree, self.node, (), self.W_L)
-            f = self.problem.leaf_subproblem(omega, self.beta, root, self.W_L, self._rows(omega, root))
+            root = 1 if self.problem.constraint_set.soft else subproblem_root(self.problem.tree, self.node, (), self.W_L)
+            rows = np.arange(len(self.problem.y)) if root == 1 else self._rows(omega, root)
+            f = self.problem.leaf_subproblem(omega, self.beta, root, self.W_L, rows)
         return Subproblem(f, "ln", self.node, self.k, self.macro, np.asarray(f.rows), "ln" in self.solved)
 
     def wlr(self) -> Subproblem:
@@ -386,7 +394,8 @@ def capture_run(algorithm, problem, omega0, beta0, k=None, *, node=None, macro=N
     return capturer.snapshot
 
 
-def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=None) -> Snapshot:
+def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=None,
+            sensitive_features=None) -> Snapshot:
     """Snapshot of inner iteration ``k`` (or the ``macro``-th visit of ``node``, 0-based) of
     training ``estimator`` (a SoftRegressionTree, fitted or not) on (X, y), by re-running
     training on a clone up to that iteration (module docstring).
@@ -407,6 +416,8 @@ def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=Non
         The inner iteration to capture (0-based, as ``history_[k]``).
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Passed to ``fit``.
+    sensitive_features : array-like, str or None, default=None
+        Passed to ``fit`` (the protected groups of the group constraints).
 
     Returns
     -------
@@ -459,7 +470,8 @@ def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=Non
     twin.set_params(**{key: value for key, value in (("verbose", 0), ("time_limit", None), ("callbacks", [capturer]))
                        if key in params})
     start = time.perf_counter()
-    twin.fit(X, y, sample_weight=sample_weight)
+    twin.fit(X, y, sample_weight=sample_weight,
+             **({} if sensitive_features is None else {"sensitive_features": sensitive_features}))
     snapshot = capturer.snapshot
     if snapshot is None:
         raise IterationNotFound(f"training ended ({twin.stopped_by_}) after {len(twin.history_)} inner iterations "

@@ -46,9 +46,10 @@ def code_groups(values, weights) -> tuple[np.ndarray, list]:
     """(group codes 0, 1, ... per row, the group labels in code order); each group needs two rows
     of positive weight, and there must be two groups."""
     try:
-        labels, codes = np.unique(values, return_inverse=True)
+        unique, codes = np.unique(values, return_inverse=True)
     except TypeError:
         raise ValueError("sensitive_features must hold comparable values (numbers or strings)") from None
+    labels = [v.item() if hasattr(v, "item") else v for v in unique]
     if len(labels) < 2:
         raise ValueError(f"sensitive_features has a single group ({labels[0]!r}): the group constraints compare "
                          f"two groups or more")
@@ -57,7 +58,7 @@ def code_groups(values, weights) -> tuple[np.ndarray, list]:
         k = int(np.argmin(counts))
         raise ValueError(f"group {labels[k]!r} of sensitive_features has {int(counts[k])} row(s) of positive weight; "
                          f"each group needs at least 2")
-    return codes.astype(np.int64), [v.item() if hasattr(v, "item") else v for v in labels]
+    return codes.astype(np.int64), labels
 
 
 def training_units(estimator, loss) -> TrainingUnits:

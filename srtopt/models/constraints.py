@@ -893,6 +893,10 @@ class ConstraintSet:
     bounds: tuple | None = field(init=False, default=None)
 
     def __post_init__(self):
+        signs = [np.asarray(t.signs) for t in self.terms if isinstance(t, Monotone)]
+        if len(signs) > 1 and np.any((np.max(signs, axis=0) > 0) & (np.min(signs, axis=0) < 0)):
+            j = int(np.flatnonzero((np.max(signs, axis=0) > 0) & (np.min(signs, axis=0) < 0))[0])
+            raise ValueError(f"contradictory monotone signs: feature {j} is constrained increasing and decreasing")
         bounding = [t for t in self.terms if isinstance(t, VariableBounds)]
         self.soft = tuple(t for t in self.terms if isinstance(t, SoftMean))
         if bounding:

@@ -368,17 +368,26 @@ def constraint_kinds(problem) -> frozenset:
     return kinds() if kinds is not None else frozenset()
 
 
+def constraint_refusal(solver, problem) -> str | None:
+    """Why ``solver`` may not solve ``problem``: the kinds of constraints it carries that the solver
+    does not declare in its ``takes_constraints``, and the solvers that take them (None: nothing)."""
+    missing = constraint_kinds(problem) - frozenset(getattr(solver, "takes_constraints", ()))
+    if not missing:
+        return None
+    label = getattr(solver, "name", type(solver).__name__)
+    routes = "; ".join(f"{kind}: {CONSTRAINT_ROUTES[kind]}" for kind in sorted(missing))
+    return f"{label} does not take its constraints ({', '.join(sorted(missing))}); solvers that do: {routes} " \
+           f"('auto' picks one)"
+
+
 def acceptance(solver, problem) -> Acceptance:
     """``solver.accepts(problem)`` as an :class:`Acceptance` (an adapter without ``accepts``
     accepts everything unconstrained).  A problem with constraints of a kind the solver does not
     declare in its ``takes_constraints`` is refused here, for every adapter (one of a user's too):
-    no solver ignores a constraint."""
-    missing = constraint_kinds(problem) - frozenset(getattr(solver, "takes_constraints", ()))
-    if missing:
-        label = getattr(solver, "name", type(solver).__name__)
-        routes = "; ".join(f"{kind}: {CONSTRAINT_ROUTES.get(kind, 'ipopt')}" for kind in sorted(missing))
-        return Acceptance(False, f"{label} does not take its constraints ({', '.join(sorted(missing))}); "
-                                 f"solvers that do: {routes} ('auto' picks one)")
+    no solver ignores a constraint (:func:`constraint_refusal`)."""
+    refusal = constraint_refusal(solver, problem)
+    if refusal:
+        return Acceptance(False, refusal)
     check = getattr(solver, "accepts", None)
     if check is None:
         return Acceptance(True)
@@ -489,7 +498,11 @@ class Solver(SolverParams):
         return f"srtopt {__version__}"
 
     def solve(self, problem, x0=None) -> SolverResult:
-        """Solve ``problem`` from ``x0`` (default: ``problem.start()``)."""
+        """Solve ``problem`` from ``x0`` (default: ``problem.start()``).  A ValueError if it carries
+        constraints the adapter does not take (:func:`constraint_refusal`): none is ever ignored."""
+        refusal = constraint_refusal(self, problem)
+        if refusal:
+            raise ValueError(refusal)
         start = time.perf_counter()
         if x0 is None and hasattr(problem, "start"):
             x0 = problem.start()

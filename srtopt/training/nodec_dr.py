@@ -105,6 +105,12 @@ def _solve_safely(solver, subproblem, x0, kind):
     return (result.x if result.usable() else None), info, Solve(kind, subproblem, result)
 
 
+def _more_feasible(sub, x) -> bool:
+    """Whether x violates the subproblem's constraints less than its start, by more than the
+    tolerance: then an ascent is taken (from an infeasible start, feasibility comes first)."""
+    return bool(sub.constraint_blocks) and sub.violation(x) < sub.violation(sub.start()) - FEASIBILITY_TOL
+
+
 class BranchStep:
     """BN step of NODEC-DR: threshold test, UpdateBranchNode candidate, Armijo reference,
     acceptance by conditions (18)-(19) when the safeguards are on."""
@@ -202,7 +208,7 @@ class BranchStep:
         info.update(update="heuristic-nlp", **solve_info)
         if x is None:
             return None, info, [solve]
-        if sub.value(x) > sub.value(sub.start()):  # never take an ascent step
+        if sub.value(x) > sub.value(sub.start()) and not _more_feasible(sub, x):  # never take an ascent step
             info["kept_start"] = True
             return omega, info, [solve]
         return sub.with_x(x), info, [solve]
@@ -290,7 +296,8 @@ class LeafStep:
             info["update"] = "failed"
             return beta, info, solves
         f_start = sub.value(sub.start())  # against the objective the solver reports at x
-        if solve.result.objective > f_start + LN_ASCENT_TOLERANCE * max(1.0, abs(f_start)):
+        if solve.result.objective > f_start + LN_ASCENT_TOLERANCE * max(1.0, abs(f_start)) \
+                and not _more_feasible(sub, x):
             info["kept_start"] = True
             return beta, info, solves
         return sub.with_x(x), info, solves
