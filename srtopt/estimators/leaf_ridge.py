@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-__all__ = ["FOLDS", "GRID", "MAX_ITER", "choose_leaf_ridge", "in_small_data_zone"]
+__all__ = ["FOLDS", "GRID", "MAX_ITER", "ZONE", "choose_leaf_ridge", "in_small_data_zone", "linear_center"]
 
 #: the factors on lambda_b that ``leaf_ridge="auto"`` compares (1: the reading's own lambda_b;
 #: 1e6: leaves next to constant)
@@ -28,15 +28,26 @@ GRID = (1.0, 1e2, 1e4, 1e6)
 FOLDS = 3
 #: macro iterations of the comparison's fits (at most the estimator's max_iter)
 MAX_ITER = 3
+#: the comparison runs when the leaves have on average fewer than ZONE rows per coefficient
+ZONE = 1.0
 
 
 def in_small_data_zone(n_rows: int, n_features: int, depth: int) -> bool:
-    """True when the 2^depth leaves have on average fewer rows than coefficients (p + 1).
+    """True when the 2^depth leaves have on average fewer than ``ZONE`` rows per coefficient (p + 1).
 
     >>> in_small_data_zone(140, 50, 2), in_small_data_zone(1000, 8, 3)
     (True, False)
     """
-    return n_rows < 2**depth * (n_features + 1)
+    return n_rows < ZONE * 2**depth * (n_features + 1)
+
+
+def linear_center(Xs, ys, weights) -> np.ndarray:
+    """(intercept, slopes) of the ridge regression of ys on Xs (scaled data), its ridge chosen by
+    leave-one-out (scikit-learn's ``RidgeCV``): the linear model the leaf shrinkage pulls towards."""
+    from sklearn.linear_model import RidgeCV
+
+    model = RidgeCV(alphas=np.logspace(-6, 6, 25)).fit(Xs, ys, sample_weight=weights)
+    return np.r_[model.intercept_, model.coef_]
 
 
 def check_leaf_ridge(value):

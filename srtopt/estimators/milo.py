@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from srtopt.estimators.reading import TreeMixin
 from srtopt.estimators.scaling import MinMaxTarget, _n_rows, scaled_input
+from srtopt.estimators.threads import one_blas_thread
 from srtopt.models.milo import MILOSolution, MILOTree, route
 from srtopt.solvers import SolverUnavailableError, make_solver
 from srtopt.solvers.milp import available_milp_solvers
@@ -302,6 +303,7 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
             raise
 
     # ------------------------------------------------------------------- fit
+    @one_blas_thread
     def fit(self, X, y):
         """Scale, choose the regularization, search, bound, solve (``method``), store the tree."""
         _load_kernels()

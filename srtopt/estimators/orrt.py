@@ -19,6 +19,7 @@ from ..solvers.base import acceptance, solve_interruptibly
 from ..tree import Tree
 from .reading import SoftTreeMixin
 from .scaling import MinMaxTarget, check_depth, check_fit_arrays, scaled_input
+from .threads import one_blas_thread
 
 
 class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
@@ -136,6 +137,7 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
             raise ValueError(f"solver={self.solver!r} does not accept this ORRT problem: {verdict.reason}")
         return solver
 
+    @one_blas_thread
     def fit(self, X, y):
         """Fit the tree on (X, y) from ``n_starts`` random initial solutions."""
         self._check_params()

@@ -17,7 +17,7 @@ from .. import kernels
 from .._spec import parse_spec
 from ..models.constraints import FEASIBILITY_TOL
 from ..models.srt import SRTProblem
-from ..models.terms import make_loss, make_penalties
+from ..models.terms import LeafShrinkage, make_loss, make_penalties
 from ..solvers import make_solver
 from ..solvers.base import acceptance, deadline
 from ..training.callbacks import ProgressPrinter, as_callbacks
@@ -28,9 +28,10 @@ from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
 from .constrained import code_groups, constraint_report, constraint_terms, protected_groups, training_units
-from .leaf_ridge import FOLDS, check_leaf_ridge, choose_leaf_ridge
+from .leaf_ridge import FOLDS, check_leaf_ridge, choose_leaf_ridge, linear_center
 from .reading import SoftTreeMixin
 from .scaling import MinMaxTarget, _n_rows, check_depth, check_fit_arrays, check_sample_weight, scaled_input
+from .threads import one_blas_thread
 
 
 SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error times this factor
@@ -323,7 +324,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                  time_limit=None, callbacks=None, random_state=None, verbose=0, init_scale=0.2,
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
                  clip_predictions=True, n_jobs=None, loss="squared", penalty=None, working_sets="subtree",
-                 init="model-tree", leaf_ridge="auto", monotonic_cst=None, constraints=None):
+                 init="model-tree", leaf_ridge="auto", leaf_center="linear", monotonic_cst=None, constraints=None):
         self.depth, self.mu, self.regularization = depth, mu, regularization
         self.max_iter, self.n_init = max_iter, n_init
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
@@ -336,7 +337,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.max_subproblem_rows = max_subproblem_rows
         self.clip_predictions, self.n_jobs = clip_predictions, n_jobs
         self.loss, self.penalty, self.working_sets, self.init = loss, penalty, working_sets, init
-        self.leaf_ridge = leaf_ridge
+        self.leaf_ridge, self.leaf_center = leaf_ridge, leaf_center
         self.monotonic_cst, self.constraints = monotonic_cst, constraints
 
     def _check_params(self):
@@ -358,6 +359,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         if self.time_limit is not None:
             _positive("time_limit", self.time_limit)
         check_leaf_ridge(self.leaf_ridge)
+        if self.leaf_center not in ("linear", "zero"):
+            raise ValueError(f"leaf_center must be 'linear' or 'zero', got {self.leaf_center!r}")
         if self.wlr_weights not in ("labels", "routing"):
             raise ValueError(f"wlr_weights must be 'labels' or 'routing', got {self.wlr_weights!r}")
         rows = self.max_subproblem_rows
@@ -368,6 +371,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         if not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
             raise ValueError(f"verbose must be an integer >= 0, got {self.verbose!r}")
 
+    @one_blas_thread
     def fit(self, X, y, sample_weight=None, sensitive_features=None):
         """Fit the tree by NODEC-DR on (X, y); ``sample_weight`` replaces the 1/N of eq. (obj);
         ``sensitive_features``: the protected group of every row, for the group constraints (an
@@ -392,7 +396,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         ends_at = None if self.time_limit is None else started + self.time_limit
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
             self, X, y, None if sample_weight is None else weights, lambda_b, ends_at, groups)
-        problem = dataclasses.replace(problem, lambda_b=lambda_b * self.leaf_ridge_)
+        problem = self._leaf_shrinkage(problem, lambda_b)
         if self.verbose and self.leaf_ridge_losses_:
             print(f"small data ({X.shape[0]} rows, {2**self.depth} leaves of {X.shape[1] + 1} coefficients): "
                   f"lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation", file=sys.stderr)
@@ -415,6 +419,18 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         for callback in callbacks:
             getattr(callback, "on_fit_end", lambda estimator: None)(self)
         return self
+
+    def _leaf_shrinkage(self, problem, lambda_b):
+        """``problem`` with the leaf-ridge factor f = ``leaf_ridge_``: for f > 1 and ``leaf_center="linear"``,
+        the paper's lambda_b and (f - 1) lambda_b pulling every leaf towards the linear model of
+        :func:`~.leaf_ridge.linear_center` (``leaf_center_``); otherwise lambda_b times f."""
+        self.leaf_center_ = None
+        factor = self.leaf_ridge_
+        if factor == 1.0 or self.leaf_center == "zero":
+            return dataclasses.replace(problem, lambda_b=lambda_b * factor)
+        self.leaf_center_ = linear_center(problem.X, problem.y, problem.s)
+        shrinkage = LeafShrinkage((factor - 1.0) * lambda_b, self.leaf_center_)
+        return dataclasses.replace(problem, penalties=(*problem.penalties, shrinkage))
 
     def _meet_constraints(self, problem, ln_solver, user_constraints):
         """The coefficients within their bounds exactly, the predictions polished to meet the

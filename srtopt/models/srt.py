@@ -452,6 +452,12 @@ class _WorkingSetSubproblem(Composite):
             return None
         return sum(ridges, np.zeros((len(self.working), getattr(self, self.block).shape[1])))
 
+    def ridge_shift(self) -> np.ndarray:
+        """s, with :meth:`ridge` r: the penalty terms on the block are sum r x^2 / 2 - s . x + constant
+        (s = 0 unless a term pulls towards a nonzero point, :class:`~.terms.LeafShrinkage`)."""
+        return sum((term.shift() for term in self._penalties),
+                   np.zeros((len(self.working), getattr(self, self.block).shape[1])))
+
     def evaluate_smooth(self, x):
         """(value, gradient) of the data term and the smooth penalties."""
         x = np.asarray(x, float)

@@ -425,6 +425,56 @@ class L2(Penalty):
         return L2Block(self, kind, tuple(rows), omega, beta)
 
 
+class LeafShrinkage(Penalty):
+    """strength/2 sum_l ||beta_l - c||^2: every leaf model pulled towards one linear model c (its
+    intercept and slopes on the scaled features), e.g. the ridge regression of the whole training
+    set; with a large strength the tree predicts as that linear model does.
+
+    Parameters
+    ----------
+    strength : float, default=0.0
+        The weight of the term, >= 0.
+    center : sequence of float or None, default=None
+        c, shape (p + 1,): intercept first (None: zero, the l2 term's own target).
+
+    Raises
+    ------
+    ValueError
+        If ``strength`` is negative or not finite, or ``center`` holds a non-finite value.
+    """
+
+    name = "leaf_shrinkage"
+    blocks = ("beta",)
+
+    def __init__(self, strength=0.0, center=None):
+        if not np.isfinite(strength) or strength < 0:
+            raise ValueError(f"leaf_shrinkage strength must be a number >= 0, got {strength!r}")
+        if center is not None and not np.all(np.isfinite(center)):
+            raise ValueError(f"leaf_shrinkage center must be finite, got {center!r}")
+        self.strength = float(strength)
+        self.center = None if center is None else tuple(float(v) for v in np.ravel(center))
+
+    def _c(self, q):
+        return np.zeros(q) if self.center is None else np.asarray(self.center)
+
+    def value(self, omega, beta):
+        d = beta - self._c(beta.shape[1])
+        return 0.5 * self.strength * float(np.sum(d * d))
+
+    def gradient(self, omega, beta):
+        return np.zeros_like(omega), self.strength * (beta - self._c(beta.shape[1]))
+
+    def casadi(self, omega, beta):
+        return 0.5 * self.strength * ca.sumsqr(beta - ca.repmat(ca.DM(self._c(beta.shape[1])).T, beta.shape[0], 1))
+
+    def pyomo(self, omega, beta):
+        c = self._c(len(beta[0]))
+        return 0.5 * self.strength * sum((v - c[j]) * (v - c[j]) for row in beta for j, v in enumerate(row))
+
+    def block(self, kind, rows, omega, beta):
+        return LeafShrinkageBlock(self, kind, tuple(rows), omega, beta)
+
+
 class SplitL1(Penalty):
     """strength * sum over branch nodes t and features j >= 1 of |omega_jt|: sparse oblique
     splits (the intercepts omega_0t are free).
@@ -678,8 +728,13 @@ class BlockPenalty:
         return self.penalty.block_l1_weights(self.kind, self.rows, self.omega, self.beta)
 
     def ridge(self):
-        """The diagonal curvature r when the term is sum r x^2 / 2 + constant on the block, else None."""
+        """The diagonal curvature r when the term is sum r x^2 / 2 - s . x + constant on the block
+        (s: :meth:`shift`), else None."""
         return None
+
+    def shift(self):
+        """s of :meth:`ridge`'s quadratic form: 0 unless the term pulls towards a nonzero point."""
+        return 0.0
 
     def casadi(self, X, omega, beta):
         """CasADi expression of the block X (matrix) with the fixed values ``omega``, ``beta``
@@ -725,6 +780,28 @@ class L2Block(BlockPenalty):
 
     def pyomo(self, X):
         return 0.5 * self.strength * sum(v * v for row in X for v in row)
+
+
+class LeafShrinkageBlock(BlockPenalty):
+    """The leaf_shrinkage term of a block of leaves: strength/2 ||X - c||^2 = strength x^2 / 2 -
+    (strength c) . x + constant."""
+
+    @cached_property
+    def _center(self) -> np.ndarray:
+        return np.broadcast_to(self.penalty._c(self.beta.shape[1]), (len(self.rows), self.beta.shape[1]))
+
+    def value(self, X):
+        d = np.reshape(X, self._center.shape) - self._center
+        return 0.5 * self.penalty.strength * float(np.sum(d * d))
+
+    def gradient(self, X):
+        return self.penalty.strength * (np.reshape(X, self._center.shape) - self._center)
+
+    def ridge(self) -> np.ndarray:
+        return np.full(self._center.shape, self.penalty.strength)
+
+    def shift(self) -> np.ndarray:
+        return self.penalty.strength * self._center
 
 
 class FeatureL1Block(BlockPenalty):
@@ -907,6 +984,5 @@ def make_penalties(spec) -> tuple[Penalty, ...]:
 
 SQUARED = Squared()
 
-__all__ = ["Absolute", "BlockPenalty", "CasadiLoss", "FeatureL1", "Huber", "L2", "Loss", "Penalty", "SQUARED",
-           "SplitL1", "Squared", "make_loss", "make_penalties", "register_loss",
-           "register_penalty"]
+__all__ = ["Absolute", "BlockPenalty", "CasadiLoss", "FeatureL1", "Huber", "L2", "LeafShrinkage", "Loss", "Penalty",
+           "SQUARED", "SplitL1", "Squared", "make_loss", "make_penalties", "register_loss", "register_penalty"]

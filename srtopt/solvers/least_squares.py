@@ -1,8 +1,9 @@
 """Exact LN step: the weighted ridge least-squares problem of each working leaf.
 
-For leaf l the LN subproblem is min_b sum_i Q_il (Xa_i b - y_i)^2 + sum_k r_k b_k^2 / 2
-(r = lambda_b for the l2 term; feature_l1's majorizer adds a ridge per feature), whose
-normal equations are (2 Xa^T diag(Q_l) Xa + diag(r)) b = 2 Xa^T diag(Q_l) y.
+For leaf l the LN subproblem is min_b sum_i Q_il (Xa_i b - y_i)^2 + sum_k r_k b_k^2 / 2 - s . b
+(r = lambda_b for the l2 term; feature_l1's majorizer adds a ridge per feature; the leaf
+shrinkage towards a linear model c adds strength to r and strength c to s), whose normal
+equations are (2 Xa^T diag(Q_l) Xa + diag(r)) b = 2 Xa^T diag(Q_l) y + s.
 Cholesky on them (fast); ``lstsq`` when the system is singular or ill-conditioned (condition
 number above MAX_CONDITION).
 """
@@ -28,17 +29,17 @@ def normal_equations(Xa, y, q, ridge) -> tuple[np.ndarray, np.ndarray]:
     return A, XtQ2 @ y
 
 
-def weighted_ridge(Xa, y, q, ridge) -> np.ndarray:
-    """argmin_b sum_i q_i (Xa_i b - y_i)^2 + sum_k ridge_k b_k^2 / 2 (``ridge`` a number or one per
-    coefficient), by :func:`normal_equations`."""
+def weighted_ridge(Xa, y, q, ridge, shift=0.0) -> np.ndarray:
+    """argmin_b sum_i q_i (Xa_i b - y_i)^2 + sum_k ridge_k b_k^2 / 2 - shift . b (``ridge`` and
+    ``shift`` a number or one per coefficient), by :func:`normal_equations`."""
     A, rhs = normal_equations(Xa, y, q, ridge)
-    b = cholesky_solve(A, rhs, max_condition=MAX_CONDITION)
+    b = cholesky_solve(A, rhs + shift, max_condition=MAX_CONDITION)
     if b is not None:
         return b
-    sq = np.sqrt(q)
-    A_aug = np.vstack([sq[:, None] * Xa, np.diag(np.sqrt(np.broadcast_to(ridge, Xa.shape[1]) / 2))])
-    rhs_aug = np.concatenate([sq * y, np.zeros(Xa.shape[1])])
-    return np.linalg.lstsq(A_aug, rhs_aug, rcond=None)[0]
+    sq, root = np.sqrt(q), np.sqrt(np.broadcast_to(ridge, Xa.shape[1]) / 2)
+    A_aug = np.vstack([sq[:, None] * Xa, np.diag(root)])  # the shift enters as the ridge rows' target
+    target = np.divide(np.broadcast_to(shift, Xa.shape[1]), 2 * root, out=np.zeros(Xa.shape[1]), where=root > 0)
+    return np.linalg.lstsq(A_aug, np.concatenate([sq * y, target]), rcond=None)[0]
 
 
 def cholesky_solve(A, b, max_condition=None) -> np.ndarray | None:
@@ -87,8 +88,8 @@ class ExactLeastSquares(Solver):
 
     def _solve(self, problem, x0=None) -> SolverResult:
         (Xa, y), Q = problem.design, problem.leaf_weights
-        ridge = problem.ridge()
-        x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], ridge[j]) for j in range(Q.shape[1])])
+        ridge, shift = problem.ridge(), problem.ridge_shift()
+        x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], ridge[j], shift[j]) for j in range(Q.shape[1])])
         return self._result(x, problem.value(x), "solved", 1)
 
 
@@ -110,8 +111,9 @@ class LsqrLeastSquares(Solver):
 
     def accepts(self, problem) -> Acceptance:
         verdict = squared_leaf_problem(problem)
-        if verdict and problem.l2_strength() is None:
-            return Acceptance(False, "LSQR's damping needs the same ridge on every coefficient (the l2 term alone)")
+        if verdict and (problem.l2_strength() is None or np.any(problem.ridge_shift() != 0)):
+            return Acceptance(False, "LSQR's damping needs the same ridge towards 0 on every coefficient (the l2 "
+                                     "term alone)")
         return verdict
 
     def _solve(self, problem, x0=None) -> SolverResult:

@@ -153,7 +153,7 @@ class LeafQP:
 def leaf_qp(problem, j: int) -> LeafQP:
     """The QP (module docstring) of the j-th working leaf of an LN subproblem."""
     a, b = problem.loss.qp_form
-    lam = problem.ridge()[j]
+    lam, shift = problem.ridge()[j], problem.ridge_shift()[j]
     (Xa, y), w = problem.design, problem.leaf_weights[:, j]
     q = Xa.shape[1]
     bounds = problem.bounds()
@@ -161,7 +161,7 @@ def leaf_qp(problem, j: int) -> LeafQP:
                                                                                 for side in bounds)
     if not np.isfinite(b):  # squared: z = r, a quadratic in beta alone: H, -g are its normal equations
         H, rhs = normal_equations(Xa, y, a * w, lam)
-        return LeafQP(Csc.of(H), -rhs, Csc.of(np.zeros((0, q))), np.zeros(0), np.zeros(0),
+        return LeafQP(Csc.of(H), -rhs - shift, Csc.of(np.zeros((0, q))), np.zeros(0), np.zeros(0),
                       float(a * np.sum(w * y**2)), np.arange(q), lo, hi)
     keep = w > 0  # rows of weight 0: no t_i, z_i
     Xa, y, w = Xa[keep], y[keep], w[keep]
@@ -171,7 +171,7 @@ def leaf_qp(problem, j: int) -> LeafQP:
     blocks_lower = [sparse.csc_matrix(Xa)] + ([-I] if with_z else []) + [I]
     A = sparse.vstack([sparse.hstack(blocks_upper), sparse.hstack(blocks_lower)], format="csc")
     diagonal = np.concatenate([lam] + ([2.0 * a * w] if with_z else []) + [np.zeros(n)])
-    g = np.concatenate([np.zeros(q)] + ([np.zeros(n)] if with_z else []) + [b * w])
+    g = np.concatenate([-shift] + ([np.zeros(n)] if with_z else []) + [b * w])
     H = sparse.diags(diagonal, format="csc")
     H.eliminate_zeros()
     free = np.full(len(g) - q, np.inf)

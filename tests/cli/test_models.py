@@ -543,3 +543,39 @@ def test_fit_cv_depths_without_cv_is_refused(workdir, capsys):
     assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--cv-depths", "1", "2",
                  "--out", str(workdir / "x.json")]) != 0
     assert "--cv-depths needs --cv K" in capsys.readouterr().err
+
+
+def test_fit_with_constraints_and_show_what_holds(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    X = rng.random((120, 3))
+    group = np.where(X[:, 0] + 0.3 * rng.random(120) > 0.6, "b", "a")
+    frame = pd.DataFrame({"age": X[:, 0], "load": X[:, 1], "speed": X[:, 2], "group": group,
+                          "y": 2 * X[:, 0] - X[:, 2] + (group == "b")})
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    code = main(["fit", str(tmp_path / "data.csv"), "--target", "y", "--sensitive", "group", "--parity", "0.05",
+                 "--monotone", "speed=-1", "--leaf-bounds", "load=:0.5", "--out", str(tmp_path / "m.json"),
+                 "--quiet"])
+    assert code == 0
+    model = srtopt.load(tmp_path / "m.json")
+    assert model.feature_names_in_.tolist() == ["age", "load", "speed"] and model.groups_ == ["a", "b"]
+    prediction = model.predict(frame[["age", "load", "speed"]])
+    assert abs(prediction[group == "b"].mean() - prediction[group == "a"].mean()) <= 0.05 + 1e-9
+    capsys.readouterr()
+    assert main(["show", str(tmp_path / "m.json")]) == 0
+    table = capsys.readouterr().out.split("constraints (training data):")[1]
+    assert re.search(r"parity:gap=0.05\s+mean\(b\) - mean\(a\)\s+within \+-0.05 .* yes", table)
+    assert re.search(r"speed: splits using it\s+= 0\s+0\s+0\s+yes", table)
+    assert "largest leaf slope" in table and "NO" not in table
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--parity", "0.1"], "--parity and --group-loss need --sensitive COLUMN"),
+    (["--sensitive", "nope", "--parity", "0.1"], "--sensitive 'nope' is not a column"),
+    (["--monotone", "temp=2"], "--monotone takes NAME=1 or NAME=-1"),
+    (["--leaf-bounds", "temp=1"], "--leaf-bounds takes NAME=LOW:HIGH"),
+    (["--constraint", "parity:gap=-1", "--sensitive", "temp"], "--constraint: parity gap must be a number >= 0"),
+])
+def test_constraint_flags_are_checked_before_the_fit(workdir, flags, message, capsys):
+    code = main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", str(workdir / "never.json"), *flags])
+    assert code == 2 and message in capsys.readouterr().err
+    assert not (workdir / "never.json").exists()
