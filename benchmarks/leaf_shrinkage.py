@@ -1,7 +1,8 @@
-"""The leaf-ridge comparison's zone and target: where the default tree compares leaf-ridge factors
-by cross-validation (``ZONE``: fewer than ZONE rows per leaf coefficient) and what the factors pull
+"""The leaf-ridge comparison's zone, screen and target: where the default tree compares leaf-ridge
+factors by cross-validation (``ZONE``: fewer than ZONE rows per leaf coefficient; ``SCREEN``: and the
+initial tree's leave-one-out MSE at least SCREEN times the linear model's) and what the factors pull
 the leaves towards (``leaf_center``: 0, the paper's l2 target, or the ridge regression of the whole
-training set), on data where a linear model is the better model.
+training set), on data where a linear model is the better model and on data where it is not.
 
 Stage ``tune`` chooses on generated data and three of the paper's small datasets; stage ``confirm``
 runs the choice on held-out data: two paper datasets, scikit-learn's diabetes and communities_crime
@@ -33,12 +34,12 @@ from srtopt.datasets import load
 from srtopt.estimators import leaf_ridge
 
 RESULTS = Path(__file__).parent / "results"
-VARIANTS = {  # name: (ZONE, leaf_center)
-    "previous (zone 1, toward 0)": (1.0, "zero"),
-    "zone 1, toward the linear fit": (1.0, "linear"),
-    "zone 4, toward the linear fit": (4.0, "linear"),
-    "zone 10, toward the linear fit": (10.0, "linear"),
-    "zone 20, toward the linear fit": (20.0, "linear"),
+VARIANTS = {  # name: (ZONE, SCREEN, leaf_center)
+    "previous: N < 2^D (p+1), toward 0": (1.0, 0.8, "zero"),
+    "N < 2^D (p+1), toward the linear fit": (1.0, 0.8, "linear"),
+    "zone 10, no screen": (10.0, 0.0, "linear"),
+    "zone 10, screen 0.8 (default)": (10.0, 0.8, "linear"),
+    "zone 10, screen 0.9": (10.0, 0.9, "linear"),
 }
 STAGES = {"tune": ["noise-140x50", "linear-300x60", "friedman-200x10", "auto_mpg", "housing", "yacht"],
           "confirm": ["lpga2009", "computer", "diabetes", "communities_crime"]}
@@ -70,14 +71,15 @@ def run(name, depth, variant, fold, fairness):
         start = time.process_time()
         prediction = LinearRegression().fit(X[train], y[train]).predict(X[test])
         return r2_score(y[test], prediction), time.process_time() - start, None
-    zone, center = VARIANTS[variant]
-    saved, leaf_ridge.ZONE = leaf_ridge.ZONE, zone
+    zone, screen, center = VARIANTS[variant]
+    saved = leaf_ridge.ZONE, leaf_ridge.SCREEN
+    leaf_ridge.ZONE, leaf_ridge.SCREEN = zone, screen
     try:
         start = time.process_time()
         model = SoftRegressionTree(depth=depth, random_state=0, leaf_center=center).fit(X[train], y[train])
         seconds = time.process_time() - start
     finally:
-        leaf_ridge.ZONE = saved
+        leaf_ridge.ZONE, leaf_ridge.SCREEN = saved
     return r2_score(y[test], model.predict(X[test])), seconds, model.leaf_ridge_
 
 

@@ -7,10 +7,13 @@ The atomic rename is for regular files only: a destination that is a FIFO, a dev
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
 from pathlib import Path
+
+NAME_PREFIX = 64  # characters of the destination's name in the temporary file's name
 
 
 def atomic_write(path, data: bytes) -> Path:
@@ -20,15 +23,19 @@ def atomic_write(path, data: bytes) -> Path:
 
     Like ``open(path, "wb")``: a symlink is followed (its target is replaced, the
     link stays), an existing file keeps its permission bits, and a new file gets
-    0666 minus the umask.  A special destination (see :func:`is_special`) is
-    written into instead, in one pass: there is nothing to replace atomically.
+    0666 minus the umask; an existing file that cannot be written, or has no write
+    permission bit at all (read-only even to root, whom the rename would not stop),
+    is refused with a PermissionError.  A special destination (see :func:`is_special`)
+    is written into instead, in one pass: there is nothing to replace atomically.
+    The temporary file's name is short whatever the destination's (a legal name of
+    255 bytes still fits).
     """
     if is_special(path):
         write_into(path, data)
         return Path(path)
     target = Path(os.path.realpath(path))
-    mode = stat.S_IMODE(os.stat(target).st_mode) if target.is_file() else None
-    tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.part"
+    mode = check_replaceable(target)
+    tmp = target.parent / f".{target.name[:NAME_PREFIX]}.{secrets.token_hex(6)}.part"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
         with os.fdopen(fd, "wb") as handle:
@@ -53,6 +60,18 @@ def atomic_write(path, data: bytes) -> Path:
     except OSError:
         pass
     return Path(path)
+
+
+def check_replaceable(path) -> int | None:
+    """The permission bits of the existing regular file ``path`` (None if there is none); a
+    PermissionError if it cannot be written or has no write bit (read-only even to root)."""
+    target = Path(os.path.realpath(path))
+    if not target.is_file():
+        return None
+    mode = stat.S_IMODE(os.stat(target).st_mode)
+    if not mode & 0o222 or not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, f"the file is read-only (mode {mode:o}): it is not replaced", str(path))
+    return mode
 
 
 def is_special(path) -> bool:

@@ -8,8 +8,11 @@ exits with status 2; Ctrl-C prints one line and exits with status 130; a
 warning is one line too; output piped into a reader that stops early (``srtopt demo |
 head``) ends the command quietly with status 0, as for any Unix filter; a failure of the
 machine (:class:`OSError`: disk full, a read-only directory; a results store that cannot be
-written) prints one line and exits with status 1; SIGTERM ends the command like Ctrl-C (files
-being written are removed, earlier files kept) with status 143.  None of them shows a traceback.
+written) prints one line and exits with status 1; SIGTERM and SIGHUP end the command like Ctrl-C
+(files being written are removed, earlier files kept) with status 143 and 129.  None of them
+shows a traceback.  A signal whose exception Python swallowed (one that arrives while a module is
+being imported) is not lost: it is remembered and ends the command before its next output is
+written (:func:`check_signals`).
 """
 
 from __future__ import annotations
@@ -43,6 +46,24 @@ def build_parser() -> argparse.ArgumentParser:
 class Terminated(BaseException):
     """SIGTERM, raised where the program is so that cleanups (``finally``) run as for Ctrl-C."""
 
+    status, verb = 143, "terminated"
+
+
+class HungUp(Terminated):
+    """SIGHUP (the terminal went away), handled as SIGTERM."""
+
+    status, verb = 129, "hung up"
+
+
+_PENDING: list = []  # the exception of a signal handled since the command started
+
+
+def check_signals() -> None:
+    """Raise the exception of a signal that arrived and was swallowed (Python ignores an exception
+    raised in some callbacks, e.g. while a module is imported): outputs are written after this."""
+    if _PENDING:
+        raise _PENDING[0]
+
 
 def _raising(exception):
     """A signal handler that raises ``exception`` where the program is, except inside numba's
@@ -55,6 +76,7 @@ def _raising(exception):
         if _inside_numba(frame):
             threading.Timer(0.01, os.kill, (os.getpid(), signum)).start()
             return
+        _PENDING.append(exception)
         raise exception
 
     return handler
@@ -78,7 +100,7 @@ def _install_handlers() -> dict:
     thread only: elsewhere nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    wanted = {signal.SIGTERM: _raising(Terminated)}
+    wanted = {signal.SIGTERM: _raising(Terminated), signal.SIGHUP: _raising(HungUp)}
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         wanted[signal.SIGINT] = _raising(KeyboardInterrupt)
     return {signum: signal.signal(signum, handler) for signum, handler in wanted.items()}
@@ -86,6 +108,7 @@ def _install_handlers() -> dict:
 
 def main(argv=None) -> int:
     prefix, note = "srtopt", ""
+    _PENDING.clear()
     previous = _install_handlers()
     try:
         parser = build_parser()
@@ -97,13 +120,15 @@ def main(argv=None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = lambda message, *_, **__: print(f"{prefix}: warning: {message}",
                                                                   file=sys.stderr)
-            return int(args.func(args) or 0)
+            status = int(args.func(args) or 0)
+            check_signals()
+            return status
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted{'; ' + note if note else ''}", file=sys.stderr)
         return 130
-    except Terminated:
-        print(f"{prefix}: terminated{'; ' + note if note else ''}", file=sys.stderr)
-        return 143
+    except Terminated as exc:
+        print(f"{prefix}: {exc.verb}{'; ' + note if note else ''}", file=sys.stderr)
+        return exc.status
     except (ValueError, FileNotFoundError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"{prefix}: error: {message}", file=sys.stderr)
@@ -111,6 +136,9 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error for a filter
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's flush at exit would fail again
         return 0
+    except MemoryError:
+        print(f"{prefix}: error: out of memory", file=sys.stderr)
+        return 1
     except OSError as exc:  # the machine's fault, not the user's: disk full, a read-only directory
         print(f"{prefix}: error: {exc.strerror or exc}" + (f": {exc.filename!r}" if exc.filename else ""),
               file=sys.stderr)

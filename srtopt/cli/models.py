@@ -15,12 +15,13 @@ import argparse
 import io
 import os
 import re
+import secrets
 import sys
 import tempfile
 import warnings
 from pathlib import Path
 
-from .._io import atomic_write, is_special, regular_file
+from .._io import atomic_write, check_replaceable, is_special, regular_file
 
 
 def register(subparsers) -> None:
@@ -66,7 +67,7 @@ def register(subparsers) -> None:
     formulation.add_argument("--working-sets", default="subtree", help="'subtree' (default), 'all' or 'paths'")
     formulation.add_argument("--bn-solver", default="auto", help="BN subproblems: 'auto' (default), 'newton', "
                                                                  "'ipopt', 'cyipopt', 'l-bfgs-b', 'prox-gradient', ...")
-    formulation.add_argument("--ln-solver", default="auto", help="LN steps: 'auto' (default), 'exact', 'highs', "
+    formulation.add_argument("--ln-solver", default="auto", help="LN steps: 'auto' (default), 'exact', 'qp' (HiGHS), "
                                                                  "'qpoases', 'osqp', 'ipopt', ...")
     formulation.add_argument("--wlr-solver", default="auto", help="the weighted logistic proxies: 'auto' (default), "
                                                                   "'newton', 'sklearn', ...")
@@ -148,8 +149,10 @@ def _read_csv(path, sep=None):
     import pandas as pd
 
     path = regular_file(path, "data file")
+    separator = _separator(path, sep)
+    _check_header(path, separator)
     try:
-        frame = pd.read_csv(path, sep=_separator(path, sep))
+        frame = pd.read_csv(path, sep=separator)
     except pd.errors.EmptyDataError:
         raise ValueError(f"data file {str(path)!r} is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -157,6 +160,19 @@ def _read_csv(path, sep=None):
     if frame.empty:
         raise ValueError(f"data file {str(path)!r} has no data rows")
     return frame
+
+
+def _check_header(path, separator) -> None:
+    """Refuse a header that names a column twice (pandas would rename the second ``x.1`` silently)."""
+    import csv
+    from collections import Counter
+
+    with open(path, newline="", errors="replace") as handle:
+        header = next(csv.reader(handle, delimiter=separator), [])
+    repeated = [name for name, count in Counter(name.strip() for name in header).items() if count > 1 and name]
+    if repeated:
+        raise ValueError(f"data file {str(path)!r} names column(s) {', '.join(map(repr, repeated))} more than once "
+                         f"in its header; rename them")
 
 
 def _numeric(frame, columns, path):
@@ -201,6 +217,10 @@ def _check_writable(out):
     if not directory.is_dir():
         raise FileNotFoundError(f"--out: directory {str(directory)!r} does not exist")
     try:
+        check_replaceable(out)
+    except PermissionError as exc:
+        raise ValueError(f"--out {str(out)!r} cannot be written: {exc.strerror}") from None
+    try:
         with tempfile.NamedTemporaryFile(dir=directory, prefix=".srtopt-probe-"):
             pass
     except OSError as exc:
@@ -208,7 +228,11 @@ def _check_writable(out):
 
 
 def _write_out(out, data: bytes, what: str | None) -> None:
-    """Write ``data`` to --out ("-": standard output) and say so on stderr (unless ``what`` is None)."""
+    """Write ``data`` to --out ("-": standard output) and say so on stderr (unless ``what`` is None);
+    not after a signal that should have ended the command (:func:`~srtopt.cli.check_signals`)."""
+    from . import check_signals
+
+    check_signals()
     if out == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -315,9 +339,18 @@ def run_fit(args) -> int:
                   f"{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
         model.fit(X, y, sensitive_features=groups)
     _save_model(model, out)
-    print(f"saved {out} (training R^2 {model.score(X, y):.4f}, stopped by {model.stopped_by_})",
+    print(f"saved {out} (training R^2 {_r2(model, X, y):.4f}, stopped by {model.stopped_by_})",
           file=sys.stderr if out == "-" else sys.stdout)
     return 0
+
+
+def _r2(model, X, y) -> float:
+    """R^2 of the model on (X, y), computed on y standardized by the model's scaling: finite for any
+    finite y (sklearn's score squares y itself, which overflows for |y| near 1e300)."""
+    import numpy as np
+
+    ys, ps = model.scaler_.transform_y(y), model.scaler_.transform_y(model.predict(X))
+    return 1.0 - float(np.sum((ys - ps) ** 2) / np.sum((ys - ys.mean()) ** 2))
 
 
 def _constraints(args):
@@ -364,10 +397,9 @@ def _save_model(model, out):
         _write_out(out, data, None)  # run_fit says "saved"
     except OSError as exc:
         reason = f"could not write --out {str(out)!r} ({exc.strerror or exc})"
+        kept = Path(tempfile.gettempdir()) / f"srtopt-model-{secrets.token_hex(4)}.json"
         try:
-            fd, kept = tempfile.mkstemp(prefix="srtopt-model-", suffix=".json")
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
+            atomic_write(kept, data)  # nothing half-written is left there either
         except OSError as again:
             raise OSError(f"{reason}, nor a copy in {tempfile.gettempdir()} ({again.strerror or again}): the "
                           "fitted model is lost") from None
@@ -431,6 +463,8 @@ def run_predict(args) -> int:
         if frame.shape[1] != model.n_features_in_:
             raise ValueError(f"{args.data!r} has {frame.shape[1]} columns, the model expects "
                              f"{model.n_features_in_} (it was fitted without column names)")
+        warnings.warn(f"the model was fitted without column names: the columns of {args.data!r} are taken by "
+                      f"position, in this order: {', '.join(map(str, frame.columns))}")
         X = _numeric(frame, list(frame.columns), args.data).to_numpy()
     import pandas as pd
 

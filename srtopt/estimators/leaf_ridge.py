@@ -1,15 +1,20 @@
-"""The small-data guard of :class:`~srtopt.estimators.srt.SoftRegressionTree`: a factor on
-lambda_b (the l2 weight on the leaf models of eq. obj) chosen by cross-validation when the
-leaves have fewer rows than coefficients.
+"""The leaf-ridge guard of :class:`~srtopt.estimators.srt.SoftRegressionTree`: a factor on the
+l2 weight of the leaf models, chosen by cross-validation where a tree's leaves can fit noise or
+a linear model may be the better model.
 
-A depth-D tree has 2^D linear leaves of p + 1 coefficients each.  When N < 2^D (p + 1),
-a leaf sees on average fewer rows than it has coefficients, and the paper's lambda_b
-(2 / (p |tau_L|) on the summed error) barely restrains it: on pure noise (N = 140, p = 50)
-the default tree scored test R^2 -1.8 at depth 2.  There ``leaf_ridge="auto"`` fits the tree
-with lambda_b times each factor of ``GRID`` on ``FOLDS`` folds (``MAX_ITER`` macro
-iterations each) and keeps the factor of the least validation loss, skipping the fits that
-cannot change that choice; elsewhere the factor is 1 and nothing changes.  The measurements
-behind the zone and the grid: ``docs/departures.md``, "Small data".
+A depth-D tree has 2^D linear leaves of p + 1 coefficients each.  The paper's lambda_b
+(2 / (p |tau_L|) on the summed error) barely restrains leaves with few rows per coefficient:
+on pure noise (N = 140, p = 50) the default tree scored test R^2 -1.8 at depth 2, and on data
+that a linear model fits as well as any tree (diabetes, communities_crime) it lost to least
+squares.  ``leaf_ridge="auto"`` then fits the tree with each factor of ``GRID`` on ``FOLDS``
+folds (``MAX_ITER`` macro iterations each) and keeps the factor of the least validation loss,
+skipping the fits that cannot change that choice; a factor f > 1 adds (f - 1) lambda_b pulling
+every leaf towards the linear model of :func:`linear_center` (``leaf_center="linear"``), so that
+large factors give that linear model.  It runs where the leaves have fewer rows than
+coefficients (:func:`in_small_data_zone`), and where they have fewer than ``ZONE`` and the linear
+model fits about as well as the initial tree (:func:`linear_competes`); elsewhere the factor is 1
+and nothing changes.  The measurements behind the zone, the screen and the grid:
+``docs/departures.md``, "Leaf ridge".
 """
 
 from __future__ import annotations
@@ -28,26 +33,71 @@ GRID = (1.0, 1e2, 1e4, 1e6)
 FOLDS = 3
 #: macro iterations of the comparison's fits (at most the estimator's max_iter)
 MAX_ITER = 3
-#: the comparison runs when the leaves have on average fewer than ZONE rows per coefficient
-ZONE = 1.0
+#: the comparison also runs when the leaves have on average fewer than ZONE rows per coefficient
+#: and the linear model competes with the initial tree (:func:`linear_competes`)
+ZONE = 10.0
+#: the linear model competes when the initial tree's leave-one-out MSE is at least SCREEN times its own
+SCREEN = 0.8
+
+
+def rows_per_coefficient(n_rows: int, n_features: int, depth: int) -> float:
+    """N / (2^depth (p + 1)): the rows per coefficient of the leaves, on average.
+
+    >>> rows_per_coefficient(140, 50, 2), rows_per_coefficient(1000, 8, 3)
+    (0.6862745098039216, 13.88888888888889)
+    """
+    return n_rows / (2**depth * (n_features + 1))
 
 
 def in_small_data_zone(n_rows: int, n_features: int, depth: int) -> bool:
-    """True when the 2^depth leaves have on average fewer than ``ZONE`` rows per coefficient (p + 1).
-
-    >>> in_small_data_zone(140, 50, 2), in_small_data_zone(1000, 8, 3)
-    (True, False)
-    """
-    return n_rows < ZONE * 2**depth * (n_features + 1)
+    """True when the 2^depth leaves have on average fewer rows than coefficients (p + 1)."""
+    return rows_per_coefficient(n_rows, n_features, depth) < 1.0
 
 
 def linear_center(Xs, ys, weights) -> np.ndarray:
     """(intercept, slopes) of the ridge regression of ys on Xs (scaled data), its ridge chosen by
     leave-one-out (scikit-learn's ``RidgeCV``): the linear model the leaf shrinkage pulls towards."""
+    return _ridge_cv(Xs, ys, weights)[0]
+
+
+def _ridge_cv(Xs, ys, weights):
+    """((intercept, slopes), its ridge) of scikit-learn's RidgeCV, the weights scaled to mean 1."""
     from sklearn.linear_model import RidgeCV
 
-    model = RidgeCV(alphas=np.logspace(-6, 6, 25)).fit(Xs, ys, sample_weight=weights)
-    return np.r_[model.intercept_, model.coef_]
+    model = RidgeCV(alphas=np.logspace(-6, 6, 25)).fit(Xs, ys, sample_weight=weights / np.mean(weights))
+    return np.r_[model.intercept_, model.coef_], float(model.alpha_)
+
+
+def linear_competes(problem, screen=None) -> bool:
+    """Whether the linear model of :func:`linear_center` fits ``problem`` about as well as its initial
+    tree (:class:`~srtopt.training.initialization.ModelTreeInitialization`): the leave-one-out mean
+    squared error of the tree's leaf regressions, each on the rows its hard splits route there, is at
+    least ``screen`` (default ``SCREEN``) times the linear model's (both closed forms, weighted by s_i)."""
+    from .. import kernels
+    from ..training.initialization import ModelTreeInitialization
+
+    from ..training.initialization import MODEL_TREE_RIDGE
+
+    w = problem.s / np.mean(problem.s)
+    linear = np.average(_loo_residuals(problem.Xa, problem.y, w, _ridge_cv(problem.X, problem.y, w)[1]) ** 2,
+                        weights=w)
+    omega, _, _ = ModelTreeInitialization()(problem)
+    leaves = kernels.hbp_leaves(problem.Z, omega, problem.tree)
+    errors = np.zeros(len(problem.y))
+    for leaf in np.unique(leaves):
+        rows = leaves == leaf
+        errors[rows] = _loo_residuals(problem.Xa[rows], problem.y[rows], w[rows], MODEL_TREE_RIDGE * rows.sum()) ** 2
+    return np.average(errors, weights=w) >= (SCREEN if screen is None else screen) * linear
+
+
+def _loo_residuals(Xa, y, w, ridge):
+    """Leave-one-out residuals (y_i - yhat_(-i)) of the weighted least squares of y on Xa with the ridge
+    ``ridge`` on the slopes (not the intercept): r_i / (1 - h_ii)."""
+    R = ridge * np.eye(Xa.shape[1])
+    R[0, 0] = 0.0
+    inverse = np.linalg.pinv((Xa.T * w) @ Xa + R)
+    h = w * np.einsum("ij,jk,ik->i", Xa, inverse, Xa)
+    return (y - Xa @ (inverse @ (Xa.T @ (w * y)))) / np.maximum(1.0 - h, 1e-12)
 
 
 def check_leaf_ridge(value):
@@ -59,11 +109,13 @@ def check_leaf_ridge(value):
     return value
 
 
-def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: float | None, groups=None):
+def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: float | None, groups=None,
+                      problem=None):
     """(factor, {factor: validation loss}) for ``estimator.leaf_ridge``.
 
-    A number is returned as is; "auto" gives 1 outside the small-data zone or when lambda_b
-    is 0 (no l2 term to scale), and inside it the factor of ``GRID`` with the least
+    A number is returned as is; "auto" gives 1 outside the guard's zone (module docstring; the
+    screen needs ``problem``, the training problem of (X, y)) or when lambda_b is 0 (no l2 term to
+    scale), and inside it the factor of ``GRID`` with the least
     ``FOLDS``-fold validation loss (the estimator's own loss on standardized residuals,
     weighted by ``sample_weight``).  The folds are fixed (shuffled with seed 0), so a fit
     is as reproducible as before; with a deadline ``ends_at`` (perf_counter seconds), the
@@ -77,8 +129,11 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: 
         return float(estimator.leaf_ridge), {}
     n_rows, depth = len(y), int(estimator.depth)
     n_weighted = n_rows if sample_weight is None else int(np.count_nonzero(sample_weight))
-    if (lambda_b == 0 or not in_small_data_zone(n_weighted, X.shape[1], depth)
-            or n_rows - -(-n_rows // FOLDS) < 2**depth):  # too few rows to fit a tree on a training fold
+    if lambda_b == 0 or n_weighted - -(-n_weighted // FOLDS) < 2 * 2**depth:  # too few rows for a fold's tree
+        return 1.0, {}
+    ratio = rows_per_coefficient(n_weighted, X.shape[1], depth)
+    if ratio >= 1.0 and not (ratio < ZONE and problem is not None and estimator.leaf_center == "linear"
+                             and linear_competes(problem)):
         return 1.0, {}
     fits = len(GRID) * FOLDS + 1
     share = None if ends_at is None else max(ends_at - time.perf_counter(), 1e-3) / fits

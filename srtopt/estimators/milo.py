@@ -306,10 +306,10 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
     @one_blas_thread
     def fit(self, X, y):
         """Scale, choose the regularization, search, bound, solve (``method``), store the tree."""
+        self._check_params()
         _load_kernels()
         t0 = time.perf_counter()
         deadline = t0 + float(self.time_limit)
-        self._check_params()
         X, y = self._validate_fit_input(X, y)
         D = int(self.depth)
         N, p = X.shape

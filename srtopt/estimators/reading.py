@@ -11,7 +11,13 @@ from .scaling import scaled_input
 
 
 class TreeMixin:
-    """``get_depth`` and ``get_n_leaves`` of a fitted binary tree of depth D."""
+    """``get_depth``, ``get_n_leaves`` and ``save`` of a fitted binary tree of depth D."""
+
+    def save(self, path):
+        """Write the fitted tree to ``path`` (versioned JSON, see :mod:`srtopt.persistence`)."""
+        from ..persistence import save
+
+        save(self, path)
 
     def get_depth(self) -> int:
         """Depth D of the fitted tree (every tree here is the maximal tree of depth D)."""

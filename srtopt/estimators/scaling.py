@@ -30,6 +30,7 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
     n_x, n_y = _n_rows(X), _n_rows(y)
     if n_x is not None and n_y is not None and n_x != n_y:
         raise ValueError(f"X and y have different numbers of rows: X has {n_x}, y has {n_y}")
+    _check_numeric_columns(X)
     X, y = _naming("X or y", lambda: validate_data(estimator, X, y, dtype=np.float64, y_numeric=True,
                                                    ensure_all_finite=True), X)
     if y.dtype.kind not in "fiub":  # scikit-learn converts object arrays only, not numpy strings
@@ -43,9 +44,24 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
     return X, y
 
 
-def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+def _check_numeric_columns(X) -> None:
+    """A DataFrame column that is not numeric, named (scikit-learn's error names only a value)."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "items"):
+        return
+    for name, dtype in dtypes.items():
+        if dtype.kind not in "fiub":
+            try:
+                np.asarray(X[name], dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"column {str(name)!r} of X is not numeric (values such as "
+                                 f"{X[name].iloc[0]!r}); encode it as numbers or drop it") from None
+
+
+def check_sample_weight(sample_weight, n_samples: int, min_rows: int = 1) -> np.ndarray:
     """Weights s_i of fit as a float array of length ``n_samples``: ones for None, a number
-    repeated, or a 1-D array of finite weights >= 0 with at least one positive."""
+    repeated, or a 1-D array of finite weights >= 0 with at least ``min_rows`` positive (the
+    leaves of the tree: each row of weight 0 is as if absent)."""
     if sample_weight is None:
         return np.ones(n_samples)
     weights = _naming("sample_weight", lambda: np.asarray(sample_weight, dtype=np.float64))
@@ -57,6 +73,10 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
         raise ValueError("sample_weight must be finite and >= 0")
     if not np.any(weights > 0):
         raise ValueError("sample_weight must not be all zero: at least one weight must be positive")
+    positive = int(np.count_nonzero(weights))
+    if positive < min_rows:
+        raise ValueError(f"sample_weight has {positive} positive weight(s), fewer than the {min_rows} leaves of the "
+                         f"tree (a row of weight 0 is as if absent); use a smaller depth or more rows")
     return weights
 
 

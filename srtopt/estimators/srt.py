@@ -381,7 +381,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
         X, y = check_fit_arrays(self, X, y, 2**self.depth)
-        weights = check_sample_weight(sample_weight, X.shape[0])
+        weights = check_sample_weight(sample_weight, X.shape[0], 2**int(self.depth))
         groups = None
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
@@ -395,7 +395,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                              tuple(c.in_training_units(units) for c in user_constraints), groups)
         ends_at = None if self.time_limit is None else started + self.time_limit
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
-            self, X, y, None if sample_weight is None else weights, lambda_b, ends_at, groups)
+            self, X, y, None if sample_weight is None else weights, lambda_b, ends_at, groups, problem)
         problem = self._leaf_shrinkage(problem, lambda_b)
         if self.verbose and self.leaf_ridge_losses_:
             print(f"small data ({X.shape[0]} rows, {2**self.depth} leaves of {X.shape[1] + 1} coefficients): "
@@ -415,7 +415,14 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.constraint_report_ = []
         if problem.constraints:
             self._meet_constraints(problem, solvers["ln"], user_constraints)
-        self._store_training_statistics(Xs, y, weights)
+        try:
+            self._store_training_statistics(Xs, y, weights)
+        except MemoryError:  # the model is complete: it must not be lost for want of its statistics
+            tree = Tree(int(self.depth))
+            self.leaf_mse_, self.leaf_r2_ = np.full(tree.n_leaves, np.nan), np.full(tree.n_leaves, np.nan)
+            self.feature_importances_ = np.full(X.shape[1], np.nan)
+            warnings.warn("out of memory while computing the training statistics (leaf_mse_, leaf_r2_, "
+                          "feature_importances_): they are NaN; the fitted model is complete", UserWarning, stacklevel=2)
         for callback in callbacks:
             getattr(callback, "on_fit_end", lambda estimator: None)(self)
         return self
@@ -557,12 +564,6 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
         return summary(self, units=units)
 
-    def save(self, path):
-        """Write the fitted tree to ``path`` (versioned JSON, see :mod:`srtopt.persistence`)."""
-        from ..persistence import save
-
-        save(self, path)
-
     def _close_unreached(self, Xs):
         """node_counts_ of the HBP routing of the scaled training data Xs; a split that routes no
         training row through on one side is closed (:func:`srtopt.kernels.close_unreached`): the
@@ -574,11 +575,12 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
     def _store_training_statistics(self, Xs, y, weights):
         """leaf_mse_, leaf_r2_ of the HBP routing of the scaled training data Xs and
-        feature_importances_."""
+        feature_importances_ (computed on standardized y: no overflow for |y| near 1e300, where the
+        MSE in y's units is infinite)."""
         tree = Tree(int(self.depth))
         leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
         self._store_feature_importances(Xs, weights)
-        pred = self.scaler_.inverse_y(kernels.hbp_predict(Xs, self.omega_, self.beta_, tree))
+        pred, ys = kernels.hbp_predict(Xs, self.omega_, self.beta_, tree), self.scaler_.transform_y(y)
         self.leaf_mse_ = np.full(tree.n_leaves, np.nan)
         self.leaf_r2_ = np.full(tree.n_leaves, np.nan)
         for leaf in tree.leaves:
@@ -586,9 +588,10 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
             w = weights[rows]
             if w.sum() <= 0:
                 continue
-            sse = np.average((y[rows] - pred[rows]) ** 2, weights=w)
-            sst = np.average((y[rows] - np.average(y[rows], weights=w)) ** 2, weights=w)
-            self.leaf_mse_[tree.leaf_index(leaf)] = sse
+            sse = np.average((ys[rows] - pred[rows]) ** 2, weights=w)
+            sst = np.average((ys[rows] - np.average(ys[rows], weights=w)) ** 2, weights=w)
+            with np.errstate(over="ignore"):
+                self.leaf_mse_[tree.leaf_index(leaf)] = sse * self.scaler_.y_std * self.scaler_.y_std
             if rows.sum() > 1 and sst > 0:
                 self.leaf_r2_[tree.leaf_index(leaf)] = 1.0 - sse / sst
 

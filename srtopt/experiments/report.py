@@ -633,6 +633,9 @@ def write_report(source, out_dir, *, plots: bool = True, mixed_versions: bool = 
     if summary.empty:
         raise ValueError(f"the results store {source} has no runs" + (f" yet ({claimed} claimed)" if claimed else ""))
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file; the report is a folder of files (report.md, report.tex, "
+                         f"summary.csv, plots): give a folder name")
     out.mkdir(parents=True, exist_ok=True)
     md = "# srtopt benchmark report\n\n" + _status(frame, claimed) + "\n\n" + markdown_tables(summary)
     files = []

@@ -77,7 +77,7 @@ def two_means(X, w, rng, max_iter=100) -> tuple[np.ndarray, np.ndarray]:
     prob = w / w.sum()
     first = X[rng.choice(len(X), p=prob)]
     d2 = _sq_dist(X, first)
-    if not np.any(d2 > 0):
+    if not prob @ d2 > 0:  # every row of positive weight at the first centre: one cluster
         return np.zeros(len(X), dtype=int), np.vstack([first, first])
     centers = np.vstack([first, X[rng.choice(len(X), p=prob * d2 / (prob @ d2))]])
     labels = None
