@@ -1,4 +1,6 @@
-"""The small-data guard: leaf_ridge="auto" and its cross-validation."""
+"""The leaf-ridge guard: leaf_ridge="auto", where it runs (fewer rows than leaf coefficients; fewer than
+ZONE per coefficient where the linear model competes with the initial tree), its cross-validation, and
+the shrinkage of the leaves towards the linear fit."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import numpy as np
 import pytest
 
 from srtopt import SoftRegressionTree, load
-from srtopt.estimators.leaf_ridge import GRID, in_small_data_zone
+from srtopt.estimators.leaf_ridge import ALPHAS, GRID, in_small_data_zone, linear_center, ridge_loo
 from srtopt.estimators.srt import regularization_lambdas
 from srtopt.models.terms import Squared
 from srtopt.tree import Tree
@@ -26,13 +28,24 @@ def test_the_zone_is_fewer_rows_than_leaf_coefficients(n, p, depth, inside):
     assert in_small_data_zone(n, p, depth) is inside
 
 
-def test_outside_the_zone_nothing_changes():
-    X, y = _noise(120, 4)
+@pytest.mark.parametrize("n, structured", [(240, False), (120, True)])
+def test_outside_the_zone_nothing_changes(n, structured):
+    X, y = _noise(n, 4)  # 240 rows: 12 per leaf coefficient; 120 rows of a tree's data: the linear model loses
+    if structured:
+        y = np.where(X[:, 0] > 0.5, 3 * X[:, 1], -2 * X[:, 2]) + 0.1 * y
     tree = SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y)
     plain = SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=1).fit(X, y)
-    assert tree.leaf_ridge_ == 1.0 and tree.leaf_ridge_losses_ == {}
-    assert tree.lambda_b_ == regularization_lambdas("l2", 4, Tree(2), 120)[1]
+    assert tree.leaf_ridge_ == 1.0 and tree.leaf_ridge_losses_ == {} and tree.leaf_center_ is None
+    assert tree.lambda_b_ == regularization_lambdas("l2", 4, Tree(2), n)[1]
     np.testing.assert_array_equal(tree.beta_, plain.beta_)
+
+
+def test_where_the_linear_model_competes_the_guard_runs_in_the_wider_zone():
+    rng = np.random.default_rng(0)
+    X = rng.random((150, 5))
+    y = X @ rng.standard_normal(5) + 0.5 * rng.standard_normal(150)  # 7.5 rows per coefficient at depth 2
+    tree = SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y)
+    assert list(tree.leaf_ridge_losses_) == list(GRID)
 
 
 def test_inside_the_zone_the_factor_of_least_validation_loss_is_used():
@@ -40,8 +53,10 @@ def test_inside_the_zone_the_factor_of_least_validation_loss_is_used():
     tree = SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y)
     losses = tree.leaf_ridge_losses_
     assert list(losses) == list(GRID) and all(np.isfinite(v) and v > 0 for v in losses.values())
-    assert tree.leaf_ridge_ == min(losses, key=losses.get)
-    assert tree.lambda_b_ == pytest.approx(regularization_lambdas("l2", 20, Tree(2), 60)[1] * tree.leaf_ridge_)
+    assert tree.leaf_ridge_ == min(losses, key=losses.get) and tree.leaf_ridge_ > 1
+    assert tree.lambda_b_ == pytest.approx(regularization_lambdas("l2", 20, Tree(2), 60)[1])  # the paper's, and
+    np.testing.assert_allclose(tree.leaf_center_, linear_center(tree.scaler_.transform(X), tree.scaler_.transform_y(y),
+                                                                np.ones(60)))  # the shrinkage towards the linear fit
     again = SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=tree.leaf_ridge_).fit(X, y)
     np.testing.assert_array_equal(tree.beta_, again.beta_)  # the final fit is the chosen factor's fit
     assert again.leaf_ridge_losses_ == {}
@@ -61,11 +76,25 @@ def test_a_factor_that_cannot_win_is_not_fitted_on_the_remaining_folds():
         assert full[chosen] <= tree.leaf_ridge_losses_[factor] < full[factor]
 
 
-def test_a_larger_factor_shrinks_the_leaves():
+def test_a_larger_factor_shrinks_the_leaves_towards_zero_or_the_linear_fit():
     X, y = _noise(60, 20)
-    norms = [np.linalg.norm(SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=f)
+    norms = [np.linalg.norm(SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=f, leaf_center="zero")
                             .fit(X, y).beta_[:, 1:]) for f in (1, 1e6)]
     assert norms[1] < 0.01 * norms[0]
+    y = X @ np.linspace(-1, 1, 20) + 0.3 * y
+    tree = SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=1e6).fit(X, y)
+    np.testing.assert_allclose(tree.beta_, np.tile(tree.leaf_center_, (4, 1)), atol=1e-3)  # every leaf: the linear fit
+
+
+def test_the_linear_fit_is_ridgecv_s():
+    from sklearn.linear_model import RidgeCV
+
+    rng = np.random.default_rng(1)
+    X, y, w = rng.random((80, 6)), rng.standard_normal(80), rng.random(80) + 0.5
+    center, error = ridge_loo(X, y, w)
+    reference = RidgeCV(alphas=ALPHAS).fit(X, y, sample_weight=w / w.mean())
+    np.testing.assert_allclose(center, np.r_[reference.intercept_, reference.coef_], atol=1e-10)
+    assert error > 0
 
 
 def test_no_l2_term_no_cross_validation():
@@ -77,7 +106,7 @@ def test_no_l2_term_no_cross_validation():
 def test_sample_weights_count_the_rows_that_weigh():
     X, y = _noise(200, 20)
     weights = np.zeros(200)
-    weights[:60] = 1.0  # 60 rows weigh: inside the zone although X has 200 rows
+    weights[:60] = 1.0  # 60 rows weigh: fewer than the leaves' coefficients although X has 200 rows
     tree = SoftRegressionTree(depth=2, random_state=0, max_iter=2).fit(X, y, sample_weight=weights)
     assert list(tree.leaf_ridge_losses_) == list(GRID)
 
