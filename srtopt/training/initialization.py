@@ -38,6 +38,7 @@ feature); the rest of the constraints is restored after them
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 
@@ -293,14 +294,22 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     made soft (:func:`soft_tree_start`).  A node splits only if both sides keep at least
     ``min_leaf`` of the rows and 2 (p + 1); on more than ``max_rows`` rows the splits are
     chosen on a weighted subsample.  With more than ``WIDE`` features the regressions of the
-    split search use the intercept and the ``WIDE`` features most correlated with y, and only
-    the ``WIDE`` features whose best constant-leaf split lowers the residuals' error most are
-    tried as split features (otherwise the search costs O(p^3) per feature).  At the
+    split search use the intercept and the ``WIDE`` features most correlated with y, only the
+    ``WIDE // 2`` features whose best constant-leaf split lowers the residuals' error most are
+    tried as split features, at half the cuts (otherwise the search costs O(p^3) per feature;
+    measured in docs/departures.md, "Leaf ridge").  At the
     training deadline (``time_limit``) the splits found so far are kept.
 
     ``top``: the split weights omega (2^d - 1, p + 1) of a shallower tree, d < D, kept as the
     top d levels; the model tree grows below each of its leaves from the rows HBP routes
-    there (a deeper tree grown from a fitted one, :class:`GrowInitialization`)."""
+    there (a deeper tree grown from a fitted one, :class:`GrowInitialization`).
+
+    The splits of the last ``MEMORY`` problems are remembered (keyed by the data, the depth
+    and the parameters): the leaf-ridge guard's fits of one fold and the final fit start alike."""
+    key = None if top is not None else _memory_key(problem, slope, min_leaf, bins, random_state, max_rows)
+    if key in _SPLITS:
+        omega, beta = soft_tree_start(problem, _SPLITS[key], slope)
+        return omega, beta, len(_SPLITS[key])
     sample = _subsample(problem, check_random_state(random_state), max_rows)
     drawn = len(sample) < len(problem.y)  # drawn with probabilities s_i: equal weights
     sample = sample[problem.s[sample] > 0]  # a row of weight 0 neither splits nor fits
@@ -325,8 +334,24 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
             splits[t] = split
             left = X[rows, split[0]] <= split[1]
             C[2 * t], C[2 * t + 1] = rows[left], rows[~left]
+    if key is not None and seconds_left() > 0:  # a search the deadline cut short is not remembered
+        _SPLITS[key] = splits
+        while len(_SPLITS) > MEMORY:
+            _SPLITS.pop(next(iter(_SPLITS)))
     omega, beta = soft_tree_start(problem, splits, slope, top)
     return omega, beta, len(splits)
+
+
+MEMORY = 8  # problems whose model-tree splits are remembered
+_SPLITS: dict = {}
+
+
+def _memory_key(problem, *parameters) -> tuple:
+    """The data (a digest of X, y, s and the features a split may use), the depth and ``parameters``."""
+    digest = hashlib.blake2b(digest_size=16)
+    for array in (problem.X, problem.y, problem.s, problem.constraint_set.split_features()):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.digest(), problem.X.shape, problem.tree.depth, repr(parameters)
 
 
 def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
@@ -341,6 +366,8 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
     R = ridge * np.eye(Xa.shape[1])
     R[0, 0] = 0.0
     best, found = np.inf, None
+    if X.shape[1] > WIDE:  # wide data: half the cuts, as the candidate features are screened
+        bins = max(2, bins // 2)
     quantiles = np.quantile(X, np.linspace(0, 1, bins + 1)[1:-1], axis=0)
     for j in _split_candidates(X, Xa, y, w, quantiles):
         if seconds_left() <= 0:
@@ -392,7 +419,7 @@ def _leaf_columns(X, y, w) -> np.ndarray:
 
 def _split_candidates(X, Xa, y, w, quantiles) -> np.ndarray:
     """The features the split search tries: all, or with more than ``WIDE`` features the
-    ``WIDE`` whose best constant-leaf split on the quantile cuts lowers most the weighted
+    ``WIDE // 2`` whose best constant-leaf split on the quantile cuts lowers most the weighted
     squared error of the residuals of one ridge regression on Xa."""
     p = X.shape[1]
     if p <= WIDE:
@@ -407,7 +434,7 @@ def _split_candidates(X, Xa, y, w, quantiles) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
             gain = np.where((wl > 0) & (wr > 0), sl**2 / wl + sr**2 / wr, 0.0)
         gains[j] = gain.max()
-    return np.sort(np.argsort(-gains)[:WIDE])
+    return np.sort(np.argsort(-gains)[:WIDE // 2])
 
 
 def soft_split(j: int, c: float, p: int, mu: float, slope: float = SOFT_SLOPE) -> np.ndarray:
