@@ -142,7 +142,7 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: 
 
     With a loss that is never negative, fits that cannot change the choice are skipped
     (:func:`_compare`); the choice is the one the full comparison makes.  ``groups``: the protected
-    group codes of the rows (the folds are stratified by them, and each fit gets its rows' groups).
+    group codes of the rows (the folds are stratified by them).
     """
     if estimator.leaf_ridge != "auto":
         return float(estimator.leaf_ridge), {}
@@ -202,14 +202,19 @@ def _next_fit(losses, fitted, nonnegative):
 
 def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None) -> float:
     """The weighted loss of the standardized residuals on the held-out rows of ``fold`` =
-    (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows."""
+    (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows.  The fits
+    keep the bounds of the constraints (monotone, leaf bounds) but not the group constraints (parity,
+    group losses), which make a fit several times slower: the factor is about how closely the leaves
+    fit their rows, which the groups' means do not change."""
     from sklearn.base import clone
+
+    from ..models.constraints import SoftMean, make_constraints
 
     train, test = fold
     weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    bounds = [c for c in make_constraints(estimator.constraints) if not isinstance(c, SoftMean)]
     model = clone(estimator).set_params(leaf_ridge=factor, callbacks=None, verbose=0, time_limit=time_limit,
-                                        max_iter=min(MAX_ITER, estimator.max_iter))
-    model.fit(X[train], y[train], None if sample_weight is None else weights[train],
-              sensitive_features=None if groups is None else groups[train])
+                                        max_iter=min(MAX_ITER, estimator.max_iter), constraints=bounds or None)
+    model.fit(X[train], y[train], None if sample_weight is None else weights[train])
     residual = (model.predict(X[test]) - y[test]) / (float(np.std(y)) or 1.0)
     return float(np.sum(weights[test] * loss.value(residual)))
