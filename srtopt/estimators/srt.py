@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 
 from .. import kernels
 from .._spec import parse_spec
-from ..models.constraints import FEASIBILITY_TOL
+from ..models.constraints import FEASIBILITY_TOL, FeatureSubset
 from ..models.srt import SRTProblem
 from ..models.terms import LeafShrinkage, make_loss, make_penalties
 from ..solvers import make_solver
@@ -31,6 +31,7 @@ from .constrained import code_groups, constraint_report, constraint_terms, prote
 from .leaf_ridge import FOLDS, check_leaf_ridge, choose_leaf_ridge, linear_center
 from .reading import SoftTreeMixin
 from .scaling import MinMaxTarget, _n_rows, check_depth, check_fit_arrays, check_sample_weight, scaled_input
+from .selection import check_max_features, feature_norms, l1_support, relaxed, select_features
 from .threads import one_blas_thread
 
 
@@ -165,6 +166,9 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         take them are chosen by "auto" (IPOPT for constrained BN subproblems, a QP for the LN
         step); they hold for the soft model of the training objective and for ``predict()``
         on the training data (``constraint_report_``).
+    max_features : int or None, default=None
+        At most this many features in the whole tree, in splits and leaves: recursive elimination
+        with refits (:mod:`srtopt.estimators.selection`; the weights of the other features are 0).
     working_sets : "subtree", "all", "paths" or callable, default="subtree"
         The working-set rule of NODEC-GS (:mod:`srtopt.training.working_sets`): the
         paper's subtree rule; all branch nodes then all leaves; root-to-leaf paths; or
@@ -278,6 +282,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         update each step took, solver status and seconds.
     objective_, n_iter_, stopped_by_ : E of the returned iterate, macro iterations, why it stopped.
     lambda_w_, lambda_b_ : the l2 weights of eq. (obj) used, lambda_b_ with the leaf-ridge factor.
+    selected_features_ : list, the features the tree uses (a nonzero weight in a split or a leaf): their
+        indices, or their names when X had column names; ``n_features_used_``: how many.
     constraint_report_ : list of dicts, one per row of the constraints (empty without any):
         "constraint", "row", "bound" (text), "soft" (the value for the soft model of the training
         objective) and "predict" (for ``predict()`` on the training data), in y's units, and
@@ -324,7 +330,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                  time_limit=None, callbacks=None, random_state=None, verbose=0, init_scale=0.2,
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
                  clip_predictions=True, n_jobs=None, loss="squared", penalty=None, working_sets="subtree",
-                 init="model-tree", leaf_ridge="auto", leaf_center="linear", monotonic_cst=None, constraints=None):
+                 init="model-tree", leaf_ridge="auto", leaf_center="linear", monotonic_cst=None, constraints=None,
+                 max_features=None):
         self.depth, self.mu, self.regularization = depth, mu, regularization
         self.max_iter, self.n_init = max_iter, n_init
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
@@ -338,7 +345,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.clip_predictions, self.n_jobs = clip_predictions, n_jobs
         self.loss, self.penalty, self.working_sets, self.init = loss, penalty, working_sets, init
         self.leaf_ridge, self.leaf_center = leaf_ridge, leaf_center
-        self.monotonic_cst, self.constraints = monotonic_cst, constraints
+        self.monotonic_cst, self.constraints, self.max_features = monotonic_cst, constraints, max_features
 
     def _check_params(self):
         check_depth(self.depth)
@@ -380,20 +387,29 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self._check_params()
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
+        given = X
         X, y = check_fit_arrays(self, X, y, 2**self.depth)
         weights = check_sample_weight(sample_weight, X.shape[0], 2**int(self.depth))
         groups = None
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
+        ends_at = None if self.time_limit is None else started + self.time_limit
+        k = check_max_features(self.max_features, X.shape[1])
+        penalties = make_penalties(self.penalty)
+        params = {"sample_weight": sample_weight, "sensitive_features": groups}
+        if k is not None and k < X.shape[1]:
+            user_constraints += (FeatureSubset(select_features(self, given, y, params, k, ends_at)),)
+        elif relaxed(penalties) != penalties:  # the feature_l1 terms select, a fit without them follows
+            user_constraints += (FeatureSubset(l1_support(self, given, y, params, ends_at)),)
+            penalties = relaxed(penalties)
         self.scaler_ = MinMaxTarget().fit(X, y, weights)
         tree = Tree(int(self.depth))
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
         loss = make_loss(self.loss)
         units = training_units(self, loss)
         problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree, float(self.mu), lambda_w,
-                             lambda_b, weights, loss, make_penalties(self.penalty),
+                             lambda_b, weights, loss, penalties,
                              tuple(c.in_training_units(units) for c in user_constraints), groups)
-        ends_at = None if self.time_limit is None else started + self.time_limit
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
             self, X, y, None if sample_weight is None else weights, lambda_b, ends_at, groups, problem)
         problem = self._leaf_shrinkage(problem, lambda_b)
@@ -580,6 +596,10 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         tree = Tree(int(self.depth))
         leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
         self._store_feature_importances(Xs, weights)
+        used = np.flatnonzero(feature_norms(self.omega_, self.beta_) > 0)
+        names = getattr(self, "feature_names_in_", None)
+        self.selected_features_ = (used if names is None else np.asarray(names)[used]).tolist()
+        self.n_features_used_ = len(used)
         pred, ys = kernels.hbp_predict(Xs, self.omega_, self.beta_, tree), self.scaler_.transform_y(y)
         self.leaf_mse_ = np.full(tree.n_leaves, np.nan)
         self.leaf_r2_ = np.full(tree.n_leaves, np.nan)

@@ -285,6 +285,52 @@ class LeafBounds(VariableBounds):
         return lower, upper
 
 
+class FeatureSubset(VariableBounds):
+    """Only some features in the tree: the split weights and leaf slopes of every other feature
+    fixed to 0 (a hard budget of features, :class:`~srtopt.estimators.srt.SoftRegressionTree`'s
+    ``max_features``).
+
+    Parameters
+    ----------
+    keep : sequence of str or int
+        The features the tree may use (names or indices).
+    """
+
+    name = "features"
+
+    def __init__(self, keep=()):
+        self.keep = list(keep)
+
+    def get_params(self, deep=True) -> dict:
+        return {"keep": self.keep}
+
+    @property
+    def key(self) -> tuple:
+        return (self.name, tuple(self.keep))
+
+    def describe(self) -> str:
+        return f"features:keep={self.keep}"
+
+    def in_training_units(self, units):
+        out = copy.copy(self)
+        out.keep = sorted({units.feature(reference, "features") for reference in self.keep})
+        return out
+
+    def _excluded(self, q):
+        excluded = np.ones(q, dtype=bool)
+        excluded[0] = False
+        excluded[1 + np.asarray(self.keep, dtype=int)] = False
+        return excluded
+
+    def split_bounds(self, q):
+        lower, upper = super().split_bounds(q)
+        lower[self._excluded(q)] = upper[self._excluded(q)] = 0.0
+        return lower, upper
+
+    def leaf_bounds(self, q):
+        return self.split_bounds(q)
+
+
 # --------------------------------------------------------------------------- soft means
 class SoftMean(Constraint):
     """Rows g_k(omega, beta) = sum_i W_ik sum_l P_il v(yhat_il, y_i), lower_k <= g_k <= upper_k.
@@ -931,7 +977,8 @@ class ConstraintSet:
 
 
 # --------------------------------------------------------------------- specifications
-CONSTRAINTS = {"monotone": Monotone, "leaf_bounds": LeafBounds, "parity": Parity, "group_loss": GroupLoss}
+CONSTRAINTS = {"monotone": Monotone, "leaf_bounds": LeafBounds, "features": FeatureSubset, "parity": Parity,
+               "group_loss": GroupLoss}
 
 
 def register_constraint(name: str, factory) -> None:
@@ -992,6 +1039,6 @@ def make_constraints(spec) -> tuple[Constraint, ...]:
     raise ValueError(f"constraints must be None, a spec string, a Constraint object or a list of these, got {spec!r}")
 
 
-__all__ = ["CONSTRAINTS", "Constrained", "Constraint", "ConstraintSet", "FEASIBILITY_TOL", "GroupLoss",
+__all__ = ["CONSTRAINTS", "Constrained", "Constraint", "ConstraintSet", "FEASIBILITY_TOL", "FeatureSubset", "GroupLoss",
            "LeafBlock", "LeafBounds", "Monotone", "Parity", "Routing", "SoftMean", "SplitBlock", "TrainingUnits",
            "VariableBounds", "make_constraints", "register_constraint"]

@@ -440,14 +440,15 @@ class _WorkingSetSubproblem(Composite):
         return tuple(term.penalty.name for term in self._penalties)
 
     def ridge(self) -> np.ndarray | None:
-        """The diagonal ridge (|working|, q) when the penalty terms on the block are diagonal
-        quadratics (the l2 term, feature_l1's majorizer): sum r x^2 / 2 + constant; else
-        None.  (Computed once: do not modify it.)"""
+        """The diagonal ridge (|working|, q) when the smooth penalty terms on the block are diagonal
+        quadratics (the l2 term, feature_l1's majorizer): sum r x^2 / 2 + constant; else None.
+        The nonsmooth terms are apart (``nonsmooth``, ``l1_weights``).  (Computed once: do not
+        modify it.)"""
         return self._ridge
 
     @cached_property
     def _ridge(self) -> np.ndarray | None:
-        ridges = [term.ridge() for term in self._penalties]
+        ridges = [term.ridge() for term in self._smooth_penalties]
         if any(r is None for r in ridges):
             return None
         return sum(ridges, np.zeros((len(self.working), getattr(self, self.block).shape[1])))
@@ -455,7 +456,7 @@ class _WorkingSetSubproblem(Composite):
     def ridge_shift(self) -> np.ndarray:
         """s, with :meth:`ridge` r: the penalty terms on the block are sum r x^2 / 2 - s . x + constant
         (s = 0 unless a term pulls towards a nonzero point, :class:`~.terms.LeafShrinkage`)."""
-        return sum((term.shift() for term in self._penalties),
+        return sum((term.shift() for term in self._smooth_penalties),
                    np.zeros((len(self.working), getattr(self, self.block).shape[1])))
 
     def evaluate_smooth(self, x):

@@ -475,7 +475,61 @@ class LeafShrinkage(Penalty):
         return LeafShrinkageBlock(self, kind, tuple(rows), omega, beta)
 
 
-class SplitL1(Penalty):
+class CoefficientL1(Penalty):
+    """strength * sum over the rows of one array (``array``: "omega", the splits, or "beta", the
+    leaves) and features j >= 1 of |w_jt|: exact zeros by soft-thresholding (the intercepts are free).
+    :class:`SplitL1` and :class:`LeafL1` are its two arrays."""
+
+    smooth = False
+    array = "omega"
+
+    def __init__(self, strength=1e-3):
+        if not np.isfinite(strength) or strength < 0:
+            raise ValueError(f"{self.name} strength must be a number >= 0, got {strength!r}")
+        self.strength = float(strength)
+
+    @property
+    def blocks(self):
+        return (self.array,)
+
+    def _own(self, omega, beta):
+        return omega if self.array == "omega" else beta
+
+    def value(self, omega, beta):
+        return self.strength * float(np.sum(np.abs(self._own(omega, beta)[:, 1:])))
+
+    def gradient(self, omega, beta):
+        g = [np.zeros_like(omega), np.zeros_like(beta)]
+        own = self._own(omega, beta)
+        g[self.array == "beta"][:, 1:] = self.strength * np.sign(own[:, 1:])
+        return tuple(g)
+
+    def casadi(self, omega, beta):
+        return self.strength * ca.sum1(ca.sum2(ca.fabs(self._own(omega, beta)[:, 1:])))
+
+    def pyomo(self, omega, beta):
+        return self.strength * sum(abs(v) for row in self._own(omega, beta) for v in row[1:])
+
+    def _soft_threshold(self, V, step):
+        X = np.array(V, float)
+        X[:, 1:] = np.sign(X[:, 1:]) * np.maximum(np.abs(X[:, 1:]) - step * self.strength, 0.0)
+        return X
+
+    def prox(self, omega, beta, step):
+        if self.array == "omega":
+            return self._soft_threshold(omega, step), np.array(beta, float)
+        return np.array(omega, float), self._soft_threshold(beta, step)
+
+    def block_prox(self, kind, rows, omega, beta, V, step):
+        return self._soft_threshold(V, step) if kind == self.array else np.array(V, float)
+
+    def block_l1_weights(self, kind, rows, omega, beta):
+        w = np.full((len(rows), omega.shape[1]), self.strength)
+        w[:, 0] = 0.0
+        return w
+
+
+class SplitL1(CoefficientL1):
     """strength * sum over branch nodes t and features j >= 1 of |omega_jt|: sparse oblique
     splits (the intercepts omega_0t are free).
 
@@ -491,43 +545,28 @@ class SplitL1(Penalty):
     """
 
     name = "split_l1"
-    smooth = False
-    blocks = ("omega",)
+    array = "omega"
 
-    def __init__(self, strength=1e-3):
-        if not np.isfinite(strength) or strength < 0:
-            raise ValueError(f"split_l1 strength must be a number >= 0, got {strength!r}")
-        self.strength = float(strength)
 
-    def value(self, omega, beta):
-        return self.strength * float(np.sum(np.abs(omega[:, 1:])))
+class LeafL1(CoefficientL1):
+    """strength * sum over leaves l and features j >= 1 of |beta_jl|: sparse leaf models (lasso
+    leaves, as the MILO tree's; the intercepts are free).  Every LN route that takes a weighted l1
+    term solves it: HiGHS's QP (``ln_solver="qp"``, the "auto" choice), the proximal gradient,
+    L-BFGS-B and IPOPT by the variable split.
 
-    def gradient(self, omega, beta):
-        g = np.zeros_like(omega)
-        g[:, 1:] = self.strength * np.sign(omega[:, 1:])
-        return g, np.zeros_like(beta)
+    Parameters
+    ----------
+    strength : float, default=1e-3
+        The weight of the term, >= 0.
 
-    def casadi(self, omega, beta):
-        return self.strength * ca.sum1(ca.sum2(ca.fabs(omega[:, 1:])))
+    Raises
+    ------
+    ValueError
+        If ``strength`` is negative or not finite.
+    """
 
-    def pyomo(self, omega, beta):
-        return self.strength * sum(abs(v) for row in omega for v in row[1:])
-
-    def _soft_threshold(self, V, step):
-        X = np.array(V, float)
-        X[:, 1:] = np.sign(X[:, 1:]) * np.maximum(np.abs(X[:, 1:]) - step * self.strength, 0.0)
-        return X
-
-    def prox(self, omega, beta, step):
-        return self._soft_threshold(omega, step), np.array(beta, float)
-
-    def block_prox(self, kind, rows, omega, beta, V, step):
-        return self._soft_threshold(V, step) if kind == "omega" else np.array(V, float)
-
-    def block_l1_weights(self, kind, rows, omega, beta):
-        w = np.full((len(rows), omega.shape[1]), self.strength)
-        w[:, 0] = 0.0
-        return w
+    name = "leaf_l1"
+    array = "beta"
 
 
 class FeatureL1(Penalty):
@@ -566,6 +605,10 @@ class FeatureL1(Penalty):
         w, the factor on the split weights in each group (> 0); None: 1/p.
     method : {"majorize", "prox"}, default="majorize"
         How a block subproblem sees the term (above).
+    relax : bool, default=True
+        For :class:`~srtopt.estimators.srt.SoftRegressionTree`: the term selects the features, and
+        the tree is refitted without it on those features (a relaxed fit: the weights of the
+        features kept are not shrunk).  False: the tree minimizing E with the term.
 
     Raises
     ------
@@ -578,14 +621,16 @@ class FeatureL1(Penalty):
     smooth = False
     order = 1
 
-    def __init__(self, strength=1e-3, split_weight=None, method="majorize"):
+    def __init__(self, strength=1e-3, split_weight=None, method="majorize", relax=True):
         if not np.isfinite(strength) or strength < 0:
             raise ValueError(f"feature_l1 strength must be a number >= 0, got {strength!r}")
         if split_weight is not None and not (np.isfinite(split_weight) and split_weight > 0):
             raise ValueError(f"feature_l1 split_weight must be None or a positive number, got {split_weight!r}")
         if method not in ("majorize", "prox"):
             raise ValueError(f"feature_l1 method must be 'majorize' or 'prox', got {method!r}")
-        self.strength, self.split_weight, self.method = float(strength), split_weight, method
+        if not isinstance(relax, (bool, np.bool_)):
+            raise ValueError(f"feature_l1 relax must be True or False, got {relax!r}")
+        self.strength, self.split_weight, self.method, self.relax = float(strength), split_weight, method, bool(relax)
 
     def weight(self, n_columns: int) -> float:
         """w for arrays with ``n_columns`` = p + 1 columns."""
@@ -879,7 +924,7 @@ class FeatureL1Majorizer(BlockPenalty):
 
 # -------------------------------------------------------------------------- specifications
 LOSSES = {"squared": Squared, "huber": Huber, "absolute": Absolute}
-PENALTIES = {"split_l1": SplitL1, "feature_l1": FeatureL1}
+PENALTIES = {"split_l1": SplitL1, "leaf_l1": LeafL1, "feature_l1": FeatureL1}
 
 
 def register_loss(name: str, factory) -> None:
@@ -984,5 +1029,6 @@ def make_penalties(spec) -> tuple[Penalty, ...]:
 
 SQUARED = Squared()
 
-__all__ = ["Absolute", "BlockPenalty", "CasadiLoss", "FeatureL1", "Huber", "L2", "LeafShrinkage", "Loss", "Penalty",
-           "SQUARED", "SplitL1", "Squared", "make_loss", "make_penalties", "register_loss", "register_penalty"]
+__all__ = ["Absolute", "BlockPenalty", "CasadiLoss", "CoefficientL1", "FeatureL1", "Huber", "L2", "LeafL1",
+           "LeafShrinkage", "Loss", "Penalty", "SQUARED", "SplitL1", "Squared", "make_loss", "make_penalties",
+           "register_loss", "register_penalty"]

@@ -66,6 +66,10 @@ def squared_leaf_problem(problem) -> Acceptance:
         return Acceptance(False, f"{type(problem).__name__} is not an LN subproblem (LeafSubproblem)")
     if problem.loss.name != "squared":
         return Acceptance(False, f"the loss is {problem.loss.name!r}: weighted least squares needs the squared loss")
+    if problem.nonsmooth:
+        names = ", ".join(sorted({block.penalty.name for block in problem.nonsmooth}))
+        return Acceptance(False, f"its penalty on beta is nonsmooth ({names}): use the QP (ln_solver='qp') or the "
+                                 f"proximal gradient")
     if problem.ridge() is None:
         return Acceptance(False, "the penalty on beta is not a diagonal quadratic (the l2 term, feature_l1's "
                                  "majorizer)")
@@ -75,10 +79,12 @@ def squared_leaf_problem(problem) -> Acceptance:
 class ExactLeastSquares(Solver):
     """LN solver: closed-form solve of a :class:`~srtopt.models.srt.LeafSubproblem` of the
     squared loss and the l2 term, leaf by leaf (a direct method: ``tol``, ``max_iter`` and
-    ``time_limit`` do not apply)."""
+    ``time_limit`` do not apply); coefficients fixed by the constraints (a feature left out of
+    the tree) keep their values, the others are solved for."""
 
     name = "exact"
     python_loop = True  # numpy and short LAPACK calls: Ctrl-C raises (solve_interruptibly)
+    takes_constraints = frozenset({"fixed"})
 
     def version(self) -> str:
         return f"scipy {scipy.__version__} (Cholesky, lstsq)"
@@ -89,7 +95,17 @@ class ExactLeastSquares(Solver):
     def _solve(self, problem, x0=None) -> SolverResult:
         (Xa, y), Q = problem.design, problem.leaf_weights
         ridge, shift = problem.ridge(), problem.ridge_shift()
-        x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], ridge[j], shift[j]) for j in range(Q.shape[1])])
+        bounds = problem.bounds()
+        if bounds is None:
+            x = np.concatenate([weighted_ridge(Xa, y, Q[:, j], ridge[j], shift[j]) for j in range(Q.shape[1])])
+            return self._result(x, problem.value(x), "solved", 1)
+        values, fixed = (b.reshape(Q.shape[1], -1) for b in (bounds[0], bounds[0] == bounds[1]))
+        x = np.where(fixed, values, 0.0)
+        for j in range(Q.shape[1]):  # the fixed columns' part of yhat moves to the target
+            free = ~fixed[j]
+            target = y - Xa[:, ~free] @ values[j, ~free]
+            x[j, free] = weighted_ridge(Xa[:, free], target, Q[:, j], ridge[j, free], shift[j, free])
+        x = x.ravel()
         return self._result(x, problem.value(x), "solved", 1)
 
 

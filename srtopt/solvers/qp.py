@@ -80,7 +80,8 @@ def quiet_highs():
 
 
 def qp_leaf_problem(problem) -> Acceptance:
-    """Accept LN subproblems whose loss has a QP form and whose penalty on beta is a diagonal ridge."""
+    """Accept LN subproblems whose loss has a QP form and whose penalty on beta is a diagonal ridge
+    (smooth terms) plus, possibly, a weighted l1 term (``leaf_l1``)."""
     if not hasattr(type(problem), "leaf_weights"):
         return Acceptance(False, f"{type(problem).__name__} is not an LN subproblem (LeafSubproblem)")
     if problem.loss.qp_form is None:
@@ -88,6 +89,8 @@ def qp_leaf_problem(problem) -> Acceptance:
     if problem.ridge() is None:
         return Acceptance(False, "the penalty on beta is not a diagonal quadratic (the l2 term, feature_l1's "
                                  "majorizer)")
+    if problem.nonsmooth and problem.l1_weights() is None:
+        return Acceptance(False, "its nonsmooth penalty on beta is not a weighted l1 term")
     return Acceptance(True)
 
 
@@ -185,6 +188,9 @@ def leaf_qps(problem):
     at most :data:`MAX_BATCH` variables, so that one solver call serves several small leaves;
     with linear constraint rows, which couple the leaves, all of them in one QP with the rows."""
     qps = [leaf_qp(problem, j) for j in range(len(problem.working))]
+    if problem.nonsmooth:  # a weighted l1 term (qp_leaf_problem): its variables and rows, leaf by leaf
+        weights = np.reshape(problem.l1_weights(), (len(qps), -1))
+        qps = [_with_l1(qp, w) for qp, w in zip(qps, weights)]
     if problem.constraint_blocks:
         yield _with_rows(_side_by_side(qps), problem)
         return
@@ -207,6 +213,26 @@ def _side_by_side(qps) -> LeafQP:
                   np.concatenate([qp.upper for qp in qps]), float(sum(qp.const for qp in qps)),
                   np.concatenate([offset + qp.beta for offset, qp in zip(offsets, qps)]),
                   np.concatenate([qp.x_lower for qp in qps]), np.concatenate([qp.x_upper for qp in qps]))
+
+
+def _with_l1(qp: LeafQP, weights) -> LeafQP:
+    """``qp`` plus sum_k w_k |beta_k|: a variable s_k >= |beta_k| (rows s_k - beta_k >= 0 and
+    s_k + beta_k >= 0) of cost w_k for every coefficient of positive weight."""
+    k = np.flatnonzero(weights > 0)
+    if not len(k):
+        return qp
+    n, m = qp.g.size, len(k)
+    zeros = Csc(np.zeros(m + 1, dtype=int), np.zeros(0, dtype=int), np.zeros(0), (m, m))
+    old = sparse.csc_matrix((qp.A.data, qp.A.indices, qp.A.indptr), shape=qp.A.shape)
+    new = sparse.lil_matrix((2 * m, n + m))
+    for row, (coefficient, variable) in enumerate(zip(qp.beta[k], range(n, n + m))):
+        new[row, variable], new[row, coefficient] = 1.0, -1.0
+        new[m + row, variable], new[m + row, coefficient] = 1.0, 1.0
+    A = sparse.vstack([sparse.hstack([old, sparse.csc_matrix((old.shape[0], m))]), new], format="csc")
+    return LeafQP(Csc.block_diagonal([qp.H, zeros]), np.concatenate([qp.g, weights[k]]), Csc.of(A),
+                  np.concatenate([qp.lower, np.zeros(2 * m)]), np.concatenate([qp.upper, np.full(2 * m, np.inf)]),
+                  qp.const, qp.beta, np.concatenate([qp.x_lower, np.zeros(m)]),
+                  np.concatenate([qp.x_upper, np.full(m, np.inf)]))
 
 
 def _with_rows(qp: LeafQP, problem) -> LeafQP:

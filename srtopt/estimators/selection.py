@@ -1,0 +1,106 @@
+"""The hard budget of features, ``max_features=k``: recursive elimination with refits.
+
+The features are ranked by their held-out permutation importance (scikit-learn's
+``permutation_importance``: how much the loss on rows the tree was not fitted on grows when a
+feature's values are shuffled), averaged over ``FOLDS`` folds; half of the excess over k is dropped
+(at least one feature) and the ranking is made again on the rest, with the others' weights fixed
+to 0 (:class:`~srtopt.models.constraints.FeatureSubset`), until k remain.  The fits are
+unpenalized on the kept features, so no shrinkage biases the final tree (a relaxed fit).  The
+size of the weights does not rank them: on few rows per leaf coefficient a feature without signal
+gets leaf slopes as large as a weak true one (measured in docs/formulations.md, "Sparsity").
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+
+from ..models.constraints import FeatureSubset, make_constraints
+from ..models.terms import FeatureL1, make_penalties
+
+
+def check_max_features(value, n_features: int):
+    """``value`` (None or an integer in 1..p), else a ValueError naming it."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= n_features:
+        raise ValueError(f"max_features must be None or an integer in 1..{n_features} (the number of features of "
+                         f"X), got {value!r}")
+    return int(value)
+
+
+def feature_norms(omega: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """The group norm of every feature's weights over the splits and the leaves (module docstring)."""
+    p = omega.shape[1] - 1
+    return np.sqrt(np.sum((omega[:, 1:] / p) ** 2, axis=0) + np.sum(beta[:, 1:] ** 2, axis=0))
+
+
+#: folds of the held-out ranking
+FOLDS = 3
+
+
+def select_features(estimator, X, y, fit_params: dict, k: int, ends_at: float | None) -> list[int]:
+    """The k features kept by recursive elimination (module docstring): ``FOLDS`` fits per round of
+    clones of ``estimator`` (``max_features=None``, a FeatureSubset added to its constraints), each
+    with an equal share of the time left before ``ends_at``."""
+    keep = list(range(X.shape[1]))
+    rounds = _rounds(len(keep), k)
+    for done in range(rounds):
+        share = None if ends_at is None else max(ends_at - time.perf_counter(), 1e-3) / ((rounds - done) * FOLDS + 1)
+        scores = _held_out_importance(estimator, X, y, fit_params, keep, share)
+        kept = len(keep) - max(1, (len(keep) - k + 1) // 2)
+        keep = sorted(np.asarray(keep)[np.argsort(-scores, kind="stable")[:max(kept, k)]].tolist())
+    return keep
+
+
+def _held_out_importance(estimator, X, y, fit_params, keep, time_limit) -> np.ndarray:
+    """The permutation importance of each feature of ``keep`` on the held-out fold, mean over the folds."""
+    from sklearn.base import clone
+    from sklearn.inspection import permutation_importance
+    from sklearn.model_selection import KFold
+
+    rows = np.arange(len(y))
+    constraints = list(make_constraints(estimator.constraints)) + [FeatureSubset(keep)]
+    scores = np.zeros(len(keep))
+    for train, test in KFold(FOLDS, shuffle=True, random_state=0).split(rows):
+        model = clone(estimator).set_params(max_features=None, callbacks=None, verbose=0, constraints=constraints,
+                                            time_limit=time_limit)
+        model.fit(_rows(X, train), np.asarray(y)[train], **{name: None if value is None else np.asarray(value)[train]
+                                                             for name, value in fit_params.items()})
+        found = permutation_importance(model, _rows(X, test), np.asarray(y)[test], n_repeats=5, random_state=0)
+        scores += found.importances_mean[keep]
+    return scores / FOLDS
+
+
+def l1_support(estimator, X, y, fit_params: dict, ends_at: float | None) -> list[int]:
+    """The features the tree of ``estimator`` with its feature_l1 terms (``relax=False``) uses: the
+    support of the relaxed fit (:class:`~srtopt.models.terms.FeatureL1`'s ``relax``)."""
+    from sklearn.base import clone
+
+    penalties = [FeatureL1(**{**p.get_params(), "relax": False}) if isinstance(p, FeatureL1) else p
+                 for p in make_penalties(estimator.penalty)]
+    model = clone(estimator).set_params(penalty=penalties, callbacks=None, verbose=0)
+    if ends_at is not None:
+        model.set_params(time_limit=max(ends_at - time.perf_counter(), 1e-3) / 2)
+    model.fit(X, y, **fit_params)
+    return np.flatnonzero(feature_norms(model.omega_, model.beta_) > 0).tolist()
+
+
+def relaxed(penalties) -> tuple:
+    """The penalty terms without the feature_l1 terms that select and are then dropped (``relax``)."""
+    return tuple(p for p in penalties if not (isinstance(p, FeatureL1) and p.relax))
+
+
+def _rows(X, rows):
+    return X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
+
+
+def _rounds(p: int, k: int) -> int:
+    """The refits from p features down to k, dropping half the excess (at least one) each time."""
+    count = 0
+    while p > k:
+        p -= max(1, (p - k + 1) // 2)
+        count += 1
+    return count
