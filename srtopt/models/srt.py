@@ -236,8 +236,9 @@ class SRTProblem:
         rows = np.flatnonzero(reach >= REACH_FLOOR)
         return self.branch_subproblem(omega, beta, root, working, rows, row_weight=reach[rows])
 
-    def leaf_subproblem(self, omega, beta, root, working, rows, hard=()) -> "LeafSubproblem":
-        return LeafSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows), hard=tuple(hard))
+    def leaf_subproblem(self, omega, beta, root, working, rows, hard=(), zero_columns=()) -> "LeafSubproblem":
+        return LeafSubproblem(self, omega, beta, root, tuple(working), np.asarray(rows), hard=tuple(hard),
+                              zero_columns=tuple(zero_columns))
 
 
 def _variable_names(tree, nodes, q, array="omega"):
@@ -403,11 +404,19 @@ class _WorkingSetSubproblem(Composite):
 
     @cached_property
     def _bounds(self):
-        bounds = self.problem.constraint_set.bounds
-        if bounds is None:
+        bounds, zero = self.problem.constraint_set.bounds, list(getattr(self, "zero_columns", ()))
+        if bounds is None and not zero:
             return None
-        lower, upper = (bounds[0], bounds[1]) if self.block == "omega" else (bounds[2], bounds[3])
-        return lower[self._working_rows].ravel(), upper[self._working_rows].ravel()
+        q = getattr(self, self.block).shape[1]
+        if bounds is None:
+            lower, upper = np.full((len(self.working), q), -np.inf), np.full((len(self.working), q), np.inf)
+        else:
+            lower, upper = (bounds[0], bounds[1]) if self.block == "omega" else (bounds[2], bounds[3])
+            lower, upper = lower[self._working_rows], upper[self._working_rows]
+        if zero:
+            lower, upper = lower.copy(), upper.copy()
+            lower[:, zero] = upper[:, zero] = 0.0
+        return lower.ravel(), upper.ravel()
 
     @cached_property
     def constraint_blocks(self) -> tuple:
@@ -738,6 +747,7 @@ class LeafSubproblem(_WorkingSetSubproblem):
     name: str = "ln_subproblem"
     block: ClassVar[str] = "beta"
     hard: tuple = ()
+    zero_columns: tuple = ()  # columns of beta fixed to 0 (features left out of the leaves)
 
     def _blocks(self) -> tuple:
         """The soft means, and the constraints on hard predictions in ``hard``: pairs (a soft-mean

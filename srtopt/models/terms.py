@@ -51,6 +51,7 @@ function of some rows of omega (BN, WLR) or of beta (LN), the other rows fixed.
 from __future__ import annotations
 
 import copy
+import numbers
 from dataclasses import dataclass
 from functools import cached_property
 from types import SimpleNamespace
@@ -447,8 +448,7 @@ class LeafShrinkage(Penalty):
     blocks = ("beta",)
 
     def __init__(self, strength=0.0, center=None):
-        if not np.isfinite(strength) or strength < 0:
-            raise ValueError(f"leaf_shrinkage strength must be a number >= 0, got {strength!r}")
+        strength = _strength("leaf_shrinkage", strength)
         if center is not None and not np.all(np.isfinite(center)):
             raise ValueError(f"leaf_shrinkage center must be finite, got {center!r}")
         self.strength = float(strength)
@@ -475,6 +475,13 @@ class LeafShrinkage(Penalty):
         return LeafShrinkageBlock(self, kind, tuple(rows), omega, beta)
 
 
+def _strength(name, value) -> float:
+    """``value`` as the strength of the term ``name`` (a number >= 0), else a ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} strength must be a number >= 0, got {value!r}")
+    return float(value)
+
+
 class CoefficientL1(Penalty):
     """strength * sum over the rows of one array (``array``: "omega", the splits, or "beta", the
     leaves) and features j >= 1 of |w_jt|: exact zeros by soft-thresholding (the intercepts are free).
@@ -484,9 +491,7 @@ class CoefficientL1(Penalty):
     array = "omega"
 
     def __init__(self, strength=1e-3):
-        if not np.isfinite(strength) or strength < 0:
-            raise ValueError(f"{self.name} strength must be a number >= 0, got {strength!r}")
-        self.strength = float(strength)
+        self.strength = _strength(self.name, strength)
 
     @property
     def blocks(self):
@@ -622,8 +627,7 @@ class FeatureL1(Penalty):
     order = 1
 
     def __init__(self, strength=1e-3, split_weight=None, method="majorize", relax=True):
-        if not np.isfinite(strength) or strength < 0:
-            raise ValueError(f"feature_l1 strength must be a number >= 0, got {strength!r}")
+        strength = _strength("feature_l1", strength)
         if split_weight is not None and not (np.isfinite(split_weight) and split_weight > 0):
             raise ValueError(f"feature_l1 split_weight must be None or a positive number, got {split_weight!r}")
         if method not in ("majorize", "prox"):
