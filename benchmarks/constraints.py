@@ -297,7 +297,7 @@ def _figure(groups):
         ax.grid(alpha=0.3)
     axes[0][-1].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(RESULTS / "constraints_frontier.png", dpi=110)
+    fig.savefig(Path(__file__).resolve().parents[1] / "docs" / "constraints_frontier.png", dpi=110)
     plt.close(fig)
 
 

@@ -21,6 +21,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
+from .. import _io
 from .._io import atomic_write, check_replaceable, is_special, regular_file
 
 
@@ -399,7 +400,7 @@ def _save_model(model, out):
         reason = f"could not write --out {str(out)!r} ({exc.strerror or exc})"
         kept = Path(tempfile.gettempdir()) / f"srtopt-model-{secrets.token_hex(4)}.json"
         try:
-            atomic_write(kept, data)  # nothing half-written is left there either
+            _io.atomic_write(kept, data)  # nothing half-written is left there either
         except OSError as again:
             raise OSError(f"{reason}, nor a copy in {tempfile.gettempdir()} ({again.strerror or again}): the "
                           "fitted model is lost") from None

@@ -24,6 +24,8 @@ import time
 
 import numpy as np
 
+from .scaling import take_rows
+
 __all__ = ["FOLDS", "GRID", "MAX_ITER", "ZONE", "choose_leaf_ridge", "in_small_data_zone", "linear_center"]
 
 #: the factors on lambda_b that ``leaf_ridge="auto"`` compares (1: the reading's own lambda_b;
@@ -215,6 +217,6 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
     bounds = [c for c in make_constraints(estimator.constraints) if not isinstance(c, SoftMean)]
     model = clone(estimator).set_params(leaf_ridge=factor, callbacks=None, verbose=0, time_limit=time_limit,
                                         max_iter=min(MAX_ITER, estimator.max_iter), constraints=bounds or None)
-    model.fit(X[train], y[train], None if sample_weight is None else weights[train])
-    residual = (model.predict(X[test]) - y[test]) / (float(np.std(y)) or 1.0)
+    model.fit(take_rows(X, train), y[train], None if sample_weight is None else weights[train])
+    residual = (model.predict(take_rows(X, test)) - y[test]) / (float(np.std(y)) or 1.0)
     return float(np.sum(weights[test] * loss.value(residual)))

@@ -121,6 +121,11 @@ def _nonfinite_column(X):
     return repr(str(columns[bad[0]])) if columns is not None else int(bad[0])
 
 
+def take_rows(X, rows):
+    """The rows ``rows`` of X, a DataFrame (its column names kept) or an array."""
+    return X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
+
+
 def _n_rows(a):
     shape = getattr(a, "shape", None)
     if shape is not None:

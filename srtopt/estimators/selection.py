@@ -19,6 +19,7 @@ import numpy as np
 
 from ..models.constraints import FeatureSubset, make_constraints
 from ..models.terms import FeatureL1, make_penalties
+from .scaling import take_rows
 
 
 def check_max_features(value, n_features: int):
@@ -67,9 +68,9 @@ def _held_out_importance(estimator, X, y, fit_params, keep, time_limit) -> np.nd
     for train, test in KFold(FOLDS, shuffle=True, random_state=0).split(rows):
         model = clone(estimator).set_params(max_features=None, callbacks=None, verbose=0, constraints=constraints,
                                             time_limit=time_limit)
-        model.fit(_rows(X, train), np.asarray(y)[train], **{name: None if value is None else np.asarray(value)[train]
-                                                             for name, value in fit_params.items()})
-        found = permutation_importance(model, _rows(X, test), np.asarray(y)[test], n_repeats=5, random_state=0)
+        model.fit(take_rows(X, train), np.asarray(y)[train], **{name: None if value is None else np.asarray(value)[train]
+                                                                for name, value in fit_params.items()})
+        found = permutation_importance(model, take_rows(X, test), np.asarray(y)[test], n_repeats=5, random_state=0)
         scores += found.importances_mean[keep]
     return scores / FOLDS
 
@@ -92,9 +93,6 @@ def relaxed(penalties) -> tuple:
     """The penalty terms without the feature_l1 terms that select and are then dropped (``relax``)."""
     return tuple(p for p in penalties if not (isinstance(p, FeatureL1) and p.relax))
 
-
-def _rows(X, rows):
-    return X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
 
 
 def _rounds(p: int, k: int) -> int:

@@ -411,7 +411,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                              lambda_b, weights, loss, penalties,
                              tuple(c.in_training_units(units) for c in user_constraints), groups)
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
-            self, X, y, None if sample_weight is None else weights, lambda_b, ends_at, groups, problem)
+            self, given, y, None if sample_weight is None else weights, lambda_b, ends_at, groups, problem)
         problem = self._leaf_shrinkage(problem, lambda_b)
         if self.verbose and self.leaf_ridge_losses_:
             print(f"small data ({X.shape[0]} rows, {2**self.depth} leaves of {X.shape[1] + 1} coefficients): "
