@@ -302,13 +302,9 @@ def test_oversized_file_is_refused_before_it_is_read(saved, monkeypatch):
         srtopt.load(saved)
 
 
-def test_the_checksum_is_documented_as_no_signature(srt, data, saved):
-    """An edit with a recomputed checksum loads (y_mean + 1000 shifts every prediction): the
-    user guide (docs/getting_started.md, "Saving and loading") and the module say what the checksum
-    guards and what it does not."""
-    from pathlib import Path
-
-    from srtopt import persistence
+def test_the_checksum_is_no_signature(srt, data, saved):
+    """An edit with a recomputed checksum loads (y_mean + 1000 shifts every prediction): the checksum
+    guards against corruption and accidental edits, not against a deliberate one."""
 
     def shift(doc):
         doc["state"]["scaler"]["y_mean"] += 1000
@@ -316,12 +312,6 @@ def test_the_checksum_is_documented_as_no_signature(srt, data, saved):
 
     _rewrite(saved, shift)
     np.testing.assert_allclose(srtopt.load(saved).predict(data[0]), srt.predict(data[0]) + 1000)
-    readme = " ".join((Path(__file__).resolve().parents[1] / "docs" / "getting_started.md").read_text().split())
-    assert "refuses a truncated, corrupt or edited file" not in readme
-    for text in (readme, " ".join(persistence.__doc__.split())):
-        assert "accidental edit" in text and "not a signature" in text and "recomputed" in text.replace(
-            "recompute it", "recomputed")
-    assert "never pickle" in readme and "never runs code from the file" in readme
 
 
 def test_a_file_far_larger_than_its_declared_model_is_refused_before_parsing(saved):

@@ -36,7 +36,7 @@ from .threads import one_blas_thread
 
 
 SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error times this factor
-CALIBRATION = 1e-3  # "l2-calibrated" (srtopt 0.1's default): the paper's lambdas times CALIBRATION / N
+CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
 READINGS = ("l2", "l2-slopes", "l2-mean", "l2-calibrated")
 LAMBDA_ROWS = 100_000  # the readings' N counts at most this many rows (docs/design.md, "Large N")
 
@@ -57,7 +57,7 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[
       splits when p is small: airfoil, yacht);
     * "l2-mean": the values as printed, under eq. (obj)'s 1/N (the penalty dominates
       E and the splits collapse);
-    * "l2-calibrated": both values times 1e-3/N (srtopt 0.1's default: next to no
+    * "l2-calibrated": both values times 1e-3/N (the first release's default: next to no
       regularization);
     * None: no l2 term (plain "SRT"); a number or a pair: lambda_w, lambda_b themselves.
 

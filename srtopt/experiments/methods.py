@@ -164,7 +164,7 @@ srt_l2 = _srt("l2")  # the paper's "SRT l2" (the "l2" reading of its lambdas, se
 # SRT l2 from the paper's clustering initialization, with the BN tolerance it was measured with (srtopt 0.2)
 srt_l2_cluster = _srt("l2", init="cluster", bn_solver="l-bfgs-b:tol=1e-9")
 srt_l2_literal = _srt("l2-mean")  # the paper's lambdas taken literally under eq. (obj)
-srt_l2_calibrated = _srt("l2-calibrated")  # srtopt 0.1's default: a vanishing l2 weight
+srt_l2_calibrated = _srt("l2-calibrated")  # the first release's default: a vanishing l2 weight
 
 
 def srt_l2_cv(depth, seed, **params):

@@ -156,8 +156,7 @@ class SolverResult:
     ``raw`` (the solver's own result object/stats), ``termination_condition``
     (from :func:`termination` when the adapter does not give it: success or
     ``unknown``), ``solver`` (adapter name) and ``bound`` (a proven lower bound, MILP
-    solvers).  The positional order of the first seven fields is unchanged from
-    srtopt 0.1.
+    solvers).  The positional order of the first seven fields is kept across versions.
     """
 
     x: np.ndarray

@@ -25,7 +25,7 @@ Departures from the paper's text, all documented in docs/design.md:
 * an LN solution worse than its start on the LN subproblem is not taken (the
   same rule as for a BN candidate).
 
-Beyond the paper (issue 13): any working-set rule (:mod:`.working_sets`; the
+Beyond the paper: any working-set rule (:mod:`.working_sets`; the
 subproblems are rooted at the lowest common ancestor of the working set), any loss
 and penalty terms; with a nonsmooth penalty the Armijo reference is the proximal
 Armijo step (the proximal-gradient step of the same length rule), and with a

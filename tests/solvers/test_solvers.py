@@ -23,8 +23,10 @@ def test_armijo_sufficient_decrease(rng):
 
 
 def test_armijo_zero_gradient_keeps_point():
-    alpha, x, f = armijo_step(lambda z: float(z @ z), np.zeros(2), 0.0, np.zeros(2))
-    assert alpha == 0.0 or np.allclose(x, 0)
+    """At a stationary point no step decreases f: the point is kept, at a nonzero start too."""
+    x0 = np.array([1.0, -2.0])
+    alpha, x, f = armijo_step(lambda z: float((z - x0) @ (z - x0)), x0, 0.0, np.zeros(2))
+    assert alpha == 0.0 and np.array_equal(x, x0) and f == 0.0
 
 
 @pytest.mark.parametrize("evaluator", ["oracle", "symbolic"])
