@@ -3,12 +3,12 @@ Romero Morales, 2022) trained by an off-the-shelf NLP solver from random starts.
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
 from .._spec import parse_spec
@@ -18,7 +18,8 @@ from ..solvers import make_solver
 from ..solvers.base import acceptance, solve_interruptibly
 from ..tree import Tree
 from .reading import SoftTreeMixin
-from .scaling import MinMaxTarget, check_depth, check_fit_arrays, scaled_input
+from .params import NONE, NONNEGATIVE, POSITIVE, HasMethod, Integer, Kind, check_parameters
+from .scaling import MinMaxTarget, check_fit_arrays, scaled_input
 from .threads import one_blas_thread
 
 
@@ -106,20 +107,14 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.solver, self.n_starts, self.max_iter, self.tol = solver, n_starts, max_iter, tol
         self.random_state, self.loss, self.penalty = random_state, loss, penalty
 
+    _parameter_constraints = {
+        "depth": [Integer(1)], "mu": [POSITIVE], "lambda_w": [NONNEGATIVE], "lambda_b": [NONNEGATIVE],
+        "n_starts": [Integer(1)], "max_iter": [Integer(1)], "tol": [NONE, POSITIVE],
+        "solver": [Kind("a spec string", str), HasMethod("an object with solve(problem, x0)", "solve")],
+    }
+
     def _check_params(self):
-        check_depth(self.depth)
-        if not _real(self.mu) or self.mu <= 0:
-            raise ValueError(f"mu must be a positive finite number, got {self.mu!r}")
-        for name in ("lambda_w", "lambda_b"):
-            value = getattr(self, name)
-            if not _real(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-        for name in ("n_starts", "max_iter"):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        if self.tol is not None and (not _real(self.tol) or self.tol <= 0):
-            raise ValueError(f"tol must be None or a positive finite number, got {self.tol!r}")
+        check_parameters(self)
 
     def _make_solver(self, problem):
         """The "full" solver of ``solver`` (``max_iter`` and ``tol`` unless the spec sets them),
@@ -127,9 +122,6 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         if hasattr(self.solver, "solve"):
             solver = make_solver("full", self.solver)
         else:
-            if not isinstance(self.solver, str):
-                raise ValueError(f"solver must be a spec string or an object with solve(problem, x0), got "
-                                 f"{self.solver!r}")
             shared = {"max_iter": int(self.max_iter), **({} if self.tol is None else {"tol": float(self.tol)})}
             solver = make_solver("full", self.solver, **{**shared, **parse_spec(self.solver)[1]})
         verdict = acceptance(solver, problem)
@@ -170,6 +162,11 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.fit_seconds_ = time.perf_counter() - start_time
         return self
 
+    def reachable_nodes(self):
+        """Every node: the prediction sums over all the leaves."""
+        check_is_fitted(self)
+        return np.ones(2 ** (int(self.depth) + 1) - 1, dtype=bool)
+
     def predict(self, X):
         """sum_t P_t(x) yhat_t(x) (eq. formulation), in y's units."""
         Xs = scaled_input(self, X)
@@ -181,7 +178,3 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
-
-
-def _real(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and bool(np.isfinite(value))

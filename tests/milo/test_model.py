@@ -9,7 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from srtopt.models.milo import MILOSolution, MILOTree, feature_epsilons, route
+from srtopt.milo.model import MILOSolution, MILOTree
+from srtopt.milo.objective import feature_epsilons, route
 from srtopt.tree import Tree
 
 
@@ -196,7 +197,7 @@ def test_pickle_keeps_values(rng):
 def test_every_tree_at_least_as_good_as_the_cutoff_is_feasible(loss):
     """The bounds derived from a cutoff E_inc (coefficients, intercepts, residual big-Ms) cut
     off only worse trees: trees with their exact leaf fits and E <= E_inc are feasible."""
-    from srtopt.training.local_search import AxisObjective, tree_objective
+    from srtopt.milo.objective import AxisObjective, tree_objective
 
     rng = np.random.default_rng(3)
     X, y = _data(rng, n=40, p=3)

@@ -1,4 +1,4 @@
-"""srtopt.training.local_search: the objective's formula, the search's moves and guarantees."""
+"""srtopt.milo.local_search: the objective's formula, the search's moves and guarantees."""
 
 import math
 
@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from sklearn.linear_model import Lasso
 
-from srtopt.axis_kernels import route
-from srtopt.training.local_search import AxisObjective, LocalSearch, tree_objective
+from srtopt.milo.kernels import route
+from srtopt.milo.local_search import LocalSearch
+from srtopt.milo.objective import AxisObjective, tree_objective
 
 
 def test_objective_is_the_documented_formula():

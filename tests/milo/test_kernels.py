@@ -1,11 +1,11 @@
-"""srtopt.axis_kernels: exact leaf fits (against scikit-learn's Lasso and least squares), the
+"""srtopt.milo.kernels: exact leaf fits (against scikit-learn's Lasso and least squares), the
 split scan (against refitting every threshold), routing."""
 
 import numpy as np
 import pytest
 from sklearn.linear_model import Lasso, LinearRegression
 
-from srtopt.axis_kernels import leaf_fits, route, scan_splits, subtree_leaves
+from srtopt.milo.kernels import leaf_fits, route, scan_splits, subtree_leaves
 
 EXACT = 2**62
 

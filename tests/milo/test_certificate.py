@@ -1,4 +1,4 @@
-"""srtopt.training.certificate: the structure branch and bound against brute-force enumeration
+"""srtopt.milo.certificate: the structure branch and bound against brute-force enumeration
 of every tree (every feature and threshold at every node, leaves fitted exactly)."""
 
 import itertools
@@ -8,8 +8,9 @@ import time
 import numpy as np
 import pytest
 
-from srtopt.training.certificate import certify
-from srtopt.training.local_search import AxisObjective, LocalSearch, tree_objective
+from srtopt.milo.certificate import certify
+from srtopt.milo.local_search import LocalSearch
+from srtopt.milo.objective import AxisObjective, tree_objective
 
 
 def brute_force(X, y, depth, objective):
@@ -44,6 +45,7 @@ def test_certified_optimum_equals_brute_force(seed):
             assert proof.objective == pytest.approx(optimum, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_depth_three_on_a_tiny_set():
     rng = np.random.default_rng(0)
     X = np.round(rng.random((9, 1)), 1)
