@@ -43,19 +43,10 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         in [-1, 1]: exactly our parametrisation (the 1/p factor is already inside,
         omega_0t = -mu_t) with slope 512.  Without bounds, E_ORRT depends on (mu, omega)
         only through mu * omega, so the slope does not change the model class; it sets
-        how sharp the random starting splits are (with |u| <= 2 for starts in [-1, 1],
-        mu = 512 makes them almost hard: the 10-90 % transition is 0.009 wide in u,
-        i.e. a band of width ~0.009 p / |omega| in a feature), the scale of the
-        gradient in omega, and the meaning of lambda_w.  The default ``mu=512``
-        reproduces the baseline the paper compares against: from such saturated
-        starts the solver stops near a single linear model.  Measured once at depth 2
-        with SLSQP on the first fold of KFold(4, shuffle=True, random_state=0) of
-        airfoil, kin8nm and yacht (random_state 0 and 1 gave the same numbers): test
-        R^2 0.53, 0.40, 0.56, against 0.51, 0.41, 0.60 for linear regression (4-fold
-        mean) and 0.52, 0.41, 0.64 for ORRT in the paper's depth-2 table.  ``mu=1``
-        (SRT's slope) starts from nearly linear splits and trains much better on the
-        same folds (0.65-0.70, 0.66-0.68, 0.995); use it when ORRT is wanted as a
-        model rather than as the paper's baseline.
+        how sharp the random starting splits are.  The default ``mu=512`` reproduces the
+        baseline the paper compares against (from such saturated starts the solver stops
+        near a single linear model); ``mu=1`` (SRT's slope) trains much better trees, for
+        ORRT as a model rather than as the paper's baseline (docs/baselines.md, "ORRT").
 
     Parameters
     ----------
@@ -84,11 +75,34 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
     random_state : int, RandomState or None
         Draws the random initial solutions (the only random part).
 
-    Attributes: ``omega_``, ``beta_``, ``scaler_``, ``objective_``, ``starts_``, and
-    ``feature_importances_`` as defined for :class:`SoftRegressionTree` (the soft shares
-    m_t of the training rows weigh the split weights |omega_jt|).  ``leaf_probabilities(X)``
-    gives the P_t(x) that weigh the leaves in the prediction.
+    Attributes
+    ----------
+    omega_ : ndarray of shape (2^D - 1, p + 1)
+        Split weights, row t - 1 for branch node t, column 0 the intercept (scaled units).
+    beta_ : ndarray of shape (2^D, p + 1)
+        Leaf models, row l for leaf 2^D + l, column 0 the intercept (scaled units).
+    scaler_ : MinMaxTarget
+        The training statistics of the internal scaling (x_min, x_scale, y_mean, y_std).
+    objective_ : float
+        The objective of the best start (scaled units).
+    solver_status_ : str
+        The solver's status on the best start.
+    n_iter_ : int
+        The solver's iterations on the best start.
+    starts_ : list of dict
+        Per start: objective, status, success, iterations, seconds.
+    feature_importances_ : ndarray of shape (p,)
+        As for :class:`SoftRegressionTree` (the soft shares m_t of the training rows weigh the
+        split weights |omega_jt|).
+    fit_seconds_ : float
+        Wall-clock time of the solves.
+    n_features_in_, feature_names_in_ :
+        As in scikit-learn.
 
+    ``leaf_probabilities(X)`` gives the P_t(x) that weigh the leaves in the prediction.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.random((100, 2))

@@ -46,20 +46,15 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[
     """(lambda_w, lambda_b) of eq. (obj) for ``n`` training points and ``p`` features.
 
     The paper sets lambda_w = 2/(p |tau_B|) and lambda_b = 2/(p |tau_L|) for "SRT l2"
-    but does not say on which scale; the readings (measured in docs/design.md,
-    "Regularization"):
+    but does not say on which scale; the readings (measured in docs/departures.md):
 
     * "l2" (default): the paper's values on the summed error (eq. obj's data term
       times N), lambda_b = 2/(p |tau_L| N); lambda_w the same on the splits times
-      SPLIT_FACTOR = 0.01, lambda_w = 0.02/(p |tau_B| N).  Of the readings measured,
-      the one closest to the paper's SRT l2 column and best on held-out data;
+      SPLIT_FACTOR = 0.01, lambda_w = 0.02/(p |tau_B| N);
     * "l2-slopes": on the summed error and on the split slopes omega/p,
-      lambda_w = 2/(p^3 |tau_B| N), lambda_b = 2/(p |tau_L| N) (too strong on the
-      splits when p is small: airfoil, yacht);
-    * "l2-mean": the values as printed, under eq. (obj)'s 1/N (the penalty dominates
-      E and the splits collapse);
-    * "l2-calibrated": both values times 1e-3/N (the first release's default: next to no
-      regularization);
+      lambda_w = 2/(p^3 |tau_B| N), lambda_b = 2/(p |tau_L| N);
+    * "l2-mean": the values as printed, under eq. (obj)'s 1/N;
+    * "l2-calibrated": both values times 1e-3/N (next to no regularization);
     * None: no l2 term (plain "SRT"); a number or a pair: lambda_w, lambda_b themselves.
 
     A reading takes the option ``split``, a factor on its lambda_w: "l2:split=10" is ten
@@ -68,9 +63,7 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[
     so one value means the same on every cross-validation fold.
 
     In the readings N counts at most ``LAMBDA_ROWS`` (100,000) rows: beyond that, weights
-    that keep falling as 1/N no longer keep the splits soft, they saturate and training
-    stalls (synthetic Friedman #1 with 10^6 rows: test R^2 0.928 with N, 0.940 with the cap).
-    The paper's datasets are all below the cap.
+    that keep falling as 1/N no longer keep the splits soft (docs/departures.md).
     """
     if regularization is None:
         return 0.0, 0.0
