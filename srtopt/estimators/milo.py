@@ -22,9 +22,21 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from srtopt._announce import announce_if_slow
+from srtopt.estimators.params import (
+    BOOLEAN,
+    NONE,
+    NONNEGATIVE,
+    POSITIVE,
+    VERBOSE,
+    Integer,
+    Kind,
+    OneOf,
+    Options,
+    Real,
+    check_parameters,
+)
 from srtopt.estimators.reading import TreeMixin
-from srtopt.estimators.params import (BOOLEAN, NONE, NONNEGATIVE, POSITIVE, VERBOSE, Integer, Kind, OneOf, Options,
-                                      Real, check_parameters)
 from srtopt.estimators.scaling import MinMaxTarget, check_fit_arrays, scaled_input
 from srtopt.estimators.threads import one_blas_thread
 from srtopt.milo.certificate import certify
@@ -477,8 +489,10 @@ def _load_kernels():
     rng = np.random.default_rng(0)
     X = rng.random((24, 2))
     y = np.where(X[:, 0] < 0.5, X[:, 1], -X[:, 1])
-    for loss in LOSSES:
-        objective = AxisObjective(loss, 1e-3, 0.0, 0.0, 3, math.inf)
-        found = LocalSearch(X, y, 2, objective, random_state=np.random.default_rng(0)).run(
-            n_restarts=1, deadline=math.inf, starts=[])
-        certify(X, y, 2, objective, math.inf, incumbent=found.objective)
+    with announce_if_slow("srtopt: compiling the MILO tree's kernels, once after installation (up to a minute; "
+                          "not counted in time_limit)"):
+        for loss in LOSSES:
+            objective = AxisObjective(loss, 1e-3, 0.0, 0.0, 3, math.inf)
+            found = LocalSearch(X, y, 2, objective, random_state=np.random.default_rng(0)).run(
+                n_restarts=1, deadline=math.inf, starts=[])
+            certify(X, y, 2, objective, math.inf, incumbent=found.objective)

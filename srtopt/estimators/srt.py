@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import numbers
 import sys
 import time
@@ -14,6 +15,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
 from .. import kernels
+from .._announce import announce_if_slow
 from .._spec import parse_spec
 from ..models.constraints import FEASIBILITY_TOL, FeatureSubset
 from ..models.srt import SRTProblem
@@ -22,19 +24,51 @@ from ..solvers import make_solver
 from ..solvers.base import acceptance, deadline
 from ..training.callbacks import ProgressPrinter, as_callbacks
 from ..training.feasibility import polish, restore
-from ..training.initialization import CartInitialization, ClusterInitialization, ModelTreeInitialization
+from ..training.initialization import (
+    CartInitialization,
+    ClusterInitialization,
+    ModelTreeInitialization,
+)
 from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
 from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
-from .constrained import code_groups, constraint_report, constraint_terms, protected_groups, training_units
+from .constrained import (
+    code_groups,
+    constraint_report,
+    constraint_terms,
+    protected_groups,
+    training_units,
+)
 from .leaf_ridge import FOLDS, choose_leaf_ridge, linear_center
+from .params import (
+    BOOLEAN,
+    FRACTION,
+    INTEGER,
+    NONE,
+    POSITIVE,
+    VERBOSE,
+    Integer,
+    Options,
+    Real,
+    check_parameters,
+)
 from .reading import SoftTreeMixin
-from .params import BOOLEAN, FRACTION, INTEGER, NONE, POSITIVE, VERBOSE, Integer, Options, Real, check_parameters
-from .scaling import MinMaxTarget, _n_rows, check_fit_arrays, check_sample_weight, scaled_input
-from .selection import check_max_features, feature_norms, l1_support, relaxed, select_features
+from .scaling import (
+    MinMaxTarget,
+    _n_rows,
+    check_fit_arrays,
+    check_sample_weight,
+    scaled_input,
+)
+from .selection import (
+    check_max_features,
+    feature_norms,
+    l1_support,
+    relaxed,
+    select_features,
+)
 from .threads import one_blas_thread
-
 
 SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error times this factor
 CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
@@ -360,8 +394,10 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         """Fit the tree by NODEC-DR on (X, y); ``sample_weight`` replaces the 1/N of eq. (obj);
         ``sensitive_features``: the protected group of every row, for the group constraints (an
         array, or the name of a column of the DataFrame X, which is then not a feature)."""
-        started = time.perf_counter()  # time_limit covers the whole fit
         self._check_params()
+        if self.time_limit is not None:
+            _load_kernels()  # a fresh installation compiles them: before the clock starts
+        started = time.perf_counter()  # time_limit covers the whole fit
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
         frame = X
@@ -587,3 +623,14 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+@functools.cache
+def _load_kernels():
+    """Fit a tiny tree once per process, so that numba loads the compiled kernels from its disk
+    cache, or compiles them after installation (several seconds, announced), before the clock of
+    a fit with a ``time_limit`` starts."""
+    X = np.random.default_rng(0).random((40, 2))
+    with announce_if_slow("srtopt: compiling the soft tree's kernels, once after installation (seconds; not "
+                          "counted in time_limit)"):
+        SoftRegressionTree(depth=2, max_iter=1, n_init=1, leaf_ridge=1.0, random_state=0).fit(X, X[:, 0] - X[:, 1])
