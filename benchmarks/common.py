@@ -1,12 +1,19 @@
-"""Helpers the benchmark scripts share (``benchmarks/`` is on ``sys.path`` when a script runs)."""
+"""What the benchmark scripts share: where they write, the paper's folds, the report writer.
+The scripts import it as ``benchmarks.common``: run them from the repository root with
+``PYTHONPATH=.`` (benchmarks/README.md)."""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from srtopt._io import atomic_write
 from srtopt.datasets import load
 from srtopt.experiments.protocol import fold_indices, scale_fold
+
+BENCHMARKS = Path(__file__).resolve().parent
+RESULTS = BENCHMARKS / "results"  # every script's reports and resumable stores
+ROOT = BENCHMARKS.parent  # the repository
 
 
 def paper_fold(X, y, k, seed=0):

@@ -13,9 +13,9 @@ Sparse oblique splits and feature selection with nonsmooth penalties, and a pena
 2. A feature_l1 path on the same data with 10 appended noise columns, with the
    safeguards on (k0=0): which columns the tree still uses (a feature is removed when
    its weights are exactly zero in every split and every leaf).
-3. A user's penalty, in this file: l1 on the leaf slopes (sparse leaf models), with its
-   proximal operator and its l1 weights, so both the proximal gradient and L-BFGS-B's
-   variable split accept it.
+3. A penalty of your own, written in this file: l1 on the leaf slopes (sparse leaf models),
+   with its proximal operator and its l1 weights, so both the proximal gradient and L-BFGS-B's
+   variable split accept it.  srtopt has the same term built in (``leaf_l1``): the two agree.
 """
 
 import os
@@ -32,10 +32,10 @@ from srtopt.training.initialization import WarmStart
 QUICK = bool(os.environ.get("SRTOPT_EXAMPLES_QUICK"))
 
 
-class LeafL1(Penalty):
+class MyLeafL1(Penalty):
     """strength * sum over leaves and features j >= 1 of |beta_jt|: sparse leaf models."""
 
-    name = "leaf_l1"
+    name = "my_leaf_l1"
     smooth = False
     blocks = ("beta",)
 
@@ -70,7 +70,7 @@ class LeafL1(Penalty):
         return w
 
 
-register_penalty("leaf_l1", LeafL1)
+register_penalty("my_leaf_l1", MyLeafL1)
 
 
 def features_per_split(tree):
@@ -107,12 +107,12 @@ def main():
         print(f"   strength {strength:<8g} real features used {used[:10].sum():2d}/10   noise columns used "
               f"{used[10:].sum():2d}/10   test R^2 {tree.score(Xn_test, y_test):.3f}")
 
-    print("3. a user's penalty, leaf_l1 (registered in this file)")
-    for solver in ("auto", "l-bfgs-b"):  # the proximal gradient; L-BFGS-B on the variable split
-        tree = SoftRegressionTree(depth=2, penalty="leaf_l1:strength=0.01", ln_solver=solver, max_iter=max_iter,
+    print("3. a penalty of your own, my_leaf_l1 (registered in this file), and the built-in leaf_l1")
+    for penalty, solver in (("my_leaf_l1", "prox-gradient"), ("my_leaf_l1", "l-bfgs-b"), ("leaf_l1", "auto")):
+        tree = SoftRegressionTree(depth=2, penalty=f"{penalty}:strength=0.01", ln_solver=solver, max_iter=max_iter,
                                   random_state=0).fit(X_train, y_train)
         zeros = int(np.sum(tree.beta_[:, 1:] == 0))
-        print(f"   ln_solver={solver:<14} zero leaf slopes {zeros}/{tree.beta_[:, 1:].size}   "
+        print(f"   {penalty:<11} ln_solver={solver:<14} zero leaf slopes {zeros}/{tree.beta_[:, 1:].size}   "
               f"test R^2 {tree.score(X_test, y_test):.3f}")
 
 

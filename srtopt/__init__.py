@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.2.0"
+from ._version import __version__
 
 # the public names, imported on first use: ``srtopt --help`` must not wait for scikit-learn
 _LAZY = {"MILOTreeRegressor": ".estimators", "ORRTRegressor": ".estimators", "SoftRegressionTree": ".estimators",

@@ -72,18 +72,8 @@ def reachable_nodes(model) -> np.ndarray:
         If ``model`` is not a fitted tree of these classes (a SoftRegressionTreeCV: pass its
         ``best_estimator_``).
     """
-    kind, tree = _kind(model), _tree(model)  # the kind first: it explains a wrong model
-    reach = np.ones(2 ** (tree.depth + 1) - 1, dtype=bool)
-    if type(model).__name__ == "ORRTRegressor":  # predicts sum_t P_it y_t(x): every leaf counts
-        return reach
-    if kind == "oblique":
-        from . import kernels
-
-        return kernels.reachable_nodes(model.omega_, tree)
-    for t in tree.branch_nodes:
-        reach[2 * t - 1] = reach[t - 1] and model.split_feature_[t - 1] >= 0
-        reach[2 * t] = reach[t - 1]
-    return reach
+    _kind(model)  # explains a wrong model
+    return model.reachable_nodes()
 
 
 def _structure(model, max_depth=None):
@@ -186,23 +176,13 @@ def original_units(model):
     return split, leaf
 
 
-def _hbp_leaves(model, X) -> np.ndarray:
-    """HBP leaf (paper numbering) of every row of raw X; for ORRT the routing of its splits."""
-    if hasattr(model, "apply"):
-        return np.asarray(model.apply(X))
-    from . import kernels
-    from .estimators.scaling import scaled_input
-
-    return kernels.hbp_leaves(kernels.split_design(scaled_input(model, X)), model.omega_, _tree(model))
-
-
 def _node_counts(model, X=None):
     """Rows routed through each node (index t-1): from X if given, else the counts stored at fit."""
     tree = _tree(model)
     if X is not None:
         from . import kernels
 
-        return kernels.node_counts(_hbp_leaves(model, X), tree)
+        return kernels.node_counts(np.asarray(model.apply(X)), tree)
     counts = getattr(model, "node_counts_", None)
     return None if counts is None else np.asarray(counts)
 
@@ -233,17 +213,8 @@ def decision_path(model, X):
         If ``model`` is not a fitted tree of these classes (a SoftRegressionTreeCV: pass its
         ``best_estimator_``), or ``X`` is not valid input for it.
     """
-    from scipy.sparse import csr_matrix
-
     _kind(model)
-    tree = _tree(model)
-    leaves = _hbp_leaves(model, X)
-    n, D = len(leaves), tree.depth
-    shifts = np.arange(D, -1, -1)  # root (leaf >> D) first: columns in increasing order
-    indices = ((leaves[:, None] >> shifts[None, :]) - 1).ravel()
-    indptr = np.arange(0, n * (D + 1) + 1, D + 1)
-    return csr_matrix((np.ones(n * (D + 1), dtype=np.int64), indices, indptr),
-                      shape=(n, 2 ** (D + 1) - 1))
+    return model.decision_path(X)
 
 
 # ------------------------------------------------------------------- summary
@@ -334,7 +305,7 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
 
 def _leaf_scores(model, X, y, tree):
     """Per-leaf MSE and R^2 of the HBP leaf's own linear model on the rows routed there."""
-    leaves = _hbp_leaves(model, X)
+    leaves = np.asarray(model.apply(X))
     _, leaf = original_units(model)
     Xa = np.column_stack([np.ones(len(leaves)), np.asarray(X, dtype=float)])
     mse, r2 = np.full(tree.n_leaves, np.nan), np.full(tree.n_leaves, np.nan)

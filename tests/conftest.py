@@ -30,6 +30,20 @@ def load_csv(slug):
     return data[:, :-1], data[:, -1]
 
 
+def sklearn_data(name, n=None, p=6):
+    """(X, y) that needs no download: the first ``n`` rows of scikit-learn's bundled diabetes data
+    (442 x 10), or a Friedman #1 sample of ``n`` rows (300 when None) and ``p`` >= 5 features
+    (noise 0.5; the features after the fifth are pure noise)."""
+    from sklearn.datasets import load_diabetes, make_friedman1
+
+    if name == "diabetes":
+        X, y = load_diabetes(return_X_y=True)
+        return X[:n], y[:n]
+    if name == "friedman":
+        return make_friedman1(n_samples=n or 300, n_features=p, noise=0.5, random_state=0)
+    raise ValueError(f"sklearn_data: unknown name {name!r} (diabetes or friedman)")
+
+
 def random_tree_problem(rng, depth, n=60, p=3):
     from srtopt.models.srt import SRTProblem
     from srtopt.tree import Tree

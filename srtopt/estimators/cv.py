@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.utils.validation import check_is_fitted
 
+from .params import INTEGER, NONE, POSITIVE, HasMethod, Integer, Items, check_parameters
 from .scaling import check_fit_arrays
 from .srt import SoftRegressionTree, parse_reading
 
+SPLITTER = "a cross-validation splitter"
 SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/design.md, "Choosing the split weight by cross-validation"
 
 
@@ -77,6 +78,14 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         self.estimator, self.split_weights, self.cv = estimator, split_weights, cv
         self.n_jobs, self.random_state, self.depths = n_jobs, random_state, depths
 
+    _parameter_constraints = {
+        "split_weights": [Items(POSITIVE, "numbers > 0")], "cv": [Integer(2), HasMethod(SPLITTER, "split")],
+        "n_jobs": [NONE, INTEGER], "depths": [NONE, Items(Integer(1), "integers >= 1")],
+    }
+
+    def _check_params(self):
+        check_parameters(self)
+
     def fit(self, X, y, sample_weight=None, sensitive_features=None):
         """Cross-validate every split weight, then refit the best on (X, y).  ``sample_weight``
         and ``sensitive_features`` (the protected groups of the constraints) go to every fit (each
@@ -85,10 +94,11 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
         if not isinstance(estimator, SoftRegressionTree):
             raise TypeError(f"estimator must be a SoftRegressionTree, got {type(estimator).__name__}")
+        self._check_params()
         reading = _reading_of(estimator.regularization)
-        weights = _check_weights(self.split_weights)
+        weights = [float(w) for w in self.split_weights]
         check_fit_arrays(self, X, y, 1)  # errors that name the argument; sets feature_names_in_
-        depths = _check_depths(self.depths, estimator.depth)
+        depths = [estimator.depth] if self.depths is None else [int(d) for d in self.depths]
         candidates = [f"{reading}:split={w!r}" for w in weights]
         search = GridSearchCV(estimator, {"depth": depths, "regularization": candidates}, cv=self._splitter(),
                               n_jobs=self.n_jobs, error_score="raise")
@@ -106,12 +116,8 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         return self
 
     def _splitter(self):
-        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
-            if self.cv < 2:
-                raise ValueError(f"cv must be an integer >= 2 or a cross-validation splitter, got {self.cv!r}")
+        if isinstance(self.cv, numbers.Integral):
             return KFold(int(self.cv), shuffle=True, random_state=self.random_state)
-        if isinstance(self.cv, str) or not hasattr(self.cv, "split"):
-            raise ValueError(f"cv must be an integer >= 2 or a cross-validation splitter, got {self.cv!r}")
         return self.cv
 
     def predict(self, X):
@@ -129,26 +135,3 @@ def _reading_of(regularization) -> str:
         raise ValueError(f"the estimator's regularization {regularization!r} already sets split=; give the "
                          "reading alone and the factors in split_weights")
     return reading
-
-
-def _check_depths(depths, default) -> list[int]:
-    if depths is None:
-        return [default]
-    try:
-        values = list(depths)
-    except TypeError:
-        values = None
-    if (not values or any(isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1 for d in values)
-            or len(set(values)) != len(values)):
-        raise ValueError(f"depths must be None or a non-empty sequence of distinct integers >= 1, got {depths!r}")
-    return [int(d) for d in values]
-
-
-def _check_weights(split_weights) -> list[float]:
-    try:
-        weights = [float(w) for w in split_weights]
-    except (TypeError, ValueError):
-        raise ValueError(f"split_weights must be a sequence of numbers > 0, got {split_weights!r}") from None
-    if not weights or not all(np.isfinite(w) and w > 0 for w in weights) or len(set(weights)) != len(weights):
-        raise ValueError(f"split_weights must be a non-empty sequence of distinct numbers > 0, got {split_weights!r}")
-    return weights

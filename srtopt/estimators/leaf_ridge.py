@@ -19,7 +19,6 @@ and nothing changes.  The measurements behind the zone, the screen and the grid:
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
@@ -117,15 +116,6 @@ def _loo_residuals(Xa, y, w, ridge):
     inverse = np.linalg.pinv((Xa.T * w) @ Xa + R)
     h = w * np.einsum("ij,jk,ik->i", Xa, inverse, Xa)
     return (y - Xa @ (inverse @ (Xa.T @ (w * y)))) / np.maximum(1.0 - h, 1e-12)
-
-
-def check_leaf_ridge(value):
-    """``value`` itself when it is "auto" or a number > 0, else a ValueError naming it."""
-    if isinstance(value, str) and value == "auto":
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (np.isfinite(value) and value > 0):
-        raise ValueError(f"leaf_ridge must be 'auto' or a number > 0 (a factor on lambda_b), got {value!r}")
-    return value
 
 
 def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: float | None, groups=None,

@@ -1,9 +1,9 @@
 """scikit-learn regressor for the MILO deterministic tree (ORT-L).
 
-The objective lives in :class:`srtopt.training.local_search.AxisObjective`, its
-mixed-integer model in :mod:`srtopt.models.milo` (``MILOTree``), the primal method in
-:mod:`srtopt.training.local_search`, the certificates in
-:mod:`srtopt.training.certificate` and the MILP/MIQP solvers in :mod:`srtopt.solvers.milp`;
+The objective lives in :class:`srtopt.milo.objective.AxisObjective`, its
+mixed-integer model in :mod:`srtopt.milo.model` (``MILOTree``), the primal method in
+:mod:`srtopt.milo.local_search`, the certificates in
+:mod:`srtopt.milo.certificate` and the MILP/MIQP solvers in :mod:`srtopt.solvers.milp`;
 this module scales the data, chooses the regularization, runs the stages within one time
 limit and turns the best tree into a fitted estimator.
 """
@@ -14,22 +14,37 @@ import functools
 import math
 import sys
 import time
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from srtopt._announce import announce_if_slow
+from srtopt.estimators.params import (
+    BOOLEAN,
+    NONE,
+    NONNEGATIVE,
+    POSITIVE,
+    VERBOSE,
+    Integer,
+    Kind,
+    OneOf,
+    Options,
+    Real,
+    check_parameters,
+)
 from srtopt.estimators.reading import TreeMixin
-from srtopt.estimators.scaling import MinMaxTarget, _n_rows, scaled_input
+from srtopt.estimators.scaling import MinMaxTarget, check_fit_arrays, scaled_input
 from srtopt.estimators.threads import one_blas_thread
-from srtopt.models.milo import MILOSolution, MILOTree, route
+from srtopt.milo.certificate import certify
+from srtopt.milo.local_search import LocalSearch
+from srtopt.milo.model import MILOSolution, MILOTree
+from srtopt.milo.objective import LOSSES, AxisObjective, route, tree_objective
 from srtopt.solvers import SolverUnavailableError, make_solver
 from srtopt.solvers.milp import available_milp_solvers
-from srtopt.training.certificate import certify
-from srtopt.training.local_search import LOSSES, AxisObjective, LocalSearch, tree_objective
 from srtopt.tree import Tree
 
 __all__ = ["MILOTreeRegressor", "available_milp_solvers"]
@@ -89,18 +104,18 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
     """Deterministic regression tree with axis-aligned splits and linear leaves (ORT-L).
 
     Depth-D tree trained for the objective of
-    :class:`~srtopt.training.local_search.AxisObjective` (by default the squared loss with
+    :class:`~srtopt.milo.objective.AxisObjective` (by default the squared loss with
     an l1 penalty on the leaf slopes, the objective of ORT-L in the paper's comparison),
     in stages that share ``time_limit``:
 
     1. the regularization (``l1``, ``min_samples_leaf``) chosen by 3-fold cross-validation
        of the local search when they are "auto" and the data are small for the tree
        (fewer than 50 rows per leaf coefficient); otherwise the first candidate;
-    2. the local search of Bertsimas & Dunn (:mod:`srtopt.training.local_search`):
+    2. the local search of Bertsimas & Dunn (:mod:`srtopt.milo.local_search`):
        ``n_restarts`` descents from the greedy tree, the CART structure and random trees;
     3. a lower bound: exact enumeration certifies depth 1 and, within the time left,
-       depth 2 (:mod:`srtopt.training.certificate`);
-    4. ``method="milo"``: the mixed-integer model (:class:`~srtopt.models.milo.MILOTree`,
+       depth 2 (:mod:`srtopt.milo.certificate`);
+    4. ``method="milo"``: the mixed-integer model (:class:`~srtopt.milo.model.MILOTree`,
        a MILP for the absolute loss, an MIQP for the squared loss) solved from the local
        search's tree with the time left; its incumbent replaces the tree if better and
        its bound counts.  ``"auto"`` runs it on small models only, where a solver can
@@ -232,43 +247,20 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         self.verbose = verbose
 
     # ------------------------------------------------------------ validation
-    def _check_params(self):
-        def bad(name, why):
-            raise ValueError(f"{name} {why}, got {getattr(self, name)!r}")
+    _parameter_constraints = {
+        "depth": [Integer(1)], "loss": [OneOf(*LOSSES)], "l1": [NONNEGATIVE, Options("auto")],
+        "l2": [NONNEGATIVE], "cp": [NONNEGATIVE], "mip_gap": [NONNEGATIVE],
+        "min_samples_leaf": [Integer(1), Options("auto")], "method": [OneOf(*METHODS)],
+        "time_limit": [Real(0, None, "neither", text="a number > 0 (seconds)")], "n_restarts": [Integer(1)],
+        "coef_bound": [POSITIVE, NONE], "intercept_bound": [POSITIVE, NONE],
+        "warm_start": [Options("cart", None, True, False)], "threads": [Integer(1)], "certify": [BOOLEAN],
+        "solver": [NONE, Kind("a solver name (str)", str)], "verbose": VERBOSE,
+    }
 
-        if not isinstance(self.depth, Integral) or isinstance(self.depth, bool) or self.depth < 1:
-            bad("depth", "must be an integer >= 1")
-        if self.loss not in LOSSES:
-            bad("loss", f"must be one of {LOSSES}")
-        if not (self.l1 == "auto" or _nonnegative(self.l1)):
-            bad("l1", "must be a finite number >= 0 or 'auto'")
-        for name in ("l2", "cp", "mip_gap"):
-            if not _nonnegative(getattr(self, name)):
-                bad(name, "must be a finite number >= 0")
+    def _check_params(self):
+        check_parameters(self)
         if self.loss == "absolute" and self.l2 != 0:
-            bad("l2", "must be 0 with loss='absolute' (its MILO stays a MILP)")
-        msl = self.min_samples_leaf
-        if not (msl == "auto" or (isinstance(msl, Integral) and not isinstance(msl, bool) and msl >= 1)):
-            bad("min_samples_leaf", "must be an integer >= 1 or 'auto'")
-        if self.method not in METHODS:
-            bad("method", f"must be one of {METHODS}")
-        tl = self.time_limit
-        if not isinstance(tl, Real) or isinstance(tl, bool) or not (tl > 0) or math.isnan(tl):
-            bad("time_limit", "must be a number > 0 (seconds)")
-        if not isinstance(self.n_restarts, Integral) or isinstance(self.n_restarts, bool) or self.n_restarts < 1:
-            bad("n_restarts", "must be an integer >= 1")
-        for name in ("coef_bound", "intercept_bound"):
-            value = getattr(self, name)
-            if value is not None and not (isinstance(value, Real) and value > 0):
-                bad(name, "must be > 0 or None")
-        if not (isinstance(self.warm_start, bool) or self.warm_start in ("cart", None)):
-            bad("warm_start", "must be 'cart', None, True ('cart') or False (None)")
-        if not isinstance(self.threads, Integral) or self.threads < 1:
-            bad("threads", "must be an integer >= 1")
-        if not isinstance(self.certify, bool):
-            bad("certify", "must be True or False")
-        if self.solver is not None and not isinstance(self.solver, str):
-            bad("solver", "must be None or a solver name (str)")
+            raise ValueError(f"l2 must be 0 with loss='absolute' (its MILO stays a MILP), got {self.l2!r}")
 
     def _solver_name(self):
         return self.solver or ("scip" if self.loss == "squared" else "highs")
@@ -284,27 +276,6 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
                 f"{available_milp_solvers() or 'none'}; or use method='local-search'"
             ) from None
 
-    def _validate_fit_input(self, X, y):
-        if y is None:
-            raise ValueError(
-                "MILOTreeRegressor requires y to be passed, but the target y is None"
-            )
-        if hasattr(X, "shape") and not hasattr(X, "toarray") and len(getattr(X, "shape", ())) == 1:
-            raise ValueError(
-                f"X must be 2-D (n_samples, n_features), got a 1-D array of shape {X.shape}; "
-                "reshape with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample"
-            )
-        nx, ny = _n_rows(X), _n_rows(y)
-        if nx is not None and ny is not None and nx != ny:
-            raise ValueError(f"X and y have inconsistent numbers of samples: X has {nx}, y has {ny}")
-        try:
-            return validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        except ValueError as e:
-            msg = str(e)
-            if "could not convert" in msg or "dtype" in msg:
-                raise ValueError(f"X and y must be numeric: {msg}") from e
-            raise
-
     # ------------------------------------------------------------------- fit
     @one_blas_thread
     def fit(self, X, y):
@@ -313,7 +284,7 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         _load_kernels()
         t0 = time.perf_counter()
         deadline = t0 + float(self.time_limit)
-        X, y = self._validate_fit_input(X, y)
+        X, y = check_fit_arrays(self, X, y, 1)
         D = int(self.depth)
         N, p = X.shape
         method = self._method(N, D)
@@ -447,6 +418,17 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
             print(text, file=sys.stderr, flush=True)
 
     # --------------------------------------------------------------- predict
+    def reachable_nodes(self):
+        """Mask (index t - 1) of the nodes some input reaches: a node without a split sends every
+        row right, so its left subtree is not reached."""
+        check_is_fitted(self)
+        tree = Tree(int(self.depth))
+        reach = np.ones(2 ** (tree.depth + 1) - 1, dtype=bool)
+        for t in tree.branch_nodes:
+            reach[2 * t - 1] = reach[t - 1] and self.split_feature_[t - 1] >= 0
+            reach[2 * t] = reach[t - 1]
+        return reach
+
     def apply(self, X):
         """Leaf reached by each sample, in paper numbering (2^D .. 2^(D+1)-1)."""
         return route(scaled_input(self, X), self.split_feature_, self.split_threshold_scaled_, self.depth)
@@ -466,10 +448,6 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
             raise ValueError("no MILO model kept: it is kept when the MIP stage ran (method='milo') and "
                              "keep_model=True")
         return self.model_.get_solution().r
-
-
-def _nonnegative(value) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def _gap(value, bound) -> float:
@@ -511,8 +489,10 @@ def _load_kernels():
     rng = np.random.default_rng(0)
     X = rng.random((24, 2))
     y = np.where(X[:, 0] < 0.5, X[:, 1], -X[:, 1])
-    for loss in LOSSES:
-        objective = AxisObjective(loss, 1e-3, 0.0, 0.0, 3, math.inf)
-        found = LocalSearch(X, y, 2, objective, random_state=np.random.default_rng(0)).run(
-            n_restarts=1, deadline=math.inf, starts=[])
-        certify(X, y, 2, objective, math.inf, incumbent=found.objective)
+    with announce_if_slow("srtopt: compiling the MILO tree's kernels, once after installation (up to a minute; "
+                          "not counted in time_limit)"):
+        for loss in LOSSES:
+            objective = AxisObjective(loss, 1e-3, 0.0, 0.0, 3, math.inf)
+            found = LocalSearch(X, y, 2, objective, random_state=np.random.default_rng(0)).run(
+                n_restarts=1, deadline=math.inf, starts=[])
+            certify(X, y, 2, objective, math.inf, incumbent=found.objective)

@@ -3,12 +3,12 @@ Romero Morales, 2022) trained by an off-the-shelf NLP solver from random starts.
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
 from .._spec import parse_spec
@@ -18,7 +18,8 @@ from ..solvers import make_solver
 from ..solvers.base import acceptance, solve_interruptibly
 from ..tree import Tree
 from .reading import SoftTreeMixin
-from .scaling import MinMaxTarget, check_depth, check_fit_arrays, scaled_input
+from .params import NONE, NONNEGATIVE, POSITIVE, HasMethod, Integer, Kind, check_parameters
+from .scaling import MinMaxTarget, check_fit_arrays, scaled_input
 from .threads import one_blas_thread
 
 
@@ -42,19 +43,10 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         in [-1, 1]: exactly our parametrisation (the 1/p factor is already inside,
         omega_0t = -mu_t) with slope 512.  Without bounds, E_ORRT depends on (mu, omega)
         only through mu * omega, so the slope does not change the model class; it sets
-        how sharp the random starting splits are (with |u| <= 2 for starts in [-1, 1],
-        mu = 512 makes them almost hard: the 10-90 % transition is 0.009 wide in u,
-        i.e. a band of width ~0.009 p / |omega| in a feature), the scale of the
-        gradient in omega, and the meaning of lambda_w.  The default ``mu=512``
-        reproduces the baseline the paper compares against: from such saturated
-        starts the solver stops near a single linear model.  Measured once at depth 2
-        with SLSQP on the first fold of KFold(4, shuffle=True, random_state=0) of
-        airfoil, kin8nm and yacht (random_state 0 and 1 gave the same numbers): test
-        R^2 0.53, 0.40, 0.56, against 0.51, 0.41, 0.60 for linear regression (4-fold
-        mean) and 0.52, 0.41, 0.64 for ORRT in the paper's depth-2 table.  ``mu=1``
-        (SRT's slope) starts from nearly linear splits and trains much better on the
-        same folds (0.65-0.70, 0.66-0.68, 0.995); use it when ORRT is wanted as a
-        model rather than as the paper's baseline.
+        how sharp the random starting splits are.  The default ``mu=512`` reproduces the
+        baseline the paper compares against (from such saturated starts the solver stops
+        near a single linear model); ``mu=1`` (SRT's slope) trains much better trees, for
+        ORRT as a model rather than as the paper's baseline (docs/baselines.md, "ORRT").
 
     Parameters
     ----------
@@ -83,11 +75,34 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
     random_state : int, RandomState or None
         Draws the random initial solutions (the only random part).
 
-    Attributes: ``omega_``, ``beta_``, ``scaler_``, ``objective_``, ``starts_``, and
-    ``feature_importances_`` as defined for :class:`SoftRegressionTree` (the soft shares
-    m_t of the training rows weigh the split weights |omega_jt|).  ``leaf_probabilities(X)``
-    gives the P_t(x) that weigh the leaves in the prediction.
+    Attributes
+    ----------
+    omega_ : ndarray of shape (2^D - 1, p + 1)
+        Split weights, row t - 1 for branch node t, column 0 the intercept (scaled units).
+    beta_ : ndarray of shape (2^D, p + 1)
+        Leaf models, row l for leaf 2^D + l, column 0 the intercept (scaled units).
+    scaler_ : MinMaxTarget
+        The training statistics of the internal scaling (x_min, x_scale, y_mean, y_std).
+    objective_ : float
+        The objective of the best start (scaled units).
+    solver_status_ : str
+        The solver's status on the best start.
+    n_iter_ : int
+        The solver's iterations on the best start.
+    starts_ : list of dict
+        Per start: objective, status, success, iterations, seconds.
+    feature_importances_ : ndarray of shape (p,)
+        As for :class:`SoftRegressionTree` (the soft shares m_t of the training rows weigh the
+        split weights |omega_jt|).
+    fit_seconds_ : float
+        Wall-clock time of the solves.
+    n_features_in_, feature_names_in_ :
+        As in scikit-learn.
 
+    ``leaf_probabilities(X)`` gives the P_t(x) that weigh the leaves in the prediction.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.random((100, 2))
@@ -106,20 +121,14 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.solver, self.n_starts, self.max_iter, self.tol = solver, n_starts, max_iter, tol
         self.random_state, self.loss, self.penalty = random_state, loss, penalty
 
+    _parameter_constraints = {
+        "depth": [Integer(1)], "mu": [POSITIVE], "lambda_w": [NONNEGATIVE], "lambda_b": [NONNEGATIVE],
+        "n_starts": [Integer(1)], "max_iter": [Integer(1)], "tol": [NONE, POSITIVE],
+        "solver": [Kind("a spec string", str), HasMethod("an object with solve(problem, x0)", "solve")],
+    }
+
     def _check_params(self):
-        check_depth(self.depth)
-        if not _real(self.mu) or self.mu <= 0:
-            raise ValueError(f"mu must be a positive finite number, got {self.mu!r}")
-        for name in ("lambda_w", "lambda_b"):
-            value = getattr(self, name)
-            if not _real(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-        for name in ("n_starts", "max_iter"):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        if self.tol is not None and (not _real(self.tol) or self.tol <= 0):
-            raise ValueError(f"tol must be None or a positive finite number, got {self.tol!r}")
+        check_parameters(self)
 
     def _make_solver(self, problem):
         """The "full" solver of ``solver`` (``max_iter`` and ``tol`` unless the spec sets them),
@@ -127,9 +136,6 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         if hasattr(self.solver, "solve"):
             solver = make_solver("full", self.solver)
         else:
-            if not isinstance(self.solver, str):
-                raise ValueError(f"solver must be a spec string or an object with solve(problem, x0), got "
-                                 f"{self.solver!r}")
             shared = {"max_iter": int(self.max_iter), **({} if self.tol is None else {"tol": float(self.tol)})}
             solver = make_solver("full", self.solver, **{**shared, **parse_spec(self.solver)[1]})
         verdict = acceptance(solver, problem)
@@ -170,6 +176,11 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.fit_seconds_ = time.perf_counter() - start_time
         return self
 
+    def reachable_nodes(self):
+        """Every node: the prediction sums over all the leaves."""
+        check_is_fitted(self)
+        return np.ones(2 ** (int(self.depth) + 1) - 1, dtype=bool)
+
     def predict(self, X):
         """sum_t P_t(x) yhat_t(x) (eq. formulation), in y's units."""
         Xs = scaled_input(self, X)
@@ -181,7 +192,3 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
-
-
-def _real(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and bool(np.isfinite(value))

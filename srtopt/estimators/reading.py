@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.sparse import csr_matrix
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
@@ -11,7 +12,7 @@ from .scaling import scaled_input
 
 
 class TreeMixin:
-    """``get_depth``, ``get_n_leaves`` and ``save`` of a fitted binary tree of depth D."""
+    """``get_depth``, ``get_n_leaves``, ``decision_path`` and ``save`` of a fitted binary tree of depth D."""
 
     def save(self, path):
         """Write the fitted tree to ``path`` (versioned JSON, see :mod:`srtopt.persistence`)."""
@@ -26,15 +27,40 @@ class TreeMixin:
 
     def get_n_leaves(self) -> int:
         """Number of leaves some input reaches: 2^D less those below a split that sends every
-        row one way (:func:`srtopt.export.reachable_nodes`)."""
-        from ..export import reachable_nodes
-
+        row one way (:meth:`reachable_nodes`)."""
         tree = Tree(self.get_depth())
-        return int(reachable_nodes(self)[np.asarray(tree.leaves) - 1].sum())
+        return int(self.reachable_nodes()[np.asarray(tree.leaves) - 1].sum())
+
+    def decision_path(self, X):
+        """Sparse CSR indicator (n_samples, 2^(D+1) - 1) of the nodes on each row's path (the
+        HBP path of a soft tree); column j is node j + 1 in the paper's numbering, as in
+        scikit-learn: every row has D + 1 ones and the leaf columns reproduce :meth:`apply`."""
+        leaves = np.asarray(self.apply(X))
+        n, D = len(leaves), self.get_depth()
+        shifts = np.arange(D, -1, -1)  # the root (leaf >> D) first: columns in increasing order
+        indices = ((leaves[:, None] >> shifts[None, :]) - 1).ravel()
+        indptr = np.arange(0, n * (D + 1) + 1, D + 1)
+        return csr_matrix((np.ones(n * (D + 1), dtype=np.int64), indices, indptr), shape=(n, 2 ** (D + 1) - 1))
+
+    def reachable_nodes(self) -> np.ndarray:
+        """Mask of shape (2^(D+1) - 1,), True at index t - 1 when some input reaches node t
+        (the views draw these nodes only)."""
+        raise NotImplementedError
 
 
 class SoftTreeMixin(TreeMixin):
     """The soft routing of an oblique tree with ``omega_`` and slope ``mu``."""
+
+    def reachable_nodes(self) -> np.ndarray:
+        """Mask (index t - 1) of the nodes some input reaches: below a split whose slopes are
+        all zero, the side it never sends a row to is not (:func:`srtopt.kernels.reachable_nodes`)."""
+        check_is_fitted(self)
+        return kernels.reachable_nodes(self.omega_, Tree(int(self.depth)))
+
+    def apply(self, X):
+        """Leaf of each row's HBP path, in the paper's node numbering (2^D .. 2^(D+1)-1)."""
+        Xs = scaled_input(self, X)
+        return kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, Tree(int(self.depth)))
 
     def leaf_probabilities(self, X):
         """P_it for every row i of X and leaf t = 2^D .. 2^(D+1)-1 (columns in that order).

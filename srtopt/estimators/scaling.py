@@ -7,17 +7,11 @@ only and map predictions back.
 
 from __future__ import annotations
 
-import numbers
 import re
 import warnings
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
-
-
-def check_depth(depth):
-    if not isinstance(depth, numbers.Integral) or isinstance(depth, bool) or depth < 1:
-        raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
 
 
 def check_fit_arrays(estimator, X, y, min_rows: int):
@@ -186,4 +180,4 @@ def _warn_if_dominated(y, weights, mean, std):
         warnings.warn(f"y is dominated by {values}: its standard deviation is {std:.3g}, "
                       f"{rest_std:.3g} without them, and the tree is fitted in units of it, so the other "
                       f"rows will be fitted poorly. Remove or clip the extreme values, or transform y "
-                      f"(e.g. a log), before fitting.", UserWarning, stacklevel=4)
+                      f"(e.g. a log), before fitting.", UserWarning, stacklevel=5)

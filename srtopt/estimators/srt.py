@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import numbers
 import sys
 import time
@@ -14,6 +15,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
 from .. import kernels
+from .._announce import announce_if_slow
 from .._spec import parse_spec
 from ..models.constraints import FEASIBILITY_TOL, FeatureSubset
 from ..models.srt import SRTProblem
@@ -22,18 +24,51 @@ from ..solvers import make_solver
 from ..solvers.base import acceptance, deadline
 from ..training.callbacks import ProgressPrinter, as_callbacks
 from ..training.feasibility import polish, restore
-from ..training.initialization import CartInitialization, ClusterInitialization, ModelTreeInitialization
+from ..training.initialization import (
+    CartInitialization,
+    ClusterInitialization,
+    ModelTreeInitialization,
+)
 from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
 from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
-from .constrained import code_groups, constraint_report, constraint_terms, protected_groups, training_units
-from .leaf_ridge import FOLDS, check_leaf_ridge, choose_leaf_ridge, linear_center
+from .constrained import (
+    code_groups,
+    constraint_report,
+    constraint_terms,
+    protected_groups,
+    training_units,
+)
+from .leaf_ridge import FOLDS, choose_leaf_ridge, linear_center
+from .params import (
+    BOOLEAN,
+    FRACTION,
+    INTEGER,
+    NONE,
+    POSITIVE,
+    VERBOSE,
+    Integer,
+    Options,
+    Real,
+    check_parameters,
+)
 from .reading import SoftTreeMixin
-from .scaling import MinMaxTarget, _n_rows, check_depth, check_fit_arrays, check_sample_weight, scaled_input
-from .selection import check_max_features, feature_norms, l1_support, relaxed, select_features
+from .scaling import (
+    MinMaxTarget,
+    _n_rows,
+    check_fit_arrays,
+    check_sample_weight,
+    scaled_input,
+)
+from .selection import (
+    check_max_features,
+    feature_norms,
+    l1_support,
+    relaxed,
+    select_features,
+)
 from .threads import one_blas_thread
-
 
 SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error times this factor
 CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
@@ -45,20 +80,15 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[
     """(lambda_w, lambda_b) of eq. (obj) for ``n`` training points and ``p`` features.
 
     The paper sets lambda_w = 2/(p |tau_B|) and lambda_b = 2/(p |tau_L|) for "SRT l2"
-    but does not say on which scale; the readings (measured in docs/design.md,
-    "Regularization"):
+    but does not say on which scale; the readings (measured in docs/departures.md):
 
     * "l2" (default): the paper's values on the summed error (eq. obj's data term
       times N), lambda_b = 2/(p |tau_L| N); lambda_w the same on the splits times
-      SPLIT_FACTOR = 0.01, lambda_w = 0.02/(p |tau_B| N).  Of the readings measured,
-      the one closest to the paper's SRT l2 column and best on held-out data;
+      SPLIT_FACTOR = 0.01, lambda_w = 0.02/(p |tau_B| N);
     * "l2-slopes": on the summed error and on the split slopes omega/p,
-      lambda_w = 2/(p^3 |tau_B| N), lambda_b = 2/(p |tau_L| N) (too strong on the
-      splits when p is small: airfoil, yacht);
-    * "l2-mean": the values as printed, under eq. (obj)'s 1/N (the penalty dominates
-      E and the splits collapse);
-    * "l2-calibrated": both values times 1e-3/N (the first release's default: next to no
-      regularization);
+      lambda_w = 2/(p^3 |tau_B| N), lambda_b = 2/(p |tau_L| N);
+    * "l2-mean": the values as printed, under eq. (obj)'s 1/N;
+    * "l2-calibrated": both values times 1e-3/N (next to no regularization);
     * None: no l2 term (plain "SRT"); a number or a pair: lambda_w, lambda_b themselves.
 
     A reading takes the option ``split``, a factor on its lambda_w: "l2:split=10" is ten
@@ -67,9 +97,7 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[
     so one value means the same on every cross-validation fold.
 
     In the readings N counts at most ``LAMBDA_ROWS`` (100,000) rows: beyond that, weights
-    that keep falling as 1/N no longer keep the splits soft, they saturate and training
-    stalls (synthetic Friedman #1 with 10^6 rows: test R^2 0.928 with N, 0.940 with the cap).
-    The paper's datasets are all below the cap.
+    that keep falling as 1/N no longer keep the splits soft (docs/departures.md).
     """
     if regularization is None:
         return 0.0, 0.0
@@ -347,48 +375,34 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.leaf_ridge, self.leaf_center = leaf_ridge, leaf_center
         self.monotonic_cst, self.constraints, self.max_features = monotonic_cst, constraints, max_features
 
+    _parameter_constraints = {
+        "depth": [Integer(1)], "mu": [POSITIVE], "wlr_C": [POSITIVE], "tau": [POSITIVE], "init_scale": [POSITIVE],
+        **{name: [Integer(1)] for name in ("max_iter", "n_init", "n_restarts", "restart_iter")},
+        **{name: [FRACTION] for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b")},
+        "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE],
+        "leaf_ridge": [Options("auto"), Real(0, None, "neither", text="a number > 0 (a factor on lambda_b)")],
+        "leaf_center": [Options("linear", "zero")], "wlr_weights": [Options("labels", "routing")],
+        "max_subproblem_rows": [NONE, Integer(2)], "clip_predictions": [BOOLEAN], "verbose": VERBOSE,
+        "n_jobs": [NONE, INTEGER],  # max_features: checked at fit, against the number of features
+    }
+
     def _check_params(self):
-        check_depth(self.depth)
-        _positive("mu", self.mu)
-        _positive("wlr_C", self.wlr_C)
-        _positive("tau", self.tau)
-        _positive("init_scale", self.init_scale)
-        for name in ("max_iter", "n_init", "n_restarts", "restart_iter"):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b"):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Real) or not 0 <= value < 1:
-                raise ValueError(f"{name} must be a number in [0, 1), got {value!r}")
-        if self.k0 is not None and (not isinstance(self.k0, numbers.Integral) or self.k0 < 0):
-            raise ValueError(f"k0 must be None or an integer >= 0, got {self.k0!r}")
-        if self.time_limit is not None:
-            _positive("time_limit", self.time_limit)
-        check_leaf_ridge(self.leaf_ridge)
-        if self.leaf_center not in ("linear", "zero"):
-            raise ValueError(f"leaf_center must be 'linear' or 'zero', got {self.leaf_center!r}")
-        if self.wlr_weights not in ("labels", "routing"):
-            raise ValueError(f"wlr_weights must be 'labels' or 'routing', got {self.wlr_weights!r}")
-        rows = self.max_subproblem_rows
-        if rows is not None and (not isinstance(rows, numbers.Integral) or isinstance(rows, bool) or rows < 2):
-            raise ValueError(f"max_subproblem_rows must be None or an integer >= 2, got {rows!r}")
-        if not isinstance(self.clip_predictions, (bool, np.bool_)):
-            raise ValueError(f"clip_predictions must be True or False, got {self.clip_predictions!r}")
-        if not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
-            raise ValueError(f"verbose must be an integer >= 0, got {self.verbose!r}")
+        check_parameters(self)
 
     @one_blas_thread
     def fit(self, X, y, sample_weight=None, sensitive_features=None):
         """Fit the tree by NODEC-DR on (X, y); ``sample_weight`` replaces the 1/N of eq. (obj);
         ``sensitive_features``: the protected group of every row, for the group constraints (an
         array, or the name of a column of the DataFrame X, which is then not a feature)."""
-        started = time.perf_counter()  # time_limit covers the whole fit
         self._check_params()
+        if self.time_limit is not None:
+            _load_kernels()  # a fresh installation compiles them: before the clock starts
+        started = time.perf_counter()  # time_limit covers the whole fit
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
-        given = X
+        frame = X
         X, y = check_fit_arrays(self, X, y, 2**self.depth)
+        given = frame if hasattr(frame, "columns") else X  # the inner fits keep a DataFrame's names
         weights = check_sample_weight(sample_weight, X.shape[0], 2**int(self.depth))
         groups = None
         if group_values is not None:
@@ -438,7 +452,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
             self.leaf_mse_, self.leaf_r2_ = np.full(tree.n_leaves, np.nan), np.full(tree.n_leaves, np.nan)
             self.feature_importances_ = np.full(X.shape[1], np.nan)
             warnings.warn("out of memory while computing the training statistics (leaf_mse_, leaf_r2_, "
-                          "feature_importances_): they are NaN; the fitted model is complete", UserWarning, stacklevel=2)
+                          "feature_importances_): they are NaN; the fitted model is complete", UserWarning, stacklevel=3)
         for callback in callbacks:
             getattr(callback, "on_fit_end", lambda estimator: None)(self)
         return self
@@ -446,10 +460,12 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     def _leaf_shrinkage(self, problem, lambda_b):
         """``problem`` with the leaf-ridge factor f = ``leaf_ridge_``: for f > 1 and ``leaf_center="linear"``,
         the paper's lambda_b and (f - 1) lambda_b pulling every leaf towards the linear model of
-        :func:`~.leaf_ridge.linear_center` (``leaf_center_``); otherwise lambda_b times f."""
+        :func:`~.leaf_ridge.linear_center` (``leaf_center_``); otherwise lambda_b times f (also
+        under an l1 term on the leaves, whose zeros a nonzero center would pull back)."""
         self.leaf_center_ = None
         factor = self.leaf_ridge_
-        if factor == 1.0 or self.leaf_center == "zero":
+        sparse_leaves = any(not p.smooth and "beta" in p.blocks for p in problem.penalties)
+        if factor == 1.0 or self.leaf_center == "zero" or sparse_leaves:
             return dataclasses.replace(problem, lambda_b=lambda_b * factor)
         self.leaf_center_ = linear_center(problem.X, problem.y, problem.s)
         shrinkage = LeafShrinkage((factor - 1.0) * lambda_b, self.leaf_center_)
@@ -469,7 +485,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                               f"predict() (bound {row['bound']})" for row in failing[:3])
             when = " within the time limit" if self.stopped_by_ == "time_limit" else ""
             warnings.warn(f"the constraints could not be met{when}; the tree is the most feasible one found: {worst}",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=4)
 
     def _train(self, problem, solvers, started, callbacks):
         """NODEC-DR from the initialization (its split weights and leaf coefficients restored to
@@ -562,18 +578,6 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
             pred = np.clip(pred, *self.y_range_)
         return pred
 
-    def apply(self, X):
-        """Leaf of each row's HBP path, in the paper's node numbering (2^D .. 2^(D+1)-1)."""
-        Xs = scaled_input(self, X)
-        return kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, Tree(int(self.depth)))
-
-    def decision_path(self, X):
-        """Sparse (n_samples, 2^(D+1) - 1) indicator of the nodes on each row's HBP path;
-        column j is node j + 1 in the paper's numbering (scikit-learn's convention)."""
-        from ..export import decision_path
-
-        return decision_path(self, X)
-
     def summary(self, units="original"):
         """One row per node (pandas DataFrame), see :func:`srtopt.export.summary`."""
         from ..export import summary
@@ -621,6 +625,12 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         return tags
 
 
-def _positive(name, value):
-    if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+@functools.cache
+def _load_kernels():
+    """Fit a tiny tree once per process, so that numba loads the compiled kernels from its disk
+    cache, or compiles them after installation (several seconds, announced), before the clock of
+    a fit with a ``time_limit`` starts."""
+    X = np.random.default_rng(0).random((40, 2))
+    with announce_if_slow("srtopt: compiling the soft tree's kernels, once after installation (seconds; not "
+                          "counted in time_limit)"):
+        SoftRegressionTree(depth=2, max_iter=1, n_init=1, leaf_ridge=1.0, random_state=0).fit(X, X[:, 0] - X[:, 1])

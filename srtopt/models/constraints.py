@@ -103,6 +103,11 @@ class Constraint(Term):
 
     name = "constraint"
 
+    def __sklearn_clone__(self) -> "Constraint":
+        """A copy, for scikit-learn's ``clone`` of an estimator that holds the constraint (its
+        ``__init__`` normalizes the arguments, which ``clone``'s parameter check refuses)."""
+        return copy.deepcopy(self)
+
     def in_training_units(self, units: TrainingUnits) -> "Constraint":
         """A copy in the training problem's units, features as indices."""
         return copy.deepcopy(self)

@@ -52,6 +52,8 @@ from typing import Any
 
 import numpy as np
 
+from .._version import __version__
+
 
 class TerminationCondition(str, enum.Enum):
     """Why a solve stopped (names as in ``pyomo.contrib.solver``)."""
@@ -492,8 +494,6 @@ class Solver(SolverParams):
         return smooth_problem(problem)
 
     def version(self) -> str:
-        from .. import __version__
-
         return f"srtopt {__version__}"
 
     def solve(self, problem, x0=None) -> SolverResult:

@@ -1,4 +1,4 @@
-"""MILP solvers for the MILO deterministic tree (:class:`srtopt.models.milo.MILOTree`).
+"""MILP solvers for the MILO deterministic tree (:class:`srtopt.milo.model.MILOTree`).
 
 * :class:`HighsMILP` -- HiGHS through Pyomo's APPSI interface (MIP starts, bounds);
 * :class:`ScipMIQP` -- SCIP through Pyomo's ``scip_direct`` (MILPs and MIQPs, the

@@ -5,7 +5,7 @@ subproblems (nonconvex: a modified Newton step).
 The WLR objective is strictly convex when its ridge ``alpha`` is positive, with p + 1
 variables: a damped Newton step (backtracking on the objective) reaches machine-level
 stationarity in a handful of iterations, where scikit-learn's L-BFGS stops at its
-tolerance after more work (``benchmarks/speed.py``).
+tolerance after more work (``benchmarks/perf/speed.py``).
 """
 
 from __future__ import annotations

@@ -2,28 +2,9 @@
 UpdateBranchNode procedure with the data-point reassignment heuristic, the
 Armijo reference step, gradient thresholds and the k0 convergence safeguards.
 
-Departures from the paper's text, all documented in docs/design.md:
-
-* epsilon_1 / epsilon_2: the algorithm's text reads epsilon_1 > epsilon_2, the
-  experiments list 0.1 / 0.3.  Both readings run; the defaults are the listed values.
-* the class weights w_i of the WLR proxy (eq. reshuffle) are counted on the labels
-  c_i after the I_t^R points are relabelled (``wlr_weights="labels"``), so a node
-  that sends every row one way reopens; ``"routing"`` counts the current routing.
-* BN and WLR subproblems on more than ``max_rows`` rows of I_t use a uniform random
-  subset of that many (the paper allows "only a subset of data points").
-* the Armijo while-condition backtracks while sufficient decrease does NOT hold;
-* epsilons decay by zeta after each macro iteration (the pseudocode);
-* a macro iteration has 2^D - 1 inner iterations (one per branch node);
-* the safeguards are on for inner iterations k >= k0 (so ``k0=0`` guarantees
-  that E never increases); ``k0=None`` turns them off, as in the paper's
-  experiments (k0 > M_it).  With them on, the candidate of UpdateBranchNode is
-  taken only if it satisfies conditions (18)-(19) against the Armijo reference,
-  and the LN step solves the leaf problem of the full objective (all rows, full
-  path probabilities), so that E(omega^{k+1}, beta^{k+1}) <= E(omega^{k+1}, beta^k).
-* the Armijo reference is computed only when the safeguards are on: with them
-  off it is never used, so skipping it changes no iterate;
-* an LN solution worse than its start on the LN subproblem is not taken (the
-  same rule as for a BN candidate).
+Where the paper's text contradicts itself or is silent (the Armijo condition, the
+epsilons, the safeguards from inner iteration k0 on, the WLR class weights, subsets of I_t),
+the reading taken is written, with its measurements, in docs/departures.md.
 
 Beyond the paper: any working-set rule (:mod:`.working_sets`; the
 subproblems are rooted at the lowest common ancestor of the working set), any loss
@@ -41,7 +22,7 @@ constraint rows (parity, group losses), which sum over every training row, the B
 subproblems are those of E itself (every row, the path probabilities above the node
 included) rather than the paper's proxies on I_t: a proxy that does not see the rows a
 constraint sums over would meet it by moving their predictions at no cost to its
-objective, and E would rise (measured in docs/constraints.md).
+objective, and E would rise (docs/departures.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
 import re
 
+import pytest
+
 from srtopt.cli import main
+
+pytestmark = pytest.mark.slow
 
 
 def test_demo_prints_cross_validated_scores_and_the_tree(capsys):

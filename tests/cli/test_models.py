@@ -115,6 +115,7 @@ def test_out_writes_into_fifos_devices_and_stdout(workdir, fitted, capsys):
     assert out.splitlines()[0] == "prediction" and len(out.splitlines()) == 51 and "wrote" not in err
 
 
+@pytest.mark.slow
 def test_out_dev_stdout_on_a_pipe(workdir, fitted):
     """``--out /dev/stdout`` when stdout is a pipe (it resolves to a /proc path of no file)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -359,6 +360,7 @@ def test_outputs_get_normal_modes(workdir, fitted):
     assert [os.stat(workdir / n).st_mode & 0o777 for n in ("p.csv", "p.txt")] == [0o644, 0o644]
 
 
+@pytest.mark.slow
 def test_special_files_are_refused(workdir, fitted, capsys):
     fifo = workdir / "model.fifo"
     if not fifo.exists():
@@ -421,6 +423,7 @@ def test_warnings_are_one_line(tmp_path, capsys):
     assert len(err) == 1
 
 
+@pytest.mark.slow
 def test_help_and_usage_errors_import_nothing_heavy():
     """``srtopt --help`` and an argparse usage error answer before scikit-learn, Pyomo or CasADi
     are imported (they cost seconds: the CLI imports what a subcommand needs when it runs)."""
@@ -489,6 +492,7 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_loses_nothing(tmp_path):
     """Writes past a file-size limit (the portable stand-in for a full disk): one line, status 1, the
     old output intact and no temporary file left."""

@@ -123,6 +123,19 @@ def test_small_data_guard_and_cross_validation_take_the_groups():
     assert abs(_gap(search.predict(X), group)) <= 0.1 + 1e-9
 
 
+def test_a_tree_holding_constraint_objects_clones():
+    """scikit-learn's clone (the search of SoftRegressionTreeCV, the guard's folds) copies
+    constraint objects whose __init__ normalizes its arguments."""
+    from sklearn.base import clone
+
+    from srtopt.models.constraints import FeatureSubset, Monotone, Parity
+
+    terms = [FeatureSubset((0, 1, 2)), Parity(1), Monotone({1: -1})]
+    copy = clone(SoftRegressionTree(constraints=terms))
+    assert [t.key for t in copy.constraints] == [t.key for t in terms]
+    assert all(a is not b for a, b in zip(copy.constraints, terms))
+
+
 def test_a_time_limit_ends_with_the_most_feasible_tree_and_no_error():
     X, y, group = _data(n=2000, seed=1)
     with warnings.catch_warnings():

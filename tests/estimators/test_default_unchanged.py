@@ -1,6 +1,6 @@
 """The default model is unchanged: same parameters and seed give the fits recorded when the default
 BN solver became Newton on the one-node subproblems and those of at most 64 variables
-(benchmarks/reference_predictions.py), up to rounding: another CPU (another BLAS kernel) moves
+(tests/data/make_reference_predictions.py), up to rounding: another CPU (another BLAS kernel) moves
 predictions by up to ~1e-10 relative (measured: 9e-11 on an AMD EPYC against the recording machine).
 The fitted tree closes the splits that send no training row to one side (pruning, recorded later
 than these fits): the recorded omega is compared with those splits closed the same way."""
@@ -17,8 +17,8 @@ from srtopt.tree import Tree
 from ..conftest import DATA, load_csv
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("reference_predictions",
-                                               ROOT / "benchmarks" / "reference_predictions.py")
+_spec = importlib.util.spec_from_file_location("make_reference_predictions",
+                                               ROOT / "tests" / "data" / "make_reference_predictions.py")
 reference = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(reference)
 

@@ -27,6 +27,14 @@ def test_max_features_keeps_the_true_features_and_no_other():
     assert free.n_features_used_ == 9 and tree.score(X_test, y_test) > free.score(X_test, y_test) - 0.02
 
 
+def test_max_features_on_small_data_where_the_leaf_ridge_guard_runs():
+    """40 rows < 4 leaves x 10 coefficients: the guard's fits clone a tree that holds the
+    FeatureSubset constraint of the budget."""
+    X, y = _data(n=40)
+    tree = SoftRegressionTree(depth=2, random_state=0, max_features=3).fit(X, y)
+    assert tree.leaf_ridge_losses_ and tree.n_features_used_ <= 3
+
+
 def test_a_relaxed_feature_l1_drops_the_noise_columns_without_shrinking_the_rest():
     X, y = _data()
     supports = {s: SoftRegressionTree(depth=2, random_state=0, penalty=f"feature_l1:strength={s}").fit(X, y)

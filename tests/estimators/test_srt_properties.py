@@ -19,6 +19,8 @@ from hypothesis.extra import numpy as hnp
 
 from srtopt import SoftRegressionTree
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = Counter()
 N_FIT_CHECKS, N_PREDICT_CHECKS, N_FITS = 620, 360, 40
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

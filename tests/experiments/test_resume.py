@@ -15,6 +15,8 @@ import pytest
 
 from srtopt.experiments import build_grid
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 
 PLUGIN = textwrap.dedent(

@@ -186,6 +186,7 @@ def test_help_advertises_exactly_the_tested_backends(capsys):
 
 # ---- claims ----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_claims_are_exclusive_until_stored_expired_or_their_owner_is_gone(tmp_path):
     import socket
     import subprocess

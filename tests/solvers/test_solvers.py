@@ -22,11 +22,14 @@ def test_armijo_sufficient_decrease(rng):
         assert sub.evaluate(x0 - 2 * alpha * g)[0] > f0 - 0.3 * 2 * alpha * g @ g
 
 
-def test_armijo_zero_gradient_keeps_point():
-    """At a stationary point no step decreases f: the point is kept, at a nonzero start too."""
+def test_armijo_without_a_descent_step_keeps_the_point():
+    """When no step length gives sufficient decrease (here g points uphill), the reference update
+    is alpha = 0 and the point and its value unchanged, after max_backtracks halvings."""
     x0 = np.array([1.0, -2.0])
-    alpha, x, f = armijo_step(lambda z: float((z - x0) @ (z - x0)), x0, 0.0, np.zeros(2))
-    assert alpha == 0.0 and np.array_equal(x, x0) and f == 0.0
+    calls = []
+    f = lambda z: calls.append(1) or float(z @ z)
+    alpha, x, fx = armijo_step(f, x0, 5.0, -2 * x0, max_backtracks=20)
+    assert alpha == 0.0 and np.array_equal(x, x0) and fx == 5.0 and len(calls) == 20
 
 
 @pytest.mark.parametrize("evaluator", ["oracle", "symbolic"])

@@ -26,7 +26,7 @@ def test_default_initial_splits_are_not_saturated():
     the CDF is flat, a tiny BN gradient); the estimator's default split_scale starts softer."""
     from srtopt import SoftRegressionTree
 
-    X, y = scaled("friedman", 4000)
+    X, y = scaled("friedman", 4000, p=10)
     problem = SRTProblem(X, y, Tree(3), 1.0, 1e-8, 1e-6)
     paper, _, _ = cluster_initialization(problem, 3, 0)
     default, _, _ = cluster_initialization(problem, 3, 0, split_scale=SoftRegressionTree().init_scale)
@@ -52,7 +52,7 @@ def test_two_means_separates_two_clouds_and_respects_weights():
 def test_subsampled_initialization_routes_every_row():
     """On more rows than max_rows, the hierarchy is built on a subsample and every row is
     routed by the nearest centroids, consistently with the subsample's own assignment."""
-    X, y = scaled("kin8nm", 3000)
+    X, y = scaled("friedman", 3000, p=8)
     problem = SRTProblem(X, y, Tree(2), 1.0, 1e-8, 1e-6)
     omega, beta, db = cluster_initialization(problem, 2, 0, max_rows=500)
     assert omega.shape == (3, 9) and beta.shape == (4, 9) and np.isfinite(db)
@@ -63,7 +63,7 @@ def test_subsampled_initialization_routes_every_row():
 
 
 def test_newton_and_sklearn_logistic_give_the_same_initial_splits():
-    X, y = scaled("yacht")
+    X, y = scaled("friedman")
     problem = SRTProblem(X, y, Tree(2), 1.0, 1e-8, 1e-6)
     newton, _, _ = cluster_initialization(problem, 3, 0, NewtonSolver())
     sk, _, _ = cluster_initialization(problem, 3, 0, SklearnLogistic(max_iter=10_000, tol=1e-12))
@@ -85,7 +85,7 @@ def test_davies_bouldin_is_scikit_learns(rng, k):
 
 
 def test_initialization_does_not_depend_on_n_jobs():
-    X, y = scaled("housing")
+    X, y = scaled("diabetes")
     problem = SRTProblem(X, y, Tree(3), 1.0, 1e-8, 1e-6)
     one = cluster_initialization(problem, 6, 3, n_jobs=1)
     two = cluster_initialization(problem, 6, 3, n_jobs=2)
@@ -99,7 +99,7 @@ def test_cart_initialization_routes_rows_as_cart_does():
     has the requested slope on x_j in [0, 1], and each leaf model is the regression on its rows."""
     from sklearn.tree import DecisionTreeRegressor
 
-    X, y = scaled("housing")
+    X, y = scaled("diabetes")
     problem = SRTProblem(X, y, Tree(2), 2.0, 1e-8, 1e-6)
     omega, beta, r2 = cart_initialization(problem, slope=8.0, random_state=0)
     cart = DecisionTreeRegressor(max_depth=2, min_samples_leaf=0.05, random_state=0).fit(X, y)
@@ -122,7 +122,7 @@ def test_cart_initialization_routes_rows_as_cart_does():
 def test_cart_initialization_where_cart_stops_early_sends_rows_left():
     """A node CART does not split (too few rows) sends every row left; its right leaf starts
     from the mean model and receives no row."""
-    X, y = scaled("yacht")
+    X, y = scaled("friedman")
     X[:, :] = 0.0
     X[: len(X) // 2, 0] = 1.0  # one feature, two values: CART splits the root only
     problem = SRTProblem(X, y, Tree(2), 1.0, 1e-8, 1e-6)
@@ -135,7 +135,7 @@ def test_cart_initialization_where_cart_stops_early_sends_rows_left():
 
 
 def test_cart_initialization_on_more_rows_than_max_rows_fits_cart_on_a_subsample():
-    X, y = scaled("kin8nm", 3000)
+    X, y = scaled("friedman", 3000, p=8)
     problem = SRTProblem(X, y, Tree(3), 1.0, 1e-8, 1e-6)
     omega, beta, r2 = cart_initialization(problem, random_state=0, max_rows=500)
     assert omega.shape == (7, 9) and beta.shape == (8, 9) and 0 < r2 < 1
@@ -239,7 +239,7 @@ def test_a_grown_tree_trains_from_its_shallower_fit():
     from srtopt import SoftRegressionTree
     from srtopt.training.initialization import GrowInitialization
 
-    X, y = scaled("airfoil", 400)
+    X, y = scaled("friedman", 400, p=5)
     shallow = SoftRegressionTree(depth=2, random_state=0, max_iter=2).fit(X, y)
     deep = SoftRegressionTree(depth=3, init=GrowInitialization(shallow), random_state=0, max_iter=1).fit(X, y)
     assert deep.get_depth() == 3 and np.isfinite(deep.objective_)
@@ -250,7 +250,7 @@ def test_growing_from_what_is_not_a_shallower_fitted_tree_is_refused(tree):
     from srtopt import SoftRegressionTree
     from srtopt.training.initialization import GrowInitialization
 
-    X, y = scaled("airfoil", 100)
+    X, y = scaled("friedman", 100, p=5)
     if tree == "unfitted":
         tree = SoftRegressionTree(depth=1)
     elif tree == "same depth":

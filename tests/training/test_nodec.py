@@ -10,12 +10,11 @@ from srtopt.training.nodec_dr import BranchStep, LeafStep, Thresholds
 from srtopt.training.working_sets import subtree_working_sets
 from srtopt.tree import Tree
 
-from ..conftest import load_csv
+from ..conftest import sklearn_data
 
 
-def scaled(slug, n=None):
-    X, y = load_csv(slug)
-    X, y = X[:n], y[:n]
+def scaled(name, n=None, p=6):
+    X, y = sklearn_data(name, n, p)
     span = np.where(np.ptp(X, 0) > 0, np.ptp(X, 0), 1)
     return (X - X.min(0)) / span, (y - y.mean()) / y.std()
 
@@ -36,9 +35,9 @@ def test_working_sets_follow_the_paper():
     assert list(subtree_working_sets(Tree(1))) == [(1, (1,), (2, 3))]
 
 
-@pytest.mark.parametrize("slug,depth,seed", [("yacht", 2, 0), ("housing", 2, 1), ("auto_mpg", 3, 2)])
-def test_safeguards_make_E_monotone(slug, depth, seed):
-    X, y = scaled(slug)
+@pytest.mark.parametrize("name,depth,seed", [("friedman", 2, 0), ("diabetes", 2, 1), ("diabetes", 3, 2)])
+def test_safeguards_make_E_monotone(name, depth, seed):
+    X, y = scaled(name)
     problem = SRTProblem(X, y, Tree(depth), 1.0, 2 / (X.shape[1] * (2**depth - 1)), 2 / (X.shape[1] * 2**depth))
     omega, beta, _ = cluster_initialization(problem, 3, seed)
     result = nodec_dr(k0=0).run(problem, omega, beta)
@@ -49,7 +48,7 @@ def test_safeguards_make_E_monotone(slug, depth, seed):
 
 
 def test_without_safeguards_the_best_iterate_is_returned():
-    X, y = scaled("yacht")
+    X, y = scaled("friedman")
     problem = SRTProblem(X, y, Tree(2), 1.0, 0.0, 0.0)
     omega, beta, _ = cluster_initialization(problem, 3, 0)
     result = nodec_dr(k0=None, max_iter=4).run(problem, omega, beta)
@@ -61,7 +60,7 @@ def test_without_safeguards_the_best_iterate_is_returned():
 
 
 def test_ln_step_zeroes_the_working_set_gradient(rng):
-    X, y = scaled("housing", 200)
+    X, y = scaled("diabetes", 200)
     problem = SRTProblem(X, y, Tree(2), 1.0, 0.01, 0.02)
     omega, beta, _ = cluster_initialization(problem, 2, 0)
     for k0, rows in ((0, None), (None, "I_t")):

@@ -1,0 +1,131 @@
+"""Sparse trees: the feature_l1 path and the hard budget ``max_features`` on data with noise
+columns, sparse splits on cpu_small, and the budget of half the features on the paper's datasets.
+
+Part ``path`` -- yacht with 10 columns of uniform noise added, depth 2, one 75/25 split (seed 0):
+for each feature_l1 strength of a log path from 1e-5 to 1 (relaxed: the support refitted without
+the term, the default) the noise and true columns kept and the test R^2; ``max_features`` 6 and 3;
+the tree on the true columns alone.  Figure: ``docs/sparsity_path.png``.
+
+Part ``splits`` -- cpu_small, depth 3, the paper's first fold: split_l1 strengths, the largest
+number of features a split uses and the test R^2.
+
+Part ``budget`` -- the paper's 15 datasets, depth 3, the paper's first fold: the default tree
+against ``max_features`` = ceil(p / 2): features used, test R^2, fit seconds.
+
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/sparsity.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+from sklearn.metrics import r2_score
+from sklearn.model_selection import train_test_split
+
+from benchmarks.common import RESULTS, ROOT, paper_fold, write_report
+from srtopt import SoftRegressionTree
+from srtopt.datasets import DATASETS, load
+
+RESULTS = RESULTS
+DOCS = ROOT / "docs"
+STRENGTHS = np.logspace(-5, 0, 11)
+
+
+def path_part():
+    X, y, _ = load("yacht")
+    rng = np.random.default_rng(0)
+    Xn = np.hstack([X, rng.random((len(y), 10))])
+    true = X.shape[1]
+    train, test = train_test_split(np.arange(len(y)), test_size=0.25, random_state=0)
+    reference = SoftRegressionTree(depth=2, random_state=0).fit(X[train], y[train])
+    r2_true = r2_score(y[test], reference.predict(X[test]))
+    rows, points = [], []
+    for strength in STRENGTHS:
+        model = SoftRegressionTree(depth=2, random_state=0, penalty=f"feature_l1:strength={strength:.3g}")
+        model.fit(Xn[train], y[train])
+        used = np.asarray(model.selected_features_)
+        r2 = r2_score(y[test], model.predict(Xn[test]))
+        points.append((strength, int(np.sum(used < true)), int(np.sum(used >= true)), r2))
+        rows.append(f"| feature_l1 {strength:.3g} | {points[-1][1]} | {points[-1][2]} | {r2:.4f} |")
+    for k in (6, 3):
+        model = SoftRegressionTree(depth=2, random_state=0, max_features=k).fit(Xn[train], y[train])
+        used = np.asarray(model.selected_features_)
+        rows.append(f"| max_features={k} | {int(np.sum(used < true))} ({', '.join(map(str, used))}) | "
+                    f"{int(np.sum(used >= true))} | {r2_score(y[test], model.predict(Xn[test])):.4f} |")
+    rows.append(f"| the true columns alone | {true} | 0 | {r2_true:.4f} |")
+    _figure(points, r2_true)
+    return ["## feature_l1 path and max_features: yacht with 10 noise columns (depth 2)", "",
+            "Columns 0-5 are yacht's, 6-15 noise; one 75/25 split, seed 0.", "",
+            "| fit | true columns kept | noise columns kept | test R^2 |", "|---|---|---:|---:|", *rows, ""]
+
+
+def _figure(points, r2_true):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    strengths, true, noise, r2 = map(np.asarray, zip(*points))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    left.semilogx(strengths, true, marker="o", label="true columns (of 6)")
+    left.semilogx(strengths, noise, marker="s", label="noise columns (of 10)")
+    left.set(xlabel="feature_l1 strength", ylabel="columns kept", title="support along the path")
+    left.legend()
+    right.semilogx(strengths, r2, marker="o", label="relaxed fit on the support")
+    right.axhline(r2_true, color="gray", linestyle="--", label="the true columns alone")
+    right.set(xlabel="feature_l1 strength", ylabel="test R^2", ylim=(max(-0.1, min(r2) - 0.05), 1.0),
+              title="accuracy along the path")
+    right.legend()
+    fig.tight_layout()
+    fig.savefig(DOCS / "sparsity_path.png", dpi=100)
+    plt.close(fig)
+
+
+def splits_part():
+    X, y, _ = load("cpu_small")
+    X_train, X_test, y_train, y_test = paper_fold(X, y, 0)
+    rows = []
+    for strength in (1e-5, 1e-4, 1e-3, 1e-2):
+        model = SoftRegressionTree(depth=3, random_state=0, penalty=f"split_l1:strength={strength:g}")
+        model.fit(X_train, y_train)
+        widest = int(np.max(np.count_nonzero(model.omega_[:, 1:], axis=1)))
+        rows.append(f"| {strength:g} | {widest} | {r2_score(y_test, model.predict(X_test)):.4f} |")
+    return ["## split_l1 on cpu_small (depth 3, the paper's first fold)", "",
+            "| strength | features of the widest split | test R^2 |", "|---:|---:|---:|", *rows, ""]
+
+
+def budget_part():
+    rows = []
+    for name in DATASETS:
+        X, y, _ = load(name)
+        X_train, X_test, y_train, y_test = paper_fold(X, y, 0)
+        k = math.ceil(X.shape[1] / 2)
+        cells = []
+        for budget in (None, k):
+            start = time.process_time()
+            model = SoftRegressionTree(depth=3, random_state=0, max_features=budget).fit(X_train, y_train)
+            cells.append((model.n_features_used_, r2_score(y_test, model.predict(X_test)), time.process_time() - start))
+        (u0, r0, s0), (u1, r1, s1) = cells
+        rows.append(f"| {name} | {X.shape[1]} | {u0} | {r0:.4f} | {s0:.2f} | {u1} | {r1:.4f} | {s1:.2f} |")
+        print(rows[-1], flush=True)
+    return ["## Half the features: the paper's datasets (depth 3, the paper's first fold)", "",
+            "| dataset | p | default: features used | test R^2 | seconds | max_features = ceil(p/2): used | test R^2 | "
+            "seconds |", "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--parts", nargs="+", choices=("path", "splits", "budget"), default=["path", "splits", "budget"])
+    parts = parser.parse_args().parts
+    lines = ["# Sparse trees", "", "Command: `python benchmarks/decisions/sparsity.py` (module docstring: the protocol).", ""]
+    for name, run in (("path", path_part), ("splits", splits_part), ("budget", budget_part)):
+        if name in parts:
+            lines += run()
+    write_report(RESULTS / "sparsity.md", lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""How long the CLI takes to answer what needs no work: help, version, a usage error.
+
+    PYTHONPATH=. python benchmarks/perf/cli_latency.py [--repeats 7]
+
+Each command runs ``repeats`` times in a fresh interpreter (``python -m srtopt ...``); the table
+gives the median wall time beside a bare ``python -c pass`` of the same run, and is written to
+``benchmarks/results/cli_latency.md``.  Target: under 1 s for each on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from benchmarks.common import BENCHMARKS
+
+HERE = BENCHMARKS
+COMMANDS = {
+    "python -c pass (baseline)": ["-c", "pass"],
+    "srtopt --help": ["-m", "srtopt", "--help"],
+    "srtopt --version": ["-m", "srtopt", "--version"],
+    "srtopt fit --help": ["-m", "srtopt", "fit", "--help"],
+    "srtopt fit data.csv (usage error)": ["-m", "srtopt", "fit", "data.csv"],
+    "srtopt bench --help": ["-m", "srtopt", "bench", "--help"],
+}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args(argv)
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent))
+    rows = []
+    for name, command in COMMANDS.items():
+        times = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, *command], env=env, capture_output=True, timeout=120)
+            times.append(time.perf_counter() - start)
+        rows.append((name, statistics.median(times), max(times)))
+    base = rows[0][1]
+    lines = ["# CLI latency", "", f"Command: `PYTHONPATH=. python benchmarks/perf/cli_latency.py --repeats {args.repeats}` "
+             f"(median of {args.repeats} fresh interpreters; machine: {os.cpu_count()} cores, shared).", "",
+             "| command | median s | max s | / python -c pass |", "|---|---:|---:|---:|"]
+    lines += [f"| {name} | {median:.3f} | {worst:.3f} | {median / base:.1f} |" for name, median, worst in rows]
+    text = "\n".join(lines) + "\n"
+    (HERE / "results" / "cli_latency.md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

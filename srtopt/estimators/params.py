@@ -1,0 +1,147 @@
+"""One way to check an estimator's parameters.
+
+Each estimator declares ``_parameter_constraints``: for each parameter, the list of the
+rules a valid value follows (any one suffices), as in scikit-learn.  :func:`check_parameters`
+checks them all and raises ``ValueError("<name> must be <rule> or <rule>, got <value>")``.
+Rules that tie several parameters together (``l2`` with ``loss="absolute"``, a solver that
+must accept the problem) stay in the estimator's ``_check_params``, after this check.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Integer:
+    """An integer (not a bool) >= ``low``."""
+
+    low: int
+
+    def __call__(self, value) -> bool:
+        return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and value >= self.low
+
+    def __str__(self) -> str:
+        return f"an integer >= {self.low}"
+
+
+@dataclass(frozen=True)
+class Real:
+    """A finite real number (not a bool) in the interval from ``low`` to ``high`` (None: unbounded);
+    ``closed`` says which ends belong to it: "both", "left", "right" or "neither"; ``text``
+    replaces the generated description."""
+
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+    text: str | None = None
+
+    def __call__(self, value) -> bool:
+        if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)) or not math.isfinite(value):
+            return False
+        left, right = self.closed in ("both", "left"), self.closed in ("both", "right")
+        above = self.low is None or (value >= self.low if left else value > self.low)
+        below = self.high is None or (value <= self.high if right else value < self.high)
+        return above and below
+
+    def __str__(self) -> str:
+        if self.text is not None:
+            return self.text
+        if self.high is None and self.low == 0:
+            return "a finite number >= 0" if self.closed in ("both", "left") else "a positive finite number"
+        if self.high is None:
+            return f"a finite number {'>=' if self.closed in ('both', 'left') else '>'} {self.low}"
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        return f"a number in {left}{self.low}, {self.high}{right}"
+
+
+class Options:
+    """One of the given values (compared with ==, and None by identity)."""
+
+    def __init__(self, *values):
+        self.values = values
+
+    def __call__(self, value) -> bool:
+        return any(value is v if v is None or isinstance(v, bool) else _equal(value, v) for v in self.values)
+
+    def __str__(self) -> str:
+        return " or ".join(map(repr, self.values))
+
+    def __repr__(self) -> str:
+        return f"Options{self.values!r}"
+
+
+class OneOf(Options):
+    """A member of a named collection, described as "one of (...)" (long lists)."""
+
+    def __str__(self) -> str:
+        return f"one of {self.values!r}"
+
+
+class Kind:
+    """An instance of one of ``types`` (``text`` describes it)."""
+
+    def __init__(self, text: str, *types):
+        self.text, self.types = text, types
+
+    def __call__(self, value) -> bool:
+        return isinstance(value, self.types)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class HasMethod:
+    """An object (not a string) with the method ``name`` (``text`` describes it)."""
+
+    def __init__(self, text: str, name: str):
+        self.text, self.name = text, name
+
+    def __call__(self, value) -> bool:
+        return not isinstance(value, str) and callable(getattr(value, self.name, None))
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Items:
+    """A non-empty sequence (not a string) of distinct values that each follow ``rule``
+    (``plural`` names them: "integers >= 1")."""
+
+    def __init__(self, rule, plural: str):
+        self.rule, self.plural = rule, plural
+
+    def __call__(self, value) -> bool:
+        if isinstance(value, str) or not hasattr(value, "__iter__"):
+            return False
+        values = list(value)
+        return bool(values) and all(map(self.rule, values)) and len(set(values)) == len(values)
+
+    def __str__(self) -> str:
+        return f"a non-empty sequence of distinct {self.plural}"
+
+
+NONE = Options(None)
+BOOLEAN = Kind("True or False", bool, np.bool_)
+POSITIVE = Real(0, None, "neither")
+NONNEGATIVE = Real(0)
+FRACTION = Real(0, 1, "left")  # [0, 1)
+INTEGER = Kind("an integer", numbers.Integral)
+VERBOSE = [Integer(0), BOOLEAN]
+
+
+def check_parameters(estimator) -> None:
+    """Check every parameter declared in ``estimator._parameter_constraints``."""
+    for name, rules in type(estimator)._parameter_constraints.items():
+        value = getattr(estimator, name)
+        if not any(rule(value) for rule in rules):
+            raise ValueError(f"{name} must be {' or '.join(map(str, rules))}, got {value!r}")
+
+
+def _equal(value, option) -> bool:
+    return isinstance(value, type(option)) and value == option

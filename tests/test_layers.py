@@ -1,0 +1,60 @@
+"""The layering of docs/design.md: a module imports only from its own layer and the layers below.
+The estimators' ``save`` and ``summary`` forward to the reading layer inside the method (so
+importing an estimator never loads it): those two are the only imports allowed upward."""
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "srtopt"
+LAYERS = {"_spec": 0, "_io": 0, "_version": 0, "_deprecated": 0, "_announce": 0, "tree": 1, "kernels": 2, "models": 3,
+          "solvers": 4, "training": 5, "milo": 5, "estimators": 6}  # anything else: 7, reading and tools
+FORWARDERS = {"save", "summary"}
+
+
+def layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS.get(parts[1], 7) if len(parts) > 1 else 7
+
+
+def imports(path: Path, root: Path = PACKAGE.parent):
+    """(module name, [(imported module, line, enclosing function or None)]) for every import of
+    srtopt in ``path``, a file of the package under ``root``."""
+    name = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+
+    def visit(node, function):
+        for child in ast.iter_child_nodes(node):
+            inner = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
+            if isinstance(child, ast.Import):
+                yield from ((a.name, child.lineno, function) for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - child.level + 1] + ([base] if base else []))
+                targets = [base] if child.module else [f"{base}.{a.name}" for a in child.names]
+                yield from ((t, child.lineno, function) for t in targets)
+            yield from visit(child, inner)
+
+    return name, [(t, line, f) for t, line, f in visit(ast.parse(path.read_text()), None)
+                  if t == "srtopt" or t.startswith("srtopt.")]
+
+
+def test_no_import_runs_back_up_the_layers():
+    upward = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module, found = imports(path)
+        for target, line, function in found:
+            if layer(target) > layer(module) and not (module.startswith("srtopt.estimators") and function in FORWARDERS):
+                upward.append(f"{module}:{line} imports {target}")
+    assert upward == []
+
+
+def test_the_checker_resolves_relative_imports_inside_functions(tmp_path):
+    source = tmp_path / "srtopt" / "models" / "thing.py"
+    source.parent.mkdir(parents=True)
+    source.write_text("from ..tree import Tree\n\ndef f():\n    from ..export import summary\n")
+    name, found = imports(source, tmp_path)
+    assert name == "srtopt.models.thing"
+    assert found == [("srtopt.tree", 1, None), ("srtopt.export", 4, "f")]
+    assert [layer(t) for t, _, _ in found] == [1, 7] and layer(name) == 3
