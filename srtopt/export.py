@@ -27,20 +27,23 @@ from __future__ import annotations
 import numpy as np
 
 from .tree import Tree
+from .view import FittedTree
 
 UNITS = ("original", "scaled")
 
 
 # ----------------------------------------------------------------- model access
-def _kind(model) -> str:
-    if hasattr(model, "split_feature_"):
-        return "milo"
-    if hasattr(model, "omega_") and hasattr(model, "beta_"):
-        return "oblique"
+def _view(model) -> FittedTree:
+    """The :class:`~srtopt.view.FittedTree` of a fitted estimator (itself if it is one already)."""
+    if isinstance(model, FittedTree):
+        return model
     if hasattr(model, "best_estimator_"):
         raise ValueError(f"{type(model).__name__} wraps the tree it chose: pass model.best_estimator_")
-    raise ValueError(f"{type(model).__name__} is not a fitted SoftRegressionTree, ORRTRegressor or "
-                     f"MILOTreeRegressor (call fit first)")
+    try:
+        return model.tree_view()
+    except AttributeError as exc:  # no tree_view, or scikit-learn's NotFittedError (an AttributeError)
+        raise ValueError(f"{type(model).__name__} is not a fitted SoftRegressionTree, ORRTRegressor or "
+                         f"MILOTreeRegressor (call fit first)") from exc
 
 
 def _tree(model) -> Tree:
@@ -51,15 +54,15 @@ def reachable_nodes(model) -> np.ndarray:
     """Mask (index t - 1) of the nodes of a fitted tree that some input reaches.
 
     SRT: a split with all slopes zero sends every row one way
-    (:func:`srtopt.kernels.reachable_nodes`; SoftRegressionTree closes the splits that
+    (:func:`srtopt.view.oblique_reach`; SoftRegressionTree closes the splits that
     route no training row to one side); MILO: a node without a split sends every row right;
     ORRT: every node, as its prediction sums over all leaves.  The views draw the reachable
     nodes only.
 
     Parameters
     ----------
-    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
-        A fitted tree.
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or FittedTree
+        A fitted tree, or its view (:func:`srtopt.persistence.read_view` reads one from a file).
 
     Returns
     -------
@@ -72,8 +75,7 @@ def reachable_nodes(model) -> np.ndarray:
         If ``model`` is not a fitted tree of these classes (a SoftRegressionTreeCV: pass its
         ``best_estimator_``).
     """
-    _kind(model)  # explains a wrong model
-    return model.reachable_nodes()
+    return _view(model).reach
 
 
 def _structure(model, max_depth=None):
@@ -83,7 +85,7 @@ def _structure(model, max_depth=None):
     expanded but ``folded`` (a view draws each as one box for its subtree)."""
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
         raise ValueError(f"max_depth must be None or an int >= 0, got {max_depth!r}")
-    reach, tree = reachable_nodes(model), _tree(model)
+    reach, tree = model.reach, _tree(model)
 
     def shown(t):
         while tree.is_branch(t) and reach[2 * t - 1] != reach[2 * t]:
@@ -105,19 +107,19 @@ def _structure(model, max_depth=None):
 
 def _folded_text(model, t) -> str:
     """What a view writes for a folded split t: the size of its subtree."""
-    reach, tree = reachable_nodes(model), _tree(model)
+    reach, tree = model.reach, _tree(model)
     leaves = sum(bool(reach[leaf - 1]) for leaf in tree.descendants_leaves(t))
     return f"subtree of {leaves} leaves, folded"
 
 
 def _pruned_note(model) -> str | None:
     """One line naming the subtrees no input reaches (None when every node is reachable)."""
-    reach, tree = reachable_nodes(model), _tree(model)
+    reach, tree = model.reach, _tree(model)
     roots = [t for t in range(2, 2 ** (tree.depth + 1)) if not reach[t - 1] and reach[t // 2 - 1]]
     if not roots:
         return None
     many = len(roots) > 1
-    why = ("the node above has no split and sends every row right" if _kind(model) == "milo" else
+    why = ("the node above has no split and sends every row right" if model.kind == "milo" else
            f"no training row reached {'them' if many else 'it'}: the split above sends every row to the other side")
     return (f"pruned: the subtree{'s' if many else ''} at node{'s' if many else ''} {', '.join(map(str, roots))} "
             f"({why}; that node is not drawn); {int(reach[np.asarray(tree.leaves) - 1].sum())} of "
@@ -164,7 +166,8 @@ def original_units(model):
     ValueError
         If ``model`` is a MILOTreeRegressor (already in original units) or not a fitted tree.
     """
-    if _kind(model) != "oblique":
+    model = _view(model)
+    if model.kind != "oblique":
         raise ValueError("original_units applies to oblique trees (omega_/beta_); MILOTreeRegressor "
                          "stores its thresholds and leaf models in original units already")
     x_min, span, y_mean, y_std = _scaling(model)
@@ -197,8 +200,8 @@ def decision_path(model, X):
 
     Parameters
     ----------
-    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
-        A fitted tree.
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or FittedTree
+        A fitted tree, or its view (:func:`srtopt.persistence.read_view` reads one from a file).
     X : array-like of shape (n_samples, p)
         Rows in original feature units.
 
@@ -213,8 +216,7 @@ def decision_path(model, X):
         If ``model`` is not a fitted tree of these classes (a SoftRegressionTreeCV: pass its
         ``best_estimator_``), or ``X`` is not valid input for it.
     """
-    _kind(model)
-    return model.decision_path(X)
+    return _view(model).decision_path(X)
 
 
 # ------------------------------------------------------------------- summary
@@ -268,9 +270,10 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
     >>> list(table["kind"]), int(table.loc[0, "n_samples"])
     (['split', 'split', 'split', 'leaf', 'leaf', 'leaf', 'leaf'], 200)
     """
+    model = _view(model)
     import pandas as pd
 
-    if _kind(model) != "oblique":
+    if model.kind != "oblique":
         raise ValueError("summary applies to SoftRegressionTree and ORRTRegressor; use export_text "
                          "for MILOTreeRegressor")
     if units not in UNITS:
@@ -279,7 +282,7 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
         raise ValueError("summary needs both X and y, or neither (then the fit-time statistics)")
     tree, names = _tree(model), _feature_names(model, feature_names)
     split, leaf = original_units(model) if units == "original" else (model.omega_, model.beta_)
-    counts, reach = _node_counts(model, X), reachable_nodes(model)
+    counts, reach = _node_counts(model, X), model.reach
     mse, r2 = getattr(model, "leaf_mse_", None), getattr(model, "leaf_r2_", None)
     if X is not None:
         mse, r2 = _leaf_scores(model, X, np.asarray(y, dtype=float), tree)
@@ -362,8 +365,8 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
 
     Parameters
     ----------
-    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
-        A fitted tree.
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or FittedTree
+        A fitted tree, or its view (:func:`srtopt.persistence.read_view` reads one from a file).
     feature_names : sequence of str or None, default=None
         Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
     top : int or None, default=3
@@ -410,16 +413,17 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
         leaf 6 [... rows]:
         leaf 7 [... rows]:
     """
+    model = _view(model)
     if units not in UNITS + ("both",):
         raise ValueError(f"units must be 'both', 'original' or 'scaled', got {units!r}")
     root, children, folded = _structure(model, max_depth)
-    if _kind(model) == "milo":
+    if model.kind == "milo":
         return _export_text_milo(model, feature_names, top, X, units, (root, children, folded))
     tree, names, p = _tree(model), _feature_names(model, feature_names), model.n_features_in_
     x_min, span, y_mean, y_std = _scaling(model)
     split, leaf = original_units(model)
     counts = _node_counts(model, X)
-    name = type(model).__name__
+    name = model.estimator
     lines = [f"{name}(depth={tree.depth}), {p} features"]
     if name == "ORRTRegressor":
         lines.append("  note: ORRT predicts sum_t P_t(x) yhat_t(x) over all leaves; the routing and "
@@ -476,6 +480,7 @@ def export_constraints(model) -> str:
     str
         The table, one line per constraint row under a header line ("" without constraints).
     """
+    model = _view(model)
     report = getattr(model, "constraint_report_", None) or []
     if not report:
         return ""
@@ -537,7 +542,7 @@ def _node_labels(model, feature_names, top, X, units, folded=()):
     tree, names = _tree(model), _feature_names(model, feature_names)
     counts = _node_counts(model, X)
     labels = {}
-    kind = _kind(model)
+    kind = model.kind
     if kind == "oblique":
         split, leaf = original_units(model) if units == "original" else (model.omega_, model.beta_)
 
@@ -627,12 +632,13 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
     >>> page.startswith("<!DOCTYPE html>"), page.count('<details class="node')
     (True, 7)
     """
+    model = _view(model)
     import html
     import json
     import re
     from importlib import resources
 
-    if _kind(model) != "oblique":
+    if model.kind != "oblique":
         raise ValueError("export_html applies to SoftRegressionTree and ORRTRegressor; use export_text "
                          "for MILOTreeRegressor")
     if y is not None and X is None:
@@ -643,14 +649,14 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
     mse, r2 = getattr(model, "leaf_mse_", None), getattr(model, "leaf_r2_", None)
     if y is not None:
         mse, r2 = _leaf_scores(model, X, np.asarray(y, dtype=float), tree)
-    soft = type(model).__name__ == "ORRTRegressor"
+    soft = model.estimator == "ORRTRegressor"
     page = resources.files("srtopt").joinpath("data/tree_page.html").read_text("utf-8")
     data = {"depth": tree.depth, "p": p, "n_leaves": tree.n_leaves, "mu": float(model.mu), "features": names,
             "x_min": x_min.tolist(), "x_scale": span.tolist(), "y_mean": float(y_mean), "y_std": float(y_std),
             "omega": model.omega_.tolist(), "beta": model.beta_.tolist(), "prediction": "soft" if soft else "hbp",
-            "leaves": [t for t in tree.leaves if reachable_nodes(model)[t - 1]]}
+            "leaves": [t for t in tree.leaves if model.reach[t - 1]]}
     parts = {
-        "__TITLE__": html.escape(f"{type(model).__name__}, depth {tree.depth}, {p} features"),
+        "__TITLE__": html.escape(f"{model.estimator}, depth {tree.depth}, {p} features"),
         "__FACTS__": _html_facts(model, counts, y_mean, y_std, soft),
         "__TREE__": _html_tree(model, names, counts, mse, r2),
         "__FORM__": "\n".join(f'<label>{html.escape(name)} <input type="number" step="any" id="x-{j}" '
@@ -747,8 +753,8 @@ def export_graphviz(model, feature_names=None, top=3, X=None, units="original", 
 
     Parameters
     ----------
-    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
-        A fitted tree.
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or FittedTree
+        A fitted tree, or its view (:func:`srtopt.persistence.read_view` reads one from a file).
     feature_names : sequence of str or None, default=None
         Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
     top : int or None, default=3
@@ -771,12 +777,13 @@ def export_graphviz(model, feature_names=None, top=3, X=None, units="original", 
         If ``units`` is unknown, ``feature_names`` does not have p names, ``model`` is not a fitted
         tree of these classes, or ``max_depth`` is not None or an int >= 0.
     """
+    model = _view(model)
     if units not in UNITS:
         raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
     tree = _tree(model)
     root, children, folded = _structure(model, max_depth)
     labels = _node_labels(model, feature_names, top, X, units, folded)
-    title = f"{type(model).__name__} depth {tree.depth} ({units} units; {RANKING})"
+    title = f"{model.estimator} depth {tree.depth} ({units} units; {RANKING})"
     out = ["digraph srt {", f'  label="{_dot_escape(title)}"; labelloc=t;',
            '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
            '  edge [fontname="Helvetica", fontsize=9];']

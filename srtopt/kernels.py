@@ -470,22 +470,6 @@ def hbp_leaves(Z: np.ndarray, omega: np.ndarray, tree: Tree) -> np.ndarray:
 CLOSED_SPLIT = 40.0  # mu * |omega_0t| of a closed split: F(40) rounds to 1 in double precision
 
 
-def reachable_nodes(omega: np.ndarray, tree: Tree) -> np.ndarray:
-    """Mask (index t - 1) of the nodes some input can reach by HBP.
-
-    A split whose slopes are all zero is constant: it sends every row left if omega_0t >= 0,
-    else right, so the other subtree is unreachable (a *closed* split, see
-    :func:`close_unreached`)."""
-    reach = np.ones(2 ** (tree.depth + 1) - 1, dtype=bool)
-    for t in tree.branch_nodes:  # parents before children
-        row = omega[tree.branch_index(t)]
-        if not reach[t - 1]:
-            reach[2 * t - 1] = reach[2 * t] = False
-        elif not row[1:].any():
-            reach[(2 * t + 1 if row[0] >= 0 else 2 * t) - 1] = False
-    return reach
-
-
 def close_unreached(omega: np.ndarray, counts: np.ndarray, tree: Tree, mu: float) -> np.ndarray:
     """``omega`` with every split t that HBP routes no row of ``counts`` (rows through each
     node, index t - 1) to one child made constant towards the other child: slopes 0 and

@@ -33,6 +33,7 @@ loaded model predicts exactly what the saved one did.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import json
@@ -44,6 +45,8 @@ from pathlib import Path
 import numpy as np
 
 from ._io import atomic_write, read_regular_file
+from .tree import Tree
+from .view import FittedTree, Scaling, axis_reach, oblique_reach
 
 FORMAT = "srtopt-model"
 FORMAT_VERSION = 2
@@ -294,6 +297,46 @@ def load(path):
     >>> bool((again.predict(X) == tree.predict(X)).all())  # the same predictions, bit for bit
     True
     """
+    doc, source = _read_json(path)
+    return from_dict(doc, source=source)
+
+
+def read_view(path) -> FittedTree:
+    """The fitted tree of a model file as the readers see it (:class:`srtopt.view.FittedTree`),
+    with every check of :func:`load`, without building the estimator: quick (no scikit-learn),
+    for showing a tree (``srtopt show``).  It cannot route new rows (load the model for that).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The model file.
+
+    Returns
+    -------
+    FittedTree
+        What :func:`srtopt.export.export_text` and the other writers take.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`load`.
+    """
+    doc, source = _read_json(path)
+    state = _checked_state(doc, source)
+    name, p, depth, fitted = state["estimator"], state["n_features"], state["depth"], state["fitted"]
+    tree = Tree(depth)
+    reach = (axis_reach(fitted["split_feature_"], tree) if name == "MILOTreeRegressor" else
+             np.ones(2 ** (depth + 1) - 1, dtype=bool) if name == "ORRTRegressor" else
+             oblique_reach(fitted["omega_"], tree))
+    mu = state["params"].get("mu")
+    fields = {f.name for f in dataclasses.fields(FittedTree)}
+    return FittedTree(estimator=name, depth=depth, n_features_in_=p, scaler_=Scaling(*state["scaler"]), reach=reach,
+                      feature_names_in_=state["feature_names"], mu=None if mu is None else float(mu),
+                      **{k: v for k, v in fitted.items() if k in fields})
+
+
+def _read_json(path) -> tuple[dict, str]:
+    """(parsed document, how messages name it) of the model file ``path``."""
     path = Path(path)
     data = read_regular_file(path, MAX_FILE_BYTES, "model file")
     source = f"model file {str(path)!r}"
@@ -303,8 +346,7 @@ def load(path):
         raise ValueError(f"cannot read {source}: {exc}") from None
     _check_declared_size(text, source)
     try:
-        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_int64)
-        return from_dict(doc, source=source)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_int64), source
     except json.JSONDecodeError as exc:
         raise ValueError(f"{source} is not valid JSON (truncated or corrupt?): {exc}") from None
     except _OutOfRange as exc:
@@ -383,6 +425,37 @@ def from_dict(doc, source="model") -> object:
         If the document was written by another srtopt version, or a parameter was stored as unserializable
         (the estimator's default is used).
     """
+    state = _checked_state(doc, source)
+    cls = _classes()[state["estimator"]]
+    signature = inspect.signature(cls.__init__).parameters
+    kwargs = {}
+    for key, value in state["params"].items():
+        if key not in signature:
+            raise ValueError(f"{source}: {state['estimator']} has no parameter {key!r}")
+        if isinstance(value, dict) and set(value) == {"unserializable"}:
+            warnings.warn(f"{source}: parameter {key}={value['unserializable']} was not stored; "
+                          f"using the default {signature[key].default!r}", UserWarning, stacklevel=3)
+            continue
+        kwargs[key] = _decode_value(value, f"params.{key}")
+    model = cls(**kwargs)
+    for attr, value in state["fitted"].items():
+        setattr(model, attr, value)
+    if state["estimator"] == "MILOTreeRegressor":
+        model.model_ = None
+    from .estimators.scaling import MinMaxTarget
+
+    model.scaler_ = MinMaxTarget()
+    model.scaler_.x_min, model.scaler_.x_scale, model.scaler_.y_mean, model.scaler_.y_std = state["scaler"]
+    model.n_features_in_ = state["n_features"]
+    if state["feature_names"] is not None:
+        model.feature_names_in_ = state["feature_names"]
+    return model
+
+
+def _checked_state(doc, source) -> dict:
+    """Every check of :func:`from_dict` that needs no estimator class: a dict of ``estimator``,
+    ``params`` (as stored), ``depth``, ``n_features``, ``fitted`` (attribute -> decoded value),
+    ``scaler`` (x_min, x_scale, y_mean, y_std) and ``feature_names`` (array or None)."""
     from . import __version__
 
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -399,27 +472,14 @@ def from_dict(doc, source="model") -> object:
     saved_version = doc.get("srtopt_version")
     if saved_version != __version__:
         warnings.warn(f"{source} was written by srtopt {saved_version}, this is {__version__}", UserWarning,
-                      stacklevel=3)
-    classes = _classes()
+                      stacklevel=4)
     name = doc.get("estimator")
-    if name not in classes:
-        raise ValueError(f"{source}: unknown estimator {name!r}; expected one of {', '.join(classes)}")
-    cls = classes[name]
+    if name not in MODEL_KINDS:
+        raise ValueError(f"{source}: unknown estimator {name!r}; expected one of {', '.join(MODEL_KINDS)}")
     params = doc.get("params")
     if not isinstance(params, dict):
         raise ValueError(f"{source}: params must be an object")
-    signature = inspect.signature(cls.__init__).parameters
-    kwargs = {}
-    for key, value in params.items():
-        if key not in signature:
-            raise ValueError(f"{source}: {name} has no parameter {key!r}")
-        if isinstance(value, dict) and set(value) == {"unserializable"}:
-            warnings.warn(f"{source}: parameter {key}={value['unserializable']} was not stored; "
-                          f"using the default {signature[key].default!r}", UserWarning, stacklevel=3)
-            continue
-        kwargs[key] = _decode_value(value, f"params.{key}")
-    model = cls(**kwargs)
-    depth = model.depth
+    depth = params.get("depth", 2)
     if not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= 20:
         raise ValueError(f"{source}: depth must be an integer in 1..20, got {depth!r}")
     p = doc.get("n_features_in")
@@ -438,6 +498,7 @@ def from_dict(doc, source="model") -> object:
     for attr in _REQUIRED[name]:
         if attr not in state:
             raise ValueError(f"{source}: state lacks {attr}")
+    fitted = {}
     for attr in _ARRAYS[name]:
         if attr not in state:
             continue
@@ -445,53 +506,47 @@ def from_dict(doc, source="model") -> object:
         if array.shape != shapes[attr]:
             raise ValueError(f"{source}: {attr} has shape {array.shape}, expected {shapes[attr]} for depth "
                              f"{depth} and {p} features")
-        setattr(model, attr, array)
+        fitted[attr] = array
     for attr in _SCALARS[name]:
         if attr in state:
-            setattr(model, attr, _decode_value(state[attr], f"state.{attr}"))
-    y_range = getattr(model, "y_range_", None)
+            fitted[attr] = _decode_value(state[attr], f"state.{attr}")
+    y_range = fitted.get("y_range_")
     if y_range is not None and not y_range[0] <= y_range[1]:
         raise ValueError(f"{source}: y_range_ must be (low, high), got {y_range.tolist()}")
     if name == "MILOTreeRegressor":
-        f = model.split_feature_
+        f = fitted["split_feature_"]
         if np.any(f < -1) or np.any(f >= p):
             raise ValueError(f"{source}: split_feature_ must lie in -1..{p - 1}")
-        model.model_ = None
-    model.scaler_ = _decode_scaler(state.get("scaler"), p, source)
+    scaler = _decode_scaler(state.get("scaler"), p, source)
     finite = [a for a in _ARRAYS[name] if a not in ("leaf_mse_", "leaf_r2_", "split_threshold_",
-                                                    "split_threshold_scaled_") and hasattr(model, a)]
-    s = model.scaler_
-    checks = {a: getattr(model, a) for a in finite}
-    checks.update({"scaler.x_min": s.x_min, "scaler.x_scale": s.x_scale, "scaler.y_mean": s.y_mean,
-                   "scaler.y_std": s.y_std})
+                                                    "split_threshold_scaled_") and a in fitted]
+    checks = {a: fitted[a] for a in finite}
+    checks.update(zip(("scaler.x_min", "scaler.x_scale", "scaler.y_mean", "scaler.y_std"), scaler))
     for attr, value in checks.items():
         if not np.all(np.isfinite(value)):
             raise ValueError(f"{source}: {attr} holds non-finite values")
         if attr in ("scaler.x_scale", "scaler.y_std") and np.any(np.asarray(value) <= 0):
             raise ValueError(f"{source}: {attr} must be positive")
     names = doc.get("feature_names")
-    model.n_features_in_ = p
     if names is not None:
         if not isinstance(names, list) or len(names) != p or not all(isinstance(n, str) for n in names):
             raise ValueError(f"{source}: feature_names must be {p} strings")
-        model.feature_names_in_ = np.array(names, dtype=object)
-    return model
+        names = np.array(names, dtype=object)
+    return {"estimator": name, "params": params, "depth": depth, "n_features": p, "fitted": fitted,
+            "scaler": scaler, "feature_names": names}
 
 
-def _decode_scaler(scaler, p, source):
-    """The MinMaxTarget of ``state.scaler``."""
-    from .estimators.scaling import MinMaxTarget
-
+def _decode_scaler(scaler, p, source) -> tuple:
+    """(x_min, x_scale, y_mean, y_std) of ``state.scaler``."""
     if not isinstance(scaler, dict) or set(scaler) != {"x_min", "x_scale", "y_mean", "y_std"}:
         raise ValueError(f"{source}: state.scaler must hold x_min, x_scale, y_mean, y_std")
-    s = MinMaxTarget()
-    s.x_min = _decode_array(scaler["x_min"], "state.scaler.x_min")
-    s.x_scale = _decode_array(scaler["x_scale"], "state.scaler.x_scale")
-    s.y_mean = _unfloat(scaler["y_mean"], "state.scaler.y_mean")
-    s.y_std = _unfloat(scaler["y_std"], "state.scaler.y_std")
-    if s.x_min.shape != (p,) or s.x_scale.shape != (p,):
+    x_min = _decode_array(scaler["x_min"], "state.scaler.x_min")
+    x_scale = _decode_array(scaler["x_scale"], "state.scaler.x_scale")
+    y_mean = _unfloat(scaler["y_mean"], "state.scaler.y_mean")
+    y_std = _unfloat(scaler["y_std"], "state.scaler.y_std")
+    if x_min.shape != (p,) or x_scale.shape != (p,):
         raise ValueError(f"{source}: scaler x_min/x_scale must have shape ({p},)")
-    return s
+    return x_min, x_scale, y_mean, y_std
 
 
 def _from_version_1(doc: dict) -> dict:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import textwrap
 
-from .export import RANKING, UNITS, _drawn, _kind, _node_labels, _pruned_note, _structure, _tree
+from .export import RANKING, UNITS, _drawn, _node_labels, _pruned_note, _structure, _tree, _view
 
 GAP_X, GAP_Y, MARGIN, PAD = 2.5, 4.0, 1.5, 0.4  # between boxes, between rows, around, in the box: x font size
 
@@ -48,12 +48,12 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
 
     if units not in UNITS:
         raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
-    _kind(model)
+    model = _view(model)
     tree, (root, children, folded) = _tree(model), _structure(model, max_depth)
     structure, drawn = (root, children), _drawn(root, children)
     labels = {t: "\n".join(lines) for t, lines in _node_labels(model, feature_names, top, X, units, folded).items()
               if t in drawn}
-    title = f"{type(model).__name__}, depth {tree.depth} ({units} units)\n{RANKING}"
+    title = f"{model.estimator}, depth {tree.depth} ({units} units)\n{RANKING}"
     if note := _pruned_note(model):
         title += "\n" + textwrap.fill(note, 90)
     if ax is None:

@@ -206,7 +206,7 @@ def test_every_view_ranks_terms_by_the_scale_free_weight(frame):
         assert _names_in(text[i + 1], names) == expected[t]  # scaled line
         assert _names_in(text[i + 2], names) == expected[t]  # original line
     for units in ("original", "scaled"):
-        labels = _node_labels(model, None, None, None, units)
+        labels = _node_labels(model.tree_view(), None, None, None, units)
         for t in shown:
             assert _names_in("\n".join(labels[t]), names) == expected[t]
     top1 = export_text(model, top=1)

@@ -5,6 +5,7 @@ from scipy.special import expit
 
 from srtopt import kernels, srt_objective
 from srtopt.tree import Tree
+from srtopt.view import oblique_reach
 
 from .conftest import random_tree_problem
 
@@ -219,14 +220,14 @@ def test_closing_the_splits_of_empty_subtrees_keeps_every_counted_row_and_prunes
     assert counts[4] == 0 and counts[1] > 0
     closed = kernels.close_unreached(omega, counts, tree, mu=2.0)
     np.testing.assert_array_equal(kernels.hbp_leaves(Z, closed, tree), leaves)
-    reach = kernels.reachable_nodes(closed, tree)
+    reach = oblique_reach(closed, tree)
     assert set(np.flatnonzero(~reach) + 1) >= {5, 10, 11}
     assert set(np.flatnonzero(~reach) + 1) == {t for t in range(2, 16) if counts[t - 1] == 0}
     anywhere = kernels.split_design(rng.uniform(-50, 50, (5000, 2)))
     assert reach[kernels.hbp_leaves(anywhere, closed, tree) - 1].all()
     S = kernels.split_probabilities(anywhere, closed, 2.0)
     assert np.all(S[:, 1] == 1.0)  # p = F(mu * 40 / mu) is 1 in double precision
-    np.testing.assert_array_equal(kernels.reachable_nodes(omega, tree), np.ones(15, dtype=bool))
+    np.testing.assert_array_equal(oblique_reach(omega, tree), np.ones(15, dtype=bool))
 
 
 def test_node_counts_count_the_rows_whose_hbp_path_visits_each_node():

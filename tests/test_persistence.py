@@ -323,3 +323,30 @@ def test_a_file_far_larger_than_its_declared_model_is_refused_before_parsing(sav
     with pytest.raises(ValueError, match=r"holds \d+ bytes, more than a model of depth 2 on 3 features can"):
         srtopt.load(saved)
     assert time.perf_counter() - start < 5.0  # parsing it would take seconds and a gigabyte
+
+
+@pytest.mark.parametrize("kind", ["srt", "orrt", "milo"])
+def test_a_view_read_from_the_file_draws_what_the_estimator_draws(kind, tmp_path):
+    """read_view checks the file as load does and gives the writers the same tree: the text, DOT and
+    HTML of the file are those of the fitted estimator."""
+    from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+    from srtopt.export import export_graphviz, export_html, export_text
+    from srtopt.persistence import read_view
+
+    rng = np.random.default_rng(0)
+    X = rng.random((80, 3))
+    y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+    model = {"srt": SoftRegressionTree(depth=2, random_state=0, constraints="leaf_bounds:feature=1,lower=0"),
+             "orrt": ORRTRegressor(depth=2, mu=1.0, max_iter=30, random_state=0),
+             "milo": MILOTreeRegressor(depth=2, time_limit=5, random_state=0)}[kind].fit(X, y)
+    model.save(tmp_path / "m.json")
+    view = read_view(tmp_path / "m.json")
+    assert export_text(view, top=None) == export_text(model, top=None)
+    assert export_graphviz(view) == export_graphviz(model)
+    if kind != "milo":
+        assert export_html(view) == export_html(model)
+    with pytest.raises(ValueError, match="routing rows of X needs the fitted estimator"):
+        export_text(view, X=X)
+    (tmp_path / "bad.json").write_text((tmp_path / "m.json").read_text().replace('"depth": 2', '"depth": 3'))
+    with pytest.raises(ValueError, match="failed its checksum"):
+        read_view(tmp_path / "bad.json")

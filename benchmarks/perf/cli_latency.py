@@ -1,4 +1,6 @@
-"""How long the CLI takes to answer what needs no work: help, version, a usage error.
+"""How long the CLI takes to answer what needs no work: help, version, a usage error, and the
+text of a saved model (``srtopt show``, a depth-3 tree on scikit-learn's diabetes data, fitted
+once in the run).
 
     PYTHONPATH=. python benchmarks/perf/cli_latency.py [--repeats 7]
 
@@ -14,9 +16,13 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
+from sklearn.datasets import load_diabetes
+
 from benchmarks.common import BENCHMARKS
+from srtopt import SoftRegressionTree
 
 HERE = BENCHMARKS
 COMMANDS = {
@@ -26,6 +32,7 @@ COMMANDS = {
     "srtopt fit --help": ["-m", "srtopt", "fit", "--help"],
     "srtopt fit data.csv (usage error)": ["-m", "srtopt", "fit", "data.csv"],
     "srtopt bench --help": ["-m", "srtopt", "bench", "--help"],
+    "srtopt show model.json (depth 3)": ["-m", "srtopt", "show", "{model}"],
 }
 
 
@@ -34,8 +41,12 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
     env = dict(os.environ, PYTHONPATH=str(HERE.parent))
+    folder = tempfile.TemporaryDirectory()
+    model = os.path.join(folder.name, "model.json")
+    SoftRegressionTree(depth=3, random_state=0).fit(*load_diabetes(return_X_y=True)).save(model)
     rows = []
     for name, command in COMMANDS.items():
+        command = [part.format(model=model) for part in command]
         times = []
         for _ in range(args.repeats):
             start = time.perf_counter()

@@ -477,11 +477,11 @@ def run_predict(args) -> int:
 # ----------------------------------------------------------------------- show
 def run_show(args) -> int:
     from ..export import export_graphviz, export_text
-    from ..persistence import load
+    from ..persistence import read_view
 
     fmt = _show_format(args.format, args.out)
     out = None if args.out is None else _out_path(args.out, [args.model])
-    model = load(args.model)
+    model = read_view(args.model)  # the tree as the writers see it, without loading the estimator
     if args.top is not None and args.top < 1:
         raise ValueError(f"--top must be >= 1 or 'all', got {args.top}")
     if args.max_depth is not None and (args.max_depth < 0 or fmt == "html"):

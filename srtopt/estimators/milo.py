@@ -46,6 +46,7 @@ from srtopt.milo.objective import LOSSES, AxisObjective, route, tree_objective
 from srtopt.solvers import SolverUnavailableError, make_solver
 from srtopt.solvers.milp import available_milp_solvers
 from srtopt.tree import Tree
+from srtopt.view import axis_reach
 
 __all__ = ["MILOTreeRegressor", "available_milp_solvers"]
 
@@ -422,12 +423,7 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         """Mask (index t - 1) of the nodes some input reaches: a node without a split sends every
         row right, so its left subtree is not reached."""
         check_is_fitted(self)
-        tree = Tree(int(self.depth))
-        reach = np.ones(2 ** (tree.depth + 1) - 1, dtype=bool)
-        for t in tree.branch_nodes:
-            reach[2 * t - 1] = reach[t - 1] and self.split_feature_[t - 1] >= 0
-            reach[2 * t] = reach[t - 1]
-        return reach
+        return axis_reach(self.split_feature_, Tree(int(self.depth)))
 
     def apply(self, X):
         """Leaf reached by each sample, in paper numbering (2^D .. 2^(D+1)-1)."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
-from scipy.sparse import csr_matrix
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
 from ..tree import Tree
+from ..view import FittedTree, Scaling, oblique_reach, path_indicator
 from .scaling import scaled_input
 
 
@@ -35,12 +37,17 @@ class TreeMixin:
         """Sparse CSR indicator (n_samples, 2^(D+1) - 1) of the nodes on each row's path (the
         HBP path of a soft tree); column j is node j + 1 in the paper's numbering, as in
         scikit-learn: every row has D + 1 ones and the leaf columns reproduce :meth:`apply`."""
-        leaves = np.asarray(self.apply(X))
-        n, D = len(leaves), self.get_depth()
-        shifts = np.arange(D, -1, -1)  # the root (leaf >> D) first: columns in increasing order
-        indices = ((leaves[:, None] >> shifts[None, :]) - 1).ravel()
-        indptr = np.arange(0, n * (D + 1) + 1, D + 1)
-        return csr_matrix((np.ones(n * (D + 1), dtype=np.int64), indices, indptr), shape=(n, 2 ** (D + 1) - 1))
+        return path_indicator(self.apply(X), self.get_depth())
+
+    def tree_view(self) -> FittedTree:
+        """The fitted tree as the readers see it (:class:`srtopt.view.FittedTree`): the text, DOT,
+        HTML and plot writers and the node table work on it."""
+        check_is_fitted(self)
+        s = self.scaler_
+        fields = {f.name: getattr(self, f.name, None) for f in dataclasses.fields(FittedTree) if f.name.endswith("_")}
+        fields["scaler_"] = Scaling(s.x_min, s.x_scale, s.y_mean, s.y_std)
+        return FittedTree(estimator=type(self).__name__, depth=self.get_depth(), reach=self.reachable_nodes(),
+                          mu=getattr(self, "mu", None), router=self.apply, **fields)
 
     def reachable_nodes(self) -> np.ndarray:
         """Mask of shape (2^(D+1) - 1,), True at index t - 1 when some input reaches node t
@@ -53,9 +60,9 @@ class SoftTreeMixin(TreeMixin):
 
     def reachable_nodes(self) -> np.ndarray:
         """Mask (index t - 1) of the nodes some input reaches: below a split whose slopes are
-        all zero, the side it never sends a row to is not (:func:`srtopt.kernels.reachable_nodes`)."""
+        all zero, the side it never sends a row to is not (:func:`srtopt.view.oblique_reach`)."""
         check_is_fitted(self)
-        return kernels.reachable_nodes(self.omega_, Tree(int(self.depth)))
+        return oblique_reach(self.omega_, Tree(int(self.depth)))
 
     def apply(self, X):
         """Leaf of each row's HBP path, in the paper's node numbering (2^D .. 2^(D+1)-1)."""

@@ -15,6 +15,7 @@ import pytest
 
 import srtopt
 from srtopt.cli import main
+from srtopt.export import export_text
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -436,6 +437,22 @@ def test_help_and_usage_errors_import_nothing_heavy():
         done = subprocess.run([sys.executable, "-c", probe, *argv], env=env, capture_output=True, text=True,
                               timeout=120)
         assert done.stdout.strip().splitlines()[-1] == "[]", (argv, done.stdout[-300:], done.stderr[-300:])
+
+
+@pytest.mark.slow
+def test_show_reads_the_file_without_the_estimator_stack(workdir, fitted):
+    """``srtopt show`` answers from the saved file alone: scikit-learn, Pyomo, CasADi and numba
+    are never imported (they cost seconds), and the text is the loaded estimator's."""
+    probe = ("import sys, runpy; sys.argv = ['srtopt', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('srtopt', run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('sklearn', 'pyomo', 'casadi', 'numba') if m in sys.modules))")
+    model = workdir / "model.json"
+    done = subprocess.run([sys.executable, "-c", probe, "show", str(model)], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=120)
+    *text, modules = done.stdout.strip().splitlines()
+    assert modules == "[]", (done.stdout[-300:], done.stderr[-300:])
+    assert "\n".join(text) == export_text(srtopt.load(model))
 
 
 def test_formulation_and_solver_flags_reach_the_estimator(workdir, capsys):
