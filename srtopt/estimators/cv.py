@@ -27,7 +27,9 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
     search picks the heavier weight; where the tree structure pays it keeps the default or
     the lighter one.  Chosen on 16 datasets and confirmed on 17 others (docs/design.md,
     "Choosing the split weight by cross-validation").  It costs
-    ``len(split_weights) * k + 1`` fits for k folds.
+    ``len(split_weights) * k + 1`` fits for k folds.  With the estimator's
+    ``leaf_ridge="auto"`` the small-data factor is chosen once per depth, by one more fit on
+    all the rows, and held for every fit of the search.
 
     Parameters
     ----------
@@ -100,10 +102,11 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         check_fit_arrays(self, X, y, 1)  # errors that name the argument; sets feature_names_in_
         depths = [estimator.depth] if self.depths is None else [int(d) for d in self.depths]
         candidates = [f"{reading}:split={w!r}" for w in weights]
-        search = GridSearchCV(estimator, {"depth": depths, "regularization": candidates}, cv=self._splitter(),
-                              n_jobs=self.n_jobs, error_score="raise")
         params = {name: value for name, value in (("sample_weight", sample_weight),
                                                   ("sensitive_features", sensitive_features)) if value is not None}
+        grid = [{"depth": [d], "regularization": candidates, "leaf_ridge": [_leaf_ridge(estimator, d, X, y, params)]}
+                for d in depths]
+        search = GridSearchCV(estimator, grid, cv=self._splitter(), n_jobs=self.n_jobs, error_score="raise")
         search.fit(X, y, **params)
         self.best_estimator_ = search.best_estimator_
         self.depth_ = int(search.best_params_["depth"])
@@ -124,6 +127,15 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         """Predictions of ``best_estimator_`` (eq. prediction_model)."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
+
+
+def _leaf_ridge(estimator, depth, X, y, params):
+    """The estimator's ``leaf_ridge`` at ``depth``; "auto" is resolved once, by a fit on all the
+    rows (its ``leaf_ridge_``), so that the search's fits do not each repeat the comparison."""
+    if estimator.leaf_ridge != "auto":
+        return estimator.leaf_ridge
+    probe = clone(estimator).set_params(depth=depth, callbacks=None, verbose=0)
+    return float(probe.fit(X, y, **params).leaf_ridge_)
 
 
 def _reading_of(regularization) -> str:
