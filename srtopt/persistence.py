@@ -65,7 +65,8 @@ _ARRAYS = {
 _SCALARS = {
     "SoftRegressionTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_",
                            "init_davies_bouldin_", "init_chosen_", "leaf_ridge_", "constraint_report_",
-                           "sensitive_feature_name_", "groups_", "selected_features_", "n_features_used_"),
+                           "sensitive_feature_name_", "groups_", "selected_features_", "n_features_used_",
+                           "fit_seconds_"),
     "ORRTRegressor": ("objective_", "n_iter_", "solver_status_", "fit_seconds_"),
     "MILOTreeRegressor": ("objective_", "mip_gap_", "mip_bound_", "solver_status_", "bound_source_",
                           "warm_start_objective_", "fit_seconds_", "l1_", "min_samples_leaf_"),

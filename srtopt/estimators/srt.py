@@ -309,6 +309,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     history_ : list of dicts, one per inner iteration: node, W_B, W_L, E before and after, the
         update each step took, solver status and seconds.
     objective_, n_iter_, stopped_by_ : E of the returned iterate, macro iterations, why it stopped.
+    fit_seconds_ : wall-clock seconds of the fit, counted as ``time_limit`` counts them.
     lambda_w_, lambda_b_ : the l2 weights of eq. (obj) used, lambda_b_ with the leaf-ridge factor.
     selected_features_ : list, the features the tree uses (a nonzero weight in a split or a leaf): their
         indices, or their names when X had column names; ``n_features_used_``: how many.
@@ -438,6 +439,10 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.objective_, self.n_iter_ = result.objective, result.n_macro
         self.history_ = [record.as_dict() for record in result.history]
         self.stopped_by_ = result.stopped_by
+        if self.stopped_by_ == "time_limit":
+            warnings.warn(f"time_limit={self.time_limit:g} s reached after {self.n_iter_} macro iteration(s): the "
+                          f"tree is the best found by then (stopped_by_='time_limit'); a larger time_limit may "
+                          f"find a better one", UserWarning, stacklevel=3)
         self.lambda_w_, self.lambda_b_ = lambda_w, problem.lambda_b
         self.y_range_ = np.array([y[weights > 0].min(), y[weights > 0].max()])
         Xs = problem.X
@@ -453,6 +458,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
             self.feature_importances_ = np.full(X.shape[1], np.nan)
             warnings.warn("out of memory while computing the training statistics (leaf_mse_, leaf_r2_, "
                           "feature_importances_): they are NaN; the fitted model is complete", UserWarning, stacklevel=3)
+        self.fit_seconds_ = time.perf_counter() - started
         for callback in callbacks:
             getattr(callback, "on_fit_end", lambda estimator: None)(self)
         return self

@@ -173,7 +173,9 @@ def test_negative_sample_weight_is_refused_naming_it(toy):
 def test_time_limit_covers_the_initialization(toy):
     """A limit that has passed once the data are checked: one initialization repetition, no
     inner iteration, the initial tree returned and usable."""
-    model = SoftRegressionTree(depth=2, time_limit=1e-9, random_state=0).fit(*toy)
+    with pytest.warns(UserWarning, match=r"time_limit=1e-09 s reached after 0 macro iteration\(s\)") as caught:
+        model = SoftRegressionTree(depth=2, time_limit=1e-9, random_state=0).fit(*toy)
+    assert caught[0].filename == __file__  # the warning points at the fit call
     assert model.stopped_by_ == "time_limit" and model.history_ == [] and model.n_iter_ == 0
     assert np.all(np.isfinite(model.predict(toy[0])))
 
