@@ -20,6 +20,7 @@ import os
 import time
 
 import casadi as ca
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import make_friedman1
 from sklearn.model_selection import train_test_split
@@ -67,11 +68,18 @@ def main():
     losses = {"squared": "squared", "huber (delta 0.3)": "huber", "absolute (smoothed)": "absolute",
               "log-cosh (CasADi callable)": lambda r: ca.log(ca.cosh(r)), "cauchy (registered class)": "cauchy:c=0.3"}
     print(f"{'loss':<28}{'test R^2':>9}{'seconds':>9}  LN solver")
+    scores = {}
     for label, loss in losses.items():
         start = time.perf_counter()
         tree = SoftRegressionTree(depth=2, loss=loss, max_iter=3 if QUICK else 10, random_state=0).fit(X_train, y_train)
         ln = sorted({r["ln"]["solver"] for r in tree.history_ if "solver" in r["ln"]})
-        print(f"{label:<28}{tree.score(X_test, y_test):9.3f}{time.perf_counter() - start:9.2f}  {', '.join(ln)}")
+        scores[label] = tree.score(X_test, y_test)
+        print(f"{label:<28}{scores[label]:9.3f}{time.perf_counter() - start:9.2f}  {', '.join(ln)}")
+    fig, ax = plt.subplots(figsize=(6, 3))
+    ax.barh(list(scores), list(scores.values()))
+    ax.invert_yaxis()
+    ax.set(xlabel="test R^2 (clean test targets)", title="Losses on training targets with outliers")
+    fig.tight_layout()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import os
 import tempfile
 import time
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from srtopt import SoftRegressionTree
@@ -39,10 +40,17 @@ def main():
     print(f"  I_t (first rows of the training data): {bn.rows[:10].tolist()} ...\n")
 
     print(f"{'solver':<22}{'objective':>16}{'iterations':>12}{'seconds':>10}  termination")
+    results = {}
     for spec in ("ipopt", "l-bfgs-b", "trust-exact"):
-        result = bn.solve(spec)
+        result = results[spec] = bn.solve(spec)
         print(f"{spec:<22}{result.objective:16.10f}{result.iterations:12d}{result.seconds:10.4f}  "
               f"{result.termination_condition}")
+
+    fig, ax = plt.subplots(figsize=(5, 2.8))
+    ax.barh(list(results), [r.iterations for r in results.values()])
+    ax.invert_yaxis()
+    ax.set(xlabel="iterations to the same BN subproblem's optimum", title="One captured subproblem, three solvers")
+    fig.tight_layout()
 
     with tempfile.TemporaryDirectory(prefix="srtopt_bn_") as directory:  # removed at the end
         for ext in (".nl", ".gms", ".casadi", ".c"):

@@ -21,6 +21,7 @@ Sparse oblique splits and feature selection with nonsmooth penalties, and a pena
 import os
 
 import casadi as ca
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import load_diabetes
 from sklearn.model_selection import train_test_split
@@ -94,9 +95,14 @@ def main():
 
     print(f"1. split_l1 path, depth {depth}: features read per split (of {X.shape[1]}) against test R^2")
     strengths = [1e-4, 1e-3] if QUICK else [1e-4, 3e-4, 1e-3, 3e-3]
+    points = []
     for strength, tree in path(X_train, y_train, "split_l1", strengths, depth, max_iter):
-        print(f"   strength {strength:<8g} features per split {features_per_split(tree):5.2f}   "
-              f"test R^2 {tree.score(X_test, y_test):.3f}")
+        points.append((features_per_split(tree), tree.score(X_test, y_test)))
+        print(f"   strength {strength:<8g} features per split {points[-1][0]:5.2f}   test R^2 {points[-1][1]:.3f}")
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.plot(*zip(*points), marker="o")
+    ax.set(xlabel="features read per split (mean)", ylabel="test R^2", title="The split_l1 path, diabetes")
+    fig.tight_layout()
 
     noise = np.random.default_rng(0).random((len(y), 10))
     Xn_train, Xn_test = np.hstack([X_train, noise[: len(y_train)]]), np.hstack([X_test, noise[len(y_train):]])

@@ -16,6 +16,7 @@ k0=0 the safeguards hold for each of them, so E never increases.
 import os
 import time
 
+import matplotlib.pyplot as plt
 from sklearn.datasets import make_friedman1
 
 from srtopt import SoftRegressionTree
@@ -44,6 +45,7 @@ def main():
     X, y = make_friedman1(1000 if QUICK else 4000, noise=1.0, random_state=0)
     max_iter = 3 if QUICK else 10
     print(f"{'rule':<10}{'inner its':>10}{'E start':>10}{'E end':>10}{'seconds':>9}   E after 25/50/75 % of the run")
+    fig, ax = plt.subplots(figsize=(6, 3.5))
     for rule in ("subtree", "all", "paths", bottom_up):
         trace = Trace()
         SoftRegressionTree(depth=3, k0=0, working_sets=rule, max_iter=max_iter, random_state=0,
@@ -53,6 +55,10 @@ def main():
         name = rule if isinstance(rule, str) else rule.__name__
         print(f"{name:<10}{len(trace.points) - 1:>10}{E0:10.4f}{E1:10.4f}{seconds:9.2f}   "
               + " ".join(f"{E:.4f}" for E in marks))
+        ax.plot(*zip(*trace.points), marker=".", label=name)
+    ax.set(xlabel="seconds", ylabel="E (training objective)", title="E along the run, by working-set rule")
+    ax.legend()
+    fig.tight_layout()
 
 
 if __name__ == "__main__":
