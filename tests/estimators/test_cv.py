@@ -60,7 +60,10 @@ def test_fit_records_the_search_and_refits_the_choice(linear_data):
     with pytest.raises(ValueError, match="save the tree it chose, model.best_estimator_"):
         model_to_dict(model)
     assert export_text(model.best_estimator_).startswith("SoftRegressionTree(depth=2)")  # on linear data, maybe one leaf
-    alone = SoftRegressionTree(depth=2, random_state=0, regularization=f"l2:split={model.split_weight_!r}").fit(X, y)
+    factor = model.best_estimator_.leaf_ridge  # "auto" resolved once, by a fit on all the rows
+    assert factor == SoftRegressionTree(depth=2, random_state=0).fit(X, y).leaf_ridge_
+    alone = SoftRegressionTree(depth=2, random_state=0, regularization=f"l2:split={model.split_weight_!r}",
+                               leaf_ridge=factor).fit(X, y)
     np.testing.assert_array_equal(model.best_estimator_.omega_, alone.omega_)
 
 
