@@ -16,7 +16,6 @@ import sys
 
 from benchmarks.common import RESULTS, write_report
 
-RESULTS = RESULTS
 CHILD = r"""
 import sys, time
 import numpy as np

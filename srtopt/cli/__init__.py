@@ -24,7 +24,11 @@ import signal
 import sqlite3
 import sys
 import threading
+import time
 import warnings
+
+#: when the command started (perf_counter seconds): ``fit --time-limit`` counts from here
+STARTED = time.perf_counter()
 
 COMMANDS = ("srtopt.cli.demo", "srtopt.cli.experiments", "srtopt.cli.models")
 

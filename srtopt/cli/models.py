@@ -18,6 +18,7 @@ import re
 import secrets
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -48,7 +49,8 @@ def register(subparsers) -> None:
                      help="initial tree: 'model-tree' (default), 'cluster' (the paper's) or 'cart'")
     fit.add_argument("--n-init", type=int, default=10, help="2-means repetitions of the 'cluster' initialization")
     fit.add_argument("--time-limit", type=float, default=None,
-                     help="seconds for the whole fit (initialization included)")
+                     help="seconds for the command up to the saved model: the fit gets what remains after "
+                          "starting and reading the data (with --cv: seconds for each fit)")
     fit.add_argument("--random-state", type=int, default=0, help="seed of the initialization (default 0)")
     fit.add_argument("--features", nargs="+", default=None,
                      help="feature columns (default: every column except the target)")
@@ -335,14 +337,31 @@ def run_fit(args) -> int:
     if args.cv is not None:
         model = _choose_split_weight(model, args.cv, args.random_state, X, y, args.quiet, args.cv_depths, groups)
     else:
+        if args.time_limit is not None:
+            model.set_params(time_limit=_fit_budget(args.time_limit))
         if not args.quiet:
-            print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features\n"
-                  f"{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
+            print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features"
+                  f"{_budget_note(model, args.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
         model.fit(X, y, sensitive_features=groups)
     _save_model(model, out)
     print(f"saved {out} (training R^2 {_r2(model, X, y):.4f}, stopped by {model.stopped_by_})",
           file=sys.stderr if out == "-" else sys.stdout)
     return 0
+
+
+def _fit_budget(time_limit: float) -> float:
+    """The fit's share of ``--time-limit``, which counts from the command's start: what remains
+    after starting and reading the data (at least a tenth of it), to 0.1 s."""
+    from . import STARTED
+
+    left = time_limit - (time.perf_counter() - STARTED)
+    return round(max(left, time_limit / 10), 1)
+
+
+def _budget_note(model, time_limit) -> str:
+    if time_limit is None:
+        return ""
+    return f", {model.time_limit:g} s of the {time_limit:g} s time limit left for the fit"
 
 
 def _r2(model, X, y) -> float:

@@ -20,6 +20,7 @@ and nothing changes.  The measurements behind the zone, the screen and the grid:
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
@@ -207,6 +208,8 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
     bounds = [c for c in make_constraints(estimator.constraints) if not isinstance(c, SoftMean)]
     model = clone(estimator).set_params(leaf_ridge=factor, callbacks=None, verbose=0, time_limit=time_limit,
                                         max_iter=min(MAX_ITER, estimator.max_iter), constraints=bounds or None)
-    model.fit(take_rows(X, train), y[train], None if sample_weight is None else weights[train])
+    with warnings.catch_warnings():  # a fold's fit stopped by its share of the time limit: the final fit warns
+        warnings.filterwarnings("ignore", message=r"time_limit=", category=UserWarning)
+        model.fit(take_rows(X, train), y[train], None if sample_weight is None else weights[train])
     residual = (model.predict(take_rows(X, test)) - y[test]) / (float(np.std(y)) or 1.0)
     return float(np.sum(weights[test] * loss.value(residual)))

@@ -37,8 +37,9 @@ def weighted_ridge(Xa, y, q, ridge, shift=0.0) -> np.ndarray:
     if b is not None:
         return b
     sq, root = np.sqrt(q), np.sqrt(np.broadcast_to(ridge, Xa.shape[1]) / 2)
-    A_aug = np.vstack([sq[:, None] * Xa, np.diag(root)])  # the shift enters as the ridge rows' target
-    target = np.divide(np.broadcast_to(shift, Xa.shape[1]), 2 * root, out=np.zeros(Xa.shape[1]), where=root > 0)
+    ridged = root > 0  # a ridge row of 0 changes nothing and made lstsq of a wide leaf (p + n) x p
+    target = np.broadcast_to(shift, Xa.shape[1])[ridged] / (2 * root[ridged])  # the shift: the ridge rows' target
+    A_aug = np.vstack([sq[:, None] * Xa, np.diag(root)[ridged]])
     return np.linalg.lstsq(A_aug, np.concatenate([sq * y, target]), rcond=None)[0]
 
 

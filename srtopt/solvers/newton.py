@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from .base import Acceptance, Solver, SolverResult, interrupt_requested, smooth_problem
+from .base import Acceptance, Solver, SolverResult, interrupt_requested, should_stop, smooth_problem
 from .least_squares import cholesky_solve
 
 EIGENVALUE_FLOOR = 1e-8  # relative floor of the modified Hessian's eigenvalues (nonconvex problems)
@@ -25,8 +25,8 @@ class NewtonSolver(Solver):
 
     Stops when the Newton decrement g^T H^-1 g / 2 falls below ``tol`` (relative to
     1 + |f|) or after ``max_iter`` iterations; its own ``time_limit`` and Ctrl-C are
-    checked at each iteration (not the training deadline: the initialization's
-    regressions, solved by this adapter, always finish).  On a nonconvex problem the
+    checked at each iteration, the training :func:`~.base.deadline` from the second on
+    (one step is always taken).  On a nonconvex problem the
     step is a modified Newton step (:func:`_newton_step`).
 
     Options that restrict what it accepts (the BN default tries
@@ -79,7 +79,8 @@ class NewtonSolver(Solver):
         status, it = "iteration limit", 0
         ends = None if self.time_limit is None else time.perf_counter() + self.time_limit
         for it in range(1, self.max_iter + 1):
-            if interrupt_requested() or (ends is not None and time.perf_counter() >= ends):
+            own_limit = ends is not None and time.perf_counter() >= ends
+            if interrupt_requested() or own_limit or (it > 1 and should_stop()):
                 status = "stopped"
                 break
             step = _newton_step(problem.hessian(x), g, free)

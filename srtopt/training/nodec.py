@@ -8,7 +8,8 @@ The orchestrator only sequences pluggable parts:
 * ``ln_step(problem, omega, beta, t, W_L, k)`` -> (beta, info) or (beta, info, solves);
 * ``termination(macro, history)`` -> a reason to stop or None, checked before each
   macro iteration and after each inner iteration (a time limit stops after the
-  current one);
+  current one, whose LN step is skipped once the solvers' :func:`~srtopt.solvers.base.deadline`
+  has passed);
 * ``macro_step(problem, omega, beta, k)`` -> (omega, beta, info, solves) or None: an
   extra step over all variables at the end of each macro iteration (NODEC-DR uses it
   for penalties that couple every block, ``feature_l1``), recorded as an inner
@@ -40,6 +41,7 @@ from typing import Callable
 import numpy as np
 
 from ..models.constraints import FEASIBILITY_TOL
+from ..solvers.base import deadline_passed
 from .callbacks import as_callbacks
 
 
@@ -210,9 +212,12 @@ class NodecGS:
         s.solves.extend(solves)
         s.omega_after_bn = s.omega
         E_bn = problem.objective(s.omega, s.beta)
-        beta, ln, solves = _step_output(self.ln_step(problem, s.omega, s.beta, t, W_L, s.k))
-        _, s.beta = self._feasible(problem, s, (s.omega, s.beta), (s.omega, beta), ln)
-        s.solves.extend(solves)
+        if deadline_passed():  # the time limit fell in the BN step: the LN step would overrun it
+            ln = {"update": "skipped", "status": "the time limit passed"}
+        else:
+            beta, ln, solves = _step_output(self.ln_step(problem, s.omega, s.beta, t, W_L, s.k))
+            _, s.beta = self._feasible(problem, s, (s.omega, s.beta), (s.omega, beta), ln)
+            s.solves.extend(solves)
         self._finish(problem, s, InnerIteration(s.macro, s.k, t, W_B, W_L, s.E, E_bn, problem.objective(
             s.omega, s.beta), bn, ln, time.perf_counter() - start))
 
