@@ -49,7 +49,6 @@ from benchmarks.common import RESULTS, ROOT, write_report
 from srtopt import SoftRegressionTree
 from srtopt.datasets import load
 
-RESULTS = RESULTS
 STORE = RESULTS / "constraints.jsonl"
 GAPS = (None, 0.1, 0.05, 0.02, 0.01)  # times sd(y_train); None: unconstrained
 EG_BOUNDS = (1.0, 0.9, 0.8, 0.7)  # times the base model's worst group loss
