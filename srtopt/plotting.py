@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import textwrap
 
-from .export import RANKING, UNITS, _drawn, _node_labels, _pruned_note, _structure, _tree, _view
+from .export.nodes import RANKING, UNITS, as_view, drawn_nodes, drawn_tree, node_labels, pruned_note, tree_of
 
 GAP_X, GAP_Y, MARGIN, PAD = 2.5, 4.0, 1.5, 0.4  # between boxes, between rows, around, in the box: x font size
 
@@ -24,7 +24,7 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
     Each branch node shows its split hyperplane ("go left iff ... >= 0", left edge
     "yes") with its ``top`` terms, one per line (None: every coefficient), each leaf
     its linear model, every node the training rows routed there by HBP (or the rows
-    of ``X``).  Terms are ranked by their scale-free weight (:data:`srtopt.export.RANKING`).
+    of ``X``).  Terms are ranked by their scale-free weight (:data:`srtopt.export.nodes.RANKING`).
     ``units``: "original" (raw feature units, y's units) or "scaled".  The layout
     sizes itself to the depth and the labels (see the module docstring).  ``max_depth``
     (None: every level) draws that many levels below the root and each split further down
@@ -48,13 +48,13 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
 
     if units not in UNITS:
         raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
-    model = _view(model)
-    tree, (root, children, folded) = _tree(model), _structure(model, max_depth)
-    structure, drawn = (root, children), _drawn(root, children)
-    labels = {t: "\n".join(lines) for t, lines in _node_labels(model, feature_names, top, X, units, folded).items()
+    model = as_view(model)
+    tree, (root, children, folded) = tree_of(model), drawn_tree(model, max_depth)
+    structure, drawn = (root, children), drawn_nodes(root, children)
+    labels = {t: "\n".join(lines) for t, lines in node_labels(model, feature_names, top, X, units, folded).items()
               if t in drawn}
     title = f"{model.estimator}, depth {tree.depth} ({units} units)\n{RANKING}"
-    if note := _pruned_note(model):
+    if note := pruned_note(model):
         title += "\n" + textwrap.fill(note, 90)
     if ax is None:
         _, ax = plt.subplots()
@@ -77,7 +77,7 @@ def _text_size(ax, text, fontsize, **style):
 
 def _layout(ax, labels, tree, structure, fontsize, title):
     """({node: (x_center, y_top, width, height)}, total width, total height) in inches, of the
-    drawn nodes (``structure``: root and children, :func:`srtopt.export._structure`); a node
+    drawn nodes (``structure``: root and children, :func:`srtopt.export.nodes.drawn_tree`); a node
     sits in the row of its depth.
 
     Every length is proportional to the font size, so the layout scales with it."""

@@ -1,5 +1,5 @@
-"""export_html in a real headless Chromium (Debian's chromium and chromium-driver; .ci/run installs
-them): the page loads with no console error, shows every node, folds and unfolds subtrees, and routes a
+"""export_html: the page's content, and the page in a real headless Chromium (Debian's chromium
+and chromium-driver; .ci/run installs them): the page loads with no console error, shows every node, folds and unfolds subtrees, and routes a
 row given in the address or typed into the form exactly as the model does.  The set-up takes a
 screenshot of the page; with SRTOPT_UPDATE_DOCS=1 in the environment it is saved as
 docs/html_view.png (the committed one was made so), otherwise into the test's temporary folder."""
@@ -12,14 +12,14 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 
-from srtopt import ORRTRegressor, SoftRegressionTree, kernels
+from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree, kernels
 from srtopt.export import export_html, reachable_nodes
 from srtopt.tree import Tree
 
-from .conftest import load_frame
+from ..conftest import load_frame
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-DOCS_SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "html_view.png"
+DOCS_SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "html_view.png"
 
 
 @pytest.fixture(scope="module")
@@ -28,18 +28,18 @@ def auto_mpg():
 
 
 @pytest.fixture(scope="module")
-def srt(auto_mpg):
+def mpg_tree(auto_mpg):
     """The tree of docs/tree.png: depth 3, defaults, random_state=0, on all of auto_mpg."""
     return SoftRegressionTree(depth=3, random_state=0).fit(*auto_mpg)
 
 
 @pytest.fixture(scope="module")
-def pages(srt, auto_mpg, tmp_path_factory):
+def pages(mpg_tree, auto_mpg, tmp_path_factory):
     folder = tmp_path_factory.mktemp("html")
     orrt = ORRTRegressor(depth=2, mu=1.0, solver="slsqp", max_iter=30, random_state=0).fit(*auto_mpg)
-    export_html(srt, folder / "srt.html")
+    export_html(mpg_tree, folder / "srt.html")
     export_html(orrt, folder / "orrt.html", X=auto_mpg[0], y=auto_mpg[1])
-    return {"srt": (srt, folder / "srt.html"), "orrt": (orrt, folder / "orrt.html")}
+    return {"srt": (mpg_tree, folder / "srt.html"), "orrt": (orrt, folder / "orrt.html")}
 
 
 @pytest.fixture(scope="module")
@@ -223,3 +223,23 @@ def test_orrt_page_predicts_with_every_leaf(browser, pages, auto_mpg):
     assert all(re.search(r"leaf R\^2 ([-\d.e]+|n/a) · MSE", text) for text in leaves)
     assert any(re.search(r"leaf R\^2 [-\d.]+ ·", text) for text in leaves)
     assert _console_errors(browser) == []
+
+
+def test_export_html_escapes_feature_names_and_embeds_the_model(srt, frame, tmp_path):
+    import json
+
+    from srtopt.export import export_html
+
+    names = ["<b>age</b>", "__MODEL__", 'dose "mg"']
+    page = export_html(srt, tmp_path / "t.html", feature_names=names)
+    assert (tmp_path / "t.html").read_text() == page
+    assert "<b>age</b>" not in page and "&lt;b&gt;age&lt;/b&gt;" in page and "dose &quot;mg&quot;" in page
+    model = json.loads(re.search(r'<script type="application/json" id="model-data">(.*?)</script>', page,
+                                 flags=re.S)[1])
+    assert model["features"] == names and model["prediction"] == "hbp"
+    np.testing.assert_array_equal(model["omega"], srt.omega_)
+    assert page.count('<details class="node') == 7 and "__TREE__" not in page and "*__MODEL__" in page
+    with pytest.raises(ValueError, match="export_html applies to SoftRegressionTree and ORRTRegressor"):
+        export_html(MILOTreeRegressor(depth=1, time_limit=1.0).fit(frame[0].iloc[:8], frame[1][:8]))
+    with pytest.raises(ValueError, match="y needs X"):
+        export_html(srt, y=frame[1])

@@ -1,0 +1,29 @@
+"""Reading a fitted tree: node table, text, Graphviz DOT, an HTML page and the HBP decision path.
+
+Works for :class:`~srtopt.SoftRegressionTree` and :class:`~srtopt.ORRTRegressor`
+(both have oblique splits ``omega_`` and linear leaves ``beta_`` in the scaled
+space) and, for the text export, the DOT source and the decision path, for
+:class:`~srtopt.MILOTreeRegressor` (axis-aligned splits).  ORRT predicts with the
+probability-weighted sum of all leaves; the routing shown for it is the HBP path
+of the same splits, meaningful for display only.
+
+Every writer works on the tree's :class:`~srtopt.view.FittedTree` (``model.tree_view()``, or
+:func:`srtopt.persistence.read_view` of a saved model), in its own module:
+
+* :mod:`.nodes`: what the writers share (the nodes drawn, original units, ranked terms);
+* :mod:`.table`: :func:`summary` and :func:`decision_path`;
+* :mod:`.text`: :func:`export_text` and :func:`export_constraints`;
+* :mod:`.dot`: :func:`export_graphviz` and :func:`render_graphviz`;
+* :mod:`.html_page`: :func:`export_html`.
+
+Coordinates: :mod:`srtopt.export.nodes` (module docstring).
+"""
+
+from .dot import export_graphviz, render_graphviz
+from .html_page import export_html
+from .nodes import RANKING, UNITS, original_units, reachable_nodes
+from .table import decision_path, summary
+from .text import export_constraints, export_text
+
+__all__ = ["RANKING", "UNITS", "decision_path", "export_constraints", "export_graphviz", "export_html", "export_text",
+           "original_units", "reachable_nodes", "render_graphviz", "summary"]

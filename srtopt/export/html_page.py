@@ -1,0 +1,172 @@
+"""One self-contained HTML page of a fitted oblique tree (:func:`export_html`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .nodes import (RANKING, as_view, drawn_tree, feature_names_of, fmt, leaf_scores, node_counts, original_units,
+                    pruned_note, scaling_of, terms_text, tree_of)
+
+
+def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
+    """One self-contained HTML page of a fitted SoftRegressionTree or ORRTRegressor; returns
+    it and writes it to ``path`` when given.  Everything (style, script, model) is inside the
+    file: it needs no network to be viewed.
+
+    The page shows the tree as collapsible nodes (click a node to fold its subtree), each
+    split and leaf formula in full in original and scaled units (terms ranked as
+    :data:`RANKING` says), the rows routed to every node by HBP (training rows stored at
+    fit, or the rows of ``X``), each leaf's R^2 and MSE on its rows (fit-time values, or on
+    ``X``, ``y``), the feature importances, and a form that routes a row given in original
+    units (or in the address, ``?name=value&...`` or ``?row=v1,v2,...``): its HBP path with
+    the split value u, the branch probabilities p and their product along the path, the
+    leaf probabilities P_it and the prediction.
+
+    Parameters
+    ----------
+    model : SoftRegressionTree or ORRTRegressor
+        A fitted oblique tree.
+    path : str, path-like or None, default=None
+        File to write the page to (UTF-8, replaced if it exists); None: only return it.
+    feature_names : sequence of str or None, default=None
+        Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
+    X : array-like of shape (n_samples, p) or None, default=None
+        Rows in original units for the node counts (and, with ``y``, the leaf scores); None: fit-time values.
+    y : array-like of shape (n_samples,) or None, default=None
+        Targets of the rows of ``X`` for the leaf R^2 and MSE.
+
+    Returns
+    -------
+    str
+        The HTML page.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is a MILOTreeRegressor or not a fitted tree, ``y`` is given without ``X``, or
+        ``feature_names`` does not have p names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from srtopt import SoftRegressionTree
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((200, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> page = export_html(tree)
+    >>> page.startswith("<!DOCTYPE html>"), page.count('<details class="node')
+    (True, 7)
+    """
+    model = as_view(model)
+    import html
+    import json
+    import re
+    from importlib import resources
+
+    if model.kind != "oblique":
+        raise ValueError("export_html applies to SoftRegressionTree and ORRTRegressor; use export_text "
+                         "for MILOTreeRegressor")
+    if y is not None and X is None:
+        raise ValueError("export_html: y needs X (the leaf scores are computed on the rows of X)")
+    tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
+    x_min, span, y_mean, y_std = scaling_of(model)
+    counts = node_counts(model, X)
+    mse, r2 = getattr(model, "leaf_mse_", None), getattr(model, "leaf_r2_", None)
+    if y is not None:
+        mse, r2 = leaf_scores(model, X, np.asarray(y, dtype=float), tree)
+    soft = model.estimator == "ORRTRegressor"
+    page = resources.files("srtopt").joinpath("data/tree_page.html").read_text("utf-8")
+    data = {"depth": tree.depth, "p": p, "n_leaves": tree.n_leaves, "mu": float(model.mu), "features": names,
+            "x_min": x_min.tolist(), "x_scale": span.tolist(), "y_mean": float(y_mean), "y_std": float(y_std),
+            "omega": model.omega_.tolist(), "beta": model.beta_.tolist(), "prediction": "soft" if soft else "hbp",
+            "leaves": [t for t in tree.leaves if model.reach[t - 1]]}
+    parts = {
+        "__TITLE__": html.escape(f"{model.estimator}, depth {tree.depth}, {p} features"),
+        "__FACTS__": _html_facts(model, counts, y_mean, y_std, soft),
+        "__TREE__": _html_tree(model, names, counts, mse, r2),
+        "__FORM__": "\n".join(f'<label>{html.escape(name)} <input type="number" step="any" id="x-{j}" '
+                              f'name="{html.escape(name)}" value="{x_min[j] + span[j] / 2:.6g}"></label>'
+                              for j, name in enumerate(names)),
+        "__IMPORTANCES__": _html_importances(model, names),
+        "__MODEL__": json.dumps(data).replace("<", "\\u003c"),
+    }
+    page = re.sub("|".join(parts), lambda match: parts[match.group(0)], page)  # one pass: names stay as given
+    if path is not None:
+        from pathlib import Path
+
+        Path(path).write_text(page, encoding="utf-8")
+    return page
+
+
+def _html_facts(model, counts, y_mean, y_std, soft):
+    import html
+
+    rule = ("ORRT predicts sum_t P_it y_t(x) over all leaves; the routing and counts follow the HBP path of "
+            "its splits (display only)." if soft else
+            "A row is predicted by the linear model of the single leaf of its highest-branch-probability "
+            "(HBP) path.")
+    rows = "" if counts is None else f"{counts[0]} training rows routed by HBP. "
+    return "\n".join(f'<p class="facts">{html.escape(text)}</p>' for text in (
+        rule,
+        f"{rows}Scaled units: x_s = (x - min) / (max - min) of the training data, "
+        f"y_s = (y - {y_mean:.6g}) / {y_std:.6g}; split t goes left iff p_t = F(mu u_t) >= 0.5 with "
+        f"u_t = omega_0t + (1/p) sum_j omega_jt x_s,j, F the logistic CDF, mu = {float(model.mu):g}.",
+        f"Formulas in full; {RANKING}."))
+
+
+def _html_tree(model, names, counts, mse, r2):
+    """Nested <details> of every node: its formulas, statistics and (for a split) its subtrees."""
+    import html
+
+    tree, p = tree_of(model), model.n_features_in_
+    split, leaf = original_units(model)
+    root, structure, _ = drawn_tree(model)
+
+    def node(t):
+        share = "" if counts is None else (f" · {counts[t - 1]} rows"
+                                           f" ({100 * counts[t - 1] / max(counts[0], 1):.1f} %)")
+        if tree.is_leaf(t):
+            i = tree.leaf_index(t)
+            b, c = model.beta_[i], leaf[i]
+            score = "" if r2 is None else " · " + " · ".join(
+                f"{name} {value:.4g}" if np.isfinite(value) else f"{name} n/a" for name, value in
+                (("leaf R^2", r2[i]), ("MSE", mse[i])))
+            head = f"leaf {t}{share}{score} · y = {fmt(c[0])} {terms_text(c[1:], b[1:], names, 3)}"
+            formulas = [("original", f"y = {fmt(c[0])} {terms_text(c[1:], b[1:], names, None)}"),
+                        ("scaled", f"y_s = {fmt(b[0])} {terms_text(b[1:], b[1:], names, None)}")]
+            children = ""
+        else:
+            w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
+            left, right = structure[t]
+            head = f"node {t}{share} · go left (to {left}) if {fmt(a[0])} {terms_text(a[1:], w[1:], names, 3)} >= 0"
+            formulas = [("original", f"{fmt(a[0])} {terms_text(a[1:], w[1:], names, None)} >= 0"),
+                        ("scaled", f"{fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, None)}) >= 0")]
+            children = node(left) + node(right)
+        body = "".join(f'<div class="formula"><span class="units">{units}</span>{html.escape(text)}</div>'
+                       for units, text in formulas)
+        kind = "leaf" if tree.is_leaf(t) else "split"
+        return (f'<details class="node {kind}" id="node-{t}" data-node="{t}" open><summary>{html.escape(head)}'
+                f"</summary>{body}{children}</details>\n")
+
+    note = pruned_note(model)
+    return (f'<p class="note">{html.escape(note)}</p>\n' if note else "") + node(root)
+
+
+def _html_importances(model, names):
+    import html
+
+    importances = getattr(model, "feature_importances_", None)
+    if importances is None:
+        return ""
+    rows = "".join(f'<tr><td class="name">{html.escape(names[j])}</td><td>{importances[j]:.4f}</td>'
+                   f'<td><span class="bar" style="width:{12 * importances[j] / max(importances.max(), 1e-300):.2f}em">'
+                   f"</span></td></tr>" for j in np.argsort(-importances, kind="stable"))
+    return ("<h2>Feature importances</h2>\n<p class=\"note\">sum over the splits t of m_t |omega_jt|, normalized "
+            "to 1: m_t is the share of the training rows reaching t (soft routing), omega_jt the split weight "
+            "in the scaled space.</p>\n<table><thead><tr><th>feature</th><th>importance</th><th></th></tr>"
+            f"</thead><tbody>{rows}</tbody></table>")
+
+
+__all__ = ["export_html"]

@@ -1,0 +1,281 @@
+"""What every writer of :mod:`srtopt.export` reads from a fitted tree: its
+:class:`~srtopt.view.FittedTree`, the nodes a view draws, the feature names, the
+coefficients in original units, the row counts and the ranked terms of a formula.
+
+Two coordinate systems, always labelled:
+
+* **scaled**: the space the model is trained in, x_s = (x - min) / (max - min)
+  in [0, 1] (training statistics; a constant column has span 1) and
+  y_s = (y - mean) / std.  A split goes left iff
+  omega_0 + (1/p) sum_j omega_j x_s,j >= 0 and a leaf predicts
+  y_s = beta_0 + sum_j beta_j x_s,j.
+* **original**: the same hyperplanes and leaf models written in the raw
+  feature units, from substituting x_s,j = (x_j - min_j) / span_j:
+  split  a_0 + sum_j a_j x_j >= 0 with a_j = omega_j / (p span_j),
+  a_0 = omega_0 - sum_j a_j min_j (same sign, so the same side goes left);
+  leaf  y = c_0 + sum_j c_j x_j with c_j = std beta_j / span_j,
+  c_0 = mean + std (beta_0 - sum_j beta_j min_j / span_j).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tree import Tree
+from ..view import FittedTree
+
+UNITS = ("original", "scaled")
+
+
+# ----------------------------------------------------------------- model access
+def as_view(model) -> FittedTree:
+    """The :class:`~srtopt.view.FittedTree` of a fitted estimator (itself if it is one already)."""
+    if isinstance(model, FittedTree):
+        return model
+    if hasattr(model, "best_estimator_"):
+        raise ValueError(f"{type(model).__name__} wraps the tree it chose: pass model.best_estimator_")
+    try:
+        return model.tree_view()
+    except AttributeError as exc:  # no tree_view, or scikit-learn's NotFittedError (an AttributeError)
+        raise ValueError(f"{type(model).__name__} is not a fitted SoftRegressionTree, ORRTRegressor or "
+                         f"MILOTreeRegressor (call fit first)") from exc
+
+
+def tree_of(model) -> Tree:
+    return Tree(int(model.depth))
+
+
+def reachable_nodes(model) -> np.ndarray:
+    """Mask (index t - 1) of the nodes of a fitted tree that some input reaches.
+
+    SRT: a split with all slopes zero sends every row one way
+    (:func:`srtopt.view.oblique_reach`; SoftRegressionTree closes the splits that
+    route no training row to one side); MILO: a node without a split sends every row right;
+    ORRT: every node, as its prediction sums over all leaves.  The views draw the reachable
+    nodes only.
+
+    Parameters
+    ----------
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or FittedTree
+        A fitted tree, or its view (:func:`srtopt.persistence.read_view` reads one from a file).
+
+    Returns
+    -------
+    ndarray of bool, shape (2^(D+1) - 1,)
+        True at index t - 1 when node t is reachable.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is not a fitted tree of these classes (a SoftRegressionTreeCV: pass its
+        ``best_estimator_``).
+    """
+    return as_view(model).reach
+
+
+def drawn_tree(model, max_depth=None):
+    """(root, {split: (left, right)}, folded) of the tree a view draws: unreachable subtrees
+    left out and every split that sends all rows one way replaced by the node it sends them
+    to; with ``max_depth``, the splits ``max_depth`` drawn levels below the root are not
+    expanded but ``folded`` (a view draws each as one box for its subtree)."""
+    if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
+        raise ValueError(f"max_depth must be None or an int >= 0, got {max_depth!r}")
+    reach, tree = model.reach, tree_of(model)
+
+    def shown(t):
+        while tree.is_branch(t) and reach[2 * t - 1] != reach[2 * t]:
+            t = 2 * t if reach[2 * t - 1] else 2 * t + 1
+        return t
+
+    children, folded, stack = {}, set(), [(shown(1), 0)]
+    while stack:
+        t, level = stack.pop()
+        if tree.is_leaf(t):
+            continue
+        if max_depth is not None and level >= max_depth:
+            folded.add(t)
+            continue
+        children[t] = (shown(2 * t), shown(2 * t + 1))
+        stack.extend((child, level + 1) for child in children[t])
+    return shown(1), children, folded
+
+
+def folded_text(model, t) -> str:
+    """What a view writes for a folded split t: the size of its subtree."""
+    reach, tree = model.reach, tree_of(model)
+    leaves = sum(bool(reach[leaf - 1]) for leaf in tree.descendants_leaves(t))
+    return f"subtree of {leaves} leaves, folded"
+
+
+def pruned_note(model) -> str | None:
+    """One line naming the subtrees no input reaches (None when every node is reachable)."""
+    reach, tree = model.reach, tree_of(model)
+    roots = [t for t in range(2, 2 ** (tree.depth + 1)) if not reach[t - 1] and reach[t // 2 - 1]]
+    if not roots:
+        return None
+    many = len(roots) > 1
+    why = ("the node above has no split and sends every row right" if model.kind == "milo" else
+           f"no training row reached {'them' if many else 'it'}: the split above sends every row to the other side")
+    return (f"pruned: the subtree{'s' if many else ''} at node{'s' if many else ''} {', '.join(map(str, roots))} "
+            f"({why}; that node is not drawn); {int(reach[np.asarray(tree.leaves) - 1].sum())} of "
+            f"{tree.n_leaves} leaves remain")
+
+
+def feature_names_of(model, feature_names=None) -> list[str]:
+    p = model.n_features_in_
+    if feature_names is None:
+        feature_names = getattr(model, "feature_names_in_", None)
+    names = [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(p)]
+    if len(names) != p:
+        raise ValueError(f"feature_names has {len(names)} names, the model has {p} features")
+    return names
+
+
+def scaling_of(model):
+    """(x_min, x_span, y_mean, y_std) of the model's internal scaling."""
+    s = model.scaler_
+    return s.x_min, s.x_scale, s.y_mean, s.y_std
+
+
+def original_units(model):
+    """(split, leaf): the oblique splits and leaf models in raw feature units.
+
+    ``split`` (2^D - 1, p + 1): row t-1 holds (a_0, a_1..a_p), node t goes left
+    iff a_0 + a . x >= 0.  ``leaf`` (2^D, p + 1): row holds (c_0, c_1..c_p),
+    y = c_0 + c . x.  See the module docstring for the formulas.
+
+    Parameters
+    ----------
+    model : SoftRegressionTree or ORRTRegressor
+        A fitted oblique tree.
+
+    Returns
+    -------
+    split : ndarray of shape (2^D - 1, p + 1)
+        Row t - 1: (a_0, a_1..a_p) of branch node t.
+    leaf : ndarray of shape (2^D, p + 1)
+        Row t - 2^D: (c_0, c_1..c_p) of leaf t, y in its own units.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is a MILOTreeRegressor (already in original units) or not a fitted tree.
+    """
+    model = as_view(model)
+    if model.kind != "oblique":
+        raise ValueError("original_units applies to oblique trees (omega_/beta_); MILOTreeRegressor "
+                         "stores its thresholds and leaf models in original units already")
+    x_min, span, y_mean, y_std = scaling_of(model)
+    p = model.n_features_in_
+    a = model.omega_[:, 1:] / (p * span)
+    split = np.column_stack([model.omega_[:, 0] - a @ x_min, a])
+    c = y_std * model.beta_[:, 1:] / span
+    leaf = np.column_stack([y_mean + y_std * (model.beta_[:, 0] - (model.beta_[:, 1:] / span) @ x_min), c])
+    return split, leaf
+
+
+def node_counts(model, X=None):
+    """Rows routed through each node (index t-1): from X if given, else the counts stored at fit."""
+    tree = tree_of(model)
+    if X is not None:
+        from .. import kernels
+
+        return kernels.node_counts(np.asarray(model.apply(X)), tree)
+    counts = getattr(model, "node_counts_", None)
+    return None if counts is None else np.asarray(counts)
+
+
+def leaf_scores(model, X, y, tree):
+    """Per-leaf MSE and R^2 of the HBP leaf's own linear model on the rows routed there."""
+    leaves = np.asarray(model.apply(X))
+    _, leaf = original_units(model)
+    Xa = np.column_stack([np.ones(len(leaves)), np.asarray(X, dtype=float)])
+    mse, r2 = np.full(tree.n_leaves, np.nan), np.full(tree.n_leaves, np.nan)
+    for t in tree.leaves:
+        rows = leaves == t
+        if not rows.any():
+            continue
+        pred = Xa[rows] @ leaf[tree.leaf_index(t)]
+        sse = np.mean((y[rows] - pred) ** 2)
+        sst = np.var(y[rows])
+        mse[tree.leaf_index(t)] = sse
+        if rows.sum() > 1 and sst > 0:
+            r2[tree.leaf_index(t)] = 1 - sse / sst
+    return mse, r2
+
+
+#: How every view (text, DOT, plot, HTML) orders the terms of a split or leaf.
+RANKING = ("terms in order of |raw coefficient| x training range of the feature, i.e. of |scaled "
+           "coefficient| (scale-free: the same order in both units)")
+
+
+def fmt(v) -> str:
+    return f"{v:+.4g}"
+
+
+def ranked_terms(coef, scaled, names, top):
+    """Terms "+1.2*name" of ``coef`` in order of the scale-free weight |scaled| (the same row in
+    the scaled space), the ``top`` first (None: all), and how many nonzero terms were left out."""
+    nonzero = np.flatnonzero(scaled)
+    order = nonzero[np.argsort(-np.abs(scaled[nonzero]), kind="stable")]
+    shown = order if top is None else order[:top]
+    return [f"{fmt(coef[j])}*{names[j]}" for j in shown], len(order) - len(shown)
+
+
+def terms_text(coef, scaled, names, top) -> str:
+    """The ranked terms on one line, "... (k more)" for those left out."""
+    terms, rest = ranked_terms(coef, scaled, names, top)
+    return " ".join(terms + ([f"... ({rest} more)"] if rest else [])) or "+0"
+
+
+def node_labels(model, feature_names, top, X, units, folded=()):
+    """{node: label lines} for DOT and matplotlib rendering: one coordinate system, one term
+    per line, terms in the order :data:`RANKING` states."""
+    tree, names = tree_of(model), feature_names_of(model, feature_names)
+    counts = node_counts(model, X)
+    labels = {}
+    kind = model.kind
+    if kind == "oblique":
+        split, leaf = original_units(model) if units == "original" else (model.omega_, model.beta_)
+
+    def term_lines(coef, scaled):
+        terms, rest = ranked_terms(coef, scaled, names, top)
+        return terms + ([f"... ({rest} more)"] if rest else [])
+
+    for t in range(1, 2 ** (tree.depth + 1)):
+        head = f"{'leaf' if tree.is_leaf(t) else 'node'} {t}"
+        lines = [head + (f"  n={counts[t - 1]}" if counts is not None else "")]
+        if t in folded:
+            labels[t] = lines + [folded_text(model, t)]
+            continue
+        y_name = "y" if units == "original" else "y_s"
+        if kind == "milo":
+            if tree.is_leaf(t):
+                i = tree.leaf_index(t)
+                scaled = model.leaf_coef_scaled_[i]
+                b0, b = ((model.leaf_intercept_[i], model.leaf_coef_[i]) if units == "original"
+                         else (model.leaf_intercept_scaled_[i], scaled))
+                lines += [f"{y_name} = {fmt(b0)}"] + term_lines(b, scaled)
+            else:
+                j = int(model.split_feature_[t - 1])
+                thr = model.split_threshold_ if units == "original" else model.split_threshold_scaled_
+                lines.append("no split" if j < 0 else f"{names[j]} < {thr[t - 1]:.4g}")
+        elif tree.is_leaf(t):
+            c = leaf[tree.leaf_index(t)]
+            lines += [f"{y_name} = {fmt(c[0])}"] + term_lines(c[1:], model.beta_[tree.leaf_index(t), 1:])
+        else:
+            a = split[tree.branch_index(t)]
+            lines.append("left if " + fmt(a[0]) + ("" if units == "original"
+                                                    else f" + (1/{model.n_features_in_}) *"))
+            terms = term_lines(a[1:], model.omega_[tree.branch_index(t), 1:]) or ["+0"]
+            lines += terms + [">= 0"] if terms[-1].endswith("more)") else terms[:-1] + [terms[-1] + " >= 0"]
+        labels[t] = lines
+    return labels
+
+
+def drawn_nodes(root, children) -> list[int]:
+    """The nodes a view draws, in increasing order."""
+    return sorted({root, *(child for pair in children.values() for child in pair)})
+
+
+__all__ = ["RANKING", "UNITS", "original_units", "reachable_nodes"]

@@ -1,0 +1,196 @@
+"""The indented text of a fitted tree (:func:`export_text`) and the table of its constraints
+(:func:`export_constraints`).
+"""
+
+from __future__ import annotations
+
+from .nodes import (RANKING, UNITS, as_view, drawn_tree, feature_names_of, fmt, folded_text, node_counts,
+                    original_units, pruned_note, scaling_of, terms_text, tree_of)
+
+
+def export_text(model, feature_names=None, top=3, X=None, units="both", max_depth=None) -> str:
+    """Indented text tree of a fitted SRT, ORRT or MILO tree.
+
+    Each split shows its hyperplane (go left iff ... >= 0) and each leaf its
+    linear model; ``units`` "both" (default) prints the scaled-space
+    coefficients the model works in *and* the same formula in original feature
+    units, each on its own labelled line ("scaled:", "original:"); "scaled" or
+    "original" print one of them.  Terms are ranked by their scale-free weight,
+    the size of the coefficient in the scaled space (= raw coefficient x the
+    feature's training range), so both lines list the same features in the same
+    order; ``top`` (None: all) keeps the first ones.  Node counts are the training
+    rows routed there by HBP (stored at fit) or, with ``X``, the rows of X.
+
+    Parameters
+    ----------
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or FittedTree
+        A fitted tree, or its view (:func:`srtopt.persistence.read_view` reads one from a file).
+    feature_names : sequence of str or None, default=None
+        Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
+    top : int or None, default=3
+        Terms shown per split or leaf, the largest-weight first; None: all.
+    X : array-like of shape (n_samples, p) or None, default=None
+        Rows in original units whose HBP routing gives the node counts; None: the fit-time counts.
+    units : {"both", "original", "scaled"}, default="both"
+        Which coefficients are printed.
+    max_depth : int or None, default=None
+        Levels drawn below the root; a split deeper down is written as one line, its subtree
+        folded (for deep trees). None: every level.
+
+    Returns
+    -------
+    str
+        The indented text, lines joined by newlines (no trailing newline).
+
+    Raises
+    ------
+    ValueError
+        If ``units`` is unknown, ``feature_names`` does not have p names, or ``model`` is not a fitted
+        tree of these classes (a SoftRegressionTreeCV: pass its ``best_estimator_``), or
+        ``max_depth`` is not None or an int >= 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from srtopt import SoftRegressionTree
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((200, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> text = export_text(tree, feature_names=["dose", "age", "weight"])
+    >>> print(text.splitlines()[0])
+    SoftRegressionTree(depth=2), 3 features
+    >>> for line in text.splitlines():
+    ...     if line.lstrip().startswith(("node", "leaf")):
+    ...         print(line)
+    node 1 [200 rows]: go left (to 2) if
+      node 2 [... rows]: go left (to 4) if
+        leaf 4 [... rows]:
+        leaf 5 [... rows]:
+      node 3 [... rows]: go left (to 6) if
+        leaf 6 [... rows]:
+        leaf 7 [... rows]:
+    """
+    model = as_view(model)
+    if units not in UNITS + ("both",):
+        raise ValueError(f"units must be 'both', 'original' or 'scaled', got {units!r}")
+    root, children, folded = drawn_tree(model, max_depth)
+    if model.kind == "milo":
+        return _export_text_milo(model, feature_names, top, X, units, (root, children, folded))
+    tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
+    x_min, span, y_mean, y_std = scaling_of(model)
+    split, leaf = original_units(model)
+    counts = node_counts(model, X)
+    name = model.estimator
+    lines = [f"{name}(depth={tree.depth}), {p} features"]
+    if name == "ORRTRegressor":
+        lines.append("  note: ORRT predicts sum_t P_t(x) yhat_t(x) over all leaves; the routing and "
+                     "counts below follow the HBP path of its splits (display only)")
+    if units in ("both", "scaled"):
+        lines.append(f"  scaled:   x_s = (x - min) / (max - min) of the training data, "
+                     f"y_s = (y - {y_mean:.6g}) / {y_std:.6g}")
+    if units in ("both", "original"):
+        lines.append("  original: raw feature units, y in its own units")
+    lines.append(f"  {RANKING}")
+    if note := pruned_note(model):
+        lines.append(f"  {note}")
+
+    def walk(t, indent):
+        pad = "  " * indent
+        n = f" [{counts[t - 1]} rows]" if counts is not None else ""
+        if t in folded:
+            lines.append(f"{pad}node {t}{n}: {folded_text(model, t)}")
+            return
+        if tree.is_leaf(t):
+            b, c = model.beta_[tree.leaf_index(t)], leaf[tree.leaf_index(t)]
+            lines.append(f"{pad}leaf {t}{n}:")
+            if units in ("both", "scaled"):
+                lines.append(f"{pad}    scaled:   y_s = {fmt(b[0])} {terms_text(b[1:], b[1:], names, top)}")
+            if units in ("both", "original"):
+                lines.append(f"{pad}    original: y = {fmt(c[0])} {terms_text(c[1:], b[1:], names, top)}")
+            return
+        w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
+        left, right = children[t]
+        lines.append(f"{pad}node {t}{n}: go left (to {left}) if")
+        if units in ("both", "scaled"):
+            lines.append(f"{pad}    scaled:   {fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, top)}) >= 0")
+        if units in ("both", "original"):
+            lines.append(f"{pad}    original: {fmt(a[0])} {terms_text(a[1:], w[1:], names, top)} >= 0")
+        walk(left, indent + 1)
+        walk(right, indent + 1)
+
+    walk(root, 0)
+    return "\n".join(lines + export_constraints(model).splitlines())
+
+
+def export_constraints(model) -> str:
+    """The fitted model's constraints (``constraint_report_``) as a table: every row with its bound,
+    its value for the soft model of the training objective and for ``predict()`` on the training
+    data, and whether it holds; empty without constraints.
+
+    Parameters
+    ----------
+    model : SoftRegressionTree
+        A fitted tree.
+
+    Returns
+    -------
+    str
+        The table, one line per constraint row under a header line ("" without constraints).
+    """
+    model = as_view(model)
+    report = getattr(model, "constraint_report_", None) or []
+    if not report:
+        return ""
+    rows = [("constraint", "row", "bound", "soft model", "predict()", "holds")]
+    rows += [(r["constraint"], r["row"], r["bound"], f"{r['soft']:.6g}", f"{r['predict']:.6g}",
+              "yes" if r["holds"] else "NO") for r in report]
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    lines = ["constraints (training data):"]
+    lines += ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)
+
+
+def _export_text_milo(model, feature_names, top, X, units, structure):
+    tree, names = tree_of(model), feature_names_of(model, feature_names)
+    counts = node_counts(model, X)
+    lines = [f"MILOTreeRegressor(depth={tree.depth}), {model.n_features_in_} features, axis-aligned splits",
+             f"  scaled:   x_s = (x - min) / (max - min), y_s = (y - {model.scaler_.y_mean:.6g}) / "
+             f"{model.scaler_.y_std:.6g}",
+             "  original: raw feature units, y in its own units", f"  {RANKING}"]
+    root, children, folded = structure
+    if note := pruned_note(model):
+        lines.append(f"  {note}")
+
+    def walk(t, indent):
+        pad = "  " * indent
+        n = f" [{counts[t - 1]} rows]" if counts is not None else ""
+        if t in folded:
+            lines.append(f"{pad}node {t}{n}: {folded_text(model, t)}")
+            return
+        if tree.is_leaf(t):
+            i = tree.leaf_index(t)
+            scaled = model.leaf_coef_scaled_[i]
+            lines.append(f"{pad}leaf {t}{n}:")
+            if units in ("both", "scaled"):
+                lines.append(f"{pad}    scaled:   y_s = {fmt(model.leaf_intercept_scaled_[i])} "
+                             f"{terms_text(scaled, scaled, names, top)}")
+            if units in ("both", "original"):
+                lines.append(f"{pad}    original: y = {fmt(model.leaf_intercept_[i])} "
+                             f"{terms_text(model.leaf_coef_[i], scaled, names, top)}")
+            return
+        j, (left, right) = int(model.split_feature_[t - 1]), children[t]
+        parts = []
+        if units in ("both", "original"):
+            parts.append(f"original: {names[j]} < {model.split_threshold_[t - 1]:.6g}")
+        if units in ("both", "scaled"):
+            parts.append(f"scaled: {names[j]}_s < {model.split_threshold_scaled_[t - 1]:.6g}")
+        lines.append(f"{pad}node {t}{n}: go left (to {left}) if " + "; ".join(parts))
+        walk(left, indent + 1)
+        walk(right, indent + 1)
+
+    walk(root, 0)
+    return "\n".join(lines)
+
+
+__all__ = ["export_constraints", "export_text"]

@@ -1,0 +1,34 @@
+"""The fitted trees the writers of srtopt.export are tested on: three features in very different
+units (dose is ~1000x age)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+
+
+@pytest.fixture(scope="package")
+def frame():
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({"age": 20 + 50 * rng.random(60), "dose": 1000 * rng.random(60), "z": rng.random(60) - 3})
+    y = np.where(X["age"] > 45, 0.1 * X["dose"], -5 * X["z"]) + rng.standard_normal(60)
+    return X, np.asarray(y, dtype=float)
+
+
+@pytest.fixture(scope="package")
+def srt(frame):
+    # unclipped, so that predict is eq. (prediction_model), what the exported leaf models reproduce
+    return SoftRegressionTree(depth=2, regularization=None, max_iter=2, n_init=1, random_state=0,
+                              clip_predictions=False).fit(*frame)
+
+
+@pytest.fixture(scope="package")
+def orrt(frame):
+    return ORRTRegressor(depth=2, mu=1.0, solver="slsqp", max_iter=15, random_state=0).fit(*frame)
+
+
+@pytest.fixture(scope="package")
+def milo(frame):
+    X, y = frame
+    return MILOTreeRegressor(depth=2, time_limit=2.0, random_state=0).fit(X.iloc[:12], y[:12])
