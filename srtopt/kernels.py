@@ -19,21 +19,9 @@ import numba
 import numpy as np
 from scipy.special import expit
 
+from .routing import (CHUNK_ROWS, hbp_leaves, hbp_predict, hbp_prediction, leaf_design,  # noqa: F401 (the kernels' API)
+                      row_chunks, split_design)
 from .tree import Tree
-
-CHUNK_ROWS = 1 << 16  # rows per block of the full-data kernels (bounds their temporaries)
-
-
-def split_design(X: np.ndarray) -> np.ndarray:
-    """Z = [1, X/p]: rows z_i such that z_i . omega_t = omega_0t + (1/p) sum_j omega_jt x_ij."""
-    n, p = X.shape
-    return np.hstack([np.ones((n, 1)), X / p])
-
-
-def leaf_design(X: np.ndarray) -> np.ndarray:
-    """Xa = [1, X]: rows such that Xa_i . beta_t = yhat_it."""
-    return np.hstack([np.ones((X.shape[0], 1)), X])
-
 
 def split_probabilities(Z: np.ndarray, omega: np.ndarray, mu: float) -> np.ndarray:
     """p_it = F(z_i . omega_t) for every branch node (eq. cdf), shape (n, |tau_B|)."""
@@ -368,7 +356,7 @@ def objective_and_gradient(Z, Xa, y, omega, beta, mu, s, loss, start=(0.0, 0.0, 
     The data term is a sum over rows, accumulated over blocks of ``CHUNK_ROWS`` rows so
     that the temporaries stay small however many rows there are."""
     f, g_omega, g_beta = start
-    for rows in _chunks(len(y)):
+    for rows in row_chunks(len(y)):
         S = split_probabilities(Z[rows], omega, mu)  # columns in heap order: the whole tree's local order
         residual = leaf_residuals(Xa[rows], y[rows], beta)
         if not with_grad:
@@ -448,25 +436,6 @@ class IncrementalObjective:
         self._at = (omega, beta)
 
 
-def _chunks(n: int):
-    """Slices covering range(n) in blocks of CHUNK_ROWS rows."""
-    return [slice(start, start + CHUNK_ROWS) for start in range(0, max(n, 1), CHUNK_ROWS)]
-
-
-def hbp_leaves(Z: np.ndarray, omega: np.ndarray, tree: Tree) -> np.ndarray:
-    """Leaf (paper numbering) of the HBP path of every row (eq. prediction_model).
-
-    At each branch node go left iff p_it >= 0.5, i.e. u_it >= 0 (ties go left).
-    """
-    node = np.ones(Z.shape[0], dtype=np.int64)
-    for rows in _chunks(Z.shape[0]):
-        U = Z[rows] @ omega.T
-        index = np.arange(U.shape[0])
-        for _ in range(tree.depth):
-            node[rows] = 2 * node[rows] + (U[index, node[rows] - 1] < 0)
-    return node
-
-
 CLOSED_SPLIT = 40.0  # mu * |omega_0t| of a closed split: F(40) rounds to 1 in double precision
 
 
@@ -499,8 +468,3 @@ def hbp_contains(leaves: np.ndarray, tree: Tree, t: int) -> np.ndarray:
     return (leaves >> (tree.depth - tree.node_depth(t))) == t
 
 
-def hbp_predict(X: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) -> np.ndarray:
-    """SRT prediction (eq. prediction_model): the linear model of the HBP leaf."""
-    leaves = hbp_leaves(split_design(X), omega, tree)
-    Xa = leaf_design(X)
-    return np.einsum("ij,ij->i", Xa, beta[tree.leaf_rows(leaves)])

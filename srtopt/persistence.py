@@ -305,7 +305,8 @@ def load(path):
 def read_view(path) -> FittedTree:
     """The fitted tree of a model file as the readers see it (:class:`srtopt.view.FittedTree`),
     with every check of :func:`load`, without building the estimator: quick (no scikit-learn),
-    for showing a tree (``srtopt show``).  It cannot route new rows (load the model for that).
+    for showing a tree (``srtopt show``) and, for a SoftRegressionTree, predicting
+    (``srtopt predict``); it cannot route new rows (load the model for that).
 
     Parameters
     ----------
@@ -329,11 +330,31 @@ def read_view(path) -> FittedTree:
     reach = (axis_reach(fitted["split_feature_"], tree) if name == "MILOTreeRegressor" else
              np.ones(2 ** (depth + 1) - 1, dtype=bool) if name == "ORRTRegressor" else
              oblique_reach(fitted["omega_"], tree))
-    mu = state["params"].get("mu")
+    mu, scaling = state["params"].get("mu"), Scaling(*state["scaler"])
     fields = {f.name for f in dataclasses.fields(FittedTree)}
-    return FittedTree(estimator=name, depth=depth, n_features_in_=p, scaler_=Scaling(*state["scaler"]), reach=reach,
+    predictor = _hbp_predictor(state, scaling, tree) if name == "SoftRegressionTree" else None
+    return FittedTree(estimator=name, depth=depth, n_features_in_=p, scaler_=scaling, reach=reach,
                       feature_names_in_=state["feature_names"], mu=None if mu is None else float(mu),
-                      **{k: v for k, v in fitted.items() if k in fields})
+                      predictor=predictor, **{k: v for k, v in fitted.items() if k in fields})
+
+
+def _hbp_predictor(state, scaling, tree):
+    """Raw X -> SoftRegressionTree.predict of the saved tree (:func:`srtopt.routing.hbp_prediction`)."""
+    fitted, p = state["fitted"], state["n_features"]
+    clip = state["params"].get("clip_predictions", True) and "y_range_" in fitted
+    y_range = fitted["y_range_"] if clip else None
+
+    def predict(X):
+        from .routing import hbp_prediction  # numpy alone: quick to import
+
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != p:
+            raise ValueError(f"X has shape {X.shape}: the model expects rows of {p} features")
+        if not np.isfinite(X).all():
+            raise ValueError(f"X holds NaN or infinity (first in column {int(np.argwhere(~np.isfinite(X))[0, 1])})")
+        return hbp_prediction(scaling.transform(X), fitted["omega_"], fitted["beta_"], tree, scaling, y_range)
+
+    return predict
 
 
 def _read_json(path) -> tuple[dict, str]:

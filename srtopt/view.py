@@ -27,6 +27,15 @@ class Scaling(NamedTuple):
     y_mean: float
     y_std: float
 
+    def transform(self, X):
+        return (X - self.x_min) / self.x_scale
+
+    def transform_y(self, y):
+        return (y - self.y_mean) / self.y_std
+
+    def inverse_y(self, y_scaled):
+        return y_scaled * self.y_std + self.y_mean
+
 
 @dataclass(frozen=True, eq=False)
 class FittedTree:
@@ -48,6 +57,9 @@ class FittedTree:
         The feature names seen at fit.
     router : callable or None
         Raw X -> the leaf of each row (paper numbering); None for a tree read from a file.
+    predictor : callable or None
+        Raw X -> the estimator's prediction of each row; for a tree read from a file, set for a
+        SoftRegressionTree only.
     """
 
     estimator: str
@@ -72,6 +84,7 @@ class FittedTree:
     feature_importances_: np.ndarray | None = None
     constraint_report_: list | None = None
     router: Callable | None = None
+    predictor: Callable | None = None
 
     @property
     def kind(self) -> str:
@@ -84,6 +97,14 @@ class FittedTree:
             raise ValueError("routing rows of X needs the fitted estimator: a tree read from a file shows its "
                              "training counts only (load it with srtopt.load to route new rows)")
         return np.asarray(self.router(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The estimator's prediction of each row of raw ``X`` (finite numbers, the features in the
+        order of the fit)."""
+        if self.predictor is None:
+            raise ValueError(f"predicting with a {self.estimator} read from a file needs the fitted estimator: "
+                             "load it with srtopt.load")
+        return np.asarray(self.predictor(X))
 
     def decision_path(self, X):
         """:func:`path_indicator` of the leaves of ``X``."""

@@ -328,7 +328,8 @@ def test_a_file_far_larger_than_its_declared_model_is_refused_before_parsing(sav
 @pytest.mark.parametrize("kind", ["srt", "orrt", "milo"])
 def test_a_view_read_from_the_file_draws_what_the_estimator_draws(kind, tmp_path):
     """read_view checks the file as load does and gives the writers the same tree: the text, DOT and
-    HTML of the file are those of the fitted estimator."""
+    HTML of the file are those of the fitted estimator; a SoftRegressionTree's view predicts as the
+    estimator does."""
     from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
     from srtopt.export import export_graphviz, export_html, export_text
     from srtopt.persistence import read_view
@@ -347,6 +348,14 @@ def test_a_view_read_from_the_file_draws_what_the_estimator_draws(kind, tmp_path
         assert export_html(view) == export_html(model)
     with pytest.raises(ValueError, match="routing rows of X needs the fitted estimator"):
         export_text(view, X=X)
+    X_new = rng.uniform(-0.5, 1.5, (200, 3))  # beyond the training range: the clipping shows too
+    if kind == "srt":
+        np.testing.assert_array_equal(view.predict(X_new), model.predict(X_new))
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            view.predict(np.where(np.eye(3, dtype=bool), np.nan, X_new[:3]))
+    else:
+        with pytest.raises(ValueError, match="needs the fitted estimator: load it with srtopt.load"):
+            view.predict(X_new)
     (tmp_path / "bad.json").write_text((tmp_path / "m.json").read_text().replace('"depth": 2', '"depth": 3'))
     with pytest.raises(ValueError, match="failed its checksum"):
         read_view(tmp_path / "bad.json")

@@ -1,6 +1,6 @@
-"""How long the CLI takes to answer what needs no work: help, version, a usage error, and the
+"""How long the CLI takes to answer what needs no work: help, version, a usage error, the
 text of a saved model (``srtopt show``, a depth-3 tree on scikit-learn's diabetes data, fitted
-once in the run).
+once in the run) and its predictions of the 442 rows (``srtopt predict``).
 
     PYTHONPATH=. python benchmarks/perf/cli_latency.py [--repeats 7]
 
@@ -21,10 +21,9 @@ import time
 
 from sklearn.datasets import load_diabetes
 
-from benchmarks.common import BENCHMARKS
+from benchmarks.common import RESULTS, ROOT, write_report
 from srtopt import SoftRegressionTree
 
-HERE = BENCHMARKS
 COMMANDS = {
     "python -c pass (baseline)": ["-c", "pass"],
     "srtopt --help": ["-m", "srtopt", "--help"],
@@ -33,6 +32,7 @@ COMMANDS = {
     "srtopt fit data.csv (usage error)": ["-m", "srtopt", "fit", "data.csv"],
     "srtopt bench --help": ["-m", "srtopt", "bench", "--help"],
     "srtopt show model.json (depth 3)": ["-m", "srtopt", "show", "{model}"],
+    "srtopt predict model.json X.csv (442 rows)": ["-m", "srtopt", "predict", "{model}", "{data}", "--out", "{out}"],
 }
 
 
@@ -40,27 +40,31 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     folder = tempfile.TemporaryDirectory()
-    model = os.path.join(folder.name, "model.json")
-    SoftRegressionTree(depth=3, random_state=0).fit(*load_diabetes(return_X_y=True)).save(model)
+    files = {name: os.path.join(folder.name, name) for name in ("model.json", "X.csv", "predictions.csv")}
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    SoftRegressionTree(depth=3, random_state=0).fit(X, y).save(files["model.json"])
+    X.to_csv(files["X.csv"], index=False)
     rows = []
     for name, command in COMMANDS.items():
-        command = [part.format(model=model) for part in command]
+        command = [part.format(model=files["model.json"], data=files["X.csv"], out=files["predictions.csv"])
+                   for part in command]
         times = []
         for _ in range(args.repeats):
             start = time.perf_counter()
-            subprocess.run([sys.executable, *command], env=env, capture_output=True, timeout=120)
+            done = subprocess.run([sys.executable, *command], env=env, capture_output=True, timeout=120)
+            if name.startswith("srtopt show") or name.startswith("srtopt predict"):
+                done.check_returncode()
             times.append(time.perf_counter() - start)
         rows.append((name, statistics.median(times), max(times)))
     base = rows[0][1]
-    lines = ["# CLI latency", "", f"Command: `PYTHONPATH=. python benchmarks/perf/cli_latency.py --repeats {args.repeats}` "
-             f"(median of {args.repeats} fresh interpreters; machine: {os.cpu_count()} cores, shared).", "",
+    command = f"PYTHONPATH=. python benchmarks/perf/cli_latency.py --repeats {args.repeats}"
+    lines = ["# CLI latency", "", f"Command: `{command}` (median of {args.repeats} fresh interpreters; machine: "
+             f"{os.cpu_count()} cores, shared).", "",
              "| command | median s | max s | / python -c pass |", "|---|---:|---:|---:|"]
     lines += [f"| {name} | {median:.3f} | {worst:.3f} | {median / base:.1f} |" for name, median, worst in rows]
-    text = "\n".join(lines) + "\n"
-    (HERE / "results" / "cli_latency.md").write_text(text)
-    print(text)
+    write_report(RESULTS / "cli_latency.md", lines)
     return 0
 
 

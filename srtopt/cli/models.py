@@ -179,6 +179,7 @@ def _check_header(path, separator) -> None:
 
 
 def _numeric(frame, columns, path):
+    import numpy as np
     import pandas as pd
 
     bad = [c for c in columns if not pd.api.types.is_numeric_dtype(frame[c])]
@@ -187,6 +188,9 @@ def _numeric(frame, columns, path):
     missing = [c for c in columns if frame[c].isna().any()]
     if missing:
         raise ValueError(f"column(s) {', '.join(map(repr, missing))} of {path!r} have missing values")
+    infinite = [c for c in columns if np.isinf(frame[c].to_numpy(dtype=float)).any()]
+    if infinite:
+        raise ValueError(f"column(s) {', '.join(map(repr, infinite))} of {path!r} hold infinite values")
     return frame[columns]
 
 
@@ -466,10 +470,12 @@ def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None, groups=Non
 
 # -------------------------------------------------------------------- predict
 def run_predict(args) -> int:
-    from ..persistence import load
+    from ..persistence import load, read_view
 
     out = None if args.out is None else _out_path(args.out, [args.model, args.data])
-    model = load(args.model)
+    model = read_view(args.model)  # a SoftRegressionTree predicts without loading the estimator (quick)
+    if model.predictor is None:
+        model = load(args.model)
     frame = _read_csv(args.data, args.sep)
     frame.columns = [str(c) for c in frame.columns]
     names = getattr(model, "feature_names_in_", None)

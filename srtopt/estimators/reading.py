@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
 from ..tree import Tree
-from ..view import FittedTree, Scaling, oblique_reach, path_indicator
+from ..view import FittedTree, oblique_reach, path_indicator
 from .scaling import scaled_input
 
 
@@ -45,7 +45,7 @@ class TreeMixin:
         check_is_fitted(self)
         s = self.scaler_
         fields = {f.name: getattr(self, f.name, None) for f in dataclasses.fields(FittedTree) if f.name.endswith("_")}
-        fields["scaler_"] = Scaling(s.x_min, s.x_scale, s.y_mean, s.y_std)
+        fields["scaler_"] = s.scaling()
         return FittedTree(estimator=type(self).__name__, depth=self.get_depth(), reach=self.reachable_nodes(),
                           mu=getattr(self, "mu", None), router=self.apply, **fields)
 

@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..view import Scaling
+
 
 def check_fit_arrays(estimator, X, y, min_rows: int):
     """Validate (X, y) for fit with errors that name the argument."""
@@ -140,14 +142,18 @@ class MinMaxTarget:
         _warn_if_dominated(y, weights, self.y_mean, std)
         return self
 
+    def scaling(self) -> Scaling:
+        """The fitted statistics, whose methods hold the formulas."""
+        return Scaling(self.x_min, self.x_scale, self.y_mean, self.y_std)
+
     def transform(self, X):
-        return (X - self.x_min) / self.x_scale
+        return self.scaling().transform(X)
 
     def transform_y(self, y):
-        return (y - self.y_mean) / self.y_std
+        return self.scaling().transform_y(y)
 
     def inverse_y(self, y_scaled):
-        return y_scaled * self.y_std + self.y_mean
+        return self.scaling().inverse_y(y_scaled)
 
 
 def _std(y, mean, weights):

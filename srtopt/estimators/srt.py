@@ -579,10 +579,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
     def _predict_scaled(self, Xs):
         """:meth:`predict` of the scaled rows Xs."""
-        pred = self.scaler_.inverse_y(kernels.hbp_predict(Xs, self.omega_, self.beta_, Tree(int(self.depth))))
-        if self.clip_predictions and hasattr(self, "y_range_"):
-            pred = np.clip(pred, *self.y_range_)
-        return pred
+        y_range = self.y_range_ if self.clip_predictions and hasattr(self, "y_range_") else None
+        return kernels.hbp_prediction(Xs, self.omega_, self.beta_, Tree(int(self.depth)), self.scaler_, y_range)
 
     def summary(self, units="original"):
         """One row per node (pandas DataFrame), see :func:`srtopt.export.summary`."""

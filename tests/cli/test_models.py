@@ -455,6 +455,24 @@ def test_show_reads_the_file_without_the_estimator_stack(workdir, fitted):
     assert "\n".join(text) == export_text(srtopt.load(model))
 
 
+@pytest.mark.slow
+def test_predict_reads_the_file_without_the_estimator_stack(workdir, fitted):
+    """``srtopt predict`` of a saved SoftRegressionTree predicts from the file alone (no scikit-learn,
+    Pyomo, CasADi or numba: they cost seconds), as the loaded estimator does."""
+    probe = ("import sys, runpy; sys.argv = ['srtopt', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('srtopt', run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('sklearn', 'pyomo', 'casadi', 'numba') if m in sys.modules))")
+    model, out = workdir / "model.json", workdir / "quick.csv"
+    done = subprocess.run([sys.executable, "-c", probe, "predict", str(model), str(workdir / "new.csv"), "--out",
+                           str(out)], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)),
+                          timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "[]", (done.stdout[-300:], done.stderr[-300:])
+    new = pd.read_csv(workdir / "new.csv")
+    loaded = srtopt.load(model)
+    np.testing.assert_array_equal(pd.read_csv(out)["prediction"], loaded.predict(new[loaded.feature_names_in_]))
+
+
 def test_formulation_and_solver_flags_reach_the_estimator(workdir, capsys):
     out = str(workdir / "flags.json")
     assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--depth", "1", "--max-iter", "1", "--quiet",

@@ -1,0 +1,60 @@
+"""The HBP path and the SRT prediction (eq. prediction_model) in numpy alone: what predicting
+with a saved tree needs, without the compiled kernels of :mod:`srtopt.kernels` (which
+re-exports these names).  Notation: :mod:`srtopt.kernels`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .tree import Tree
+
+CHUNK_ROWS = 1 << 16  # rows per block of the full-data kernels (bounds their temporaries)
+
+
+def split_design(X: np.ndarray) -> np.ndarray:
+    """Z = [1, X/p]: rows z_i such that z_i . omega_t = omega_0t + (1/p) sum_j omega_jt x_ij."""
+    n, p = X.shape
+    return np.hstack([np.ones((n, 1)), X / p])
+
+
+def leaf_design(X: np.ndarray) -> np.ndarray:
+    """Xa = [1, X]: rows such that Xa_i . beta_t = yhat_it."""
+    return np.hstack([np.ones((X.shape[0], 1)), X])
+
+
+def row_chunks(n: int):
+    """Slices covering range(n) in blocks of CHUNK_ROWS rows."""
+    return [slice(start, start + CHUNK_ROWS) for start in range(0, max(n, 1), CHUNK_ROWS)]
+
+
+def hbp_leaves(Z: np.ndarray, omega: np.ndarray, tree: Tree) -> np.ndarray:
+    """Leaf (paper numbering) of the HBP path of every row (eq. prediction_model).
+
+    At each branch node go left iff p_it >= 0.5, i.e. u_it >= 0 (ties go left).
+    """
+    node = np.ones(Z.shape[0], dtype=np.int64)
+    for rows in row_chunks(Z.shape[0]):
+        U = Z[rows] @ omega.T
+        index = np.arange(U.shape[0])
+        for _ in range(tree.depth):
+            node[rows] = 2 * node[rows] + (U[index, node[rows] - 1] < 0)
+    return node
+
+
+def hbp_predict(X: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) -> np.ndarray:
+    """SRT prediction (eq. prediction_model): the linear model of the HBP leaf."""
+    leaves = hbp_leaves(split_design(X), omega, tree)
+    Xa = leaf_design(X)
+    return np.einsum("ij,ij->i", Xa, beta[tree.leaf_rows(leaves)])
+
+
+def hbp_prediction(Xs, omega, beta, tree: Tree, scaling, y_range=None) -> np.ndarray:
+    """SoftRegressionTree's prediction in y's units: :func:`hbp_predict` of the scaled rows ``Xs``,
+    unscaled by ``scaling`` (its ``inverse_y``) and clipped to ``y_range`` = (low, high) when given."""
+    prediction = scaling.inverse_y(hbp_predict(Xs, omega, beta, tree))
+    return prediction if y_range is None else np.clip(prediction, *y_range)
+
+
+__all__ = ["CHUNK_ROWS", "hbp_leaves", "hbp_predict", "hbp_prediction", "leaf_design", "row_chunks",
+           "split_design"]
