@@ -12,7 +12,8 @@ written) prints one line and exits with status 1; SIGTERM and SIGHUP end the com
 (files being written are removed, earlier files kept) with status 143 and 129.  None of them
 shows a traceback.  A signal whose exception Python swallowed (one that arrives while a module is
 being imported) is not lost: it is remembered and ends the command before its next output is
-written (:func:`check_signals`).
+written (:func:`check_signals`); one that surfaced as another error (a C extension whose import it
+interrupted raises ImportError) ends the command as the signal does.
 """
 
 from __future__ import annotations
@@ -127,32 +128,46 @@ def main(argv=None) -> int:
             status = int(args.func(args) or 0)
             check_signals()
             return status
-    except KeyboardInterrupt:
-        print(f"{prefix}: interrupted{'; ' + note if note else ''}", file=sys.stderr)
-        return 130
-    except Terminated as exc:
-        print(f"{prefix}: {exc.verb}{'; ' + note if note else ''}", file=sys.stderr)
-        return exc.status
-    except (ValueError, FileNotFoundError, KeyError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"{prefix}: error: {message}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error for a filter
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's flush at exit would fail again
-        return 0
-    except MemoryError:
-        print(f"{prefix}: error: out of memory", file=sys.stderr)
-        return 1
-    except OSError as exc:  # the machine's fault, not the user's: disk full, a read-only directory
-        print(f"{prefix}: error: {exc.strerror or exc}" + (f": {exc.filename!r}" if exc.filename else ""),
-              file=sys.stderr)
-        return 1
-    except sqlite3.Error as exc:  # a results store that cannot be written (disk full, locked, damaged)
-        print(f"{prefix}: error: results store: {exc}", file=sys.stderr)
-        return 1
+    except Exception as exc:
+        if not _PENDING:
+            return _failure(exc, prefix)
+        signalled = _PENDING[0]  # the signal surfaced as another error (an extension failing its import)
+        return _interrupted(signalled() if isinstance(signalled, type) else signalled, prefix, note)
+    except (KeyboardInterrupt, Terminated) as exc:
+        return _interrupted(exc, prefix, note)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _interrupted(exc, prefix, note) -> int:
+    """One line for Ctrl-C, SIGTERM or SIGHUP, and the exit status."""
+    verb, status = ("interrupted", 130) if isinstance(exc, KeyboardInterrupt) else (exc.verb, exc.status)
+    print(f"{prefix}: {verb}{'; ' + note if note else ''}", file=sys.stderr)
+    return status
+
+
+def _failure(exc, prefix) -> int:
+    """One line for a user mistake (status 2) or a failure of the machine (status 1); any other
+    exception is a bug and raised with its traceback."""
+    if isinstance(exc, (ValueError, FileNotFoundError, KeyError)):
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"{prefix}: error: {message}", file=sys.stderr)
+        return 2
+    if isinstance(exc, BrokenPipeError):  # the reader of stdout went away (`| head`): not an error for a filter
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's flush at exit would fail again
+        return 0
+    if isinstance(exc, MemoryError):
+        print(f"{prefix}: error: out of memory", file=sys.stderr)
+        return 1
+    if isinstance(exc, OSError):  # the machine's fault, not the user's: disk full, a read-only directory
+        print(f"{prefix}: error: {exc.strerror or exc}" + (f": {exc.filename!r}" if exc.filename else ""),
+              file=sys.stderr)
+        return 1
+    if isinstance(exc, sqlite3.Error):  # a results store that cannot be written (disk full, locked, damaged)
+        print(f"{prefix}: error: results store: {exc}", file=sys.stderr)
+        return 1
+    raise exc
 
 
 if __name__ == "__main__":

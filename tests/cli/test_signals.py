@@ -46,3 +46,27 @@ def test_main_restores_the_handlers_it_replaced(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--version"])
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
+
+
+def test_a_signal_that_surfaced_as_another_error_ends_the_command_as_the_signal(monkeypatch, capsys, tmp_path):
+    """A C extension whose import is interrupted turns the KeyboardInterrupt into an ImportError
+    (seen once in 80 tries: SciPy's HiGHS wrapper, "initialization failed"); the command then
+    reports the Ctrl-C (status 130, one line), not a traceback of the ImportError."""
+    import os
+
+    import srtopt.cli.models as models
+
+    def interrupted_import(args):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)  # the CLI's handler raises KeyboardInterrupt here
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise ImportError("initialization failed") from None
+        return 0
+
+    monkeypatch.setattr(models, "run_show", interrupted_import)
+    assert cli.main(["show", str(tmp_path / "model.json")]) == 130
+    assert capsys.readouterr().err.splitlines() == ["srtopt show: interrupted"]
+    with pytest.raises(ImportError):  # without a signal, the same error is a bug and keeps its traceback
+        monkeypatch.setattr(models, "run_show", lambda args: (_ for _ in ()).throw(ImportError("broken")))
+        cli.main(["show", str(tmp_path / "model.json")])
