@@ -305,16 +305,18 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     there (a deeper tree grown from a fitted one, :class:`GrowInitialization`).
 
     The splits of the last ``MEMORY`` problems are remembered (keyed by the data, the depth
-    and the parameters): the leaf-ridge guard's fits of one fold and the final fit start alike."""
-    key = None if top is not None else _memory_key(problem, slope, min_leaf, bins, random_state, max_rows)
+    and the parameters), and the soft start made from them: the leaf-ridge guard's fits of one
+    fold and the final fit start alike."""
+    drawn = max_rows is not None and len(problem.y) > max_rows  # a subsample, drawn with probabilities s_i
+    key = None if top is not None else _memory_key(problem, slope, min_leaf, bins, random_state if drawn else None,
+                                                   max_rows)
     if key in _SPLITS:
-        omega, beta = soft_tree_start(problem, _SPLITS[key], slope)
+        omega, beta = _remembered_start(problem, key, _SPLITS[key], slope)
         return omega, beta, len(_SPLITS[key])
-    sample = _subsample(problem, check_random_state(random_state), max_rows)
-    drawn = len(sample) < len(problem.y)  # drawn with probabilities s_i: equal weights
+    sample = _subsample(problem, check_random_state(random_state), max_rows)  # random_state matters if drawn
     sample = sample[problem.s[sample] > 0]  # a row of weight 0 neither splits nor fits
     X, y, Xa = problem.X[sample], problem.y[sample], problem.Xa[sample]
-    w = np.ones(len(sample)) if drawn else problem.s[sample] * len(sample)
+    w = np.ones(len(sample)) if drawn else problem.s[sample] * len(sample)  # drawn: equal weights
     columns = _leaf_columns(X, y, w)
     Xa = Xa[:, columns]
     allowed = problem.constraint_set.split_features()
@@ -342,8 +344,21 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     return omega, beta, len(splits)
 
 
-MEMORY = 8  # problems whose model-tree splits are remembered
+MEMORY = 8  # problems whose model-tree splits (and soft starts) are remembered
 _SPLITS: dict = {}
+_STARTS: dict = {}
+
+
+def _remembered_start(problem, key, splits, slope):
+    """:func:`soft_tree_start` of remembered splits, itself remembered (by ``key`` and mu: it
+    depends on nothing else), as copies: the leaf-ridge guard's four factors on a fold start alike."""
+    start_key = (key, float(problem.mu))
+    if start_key not in _STARTS:
+        _STARTS[start_key] = soft_tree_start(problem, splits, slope)
+        while len(_STARTS) > MEMORY:
+            _STARTS.pop(next(iter(_STARTS)))
+    omega, beta = _STARTS[start_key]
+    return omega.copy(), beta.copy()
 
 
 def _memory_key(problem, *parameters) -> tuple:

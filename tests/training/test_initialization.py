@@ -180,6 +180,26 @@ def test_model_tree_chooses_splits_for_linear_leaves_where_cart_does_not():
     assert np.sign(beta[0, 1]) == -1 and np.sign(beta[1, 1]) == 1  # slopes of the two sides of |x_0 - 0.5|
 
 
+def test_a_remembered_start_is_the_same_whatever_the_seed_without_a_subsample_and_cannot_be_changed():
+    """On fewer rows than max_rows the seed draws nothing, so the leaf-ridge guard's screen (no seed)
+    and the fit (seed 0) share one split search; the remembered start comes back as copies."""
+    from srtopt.training import initialization
+
+    X, y = scaled("friedman", 200)
+    problem = SRTProblem(X, y, Tree(2), 1.0, 1e-8, 1e-6)
+    initialization._SPLITS.clear()
+    initialization._STARTS.clear()
+    first = model_tree_initialization(problem, random_state=None)
+    searched = dict(initialization._SPLITS)
+    again = model_tree_initialization(problem, random_state=0)
+    assert initialization._SPLITS == searched  # no second search
+    for a, b in zip(first[:2], again[:2]):
+        np.testing.assert_array_equal(a, b)
+    again[0][:] = 0.0  # a caller that changes its (remembered) start in place
+    np.testing.assert_array_equal(model_tree_initialization(problem, random_state=0)[0], first[0])
+    assert np.any(first[0] != 0)
+
+
 def test_wide_data_start_is_fast_finds_the_signal_and_honours_the_deadline():
     """More than WIDE features: the split search screens features and leaf columns, so the start
     costs seconds, still splits on the informative feature, and stops at the fit's deadline."""
