@@ -195,21 +195,19 @@ def _next_fit(losses, fitted, nonnegative):
 
 def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None) -> float:
     """The weighted loss of the standardized residuals on the held-out rows of ``fold`` =
-    (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows.  The fits
-    keep the bounds of the constraints (monotone, leaf bounds) but not the group constraints (parity,
-    group losses), which make a fit several times slower: the factor is about how closely the leaves
-    fit their rows, which the groups' means do not change."""
+    (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows, with all
+    its constraints: the group constraints (parity, group losses) change which factor is best (on
+    communities_crime at a parity gap of 0.02, 1e4 without them, 1e2 with them, test R^2 0.377 ->
+    0.434 over 4 folds; docs/departures.md, "Leaf ridge")."""
     from sklearn.base import clone
-
-    from ..models.constraints import SoftMean, make_constraints
 
     train, test = fold
     weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-    bounds = [c for c in make_constraints(estimator.constraints) if not isinstance(c, SoftMean)]
     model = clone(estimator).set_params(leaf_ridge=factor, callbacks=None, verbose=0, time_limit=time_limit,
-                                        max_iter=min(MAX_ITER, estimator.max_iter), constraints=bounds or None)
+                                        max_iter=min(MAX_ITER, estimator.max_iter))
     with warnings.catch_warnings():  # a fold's fit stopped by its share of the time limit: the final fit warns
         warnings.filterwarnings("ignore", message=r"time_limit=", category=UserWarning)
-        model.fit(take_rows(X, train), y[train], None if sample_weight is None else weights[train])
+        model.fit(take_rows(X, train), y[train], None if sample_weight is None else weights[train],
+                  sensitive_features=None if groups is None else groups[train])
     residual = (model.predict(take_rows(X, test)) - y[test]) / (float(np.std(y)) or 1.0)
     return float(np.sum(weights[test] * loss.value(residual)))

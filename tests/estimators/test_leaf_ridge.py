@@ -62,6 +62,25 @@ def test_inside_the_zone_the_factor_of_least_validation_loss_is_used():
     assert again.leaf_ridge_losses_ == {}
 
 
+def test_the_comparison_fits_carry_the_group_constraints():
+    """A parity constraint changes which factor is best (the heavy factors pull the leaves towards the
+    unconstrained linear model): every fold's fit has the estimator's constraints and its rows' groups."""
+    X, y = _noise(60, 20)
+    group = np.arange(60) % 2
+    seen, fit = [], SoftRegressionTree.fit
+
+    def recording(self, X, y, sample_weight=None, sensitive_features=None):
+        seen.append((self.constraints, None if sensitive_features is None else len(sensitive_features)))
+        return fit(self, X, y, sample_weight, sensitive_features)
+
+    with mock.patch.object(SoftRegressionTree, "fit", recording):
+        tree = SoftRegressionTree(depth=2, random_state=0, max_iter=3, constraints="parity:gap=0.05").fit(
+            X, y, sensitive_features=group)
+    assert len(tree.leaf_ridge_losses_) == len(GRID) and len(seen) > 1
+    assert all(constraints == "parity:gap=0.05" and rows is not None for constraints, rows in seen)
+    assert {rows for _, rows in seen[1:]} == {40}  # the fold fits: two thirds of the rows, with their groups
+
+
 def test_a_factor_that_cannot_win_is_not_fitted_on_the_remaining_folds():
     X, noise = _noise(60, 20)
     y = X @ np.arange(20.0) + 0.1 * noise  # linear: near-constant leaves lose on every fold
