@@ -78,7 +78,7 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
     if model.kind == "milo":
         return _export_text_milo(model, feature_names, top, X, units, (root, children, folded))
     tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
-    x_min, span, y_mean, y_std = scaling_of(model)
+    _, _, y_mean, y_std = scaling_of(model)
     split, leaf = original_units(model)
     counts = node_counts(model, X)
     name = model.estimator
@@ -95,31 +95,18 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
     if note := pruned_note(model):
         lines.append(f"  {note}")
 
-    def walk(t, indent):
-        pad = "  " * indent
-        n = f" [{counts[t - 1]} rows]" if counts is not None else ""
-        if t in folded:
-            lines.append(f"{pad}node {t}{n}: {folded_text(model, t)}")
-            return
-        if tree.is_leaf(t):
-            b, c = model.beta_[tree.leaf_index(t)], leaf[tree.leaf_index(t)]
-            lines.append(f"{pad}leaf {t}{n}:")
-            if units in ("both", "scaled"):
-                lines.append(f"{pad}    scaled:   y_s = {fmt(b[0])} {terms_text(b[1:], b[1:], names, top)}")
-            if units in ("both", "original"):
-                lines.append(f"{pad}    original: y = {fmt(c[0])} {terms_text(c[1:], b[1:], names, top)}")
-            return
+    def split_text(t):
         w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
-        left, right = children[t]
-        lines.append(f"{pad}node {t}{n}: go left (to {left}) if")
-        if units in ("both", "scaled"):
-            lines.append(f"{pad}    scaled:   {fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, top)}) >= 0")
-        if units in ("both", "original"):
-            lines.append(f"{pad}    original: {fmt(a[0])} {terms_text(a[1:], w[1:], names, top)} >= 0")
-        walk(left, indent + 1)
-        walk(right, indent + 1)
+        return [""] + _shown(units, scaled=f"scaled:   {fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, top)}) "
+                                           ">= 0",
+                             original=f"original: {fmt(a[0])} {terms_text(a[1:], w[1:], names, top)} >= 0")
 
-    walk(root, 0)
+    def leaf_text(t):
+        b, c = model.beta_[tree.leaf_index(t)], leaf[tree.leaf_index(t)]
+        return _shown(units, scaled=f"scaled:   y_s = {fmt(b[0])} {terms_text(b[1:], b[1:], names, top)}",
+                      original=f"original: y = {fmt(c[0])} {terms_text(c[1:], b[1:], names, top)}")
+
+    lines += _node_lines(model, (root, children, folded), counts, split_text, leaf_text)
     return "\n".join(lines + export_constraints(model).splitlines())
 
 
@@ -158,39 +145,54 @@ def _export_text_milo(model, feature_names, top, X, units, structure):
              f"  scaled:   x_s = (x - min) / (max - min), y_s = (y - {model.scaler_.y_mean:.6g}) / "
              f"{model.scaler_.y_std:.6g}",
              "  original: raw feature units, y in its own units", f"  {RANKING}"]
-    root, children, folded = structure
     if note := pruned_note(model):
         lines.append(f"  {note}")
 
+    def split_text(t):
+        j = int(model.split_feature_[t - 1])
+        return [" " + "; ".join(_shown(units, original=f"original: {names[j]} < {model.split_threshold_[t - 1]:.6g}",
+                                       scaled=f"scaled: {names[j]}_s < {model.split_threshold_scaled_[t - 1]:.6g}"))]
+
+    def leaf_text(t):
+        i = tree.leaf_index(t)
+        scaled = model.leaf_coef_scaled_[i]
+        return _shown(units, scaled=f"scaled:   y_s = {fmt(model.leaf_intercept_scaled_[i])} "
+                                    f"{terms_text(scaled, scaled, names, top)}",
+                      original=f"original: y = {fmt(model.leaf_intercept_[i])} "
+                               f"{terms_text(model.leaf_coef_[i], scaled, names, top)}")
+
+    return "\n".join(lines + _node_lines(model, structure, counts, split_text, leaf_text))
+
+
+def _shown(units, **lines) -> list[str]:
+    """The ``lines`` {units: text} that ``units`` ("both", "original" or "scaled") shows, in their order."""
+    return [text for kind, text in lines.items() if units in ("both", kind)]
+
+
+def _node_lines(model, structure, counts, split_text, leaf_text) -> list[str]:
+    """The indented lines of the drawn tree ``structure`` = (root, children, folded), root first:
+    each node's head ("node t [n rows]: go left (to l) if" + the first of ``split_text(t)``,
+    "leaf t [n rows]:") and below it the other lines of ``split_text(t)`` or ``leaf_text(t)``."""
+    root, children, folded = structure
+    tree, lines = tree_of(model), []
+
     def walk(t, indent):
         pad = "  " * indent
-        n = f" [{counts[t - 1]} rows]" if counts is not None else ""
+        head = f"{pad}{'leaf' if tree.is_leaf(t) else 'node'} {t}" + (
+            f" [{counts[t - 1]} rows]" if counts is not None else "")
         if t in folded:
-            lines.append(f"{pad}node {t}{n}: {folded_text(model, t)}")
-            return
-        if tree.is_leaf(t):
-            i = tree.leaf_index(t)
-            scaled = model.leaf_coef_scaled_[i]
-            lines.append(f"{pad}leaf {t}{n}:")
-            if units in ("both", "scaled"):
-                lines.append(f"{pad}    scaled:   y_s = {fmt(model.leaf_intercept_scaled_[i])} "
-                             f"{terms_text(scaled, scaled, names, top)}")
-            if units in ("both", "original"):
-                lines.append(f"{pad}    original: y = {fmt(model.leaf_intercept_[i])} "
-                             f"{terms_text(model.leaf_coef_[i], scaled, names, top)}")
-            return
-        j, (left, right) = int(model.split_feature_[t - 1]), children[t]
-        parts = []
-        if units in ("both", "original"):
-            parts.append(f"original: {names[j]} < {model.split_threshold_[t - 1]:.6g}")
-        if units in ("both", "scaled"):
-            parts.append(f"scaled: {names[j]}_s < {model.split_threshold_scaled_[t - 1]:.6g}")
-        lines.append(f"{pad}node {t}{n}: go left (to {left}) if " + "; ".join(parts))
-        walk(left, indent + 1)
-        walk(right, indent + 1)
+            lines.append(f"{head}: {folded_text(model, t)}")
+        elif tree.is_leaf(t):
+            lines.extend([f"{head}:"] + [f"{pad}    {line}" for line in leaf_text(t)])
+        else:
+            left, right = children[t]
+            first, *rest = split_text(t)
+            lines.extend([f"{head}: go left (to {left}) if{first}"] + [f"{pad}    {line}" for line in rest])
+            walk(left, indent + 1)
+            walk(right, indent + 1)
 
     walk(root, 0)
-    return "\n".join(lines)
+    return lines
 
 
 __all__ = ["export_constraints", "export_text"]
