@@ -216,7 +216,9 @@ def test_wide_data_start_is_fast_finds_the_signal_and_honours_the_deadline():
     assert model.score(X, y) > 0.9 and time.perf_counter() - start < 60
     with pytest.warns(UserWarning, match="time_limit=1 s reached"):
         model = SoftRegressionTree(depth=3, time_limit=1.0, random_state=0).fit(X, y)
-    assert model.stopped_by_ == "time_limit" and model.fit_seconds_ < 1.1 * 1.0 + 5  # 1.0-1.3 s measured
+    # fit_seconds_ 1.0-1.3 s measured (quiet and loaded): 10 s is >= 7x for a loaded machine, and far below
+    # the 17-26 s the fit took before the split search looked at the deadline
+    assert model.stopped_by_ == "time_limit" and model.fit_seconds_ < 10.0
 
 
 def test_zero_weights_do_not_make_the_start_singular():
