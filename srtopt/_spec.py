@@ -43,3 +43,67 @@ def _top_level(text: str) -> list[str]:
             parts.append(text[start:i])
             start = i + 1
     return parts + [text[start:]]
+
+
+class Registry(dict):
+    """Names of one kind of part (a loss, a penalty, a constraint, a solver, a working-set rule)
+    -> their factories, and the parts made from spec strings: ``registry.make("huber:delta=0.5")``
+    is ``registry["huber"](delta=0.5)``.
+
+    Parameters
+    ----------
+    kind : str
+        What the registry holds, as an error message names it ("loss", "bn solver", ...).
+    entries : dict, default={}
+        The built-in names and factories.
+    alternatives : str, default=""
+        What else the argument may be, appended to the message for an unknown name.
+    listing : callable or None, default=None
+        Returns the text that follows "unknown <kind> <spec>; " in that message, computed when it is
+        made (e.g. the solvers installed); None: "use one of" the names, then ``alternatives``.
+    error : type, default=ValueError
+        The exception class of an unknown name.
+
+    Examples
+    --------
+    >>> sizes = Registry("size", {"small": lambda scale=1: 10 * scale})
+    >>> sizes.make("small:scale=3")
+    30
+    >>> sizes.make("large")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown size 'large'; use one of 'small'
+    """
+
+    def __init__(self, kind: str, entries=(), alternatives="", listing=None, error=ValueError):
+        super().__init__(entries)
+        self.kind, self.alternatives, self.listing, self.error = kind, alternatives, listing, error
+
+    def register(self, name: str, factory) -> None:
+        """Make ``name`` (stripped, lower-cased; an existing entry is replaced) build ``factory(**options)``."""
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"a {self.kind} needs a non-empty name, got {name!r}")
+        if not callable(factory):
+            raise ValueError(f"the factory of {self.kind} {name!r} must be callable, got {factory!r}")
+        self[name.strip().lower()] = factory
+
+    def factory(self, spec: str):
+        """The factory of the name of ``spec``, else the registry's error naming the known ones."""
+        name = parse_spec(spec)[0]
+        if name not in self:
+            raise self.error(f"unknown {self.kind} {spec!r}; {self._listed()}")
+        return self[name]
+
+    def _listed(self) -> str:
+        if self.listing is not None:
+            return self.listing()
+        return f"use one of {', '.join(map(repr, self))}" + (f", {self.alternatives}" if self.alternatives else "")
+
+    def make(self, spec: str, **options):
+        """The part of a spec ``"name:key=value,..."``; ``options`` override the spec's."""
+        factory = self.factory(spec)
+        name, parsed = parse_spec(spec)
+        try:
+            return factory(**{**parsed, **options})
+        except TypeError as exc:
+            raise ValueError(f"bad options for {self.kind} {name!r}: {exc}") from None

@@ -16,7 +16,6 @@ import numpy as np
 
 from ..tree import Tree
 
-
 MIN_ROWS = 32  # smallest padded row count of a rendered subproblem
 
 

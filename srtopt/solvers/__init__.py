@@ -35,10 +35,21 @@ Strings are the clone-safe, grid-searchable form for estimators
 
 from __future__ import annotations
 
-from .._spec import parse_spec
+from .._spec import Registry, parse_spec
 from .armijo import armijo_step
-from .base import (CONSTRAINT_KINDS, Acceptance, Availability, Solver, SolverParams, SolverResult,
-                   SolverUnavailableError, TerminationCondition, acceptance, availability, termination)
+from .base import (
+    CONSTRAINT_KINDS,
+    Acceptance,
+    Availability,
+    Solver,
+    SolverParams,
+    SolverResult,
+    SolverUnavailableError,
+    TerminationCondition,
+    acceptance,
+    availability,
+    termination,
+)
 from .cyipopt_solver import IpoptCyipopt
 from .ipopt import IpoptCasadi
 from .least_squares import ExactLeastSquares, LsqrLeastSquares
@@ -62,14 +73,20 @@ _NLP = {
     "prox-gradient": ProxGradient,
 }
 
+
+def _registry(kind: str, entries: dict) -> Registry:
+    """The registry of the solvers of ``kind``; an unknown name lists those available."""
+    return Registry(f"{kind} solver", entries, listing=lambda: _listing(kind), error=SolverUnavailableError)
+
+
 SOLVERS = {
-    "bn": {
+    "bn": _registry("bn", {
         # "auto" on subtree subproblems; its tolerance was chosen by measurement (docs/design.md)
         "l-bfgs-b": lambda tol=BN_LBFGSB_TOL, **kw: ScipyMinimize("L-BFGS-B", tol=tol, **kw),
         "newton": NewtonSolver,
         **_NLP,
-    },
-    "ln": {
+    }),
+    "ln": _registry("ln", {
         "exact": ExactLeastSquares,
         "lsqr": LsqrLeastSquares,
         "highs": HighsQP,
@@ -79,8 +96,8 @@ SOLVERS = {
         "l-bfgs-b": lambda **kw: ScipyMinimize("L-BFGS-B", **kw),
         "newton": NewtonSolver,
         **_NLP,
-    },
-    "wlr": {
+    }),
+    "wlr": _registry("wlr", {
         "newton": NewtonSolver,
         "prox-gradient": ProxGradient,
         "sklearn": SklearnLogistic,
@@ -88,16 +105,16 @@ SOLVERS = {
         "cyipopt": IpoptCyipopt,
         "l-bfgs-b": lambda **kw: ScipyMinimize("L-BFGS-B", **kw),
         "trust-exact": lambda **kw: ScipyHessian("trust-exact", **kw),
-    },
-    "full": {
+    }),
+    "full": _registry("full", {
         "l-bfgs-b": lambda **kw: ScipyMinimize("L-BFGS-B", **kw),
         **_NLP,
-    },
-    "milp": {
+    }),
+    "milp": _registry("milp", {
         "highs": HighsMILP,
         "appsi_highs": HighsMILP,
         "scip": ScipMIQP,
-    },
+    }),
 }
 
 #: what "auto" tries, in order, per kind: (spec, smooth problems only?)
@@ -140,9 +157,7 @@ def register_solver(kind: str, name: str, factory) -> None:
     1e-06
     >>> del SOLVERS["bn"]["my-lbfgs"]
     """
-    if not callable(factory):
-        raise ValueError(f"factory must be callable, got {factory!r}")
-    SOLVERS.setdefault(kind, {})[name.strip().lower()] = factory
+    SOLVERS.setdefault(kind, _registry(kind, {})).register(name, factory)
 
 
 class Auto(Solver):
@@ -281,11 +296,9 @@ def _factory(kind: str, spec: str):
         pyomo_name = pyomo_name[len(PYOMO_PREFIX):]
         return (lambda **kw: PyomoMILP(pyomo_name, **kw)) if kind == "milp" else \
             (lambda **kw: PyomoSolver(pyomo_name, **kw))
-    if name in SOLVERS[kind]:
-        return SOLVERS[kind][name]
-    if kind == "milp":  # any Pyomo SolverFactory name
+    if kind == "milp" and name not in SOLVERS[kind]:  # any Pyomo SolverFactory name
         return lambda **kw: PyomoMILP(pyomo_name, **kw)
-    raise SolverUnavailableError(f"unknown {kind} solver {spec!r}; {_listing(kind)}")
+    return SOLVERS[kind].factory(spec)
 
 
 def make_solver(kind: str, spec, **options):

@@ -19,6 +19,7 @@ Built-in rules (``working_sets=`` of the estimator):
 
 from __future__ import annotations
 
+from .._spec import Registry
 from ..tree import Tree
 
 
@@ -44,7 +45,8 @@ def root_to_leaf_paths(tree: Tree):
         yield leaf // 2, tree.path(leaf), (leaf,)
 
 
-RULES = {"subtree": subtree_working_sets, "all": all_nodes, "paths": root_to_leaf_paths}
+RULES = Registry("working_sets", {"subtree": subtree_working_sets, "all": all_nodes, "paths": root_to_leaf_paths},
+                 "a callable rule(tree) -> [(t, W_B, W_L), ...]")
 
 
 def subproblem_root(tree: Tree, t: int, W_B=(), W_L=()) -> int:
@@ -71,10 +73,7 @@ class CheckedRule:
 def make_working_sets(spec) -> CheckedRule:
     """A checked rule from a name of :data:`RULES` or a callable ``rule(tree)``."""
     if isinstance(spec, str):
-        if spec.lower() not in RULES:
-            raise ValueError(f"unknown working_sets {spec!r}; use one of {', '.join(map(repr, RULES))} or a "
-                             f"callable rule(tree) -> [(t, W_B, W_L), ...]")
-        return CheckedRule(RULES[spec.lower()], spec.lower())
+        return CheckedRule(RULES.factory(spec), spec.lower())
     if callable(spec):
         return CheckedRule(spec)
     raise ValueError(f"working_sets must be a name or a callable, got {spec!r}")

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from srtopt import kernels
-from srtopt.models.srt import WLRProxy, padded_rows
+from srtopt.models.casadi_backend import padded_rows
+from srtopt.models.srt import WLRProxy
 
 from ..conftest import random_tree_problem
 

@@ -1,0 +1,84 @@
+"""What every constraint shares: the tolerances, the user's units, the Constraint base."""
+
+from __future__ import annotations
+
+import copy
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..terms.base import Term
+
+#: a row of a split block whose probability of reaching the subproblem's root is below this keeps
+#: its current contribution (a change of at most REACH_FLOOR times |v|)
+REACH_FLOOR = 1e-10
+#: a constraint holds when its violation is at most this (training units: standardized y)
+FEASIBILITY_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class TrainingUnits:
+    """How the user's units map to the training problem's: feature j is x_j / x_scale[j] (plus a
+    shift), y is y / y_std (plus a shift), the loss is homogeneous of degree ``loss_degree``
+    (None: not homogeneous, bounds on it are taken in standardized units).
+
+    Parameters
+    ----------
+    feature_names : tuple of str
+        The names of the features, in the order of X's columns.
+    x_scale : ndarray of shape (p,)
+        The span of each feature (scaled x_j = (x_j - min_j) / x_scale_j).
+    y_std : float
+        The standard deviation of y (standardized y = (y - mean) / y_std).
+    loss_degree : int or None, default=2
+        Degree of homogeneity of the training loss (2 for squared, 1 for absolute).
+    """
+
+    feature_names: tuple
+    x_scale: np.ndarray
+    y_std: float = 1.0
+    loss_degree: int | None = 2
+
+    @classmethod
+    def identity(cls, n_features: int) -> "TrainingUnits":
+        """The units of a problem built by hand: features x0, x1, ..., nothing scaled."""
+        return cls(tuple(f"x{j}" for j in range(n_features)), np.ones(n_features), 1.0, None)
+
+    def feature(self, reference, owner: str) -> int:
+        """The column index of a feature given by name or by index."""
+        if isinstance(reference, str):
+            if reference in self.feature_names:
+                return self.feature_names.index(reference)
+            listed = ", ".join(self.feature_names[:12]) + (", ..." if len(self.feature_names) > 12 else "")
+            raise ValueError(f"{owner}: feature {reference!r} is not a column of X (columns: {listed})")
+        if isinstance(reference, numbers.Integral) and not isinstance(reference, bool) \
+                and 0 <= reference < len(self.feature_names):
+            return int(reference)
+        raise ValueError(f"{owner}: feature {reference!r} is neither a column name of X nor an index in "
+                         f"0..{len(self.feature_names) - 1}")
+
+
+class Constraint(Term):
+    """A constraint on (omega, beta) of the SRT problem (module docstring)."""
+
+    name = "constraint"
+
+    def __sklearn_clone__(self) -> "Constraint":
+        """A copy, for scikit-learn's ``clone`` of an estimator that holds the constraint (its
+        ``__init__`` normalizes the arguments, which ``clone``'s parameter check refuses)."""
+        return copy.deepcopy(self)
+
+    def in_training_units(self, units: TrainingUnits) -> "Constraint":
+        """A copy in the training problem's units, features as indices."""
+        return copy.deepcopy(self)
+
+    def bind(self, problem) -> "Constraint":
+        """A copy with what it needs of the training data of ``problem`` (an SRTProblem)."""
+        return copy.copy(self)
+
+    def describe(self) -> str:
+        """The constraint as a spec string."""
+        options = ",".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in self.get_params().items()
+                           if v is not None)
+        return f"{self.name}:{options}" if options else self.name

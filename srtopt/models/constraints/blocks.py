@@ -1,0 +1,249 @@
+"""A soft mean as each formulation sees it: over omega_W (BN), over beta_W (LN), over all variables.
+
+Each block gives numpy values, Jacobians and Hessians (the reference), a CasADi rendering and a
+Pyomo rendering.  The three are written by hand: the numpy versions are the hot path and use the
+sweep kernels' closed forms (the derivatives of the whole subtree in one pass), which no symbolic
+expression yields at that cost, while the CasADi and Pyomo renderings are the expressions the
+tests compare them against (tests/models/constraints/test_blocks.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from ... import kernels
+from ...tree import Tree
+from .. import casadi_backend as cb
+from ..terms.operations import CASADI, NUMPY
+from .base import REACH_FLOOR
+from .soft_means import SoftMean
+
+
+class SplitBlock:
+    """A soft mean as the BN subproblem over omega_W (rooted at ``root``) sees it: g over every
+    training row, the rest of the tree fixed.  With P_i(r) the probability of reaching the root r
+    (fixed), g(x) = c + sum_i W_ik P_i(r) sum_{l below r} P_il|r(x) v_il, the sum the BN proxy's
+    data term also has (:func:`srtopt.kernels.subtree_loss`); c holds the leaves outside the
+    subtree and the rows with P_i(r) < REACH_FLOOR (at their current values)."""
+
+    has_hessian = True
+
+    def __init__(self, term: SoftMean, sub):
+        pr, tree, root = sub.problem, sub.problem.tree, sub.root
+        S = pr.split_probabilities(sub.omega)
+        reach = kernels.reach_probabilities(S, tree, root)
+        V = term.leaf_values(pr.Xa @ sub.beta.T, pr.y[:, None], NUMPY)
+        PV = pr.leaf_probabilities(sub.omega) * V
+        under = np.zeros(tree.n_leaves, dtype=bool)
+        under[[tree.leaf_index(leaf) for leaf in tree.descendants_leaves(root)]] = True
+        keep = reach >= REACH_FLOOR
+        self.term, self.mu = term, pr.mu
+        self.c = term.W.T @ (PV[:, ~under].sum(axis=1) + np.where(keep, 0.0, PV[:, under].sum(axis=1)))
+        columns, self.positions = sub._subtree
+        self.rows = np.flatnonzero(keep)
+        self.Z, self.V = pr.Z[keep], V[keep][:, under]
+        self.weights = term.W[keep] * reach[keep, None]
+        self.fixed = S[keep][:, columns]
+        self.local, self.n_working = sub._local_working, len(sub.working)
+        self._last = (None, None)
+        # the subproblem of E itself has these rows: its probabilities serve both
+        self._shared = sub if np.array_equal(sub.rows, self.rows) else None
+        if self._shared is not None:
+            self.rows = sub.rows
+
+    @property
+    def linear(self) -> bool:
+        return False
+
+    def probabilities(self, x) -> np.ndarray:
+        """p of the subtree's splits (rows ``rows``, local heap order) at x, for the last x."""
+        if self._shared is not None:
+            return self._shared._split_probabilities(x)
+        key = np.asarray(x, float).tobytes()
+        if self._last[0] != key:
+            S = self.fixed.copy()
+            S[:, self.positions] = kernels.split_probabilities(self.Z, np.reshape(x, (self.n_working, -1)), self.mu)
+            self._last = (key, S)
+        return self._last[1]
+
+    def value(self, x) -> np.ndarray:
+        S = self.probabilities(x)
+        return self.c + np.array([kernels.subtree_loss(S, self.V, w, self.mu, False)[0] for w in self.weights.T])
+
+    def jacobian(self, x) -> np.ndarray:
+        _, G = kernels.subtree_loss(self.probabilities(x), self.V, np.ones(len(self.V)), self.mu)
+        G = G[:, self.positions]
+        return np.array([((w[:, None] * G).T @ self.Z).ravel() for w in self.weights.T])
+
+    def hessian(self, x, lam) -> np.ndarray:
+        C = kernels.branch_curvatures(self.probabilities(x), self.V, self.weights @ np.asarray(lam, float), self.mu,
+                                      self.local)
+        return kernels.branch_hessian(self.Z, C, self.local)
+
+    def render(self, X, mu):
+        """(g, parameter symbols) in CasADi: X (|W| x q MX) the working splits' weights; the data are
+        parameters (values: :meth:`parameter_values`), padded to :func:`~.casadi_backend.padded_rows` rows."""
+        n, q, m = cb.padded_rows(len(self.Z)), self.Z.shape[1], self.weights.shape[1]
+        Zp, Vp, Wp = ca.MX.sym("Z_all", n, q), ca.MX.sym("V_all", n, self.V.shape[1]), ca.MX.sym("W_all", n, m)
+        Fp, cp = ca.MX.sym("S_fixed", n, self.fixed.shape[1]), ca.MX.sym("c", m)
+        columns = [Fp[:, a] for a in range(self.fixed.shape[1])]
+        for i, position in enumerate(self.positions):
+            columns[position] = cb.sigmoid(ca.mtimes(Zp, X[i, :].T), mu)
+        local = Tree(self.fixed.shape[1].bit_length())
+        V_root = cb.sweep(ca.horzcat(*columns), Vp, local, 1, {a: a - 1 for a in local.branch_nodes})
+        return cp + ca.mtimes(Wp.T, V_root), [Zp, Vp, Wp, Fp, cp]
+
+    def parameter_values(self) -> list:
+        n = cb.padded_rows(len(self.Z))
+        return [cb.pad(a, n) for a in (self.Z, self.V, self.weights, self.fixed)] + [self.c]
+
+    def pyomo(self, X) -> list:
+        """The rows of g in Pyomo: X the rows of Pyomo variables of the working splits."""
+        from .. import pyomo_backend as pb
+
+        local = Tree(self.fixed.shape[1].bit_length())
+        sweeps = []
+        for i in range(len(self.Z)):
+            split = {a: float(self.fixed[i, a - 1]) for a in local.branch_nodes}
+            split.update({p + 1: pb.sigmoid(pb.linear(self.Z[i], X[k]), self.mu) for k, p in enumerate(self.positions)})
+            sweeps.append(pb.point_sweep(split, [float(v) for v in self.V[i]], local, 1))
+        return [float(c) + sum(float(w[i]) * s for i, s in enumerate(sweeps) if w[i] != 0)
+                for c, w in zip(self.c, self.weights.T)]
+
+
+@dataclass(frozen=True)
+class Routing:
+    """Hard predictions: the leaf of every training row (HBP, as ``predict()`` routes it), and the
+    rows whose prediction is held at a value (``held`` mask, ``values`` in training units: a
+    prediction clipped to the training range does not move with beta)."""
+
+    leaves: np.ndarray
+    held: np.ndarray | None = None
+    values: np.ndarray | None = None
+
+    def matrix(self, tree) -> np.ndarray:
+        """The leaf indicator (n, |tau_L|), zero in the held rows."""
+        P = np.zeros((len(self.leaves), tree.n_leaves))
+        P[np.arange(len(self.leaves)), tree.leaf_rows(self.leaves)] = 1.0
+        if self.held is not None:
+            P[self.held] = 0.0
+        return P
+
+
+class LeafBlock:
+    """A soft mean as the LN subproblem over beta_W sees it: g(x) = c + sum_k-row sum_i sum_{l in W}
+    Q_kil v(Xa_i x_l, y_i) with Q_kil = W_ik P_il over every training row, omega and the other
+    leaves fixed (c: their part).  With a :class:`Routing`, the same constraint on hard predictions:
+    P the indicator of its leaves (``predict()``'s routing), its held rows in c at their values."""
+
+    has_hessian = True
+
+    def __init__(self, term: SoftMean, sub, routing: Routing | None = None):
+        pr = sub.problem
+        P = pr.leaf_probabilities(sub.omega) if routing is None else routing.matrix(pr.tree)
+        working = np.zeros(pr.tree.n_leaves, dtype=bool)
+        working[sub._working_rows] = True
+        V = term.leaf_values(pr.Xa @ sub.beta[~working].T, pr.y[:, None], NUMPY)
+        self.term = term
+        self.c = term.W.T @ np.sum(P[:, ~working] * V, axis=1)
+        if routing is not None and routing.held is not None:
+            held = routing.held
+            self.c = self.c + term.W[held].T @ term.leaf_values(routing.values[held], pr.y[held], NUMPY)
+        P = P[:, sub._working_rows]
+        keep = np.any(term.W != 0, axis=1) & np.any(P != 0, axis=1)
+        self.Xa, self.y = pr.Xa[keep], pr.y[keep]
+        self.Q = term.W[keep].T[:, :, None] * P[keep][None]  # Q_kil = W_ik P_il
+
+    @property
+    def linear(self) -> bool:
+        return self.term.linear
+
+    def _yhat(self, x):
+        return self.Xa @ np.reshape(x, (self.Q.shape[2], -1)).T
+
+    def value(self, x) -> np.ndarray:
+        V = self.term.leaf_values(self._yhat(x), self.y[:, None], NUMPY)
+        return self.c + np.einsum("kil,il->k", self.Q, V)
+
+    def jacobian(self, x) -> np.ndarray:
+        dV = self.term.leaf_derivative(self._yhat(x), self.y[:, None])
+        return np.einsum("kil,ij->klj", self.Q * dV, self.Xa).reshape(len(self.Q), -1)
+
+    def hessian(self, x, lam) -> np.ndarray:
+        curvature = np.einsum("k,kil->il", np.asarray(lam, float), self.Q)
+        curvature = curvature * self.term.leaf_second_derivative(self._yhat(x), self.y[:, None])
+        q, m = self.Xa.shape[1], self.Q.shape[2]
+        H = np.zeros((m * q, m * q))
+        for l in range(m):
+            H[l * q:(l + 1) * q, l * q:(l + 1) * q] = (self.Xa.T * curvature[:, l]) @ self.Xa
+        return H
+
+    def render(self, B):
+        """(g, parameter symbols) in CasADi: B (|W| x q MX) the working leaves' coefficients; the data
+        are parameters (values: :meth:`parameter_values`), padded to :func:`~.casadi_backend.padded_rows`
+        rows."""
+        n, q = cb.padded_rows(len(self.y)), self.Xa.shape[1]
+        k, _, m = self.Q.shape
+        Xp, yp, cp = ca.MX.sym("Xa_all", n, q), ca.MX.sym("y_all", n), ca.MX.sym("c", k)
+        Qp = [ca.MX.sym(f"Q_{row}", n, m) for row in range(k)]
+        V = self.term.leaf_values(ca.mtimes(Xp, B.T), ca.repmat(yp, 1, m), CASADI)
+        return cp + ca.vertcat(*[ca.sum1(ca.sum2(Q * V)) for Q in Qp]), [Xp, yp, cp, *Qp]
+
+    def parameter_values(self) -> list:
+        n = cb.padded_rows(len(self.y))
+        return [cb.pad(self.Xa, n), cb.pad(self.y, n), self.c, *(cb.pad(Q, n) for Q in self.Q)]
+
+    def pyomo(self, B) -> list:
+        """The rows of g in Pyomo: B the rows of Pyomo variables of the working leaves."""
+        from .. import pyomo_backend as pb
+        from ..terms.operations import pyomo_ops
+
+        ops = pyomo_ops()
+        V = [[self.term.leaf_values(pb.linear(self.Xa[i], b), float(self.y[i]), ops) for b in B]
+             for i in range(len(self.y))]
+        return [float(c) + sum(float(Q[i, l]) * V[i][l] for i in range(len(self.y)) for l in range(len(B))
+                               if Q[i, l] != 0) for c, Q in zip(self.c, self.Q)]
+
+
+class FullBlock:
+    """A soft mean over all variables x = (vec omega, vec beta) (the SRT problem of eq. obj)."""
+
+    has_hessian = False
+
+    def __init__(self, term: SoftMean, formulation):
+        self.term, self.formulation = term, formulation
+
+    @property
+    def linear(self) -> bool:
+        return False
+
+    def value(self, x) -> np.ndarray:
+        return self.term.values(self.formulation.problem, *self.formulation.split(x))
+
+    def jacobian(self, x) -> np.ndarray:
+        return self.term.jacobian(self.formulation.problem, *self.formulation.split(x))
+
+    def render(self, S, R_of, tree):
+        """(g, parameter symbols) in CasADi: ``S`` the split probabilities (n x |tau_B| MX),
+        ``R_of(v)`` the leaf values v(yhat, y) as an n x |tau_L| MX; the weights W are a parameter."""
+        Wp = ca.MX.sym("W", *self.term.W.shape)
+        V = R_of(lambda yhat, y: self.term.leaf_values(yhat, y, CASADI))
+        V_root = cb.sweep(S, V, tree, 1, {t: tree.branch_index(t) for t in tree.branch_nodes})
+        return ca.mtimes(Wp.T, V_root), [Wp]
+
+    def parameter_values(self) -> list:
+        return [self.term.W]
+
+    def pyomo(self, W, B) -> list:
+        """The rows of g in Pyomo: W and B the rows of Pyomo variables of omega and beta."""
+        from .. import pyomo_backend as pb
+        from ..terms.operations import pyomo_ops
+
+        pr, ops = self.formulation.problem, pyomo_ops()
+        splits = dict(zip(pr.tree.branch_nodes, W))
+        sweeps = [pb.point_sweep(pb.split_exprs(pr.Z[i], splits, pr.mu),
+                                 [self.term.leaf_values(pb.linear(pr.Xa[i], b), float(pr.y[i]), ops) for b in B],
+                                 pr.tree, 1) for i in range(len(pr.y))]
+        return [sum(float(w[i]) * s for i, s in enumerate(sweeps) if w[i] != 0) for w in self.term.W.T]

@@ -1,0 +1,116 @@
+"""The constraints of a problem bound together, and constraints from specs (the registry)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..._spec import Registry
+from .base import Constraint
+from .bounds import FeatureSubset, LeafBounds, Monotone, VariableBounds
+from .soft_means import GroupLoss, Parity, SoftMean
+
+
+@dataclass
+class ConstraintSet:
+    """The constraints of an SRT problem, bound to its data: the variable bounds of every split
+    and leaf, and the soft means."""
+
+    terms: tuple = ()
+    q: int = 0
+    n_branch: int = 0
+    n_leaves: int = 0
+    bounds: tuple | None = field(init=False, default=None)
+
+    def __post_init__(self):
+        signs = [np.asarray(t.signs) for t in self.terms if isinstance(t, Monotone)]
+        if len(signs) > 1 and np.any((np.max(signs, axis=0) > 0) & (np.min(signs, axis=0) < 0)):
+            j = int(np.flatnonzero((np.max(signs, axis=0) > 0) & (np.min(signs, axis=0) < 0))[0])
+            raise ValueError(f"contradictory monotone signs: feature {j} is constrained increasing and decreasing")
+        bounding = [t for t in self.terms if isinstance(t, VariableBounds)]
+        self.soft = tuple(t for t in self.terms if isinstance(t, SoftMean))
+        if bounding:
+            split = [t.split_bounds(self.q) for t in bounding]
+            leaf = [t.leaf_bounds(self.q) for t in bounding]
+            lo_w, hi_w = np.max([s[0] for s in split], axis=0), np.min([s[1] for s in split], axis=0)
+            lo_b, hi_b = np.max([b[0] for b in leaf], axis=0), np.min([b[1] for b in leaf], axis=0)
+            for lo, hi, where in ((lo_w, hi_w, "split weights"), (lo_b, hi_b, "leaf coefficients")):
+                if np.any(lo > hi):
+                    j = int(np.flatnonzero(lo > hi)[0]) - 1
+                    raise ValueError(f"contradictory constraints: the {where} of feature {j} must lie in "
+                                     f"[{lo[j + 1]:g}, {hi[j + 1]:g}] (monotonic_cst and leaf_bounds disagree)")
+            self.bounds = (np.tile(lo_w, (self.n_branch, 1)), np.tile(hi_w, (self.n_branch, 1)),
+                           np.tile(lo_b, (self.n_leaves, 1)), np.tile(hi_b, (self.n_leaves, 1)))
+
+    def __bool__(self) -> bool:
+        return bool(self.terms)
+
+    def split_features(self) -> np.ndarray:
+        """Boolean (p,): the features a split may use (not fixed to 0 in every split)."""
+        if self.bounds is None:
+            return np.ones(self.q - 1, dtype=bool)
+        lo, hi = self.bounds[0][0, 1:], self.bounds[1][0, 1:]
+        return ~((lo == 0) & (hi == 0))
+
+    def project(self, omega, beta):
+        """(omega, beta) clipped to the variable bounds."""
+        if self.bounds is None:
+            return omega, beta
+        lo_w, hi_w, lo_b, hi_b = self.bounds
+        return np.clip(omega, lo_w, hi_w), np.clip(beta, lo_b, hi_b)
+
+
+CONSTRAINTS = Registry("constraint", {"monotone": Monotone, "leaf_bounds": LeafBounds, "features": FeatureSubset,
+                                      "parity": Parity, "group_loss": GroupLoss},
+                       "a Constraint object or a list of these")
+
+
+def register_constraint(name: str, factory) -> None:
+    """Make ``constraints=name`` (and ``"name:key=value"``) build ``factory(**options)``.
+
+    Parameters
+    ----------
+    name : str
+        The constraint's name (lower-cased; an existing entry is replaced).
+    factory : callable
+        ``factory(**options)`` returning a :class:`Constraint`; a Constraint subclass will do.
+    """
+    CONSTRAINTS.register(name, factory)
+
+
+def make_constraints(spec) -> tuple[Constraint, ...]:
+    """Constraint terms from None, a spec (``"parity:gap=0.02"``), a Constraint object
+    (deep-copied), or a list or tuple of these.
+
+    Parameters
+    ----------
+    spec : None, str, Constraint, or list or tuple of these
+        Registered names ("monotone", "leaf_bounds", "parity", "group_loss", or one of
+        :func:`register_constraint`) with their options, or Constraint objects.
+
+    Returns
+    -------
+    tuple of Constraint
+        New constraint objects, in the order given (empty for None).
+
+    Raises
+    ------
+    ValueError
+        If a name is unknown, an option is malformed or not accepted, or an item is of another type.
+
+    Examples
+    --------
+    >>> make_constraints(["parity:gap=0.02", "monotone:weight=-1"])
+    (Parity(gap=0.02), Monotone(signs={'weight': -1}))
+    """
+    if spec is None:
+        return ()
+    if isinstance(spec, (list, tuple)):
+        return tuple(c for item in spec for c in make_constraints(item))
+    if isinstance(spec, Constraint):
+        return (copy.deepcopy(spec),)
+    if isinstance(spec, str):
+        return (CONSTRAINTS.make(spec),)
+    raise ValueError(f"constraints must be None, a spec string, a Constraint object or a list of these, got {spec!r}")

@@ -1,0 +1,86 @@
+"""E(omega, beta) of eq. (obj) over all variables, as a formulation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import casadi as ca
+import numpy as np
+
+from .. import casadi_backend as cb
+from ..constraints.blocks import FullBlock
+from .base import AllVariables, _variable_names
+
+if TYPE_CHECKING:
+    from .problem import SRTProblem
+
+
+@dataclass
+class SRTObjective(AllVariables):
+    """E(omega, beta) of eq. (obj) over all variables x = (vec omega, vec beta)."""
+
+    problem: SRTProblem
+    omega: np.ndarray
+    beta: np.ndarray
+    name: str = "srt_objective"
+
+    def evaluate_smooth(self, x):
+        f, g_w, g_b = self.problem.smooth_objective(*self.split(x))
+        return f, np.concatenate([g_w.ravel(), g_b.ravel()])
+
+    def bounds(self):
+        bounds = self.problem.constraint_set.bounds
+        if bounds is None:
+            return None
+        lo_w, hi_w, lo_b, hi_b = bounds
+        return np.concatenate([lo_w.ravel(), lo_b.ravel()]), np.concatenate([hi_w.ravel(), hi_b.ravel()])
+
+    @cached_property
+    def constraint_blocks(self) -> tuple:
+        return tuple(FullBlock(term, self) for term in self.problem.constraint_set.soft)
+
+    @property
+    def structure_key(self) -> tuple:
+        pr = self.problem
+        return ("srt", pr.tree.depth, *pr.Z.shape, pr.loss.key, self._penalty_key(), *self.constraint_key())
+
+    def render(self) -> cb.CasadiModel:
+        pr, tree = self.problem, self.problem.tree
+        n, q = pr.Z.shape
+        x = ca.MX.sym("x", self.omega.size + self.beta.size)
+        Zp, Xp, yp, sp = (ca.MX.sym("Z", n, q), ca.MX.sym("Xa", n, q), ca.MX.sym("y", n), ca.MX.sym("s", n))
+        omega = cb.matrix(x[: self.omega.size], tree.n_branch, q)
+        beta = cb.matrix(x[self.omega.size:], tree.n_leaves, q)
+        S = cb.sigmoid(ca.mtimes(Zp, omega.T), pr.mu)
+        R = pr.loss.casadi(ca.mtimes(Xp, beta.T) - ca.repmat(yp, 1, tree.n_leaves))
+        columns = {t: tree.branch_index(t) for t in tree.branch_nodes}
+        f = cb.soft_loss(S, R, sp, tree, 1, columns) + sum(term.casadi(omega, beta) for term in pr.terms)
+        p = ca.vertcat(ca.vec(Zp), ca.vec(Xp), yp, sp)
+        names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q, "beta")
+        leaf_values = lambda v: v(ca.mtimes(Xp, beta.T), ca.repmat(yp, 1, tree.n_leaves))  # noqa: E731
+        rows = [block.render(S, leaf_values, tree) for block in self.constraint_blocks]
+        return self.casadi_model(x, p, f, names, rows)
+
+    def render_parameters(self) -> np.ndarray:
+        pr = self.problem
+        return np.concatenate([pr.Z.ravel("F"), pr.Xa.ravel("F"), pr.y, pr.s, self.constraint_parameters()])
+
+    def render_pyomo(self):
+        """eq. (obj) in Pyomo: sum_i s_i sum_l P_il loss(yhat_il - y_i) + the penalty terms."""
+        from .. import pyomo_backend as pb
+
+        pr, tree = self.problem, self.problem.tree
+        q = pr.Z.shape[1]
+        names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q, "beta")
+        m = pb.model(self.name, self.start(), names)
+        W = pb.rows_of(m.x, tree.n_branch, q)
+        B = pb.rows_of(m.x, tree.n_leaves, q, self.omega.size)
+        splits = dict(zip(tree.branch_nodes, W))
+        data = [float(pr.s[i]) * pb.point_sweep(pb.split_exprs(pr.Z[i], splits, pr.mu),
+                                                [pr.loss.pyomo(pb.linear(pr.Xa[i], b) - float(pr.y[i])) for b in B],
+                                                tree, 1)
+                for i in range(pr.Z.shape[0]) if pr.s[i] != 0]
+        self.pyomo_constraints(m, [row for block in self.constraint_blocks for row in block.pyomo(W, B)])
+        return pb.finish(m, data, [term.pyomo(W, B) for term in pr.terms], names)
