@@ -42,10 +42,9 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from . import kernels
 from .models.pyomo_backend import render_pyomo
 from .training.callbacks import Callback
-from .training.working_sets import subproblem_root
+from .training.subproblems import branch_subproblem, hbp_rows, leaf_subproblem
 
 
 class IterationNotFound(ValueError):
@@ -183,10 +182,7 @@ class Subproblem:
                  f"(macro {self.macro}): {type(f_form).__name__}",
                  f"  variables: {self.n_variables}    data points |I_t|: {self.n_rows}"
                  + ("" if self.solved_in_training else "    (not handed to a solver in training)")]
-        kinds = getattr(f_form, "constraint_kinds", lambda: frozenset())()
-        if kinds:
-            rows = ", ".join(f"{block.term.name} ({len(block.term.lower)} rows)" for block in f_form.constraint_blocks)
-            lines.append(f"  constraints: {', '.join(sorted(kinds))}" + (f"; rows: {rows}" if rows else ""))
+        lines += [f"  {line}" for line in f_form.constraint_summary()]
         for attr in ("root", "working"):
             if hasattr(f_form, attr):
                 lines.append(f"  {attr}: {getattr(f_form, attr)}")
@@ -229,6 +225,8 @@ class Snapshot:
         Kind ("bn", "wlr", "ln", ...) -> the formulation the step handed to a solver.
     bn_info : dict, default={}
         The BN step's record in the history (its ``update``, solver status, ...).
+    safeguards : bool, default=False
+        Whether the convergence safeguards were on (k >= k0; then the LN subproblem is E's own).
     """
 
     problem: object
@@ -242,6 +240,7 @@ class Snapshot:
     omega_after_bn: np.ndarray | None = None
     solved: dict = field(default_factory=dict)  # kind -> formulation handed to a solver
     bn_info: dict = field(default_factory=dict)
+    safeguards: bool = False
 
     def __repr__(self) -> str:
         """A summary (the data and the parameters are attributes: ``problem.X``, ``omega``, ...)."""
@@ -250,22 +249,14 @@ class Snapshot:
                 f"W_L={list(self.W_L)}, data {X.shape[0]} x {X.shape[1]}, depth {self.problem.tree.depth}, "
                 f"E = {self.problem.objective(self.omega, self.beta):.6g}, solved: {sorted(self.solved) or 'none'})")
 
-    def _rows(self, omega, node=None) -> np.ndarray:
-        """I_t: rows whose HBP path contains the node (as NODEC-DR selects them)."""
-        return np.flatnonzero(kernels.hbp_contains(self.problem.hbp_leaves(omega), self.problem.tree,
-                                                   self.node if node is None else node))
-
     def bn(self) -> Subproblem:
         """The BN subproblem over omega_{W_B} on I_r, r the root of the working set (the one the
         NLP solver got, or the one it would have got when the step was skipped or took the
         WLR heuristic)."""
-        f = self.solved.get("bn")
+        f = self.solved.get("bn") or branch_subproblem(self.problem, self.omega, self.beta, self.node, self.W_B)
         if f is None:
-            root = subproblem_root(self.problem.tree, self.node, self.W_B)
-            if self.problem.constraint_set.soft:  # NODEC-DR's subproblem with constraint rows: E's own
-                f = self.problem.exact_branch_subproblem(self.omega, self.beta, root, self.W_B)
-            else:
-                f = self.problem.branch_subproblem(self.omega, self.beta, root, self.W_B, self._rows(self.omega, root))
+            raise ValueError(f"inner iteration {self.k} (node {self.node}) has no BN subproblem: no training row "
+                             f"reaches its root")
         return Subproblem(f, "bn", self.node, self.k, self.macro, np.asarray(f.rows), "bn" in self.solved)
 
     def ln(self) -> Subproblem:
@@ -275,9 +266,10 @@ class Snapshot:
             if not self.W_L:
                 raise ValueError(f"inner iteration {self.k} (node {self.node}) has no leaf working set")
             omega = self.omega if self.omega_after_bn is None else self.omega_after_bn
-            root = 1 if self.problem.constraint_set.soft else subproblem_root(self.problem.tree, self.node, (), self.W_L)
-            rows = np.arange(len(self.problem.y)) if root == 1 else self._rows(omega, root)
-            f = self.problem.leaf_subproblem(omega, self.beta, root, self.W_L, rows)
+            f = leaf_subproblem(self.problem, omega, self.beta, self.node, self.W_L, self.safeguards)
+            if f is None:
+                raise ValueError(f"inner iteration {self.k} (node {self.node}) has no LN subproblem: no training "
+                                 f"row reaches its root")
         return Subproblem(f, "ln", self.node, self.k, self.macro, np.asarray(f.rows), "ln" in self.solved)
 
     def wlr(self) -> Subproblem:
@@ -285,7 +277,7 @@ class Snapshot:
         if "wlr" not in self.solved:
             raise ValueError(f"inner iteration {self.k} (node {self.node}) did not use the WLR heuristic "
                              f"(BN update: {self.bn_info.get('update')!r})")
-        return Subproblem(self.solved["wlr"], "wlr", self.node, self.k, self.macro, self._rows(self.omega), True)
+        return Subproblem(self.solved["wlr"], "wlr", self.node, self.k, self.macro, hbp_rows(self.problem, self.omega, self.node), True)
 
     def full(self) -> Subproblem:
         """E(omega, beta) of eq. (obj) over all variables at this iterate."""
@@ -336,7 +328,7 @@ class Capture(Callback):
         omega, beta = state.start
         self.snapshot = Snapshot(state.problem, state.k, state.record.macro, state.t, state.W_B, state.W_L, omega,
                                  beta, state.omega_after_bn, {solve.kind: solve.subproblem for solve in state.solves},
-                                 dict(state.record.bn))
+                                 dict(state.record.bn), state.record.ln.get("safeguards", False))
         state.stop("captured")
 
     def describe(self) -> str:

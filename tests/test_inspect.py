@@ -1,5 +1,7 @@
 """Inspection of the subproblems of a training run."""
 
+import dataclasses
+
 import casadi as ca
 import numpy as np
 import pytest
@@ -96,3 +98,45 @@ def test_a_snapshot_prints_a_summary_not_its_data(fitted):
     assert len(text.splitlines()) < 30 and len(text) < 400
     assert text.startswith("Snapshot(macro 1, inner iteration") and "node 2" in text and "E = " in text
     assert str(snap) == text
+
+
+def _same_formulation(a, b):
+    """Term for term: the same class, working set, rows and weights, start, objective and
+    gradient, and constraint rows with their bounds and values."""
+    assert type(a) is type(b) and a.root == b.root and a.working == b.working
+    np.testing.assert_array_equal(a.rows, b.rows)
+    assert a.structure_key == b.structure_key
+    np.testing.assert_array_equal(a.start(), b.start())
+    (f_a, g_a), (f_b, g_b) = a.evaluate(a.start()), b.evaluate(b.start())
+    assert f_a == f_b
+    np.testing.assert_array_equal(g_a, g_b)
+    for lower_upper_a, lower_upper_b in zip(a.constraint_bounds(), b.constraint_bounds()):
+        np.testing.assert_array_equal(lower_upper_a, lower_upper_b)
+    np.testing.assert_array_equal(a.constraint_values(a.start()), b.constraint_values(b.start()))
+    np.testing.assert_array_equal(a.render_parameters(), b.render_parameters())
+
+
+@pytest.mark.parametrize("case", ["parity", "safeguards"])
+def test_a_rebuilt_subproblem_is_the_one_training_solved(case):
+    """inspect's BN and LN subproblems come from the rule NODEC-DR uses: with constraint rows (E's own
+    subproblems) and with the safeguards on (E's own LN problem), rebuilding them from the iterate
+    gives the formulations training handed to its solvers."""
+    rng = np.random.default_rng(3)
+    X = rng.random((160, 3))
+    group = (rng.random(160) < 0.5).astype(int)
+    y = X[:, 0] + 0.8 * group + 0.1 * rng.standard_normal(160)
+    if case == "parity":
+        tree = SoftRegressionTree(depth=2, max_iter=2, leaf_ridge=1.0, random_state=0, constraints="parity:gap=0.1")
+        fit = {"sensitive_features": group}
+    else:
+        tree, fit = SoftRegressionTree(depth=2, max_iter=2, leaf_ridge=1.0, random_state=0, k0=0), {}
+    tree.fit(X, y, **fit)
+    solved = [r["k"] for r in tree.history_ if r["bn"].get("update") == "heuristic-nlp"
+              and r["ln"].get("update") == "solved"]
+    assert solved, "no inner iteration solved both a BN and an LN subproblem"
+    snap = capture(tree, X, y, k=solved[0], **fit)
+    assert {"bn", "ln"} <= set(snap.solved)
+    rebuilt = dataclasses.replace(snap, solved={})
+    _same_formulation(snap.bn().formulation, rebuilt.bn().formulation)
+    _same_formulation(snap.ln().formulation, rebuilt.ln().formulation)
+    assert snap.ln().formulation.root == 1  # E's own LN problem in both cases

@@ -387,7 +387,7 @@ def _constraints(args):
         if not name or sign not in ("1", "-1", "+1", "0"):
             raise ValueError(f"--monotone takes NAME=1 or NAME=-1, got {item!r}")
         monotonic_cst[name] = int(sign)
-    specs = list(args.constraint or ())
+    flagged = [("--constraint", spec) for spec in args.constraint or ()]
     for item in args.leaf_bounds or ():
         name, _, bounds = item.rpartition("=")
         low, colon, high = bounds.partition(":")
@@ -397,17 +397,20 @@ def _constraints(args):
             low = high = colon = None
         if not name or not colon:
             raise ValueError(f"--leaf-bounds takes NAME=LOW:HIGH (a side may be empty), got {item!r}")
-        specs.append(f"leaf_bounds:feature={name},lower={low},upper={high}")
-    specs += [f"parity:gap={args.parity}"] if args.parity is not None else []
-    specs += [f"group_loss:bound={args.group_loss}"] if args.group_loss is not None else []
-    needs_groups = any(spec.split(":")[0].strip().lower() in ("parity", "group_loss") for spec in specs)
-    if needs_groups and args.sensitive is None:
-        raise ValueError("--parity and --group-loss need --sensitive COLUMN (the protected group)")
-    for flag, spec in [("--constraint", s) for s in specs]:
+        flagged.append(("--leaf-bounds", f"leaf_bounds:feature={name},lower={low},upper={high}"))
+    flagged += [("--parity", f"parity:gap={args.parity}")] if args.parity is not None else []
+    flagged += [("--group-loss", f"group_loss:bound={args.group_loss}")] if args.group_loss is not None else []
+    terms = []
+    for flag, spec in flagged:
         try:
-            make_constraints(spec)
+            terms += make_constraints(spec)
         except ValueError as exc:
             raise ValueError(f"{flag}: {exc}") from None
+    grouped = [term.name for term in terms if term.needs_groups]
+    if grouped and args.sensitive is None:
+        raise ValueError(f"the {' and '.join(sorted(set(grouped)))} constraint needs --sensitive COLUMN (the "
+                         f"protected group)")
+    specs = [spec for _, spec in flagged]
     return monotonic_cst or None, specs or None
 
 

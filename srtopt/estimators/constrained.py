@@ -13,8 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models.constraints import (FEASIBILITY_TOL, GroupLoss, LeafBounds, Monotone, Parity, TrainingUnits,
-                                  make_constraints)
+from ..models.constraints import (
+    FEASIBILITY_TOL,
+    GroupLoss,
+    LeafBounds,
+    Monotone,
+    Parity,
+    TrainingUnits,
+    make_constraints,
+)
 from ..models.terms import NUMPY
 
 
@@ -81,7 +88,6 @@ def constraint_report(estimator, user_terms, problem, labels) -> list[dict]:
     :data:`~srtopt.models.constraints.FEASIBILITY_TOL` (training units).  ``labels``: the groups'
     labels in code order."""
     omega, beta, units = estimator.omega_, estimator.beta_, training_units(estimator, problem.loss)
-    prediction = estimator._predict_scaled(problem.X) if problem.constraint_set.soft else None
     rows = []
     for user, term in zip(user_terms, problem.constraints):
         name = user.describe()
@@ -90,7 +96,7 @@ def constraint_report(estimator, user_terms, problem, labels) -> list[dict]:
         elif isinstance(term, LeafBounds):
             rows += _bound_rows(name, term, beta, units)
         elif isinstance(term, (Parity, GroupLoss)):
-            rows += _soft_rows(name, term, estimator, problem, prediction, labels, units)
+            rows += _soft_rows(name, term, estimator, problem, labels, units)
     return rows
 
 
@@ -128,11 +134,11 @@ def _bound_rows(name, term, beta, units):
     return rows
 
 
-def _soft_rows(name, term, estimator, problem, prediction, labels, units):
+def _soft_rows(name, term, estimator, problem, labels, units):
     """Rows of a soft mean: g of the soft model (the training objective's) and of ``predict()``."""
     scale = units.y_std if isinstance(term, Parity) else units.y_std ** (units.loss_degree or 0)
     soft = term.values(problem, estimator.omega_, estimator.beta_) * scale
-    standardized = estimator.scaler_.transform_y(prediction)[:, None]
+    standardized = estimator.scaler_.transform_y(estimator._predict_scaled(problem.X))[:, None]
     hard = term.W.T @ term.leaf_values(standardized, problem.y[:, None], NUMPY)[:, 0] * scale
     lower, upper, tol = term.lower * scale, term.upper * scale, FEASIBILITY_TOL * scale
     rows = []

@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 from .. import kernels
 from .._announce import announce_if_slow
 from .._spec import parse_spec
-from ..models.constraints import FEASIBILITY_TOL, FeatureSubset
+from ..models.constraints import FeatureSubset, rank
 from ..models.srt import SRTProblem
 from ..models.terms import LeafShrinkage, make_loss, make_penalties
 from ..solvers import make_solver
@@ -447,9 +447,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         self.y_range_ = np.array([y[weights > 0].min(), y[weights > 0].max()])
         Xs = problem.X
         self._close_unreached(Xs)
-        self.constraint_report_ = []
-        if problem.constraints:
-            self._meet_constraints(problem, solvers["ln"], user_constraints)
+        self._meet_constraints(problem, solvers["ln"], user_constraints)
         try:
             self._store_training_statistics(Xs, y, weights)
         except MemoryError:  # the model is complete: it must not be lost for want of its statistics
@@ -516,8 +514,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
             runs.append((algorithm.run(problem, state=state, max_macro=max_macro), algorithm))
             if runs[-1][0].stopped_by not in ("max_iter", "max_macro"):
                 break  # a time limit or a callback's stop ends the fit
-        best = min(range(len(runs)), key=lambda i: (runs[i][0].violation > FEASIBILITY_TOL, runs[i][0].violation,
-                                                    runs[i][0].objective))
+        best = min(range(len(runs)), key=lambda i: rank(runs[i][0].objective, runs[i][0].violation))
         result, algorithm = runs[best]
         self.init_davies_bouldin_ = result.state.info.get("davies_bouldin", np.nan)
         self.init_chosen_ = best % len(inits)

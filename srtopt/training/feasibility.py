@@ -32,10 +32,8 @@ CLIP_ROUNDS = 10  # solves of the polish that hold the clipped rows
 def restore(problem, omega, beta, ln_solver):
     """(omega, beta) within the bounds and, where it can be, meeting the constraint rows
     (module docstring).  Without constraints, (omega, beta) unchanged."""
-    if not problem.constraints:
-        return omega, beta
     omega, beta = problem.project(omega, beta)
-    if not problem.constraint_set.soft or problem.violation(omega, beta) <= FEASIBILITY_TOL:
+    if problem.violation(omega, beta) <= FEASIBILITY_TOL:
         return omega, beta
     sub = problem.leaf_subproblem(omega, beta, 1, problem.tree.leaves, np.arange(len(problem.y)))
     x = _solve(ln_solver, sub)
@@ -47,8 +45,9 @@ def restore(problem, omega, beta, ln_solver):
 def polish(problem, omega, beta, ln_solver, clip=None):
     """beta whose soft model and HBP predictions on the training data both meet the soft-mean
     constraints (module docstring), the predictions clipped to ``clip`` = (lower, upper) in training
-    units (None: not clipped); ``beta`` when there are none or no solve meets them."""
-    if not problem.constraint_set.soft:
+    units (None: not clipped); ``beta`` when the constraint policy asks for no repair or no solve
+    meets them."""
+    if not problem.policy.repairs:
         return beta
     leaves, n = problem.hbp_leaves(omega), len(problem.y)
     held, values, best = np.zeros(n, dtype=bool), np.zeros(n), beta

@@ -209,8 +209,7 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     solver = wlr_solver or NewtonSolver()
     subsampled = len(sample) < len(y)
     Xs, ws = X[sample], (np.ones(len(sample)) if subsampled else w)
-    bounds = problem.constraint_set.bounds
-    split_bounds = None if bounds is None else (bounds[0][0], bounds[1][0])
+    split_bounds = problem.constraint_set.split_bounds()
     omega = split_scale * np.array([split_from_logistic(Xs, best.C[2 * t], best.C[2 * t + 1], ws, problem.mu,
                                                         solver, split_bounds) for t in tree.branch_nodes])
     C = route(X, best, tree) if subsampled else best.C

@@ -25,11 +25,10 @@ and the :class:`~srtopt.solvers.SolverResult`.  NODEC-GS keeps the best iterate
 (lowest E) and records one :class:`InnerIteration` per inner iteration.  NODEC-DR is
 one configuration (:mod:`.nodec_dr`).
 
-With constraints (``problem.violation(omega, beta)`` > 0 where they do not hold), no step may
-make the iterate less feasible: a step whose result violates the constraints by more than
-:data:`~srtopt.models.constraints.FEASIBILITY_TOL` and by more than its start is undone (its
+With constraints, no step may make the iterate less feasible: a step the problem's constraint
+policy does not admit (:class:`~srtopt.models.constraints.ConstraintPolicy`) is undone (its
 record says so), so a feasible start stays feasible; the best iterate is the feasible one of
-lowest E (the least infeasible while none is feasible).
+lowest E (the least infeasible while none is feasible, :func:`~srtopt.models.constraints.rank`).
 """
 
 from __future__ import annotations
@@ -40,7 +39,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..models.constraints import FEASIBILITY_TOL
+from ..models.constraints import rank
 from ..solvers.base import deadline_passed
 from .callbacks import as_callbacks
 
@@ -109,7 +108,7 @@ class TrainingState:
 
     @classmethod
     def start_at(cls, problem, omega, beta, **info) -> "TrainingState":
-        E, violation = problem.objective(omega, beta), _violation(problem, omega, beta)
+        E, violation = problem.objective(omega, beta), problem.violation(omega, beta)
         return cls(omega, beta, E, (E, omega, beta), info=dict(info), violation=violation, best_violation=violation)
 
     def stop(self, reason: str = "callback") -> None:
@@ -127,22 +126,6 @@ class TrainingResult:
     stopped_by: str
     state: TrainingState | None = None
     violation: float = 0.0
-
-
-def _violation(problem, omega, beta) -> float:
-    """The constraints' largest violation at (omega, beta) (0 for a problem without any)."""
-    return problem.violation(omega, beta) if getattr(problem, "constraints", ()) else 0.0
-
-
-def better(E, violation, best_E, best_violation) -> bool:
-    """Whether an iterate (E, violation) beats the best so far: the feasible one of lower E; while
-    either is infeasible, the less infeasible (within :data:`FEASIBILITY_TOL`, feasible)."""
-    feasible, best_feasible = violation <= FEASIBILITY_TOL, best_violation <= FEASIBILITY_TOL
-    if feasible and best_feasible:
-        return E < best_E
-    if feasible or best_feasible:
-        return feasible
-    return (violation, E) < (best_violation, best_E)
 
 
 @dataclass
@@ -233,12 +216,12 @@ class NodecGS:
 
     @staticmethod
     def _feasible(problem, s, before, after, info):
-        """``after`` unless it violates the constraints more than ``before`` (and more than the
-        tolerance): then ``before``, and ``info`` says so.  Keeps ``s.violation`` current."""
+        """``after`` unless the constraint policy does not let it replace ``before``: then ``before``,
+        and ``info`` says so.  Keeps ``s.violation`` current."""
         if after[0] is before[0] and after[1] is before[1]:
             return after
-        violation = _violation(problem, *after)
-        if violation > max(FEASIBILITY_TOL, s.violation):
+        violation = problem.violation(*after)
+        if not problem.policy.keeps(violation, s.violation):
             info["undone"] = f"violates the constraints by {violation:.3g}"
             return before
         s.violation = violation
@@ -247,7 +230,7 @@ class NodecGS:
     def _finish(self, problem, s, record):
         s.history.append(record)
         s.record, s.E = record, record.E_after
-        if better(record.E_after, s.violation, s.best[0], s.best_violation):
+        if rank(record.E_after, s.violation) < rank(s.best[0], s.best_violation):
             s.best, s.best_violation = (record.E_after, s.omega, s.beta), s.violation
         self._notify("on_inner_iteration", s)
         s.k += 1

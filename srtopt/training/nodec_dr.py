@@ -33,13 +33,12 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .. import kernels
-from ..models.constraints import FEASIBILITY_TOL
 from ..models.srt import WLRProxy
 from ..solvers import make_solver
 from ..solvers.armijo import armijo_step
 from ..solvers.base import acceptance, solve_interruptibly
 from .nodec import Solve
-from .working_sets import subproblem_root
+from .subproblems import branch_subproblem, hbp_rows, leaf_subproblem
 
 LN_ASCENT_TOLERANCE = 1e-12  # relative: an LN solution above its start by more is not taken
 
@@ -86,12 +85,6 @@ def _solve_safely(solver, subproblem, x0, kind):
     return (result.x if result.usable() else None), info, Solve(kind, subproblem, result)
 
 
-def _more_feasible(sub, x) -> bool:
-    """Whether x violates the subproblem's constraints less than its start, by more than the
-    tolerance: then an ascent is taken (from an infeasible start, feasibility comes first)."""
-    return bool(sub.constraint_blocks) and sub.violation(x) < sub.violation(sub.start()) - FEASIBILITY_TOL
-
-
 class BranchStep:
     """BN step of NODEC-DR: threshold test, UpdateBranchNode candidate, Armijo reference,
     acceptance by conditions (18)-(19) when the safeguards are on."""
@@ -129,8 +122,7 @@ class BranchStep:
             alpha, x_ref, E_ref = armijo_step(E_of, x0, E0, g, **self.armijo)
         reference = omega.copy()
         reference[rows_W] = x_ref.reshape(len(W_B), -1)
-        if problem.constraints and problem.violation(reference, beta) > max(FEASIBILITY_TOL,
-                                                                            problem.violation(omega, beta)):
+        if not problem.policy.admits((reference, beta), (omega, beta)):
             reference, alpha, E_ref = omega, 0.0, E0  # the Armijo step leaves the feasible set: no step
         info.update(alpha=alpha, E_reference=E_ref)
         if candidate is None:
@@ -149,50 +141,41 @@ class BranchStep:
         ancestor r of t and W_B, on the rows I_r.  Returns (candidate or None, info, solves)."""
         tree, eps = problem.tree, self.thresholds
         leaves = problem.hbp_leaves(omega)
-        rows = np.flatnonzero(kernels.hbp_contains(leaves, tree, t))
-        root = subproblem_root(tree, t, W_B)
+        rows = hbp_rows(problem, omega, t)
         info = {"n_rows": len(rows)}
-        if len(rows) == 0 and root == t:
-            return omega, {**info, "update": "empty"}, []
         if len(rows):
             left = kernels.hbp_contains(leaves[rows], tree, 2 * t)
             ratio = left.mean()
-            imbalanced = (ratio <= eps.eps1 or ratio >= 1 - eps.eps1) and eps.eps1 * len(leaves) >= 1
             info["left_ratio"] = float(ratio)
-        else:
-            imbalanced = False
-        if imbalanced:
-            all_rows, rows, left = len(rows), *self.subsample(rows, left)
-            wlr = self.wlr_problem(problem, omega, beta, t, rows, left)
-            x, solve_info, solve = _solve_safely(self.wlr_solver, wlr, wlr.start(), "wlr")
-            info.update(update="heuristic-wlr", **solve_info)
-            if x is None:
-                return None, info, [solve]
-            candidate = omega.copy()
-            candidate[tree.branch_index(t)] = x
-            if not problem.constraint_set.soft or problem.violation(candidate, beta) <= max(
-                    FEASIBILITY_TOL, problem.violation(omega, beta)):
-                return candidate, info, [solve]
-            info["heuristic_dropped"] = "violates the constraints"  # the constrained BN subproblem instead
-            rows = np.flatnonzero(kernels.hbp_contains(leaves, tree, t))
-        if root != t:
-            rows = np.flatnonzero(kernels.hbp_contains(leaves, tree, root))
-            info["n_rows"] = len(rows)
-            if len(rows) == 0:
-                return omega, {**info, "update": "empty"}, []
-        if problem.constraint_set.soft:  # constraint rows over every row: the subproblem of E itself
-            sub = problem.exact_branch_subproblem(omega, beta, root, W_B)
-        else:
-            all_rows, rows = len(rows), self.subsample(rows)
-            sub = problem.branch_subproblem(omega, beta, root, W_B, rows, row_weight=all_rows / len(rows))
+            if (ratio <= eps.eps1 or ratio >= 1 - eps.eps1) and eps.eps1 * len(leaves) >= 1:  # imbalanced
+                candidate, solve_info, solve = self.reassign(problem, omega, beta, t, *self.subsample(rows, left))
+                info.update(update="heuristic-wlr", **solve_info)
+                if candidate is None or problem.policy.admits((candidate, beta), (omega, beta)):
+                    return candidate, info, [solve]
+                info["heuristic_dropped"] = "violates the constraints"  # the constrained BN subproblem instead
+        sub = branch_subproblem(problem, omega, beta, t, W_B, self.subsample)
+        if sub is None:
+            return omega, {**info, "update": "empty"}, []
+        info["n_rows"] = len(sub.rows)
         x, solve_info, solve = _solve_safely(self.bn_solver, sub, sub.start(), "bn")
         info.update(update="heuristic-nlp", **solve_info)
         if x is None:
             return None, info, [solve]
-        if sub.value(x) > sub.value(sub.start()) and not _more_feasible(sub, x):  # never take an ascent step
-            info["kept_start"] = True
+        if sub.value(x) > sub.value(sub.start()) and not problem.policy.takes_ascent(sub, x):
+            info["kept_start"] = True  # never an ascent step
             return omega, info, [solve]
         return sub.with_x(x), info, [solve]
+
+    def reassign(self, problem, omega, beta, t, rows, left):
+        """The data-point reassignment heuristic: the WLR proxy on omega_t (rows I_t, their routing
+        ``left``) solved; (candidate omega or None when its solver failed, solve info, solve)."""
+        wlr = self.wlr_problem(problem, omega, beta, t, rows, left)
+        x, info, solve = _solve_safely(self.wlr_solver, wlr, wlr.start(), "wlr")
+        if x is None:
+            return None, info, solve
+        candidate = omega.copy()
+        candidate[problem.tree.branch_index(t)] = x
+        return candidate, info, solve
 
     def subsample(self, rows, *aligned):
         """At most ``max_rows`` of the rows (a uniform random subset), and the same entries of
@@ -224,10 +207,9 @@ class BranchStep:
         row = [problem.tree.branch_index(t)]
         nonsmooth = tuple(term.exact_block("omega", row, omega, beta) for term in problem.nonsmooth
                           if "omega" in term.blocks)
-        bounds = problem.constraint_set.bounds
         return WLRProxy(problem.Z[rows], c, w, mu, omega[row[0]], alpha, nonsmooth=nonsmooth,
                         nonsmooth_scale=len(problem.y) / n_t,
-                        variable_bounds=None if bounds is None else (bounds[0][row[0]], bounds[1][row[0]]))
+                        variable_bounds=problem.constraint_set.split_bounds(row[0]))
 
     @staticmethod
     def point_errors(problem, omega, beta, t, rows):
@@ -250,7 +232,18 @@ class LeafStep:
         self.theta_b, self.k0 = theta_b, k0
         self._fallback = make_solver("ln", "auto")
 
+    def safeguards(self, k) -> bool:
+        """Whether the convergence safeguards are on at inner iteration k (k >= k0): then the LN
+        subproblem is E's own."""
+        return _safe(k, self.k0)
+
     def __call__(self, problem, omega, beta, t, W_L, k):
+        beta, info, solves = self._step(problem, omega, beta, t, W_L, k)
+        if self.safeguards(k):
+            info["safeguards"] = True  # the record says which LN subproblem the step had
+        return beta, info, solves
+
+    def _step(self, problem, omega, beta, t, W_L, k):
         if not W_L:
             return beta, {"update": "none"}, []
         tree = problem.tree
@@ -258,14 +251,9 @@ class LeafStep:
         g = g_beta[[tree.leaf_index(l) for l in W_L]]
         if np.linalg.norm(g) <= self.theta_b**k:
             return beta, {"update": "skipped", "grad_norm": float(np.linalg.norm(g))}, []
-        if _safe(k, self.k0) or problem.constraint_set.soft:  # E's own LN problem (the rows of every constraint)
-            sub = problem.leaf_subproblem(omega, beta, 1, W_L, np.arange(len(problem.y)))
-        else:
-            root = subproblem_root(tree, t, (), W_L)
-            rows = np.flatnonzero(kernels.hbp_contains(problem.hbp_leaves(omega), tree, root))
-            if len(rows) == 0:
-                return beta, {"update": "empty"}, []
-            sub = problem.leaf_subproblem(omega, beta, root, W_L, rows)
+        sub = leaf_subproblem(problem, omega, beta, t, W_L, self.safeguards(k))
+        if sub is None:
+            return beta, {"update": "empty"}, []
         x, info, solve = _solve_safely(self.ln_solver, sub, sub.start(), "ln")
         solves = [solve]
         info["update"] = "solved"
@@ -278,7 +266,7 @@ class LeafStep:
             return beta, info, solves
         f_start = sub.value(sub.start())  # against the objective the solver reports at x
         if solve.result.objective > f_start + LN_ASCENT_TOLERANCE * max(1.0, abs(f_start)) \
-                and not _more_feasible(sub, x):
+                and not problem.policy.takes_ascent(sub, x):
             info["kept_start"] = True
             return beta, info, solves
         return sub.with_x(x), info, solves
@@ -321,8 +309,7 @@ class GroupZeroingStep:
     def __call__(self, problem, omega, beta, k):
         E = problem.objective(omega, beta)
         norms = np.sqrt(np.sum(omega[:, 1:] ** 2, axis=0) + np.sum(beta[:, 1:] ** 2, axis=0))
-        allowed = max(FEASIBILITY_TOL, problem.violation(omega, beta))
-        zeroed, solves = [], []
+        zeroed, solves, start = [], [], (omega, beta)
         for j in np.argsort(norms):
             if norms[j] == 0:
                 continue
@@ -330,7 +317,7 @@ class GroupZeroingStep:
             trial_omega[:, j + 1], trial_beta[:, j + 1] = 0.0, 0.0
             trial_beta = self._refit(problem, trial_omega, trial_beta, solves)
             E_trial = problem.objective(trial_omega, trial_beta)
-            if E_trial <= E and problem.violation(trial_omega, trial_beta) <= allowed:
+            if E_trial <= E and problem.policy.admits((trial_omega, trial_beta), start):
                 omega, beta, E = trial_omega, trial_beta, E_trial
                 zeroed.append(int(j))
         return omega, beta, {"update": "group-zeroing", "zeroed_features": zeroed}, solves

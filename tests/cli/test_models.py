@@ -610,7 +610,7 @@ def test_fit_with_constraints_and_show_what_holds(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--parity", "0.1"], "--parity and --group-loss need --sensitive COLUMN"),
+    (["--parity", "0.1"], "the parity constraint needs --sensitive COLUMN"),
     (["--sensitive", "nope", "--parity", "0.1"], "--sensitive 'nope' is not a column"),
     (["--monotone", "temp=2"], "--monotone takes NAME=1 or NAME=-1"),
     (["--leaf-bounds", "temp=1"], "--leaf-bounds takes NAME=LOW:HIGH"),

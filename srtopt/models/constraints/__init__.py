@@ -44,10 +44,11 @@ from .base import FEASIBILITY_TOL, REACH_FLOOR, Constraint, TrainingUnits
 from .blocks import FullBlock, LeafBlock, Routing, SplitBlock
 from .bounds import FeatureSubset, LeafBounds, Monotone, VariableBounds
 from .constrained import Constrained
+from .policy import ConstraintPolicy, rank
 from .sets import CONSTRAINTS, ConstraintSet, make_constraints, register_constraint
 from .soft_means import GroupLoss, HeldPredictions, MeanPrediction, Parity, SoftMean
 
-__all__ = ["CONSTRAINTS", "Constrained", "Constraint", "ConstraintSet", "FEASIBILITY_TOL", "FeatureSubset",
-           "FullBlock", "GroupLoss", "HeldPredictions", "LeafBlock", "LeafBounds", "MeanPrediction",
-           "Monotone", "Parity", "REACH_FLOOR", "Routing", "SoftMean", "SplitBlock", "TrainingUnits",
-           "VariableBounds", "make_constraints", "register_constraint"]
+__all__ = ["CONSTRAINTS", "Constrained", "Constraint", "ConstraintPolicy", "ConstraintSet", "FEASIBILITY_TOL",
+           "FeatureSubset", "FullBlock", "GroupLoss", "HeldPredictions", "LeafBlock", "LeafBounds",
+           "MeanPrediction", "Monotone", "Parity", "REACH_FLOOR", "Routing", "SoftMean", "SplitBlock",
+           "TrainingUnits", "VariableBounds", "make_constraints", "rank", "register_constraint"]

@@ -63,6 +63,8 @@ class Constraint(Term):
     """A constraint on (omega, beta) of the SRT problem (module docstring)."""
 
     name = "constraint"
+    #: whether the constraint compares protected groups (``fit(..., sensitive_features=...)``)
+    needs_groups = False
 
     def __sklearn_clone__(self) -> "Constraint":
         """A copy, for scikit-learn's ``clone`` of an estimator that holds the constraint (its

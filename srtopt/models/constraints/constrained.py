@@ -75,6 +75,14 @@ class Constrained:
         kinds.update("linear" if block.linear else "nonlinear" for block in self.constraint_blocks)
         return frozenset(kinds)
 
+    def constraint_summary(self) -> list[str]:
+        """Lines that say which constraints the formulation carries (none without constraints)."""
+        kinds = self.constraint_kinds()
+        if not kinds:
+            return []
+        rows = ", ".join(f"{block.term.name} ({len(block.term.lower)} rows)" for block in self.constraint_blocks)
+        return [f"constraints: {', '.join(sorted(kinds))}" + (f"; rows: {rows}" if rows else "")]
+
     @property
     def n_constraints(self) -> int:
         return int(sum(len(block.term.lower) for block in self.constraint_blocks))

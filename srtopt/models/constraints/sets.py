@@ -54,6 +54,10 @@ class ConstraintSet:
         lo, hi = self.bounds[0][0, 1:], self.bounds[1][0, 1:]
         return ~((lo == 0) & (hi == 0))
 
+    def split_bounds(self, row: int = 0):
+        """(lower, upper) of the weights of the split in row ``row`` of omega, or None when they are unbounded."""
+        return None if self.bounds is None else (self.bounds[0][row], self.bounds[1][row])
+
     def project(self, omega, beta):
         """(omega, beta) clipped to the variable bounds."""
         if self.bounds is None:

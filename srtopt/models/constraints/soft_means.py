@@ -45,7 +45,7 @@ class SoftMean(Constraint):
         raise NotImplementedError
 
     def bind(self, problem):
-        if problem.groups is None:
+        if self.needs_groups and problem.groups is None:
             raise ValueError(f"the {self.name} constraint needs the protected groups: fit(X, y, "
                              f"sensitive_features=...)")
         out = copy.copy(self)
@@ -171,6 +171,7 @@ class Parity(MeanPrediction):
     """
 
     name = "parity"
+    needs_groups = True
 
     def __init__(self, gap=0.0):
         if isinstance(gap, bool) or not isinstance(gap, numbers.Real) or not np.isfinite(gap) or gap < 0:
@@ -216,6 +217,7 @@ class GroupLoss(SoftMean):
     """
 
     name = "group_loss"
+    needs_groups = True
 
     def __init__(self, bound=None):
         if isinstance(bound, bool) or not isinstance(bound, numbers.Real) or not np.isfinite(bound) or bound <= 0:

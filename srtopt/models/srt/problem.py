@@ -10,6 +10,7 @@ import numpy as np
 from ... import kernels
 from ...tree import Tree
 from ..constraints.base import REACH_FLOOR
+from ..constraints.policy import ConstraintPolicy
 from ..constraints.sets import ConstraintSet
 from ..terms.losses import SQUARED, Loss
 from ..terms.penalties import L2, Penalty
@@ -175,6 +176,11 @@ class SRTProblem:
         if not self.constraints:
             return 0.0
         return self.full(omega, beta).violation(np.concatenate([np.ravel(omega), np.ravel(beta)]))
+
+    @cached_property
+    def policy(self) -> ConstraintPolicy:
+        """What the constraints imply for training (:mod:`~srtopt.models.constraints.policy`)."""
+        return ConstraintPolicy(self)
 
     def project(self, omega, beta):
         """(omega, beta) clipped to the variable bounds of the constraints."""
