@@ -346,26 +346,26 @@ def _logistic(Z, c, w, mu, x, with_curvature):
     return f, g, h
 
 
-def objective_and_gradient(Z, Xa, y, omega, beta, mu, s, loss, start=(0.0, 0.0, 0.0), with_grad=True):
-    """The data term of eq. (obj), sum_i s_i sum_t P_it loss(yhat_it - y_i), on the designs Z, Xa
-    with data weights s, added to ``start`` = (value, gradient in omega, gradient in beta)
+def objective_and_gradient(Z, Xa, y, omega, beta, mu, s, leaves, start=(0.0, 0.0, 0.0), with_grad=True):
+    """The data term of eq. (obj), sum_i s_i sum_t P_it R_it, on the designs Z, Xa with data
+    weights s and targets y, added to ``start`` = (value, gradient in omega, gradient in beta)
     (the penalty terms); returns (f, grad_omega, grad_beta) in the shapes of omega, beta
-    (None, None without ``with_grad``).  ``loss`` is a loss term (value and derivative,
-    elementwise; :mod:`srtopt.models.terms`).
+    (None, None without ``with_grad``).  ``leaves`` is the leaf model giving R_it and its
+    derivatives (:mod:`srtopt.models.leaves`: R_it = loss(yhat_it - y_i) for linear leaves).
 
     The data term is a sum over rows, accumulated over blocks of ``CHUNK_ROWS`` rows so
     that the temporaries stay small however many rows there are."""
     f, g_omega, g_beta = start
     for rows in row_chunks(len(y)):
         S = split_probabilities(Z[rows], omega, mu)  # columns in heap order: the whole tree's local order
-        residual = leaf_residuals(Xa[rows], y[rows], beta)
         if not with_grad:
-            f += subtree_loss(S, loss.value(residual), s[rows], mu, with_grad=False)[0]
+            f += subtree_loss(S, leaves.losses(Xa[rows], y[rows], beta), s[rows], mu, with_grad=False)[0]
             continue
-        f_rows, G, P = subtree_loss(S, loss.value(residual), s[rows], mu, with_leaves=True)
+        R, D = leaves.losses(Xa[rows], y[rows], beta, order=1)
+        f_rows, G, P = subtree_loss(S, R, s[rows], mu, with_leaves=True)
         f += f_rows
         g_omega = g_omega + G.T @ Z[rows]
-        g_beta = g_beta + (s[rows, None] * P * loss.derivative(residual)).T @ Xa[rows]
+        g_beta = g_beta + leaves.gradient(Xa[rows], s[rows, None] * P, D)
     return (f, g_omega, g_beta) if with_grad else (f, None, None)
 
 
@@ -382,16 +382,16 @@ class IncrementalObjective:
     full, by blocks of rows.
     """
 
-    def __init__(self, Z, Xa, y, s, mu, loss, tree: Tree, max_entries: int = 1 << 22):
-        self.Z, self.Xa, self.y, self.s, self.mu, self.loss, self.tree = Z, Xa, y, s, float(mu), loss, tree
-        self.keeps = len(y) * 2 * (tree.n_branch + 1) <= max_entries
+    def __init__(self, Z, Xa, y, s, mu, leaves, tree: Tree, max_entries: int = 1 << 22):
+        self.Z, self.Xa, self.y, self.s, self.mu, self.leaves, self.tree = Z, Xa, y, s, float(mu), leaves, tree
+        self.keeps = len(y) * (1 + leaves.n_outputs) * (tree.n_branch + 1) <= max_entries
         self._at = None  # (omega, beta) of the kept quantities
 
     def __call__(self, omega, beta):
         """(f, grad_omega, grad_beta) of the data term at (omega, beta)."""
         omega, beta = np.array(omega, dtype=float), np.array(beta, dtype=float)
         if not self.keeps:
-            return objective_and_gradient(self.Z, self.Xa, self.y, omega, beta, self.mu, self.s, self.loss)
+            return objective_and_gradient(self.Z, self.Xa, self.y, omega, beta, self.mu, self.s, self.leaves)
         changed = self._changed(omega, beta)
         if changed is not None:
             self._redo(omega, beta, *changed)
@@ -403,7 +403,8 @@ class IncrementalObjective:
         and all of them when nothing is kept); None when nothing differs."""
         n, m = len(self.y), self.tree.n_branch
         if self._at is None:
-            self.S, self.R, self.D = np.empty((n, m)), np.empty((n, m + 1)), np.empty((n, m + 1))
+            self.S, self.R = np.empty((n, m)), np.empty((n, m + 1))
+            self.D = np.empty((n, m + 1, self.leaves.n_outputs))
             self.V, self.P, self.G = np.empty((n, 2 * m + 2)), np.empty((n, 2 * m + 2)), np.zeros((n, m))
             self.P[:, 1] = 1.0
             self._g_omega, self._g_beta = np.zeros_like(omega), np.zeros_like(beta)
@@ -422,8 +423,7 @@ class IncrementalObjective:
         if len(branch):
             self.S[:, branch] = split_probabilities(Z, omega[branch], self.mu)
         if len(leaves):
-            residual = leaf_residuals(Xa, self.y, beta[leaves])
-            self.R[:, leaves], self.D[:, leaves] = self.loss.value(residual), self.loss.derivative(residual)
+            self.R[:, leaves], self.D[:, leaves] = self.leaves.losses(Xa, self.y, beta[leaves], order=1)
         with _Interruptible():
             _resweep(self.S, self.R, self.s, self.mu, self.V, self.P, self.G, int(r), tree.subtree_depth(r))
         self._f = float(self.s @ self.V[:, 1])
@@ -432,7 +432,7 @@ class IncrementalObjective:
         self._g_omega[rows] = self.G[:, rows].T @ Z
         reached = np.array(tree.descendants_leaves(r), dtype=np.int64) - tree.n_branch - 1
         P_leaves = self.P[:, tree.n_branch + 1 + reached]
-        self._g_beta[reached] = (self.s[:, None] * P_leaves * self.D[:, reached]).T @ Xa
+        self._g_beta[reached] = self.leaves.gradient(Xa, self.s[:, None] * P_leaves, self.D[:, reached])
         self._at = (omega, beta)
 
 

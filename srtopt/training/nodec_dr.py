@@ -218,7 +218,7 @@ class BranchStep:
         S = kernels.split_probabilities(problem.Z[rows], omega, problem.mu)
         P = kernels.leaf_probabilities(S, tree, t)
         leaves = [tree.leaf_index(l) for l in tree.descendants_leaves(t)]
-        R = problem.loss.value(kernels.leaf_residuals(problem.Xa[rows], problem.y[rows], beta[leaves]))
+        R = problem.leaf_model.losses(problem.Xa[rows], problem.targets[rows], beta[leaves])
         return np.sum(P * R, axis=1)
 
 

@@ -16,12 +16,16 @@ from .soft_means import GroupLoss, Parity, SoftMean
 @dataclass
 class ConstraintSet:
     """The constraints of an SRT problem, bound to its data: the variable bounds of every split
-    and leaf, and the soft means."""
+    and leaf, and the soft means.  A leaf's row of beta holds ``leaf_outputs`` blocks of ``leaf_q``
+    coefficients (one per score of a classification leaf; ``leaf_q`` 1 for constant leaves, None: q),
+    each block bounded as the features' bounds say."""
 
     terms: tuple = ()
     q: int = 0
     n_branch: int = 0
     n_leaves: int = 0
+    leaf_outputs: int = 1
+    leaf_q: int | None = None
     bounds: tuple | None = field(init=False, default=None)
 
     def __post_init__(self):
@@ -41,6 +45,7 @@ class ConstraintSet:
                     j = int(np.flatnonzero(lo > hi)[0]) - 1
                     raise ValueError(f"contradictory constraints: the {where} of feature {j} must lie in "
                                      f"[{lo[j + 1]:g}, {hi[j + 1]:g}] (monotonic_cst and leaf_bounds disagree)")
+            lo_b, hi_b = (np.tile(v[:self.leaf_q], self.leaf_outputs) for v in (lo_b, hi_b))
             self.bounds = (np.tile(lo_w, (self.n_branch, 1)), np.tile(hi_w, (self.n_branch, 1)),
                            np.tile(lo_b, (self.n_leaves, 1)), np.tile(hi_b, (self.n_leaves, 1)))
 

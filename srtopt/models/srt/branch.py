@@ -63,7 +63,7 @@ class BranchSubproblem(WorkingSetSubproblem):
         """R_il = loss(yhat_il - y_i) of the rows and the leaves below ``root`` (beta is fixed)."""
         pr = self.problem
         leaves = [pr.tree.leaf_index(t) for t in pr.tree.descendants_leaves(self.root)]
-        return pr.loss.value(kernels.leaf_residuals(pr.Xa[self.rows], pr.y[self.rows], self.beta[leaves]))
+        return pr.leaf_model.losses(pr.Xa[self.rows], pr.targets[self.rows], self.beta[leaves])
 
     @cached_property
     def _subtree(self) -> tuple[np.ndarray, list[int]]:

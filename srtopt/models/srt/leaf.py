@@ -21,10 +21,11 @@ from .working_set import WorkingSetSubproblem
 
 @dataclass
 class LeafSubproblem(WorkingSetSubproblem):
-    """LN step: min over beta_{W_L} of sum_l sum_{i in I_t} s_i P_il loss(Xa_i beta_l - y_i)
-    + the penalty terms on beta_{W_L}, omega fixed (P_il of the subtree proxy rooted at
-    ``root``).  For the squared loss and the l2 term, a convex weighted ridge
-    least-squares problem, separable by leaf.
+    """LN step: min over beta_{W_L} of sum_l sum_{i in I_t} s_i P_il R_il(beta_l) + the penalty terms
+    on beta_{W_L}, omega fixed (P_il of the subtree proxy rooted at ``root``; R_il the leaf model's
+    loss, :mod:`..leaves`: loss(Xa_i beta_l - y_i) for linear leaves).  Separable by leaf; for the
+    squared loss and the l2 term, a convex weighted ridge least-squares problem; for a
+    classification leaf and the log loss, a weighted multinomial logistic regression (convex).
     """
 
     name: str = "ln_subproblem"
@@ -58,76 +59,76 @@ class LeafSubproblem(WorkingSetSubproblem):
 
     @cached_property
     def design(self) -> tuple[np.ndarray, np.ndarray]:
-        """(Xa, y) of the rows I_t."""
-        return self.problem.Xa[self.rows], self.problem.y[self.rows]
-
-    def residuals(self, x) -> np.ndarray:
-        """r_il = Xa_i beta_l - y_i, shape (|I_t|, |W_L|)."""
-        return kernels.leaf_residuals(*self.design, self._matrix(x))
+        """(Xa, targets) of the rows I_t (the targets: y for linear leaves)."""
+        return self.problem.Xa[self.rows], self.problem.targets[self.rows]
 
     def _data(self, x, with_grad=True):
-        residual = self.residuals(x)
-        Q = self.leaf_weights
-        f = float(np.sum(Q * self.loss.value(residual)))
+        leaves, Q = self.problem.leaf_model, self.leaf_weights
         if not with_grad:
-            return f, None
-        g = (Q * self.loss.derivative(residual)).T @ self.design[0]
-        return f, g.ravel()
+            return float(np.sum(Q * leaves.losses(*self.design, self._matrix(x)))), None
+        R, D = leaves.losses(*self.design, self._matrix(x), order=1)
+        return float(np.sum(Q * R)), leaves.gradient(self.design[0], Q, D).ravel()
 
     @property
     def hessian(self):
-        """x -> the exact Hessian, block diagonal over the working leaves l:
-        Xa^T diag(Q_il loss''(r_il)) Xa + diag(ridge_l); None when a penalty term on beta is
-        not a diagonal quadratic (:meth:`ridge`) or the objective is nonsmooth."""
+        """x -> the exact Hessian, block diagonal over the working leaves l: sum_i Q_il H_il (x) Xa_i Xa_i^T
+        + diag(ridge_l), H_il the second derivatives of R_il in the leaf's scores (loss''(r_il) for
+        linear leaves: Xa^T diag(Q_il loss''(r_il)) Xa); None when a penalty term on beta is not a
+        diagonal quadratic (:meth:`ridge`) or the objective is nonsmooth."""
         ridge = self.ridge()
         if ridge is None or self.nonsmooth:
             return None
 
         def hessian(x):
-            Xa = self.design[0]
-            curvature = self.leaf_weights * self.loss.second_derivative(self.residuals(x))
-            q = Xa.shape[1]
-            H = np.zeros((len(self.working) * q, len(self.working) * q))
+            Xa, T = self.design
+            _, _, C = self.problem.leaf_model.losses(Xa, T, self._matrix(x), order=2)
+            C = self.leaf_weights[..., None, None] * C  # (rows, leaves, K', K')
+            q, k = Xa.shape[1], C.shape[-1]
+            width = k * q
+            H = np.zeros((len(self.working) * width, len(self.working) * width))
             for l in range(len(self.working)):
-                H[l * q:(l + 1) * q, l * q:(l + 1) * q] = (Xa.T * curvature[:, l]) @ Xa + np.diag(ridge[l])
+                for a in range(k):
+                    for b in range(k):
+                        H[l * width + a * q:l * width + (a + 1) * q, l * width + b * q:l * width + (b + 1) * q] = \
+                            (Xa.T * C[:, l, a, b]) @ Xa
+                H[l * width:(l + 1) * width, l * width:(l + 1) * width] += np.diag(ridge[l])
             return H
         return hessian
 
     @property
     def structure_key(self) -> tuple:
-        return ("ln", len(self.working), padded_rows(self.n_rows), self.problem.Xa.shape[1], self.loss.key,
+        return ("ln", len(self.working), padded_rows(self.n_rows), self.problem.Xa.shape[1], self.problem.leaf_model.key,
                 self._penalty_key(), *self.constraint_key())
 
     def render(self) -> cb.CasadiModel:
         pr, tree = self.problem, self.problem.tree
-        n, q, m = padded_rows(self.n_rows), pr.Xa.shape[1], len(self.working)
-        x = ca.MX.sym("beta_W", m * q)
-        Xp, yp, Qp = ca.MX.sym("Xa", n, q), ca.MX.sym("y", n), ca.MX.sym("Q", n, m)
-        Op, Bp = ca.MX.sym("omega", tree.n_branch, q), ca.MX.sym("beta", tree.n_leaves, q)
-        B = cb.matrix(x, m, q)
-        residual = ca.mtimes(Xp, B.T) - ca.repmat(yp, 1, m)
-        f = ca.sum1(ca.sum2(Qp * self.loss.casadi(residual))) + self._casadi_penalties(B, Op, Bp)
-        p = ca.vertcat(ca.vec(Xp), yp, ca.vec(Qp), ca.vec(Op), ca.vec(Bp))
+        n, q, m, q_beta = padded_rows(self.n_rows), pr.Xa.shape[1], len(self.working), self.beta.shape[1]
+        x = ca.MX.sym("beta_W", m * q_beta)
+        Xp, yp, Qp = ca.MX.sym("Xa", n, q), ca.MX.sym("y", n, pr.leaf_model.target_width()), ca.MX.sym("Q", n, m)
+        Op, Bp = ca.MX.sym("omega", *self.omega.shape), ca.MX.sym("beta", tree.n_leaves, q_beta)
+        B = cb.matrix(x, m, q_beta)
+        f = ca.sum1(ca.sum2(Qp * pr.leaf_model.casadi(Xp, yp, B))) + self._casadi_penalties(B, Op, Bp)
+        p = ca.vertcat(ca.vec(Xp), ca.vec(yp), ca.vec(Qp), ca.vec(Op), ca.vec(Bp))
         rows = [block.render(B) for block in self.constraint_blocks]
-        return self.casadi_model(x, p, f, _variable_names(tree, self.working, q, "beta"), rows)
+        return self.casadi_model(x, p, f, _variable_names(tree, self.working, q_beta, "beta"), rows)
 
     def render_parameters(self) -> np.ndarray:
         pr, n = self.problem, padded_rows(self.n_rows)
-        return np.concatenate([_pad(pr.Xa[self.rows], n).ravel("F"), _pad(pr.y[self.rows], n),
+        return np.concatenate([_pad(pr.Xa[self.rows], n).ravel("F"), _pad(pr.targets[self.rows], n).ravel("F"),
                                _pad(self.leaf_weights, n).ravel("F"), self.omega.ravel("F"), self.beta.ravel("F"),
                                self.constraint_parameters()])
 
     def render_pyomo(self):
-        """The LN problem in Pyomo: sum_i sum_l Q_il loss(Xa_i beta_l - y_i) + the penalties."""
+        """The LN problem in Pyomo: sum_i sum_l Q_il R_il(beta_l) + the penalties."""
         from .. import pyomo_backend as pb
 
         pr = self.problem
-        q = pr.Xa.shape[1]
-        names = _variable_names(pr.tree, self.working, q, "beta")
+        q_beta = self.beta.shape[1]
+        names = _variable_names(pr.tree, self.working, q_beta, "beta")
         m = pb.model(self.name, self.start(), names)
-        B = pb.rows_of(m.x, len(self.working), q)
-        (Xa, y), Q = self.design, self.leaf_weights
-        data = [float(Q[i, l]) * self.loss.pyomo(pb.linear(Xa[i], B[l]) - float(y[i]))
+        B = pb.rows_of(m.x, len(self.working), q_beta)
+        (Xa, T), Q = self.design, self.leaf_weights
+        data = [float(Q[i, l]) * pr.leaf_model.pyomo(Xa[i], T[i], B[l])
                 for i in range(len(self.rows)) for l in range(len(self.working)) if Q[i, l] != 0]
         self.pyomo_constraints(m, [row for block in self.constraint_blocks for row in block.pyomo(B)])
         return pb.finish(m, data, self._pyomo_penalties(B), names)

@@ -44,42 +44,45 @@ class SRTObjective(AllVariables):
     @property
     def structure_key(self) -> tuple:
         pr = self.problem
-        return ("srt", pr.tree.depth, *pr.Z.shape, pr.loss.key, self._penalty_key(), *self.constraint_key())
+        return ("srt", pr.tree.depth, *pr.Z.shape, pr.Xa.shape[1], pr.leaf_model.key, self._penalty_key(),
+                *self.constraint_key())
 
     def render(self) -> cb.CasadiModel:
         pr, tree = self.problem, self.problem.tree
-        n, q = pr.Z.shape
+        (n, q), q_leaf, q_beta = pr.Z.shape, pr.Xa.shape[1], self.beta.shape[1]
         x = ca.MX.sym("x", self.omega.size + self.beta.size)
-        Zp, Xp, yp, sp = (ca.MX.sym("Z", n, q), ca.MX.sym("Xa", n, q), ca.MX.sym("y", n), ca.MX.sym("s", n))
+        Zp, Xp, sp = ca.MX.sym("Z", n, q), ca.MX.sym("Xa", n, q_leaf), ca.MX.sym("s", n)
+        yp = ca.MX.sym("y", n, pr.leaf_model.target_width())
         omega = cb.matrix(x[: self.omega.size], tree.n_branch, q)
-        beta = cb.matrix(x[self.omega.size:], tree.n_leaves, q)
+        beta = cb.matrix(x[self.omega.size:], tree.n_leaves, q_beta)
         S = cb.sigmoid(ca.mtimes(Zp, omega.T), pr.mu)
-        R = pr.loss.casadi(ca.mtimes(Xp, beta.T) - ca.repmat(yp, 1, tree.n_leaves))
+        R = pr.leaf_model.casadi(Xp, yp, beta)
         columns = {t: tree.branch_index(t) for t in tree.branch_nodes}
         f = cb.soft_loss(S, R, sp, tree, 1, columns) + sum(term.casadi(omega, beta) for term in pr.terms)
-        p = ca.vertcat(ca.vec(Zp), ca.vec(Xp), yp, sp)
-        names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q, "beta")
+        p = ca.vertcat(ca.vec(Zp), ca.vec(Xp), ca.vec(yp), sp)
+        names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q_beta, "beta")
         leaf_values = lambda v: v(ca.mtimes(Xp, beta.T), ca.repmat(yp, 1, tree.n_leaves))  # noqa: E731
         rows = [block.render(S, leaf_values, tree) for block in self.constraint_blocks]
         return self.casadi_model(x, p, f, names, rows)
 
     def render_parameters(self) -> np.ndarray:
         pr = self.problem
-        return np.concatenate([pr.Z.ravel("F"), pr.Xa.ravel("F"), pr.y, pr.s, self.constraint_parameters()])
+        return np.concatenate([pr.Z.ravel("F"), pr.Xa.ravel("F"), pr.targets.ravel("F"), pr.s,
+                               self.constraint_parameters()])
 
     def render_pyomo(self):
         """eq. (obj) in Pyomo: sum_i s_i sum_l P_il loss(yhat_il - y_i) + the penalty terms."""
         from .. import pyomo_backend as pb
 
         pr, tree = self.problem, self.problem.tree
-        q = pr.Z.shape[1]
-        names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q, "beta")
+        q, q_beta = pr.Z.shape[1], self.beta.shape[1]
+        names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q_beta, "beta")
         m = pb.model(self.name, self.start(), names)
         W = pb.rows_of(m.x, tree.n_branch, q)
-        B = pb.rows_of(m.x, tree.n_leaves, q, self.omega.size)
+        B = pb.rows_of(m.x, tree.n_leaves, q_beta, self.omega.size)
         splits = dict(zip(tree.branch_nodes, W))
         data = [float(pr.s[i]) * pb.point_sweep(pb.split_exprs(pr.Z[i], splits, pr.mu),
-                                                [pr.loss.pyomo(pb.linear(pr.Xa[i], b) - float(pr.y[i])) for b in B],
+                                                [pr.leaf_model.pyomo(pr.Xa[i], pr.targets[i], b) for b in B],
                                                 tree, 1)
                 for i in range(pr.Z.shape[0]) if pr.s[i] != 0]
         self.pyomo_constraints(m, [row for block in self.constraint_blocks for row in block.pyomo(W, B)])

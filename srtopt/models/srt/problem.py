@@ -13,6 +13,7 @@ from ..constraints.base import REACH_FLOOR
 from ..constraints.policy import ConstraintPolicy
 from ..constraints.sets import ConstraintSet
 from ..terms.losses import SQUARED, Loss
+from ..leaves import LinearLeaves
 from ..terms.penalties import L2, Penalty
 from .base import MEMO_SIZE, stationarity_gradient
 from .branch import BranchSubproblem
@@ -25,7 +26,9 @@ class SRTProblem:
     """Training data of eq. (obj): X in [0,1]^p, standardized y, weights s_i (sum 1), the loss
     term (default: squared) and the penalty terms beside the l2 term of lambda_w, lambda_b; the
     constraint terms (:mod:`.constraints`, in the problem's units) and the protected group of each
-    row (integer codes 0, 1, ...; needed by the group constraints)."""
+    row (integer codes 0, 1, ...; needed by the group constraints).  ``leaves``: the leaf model
+    (:mod:`..leaves`; None: the SRT's linear leaves with ``loss``); a classification problem gives
+    :class:`~..leaves.ClassLeaves`, y the class codes 0..K-1, and ``loss`` is its loss."""
 
     X: np.ndarray
     y: np.ndarray
@@ -38,8 +41,11 @@ class SRTProblem:
     penalties: tuple = ()
     constraints: tuple = ()
     groups: np.ndarray | None = None
+    leaves: object = None
 
     def __post_init__(self):
+        if self.leaves is not None:
+            self.loss = self.leaves.loss
         n = self.X.shape[0]
         self.s = np.full(n, 1.0 / n) if self.weights is None else self.weights / self.weights.sum()
         self.penalties = tuple(self.penalties)
@@ -52,7 +58,7 @@ class SRTProblem:
             self.groups = np.asarray(self.groups, dtype=np.int64)
         self.constraints = tuple(term.bind(self) for term in self.constraints)
         self.constraint_set = ConstraintSet(self.constraints, self.X.shape[1] + 1, self.tree.n_branch,
-                                            self.tree.n_leaves)
+                                            self.tree.n_leaves, self.leaf_model.n_outputs, self.Xa.shape[1])
 
     @cached_property
     def Z(self) -> np.ndarray:
@@ -60,7 +66,18 @@ class SRTProblem:
 
     @cached_property
     def Xa(self) -> np.ndarray:
-        return kernels.leaf_design(self.X)
+        """The leaf design of the leaf model ([1, X] for linear or logistic leaves)."""
+        return self.leaf_model.design(self.X)
+
+    @property
+    def leaf_model(self):
+        """The leaf model (:mod:`..leaves`): ``leaves``, or the linear leaves of ``loss``."""
+        return LinearLeaves(self.loss) if self.leaves is None else self.leaves
+
+    @cached_property
+    def targets(self) -> np.ndarray:
+        """The rows' targets for the leaf model: y (regression), one row per class code (classification)."""
+        return self.leaf_model.targets(self.y)
 
     @property
     def n_features(self) -> int:
@@ -126,10 +143,10 @@ class SRTProblem:
         """(value, gradient in omega, gradient in beta) of the data term, by a
         :class:`~srtopt.kernels.IncrementalObjective` (one per mu and loss): NODEC's
         successive points differ in one subtree, which is all it recomputes."""
-        key = (self.mu, self.loss)
+        key = (self.mu, self.leaf_model.key)
         if self._incremental[0] != key:
-            self._incremental = (key, kernels.IncrementalObjective(self.Z, self.Xa, self.y, self.s, self.mu,
-                                                                  self.loss, self.tree))
+            self._incremental = (key, kernels.IncrementalObjective(self.Z, self.Xa, self.targets, self.s, self.mu,
+                                                                  self.leaf_model, self.tree))
         return self._incremental[1](omega, beta)
 
     def prox(self, omega, beta, step):

@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import casadi as ca
 import numpy as np
 
-NUMPY = SimpleNamespace(abs=np.abs, sqrt=np.sqrt, log=np.log, exp=np.exp, name="numpy")
-CASADI = SimpleNamespace(abs=ca.fabs, sqrt=ca.sqrt, log=ca.log, exp=ca.exp, name="casadi")
+NUMPY = SimpleNamespace(abs=np.abs, sqrt=np.sqrt, log=np.log, exp=np.exp, maximum=np.maximum, name="numpy")
+CASADI = SimpleNamespace(abs=ca.fabs, sqrt=ca.sqrt, log=ca.log, exp=ca.exp, maximum=ca.fmax, name="casadi")
 
 
 def pyomo_ops() -> SimpleNamespace:

@@ -1,0 +1,154 @@
+"""The leaf models of a soft tree: what a leaf predicts from its coefficients beta_l and the loss of
+each row at each leaf, R_il, the quantity NODEC's subproblems are written on.
+
+E = sum_i s_i sum_l P_il R_il + the penalties: the BN subproblems see a leaf model only through
+R_il (its weights fixed), so the splits' side of the soft tree -- the kernels, the working sets,
+the reassignment heuristic, the solvers of the BN step -- is the same for every leaf model.  A
+leaf model gives:
+
+* the leaf design Xa (one row per training row) and the rows' targets;
+* numpy values, derivatives and Hessians of R_il in the leaf's scores u_il = B_l Xa_i (K' scores:
+  1 for regression and binary classification, K for K classes; ``beta`` holds one row per leaf,
+  B_l = beta_l viewed as K' x q);
+* the CasADi and Pyomo renderings of R_il.
+
+Leaf models:
+
+* :class:`LinearLeaves` -- the SRT's linear leaves (eq. obj): yhat_il = Xa_i . beta_l,
+  R_il = loss(yhat_il - y_i) with a regression loss of :mod:`.terms.losses`;
+* :class:`ClassLeaves` -- a soft classification tree's leaves: class probabilities softmax(u_il),
+  constant (Xa = 1: a class-probability vector per leaf, the ORCT/MRCT model) or multinomial
+  logistic on the features (Xa = [1, x]), R_il a classification loss of
+  :mod:`.terms.class_losses`.
+"""
+
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from .. import kernels
+from .terms.operations import CASADI, pyomo_ops
+
+
+class LinearLeaves:
+    """yhat_il = Xa_i . beta_l, R_il = loss(yhat_il - y_i) (eq. obj).
+
+    Parameters
+    ----------
+    loss : Loss
+        The regression loss of the residual (:mod:`.terms.losses`).
+    """
+
+    n_outputs = 1
+    kind = "linear"
+
+    def __init__(self, loss):
+        self.loss = loss
+
+    @property
+    def key(self) -> tuple:
+        return (self.kind, self.loss.key)
+
+    def design(self, X: np.ndarray) -> np.ndarray:
+        """Xa = [1, X]."""
+        return kernels.leaf_design(X)
+
+    def targets(self, y: np.ndarray) -> np.ndarray:
+        """The rows' targets: y itself (standardized)."""
+        return y
+
+    def losses(self, Xa, T, beta, order: int = 0):
+        """R (n, m) of the rows (Xa, T) at the leaves ``beta`` (m rows); with ``order`` 1 also
+        dR/du (n, m, 1), with 2 also d^2R/du^2 (n, m, 1, 1)."""
+        residual = kernels.leaf_residuals(Xa, T, beta)
+        R = self.loss.value(residual)
+        if order == 0:
+            return R
+        D = self.loss.derivative(residual)[..., None]
+        return (R, D) if order == 1 else (R, D, self.loss.second_derivative(residual)[..., None, None])
+
+    def gradient(self, Xa, W, D) -> np.ndarray:
+        """sum_i W_il dR_il/du_il Xa_i for every leaf l: the gradient of sum_il W_il R_il in beta, (m, q)."""
+        return (W * D[..., 0]).T @ Xa
+
+    def casadi(self, Xa, T, B):
+        """R (n x m MX) of the rows Xa (n x q), targets T (n x 1) at the leaves B (m x q)."""
+        return self.loss.casadi(ca.mtimes(Xa, B.T) - ca.repmat(T, 1, B.shape[0]))
+
+    def pyomo(self, xa, t, b):
+        """R of one row (``xa`` numbers, target ``t``) at one leaf (``b`` Pyomo expressions of beta_l)."""
+        from . import pyomo_backend as pb
+
+        return self.loss.pyomo(pb.linear(xa, b) - float(t))
+
+    def target_width(self) -> int:
+        """Columns of the targets' rendered parameter."""
+        return 1
+
+
+class ClassLeaves:
+    """Class probabilities softmax(u_il), u_il = B_l Xa_i (K' scores), R_il = loss(u_il, t_i).
+
+    Parameters
+    ----------
+    loss : ClassLoss
+        The classification loss (:mod:`.terms.class_losses`).
+    n_classes : int
+        K, at least 2.
+    leaf : {"constant", "logistic"}
+        Xa = 1 (a class-probability vector per leaf) or Xa = [1, x] (multinomial logistic leaves).
+    """
+
+    def __init__(self, loss, n_classes: int, leaf: str = "constant"):
+        if leaf not in ("constant", "logistic"):
+            raise ValueError(f"leaf must be 'constant' or 'logistic', got {leaf!r}")
+        self.loss, self.n_classes, self.kind = loss, int(n_classes), leaf
+        self.n_outputs = 1 if self.n_classes == 2 else self.n_classes
+
+    @property
+    def key(self) -> tuple:
+        return (self.kind, self.n_classes, self.loss.key)
+
+    def design(self, X: np.ndarray) -> np.ndarray:
+        return np.ones((X.shape[0], 1)) if self.kind == "constant" else kernels.leaf_design(X)
+
+    def targets(self, y: np.ndarray) -> np.ndarray:
+        """t_i (n, K) of the class codes y."""
+        return self.loss.targets(y, self.n_classes)
+
+    def scores(self, Xa, beta) -> np.ndarray:
+        """u_il (n, m, K') of the rows Xa at the leaves ``beta`` (m rows of K' q)."""
+        B = np.reshape(beta, (len(beta), self.n_outputs, Xa.shape[1]))
+        return np.einsum("iq,lkq->ilk", Xa, B)
+
+    def probabilities(self, Xa, beta) -> np.ndarray:
+        """p_il (n, m, K): the class probabilities of every row at every leaf."""
+        return self.loss.probabilities(self.scores(Xa, beta), self.n_classes)
+
+    def losses(self, Xa, T, beta, order: int = 0):
+        U, T = self.scores(Xa, beta), T[:, None, :]
+        R = self.loss.value(U, T)
+        if order == 0:
+            return R
+        return (R, *self.loss.derivatives(U, T, hessian=True)) if order == 2 else (R, self.loss.derivatives(U, T))
+
+    def gradient(self, Xa, W, D) -> np.ndarray:
+        """sum_i W_il D_ilk Xa_i, (m, K' q)."""
+        return np.einsum("ilk,iq->lkq", W[..., None] * D, Xa).reshape(W.shape[1], -1)
+
+    def casadi(self, Xa, T, B):
+        """R (n x m MX) of the rows Xa (n x q), targets T (n x K) at the leaves B (m x K' q)."""
+        q, m = Xa.shape[1], B.shape[0]
+        U = [ca.mtimes(Xa, B[:, k * q:(k + 1) * q].T) for k in range(self.n_outputs)]
+        return self.loss.expression(U, [ca.repmat(T[:, k], 1, m) for k in range(self.n_classes)], CASADI)
+
+    def pyomo(self, xa, t, b):
+        from . import pyomo_backend as pb
+
+        q = len(xa)
+        U = [pb.linear(xa, b[k * q:(k + 1) * q]) for k in range(self.n_outputs)]
+        return self.loss.expression(U, [float(v) for v in t], pyomo_ops())
+
+    def target_width(self) -> int:
+        return self.n_classes

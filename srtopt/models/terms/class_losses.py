@@ -1,0 +1,199 @@
+"""Classification loss terms: loss(u, t) of a leaf's class scores u and a row's target t.
+
+A leaf l of a soft classification tree gives each row i K' scores u_ilk (K' = 1 for two classes:
+the logit of the second class, the first class's score being 0; K' = K for K > 2 classes) and the
+class probabilities p_il = softmax(u_il) over the K full scores.  A loss is written once, in
+:meth:`ClassLoss.expression`, over the math namespaces of :mod:`.operations` (numpy, CasADi,
+Pyomo); its numpy derivatives in u are written by hand (the hot path) and tested by finite
+differences and against CasADi's AD.
+
+* :class:`LogLoss` (``"log_loss"``, the default) -- -log p_il(y_i) = logsumexp(u_il) - u_il,y_i,
+  the soft model's log loss sum_i s_i sum_l P_il (-log p_l(y_i | x_i));
+* :class:`MisclassificationCost` (``"cost"``) -- sum_k p_ilk C[y_i, k]: the expected
+  misclassification cost of ORCT (Blanquero et al. 2021) with a cost matrix C (rows: the true
+  class, columns: the predicted class; default: 1 off the diagonal, the expected error rate).
+
+The target t_i of a row is what its loss is written with: the one-hot row of its class
+(:meth:`LogLoss.targets`) or its row of C (:meth:`MisclassificationCost.targets`).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from scipy.special import logsumexp as _logsumexp
+
+from ..._spec import Registry
+from .base import Term
+from .operations import NUMPY
+
+
+def full_scores(U: list, n_classes: int) -> list:
+    """The K class scores of the K' free ones: [0, u] for two classes, ``U`` itself otherwise."""
+    return [0.0 * U[0], *U] if n_classes == 2 and len(U) == 1 else list(U)
+
+
+def logsumexp(values: list, ops):
+    """log sum_k exp(v_k), shifted by the largest v_k where the namespace has a maximum (numpy, CasADi)."""
+    maximum = getattr(ops, "maximum", None)
+    if maximum is None:
+        return ops.log(sum(ops.exp(v) for v in values))
+    top = values[0]
+    for v in values[1:]:
+        top = maximum(top, v)
+    return top + ops.log(sum(ops.exp(v - top) for v in values))
+
+
+class ClassLoss(Term):
+    """loss(u, t) of the scores u (K' free scores) and the target t (K entries) of a row at a leaf.
+
+    Subclasses write :meth:`expression` (the formula, once), :meth:`targets` and the numpy
+    :meth:`derivatives` (gradient and Hessian in the free scores)."""
+
+    name = "class-loss"
+    nonnegative = True
+    qp_form = None
+
+    def targets(self, codes: np.ndarray, n_classes: int) -> np.ndarray:
+        """t_i of every row (n, K) from the class codes 0..K-1."""
+        raise NotImplementedError
+
+    def expression(self, U: list, T: list, ops):
+        """loss of the K' free scores ``U`` and the K targets ``T`` (arrays, CasADi or Pyomo expressions)."""
+        raise NotImplementedError
+
+    def value(self, U: np.ndarray, T: np.ndarray) -> np.ndarray:
+        """loss, numpy: U (..., K'), T (..., K) broadcastable -> (...)."""
+        return np.asarray(self.expression(list(np.moveaxis(U, -1, 0)), list(np.moveaxis(T, -1, 0)), NUMPY))
+
+    def derivatives(self, U: np.ndarray, T: np.ndarray, hessian: bool = False):
+        """(d loss / d u (..., K'), and with ``hessian`` d^2 loss / d u^2 (..., K', K'))."""
+        raise NotImplementedError
+
+    @staticmethod
+    def probabilities(U: np.ndarray, n_classes: int) -> np.ndarray:
+        """softmax of the full scores, (..., K)."""
+        full = np.concatenate([np.zeros(U.shape[:-1] + (1,)), U], axis=-1) if n_classes == 2 and U.shape[-1] == 1 \
+            else U
+        return np.exp(full - _logsumexp(full, axis=-1, keepdims=True))
+
+
+class LogLoss(ClassLoss):
+    """-log p(y | u) = logsumexp(u) - u_y: the log loss (cross-entropy) of the leaf's class probabilities."""
+
+    name = "log_loss"
+
+    def targets(self, codes, n_classes):
+        return np.eye(n_classes)[np.asarray(codes, dtype=int)]
+
+    def expression(self, U, T, ops):
+        full = full_scores(U, len(T))
+        return logsumexp(full, ops) - sum(t * u for t, u in zip(T, full))
+
+    def derivatives(self, U, T, hessian=False):
+        P = self.probabilities(U, T.shape[-1])
+        free = slice(P.shape[-1] - U.shape[-1], None)
+        g = (P - T)[..., free]
+        if not hessian:
+            return g
+        Pf = P[..., free]
+        return g, _diag(Pf) - Pf[..., :, None] * Pf[..., None, :]
+
+
+class MisclassificationCost(ClassLoss):
+    """sum_k p_k(u) C[y, k]: the expected cost of predicting a class drawn from the leaf's probabilities
+    (ORCT's objective).
+
+    Parameters
+    ----------
+    cost : array-like of shape (K, K) or None, default=None
+        C[i, j], the cost of predicting class j (in ``classes_`` order) for a row of class i, >= 0;
+        None: 1 off the diagonal, 0 on it (the expected misclassification rate).
+
+    Raises
+    ------
+    ValueError
+        If ``cost`` is not a square matrix of finite numbers >= 0.
+    """
+
+    name = "cost"
+    nonnegative = True
+
+    def __init__(self, cost=None):
+        if cost is not None:
+            matrix = np.asarray(cost, dtype=float)
+            if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] < 2 \
+                    or not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
+                raise ValueError(f"cost must be a square matrix (K x K, K >= 2) of finite numbers >= 0, rows the "
+                                 f"true class and columns the predicted one, got {cost!r}")
+            cost = tuple(tuple(float(v) for v in row) for row in matrix)
+        self.cost = cost
+
+    def matrix(self, n_classes: int) -> np.ndarray:
+        """C for ``n_classes`` classes."""
+        if self.cost is None:
+            return 1.0 - np.eye(n_classes)
+        if len(self.cost) != n_classes:
+            raise ValueError(f"the cost matrix is {len(self.cost)} x {len(self.cost)}, but there are {n_classes} "
+                             f"classes: give one row and one column per class of classes_")
+        return np.array(self.cost)
+
+    def targets(self, codes, n_classes):
+        return self.matrix(n_classes)[np.asarray(codes, dtype=int)]
+
+    def expression(self, U, T, ops):
+        full = full_scores(U, len(T))
+        lse = logsumexp(full, ops)
+        return sum(ops.exp(u - lse) * t for u, t in zip(full, T))
+
+    def derivatives(self, U, T, hessian=False):
+        P = self.probabilities(U, T.shape[-1])
+        d = T - np.sum(P * T, axis=-1, keepdims=True)  # c_k minus the expected cost
+        free = slice(P.shape[-1] - U.shape[-1], None)
+        g_full = P * d
+        g = g_full[..., free]
+        if not hessian:
+            return g
+        Pf, gf = P[..., free], g
+        H = _diag(gf) - Pf[..., :, None] * gf[..., None, :] - gf[..., :, None] * Pf[..., None, :]
+        return g, H
+
+
+def _diag(v: np.ndarray) -> np.ndarray:
+    """A batch of diagonal matrices (..., K, K) from vectors (..., K)."""
+    return v[..., :, None] * np.eye(v.shape[-1])
+
+
+CLASS_LOSSES = Registry("classification loss", {"log_loss": LogLoss, "cost": MisclassificationCost},
+                        "a ClassLoss object")
+
+
+def register_class_loss(name: str, factory) -> None:
+    """Make ``loss=name`` (and ``"name:key=value"``) of a classifier build ``factory(**options)``.
+
+    Parameters
+    ----------
+    name : str
+        The loss's name (lower-cased; an existing entry is replaced).
+    factory : callable
+        ``factory(**options)`` returning a :class:`ClassLoss`; a ClassLoss subclass will do.
+    """
+    CLASS_LOSSES.register(name, factory)
+
+
+def make_class_loss(spec) -> ClassLoss:
+    """A :class:`ClassLoss` from a name (``"log_loss"``, ``"cost"``), a spec with options or a ClassLoss
+    object (deep-copied).
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown, an option is not accepted, or ``spec`` is of another type.
+    """
+    if isinstance(spec, ClassLoss):
+        return copy.deepcopy(spec)
+    if isinstance(spec, str):
+        return CLASS_LOSSES.make(spec)
+    raise ValueError(f"loss must be 'log_loss', 'cost' (with a cost matrix: MisclassificationCost(cost=...)), a "
+                     f"registered name or a ClassLoss object, got {spec!r}")
