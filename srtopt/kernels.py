@@ -19,8 +19,8 @@ import numba
 import numpy as np
 from scipy.special import expit
 
-from .routing import (CHUNK_ROWS, hbp_leaves, hbp_predict, hbp_prediction, leaf_design,  # noqa: F401 (the kernels' API)
-                      row_chunks, split_design)
+from .routing import (CHUNK_ROWS, class_design, class_probabilities, hbp_class_probabilities,  # noqa: F401
+                      hbp_leaves, hbp_predict, hbp_prediction, leaf_design, row_chunks, split_design)
 from .tree import Tree
 
 def split_probabilities(Z: np.ndarray, omega: np.ndarray, mu: float) -> np.ndarray:

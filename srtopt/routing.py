@@ -56,5 +56,33 @@ def hbp_prediction(Xs, omega, beta, tree: Tree, scaling, y_range=None) -> np.nda
     return prediction if y_range is None else np.clip(prediction, *y_range)
 
 
-__all__ = ["CHUNK_ROWS", "hbp_leaves", "hbp_predict", "hbp_prediction", "leaf_design", "row_chunks",
-           "split_design"]
+def class_probabilities(U: np.ndarray, n_classes: int) -> np.ndarray:
+    """softmax of the K class scores, (..., K), from the K' free scores U (..., K'): for two classes
+    U holds the second class's score, the first class's being 0.
+
+    >>> class_probabilities(np.array([[0.0], [np.log(3.0)]]), 2).round(3)
+    array([[0.5 , 0.5 ],
+           [0.25, 0.75]])
+    """
+    full = np.concatenate([np.zeros(U.shape[:-1] + (1,)), U], axis=-1) if n_classes == 2 and U.shape[-1] == 1 else U
+    full = full - np.max(full, axis=-1, keepdims=True)
+    e = np.exp(full)
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def class_design(X: np.ndarray, constant: bool) -> np.ndarray:
+    """The leaf design of a classification leaf: a column of ones (constant leaves) or [1, X]."""
+    return np.ones((X.shape[0], 1)) if constant else leaf_design(X)
+
+
+def hbp_class_probabilities(Xs, omega, beta, tree: Tree, n_classes: int, constant: bool) -> np.ndarray:
+    """SoftClassificationTree's class probabilities (n, K): those of the HBP leaf of every scaled row
+    (its scores u = B_l Xa_i, beta_l viewed as K' x q)."""
+    leaves = hbp_leaves(split_design(Xs), omega, tree)
+    Xa = class_design(Xs, constant)
+    B = beta[tree.leaf_rows(leaves)].reshape(len(Xs), -1, Xa.shape[1])
+    return class_probabilities(np.einsum("iq,ikq->ik", Xa, B), n_classes)
+
+
+__all__ = ["CHUNK_ROWS", "class_design", "class_probabilities", "hbp_class_probabilities", "hbp_leaves", "hbp_predict",
+           "hbp_prediction", "leaf_design", "row_chunks", "split_design"]

@@ -130,12 +130,16 @@ def _n_rows(a):
 
 
 class MinMaxTarget:
-    """Min-max scaling of X to [0, 1] and (weighted) standardization of y."""
+    """Min-max scaling of X to [0, 1] and (weighted) standardization of y (y None: X alone, y's
+    statistics 0 and 1)."""
 
     def fit(self, X, y, weights=None):
         self.x_min = X.min(axis=0)
         span = X.max(axis=0) - self.x_min
         self.x_scale = np.where(span > 0, span, 1.0)
+        if y is None:
+            self.y_mean, self.y_std = 0.0, 1.0
+            return self
         self.y_mean = float(np.average(y, weights=weights))
         std = _std(y, self.y_mean, weights)
         self.y_std = std if std > 0 else 1.0

@@ -42,6 +42,7 @@ class LinearLeaves:
 
     n_outputs = 1
     kind = "linear"
+    task = "regression"
 
     def __init__(self, loss):
         self.loss = loss
@@ -100,6 +101,8 @@ class ClassLeaves:
         Xa = 1 (a class-probability vector per leaf) or Xa = [1, x] (multinomial logistic leaves).
     """
 
+    task = "classification"
+
     def __init__(self, loss, n_classes: int, leaf: str = "constant"):
         if leaf not in ("constant", "logistic"):
             raise ValueError(f"leaf must be 'constant' or 'logistic', got {leaf!r}")
@@ -111,11 +114,20 @@ class ClassLeaves:
         return (self.kind, self.n_classes, self.loss.key)
 
     def design(self, X: np.ndarray) -> np.ndarray:
-        return np.ones((X.shape[0], 1)) if self.kind == "constant" else kernels.leaf_design(X)
+        return kernels.class_design(X, self.kind == "constant")
 
     def targets(self, y: np.ndarray) -> np.ndarray:
         """t_i (n, K) of the class codes y."""
         return self.loss.targets(y, self.n_classes)
+
+    def constant_start(self, codes, weights, q: int) -> np.ndarray:
+        """A leaf's coefficients (K' q) whose probabilities are the rows' weighted class frequencies,
+        smoothed by one row of each class (Laplace), the slopes 0."""
+        counts = np.bincount(codes, weights=weights, minlength=self.n_classes)[:self.n_classes] + 1.0
+        logits = np.log(counts[1:] / counts[0]) if self.n_classes == 2 else np.log(counts) - np.mean(np.log(counts))
+        beta = np.zeros((self.n_outputs, q))
+        beta[:, 0] = logits
+        return beta.ravel()
 
     def scores(self, Xa, beta) -> np.ndarray:
         """u_il (n, m, K') of the rows Xa at the leaves ``beta`` (m rows of K' q)."""

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.tree import DecisionTreeRegressor
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils import check_random_state
 
 from .. import kernels
@@ -162,8 +162,14 @@ def split_from_logistic(X, left, right, weights, mu, solver, bounds=None) -> np.
 
 def leaf_start(problem: SRTProblem, rows_of) -> np.ndarray:
     """beta^0: for every leaf t the regression on the rows ``rows_of(t)``, with the sample
-    weights scaled to mean 1 (every initialization's leaf models)."""
+    weights scaled to mean 1 (every initialization's leaf models); for classification leaves the
+    rows' smoothed class frequencies (:meth:`~srtopt.models.leaves.ClassLeaves.constant_start`),
+    which the first LN steps refine."""
     w = problem.s * len(problem.s)
+    if problem.leaf_model.task == "classification":
+        codes = np.asarray(problem.y, dtype=int)
+        return np.array([problem.leaf_model.constant_start(codes[rows_of(t)], w[rows_of(t)], problem.Xa.shape[1])
+                         for t in problem.tree.leaves])
     return np.array([leaf_from_regression(problem.Xa, problem.y, rows_of(t), w) for t in problem.tree.leaves])
 
 
@@ -264,16 +270,17 @@ class WarmStart:
 
 def cart_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf: float = MIN_LEAF,
                         random_state=None, max_rows: int | None = MAX_ROWS):
-    """(omega^0, beta^0, CART's training R^2): the splits of a depth-D CART regression tree
-    (scikit-learn's ``DecisionTreeRegressor``, leaves of at least ``min_leaf`` of the rows),
-    each made soft (:func:`soft_tree_start`).  On more than ``max_rows`` rows CART is fitted
-    on a weighted subsample of ``max_rows`` rows; the leaf regressions use all rows."""
+    """(omega^0, beta^0, CART's training R^2 or accuracy): the splits of a depth-D CART tree
+    (scikit-learn's ``DecisionTreeRegressor``, or ``DecisionTreeClassifier`` on the class codes of
+    a classification problem; leaves of at least ``min_leaf`` of the rows), each made soft
+    (:func:`soft_tree_start`).  On more than ``max_rows`` rows CART is fitted on a weighted
+    subsample of ``max_rows`` rows; the leaf models use all rows."""
     X, y = problem.X, problem.y
     rng = check_random_state(random_state)
     sample = _subsample(problem, rng, max_rows)
     features = np.flatnonzero(problem.constraint_set.split_features())
-    cart = DecisionTreeRegressor(max_depth=problem.tree.depth, min_samples_leaf=min_leaf,
-                                 random_state=rng.randint(2**31 - 1))
+    kind = DecisionTreeClassifier if problem.leaf_model.task == "classification" else DecisionTreeRegressor
+    cart = kind(max_depth=problem.tree.depth, min_samples_leaf=min_leaf, random_state=rng.randint(2**31 - 1))
     cart.fit(X[sample][:, features], y[sample], sample_weight=None if len(sample) < len(y) else problem.s)
     splits, node = {}, {1: 0}  # heap index t -> CART node id
     for t in problem.tree.branch_nodes:

@@ -158,7 +158,7 @@ class WorkingSetSubproblem(Composite):
         weights = [term.l1_weights() for term in self.nonsmooth]
         if any(w is None for w in weights):
             return None
-        return sum(weights, np.zeros((len(self.working), self.omega.shape[1]))).ravel()
+        return sum(weights, np.zeros((len(self.working), getattr(self, self.block).shape[1]))).ravel()
 
     def _penalty_key(self) -> tuple:
         return tuple(term.penalty.key for term in self._penalties)

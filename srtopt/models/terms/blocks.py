@@ -147,7 +147,7 @@ class L2Block(BlockPenalty):
 
     def ridge(self) -> np.ndarray:
         """The diagonal curvature of the block: lambda everywhere."""
-        return np.full((len(self.rows), self.omega.shape[1]), self.strength)
+        return np.full((len(self.rows), (self.omega if self.kind == "omega" else self.beta).shape[1]), self.strength)
 
     def casadi(self, X, omega, beta):
         return 0.5 * self.strength * ca.sumsqr(X)
@@ -228,7 +228,7 @@ class FeatureL1Majorizer(BlockPenalty):
     def ridge(self) -> np.ndarray:
         """The diagonal curvature r of the block (value = sum r x^2 / 2 + constant)."""
         d2, _, eta = self._terms
-        r = np.zeros((len(self.rows), self.omega.shape[1]))
+        r = np.zeros((len(self.rows), (self.omega if self.kind == "omega" else self.beta).shape[1]))
         r[:, 1:] = self.penalty.strength * d2 / eta
         return r
 

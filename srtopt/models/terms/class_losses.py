@@ -22,9 +22,9 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-from scipy.special import logsumexp as _logsumexp
 
 from ..._spec import Registry
+from ...routing import class_probabilities
 from .base import Term
 from .operations import NUMPY
 
@@ -73,10 +73,8 @@ class ClassLoss(Term):
 
     @staticmethod
     def probabilities(U: np.ndarray, n_classes: int) -> np.ndarray:
-        """softmax of the full scores, (..., K)."""
-        full = np.concatenate([np.zeros(U.shape[:-1] + (1,)), U], axis=-1) if n_classes == 2 and U.shape[-1] == 1 \
-            else U
-        return np.exp(full - _logsumexp(full, axis=-1, keepdims=True))
+        """softmax of the full scores, (..., K) (:func:`srtopt.routing.class_probabilities`)."""
+        return class_probabilities(U, n_classes)
 
 
 class LogLoss(ClassLoss):

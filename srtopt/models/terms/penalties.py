@@ -202,7 +202,7 @@ class CoefficientL1(Penalty):
         return self._soft_threshold(V, step) if kind == self.array else np.array(V, float)
 
     def block_l1_weights(self, kind, rows, omega, beta):
-        w = np.full((len(rows), omega.shape[1]), self.strength)
+        w = np.full((len(rows), (omega if kind == "omega" else beta).shape[1]), self.strength)
         w[:, 0] = 0.0
         return w
 

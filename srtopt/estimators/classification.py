@@ -1,0 +1,338 @@
+"""``SoftClassificationTree``: a soft classification tree with oblique soft splits, trained by the
+SRT's NODEC-DR on the soft model's classification loss."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import validate_data
+
+from .. import kernels
+from ..models.leaves import ClassLeaves
+from ..models.srt import SRTProblem
+from ..models.terms import make_penalties
+from ..models.terms.class_losses import ClassLoss, make_class_loss
+from ..solvers.base import deadline
+from ..training.callbacks import ProgressPrinter, as_callbacks
+from ..tree import Tree
+from .nodec_tree import NodecTree
+from .params import FRACTION, INTEGER, NONE, POSITIVE, VERBOSE, Integer, Options, Real, check_parameters
+from .reading import SoftTreeMixin
+from .scaling import MinMaxTarget, _check_numeric_columns, _naming, check_sample_weight, scaled_input
+from .srt import _load_kernels, regularization_lambdas
+from .threads import one_blas_thread
+
+LEAF_KINDS = ("constant", "logistic")
+
+
+class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEstimator):
+    """Soft classification tree: oblique soft splits, class-probability leaves, single-leaf (HBP)
+    predictions, trained by NODEC-DR.
+
+    The splits are the SRT's, p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij) (eq. cdf).  Leaf l
+    gives the class probabilities softmax(u_il) of its scores u_il = B_l Xa_i: constant leaves
+    (Xa = 1, a class-probability vector per leaf, the model of ORCT and MRCT) or multinomial
+    logistic leaves (Xa = [1, x], the analogue of the SRT's linear leaves); two classes have one
+    score per leaf (the logit of ``classes_[1]``).  Training minimises the soft model's loss
+    E = sum_i s_i sum_l P_il loss(u_il, y_i) + the l2 terms of eq. (obj) + ``penalty`` by NODEC-DR
+    (the BN subproblems are the SRT's with the leaves' losses R_il; the LN subproblems are convex
+    for the log loss: a weighted multinomial logistic regression per leaf).  A row is predicted
+    by the leaf of its highest-branch-probability path (eq. prediction_model); the soft mixture of
+    all leaves is ``predict_proba(X, mixture=True)``.  X is min-max scaled internally.
+
+    Parameters
+    ----------
+    depth : int, default=2
+        Depth D of the maximal binary tree (2^D - 1 branch nodes, 2^D leaves).
+    leaf : {"constant", "logistic"}, default="logistic"
+        The leaf model: a class-probability vector, or a multinomial logistic regression on the
+        features (docs/classification.md has the measurement behind the default).
+    loss : str or ClassLoss, default="log_loss"
+        "log_loss": -log p_l(y_i | x_i), the soft model's log loss; "cost": ORCT's expected
+        misclassification cost sum_k p_lk(x_i) C[y_i, k] with C 1 off the diagonal
+        (``MisclassificationCost(cost=C)`` for another matrix); a
+        :class:`~srtopt.models.terms.class_losses.ClassLoss` of your own.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying ``sample_weight`` (scikit-learn's meaning).
+    mu : float, default=1.0
+        Slope of the logistic CDF of the splits.
+    regularization : str, None, float or (float, float), default="l2"
+        The l2 weights lambda_w, lambda_b of eq. (obj), as for
+        :class:`~srtopt.estimators.srt.SoftRegressionTree` (its readings, on the classification loss).
+    leaf_ridge : float, default=1.0
+        A factor on lambda_b, the l2 weight on the leaf coefficients.
+    max_iter : int, default=10
+        Macro iterations M_it of NODEC-DR.
+    init : "cart", "cluster", callable or list of these, default="cart"
+        The initial tree: the splits of a depth-D CART classifier made soft, or the paper's
+        clustering-based procedure; the leaves start at the smoothed class frequencies of the rows
+        each receives; or ``init(problem, random_state) -> (omega0, beta0)``.
+    n_init, init_scale : int and float, default 10 and 0.2
+        The "cluster" initialization's repetitions and factor on its split weights.
+    eps1, eps2, eps3, zeta : float, default 0.1, 0.3, 0.4, 0.8
+        Thresholds of the reassignment heuristic and their decay per macro iteration.
+    theta_w, theta_b : float, default=1e-3
+        Gradient thresholds (theta)^k below which a BN / LN step is skipped.
+    k0 : int or None, default=None
+        Inner iteration from which the convergence safeguards are on (None: never).
+    tau : float, default=1e-6
+        tau of condition (19).
+    bn_solver, ln_solver, wlr_solver : str or solver object, default="auto"
+        Solvers of the BN, LN and WLR subproblems (:mod:`srtopt.solvers`): "auto" takes Newton's
+        method with the exact Hessian where it applies; ``bn_solver="ipopt"`` runs IPOPT on the same
+        exact Hessian.
+    wlr_C : float, default=1.0
+        Inverse l2 strength of the WLR proxy.
+    wlr_weights : {"labels", "routing"}, default="labels"
+        Class weights of the WLR proxy.
+    n_restarts, restart_iter : int, default 1, 2
+        Restarts and their macro iterations before the best continues.
+    max_subproblem_rows : int or None, default=100_000
+        Rows of a BN or WLR subproblem at most (a uniform random subset).
+    working_sets : "subtree", "all", "paths" or callable, default="subtree"
+        The working-set rule of NODEC-GS.
+    penalty : str, Penalty, list of these or None, default=None
+        Penalty terms beside the l2 terms ("split_l1:strength=..." for sparse splits).
+    time_limit : float or None, default=None
+        Seconds for the whole fit.
+    callbacks : list or None, default=None
+        Training callbacks (:mod:`srtopt.training.callbacks`).
+    verbose : int, default=0
+        Progress on stderr.
+    random_state : int, RandomState or None, default=None
+        Seeds the initialization and the heuristic's subsamples.
+    n_jobs : int or None, default=None
+        Threads of the "cluster" initialization's repetitions.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+        The class labels, in the order of the columns of ``predict_proba``.
+    n_classes_ : int
+        K.
+    omega_ : ndarray of shape (2^D - 1, p + 1)
+        Split weights in the scaled space, column 0 the intercepts.
+    beta_ : ndarray of shape (2^D, K' q)
+        Leaf coefficients: leaf l's K' score vectors of q coefficients (q = 1 for constant leaves,
+        p + 1 for logistic ones), one after the other; K' = 1 for two classes.
+    scaler_ : MinMaxTarget
+        The training statistics of the internal scaling of X.
+    objective_ : float
+        E of the returned iterate.
+    n_iter_ : int
+        Macro iterations run.
+    stopped_by_ : str
+        Why training stopped.
+    history_ : list of dict
+        One record per inner iteration.
+    lambda_w_, lambda_b_ : float
+        The l2 weights used.
+    node_counts_ : ndarray of shape (2^(D+1) - 1,)
+        Training rows whose HBP path visits node t, at index t - 1.
+    leaf_class_counts_ : ndarray of shape (2^D, K)
+        The (weighted) training rows of each class that each leaf receives by HBP.
+    feature_importances_ : ndarray of shape (p,)
+        Importance of each feature in the splits (as for the regression tree).
+    fit_seconds_ : float
+        Wall-clock seconds of the fit.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = SoftClassificationTree(depth=2, random_state=0).fit(X, y)
+    >>> tree.predict_proba(X[:2]).shape, bool(tree.score(X, y) > 0.9)
+    ((2, 3), True)
+    """
+
+    def __init__(self, depth=2, leaf="logistic", loss="log_loss", class_weight=None, mu=1.0, regularization="l2",
+                 leaf_ridge=1.0, max_iter=10, init="cart", n_init=10, init_scale=0.2, eps1=0.1, eps2=0.3, eps3=0.4,
+                 zeta=0.8, theta_w=1e-3, theta_b=1e-3, k0=None, tau=1e-6, bn_solver="auto", ln_solver="auto",
+                 wlr_solver="auto", wlr_C=1.0, wlr_weights="labels", n_restarts=1, restart_iter=2,
+                 max_subproblem_rows=100_000, working_sets="subtree", penalty=None, time_limit=None, callbacks=None,
+                 verbose=0, random_state=None, n_jobs=None):
+        self.depth, self.leaf, self.loss, self.class_weight = depth, leaf, loss, class_weight
+        self.mu, self.regularization, self.leaf_ridge = mu, regularization, leaf_ridge
+        self.max_iter, self.init, self.n_init, self.init_scale = max_iter, init, n_init, init_scale
+        self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
+        self.theta_w, self.theta_b, self.k0, self.tau = theta_w, theta_b, k0, tau
+        self.bn_solver, self.ln_solver, self.wlr_solver, self.wlr_C = bn_solver, ln_solver, wlr_solver, wlr_C
+        self.wlr_weights, self.n_restarts, self.restart_iter = wlr_weights, n_restarts, restart_iter
+        self.max_subproblem_rows, self.working_sets, self.penalty = max_subproblem_rows, working_sets, penalty
+        self.time_limit, self.callbacks, self.verbose = time_limit, callbacks, verbose
+        self.random_state, self.n_jobs = random_state, n_jobs
+
+    _parameter_constraints = {
+        "depth": [Integer(1)], "leaf": [Options(*LEAF_KINDS)], "mu": [POSITIVE], "wlr_C": [POSITIVE],
+        "tau": [POSITIVE], "init_scale": [POSITIVE], "leaf_ridge": [Real(0, None, "neither")],
+        **{name: [Integer(1)] for name in ("max_iter", "n_init", "n_restarts", "restart_iter")},
+        **{name: [FRACTION] for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b")},
+        "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE], "wlr_weights": [Options("labels", "routing")],
+        "max_subproblem_rows": [NONE, Integer(2)], "verbose": VERBOSE, "n_jobs": [NONE, INTEGER],
+    }
+
+    def _check_params(self):
+        check_parameters(self)
+        if not (isinstance(self.loss, (str, ClassLoss))):
+            raise ValueError(f"loss must be 'log_loss', 'cost' or a ClassLoss object, got {self.loss!r}")
+
+    @one_blas_thread
+    def fit(self, X, y, sample_weight=None):
+        """Fit the tree by NODEC-DR on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            Training inputs (numbers; a DataFrame keeps its column names).
+        y : array-like of shape (n_samples,)
+            Class labels (numbers or strings), at least two classes of two rows each.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Row weights s_i (they replace the 1/N of eq. obj), times the weights of ``class_weight``.
+
+        Returns
+        -------
+        SoftClassificationTree
+            The fitted tree.
+        """
+        self._check_params()
+        if self.time_limit is not None:
+            _load_kernels()
+        started = time.perf_counter()
+        X, codes = self._check_data(X, y)
+        weights = self._weights(codes, sample_weight)
+        self.scaler_ = MinMaxTarget().fit(X, None, weights)
+        tree = Tree(int(self.depth))
+        lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
+        leaves = ClassLeaves(make_class_loss(self.loss), len(self.classes_), self.leaf)
+        leaves.loss.targets(codes[:1], len(self.classes_))  # a cost matrix of the wrong size fails here
+        problem = SRTProblem(self.scaler_.transform(X), codes, tree, float(self.mu), lambda_w,
+                             lambda_b * self.leaf_ridge, weights, penalties=make_penalties(self.penalty),
+                             leaves=leaves)
+        callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
+        solvers = self._solvers(problem)
+        with deadline(None if self.time_limit is None else started + self.time_limit):
+            result = self._train(problem, solvers, started, callbacks)
+        self.omega_, self.beta_ = result.omega, result.beta
+        self.objective_, self.n_iter_, self.stopped_by_ = result.objective, result.n_macro, result.stopped_by
+        self.history_ = [record.as_dict() for record in result.history]
+        if self.stopped_by_ == "time_limit":
+            warnings.warn(f"time_limit={self.time_limit:g} s reached after {self.n_iter_} macro iteration(s): the "
+                          f"tree is the best found by then (stopped_by_='time_limit')", UserWarning, stacklevel=3)
+        self.lambda_w_, self.lambda_b_ = lambda_w, problem.lambda_b
+        self._close_unreached(problem.X)
+        self._store_training_statistics(problem.X, codes, weights)
+        self.fit_seconds_ = time.perf_counter() - started
+        for callback in callbacks:
+            getattr(callback, "on_fit_end", lambda estimator: None)(self)
+        return self
+
+    def _check_data(self, X, y):
+        """(X as floats, the class codes 0..K-1 of y); sets ``classes_``, ``n_classes_``."""
+        if y is None:
+            raise ValueError("SoftClassificationTree requires y to be passed, but the target y is None")
+        _check_numeric_columns(X)
+        X, y = _naming("X or y", lambda: validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True), X)
+        if type_of_target(y) == "continuous":
+            shown = ", ".join(f"{v:g}" for v in np.unique(y)[:3])
+            raise ValueError(f"Unknown label type: y looks continuous ({len(np.unique(y))} distinct values such as "
+                             f"{shown}): a classifier needs class labels; use SoftRegressionTree for a continuous "
+                             f"target")
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        if self.n_classes_ < 2:
+            raise ValueError(f"y has one class ({self.classes_[0]!r}): a classifier needs two classes or more")
+        if X.shape[0] < 2**self.depth:
+            raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {2**self.depth} leaves of the tree; "
+                             f"use a smaller depth or more data")
+        return X, codes.astype(np.int64)
+
+    def _weights(self, codes, sample_weight) -> np.ndarray:
+        """s_i before normalization: ``sample_weight`` times the class weights; each class needs two
+        rows of positive weight."""
+        weights = check_sample_weight(sample_weight, len(codes), 2**int(self.depth))
+        if self.class_weight is not None:
+            if isinstance(self.class_weight, dict):
+                unknown = [label for label in self.class_weight if label not in self.classes_]
+                if unknown:
+                    raise ValueError(f"class_weight names the class {unknown[0]!r}, which y does not have (classes: "
+                                     f"{', '.join(map(repr, self.classes_.tolist()))})")
+            weights = weights * compute_sample_weight(self.class_weight, self.classes_[codes])
+        counts = np.bincount(codes, weights=(weights > 0).astype(float), minlength=self.n_classes_)
+        if np.any(counts < 2):
+            k = int(np.argmin(counts))
+            raise ValueError(f"class {self.classes_[k]!r} has {int(counts[k])} row(s) of positive weight; each class "
+                             f"needs at least 2")
+        return weights
+
+    def predict_proba(self, X, mixture=False):
+        """Class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            Inputs.
+        mixture : bool, default=False
+            False: the probabilities of each row's HBP leaf (eq. prediction_model); True: the soft
+            model's mixture sum_l P_il p_l(x_i) over all leaves (the model the training loss is
+            written on).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+            Probabilities of the classes, in the order of ``classes_``.
+        """
+        if not isinstance(mixture, (bool, np.bool_)):
+            raise ValueError(f"mixture must be True or False, got {mixture!r}")
+        Xs = scaled_input(self, X)
+        tree, constant = Tree(int(self.depth)), self.leaf == "constant"
+        if not mixture:
+            return kernels.hbp_class_probabilities(Xs, self.omega_, self.beta_, tree, self.n_classes_, constant)
+        S = kernels.split_probabilities(kernels.split_design(Xs), self.omega_, float(self.mu))
+        P = kernels.leaf_probabilities(S, tree)
+        Xa = kernels.class_design(Xs, constant)
+        B = self.beta_.reshape(tree.n_leaves, -1, Xa.shape[1])
+        leaf_probabilities = kernels.class_probabilities(np.einsum("iq,lkq->ilk", Xa, B), self.n_classes_)
+        return np.einsum("il,ilk->ik", P, leaf_probabilities)
+
+    def predict_log_proba(self, X):
+        """log of :meth:`predict_proba` (the HBP leaf's), shape (n_samples, K)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The most probable class of each row's HBP leaf (eq. prediction_model).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels of ``classes_``.
+        """
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def _store_training_statistics(self, Xs, codes, weights):
+        """leaf_class_counts_ of the HBP routing of the scaled training data and feature_importances_."""
+        tree = Tree(int(self.depth))
+        leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
+        counts = np.zeros((tree.n_leaves, self.n_classes_))
+        np.add.at(counts, (tree.leaf_rows(leaves), codes), weights)
+        self.leaf_class_counts_ = counts
+        self._store_feature_importances(Xs, weights)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+__all__ = ["SoftClassificationTree"]

@@ -1,0 +1,126 @@
+"""What the soft trees trained by NODEC-DR share, whatever their leaves: the configuration of
+NODEC-DR as NODEC-GS's parts, the solvers checked against the subproblems, the initializations
+and restarts, and the closing of empty subtrees.
+
+:class:`~.srt.SoftRegressionTree` (linear leaves) and
+:class:`~.classification.SoftClassificationTree` (class-probability leaves) differ in their
+problem (:mod:`srtopt.models.leaves`) and their predictions only; both train through
+:meth:`NodecTree._train`.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from .. import kernels
+from ..models.constraints import rank
+from ..solvers import make_solver
+from ..solvers.base import acceptance
+from ..training.feasibility import restore
+from ..training.initialization import CartInitialization, ClusterInitialization
+from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
+from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
+from ..training.working_sets import make_working_sets
+from ..tree import Tree
+
+
+class NodecTree:
+    """The NODEC-DR training of a soft tree estimator (a mixin over the estimator's parameters:
+    the thresholds, solvers, working sets, initializations, restarts and time limit)."""
+
+    def _named_initializations(self, wlr_solver) -> dict:
+        """Name -> factory of the initializations ``init`` may name."""
+        return {"cart": CartInitialization,
+                "cluster": lambda: ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver,
+                                                         n_jobs=self.n_jobs)}
+
+    def _train(self, problem, solvers, started, callbacks):
+        """NODEC-DR from the initialization (its split weights and leaf coefficients restored to
+        the constraints, :func:`~srtopt.training.feasibility.restore`); with ``n_restarts`` > 1,
+        that many initializations run ``restart_iter`` macro iterations and the one with the
+        lowest training objective E (the least infeasible, with constraints) continues.  A
+        callback's stop ends the fit."""
+        for callback in callbacks:
+            getattr(callback, "on_fit_begin", lambda problem, estimator: None)(problem, self)
+        inits = self._initializations(solvers["wlr"])
+        rng = check_random_state(self.random_state)
+        seeds = ([self.random_state] if self.n_restarts == 1
+                 else [rng.randint(np.iinfo(np.int32).max) for _ in range(self.n_restarts)])
+        candidates = [(init, seed) for seed in seeds for init in inits]
+        runs = []
+        for init, seed in candidates:
+            omega0, beta0, *info = init(problem, seed)
+            omega0, beta0 = restore(problem, omega0, beta0, solvers["ln"])
+            state = TrainingState.start_at(problem, omega0, beta0, **(info[0] if info else {}))
+            algorithm = self._algorithm(problem, solvers, started, callbacks, seed)
+            max_macro = self.restart_iter if len(candidates) > 1 else None
+            runs.append((algorithm.run(problem, state=state, max_macro=max_macro), algorithm))
+            if runs[-1][0].stopped_by not in ("max_iter", "max_macro"):
+                break  # a time limit or a callback's stop ends the fit
+        best = min(range(len(runs)), key=lambda i: rank(runs[i][0].objective, runs[i][0].violation))
+        result, algorithm = runs[best]
+        self.init_davies_bouldin_ = result.state.info.get("davies_bouldin", np.nan)
+        self.init_chosen_ = best % len(inits)
+        if result.stopped_by != "max_macro":
+            return result
+        return algorithm.run(problem, state=result.state)
+
+    def _solvers(self, problem) -> dict:
+        """The configured BN, LN and WLR solvers, checked against the formulations they will get."""
+        solvers = {kind: make_solver(kind, getattr(self, f"{kind}_solver")) for kind in ("bn", "ln", "wlr")}
+        tree = problem.tree
+        omega = np.zeros((tree.n_branch, problem.n_features + 1))
+        beta = np.zeros((tree.n_leaves, problem.Xa.shape[1] * problem.leaf_model.n_outputs))
+        rows = np.arange(len(problem.y))
+        probes = {"bn": problem.branch_subproblem(omega, beta, 1, tree.branch_nodes, rows),
+                  "ln": problem.leaf_subproblem(omega, beta, 1, tree.leaves, rows)}
+        for kind, sub in probes.items():
+            verdict = acceptance(solvers[kind], sub)
+            if not verdict:
+                raise ValueError(f"{kind}_solver={getattr(self, f'{kind}_solver')!r} does not accept the "
+                                 f"{kind.upper()} subproblems of loss={self.loss!r}, penalty={self.penalty!r}: "
+                                 f"{verdict.reason}")
+        return solvers
+
+    def _initializations(self, wlr_solver) -> list:
+        """The initialization callables: ``init`` or each entry of a list of them."""
+        inits = self.init if isinstance(self.init, (list, tuple)) else [self.init]
+        if not inits:
+            raise ValueError("init must not be an empty list")
+        return [self._initialization(init, wlr_solver) for init in inits]
+
+    def _initialization(self, init, wlr_solver):
+        """One initialization callable: a name of :meth:`_named_initializations` or a copy of the user's
+        object."""
+        named = self._named_initializations(wlr_solver)
+        if isinstance(init, str) and init in named:
+            return named[init]()
+        if isinstance(init, str) or not callable(init):
+            listed = ", ".join(repr(name) for name in named)
+            raise ValueError(f"init must be {listed}, a callable init(problem, random_state) or a list of these, "
+                             f"got {init!r}")
+        return copy.deepcopy(init)
+
+    def _algorithm(self, problem, solvers, started, callbacks=(), seed=None) -> NodecGS:
+        """NODEC-DR as a configuration of NODEC-GS."""
+        thresholds = Thresholds(self.eps1, self.eps2, self.eps3, self.zeta)
+        bn = BranchStep(solvers["bn"], solvers["wlr"], thresholds, self.theta_w, self.k0, self.tau,
+                        wlr_C=self.wlr_C, wlr_weights=self.wlr_weights, max_rows=self.max_subproblem_rows,
+                        random_state=seed)
+        ln = LeafStep(solvers["ln"], self.theta_b, self.k0)
+        working_sets = make_working_sets(self.working_sets if isinstance(self.working_sets, str)
+                                         else copy.deepcopy(self.working_sets))
+        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, self.time_limit, started),
+                       thresholds.decay, callbacks, macro_step(problem))
+
+    def _close_unreached(self, Xs):
+        """node_counts_ of the HBP routing of the scaled training data Xs; a split that routes no
+        training row through on one side is closed (:func:`srtopt.kernels.close_unreached`): the
+        empty subtree is pruned."""
+        tree = Tree(int(self.depth))
+        leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
+        self.node_counts_ = kernels.node_counts(leaves, tree)
+        self.omega_ = kernels.close_unreached(self.omega_, self.node_counts_, tree, float(self.mu))
