@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.utils.validation import check_is_fitted
 
-from .params import INTEGER, NONE, POSITIVE, HasMethod, Integer, Items, check_parameters
+from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, check_parameters
 from .scaling import check_fit_arrays
 from .srt import SoftRegressionTree, parse_reading
 
@@ -83,6 +83,7 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
     _parameter_constraints = {
         "split_weights": [Items(POSITIVE, "numbers > 0")], "cv": [Integer(2), HasMethod(SPLITTER, "split")],
         "n_jobs": [NONE, INTEGER], "depths": [NONE, Items(Integer(1), "integers >= 1")],
+        "estimator": [NONE, Kind("a SoftRegressionTree", SoftRegressionTree)], "random_state": RANDOM_STATE,
     }
 
     def _check_params(self):
@@ -93,10 +94,8 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         and ``sensitive_features`` (the protected groups of the constraints) go to every fit (each
         fold's share of them); the CV score is the unweighted R^2 on the held-out fold, as in
         GridSearchCV."""
-        estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
-        if not isinstance(estimator, SoftRegressionTree):
-            raise TypeError(f"estimator must be a SoftRegressionTree, got {type(estimator).__name__}")
         self._check_params()
+        estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
         reading = _reading_of(estimator.regularization)
         weights = [float(w) for w in self.split_weights]
         check_fit_arrays(self, X, y, 1)  # errors that name the argument; sets feature_names_in_

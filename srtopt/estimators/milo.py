@@ -28,6 +28,7 @@ from srtopt.estimators.params import (
     NONE,
     NONNEGATIVE,
     POSITIVE,
+    RANDOM_STATE,
     VERBOSE,
     Integer,
     Kind,
@@ -255,7 +256,8 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         "time_limit": [Real(0, None, "neither", text="a number > 0 (seconds)")], "n_restarts": [Integer(1)],
         "coef_bound": [POSITIVE, NONE], "intercept_bound": [POSITIVE, NONE],
         "warm_start": [Options("cart", None, True, False)], "threads": [Integer(1)], "certify": [BOOLEAN],
-        "solver": [NONE, Kind("a solver name (str)", str)], "verbose": VERBOSE,
+        "solver": [NONE, Kind("a solver name (str)", str)], "verbose": VERBOSE, "random_state": RANDOM_STATE,
+        "solver_options": [NONE, Kind("a dict of solver options", dict)], "keep_model": [BOOLEAN],
     }
 
     def _check_params(self):

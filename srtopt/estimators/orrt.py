@@ -18,7 +18,7 @@ from ..solvers import make_solver
 from ..solvers.base import acceptance, solve_interruptibly
 from ..tree import Tree
 from .reading import SoftTreeMixin
-from .params import NONE, NONNEGATIVE, POSITIVE, HasMethod, Integer, Kind, check_parameters
+from .params import NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Kind, Parses, check_parameters
 from .scaling import MinMaxTarget, check_fit_arrays, scaled_input
 from .threads import one_blas_thread
 
@@ -125,6 +125,9 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         "depth": [Integer(1)], "mu": [POSITIVE], "lambda_w": [NONNEGATIVE], "lambda_b": [NONNEGATIVE],
         "n_starts": [Integer(1)], "max_iter": [Integer(1)], "tol": [NONE, POSITIVE],
         "solver": [Kind("a spec string", str), HasMethod("an object with solve(problem, x0)", "solve")],
+        "loss": [Parses("a loss name or spec, a Loss or a callable", make_loss)],
+        "penalty": [Parses("None, a penalty name or spec, a Penalty or a list of these", make_penalties)],
+        "random_state": RANDOM_STATE,
     }
 
     def _check_params(self):

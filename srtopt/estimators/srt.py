@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 from .. import kernels
 from .._announce import announce_if_slow
 from .._spec import parse_spec
-from ..models.constraints import FeatureSubset, rank
+from ..models.constraints import FeatureSubset, Monotone, make_constraints, rank
 from ..models.srt import SRTProblem
 from ..models.terms import LeafShrinkage, make_loss, make_penalties
 from ..solvers import make_solver
@@ -46,10 +46,14 @@ from .params import (
     FRACTION,
     INTEGER,
     NONE,
+    NONNEGATIVE,
     POSITIVE,
+    RANDOM_STATE,
     VERBOSE,
     Integer,
     Options,
+    Pair,
+    Parses,
     Real,
     check_parameters,
 )
@@ -73,6 +77,7 @@ from .threads import one_blas_thread
 SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error times this factor
 CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
 READINGS = ("l2", "l2-slopes", "l2-mean", "l2-calibrated")
+INITS = ("model-tree", "cluster", "cart")  # the named initializations (SoftRegressionTree's init)
 LAMBDA_ROWS = 100_000  # the readings' N counts at most this many rows (docs/design.md, "Large N")
 
 
@@ -130,6 +135,25 @@ def parse_reading(regularization: str) -> tuple[str, float]:
         raise ValueError(f"the option split of regularization={regularization!r} must be a number > 0, "
                          f"got {split!r}")
     return reading, float(split)
+
+
+def init_entries(init) -> list:
+    """The entries of ``init``: itself, or the items of a list or tuple, each one of ``INITS`` or a
+    callable ``init(problem, random_state)``.
+
+    Raises
+    ------
+    ValueError
+        If the list is empty or an entry is neither.
+    """
+    entries = list(init) if isinstance(init, (list, tuple)) else [init]
+    if not entries:
+        raise ValueError("init must not be an empty list")
+    for entry in entries:
+        if not (entry in INITS if isinstance(entry, str) else callable(entry)):
+            raise ValueError(f"init must be {', '.join(map(repr, INITS))}, a callable init(problem, random_state) "
+                             f"or a list of these, got {init!r}")
+    return entries
 
 
 class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
@@ -381,10 +405,23 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         **{name: [Integer(1)] for name in ("max_iter", "n_init", "n_restarts", "restart_iter")},
         **{name: [FRACTION] for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b")},
         "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE],
+        "regularization": [NONE, NONNEGATIVE, Pair(NONNEGATIVE, "finite numbers >= 0 (lambda_w, lambda_b)"),
+                           Parses("a reading such as 'l2' or 'l2:split=10'", parse_reading, str)],
         "leaf_ridge": [Options("auto"), Real(0, None, "neither", text="a number > 0 (a factor on lambda_b)")],
         "leaf_center": [Options("linear", "zero")], "wlr_weights": [Options("labels", "routing")],
         "max_subproblem_rows": [NONE, Integer(2)], "clip_predictions": [BOOLEAN], "verbose": VERBOSE,
-        "n_jobs": [NONE, INTEGER],  # max_features: checked at fit, against the number of features
+        "n_jobs": [NONE, INTEGER], "random_state": RANDOM_STATE,
+        "max_features": [NONE, Integer(1)],  # at most the number of features: checked at fit
+        "loss": [Parses("a loss name or spec, a Loss or a callable", make_loss)],
+        "penalty": [Parses("None, a penalty name or spec, a Penalty or a list of these", make_penalties)],
+        "constraints": [Parses("None, a constraint spec, a Constraint or a list of these", make_constraints)],
+        "monotonic_cst": [NONE, Parses("signs in {-1, 0, 1}, one per feature, or a dict {feature: sign}", Monotone,
+                                       (list, tuple, dict, np.ndarray))],
+        "working_sets": [Parses("a working-set rule's name or a callable rule(tree)", make_working_sets)],
+        "init": [Parses("'model-tree', 'cluster', 'cart', a callable or a list of these", init_entries)],
+        **{f"{kind}_solver": [Parses("a solver spec or a solver object", functools.partial(make_solver, kind))]
+           for kind in ("bn", "ln", "wlr")},
+        "callbacks": [NONE, Parses("a list of Callback objects or callables", as_callbacks, (list, tuple))],
     }
 
     def _check_params(self):
@@ -539,10 +576,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
     def _initializations(self, wlr_solver) -> list:
         """The initialization callables: ``init`` or each entry of a list of them."""
-        inits = self.init if isinstance(self.init, (list, tuple)) else [self.init]
-        if not inits:
-            raise ValueError("init must not be an empty list")
-        return [self._initialization(init, wlr_solver) for init in inits]
+        return [self._initialization(init, wlr_solver) for init in init_entries(self.init)]
 
     def _initialization(self, init, wlr_solver):
         """One initialization callable: "model-tree", "cluster" (the paper's), "cart" or a copy of the user's
@@ -550,12 +584,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         named = {"model-tree": ModelTreeInitialization, "cart": CartInitialization,
                  "cluster": lambda: ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver,
                                                           n_jobs=self.n_jobs)}
-        if isinstance(init, str) and init in named:
-            return named[init]()
-        if isinstance(init, str) or not callable(init):
-            raise ValueError(f"init must be 'cluster', 'cart', 'model-tree', a callable init(problem, random_state) "
-                             f"or a list of these, got {init!r}")
-        return copy.deepcopy(init)
+        return named[init]() if isinstance(init, str) else copy.deepcopy(init)
 
     def _algorithm(self, problem, solvers, started, callbacks=(), seed=None) -> NodecGS:
         """NODEC-DR as a configuration of NODEC-GS."""
