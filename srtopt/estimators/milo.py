@@ -57,8 +57,8 @@ LEAF_FACTORS = (1, 2)  # the "auto" min_samples_leaf grid, times p + 1
 CV_ROWS_PER_COEFFICIENT = 50  # "auto" cross-validates when N < this x 2^D (p + 1)
 CV_RESTARTS = 10  # descents per cross-validation search
 CV_SHARE = 0.3  # of time_limit, at most, for the "auto" choice
-#: seconds per N 2^D (D + p) to build the MIP model and hand it to the solver: Pyomo's build took 3.5e-5 to 5e-5
-#: (N = 500 to 1000, D = 2 and 3, p = 5 and 20) and HiGHS's set_instance about twice the build; with a margin
+#: seconds per N 2^D (D + p) to build the MIP model and hand it to the solver, with a margin: the MIP
+#: stage is skipped when the time left is shorter (docs/baselines.md, "The MILO tree")
 MIP_SETUP_SECONDS = 1.5e-4
 SEARCH_SHARE = 0.5  # of time_limit, at most, for the local search when the MIP stage follows
 AUTO_MILO_SIZE = 1000  # method="auto" runs the MIP stage when N 2^D is at most this

@@ -255,9 +255,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         The defaults are the values listed in the paper's experiments.  The algorithm's
         text reads eps1 > eps2 (eps1 flags imbalance, eps2 high imbalance); with the
         listed values every imbalanced node (left share <= eps1 or >= 1 - eps1) is
-        treated as highly imbalanced.  The swapped reading (0.3, 0.1) runs too; the
-        two measured within 0.01 test R^2 of each other (docs/design.md, "Departures
-        from the paper"), so the paper's values stay.
+        treated as highly imbalanced.  The swapped reading (0.3, 0.1) runs too
+        (docs/departures.md).
     wlr_weights : {"labels", "routing"}, default="labels"
         Class weights w_i of the WLR proxy (eq. reshuffle), N_t / (2 N_class): counted on
         the labels c_i after the heuristic relabels the I_t^R points ("labels"), or on the

@@ -27,7 +27,7 @@ Besides ``solve``, an adapter has
 * optionally ``python_loop = True`` -- its iterations run in Python (numpy, LAPACK calls,
   SciPy's L-BFGS-B driver), where Ctrl-C raises KeyboardInterrupt and nothing swallows it,
   so :func:`solve_interruptibly` calls it directly instead of recording SIGINT around it
-  (about 10 microseconds per solve, a hundred solves per small fit).
+  (what the swap costs per solve: docs/benchmarks.md).
 
 :class:`TerminationCondition` uses the names of
 ``pyomo.contrib.solver.results.TerminationCondition``; ``status`` keeps the
