@@ -168,7 +168,7 @@ def test_solver_objects_are_sklearn_params():
 
 def test_unavailable_solver_fails_before_training(small_data):
     X, y = small_data
-    with pytest.raises(SolverUnavailableError, match="not available"):
+    with pytest.raises(ValueError, match="^bn_solver: bn solver 'pyomo/surely_not_a_solver' is not available"):
         SoftRegressionTree(depth=2, n_init=1, bn_solver="pyomo/surely_not_a_solver").fit(X, y)
 
 
