@@ -21,9 +21,9 @@ building blocks:
 Size limits.  Pyomo expressions are Python object trees: the model has about
 N (|tau_B| q + |tau_L| q) nodes for the full objective (N points, q = p + 1
 columns), and its build time grows with that count, where the vectorised CasADi
-model's barely does (the times: docs/solvers.md).  Use the Pyomo rendering for inspection, export (``.nl``, ``.gms``, ``.lp`` for
-the quadratic LN subproblem) and small reference solves -- not inside the
-NODEC loop.  The numeric ``objective``/``gradient``/``hessian`` helpers of
+model's barely does (the times: docs/solvers.md).  Use the Pyomo rendering for
+inspection, export (``.nl``, ``.gms``, ``.lp`` for the quadratic LN subproblem) and
+small reference solves -- not inside the NODEC loop.  The numeric ``objective``/``gradient``/``hessian`` helpers of
 :class:`PyomoModel` are for checking (the Hessian is a symbolic gradient
 differentiated again: fine for a few hundred points, slow beyond).
 
