@@ -455,7 +455,7 @@ def time_limited(seconds: float | None):
 
 class Solver(SolverParams):
     """Base of the adapters: the contract of :mod:`srtopt.solvers` (module docstring of
-    :mod:`.base`) and the configuration every adapter shares.
+    :mod:`srtopt.solvers.base`) and the configuration every adapter shares.
 
     Every adapter has these parameters; an adapter documents which it cannot honour.
 
