@@ -77,16 +77,13 @@ sphinx_gallery_conf = {
 
 # ----------------------------------------------------------------- API pages
 PRIVATE = ("srtopt.cli", "srtopt.__main__")
-# old paths of the MILO tree's modules, kept importable with a DeprecationWarning (srtopt.milo)
-DEPRECATED = ("srtopt.axis_kernels", "srtopt.models.milo", "srtopt.training.local_search",
-              "srtopt.training.certificate")
 
 
 def _public_modules():
     names = ["srtopt"]
     for info in pkgutil.walk_packages(srtopt.__path__, "srtopt."):
         name = info.name
-        if any(part.startswith("_") for part in name.split(".")) or name.startswith(PRIVATE) or name in DEPRECATED:
+        if any(part.startswith("_") for part in name.split(".")) or name.startswith(PRIVATE):
             continue
         names.append(name)
     return sorted(names)

@@ -10,10 +10,9 @@ File layout (format version 2)::
      "sha256": "<hex digest of the canonical JSON of everything above>"}
 
 Every estimator stores its scaling statistics as ``state.scaler`` (x_min, x_scale,
-y_mean, y_std).  Version 1 files are still read: their MILO trees kept the scaling
-as the attributes x_min_, x_scale_, y_mean_, y_scale_ (moved into ``scaler_`` on
-load), and their SRT/ORRT trees have no ``feature_importances_`` (it needs the
-training data: refit to get it).
+y_mean, y_std).  Files of format version 1 (srtopt 0.1.0) are refused with a message
+naming srtopt 0.2.0, the last version that reads them: loading such a file there and
+saving it again writes format 2.
 
 Arrays are ``{"dtype", "shape", "data"}`` with non-finite floats written as the
 strings "nan", "inf", "-inf" (the file is strict JSON).  ``load`` checks the
@@ -50,7 +49,9 @@ from .view import FittedTree, Scaling, axis_reach, oblique_reach
 
 FORMAT = "srtopt-model"
 FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+#: the last srtopt version that reads each older format (loading a file there and saving it again
+#: writes the current format)
+LAST_READER = {1: "0.2.0"}
 EXCLUDED_PARAMS = ("callbacks",)
 
 # fitted attributes stored per estimator (the scaler is stored separately)
@@ -425,7 +426,7 @@ def from_dict(doc, source="model") -> object:
     Parameters
     ----------
     doc : dict
-        The parsed JSON document (format version 1 or 2).
+        The parsed JSON document (format version 2).
     source : str, default="model"
         How error and warning messages name the document (e.g. "model file 'tree.json'").
 
@@ -483,14 +484,15 @@ def _checked_state(doc, source) -> dict:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError(f"{source} is not an srtopt model file (no \"format\": \"{FORMAT}\")")
     version = doc.get("format_version")
-    if version not in READABLE_VERSIONS:
+    if version in LAST_READER:
+        raise ValueError(f"{source} has format_version {version}, which srtopt {LAST_READER[version]} reads: "
+                         f"load and save it there to convert it to format_version {FORMAT_VERSION}")
+    if version != FORMAT_VERSION:
         raise ValueError(f"{source} has format_version {version!r}; this srtopt ({__version__}) reads "
-                         f"format_version {' or '.join(map(str, READABLE_VERSIONS))}")
+                         f"format_version {FORMAT_VERSION}")
     body = {k: v for k, v in doc.items() if k != "sha256"}
     if doc.get("sha256") != _digest(body):
         raise ValueError(f"{source} failed its checksum: the file was modified or corrupted")
-    if version == 1:
-        doc = _from_version_1(doc)
     saved_version = doc.get("srtopt_version")
     if saved_version != __version__:
         warnings.warn(f"{source} was written by srtopt {saved_version}, this is {__version__}", UserWarning,
@@ -569,20 +571,6 @@ def _decode_scaler(scaler, p, source) -> tuple:
     if x_min.shape != (p,) or x_scale.shape != (p,):
         raise ValueError(f"{source}: scaler x_min/x_scale must have shape ({p},)")
     return x_min, x_scale, y_mean, y_std
-
-
-def _from_version_1(doc: dict) -> dict:
-    """A format-1 document in the layout of format 2: a MILO tree's x_min_, x_scale_,
-    y_mean_, y_scale_ become its ``scaler`` (SRT/ORRT files need no change)."""
-    state = doc.get("state")
-    if doc.get("estimator") != "MILOTreeRegressor" or not isinstance(state, dict):
-        return doc
-    state = dict(state)
-    moved = {"x_min": state.pop("x_min_", None), "x_scale": state.pop("x_scale_", None),
-             "y_mean": state.pop("y_mean_", None), "y_std": state.pop("y_scale_", None)}
-    if all(v is not None for v in moved.values()):
-        state["scaler"] = moved
-    return {**doc, "state": state}
 
 
 __all__ = ["FORMAT_VERSION", "from_dict", "load", "save", "to_dict"]

@@ -404,6 +404,7 @@ def test_endless_stream_is_cut_at_the_size_limit(raw_server):
     assert _cache_is_empty(cache)
 
 
+@pytest.mark.slow
 def test_a_trickling_server_is_stopped_by_the_deadline(raw_server, monkeypatch):
     set_respond, cache, _ = raw_server
     monkeypatch.setattr(datasets, "DOWNLOAD_DEADLINE", 1.0)

@@ -334,8 +334,8 @@ def run_fit(args) -> int:
                                wlr_solver=args.wlr_solver, random_state=args.random_state,
                                verbose=0 if args.quiet else 1, monotonic_cst=monotonic_cst,
                                constraints=constraint_specs)
+    _check_formulation(args)  # the formulation and solver flags, each error naming its flag
     model._check_params()  # a bad parameter is reported before the progress header
-    _check_formulation(args)
     if args.cv_depths is not None and args.cv is None:
         raise ValueError("--cv-depths needs --cv K (the depths are compared by K-fold cross-validation)")
     if args.cv is not None:

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.utils.validation import check_is_fitted
 
-from .params import INTEGER, NONE, POSITIVE, HasMethod, Integer, Items, check_parameters
+from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, check_parameters
 from .scaling import check_fit_arrays
 from .srt import SoftRegressionTree, parse_reading
 
@@ -53,15 +53,24 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    best_estimator_ : SoftRegressionTree refit on all the data with the chosen weight (for
-        inspection: ``summary()``, :mod:`srtopt.export`, ...).  Fitted on ``X`` as given, so
-        a DataFrame's column names are kept (``feature_names_in_``) and it predicts by name.
-    feature_names_in_ : ndarray of str, the column names of a DataFrame ``X`` (absent otherwise).
-    n_features_in_ : int.
-    split_weight_ : float, the chosen factor; ``depth_`` : int, the chosen depth.
-    cv_scores_ : dict, factor -> mean R^2 over the folds (at the chosen depth).
-    depth_scores_ : dict, depth -> the best mean R^2 over the factors at that depth.
-    cv_results_ : GridSearchCV's ``cv_results_``.
+    best_estimator_ : SoftRegressionTree
+        The tree refit on all the data with the chosen weight and depth (for inspection:
+        ``summary()``, :mod:`srtopt.export`, ...).  Fitted on ``X`` as given, so a DataFrame's
+        column names are kept (``feature_names_in_``) and it predicts by name.
+    split_weight_ : float
+        The chosen factor of ``split_weights``.
+    depth_ : int
+        The chosen depth.
+    cv_scores_ : dict
+        {factor: mean R^2 over the folds} at the chosen depth.
+    depth_scores_ : dict
+        {depth: the best mean R^2 over the factors at that depth}.
+    cv_results_ : dict
+        GridSearchCV's ``cv_results_``.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,), dtype object
+        The column names of a DataFrame X; absent when X had none.
 
     Examples
     --------
@@ -83,20 +92,46 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
     _parameter_constraints = {
         "split_weights": [Items(POSITIVE, "numbers > 0")], "cv": [Integer(2), HasMethod(SPLITTER, "split")],
         "n_jobs": [NONE, INTEGER], "depths": [NONE, Items(Integer(1), "integers >= 1")],
+        "estimator": [NONE, Kind("a SoftRegressionTree", SoftRegressionTree)], "random_state": RANDOM_STATE,
     }
 
     def _check_params(self):
         check_parameters(self)
 
     def fit(self, X, y, sample_weight=None, sensitive_features=None):
-        """Cross-validate every split weight, then refit the best on (X, y).  ``sample_weight``
-        and ``sensitive_features`` (the protected groups of the constraints) go to every fit (each
-        fold's share of them); the CV score is the unweighted R^2 on the held-out fold, as in
-        GridSearchCV."""
-        estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
-        if not isinstance(estimator, SoftRegressionTree):
-            raise TypeError(f"estimator must be a SoftRegressionTree, got {type(estimator).__name__}")
+        """Cross-validate every split weight (at every depth of ``depths``), then refit the best on (X, y).
+
+        The score of a candidate is the unweighted R^2 on the held-out fold, averaged over the
+        folds, as in GridSearchCV.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (N, p)
+            Training inputs, finite.  A DataFrame's column names become ``feature_names_in_``.
+        y : array-like of shape (N,)
+            Training targets, finite.
+        sample_weight : array-like of shape (N,), float or None, default=None
+            Weights of the rows, for every fit (each fold's share of them), as in
+            :meth:`SoftRegressionTree.fit`.
+        sensitive_features : array-like of shape (N,), str or None, default=None
+            The protected groups of the constraints, for every fit, as in
+            :meth:`SoftRegressionTree.fit`.
+
+        Returns
+        -------
+        self : SoftRegressionTreeCV
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If a parameter breaks its rules (:class:`~srtopt.estimators.params.InvalidParameterError`;
+            also a TypeError, for an ``estimator`` that is not a SoftRegressionTree), the
+            estimator's ``regularization`` is not a named reading or already sets ``split=``, or
+            a fit refuses the data.
+        """
         self._check_params()
+        estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
         reading = _reading_of(estimator.regularization)
         weights = [float(w) for w in self.split_weights]
         check_fit_arrays(self, X, y, 1)  # errors that name the argument; sets feature_names_in_
@@ -124,9 +159,40 @@ class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
         return self.cv
 
     def predict(self, X):
-        """Predictions of ``best_estimator_`` (eq. prediction_model)."""
+        """Predict with ``best_estimator_`` (eq. prediction_model).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, p)
+            Inputs, finite, with the features of ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predictions in y's units (:meth:`SoftRegressionTree.predict`).
+        """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
+
+    def score(self, X, y, sample_weight=None):
+        """The coefficient of determination R^2 of :meth:`predict` on (X, y), as
+        :meth:`SoftRegressionTree.score`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, p)
+            Inputs, with the features of ``fit``.
+        y : array-like of shape (n_samples,)
+            True targets.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Weights of the rows; None: equal weights.
+
+        Returns
+        -------
+        float
+            R^2 of ``predict(X)`` against y.
+        """
+        return super().score(X, y, sample_weight=sample_weight)
 
 
 def _leaf_ridge(estimator, depth, X, y, params):

@@ -4,9 +4,8 @@ a linear model may be the better model.
 
 A depth-D tree has 2^D linear leaves of p + 1 coefficients each.  The paper's lambda_b
 (2 / (p |tau_L|) on the summed error) barely restrains leaves with few rows per coefficient:
-on pure noise (N = 140, p = 50) the default tree scored test R^2 -1.8 at depth 2, and on data
-that a linear model fits as well as any tree (diabetes, communities_crime) it lost to least
-squares.  ``leaf_ridge="auto"`` then fits the tree with each factor of ``GRID`` on ``FOLDS``
+there the tree fits noise, and on data that a linear model fits as well as any tree it loses
+to least squares.  ``leaf_ridge="auto"`` then fits the tree with each factor of ``GRID`` on ``FOLDS``
 folds (``MAX_ITER`` macro iterations each) and keeps the factor of the least validation loss,
 skipping the fits that cannot change that choice; a factor f > 1 adds (f - 1) lambda_b pulling
 every leaf towards the linear model of :func:`linear_center` (``leaf_center="linear"``), so that
@@ -71,8 +70,8 @@ def ridge_loo(X, y, weights):
     on X whose ridge among ``ALPHAS`` has the least leave-one-out error (the intercept is not
     penalized).  One thin SVD of the weighted, centred X serves every ridge: with the singular
     values s_k, the fit is U diag(s^2 / (s^2 + alpha)) U^T y and the leverage of row i is
-    w_i / sum(w) + sum_k U_ik^2 s_k^2 / (s_k^2 + alpha) (what scikit-learn's RidgeCV computes, which
-    took seconds with sample weights on 2000 x 600)."""
+    w_i / sum(w) + sum_k U_ik^2 s_k^2 / (s_k^2 + alpha) (what scikit-learn's RidgeCV computes, here
+    with sample weights too; docs/departures.md, "Leaf ridge")."""
     w = np.asarray(weights, float) / np.mean(weights)
     root = np.sqrt(w)
     mean_x, mean_y = np.average(X, axis=0, weights=w), np.average(y, weights=w)
@@ -196,9 +195,8 @@ def _next_fit(losses, fitted, nonnegative):
 def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None) -> float:
     """The weighted loss of the standardized residuals on the held-out rows of ``fold`` =
     (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows, with all
-    its constraints: the group constraints (parity, group losses) change which factor is best (on
-    communities_crime at a parity gap of 0.02, 1e4 without them, 1e2 with them, test R^2 0.377 ->
-    0.434 over 4 folds; docs/departures.md, "Leaf ridge")."""
+    its constraints: the group constraints (parity, group losses) change which factor is best
+    (docs/departures.md, "Leaf ridge")."""
     from sklearn.base import clone
 
     train, test = fold

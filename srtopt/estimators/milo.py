@@ -28,6 +28,7 @@ from srtopt.estimators.params import (
     NONE,
     NONNEGATIVE,
     POSITIVE,
+    RANDOM_STATE,
     VERBOSE,
     Integer,
     Kind,
@@ -56,8 +57,8 @@ LEAF_FACTORS = (1, 2)  # the "auto" min_samples_leaf grid, times p + 1
 CV_ROWS_PER_COEFFICIENT = 50  # "auto" cross-validates when N < this x 2^D (p + 1)
 CV_RESTARTS = 10  # descents per cross-validation search
 CV_SHARE = 0.3  # of time_limit, at most, for the "auto" choice
-#: seconds per N 2^D (D + p) to build the MIP model and hand it to the solver: Pyomo's build took 3.5e-5 to 5e-5
-#: (N = 500 to 1000, D = 2 and 3, p = 5 and 20) and HiGHS's set_instance about twice the build; with a margin
+#: seconds per N 2^D (D + p) to build the MIP model and hand it to the solver, with a margin: the MIP
+#: stage is skipped when the time left is shorter (docs/baselines.md, "The MILO tree")
 MIP_SETUP_SECONDS = 1.5e-4
 SEARCH_SHARE = 0.5  # of time_limit, at most, for the local search when the MIP stage follows
 AUTO_MILO_SIZE = 1000  # method="auto" runs the MIP stage when N 2^D is at most this
@@ -128,7 +129,9 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
     Parameters
     ----------
     depth : int, default=2
+        Depth D of the tree (2^D - 1 branch nodes, 2^D leaves).
     loss : {"squared", "absolute"}, default="squared"
+        The loss of the residuals in E.
     l1 : float or "auto", default="auto"
         Weight of the l1 penalty on leaf slopes (scaled units); "auto": 1e-4 or 1e-3.
     l2 : float, default=0.0
@@ -138,6 +141,8 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
     min_samples_leaf : int or "auto", default="auto"
         A leaf holds no training row or at least this many; "auto": p + 1 or 2 (p + 1).
     method : {"auto", "local-search", "milo"}, default="auto"
+        "local-search": stages 1 to 3; "milo": all four; "auto": "milo" for the absolute loss on
+        small models (N 2^D at most 1000), "local-search" otherwise.
     time_limit : float, default=60.0
         Seconds for the whole fit (every stage); the tree found so far is returned when it
         is reached.  The first fit in a process loads srtopt's compiled kernels first (or
@@ -153,13 +158,14 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         "cart": the structure of ``DecisionTreeRegressor(max_depth=depth)`` is one of the
         local search's starts.  Booleans are accepted (scikit-learn's checks set
         ``warm_start=False``): True means "cart", False None.
-    random_state : int or None
+    random_state : int, RandomState or None, default=None
         Seeds the local search, the folds of the "auto" choice, CART and the solver.
     coef_bound, intercept_bound : see ``MILOTree`` (default: valid bounds derived from
         the local search's tree).
     mip_gap : float, default=1e-4
         Relative gap at which the MIP solver stops.
     threads : int, default=1
+        Threads of the HiGHS MIP solver.
     solver_options : dict or None
         Extra options passed verbatim to the MIP solver.
     keep_model : bool, default=True
@@ -169,31 +175,63 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    scaler_ : the training statistics of the internal scaling (x_min, x_scale, y_mean,
-        y_std), as for :class:`~srtopt.SoftRegressionTree`.
-    split_feature_ : (2^D-1,) int, feature of branch node t at index t-1, -1
-        when the node does not split (all points go right).
-    split_threshold_ : (2^D-1,) thresholds in original units (nan if no split);
-        ``split_threshold_scaled_`` the same in scaled units.  A point goes left
-        iff its scaled feature value is < the scaled threshold.
-    leaf_coef_ : (2^D, p) and leaf_intercept_ : (2^D,) leaf models in original
-        units (``leaf_coef_scaled_``/``leaf_intercept_scaled_`` in scaled units,
-        y standardized).
-    l1_, min_samples_leaf_ : the regularization used; ``cv_scores_``: the "auto"
-        choice's mean validation MSE per candidate (empty when it was not run).
-    objective_ : the objective E of the returned tree (scaled units).
-    mip_bound_ : a proven lower bound on E over every feasible tree (0 when nothing
-        better is proven: E >= 0); ``bound_source_`` who proved it ("trivial",
-        "enumeration", or the MIP solver's name).
-    mip_gap_ : (objective_ - mip_bound_) / objective_ (0 when objective_ is 0).
-    solver_status_ : "optimal" when the gap is within ``mip_gap``, else why it stopped
+    scaler_ : MinMaxTarget
+        The training statistics of the internal scaling (x_min, x_scale, y_mean, y_std), as for
+        :class:`~srtopt.SoftRegressionTree`.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,), dtype object
+        The column names of a DataFrame X; absent when X had none.
+    split_feature_ : ndarray of shape (2^D - 1,), dtype int64
+        Feature of branch node t at index t - 1; -1 when the node does not split (all points go
+        right).
+    split_threshold_ : ndarray of shape (2^D - 1,)
+        Threshold of branch node t at index t - 1 in original units (nan where the node does not
+        split).
+    split_threshold_scaled_ : ndarray of shape (2^D - 1,)
+        The same in scaled units (0 where the node does not split).  A point goes left iff its
+        scaled feature value is < the scaled threshold.
+    leaf_coef_ : ndarray of shape (2^D, p)
+        Leaf slopes in original units, row l for leaf 2^D + l.
+    leaf_intercept_ : ndarray of shape (2^D,)
+        Leaf intercepts in original units.
+    leaf_coef_scaled_ : ndarray of shape (2^D, p)
+        Leaf slopes in scaled units (X in [0, 1], y standardized).
+    leaf_intercept_scaled_ : ndarray of shape (2^D,)
+        Leaf intercepts in scaled units.
+    l1_ : float
+        The weight of the l1 penalty used (``l1``, or the "auto" choice).
+    min_samples_leaf_ : int
+        The ``min_samples_leaf`` used (or the "auto" choice).
+    cv_scores_ : dict
+        {(l1, min_samples_leaf): mean validation MSE} of the "auto" choice (empty when it did
+        not run).
+    objective_ : float
+        The objective E of the returned tree (scaled units).
+    mip_bound_ : float
+        A proven lower bound on E over every feasible tree (0 when nothing better is proven:
+        E >= 0).
+    bound_source_ : str
+        Who proved ``mip_bound_``: "trivial", "enumeration", or the MIP solver's name.
+    mip_gap_ : float
+        (objective_ - mip_bound_) / objective_ (0 when objective_ is 0).
+    solver_status_ : str
+        "optimal" when the gap is within ``mip_gap``, else why the fit stopped
         ("local_optimum", "time_limit", or the MIP solver's termination condition).
-    mip_log_ : list of (seconds, stage, incumbent E, bound) after each stage.
-    local_search_log_ : list of (seconds, descent, E) whenever the local search improved.
-    warm_start_objective_ : E of the tree the MIP solver started from (nan if it did not run).
-    fit_seconds_ : wall-clock time of the fit.
-    model_ : ``MILOTree`` (if keep_model and the MIP stage ran) for inspection / export.
+    mip_log_ : list of tuple
+        (seconds, stage, incumbent E, bound) after each stage.
+    local_search_log_ : list of tuple
+        (seconds, descent, E) whenever the local search improved.
+    warm_start_objective_ : float
+        E of the tree the MIP solver started from (nan if it did not run).
+    fit_seconds_ : float
+        Wall-clock seconds of the fit.
+    model_ : MILOTree or None
+        The Pyomo model holding the returned tree, for inspection and export, when
+        ``keep_model`` and the MIP stage ran; None otherwise.
 
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.random((60, 2))
@@ -255,7 +293,8 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         "time_limit": [Real(0, None, "neither", text="a number > 0 (seconds)")], "n_restarts": [Integer(1)],
         "coef_bound": [POSITIVE, NONE], "intercept_bound": [POSITIVE, NONE],
         "warm_start": [Options("cart", None, True, False)], "threads": [Integer(1)], "certify": [BOOLEAN],
-        "solver": [NONE, Kind("a solver name (str)", str)], "verbose": VERBOSE,
+        "solver": [NONE, Kind("a solver name (str)", str)], "verbose": VERBOSE, "random_state": RANDOM_STATE,
+        "solver_options": [NONE, Kind("a dict of solver options", dict)], "keep_model": [BOOLEAN],
     }
 
     def _check_params(self):
@@ -280,7 +319,32 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
     # ------------------------------------------------------------------- fit
     @one_blas_thread
     def fit(self, X, y):
-        """Scale, choose the regularization, search, bound, solve (``method``), store the tree."""
+        """Fit the tree in the stages of the class docstring, all within ``time_limit``.
+
+        X is min-max scaled to [0, 1] and y standardized with the training statistics
+        (``scaler_``); the regularization is chosen ("auto"), the local search finds a tree, the
+        enumeration bounds E, and with ``method="milo"`` the MIP solver improves the tree and the
+        bound from the time left.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (N, p)
+            Training inputs, finite.  A DataFrame's column names become ``feature_names_in_``.
+        y : array-like of shape (N,)
+            Training targets, finite.
+
+        Returns
+        -------
+        self : MILOTreeRegressor
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If a parameter breaks its rules (:class:`~srtopt.estimators.params.InvalidParameterError`),
+            ``l2`` is not 0 with ``loss="absolute"``, X or y are not finite numbers of matching
+            rows, or ``method="milo"`` asks for a MIP solver that is not installed.
+        """
         self._check_params()
         _load_kernels()
         t0 = time.perf_counter()
@@ -430,7 +494,21 @@ class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
         return route(scaled_input(self, X), self.split_feature_, self.split_threshold_scaled_, self.depth)
 
     def predict(self, X):
-        """Route deterministically (scaled x_j < threshold goes left) and apply the leaf model."""
+        """Predict with the linear model of the leaf each row reaches.
+
+        At each branch node a row goes left iff its scaled feature value is below the scaled
+        threshold (a node that does not split sends every row right).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, p)
+            Inputs, finite, with the features of ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predictions in y's units.
+        """
         Xs = scaled_input(self, X)
         leaf = route(Xs, self.split_feature_, self.split_threshold_scaled_, self.depth)
         rows = leaf - 2**self.depth

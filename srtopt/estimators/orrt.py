@@ -18,7 +18,7 @@ from ..solvers import make_solver
 from ..solvers.base import acceptance, solve_interruptibly
 from ..tree import Tree
 from .reading import SoftTreeMixin
-from .params import NONE, NONNEGATIVE, POSITIVE, HasMethod, Integer, Kind, check_parameters
+from .params import NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Kind, Parses, check_parameters
 from .scaling import MinMaxTarget, check_fit_arrays, scaled_input
 from .threads import one_blas_thread
 
@@ -95,9 +95,11 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         As for :class:`SoftRegressionTree` (the soft shares m_t of the training rows weigh the
         split weights |omega_jt|).
     fit_seconds_ : float
-        Wall-clock time of the solves.
-    n_features_in_, feature_names_in_ :
-        As in scikit-learn.
+        Wall-clock seconds of the solves.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,), dtype object
+        The column names of a DataFrame X; absent when X had none.
 
     ``leaf_probabilities(X)`` gives the P_t(x) that weigh the leaves in the prediction.
 
@@ -125,6 +127,9 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         "depth": [Integer(1)], "mu": [POSITIVE], "lambda_w": [NONNEGATIVE], "lambda_b": [NONNEGATIVE],
         "n_starts": [Integer(1)], "max_iter": [Integer(1)], "tol": [NONE, POSITIVE],
         "solver": [Kind("a spec string", str), HasMethod("an object with solve(problem, x0)", "solve")],
+        "loss": [Parses("a loss name or spec, a Loss or a callable", make_loss)],
+        "penalty": [Parses("None, a penalty name or spec, a Penalty or a list of these", make_penalties)],
+        "random_state": RANDOM_STATE,
     }
 
     def _check_params(self):
@@ -145,7 +150,32 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
     @one_blas_thread
     def fit(self, X, y):
-        """Fit the tree on (X, y) from ``n_starts`` random initial solutions."""
+        """Fit the tree by one solve over all variables from each of ``n_starts`` random starts.
+
+        X is min-max scaled to [0, 1] and y standardized with the training statistics
+        (``scaler_``); every start draws each variable uniformly in [-1, 1] and ``solver``
+        minimises the objective of eq. (formulation) (plus the l2 and penalty terms) from it; the
+        start of lowest objective is kept.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (N, p)
+            Training inputs, finite.  A DataFrame's column names become ``feature_names_in_``.
+        y : array-like of shape (N,)
+            Training targets, finite.
+
+        Returns
+        -------
+        self : ORRTRegressor
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If a parameter breaks its rules (:class:`~srtopt.estimators.params.InvalidParameterError`),
+            X or y are not finite numbers of matching rows, there are fewer rows than leaves, or
+            the solver does not accept the problem.
+        """
         self._check_params()
         X, y = check_fit_arrays(self, X, y, 2**self.depth)
         self.scaler_ = MinMaxTarget().fit(X, y)
@@ -182,7 +212,21 @@ class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
         return np.ones(2 ** (int(self.depth) + 1) - 1, dtype=bool)
 
     def predict(self, X):
-        """sum_t P_t(x) yhat_t(x) (eq. formulation), in y's units."""
+        """Predict with the probability-weighted sum over all leaves (eq. formulation).
+
+        The prediction of row i is sum_t P_it yhat_it, with the leaf probabilities P_it of
+        :meth:`leaf_probabilities` and the leaf models yhat_it = beta_t . [1, x_i].
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, p)
+            Inputs, finite, with the features of ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predictions in y's units.
+        """
         Xs = scaled_input(self, X)
         yhat = soft_prediction(kernels.split_design(Xs), kernels.leaf_design(Xs), self.omega_, self.beta_,
                                float(self.mu), Tree(int(self.depth)))

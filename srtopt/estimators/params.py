@@ -1,10 +1,13 @@
 """One way to check an estimator's parameters.
 
-Each estimator declares ``_parameter_constraints``: for each parameter, the list of the
-rules a valid value follows (any one suffices), as in scikit-learn.  :func:`check_parameters`
-checks them all and raises ``ValueError("<name> must be <rule> or <rule>, got <value>")``.
-Rules that tie several parameters together (``l2`` with ``loss="absolute"``, a solver that
-must accept the problem) stay in the estimator's ``_check_params``, after this check.
+Each estimator declares ``_parameter_constraints``: for each of its parameters, the list of
+the rules a valid value follows (any one suffices), as in scikit-learn.  :func:`check_parameters`
+checks them all and raises :class:`InvalidParameterError` (a ValueError and a TypeError)
+``"<name> must be <rule> or <rule>, got <value>"``.  A value of a spec language (a loss,
+penalty, constraint or solver spec, a list of them) is checked by the function that reads it
+(:class:`Parses`), and its message is that function's.  Rules that tie a parameter to another
+or to the data (``l2`` with ``loss="absolute"``, ``max_features`` at most the number of
+features, a solver that must accept the subproblems) stay in ``_check_params`` or ``fit``.
 """
 
 from __future__ import annotations
@@ -16,17 +19,24 @@ from dataclasses import dataclass
 import numpy as np
 
 
+class InvalidParameterError(ValueError, TypeError):
+    """A constructor parameter breaks its declared rules (a ValueError and a TypeError, as
+    scikit-learn's error of the same name)."""
+
+
 @dataclass(frozen=True)
 class Integer:
-    """An integer (not a bool) >= ``low``."""
+    """An integer (not a bool) >= ``low`` and, unless ``high`` is None, <= ``high``."""
 
     low: int
+    high: int | None = None
 
     def __call__(self, value) -> bool:
-        return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and value >= self.low
+        return (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and value >= self.low
+                and (self.high is None or value <= self.high))
 
     def __str__(self) -> str:
-        return f"an integer >= {self.low}"
+        return f"an integer >= {self.low}" if self.high is None else f"an integer in {self.low}..{self.high}"
 
 
 @dataclass(frozen=True)
@@ -126,6 +136,46 @@ class Items:
         return f"a non-empty sequence of distinct {self.plural}"
 
 
+class Pair:
+    """A list, tuple or array of two values that each follow ``rule`` (``plural`` names them)."""
+
+    def __init__(self, rule, plural: str):
+        self.rule, self.plural = rule, plural
+
+    def __call__(self, value) -> bool:
+        return isinstance(value, (list, tuple, np.ndarray)) and len(value) == 2 and all(map(self.rule, value))
+
+    def __str__(self) -> str:
+        return f"a pair of {self.plural}"
+
+
+class Parses:
+    """A value of ``types`` that ``parse`` reads without a ValueError (``text`` describes them).
+
+    For the values of a spec language, checked by the function that reads them at fit: when
+    ``parse`` refuses a value of ``types``, its message is the one :func:`check_parameters` gives.
+    """
+
+    def __init__(self, text: str, parse, types=object):
+        self.text, self.parse, self.types = text, parse, types
+
+    def __call__(self, value) -> bool:
+        return isinstance(value, self.types) and self.reason(value) is None
+
+    def reason(self, value) -> str | None:
+        """What ``parse`` says is wrong with ``value`` (None if it reads it or ``value`` is not of ``types``)."""
+        if not isinstance(value, self.types):
+            return None
+        try:
+            self.parse(value)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    def __str__(self) -> str:
+        return self.text
+
+
 NONE = Options(None)
 BOOLEAN = Kind("True or False", bool, np.bool_)
 POSITIVE = Real(0, None, "neither")
@@ -133,14 +183,28 @@ NONNEGATIVE = Real(0)
 FRACTION = Real(0, 1, "left")  # [0, 1)
 INTEGER = Kind("an integer", numbers.Integral)
 VERBOSE = [Integer(0), BOOLEAN]
+RANDOM_STATE = [NONE, Integer(0, 2**32 - 1), Kind("a numpy RandomState", np.random.RandomState)]
 
 
 def check_parameters(estimator) -> None:
-    """Check every parameter declared in ``estimator._parameter_constraints``."""
+    """Check every parameter declared in ``estimator._parameter_constraints``.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the first parameter that follows none of its rules: what it must be and what it
+        got, or what the function that reads it said (:class:`Parses`).
+    """
     for name, rules in type(estimator)._parameter_constraints.items():
         value = getattr(estimator, name)
-        if not any(rule(value) for rule in rules):
-            raise ValueError(f"{name} must be {' or '.join(map(str, rules))}, got {value!r}")
+        if any(rule(value) for rule in rules):
+            continue
+        reasons = [reason for rule in rules if isinstance(rule, Parses) and (reason := rule.reason(value))]
+        if reasons:
+            message = reasons[0] if reasons[0].startswith(name) else f"{name}: {reasons[0]}"
+        else:
+            message = f"{name} must be {' or '.join(map(str, rules))}, got {value!r}"
+        raise InvalidParameterError(message)
 
 
 def _equal(value, option) -> bool:

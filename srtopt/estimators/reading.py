@@ -14,7 +14,31 @@ from .scaling import scaled_input
 
 
 class TreeMixin:
-    """``get_depth``, ``get_n_leaves``, ``decision_path`` and ``save`` of a fitted binary tree of depth D."""
+    """``get_depth``, ``get_n_leaves``, ``decision_path``, ``score`` and ``save`` of a fitted binary tree of
+    depth D."""
+
+    def score(self, X, y, sample_weight=None):
+        """The coefficient of determination R^2 of :meth:`predict` on (X, y).
+
+        R^2 = 1 - sum_i w_i (y_i - yhat_i)^2 / sum_i w_i (y_i - ybar)^2, with ybar the weighted
+        mean of y (scikit-learn's ``r2_score``): 1 for a perfect prediction, 0 for predicting
+        ybar, negative for worse.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, p)
+            Inputs, with the features of ``fit``.
+        y : array-like of shape (n_samples,)
+            True targets.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Weights w_i of the rows; None: equal weights.
+
+        Returns
+        -------
+        float
+            R^2 of ``predict(X)`` against y.
+        """
+        return super().score(X, y, sample_weight=sample_weight)
 
     def save(self, path):
         """Write the fitted tree to ``path`` (versioned JSON, see :mod:`srtopt.persistence`)."""
@@ -70,12 +94,23 @@ class SoftTreeMixin(TreeMixin):
         return kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, Tree(int(self.depth)))
 
     def leaf_probabilities(self, X):
-        """P_it for every row i of X and leaf t = 2^D .. 2^(D+1)-1 (columns in that order).
+        """The probability P_it that row i of X reaches leaf t of the soft tree.
 
-        P_it is the product of p_it' over the ancestors t' whose left branch leads to t
-        and of 1 - p_it' over the others (paper, section 3.1); each row sums to 1.  The
-        HBP leaf of :meth:`apply` follows the larger branch probability at every node,
-        which need not be the leaf of largest P_it.
+        P_it is the product of p_it' over the ancestors t' whose left branch leads to t and of
+        1 - p_it' over the others (paper, section 3.1), with the split probabilities
+        p_it' = F(omega_0t' + (1/p) sum_j omega_jt' x_ij) of eq. (cdf); each row sums to 1.  The
+        HBP leaf of :meth:`apply` follows the larger branch probability at every node, which
+        need not be the leaf of largest P_it.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, p)
+            Inputs, finite, with the features of ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2^D)
+            P_it, column l for leaf t = 2^D + l (the paper's numbering, in order).
         """
         Xs = scaled_input(self, X)
         S = kernels.split_probabilities(kernels.split_design(Xs), self.omega_, float(self.mu))

@@ -12,7 +12,6 @@ gets leaf slopes as large as a weak true one (measured in docs/formulations.md, 
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
@@ -23,10 +22,11 @@ from .scaling import take_rows
 
 
 def check_max_features(value, n_features: int):
-    """``value`` (None or an integer in 1..p), else a ValueError naming it."""
+    """``value`` (None or an integer >= 1, as SoftRegressionTree declares it) if it is at most the
+    number of features p, else a ValueError naming it."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= n_features:
+    if value > n_features:
         raise ValueError(f"max_features must be None or an integer in 1..{n_features} (the number of features of "
                          f"X), got {value!r}")
     return int(value)

@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 from .. import kernels
 from .._announce import announce_if_slow
 from .._spec import parse_spec
-from ..models.constraints import FeatureSubset, rank
+from ..models.constraints import FeatureSubset, Monotone, make_constraints, rank
 from ..models.srt import SRTProblem
 from ..models.terms import LeafShrinkage, make_loss, make_penalties
 from ..solvers import make_solver
@@ -46,10 +46,14 @@ from .params import (
     FRACTION,
     INTEGER,
     NONE,
+    NONNEGATIVE,
     POSITIVE,
+    RANDOM_STATE,
     VERBOSE,
     Integer,
     Options,
+    Pair,
+    Parses,
     Real,
     check_parameters,
 )
@@ -73,6 +77,7 @@ from .threads import one_blas_thread
 SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error times this factor
 CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
 READINGS = ("l2", "l2-slopes", "l2-mean", "l2-calibrated")
+INITS = ("model-tree", "cluster", "cart")  # the named initializations (SoftRegressionTree's init)
 LAMBDA_ROWS = 100_000  # the readings' N counts at most this many rows (docs/design.md, "Large N")
 
 
@@ -132,6 +137,25 @@ def parse_reading(regularization: str) -> tuple[str, float]:
     return reading, float(split)
 
 
+def init_entries(init) -> list:
+    """The entries of ``init``: itself, or the items of a list or tuple, each one of ``INITS`` or a
+    callable ``init(problem, random_state)``.
+
+    Raises
+    ------
+    ValueError
+        If the list is empty or an entry is neither.
+    """
+    entries = list(init) if isinstance(init, (list, tuple)) else [init]
+    if not entries:
+        raise ValueError("init must not be an empty list")
+    for entry in entries:
+        if not (entry in INITS if isinstance(entry, str) else callable(entry)):
+            raise ValueError(f"init must be {', '.join(map(repr, INITS))}, a callable init(problem, random_state) "
+                             f"or a list of these, got {entry!r}")
+    return entries
+
+
 class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
     """Soft Regression Tree with single-leaf (HBP) predictions, trained by NODEC-DR.
 
@@ -162,7 +186,12 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         data, where the 2^D leaves have on average fewer rows than coefficients
         (N < 2^D (p + 1)): there the factor among 1, 1e2, 1e4, 1e6 with the least 3-fold
         cross-validated loss (:mod:`srtopt.estimators.leaf_ridge`; it keeps a tree from
-        fitting noise, docs/departures.md, "Small data").  A number: that factor.
+        fitting noise, docs/departures.md, "Leaf ridge").  A number: that factor.
+    leaf_center : {"linear", "zero"}, default="linear"
+        What a leaf-ridge factor f > 1 pulls the leaves towards: "linear", the paper's lambda_b
+        towards 0 and (f - 1) lambda_b towards the ridge regression of all rows (``leaf_center_``),
+        so that a large factor gives that linear model; "zero", f lambda_b towards 0 (the
+        paper's term, scaled).
     loss : str, Loss or callable, default="squared"
         loss(r) of the residual r = yhat_it - y_i in eq. (obj) (:mod:`srtopt.models.terms`):
         "squared" (eq. obj); "huber" (r^2 within delta, linear beyond; "huber:delta=0.5",
@@ -231,9 +260,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         The defaults are the values listed in the paper's experiments.  The algorithm's
         text reads eps1 > eps2 (eps1 flags imbalance, eps2 high imbalance); with the
         listed values every imbalanced node (left share <= eps1 or >= 1 - eps1) is
-        treated as highly imbalanced.  The swapped reading (0.3, 0.1) runs too; the
-        two measured within 0.01 test R^2 of each other (docs/design.md, "Departures
-        from the paper"), so the paper's values stay.
+        treated as highly imbalanced.  The swapped reading (0.3, 0.1) runs too
+        (docs/departures.md).
     wlr_weights : {"labels", "routing"}, default="labels"
         Class weights w_i of the WLR proxy (eq. reshuffle), N_t / (2 N_class): counted on
         the labels c_i after the heuristic relabels the I_t^R points ("labels"), or on the
@@ -300,37 +328,84 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    omega_, beta_ : (2^D - 1, p + 1) and (2^D, p + 1) split and leaf weights in the scaled
-        space, column 0 the intercepts.  A split that routes no training row to one side is
-        closed after training (slopes 0, intercept +-40/mu: every row goes to the other side),
-        so the empty subtree is pruned: no input reaches it, ``get_n_leaves`` does not count
-        it and the views do not draw it (:func:`srtopt.kernels.close_unreached`).
-    scaler_ : the training statistics of the internal scaling (x_min, x_scale, y_mean, y_std).
-    history_ : list of dicts, one per inner iteration: node, W_B, W_L, E before and after, the
-        update each step took, solver status and seconds.
-    objective_, n_iter_, stopped_by_ : E of the returned iterate, macro iterations, why it stopped.
-    fit_seconds_ : wall-clock seconds of the fit, counted as ``time_limit`` counts them.
-    lambda_w_, lambda_b_ : the l2 weights of eq. (obj) used, lambda_b_ with the leaf-ridge factor.
-    selected_features_ : list, the features the tree uses (a nonzero weight in a split or a leaf): their
-        indices, or their names when X had column names; ``n_features_used_``: how many.
-    constraint_report_ : list of dicts, one per row of the constraints (empty without any):
-        "constraint", "row", "bound" (text), "soft" (the value for the soft model of the training
-        objective) and "predict" (for ``predict()`` on the training data), in y's units, and
-        "holds" (both within the bound), "holds_soft", "holds_predict".
-    groups_ : the labels of the protected groups of ``sensitive_features`` (absent without).
-    sensitive_feature_name_ : the column of X named by ``sensitive_features`` (not a feature;
-        ``predict`` drops it from a DataFrame that has it), or None.
-    leaf_ridge_ : the factor on lambda_b used; leaf_ridge_losses_ : {factor: validation loss} of
-        the cross-validation that chose it (empty when none ran; for a factor it stopped
-        fitting because it could no longer win, the loss on the folds fitted, a lower bound).
-    node_counts_ : (2^(D+1) - 1,) int, training rows whose HBP path visits node t at index t-1.
-    leaf_mse_, leaf_r2_ : (2^D,) training MSE (y's units) and R^2 of each leaf's linear
-        model on the rows routed to it (nan where undefined).
-    feature_importances_ : (p,) importance of each feature in the splits, summing to 1:
-        sum over branch nodes t of m_t |omega_jt|, normalized, where m_t is the soft share of
-        the (weighted) training rows that reach t and omega_jt the split weight in the scaled
-        space (x_j in [0, 1], so scale-free).  The leaf models are not included; their terms
-        are ranked by the same |scaled coefficient| in every view of :mod:`srtopt.export`.
+    omega_ : ndarray of shape (2^D - 1, p + 1)
+        Split weights in the scaled space, row t - 1 for branch node t, column 0 the intercept
+        omega_0t.  A split that routes no training row to one side is closed after training
+        (slopes 0, intercept +-40/mu: every row goes to the other side), so the empty subtree is
+        pruned: no input reaches it, ``get_n_leaves`` does not count it and the views do not draw
+        it (:func:`srtopt.kernels.close_unreached`).
+    beta_ : ndarray of shape (2^D, p + 1)
+        Leaf models in the scaled space, row l for leaf 2^D + l, column 0 the intercept.
+    scaler_ : MinMaxTarget
+        The training statistics of the internal scaling (x_min, x_scale, y_mean, y_std).
+    n_features_in_ : int
+        Number of features seen in ``fit`` (the column named by ``sensitive_features`` excluded).
+    feature_names_in_ : ndarray of shape (n_features_in_,), dtype object
+        The column names of a DataFrame X; absent when X had none.
+    objective_ : float
+        E of eq. (obj) at the returned iterate (scaled units).
+    n_iter_ : int
+        Macro iterations run.
+    stopped_by_ : str
+        Why training stopped: "max_iter", "time_limit", or the reason a callback gave to
+        ``state.stop``.
+    history_ : list of dict
+        One per inner iteration: macro, k, node t, W_B, W_L, E before, after the BN step and
+        after the LN step, what each step did (update, solver, status, iterations, seconds).
+    fit_seconds_ : float
+        Wall-clock seconds of the fit, counted as ``time_limit`` counts them.
+    lambda_w_ : float
+        The l2 weight on the splits in eq. (obj).
+    lambda_b_ : float
+        The l2 weight on the leaves in eq. (obj): the reading's lambda_b, times ``leaf_ridge_``
+        when the factor pulls the leaves towards zero (``leaf_center="zero"``, or an l1 penalty on
+        the leaves); with ``leaf_center_`` the excess (factor - 1) lambda_b pulls towards that
+        linear model instead.
+    leaf_ridge_ : float
+        The factor on lambda_b used (``leaf_ridge``; for "auto" the one chosen).
+    leaf_ridge_losses_ : dict
+        {factor: validation loss} of the cross-validation that chose ``leaf_ridge_`` (empty when
+        none ran); for a factor whose fits stopped because it could no longer win, the loss on
+        the folds fitted (a lower bound).
+    leaf_center_ : ndarray of shape (p + 1,) or None
+        The linear model (intercept, slopes; scaled units) the leaves are pulled towards when
+        ``leaf_ridge_`` > 1 and ``leaf_center="linear"``; None otherwise.
+    init_chosen_ : int
+        Position in the list ``init`` of the initialization that continued (0 for a single one).
+    init_davies_bouldin_ : float
+        Davies-Bouldin index of the "cluster" initialization's partition (nan for the others).
+    node_counts_ : ndarray of shape (2^(D+1) - 1,), dtype int64
+        Training rows whose HBP path visits node t, at index t - 1.
+    leaf_mse_ : ndarray of shape (2^D,)
+        Training MSE (y's units) of each leaf's linear model on the rows routed to it (nan
+        where no row of positive weight is).
+    leaf_r2_ : ndarray of shape (2^D,)
+        Training R^2 of each leaf's linear model on the rows routed to it (nan where undefined).
+    feature_importances_ : ndarray of shape (p,)
+        Importance of each feature in the splits, summing to 1: the sum over branch nodes t of
+        m_t |omega_jt|, normalized, where m_t is the soft share of the (weighted) training rows
+        that reach t and omega_jt the split weight in the scaled space (x_j in [0, 1], so
+        scale-free).  The leaf models are not included; their terms are ranked by the same
+        |scaled coefficient| in every view of :mod:`srtopt.export`.
+    selected_features_ : list
+        The features the tree uses (a nonzero weight in a split or a leaf): their indices, or
+        their names when X had column names.
+    n_features_used_ : int
+        ``len(selected_features_)``.
+    y_range_ : ndarray of shape (2,)
+        The lowest and highest training target of positive weight (the range of
+        ``clip_predictions``).
+    constraint_report_ : list of dict
+        One per row of the constraints (empty without any): "constraint", "row", "bound"
+        (text), "soft" (the value for the soft model of the training objective) and "predict"
+        (for ``predict()`` on the training data), in y's units, and "holds" (both within the
+        bound), "holds_soft", "holds_predict".
+    groups_ : list
+        The labels of the protected groups of ``sensitive_features``, in code order; absent
+        without them.
+    sensitive_feature_name_ : str or None
+        The column of X named by ``sensitive_features`` (not a feature; ``predict`` drops it from
+        a DataFrame that has it), or None.
 
     Methods beyond scikit-learn's regressor API: ``apply`` (HBP leaf), ``decision_path``,
     ``leaf_probabilities`` (P_it), ``get_depth``, ``get_n_leaves``, ``summary``, ``save``.
@@ -381,10 +456,23 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         **{name: [Integer(1)] for name in ("max_iter", "n_init", "n_restarts", "restart_iter")},
         **{name: [FRACTION] for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b")},
         "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE],
+        "regularization": [NONE, NONNEGATIVE, Pair(NONNEGATIVE, "finite numbers >= 0 (lambda_w, lambda_b)"),
+                           Parses("a reading such as 'l2' or 'l2:split=10'", parse_reading, str)],
         "leaf_ridge": [Options("auto"), Real(0, None, "neither", text="a number > 0 (a factor on lambda_b)")],
         "leaf_center": [Options("linear", "zero")], "wlr_weights": [Options("labels", "routing")],
         "max_subproblem_rows": [NONE, Integer(2)], "clip_predictions": [BOOLEAN], "verbose": VERBOSE,
-        "n_jobs": [NONE, INTEGER],  # max_features: checked at fit, against the number of features
+        "n_jobs": [NONE, INTEGER], "random_state": RANDOM_STATE,
+        "max_features": [NONE, Integer(1)],  # at most the number of features: checked at fit
+        "loss": [Parses("a loss name or spec, a Loss or a callable", make_loss)],
+        "penalty": [Parses("None, a penalty name or spec, a Penalty or a list of these", make_penalties)],
+        "constraints": [Parses("None, a constraint spec, a Constraint or a list of these", make_constraints)],
+        "monotonic_cst": [NONE, Parses("signs in {-1, 0, 1}, one per feature, or a dict {feature: sign}", Monotone,
+                                       (list, tuple, dict, np.ndarray))],
+        "working_sets": [Parses("a working-set rule's name or a callable rule(tree)", make_working_sets)],
+        "init": [Parses("'model-tree', 'cluster', 'cart', a callable or a list of these", init_entries)],
+        **{f"{kind}_solver": [Parses("a solver spec or a solver object", functools.partial(make_solver, kind))]
+           for kind in ("bn", "ln", "wlr")},
+        "callbacks": [NONE, Parses("a list of Callback objects or callables", as_callbacks, (list, tuple))],
     }
 
     def _check_params(self):
@@ -392,9 +480,47 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
     @one_blas_thread
     def fit(self, X, y, sample_weight=None, sensitive_features=None):
-        """Fit the tree by NODEC-DR on (X, y); ``sample_weight`` replaces the 1/N of eq. (obj);
-        ``sensitive_features``: the protected group of every row, for the group constraints (an
-        array, or the name of a column of the DataFrame X, which is then not a feature)."""
+        """Fit the tree by NODEC-DR.
+
+        X is min-max scaled to [0, 1] and y standardized with the training statistics
+        (``scaler_``); on small data ``leaf_ridge="auto"`` chooses its factor; the initial tree of
+        ``init`` is restored to the constraints; NODEC-DR runs macro iterations until
+        ``max_iter``, ``time_limit`` or a callback's stop; with constraints the leaves are then
+        polished to meet them (``constraint_report_``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (N, p)
+            Training inputs, finite.  A DataFrame's column names become ``feature_names_in_``.
+        y : array-like of shape (N,)
+            Training targets, finite.
+        sample_weight : array-like of shape (N,), float or None, default=None
+            Weights s_i >= 0 of the rows, normalized to sum to 1 in place of eq. (obj)'s 1/N; a
+            row of weight 0 is as if absent.  None: equal weights.
+        sensitive_features : array-like of shape (N,), str or None, default=None
+            The protected group of every row, for the group constraints ("parity",
+            "group_loss"): an array, or the name of a column of the DataFrame X (which is then
+            not a feature).
+
+        Returns
+        -------
+        self : SoftRegressionTree
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If a parameter breaks its rules (:class:`~srtopt.estimators.params.InvalidParameterError`),
+            X or y are not finite numbers of matching rows, there are fewer rows (of positive
+            weight) than leaves, ``max_features`` exceeds p, a constraint names no feature of X
+            or lacks its groups, or a solver does not accept the subproblems.
+
+        Warns
+        -----
+        UserWarning
+            When ``time_limit`` ended training (``stopped_by_ == "time_limit"``) or a constraint
+            does not hold on the returned tree.
+        """
         self._check_params()
         if self.time_limit is not None:
             _load_kernels()  # a fresh installation compiles them: before the clock starts
@@ -539,10 +665,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
 
     def _initializations(self, wlr_solver) -> list:
         """The initialization callables: ``init`` or each entry of a list of them."""
-        inits = self.init if isinstance(self.init, (list, tuple)) else [self.init]
-        if not inits:
-            raise ValueError("init must not be an empty list")
-        return [self._initialization(init, wlr_solver) for init in inits]
+        return [self._initialization(init, wlr_solver) for init in init_entries(self.init)]
 
     def _initialization(self, init, wlr_solver):
         """One initialization callable: "model-tree", "cluster" (the paper's), "cart" or a copy of the user's
@@ -550,12 +673,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         named = {"model-tree": ModelTreeInitialization, "cart": CartInitialization,
                  "cluster": lambda: ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver,
                                                           n_jobs=self.n_jobs)}
-        if isinstance(init, str) and init in named:
-            return named[init]()
-        if isinstance(init, str) or not callable(init):
-            raise ValueError(f"init must be 'cluster', 'cart', 'model-tree', a callable init(problem, random_state) "
-                             f"or a list of these, got {init!r}")
-        return copy.deepcopy(init)
+        return named[init]() if isinstance(init, str) else copy.deepcopy(init)
 
     def _algorithm(self, problem, solvers, started, callbacks=(), seed=None) -> NodecGS:
         """NODEC-DR as a configuration of NODEC-GS."""
@@ -570,8 +688,22 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
                        thresholds.decay, callbacks, macro_step(problem))
 
     def predict(self, X):
-        """Prediction of the HBP leaf's linear model (eq. prediction_model), in y's units;
-        with ``clip_predictions``, limited to the range of the training targets."""
+        """Predict with the linear model of each row's HBP leaf (eq. prediction_model).
+
+        Each row follows the branch of higher probability p_it at every node to one leaf
+        (:meth:`apply`), whose linear model gives the prediction.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, p)
+            Inputs, finite, with the features of ``fit`` (a DataFrame's column of
+            ``sensitive_features`` is dropped).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predictions in y's units; with ``clip_predictions``, within ``y_range_``.
+        """
         return self._predict_scaled(scaled_input(self, X))
 
     def _predict_scaled(self, Xs):

@@ -1,9 +1,8 @@
 """BLAS threads during a fit: one, whatever the environment sets.
 
 A fit is many small dense products and factorizations (a few hundred coefficients at most),
-where OpenBLAS's threads cost more in synchronization than they gain: a default depth-3 fit on
-scikit-learn's diabetes data took 2.1-5x as long with the BLAS threads left as they are on a
-2-core machine (docs/benchmarks.md, "Threads").  The estimators' ``fit`` methods run under
+where OpenBLAS's threads cost more in synchronization than they gain (docs/benchmarks.md,
+"BLAS threads").  The estimators' ``fit`` methods run under
 :func:`one_blas_thread`; the caller's setting is restored afterwards.
 """
 

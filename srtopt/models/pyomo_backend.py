@@ -20,13 +20,10 @@ building blocks:
 
 Size limits.  Pyomo expressions are Python object trees: the model has about
 N (|tau_B| q + |tau_L| q) nodes for the full objective (N points, q = p + 1
-columns), and building it costs roughly 1.5 us per node in CPython.  Measured
-on this machine (``benchmarks/perf/solvers.py``, results in
-``benchmarks/results/solvers.md``): seconds for N = 1000 and tens of seconds at
-N = 8192 with depth 3, against milliseconds for the vectorised CasADi model.
-Use the Pyomo rendering for inspection, export (``.nl``, ``.gms``, ``.lp`` for
-the quadratic LN subproblem) and small reference solves -- not inside the
-NODEC loop.  The numeric ``objective``/``gradient``/``hessian`` helpers of
+columns), and its build time grows with that count, where the vectorised CasADi
+model's barely does (the times: docs/solvers.md).  Use the Pyomo rendering for
+inspection, export (``.nl``, ``.gms``, ``.lp`` for the quadratic LN subproblem) and
+small reference solves -- not inside the NODEC loop.  The numeric ``objective``/``gradient``/``hessian`` helpers of
 :class:`PyomoModel` are for checking (the Hessian is a symbolic gradient
 differentiated again: fine for a few hundred points, slow beyond).
 

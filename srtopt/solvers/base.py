@@ -27,7 +27,7 @@ Besides ``solve``, an adapter has
 * optionally ``python_loop = True`` -- its iterations run in Python (numpy, LAPACK calls,
   SciPy's L-BFGS-B driver), where Ctrl-C raises KeyboardInterrupt and nothing swallows it,
   so :func:`solve_interruptibly` calls it directly instead of recording SIGINT around it
-  (about 10 microseconds per solve, a hundred solves per small fit).
+  (what the swap costs per solve: docs/benchmarks.md).
 
 :class:`TerminationCondition` uses the names of
 ``pyomo.contrib.solver.results.TerminationCondition``; ``status`` keeps the
@@ -455,7 +455,7 @@ def time_limited(seconds: float | None):
 
 class Solver(SolverParams):
     """Base of the adapters: the contract of :mod:`srtopt.solvers` (module docstring of
-    :mod:`.base`) and the configuration every adapter shares.
+    :mod:`srtopt.solvers.base`) and the configuration every adapter shares.
 
     Every adapter has these parameters; an adapter documents which it cannot honour.
 

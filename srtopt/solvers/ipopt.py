@@ -33,9 +33,8 @@ from .reformulations import VariableSplit
 
 
 #: IPOPT's ``tol`` (the gradient's max-norm at the end, on these unconstrained problems) in
-#: every IPOPT route: about where the default Newton stops (a Newton decrement of 1e-12,
-#: gradients of 1e-7 to 1e-6 on the BN subproblems); 1e-8 cost 10-20 % more iterations for
-#: no better trees (docs/solvers.md, "IPOPT's tolerance").
+#: every IPOPT route: about where the default Newton stops (a Newton decrement of 1e-12
+#: relative to 1 + |E|); chosen in docs/solvers.md, "IPOPT's tolerance".
 IPOPT_TOL = 1e-6
 #: IPOPT's ``constr_viol_tol`` (absolute, training units): below the tolerance of the training's
 #: feasibility tests (:data:`srtopt.models.constraints.FEASIBILITY_TOL`)

@@ -8,10 +8,10 @@ executable (``ipopt``, ``bonmin``, ``knitroampl``, ``ripopt`` from
 ``pyomo.contrib.solver``; ``appsi_highs`` takes linear models only), ``gurobi``, ...
 work on the LN subproblem (a convex QP).
 
-On the machine where srtopt was developed there is no ``ipopt`` executable
-(Debian ships only the library, PyPI has none), so ``PyomoSolver("ipopt")`` is
-reported unavailable with what to install; Pyomo's own ``cyipopt`` solver also
-needs the PyNumero ASL library (``pyomo build-extensions``), which is checked.
+Without an ``ipopt`` executable on PATH (Debian ships only the library, PyPI has
+none), ``PyomoSolver("ipopt")`` reports itself unavailable, saying what to install;
+Pyomo's own ``cyipopt`` solver also needs the PyNumero ASL library
+(``pyomo build-extensions``), which is checked.
 """
 
 from __future__ import annotations

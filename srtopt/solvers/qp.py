@@ -19,9 +19,8 @@ The data go to the solvers as plain CSC arrays (:class:`Csc`) and each adapter k
 solver objects for the whole fit.
 
 * :class:`HighsQP` -- HiGHS's QP solver (LP when the quadratic part vanishes) through
-  ``highspy`` (``ln_solver="qp"`` or ``"highs"``; for Huber's LN problem exact Newton, the
-  "auto" choice, reaches the optimum 200-1100x faster: docs/formulations.md, "Losses and the
-  LN step");
+  ``highspy`` (``ln_solver="qp"`` or ``"highs"``; for Huber's LN problem the "auto" choice is
+  exact Newton instead: docs/formulations.md, "Losses and the LN step");
 * :class:`CasadiQP` -- ``casadi.conic`` with a plugin shipped in the casadi wheel
   (``osqp``, ``qpoases``, ``highs``, ``proxqp``, ``qrqp``).
 """
@@ -131,9 +130,8 @@ class Csc(NamedTuple):
         return cls(rows * np.arange(cols + 1), np.tile(np.arange(rows), cols), M.ravel(order="F"), M.shape)
 
 
-#: variables of one QP of :func:`leaf_qps`: HiGHS solved 8 leaves of 6 coefficients side by side
-#: in 157 us against 858 us one by one, but 8 of 38 in 6.1 ms against 1.95 ms
-#: (``benchmarks/results/ipopt_path_ln.md``)
+#: variables of one QP of :func:`leaf_qps`: leaves are put side by side in one QP up to this size
+#: (small QPs gain by it, large ones lose: docs/solvers.md)
 MAX_BATCH = 64
 
 

@@ -299,9 +299,8 @@ class GroupZeroingStep:
     models refitted on the other features (the LN problem of every leaf, by ``ln_solver``), when
     that does not increase E.  The block steps minimize the term's majorizer, which shrinks the
     groups of unneeded features towards zero without reaching it; this step makes the zeros
-    exact, and the refit lets the other features take over what a dropped one fitted (without
-    it, a feature was dropped only when E did not grow with every other weight as it was: on
-    noise columns hardly ever before every feature went at once).  It never increases E."""
+    exact, and the refit lets the other features take over what a dropped one fitted
+    (docs/formulations.md, "feature_l1").  It never increases E."""
 
     def __init__(self, ln_solver=None):
         self.ln_solver = ln_solver or make_solver("ln", "auto")

@@ -393,6 +393,7 @@ def _interrupt_after(args, marker, cwd, delay=0.3, signum=signal.SIGINT):
     return proc.returncode, time.monotonic() - sent, out, "".join(err) + rest
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_fit_with_one_line_and_leaves_out_alone(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.random((3000, 6))
@@ -497,6 +498,7 @@ def test_an_unnamed_index_column_is_pointed_out(workdir, capsys):
     assert "warning: column 'Unnamed: 0' of" in err and "--features" in err
 
 
+@pytest.mark.slow
 def test_sigterm_ends_fit_like_ctrl_c(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.random((3000, 6))

@@ -78,7 +78,7 @@ def test_parallel_search_chooses_the_same(linear_data):
 
 
 @pytest.mark.parametrize("params,error,match", [
-    ({"estimator": LinearRegression()}, TypeError, "estimator must be a SoftRegressionTree, got LinearRegression"),
+    ({"estimator": LinearRegression()}, TypeError, r"estimator must be None or a SoftRegressionTree, got LinearRegr"),
     ({"estimator": SoftRegressionTree(regularization=None)}, ValueError, "scales a named regularization reading"),
     ({"estimator": SoftRegressionTree(regularization="l2:split=3")}, ValueError, "already sets split="),
     ({"split_weights": ()}, ValueError, "non-empty sequence of distinct numbers > 0"),

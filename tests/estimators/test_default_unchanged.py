@@ -1,7 +1,9 @@
 """The default model is unchanged: same parameters and seed give the fits recorded when the default
 BN solver became Newton on the one-node subproblems and those of at most 64 variables
-(tests/data/make_reference_predictions.py), up to rounding: another CPU (another BLAS kernel) moves
-predictions by up to ~1e-10 relative (measured: 9e-11 on an AMD EPYC against the recording machine).
+(tests/data/make_reference_predictions.py), up to rounding.  The fits were recorded with the newest
+and with the oldest dependency versions pyproject.toml allows (the two environments of .ci/run),
+and a fit is compared with each recording, whatever versions are installed: the tolerance holds the
+rounding differences between those dependency sets and between CPUs.
 The fitted tree closes the splits that send no training row to one side (pruning, recorded later
 than these fits): the recorded omega is compared with those splits closed the same way."""
 
@@ -24,17 +26,16 @@ _spec.loader.exec_module(reference)
 
 
 @pytest.fixture(scope="module")
-def recorded():
-    path = reference.OUT / f"{reference.versions_key()}.npz"
-    if not path.exists():
-        pytest.skip(f"no reference fits for these library versions ({reference.versions_key()}); "
-                    f"recorded: {sorted(p.stem for p in reference.OUT.glob('*.npz'))}")
-    return np.load(path)
+def recordings():
+    """{dependency versions: the recorded fits}, one per file of tests/data/reference_predictions."""
+    files = sorted(reference.OUT.glob("*.npz"))
+    assert len(files) >= 2, f"expected the newest and the oldest dependency sets' fits in {reference.OUT}"
+    return {path.stem: np.load(path) for path in files}
 
 
 @pytest.mark.parametrize("i", range(len(reference.CASES)),
                          ids=[reference.case_name(i, c[0], c[1]) for i, c in enumerate(reference.CASES)])
-def test_fit_equals_the_recorded_one_up_to_rounding(recorded, i):
+def test_fit_equals_the_recorded_ones_up_to_rounding(recordings, i):
     slug, params, options = reference.CASES[i]
     load_csv(slug)  # skips without the datasets
     model, pred = reference.fit_case(slug, params, options, DATA)
@@ -42,11 +43,16 @@ def test_fit_equals_the_recorded_one_up_to_rounding(recorded, i):
     # without regularization the objective is flat along some directions of omega: there the
     # parameters move by ~1e-3 while the objective and predictions agree to ~1e-9 (case 22)
     flat = "regularization" in params and params["regularization"] is None
-    for actual, key in ((pred, "pred"), (model.omega_, "omega"), (model.beta_, "beta"),
-                        ([model.objective_], "objective"), ([r["E_after"] for r in model.history_], "E_after")):
-        expected = recorded[f"{name}/{key}"]
-        if key == "omega":
-            expected = close_unreached(expected, model.node_counts_, Tree(model.depth), model.mu)
-        rtol = 1e-2 if flat and key in ("omega", "beta") else 1e-7
-        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * 1e-2 * np.max(np.abs(expected)),
-                                   err_msg=key)
+    # Measured on the two recordings (|a - b| against the tolerance below, both ways): the oldest and
+    # the newest dependency sets differ by at most 0.44 of it (case 22's E_after; 0.29 of its beta),
+    # 0.018 on the other cases; another CPU moved predictions by 9e-11 relative (an AMD EPYC against
+    # the recording machine).
+    for versions, recorded in recordings.items():
+        for actual, key in ((pred, "pred"), (model.omega_, "omega"), (model.beta_, "beta"),
+                            ([model.objective_], "objective"), ([r["E_after"] for r in model.history_], "E_after")):
+            expected = recorded[f"{name}/{key}"]
+            if key == "omega":
+                expected = close_unreached(expected, model.node_counts_, Tree(model.depth), model.mu)
+            rtol = 1e-2 if flat and key in ("omega", "beta") else 1e-7
+            np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * 1e-2 * np.max(np.abs(expected)),
+                                       err_msg=f"{key}, against the fit recorded with {versions}")

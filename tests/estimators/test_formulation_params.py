@@ -85,7 +85,7 @@ def test_a_list_of_initializations_continues_from_the_lowest_objective(toy):
     ({"penalty": "l0"}, "unknown penalty 'l0'"),
     ({"penalty": 3}, "penalty must be None, a name"),
     ({"working_sets": "rows"}, "unknown working_sets 'rows'"),
-    ({"init": "kmeans"}, "init must be 'cluster', 'cart', 'model-tree', a callable"),
+    ({"init": "kmeans"}, "init must be 'model-tree', 'cluster', 'cart', a callable"),
     ({"loss": "huber", "ln_solver": "lsqr"}, "ln_solver='lsqr' does not accept"),
 ])
 def test_bad_formulation_parameters(toy, params, match):

@@ -137,6 +137,7 @@ def test_bad_leaf_ridge_is_named(value):
         SoftRegressionTree(leaf_ridge=value).fit(X, y)
 
 
+@pytest.mark.slow
 def test_time_limit_covers_the_cross_validation():
     X, y = _noise(150, 60)
     started = time.perf_counter()

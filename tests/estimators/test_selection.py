@@ -72,9 +72,9 @@ def test_the_norms_and_the_rounds():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"max_features": 0}, "max_features must be None or an integer in 1..9"),
+    ({"max_features": 0}, "max_features must be None or an integer >= 1, got 0"),
     ({"max_features": 10}, "max_features must be None or an integer in 1..9"),
-    ({"max_features": 2.5}, "max_features must be None or an integer in 1..9"),
+    ({"max_features": 2.5}, "max_features must be None or an integer >= 1, got 2.5"),
     ({"penalty": "feature_l1:strength=-1"}, "feature_l1 strength must be a number >= 0"),
     ({"penalty": "leaf_l1:strength=nan"}, "leaf_l1 strength must be a number >= 0"),
     ({"penalty": "split_l1:strength=-0.1"}, "split_l1 strength must be a number >= 0"),

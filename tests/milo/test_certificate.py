@@ -55,14 +55,38 @@ def test_depth_three_on_a_tiny_set():
     assert proof.complete and proof.objective == pytest.approx(brute_force(X, y, 3, objective), rel=1e-9)
 
 
-def test_a_deadline_gives_a_valid_partial_bound():
+class CountingClock:
+    """A clock that advances by 1 at each look: a deadline of k stops the search at its k-th look,
+    whatever the machine's load."""
+
+    def __init__(self):
+        self.looks = 0
+
+    def perf_counter(self):
+        self.looks += 1
+        return float(self.looks)
+
+
+def test_a_deadline_gives_a_valid_partial_bound(monkeypatch):
+    """Stopped halfway through the looks at the clock of a complete search, the search returns an
+    incomplete certificate whose bound is positive and at most the optimum it would have proven;
+    stopped at its first look, before any bound, it returns None."""
+    from srtopt.milo import certificate
+
     rng = np.random.default_rng(1)
-    X = rng.random((400, 4))
-    y = np.sin(6 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(400)
+    X = rng.random((80, 2))
+    y = np.sin(6 * X[:, 0]) + X[:, 1] * X[:, 1] + 0.3 * rng.standard_normal(80)
     objective = AxisObjective("squared", l1=1e-3)
     found = LocalSearch(X, y, 3, objective, random_state=0).run(n_restarts=3)
-    proof = certify(X, y, 3, objective, time.perf_counter() + 0.5, incumbent=found.objective)
-    assert proof is None or (not proof.complete and 0 <= proof.bound <= found.objective)
+    monkeypatch.setattr(certificate, "time", CountingClock())
+    full = certify(X, y, 3, objective, math.inf, incumbent=found.objective)
+    assert full.complete
+    optimum, looks = min(full.objective, found.objective), certificate.time.looks
+    monkeypatch.setattr(certificate, "time", CountingClock())
+    partial = certify(X, y, 3, objective, looks // 2, incumbent=found.objective)
+    assert not partial.complete and 0 < partial.bound <= optimum
+    monkeypatch.setattr(certificate, "time", CountingClock())
+    assert certify(X, y, 3, objective, 1, incumbent=found.objective) is None
 
 
 def test_absolute_loss_is_not_certified_here():
