@@ -1,4 +1,4 @@
-"""The scikit-learn tree API shared by the estimators: depth, leaves and the soft routing."""
+"""The scikit-learn API shared by the estimators: ``score``, and for trees depth, leaves and the soft routing."""
 
 from __future__ import annotations
 
@@ -13,8 +13,31 @@ from ..view import FittedTree, oblique_reach, path_indicator
 from .scaling import scaled_input
 
 
-class TreeMixin:
-    """``get_depth``, ``get_n_leaves``, ``decision_path`` and ``save`` of a fitted binary tree of depth D."""
+def r2_score(y, prediction, sample_weight=None) -> float:
+    """scikit-learn's ``r2_score`` of ``prediction`` against ``y``, both divided by the power of two
+    just above max |y|: the same value (the division is exact), but finite for any finite y, where
+    scikit-learn's squares overflow (|y| near 1e300: nan) or underflow (|y| near 1e-200: 1.0)."""
+    from sklearn.metrics import r2_score as sklearn_r2_score
+
+    y, prediction = np.asarray(y, dtype=float), np.asarray(prediction, dtype=float)
+    top = np.max(np.abs(y), initial=0.0)
+    if np.isfinite(top) and top > 0:
+        exponent = np.frexp(top)[1]
+        y, prediction = np.ldexp(y, -exponent), np.ldexp(prediction, -exponent)
+    return float(sklearn_r2_score(y, prediction, sample_weight=sample_weight))
+
+
+class ScoreMixin:
+    """``score``, as scikit-learn's ``RegressorMixin`` but scale-safe (:func:`r2_score`)."""
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """R^2 (coefficient of determination) of ``predict(X)`` against ``y``, finite for any finite y."""
+        return r2_score(y, self.predict(X), sample_weight)
+
+
+class TreeMixin(ScoreMixin):
+    """``get_depth``, ``get_n_leaves``, ``decision_path``, ``save`` and ``score`` of a fitted binary
+    tree of depth D."""
 
     def save(self, path):
         """Write the fitted tree to ``path`` (versioned JSON, see :mod:`srtopt.persistence`)."""

@@ -37,6 +37,7 @@ from .constrained import (
     code_groups,
     constraint_report,
     constraint_terms,
+    in_training_units,
     protected_groups,
     training_units,
 )
@@ -424,7 +425,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         units = training_units(self, loss)
         problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree, float(self.mu), lambda_w,
                              lambda_b, weights, loss, penalties,
-                             tuple(c.in_training_units(units) for c in user_constraints), groups)
+                             in_training_units(user_constraints, units), groups)
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
             self, given, y, None if sample_weight is None else weights, lambda_b, ends_at, groups, problem)
         problem = self._leaf_shrinkage(problem, lambda_b)
