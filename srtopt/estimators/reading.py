@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
@@ -27,17 +28,16 @@ def r2_score(y, prediction, sample_weight=None) -> float:
     return float(sklearn_r2_score(y, prediction, sample_weight=sample_weight))
 
 
-class ScoreMixin:
-    """``score``, as scikit-learn's ``RegressorMixin`` but scale-safe (:func:`r2_score`)."""
+class RegressorScoreMixin(RegressorMixin):
+    """scikit-learn's ``RegressorMixin`` with a scale-safe ``score`` (:func:`r2_score`)."""
 
     def score(self, X, y, sample_weight=None) -> float:
         """R^2 (coefficient of determination) of ``predict(X)`` against ``y``, finite for any finite y."""
         return r2_score(y, self.predict(X), sample_weight)
 
 
-class TreeMixin(ScoreMixin):
-    """``get_depth``, ``get_n_leaves``, ``decision_path``, ``save`` and ``score`` of a fitted binary
-    tree of depth D."""
+class TreeMixin:
+    """``get_depth``, ``get_n_leaves``, ``decision_path`` and ``save`` of a fitted binary tree of depth D."""
 
     def save(self, path):
         """Write the fitted tree to ``path`` (versioned JSON, see :mod:`srtopt.persistence`)."""

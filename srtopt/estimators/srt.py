@@ -11,7 +11,7 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from .. import kernels
@@ -54,7 +54,7 @@ from .params import (
     Real,
     check_parameters,
 )
-from .reading import SoftTreeMixin
+from .reading import RegressorScoreMixin, SoftTreeMixin
 from .scaling import (
     MinMaxTarget,
     _n_rows,
@@ -133,7 +133,7 @@ def parse_reading(regularization: str) -> tuple[str, float]:
     return reading, float(split)
 
 
-class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
+class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
     """Soft Regression Tree with single-leaf (HBP) predictions, trained by NODEC-DR.
 
     The tree has oblique soft splits p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij)

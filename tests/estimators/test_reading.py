@@ -105,7 +105,7 @@ def test_score_is_the_r2_at_any_scale_of_y(scale):
     from sklearn.metrics import r2_score
 
     from srtopt import SoftRegressionTreeCV
-    from srtopt.estimators.reading import ScoreMixin
+    from srtopt.estimators.reading import RegressorScoreMixin
 
     rng = np.random.default_rng(0)
     X = rng.random((200, 3))
@@ -119,5 +119,5 @@ def test_score_is_the_r2_at_any_scale_of_y(scale):
         assert tree.score(X, y * scale, weights) == pytest.approx(r2_score(y, prediction, sample_weight=weights),
                                                                    rel=1e-12)
     assert 0.3 < tree.score(X, y * scale) < 0.9
-    assert all(estimator.score is ScoreMixin.score for estimator in (SoftRegressionTree, SoftRegressionTreeCV,
+    assert all(estimator.score is RegressorScoreMixin.score for estimator in (SoftRegressionTree, SoftRegressionTreeCV,
                                                                      ORRTRegressor, MILOTreeRegressor))
