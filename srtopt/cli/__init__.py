@@ -10,7 +10,9 @@ head``) ends the command quietly with status 0, as for any Unix filter; a failur
 machine (:class:`OSError`: disk full, a read-only directory; a results store that cannot be
 written) prints one line and exits with status 1; SIGTERM and SIGHUP end the command like Ctrl-C
 (files being written are removed, earlier files kept) with status 143 and 129.  None of them
-shows a traceback.  A signal whose exception Python swallowed (one that arrives while a module is
+shows a traceback.  The line ends with the command's ``on_interrupt`` note as it is when the
+signal ends the command: a command changes it once its output is in place (``fit``: "the model was
+saved to ..."), and replacing an output and changing the note is one step (:func:`signals_held`).  A signal whose exception Python swallowed (one that arrives while a module is
 being imported) is not lost: it is remembered and ends the command before its next output is
 written (:func:`check_signals`); one that surfaced as another error (a C extension whose import it
 interrupted raises ImportError) ends the command as the signal does.
@@ -19,6 +21,7 @@ interrupted raises ImportError) ends the command as the signal does.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import signal
@@ -61,6 +64,7 @@ class HungUp(Terminated):
 
 
 _PENDING: list = []  # the exception of a signal handled since the command started
+_HELD: list = []  # non-empty inside signals_held(): a signal is remembered, not raised
 
 
 def check_signals() -> None:
@@ -68,6 +72,18 @@ def check_signals() -> None:
     raised in some callbacks, e.g. while a module is imported): outputs are written after this."""
     if _PENDING:
         raise _PENDING[0]
+
+
+@contextlib.contextmanager
+def signals_held():
+    """A step done whole (replacing an output file and saying so in the ``on_interrupt`` note): a
+    signal that arrives inside is remembered and raised when the step ends, not in its middle."""
+    _HELD.append(True)
+    try:
+        yield
+    finally:
+        _HELD.pop()
+    check_signals()
 
 
 def _raising(exception):
@@ -82,7 +98,8 @@ def _raising(exception):
             threading.Timer(0.01, os.kill, (os.getpid(), signum)).start()
             return
         _PENDING.append(exception)
-        raise exception
+        if not _HELD:
+            raise exception
 
     return handler
 
@@ -112,7 +129,7 @@ def _install_handlers() -> dict:
 
 
 def main(argv=None) -> int:
-    prefix, note = "srtopt", ""
+    prefix, args = "srtopt", None
     _PENDING.clear()
     previous = _install_handlers()
     try:
@@ -121,7 +138,7 @@ def main(argv=None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
-        prefix, note = f"srtopt {args.command}", getattr(args, "on_interrupt", "")
+        prefix = f"srtopt {args.command}"
         with warnings.catch_warnings():
             warnings.showwarning = lambda message, *_, **__: print(f"{prefix}: warning: {message}",
                                                                   file=sys.stderr)
@@ -132,16 +149,18 @@ def main(argv=None) -> int:
         if not _PENDING:
             return _failure(exc, prefix)
         signalled = _PENDING[0]  # the signal surfaced as another error (an extension failing its import)
-        return _interrupted(signalled() if isinstance(signalled, type) else signalled, prefix, note)
+        return _interrupted(signalled() if isinstance(signalled, type) else signalled, prefix, args)
     except (KeyboardInterrupt, Terminated) as exc:
-        return _interrupted(exc, prefix, note)
+        return _interrupted(exc, prefix, args)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 
 
-def _interrupted(exc, prefix, note) -> int:
-    """One line for Ctrl-C, SIGTERM or SIGHUP, and the exit status."""
+def _interrupted(exc, prefix, args) -> int:
+    """One line for Ctrl-C, SIGTERM or SIGHUP, with the command's ``on_interrupt`` note as it is now,
+    and the exit status."""
+    note = getattr(args, "on_interrupt", "")
     verb, status = ("interrupted", 130) if isinstance(exc, KeyboardInterrupt) else (exc.verb, exc.status)
     print(f"{prefix}: {verb}{'; ' + note if note else ''}", file=sys.stderr)
     return status

@@ -12,6 +12,7 @@ Outputs are written atomically and never onto an input file.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import re
@@ -139,7 +140,10 @@ def _separator(path, sep):
     import csv
 
     if sep is not None:
-        return "\t" if sep in ("tab", "\\t") else sep
+        sep = "\t" if sep in ("tab", "\\t") else sep
+        if len(sep) != 1:
+            raise ValueError(f"--sep takes one character (or 'tab'), got {sep!r}")
+        return sep
     with open(path, newline="", errors="replace") as handle:
         sample = handle.read(64 * 1024)
     try:
@@ -347,8 +351,9 @@ def run_fit(args) -> int:
             print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features"
                   f"{_budget_note(model, args.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
         model.fit(X, y, sensitive_features=groups)
-    _save_model(model, out)
-    print(f"saved {out} (training R^2 {_r2(model, X, y):.4f}, stopped by {model.stopped_by_})",
+    r2 = model.score(X, y)  # before the save: once --out is replaced, the command's work is done
+    _save_model(model, out, args)
+    print(f"saved {out} (training R^2 {r2:.4f}, stopped by {model.stopped_by_})",
           file=sys.stderr if out == "-" else sys.stdout)
     return 0
 
@@ -368,15 +373,6 @@ def _budget_note(model, time_limit) -> str:
     return f", {model.time_limit:g} s of the {time_limit:g} s time limit left for the fit"
 
 
-def _r2(model, X, y) -> float:
-    """R^2 of the model on (X, y), computed on y standardized by the model's scaling: finite for any
-    finite y (sklearn's score squares y itself, which overflows for |y| near 1e300)."""
-    import numpy as np
-
-    ys, ps = model.scaler_.transform_y(y), model.scaler_.transform_y(model.predict(X))
-    return 1.0 - float(np.sum((ys - ps) ** 2) / np.sum((ys - ys.mean()) ** 2))
-
-
 def _constraints(args):
     """(monotonic_cst, constraint specs) of the constraint flags (each error names its flag)."""
     from ..models.constraints import make_constraints
@@ -386,7 +382,9 @@ def _constraints(args):
         name, _, sign = item.rpartition("=")
         if not name or sign not in ("1", "-1", "+1", "0"):
             raise ValueError(f"--monotone takes NAME=1 or NAME=-1, got {item!r}")
-        monotonic_cst[name] = int(sign)
+        if monotonic_cst.setdefault(name, int(sign)) != int(sign):
+            raise ValueError(f"--monotone: {name!r} is given the contradictory signs {monotonic_cst[name]} and "
+                             f"{int(sign)}; give one")
     flagged = [("--constraint", spec) for spec in args.constraint or ()]
     for item in args.leaf_bounds or ():
         name, _, bounds = item.rpartition("=")
@@ -414,12 +412,21 @@ def _constraints(args):
     return monotonic_cst or None, specs or None
 
 
-def _save_model(model, out):
-    """Write the fitted model to --out; if that fails (disk full, a directory gone read-only),
-    keep the work: save it in the temporary directory and say where, then fail."""
+def _save_model(model, out, args):
+    """Write the fitted model to --out and make the note of a later Ctrl-C say so (one step: a
+    signal in between waits for its end, :func:`~srtopt.cli.signals_held`; not while a FIFO or
+    standard output is written into, which may wait for a reader); if the write fails (disk full, a
+    directory gone read-only), keep the work: save it in the temporary directory and say where, then fail."""
     from ..persistence import dumps
+    from . import signals_held
 
     data = dumps(model).encode("utf-8")
+    with signals_held() if out != "-" and not is_special(out) else contextlib.nullcontext():
+        _write_model(data, out)
+        args.on_interrupt = f"the model was saved to {'standard output' if out == '-' else out}"
+
+
+def _write_model(data, out):
     try:
         _write_out(out, data, None)  # run_fit says "saved"
     except OSError as exc:

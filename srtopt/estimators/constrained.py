@@ -5,6 +5,7 @@ what holds after the fit.
 * :func:`protected_groups` -- ``fit(..., sensitive_features=...)``: an array, or the name of a
   column of a DataFrame X (then not a feature), checked and coded 0, 1, ...;
 * :func:`training_units` -- how the estimator's scaling maps the user's units to training's;
+* :func:`in_training_units` -- the terms in those units, once their bounds are seen to agree;
 * :func:`constraint_report` -- one row per constraint row: its bound, its value for the soft model
   the training objective is written on and for ``predict()`` on the training data, whether it holds.
 """
@@ -20,6 +21,7 @@ from ..models.constraints import (
     Monotone,
     Parity,
     TrainingUnits,
+    VariableBounds,
     make_constraints,
 )
 from ..models.terms import NUMPY
@@ -50,8 +52,14 @@ def protected_groups(X, sensitive_features, n_rows: int):
 
 
 def code_groups(values, weights) -> tuple[np.ndarray, list]:
-    """(group codes 0, 1, ... per row, the group labels in code order); each group needs two rows
-    of positive weight, and there must be two groups."""
+    """(group codes 0, 1, ... per row, the group labels in code order); no group may be missing
+    (NaN, None), each group needs two rows of positive weight, and there must be two groups."""
+    import pandas as pd
+
+    missing = np.asarray(pd.isna(values))
+    if missing.any():
+        raise ValueError(f"sensitive_features has {int(missing.sum())} missing value(s) (NaN or None), the first in "
+                         f"row {int(np.argmax(missing))}: give every row a group, or drop those rows")
     try:
         unique, codes = np.unique(values, return_inverse=True)
     except TypeError:
@@ -75,6 +83,45 @@ def training_units(estimator, loss) -> TrainingUnits:
     names = tuple(str(n) for n in names) if names is not None else tuple(f"x{j}" for j in range(p))
     degree = {"squared": 2, "absolute": 1}.get(loss.name)
     return TrainingUnits(names, estimator.scaler_.x_scale, estimator.scaler_.y_std, degree)
+
+
+def in_training_units(terms, units: TrainingUnits) -> tuple:
+    """``terms`` (user units) in the training problem's units (:meth:`Constraint.in_training_units`);
+    first, constraints that contradict each other on a feature are refused in the user's terms: the
+    feature's name, the two constraints, the bounds in y's units per unit of the feature."""
+    named = TrainingUnits(units.feature_names, np.ones(len(units.feature_names)), 1.0, units.loss_degree)
+    bounding = [(term, term.in_training_units(named)) for term in terms if isinstance(term, VariableBounds)]
+    _check_signs(bounding, units.feature_names)
+    _check_slopes(bounding, units.feature_names)
+    return tuple(term.in_training_units(units) for term in terms)
+
+
+def _check_signs(bounding, names):
+    """Refuse a feature that one term makes increasing and another decreasing."""
+    first, direction = {}, {1: "increasing", -1: "decreasing"}
+    for user, term in bounding:
+        for j in np.flatnonzero(term.signs) if isinstance(term, Monotone) else ():
+            sign, by = first.setdefault(j, (term.signs[j], user))
+            if sign != term.signs[j]:
+                raise ValueError(f"contradictory monotone signs: {by.describe()} makes the prediction {direction[sign]} "
+                                 f"in feature {names[j]!r} and {user.describe()} {direction[-sign]}; keep one")
+
+
+def _check_slopes(bounding, names):
+    """Refuse a feature whose leaf slopes must lie above one term's lower bound and below another's
+    smaller upper bound (in y's units per unit of the feature: ``bounding`` holds the terms in
+    unscaled units)."""
+    if not bounding:
+        return
+    q = len(names) + 1
+    lower, upper = (np.array(side) for side in zip(*(term.leaf_bounds(q) for _, term in bounding)))
+    by_lower, by_upper, columns = lower.argmax(axis=0), upper.argmin(axis=0), np.arange(q)
+    low, high = lower[by_lower, columns], upper[by_upper, columns]
+    for j in np.flatnonzero(low[1:] > high[1:]) + 1:
+        name = names[j - 1]
+        raise ValueError(f"contradictory constraints on feature {name!r}: {bounding[by_lower[j]][0].describe()} needs "
+                         f"its leaf slopes >= {low[j]:g} and {bounding[by_upper[j]][0].describe()} needs them <= "
+                         f"{high[j]:g} (y's units per unit of {name!r}); no slope meets both: drop or change one")
 
 
 def _row(constraint, row, bound, soft, predict, holds_soft, holds_predict) -> dict:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numbers
 
-from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.utils.validation import check_is_fitted
 
 from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, check_parameters
+from .reading import RegressorScoreMixin
 from .scaling import check_fit_arrays
 from .srt import SoftRegressionTree, parse_reading
 
@@ -17,7 +18,7 @@ SPLITTER = "a cross-validation splitter"
 SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/design.md, "Choosing the split weight by cross-validation"
 
 
-class SoftRegressionTreeCV(RegressorMixin, BaseEstimator):
+class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
     """A :class:`SoftRegressionTree` whose lambda_w (the l2 weight on the splits in eq. (obj))
     is chosen by K-fold cross-validation, then refit on all the data.
 

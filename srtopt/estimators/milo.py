@@ -17,7 +17,7 @@ import time
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -37,7 +37,7 @@ from srtopt.estimators.params import (
     Real,
     check_parameters,
 )
-from srtopt.estimators.reading import TreeMixin
+from srtopt.estimators.reading import RegressorScoreMixin, TreeMixin
 from srtopt.estimators.scaling import MinMaxTarget, check_fit_arrays, scaled_input
 from srtopt.estimators.threads import one_blas_thread
 from srtopt.milo.certificate import certify
@@ -102,7 +102,7 @@ def _cart_structure(Xs, ys, depth, random_state):
     return feats, thr
 
 
-class MILOTreeRegressor(TreeMixin, RegressorMixin, BaseEstimator):
+class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
     """Deterministic regression tree with axis-aligned splits and linear leaves (ORT-L).
 
     Depth-D tree trained for the objective of

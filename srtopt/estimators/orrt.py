@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -17,13 +17,13 @@ from ..models.terms import make_loss, make_penalties
 from ..solvers import make_solver
 from ..solvers.base import acceptance, solve_interruptibly
 from ..tree import Tree
-from .reading import SoftTreeMixin
+from .reading import RegressorScoreMixin, SoftTreeMixin
 from .params import NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Kind, Parses, check_parameters
 from .scaling import MinMaxTarget, check_fit_arrays, scaled_input
 from .threads import one_blas_thread
 
 
-class ORRTRegressor(SoftTreeMixin, RegressorMixin, BaseEstimator):
+class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
     """Optimal randomized regression tree (ORRT), the soft-tree baseline of the paper.
 
     Same oblique soft splits p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij), logistic

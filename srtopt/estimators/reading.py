@@ -1,10 +1,11 @@
-"""The scikit-learn tree API shared by the estimators: depth, leaves and the soft routing."""
+"""The scikit-learn API shared by the estimators: ``score``, and for trees depth, leaves and the soft routing."""
 
 from __future__ import annotations
 
 import dataclasses
 
 import numpy as np
+from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
@@ -13,16 +14,30 @@ from ..view import FittedTree, oblique_reach, path_indicator
 from .scaling import scaled_input
 
 
-class TreeMixin:
-    """``get_depth``, ``get_n_leaves``, ``decision_path``, ``score`` and ``save`` of a fitted binary tree of
-    depth D."""
+def r2_score(y, prediction, sample_weight=None) -> float:
+    """scikit-learn's ``r2_score`` of ``prediction`` against ``y``, both divided by the power of two
+    just above max |y|: the same value (the division is exact), but finite for any finite y, where
+    scikit-learn's squares overflow (|y| near 1e300: nan) or underflow (|y| near 1e-200: 1.0)."""
+    from sklearn.metrics import r2_score as sklearn_r2_score
 
-    def score(self, X, y, sample_weight=None):
+    y, prediction = np.asarray(y, dtype=float), np.asarray(prediction, dtype=float)
+    top = np.max(np.abs(y), initial=0.0)
+    if np.isfinite(top) and top > 0:
+        exponent = np.frexp(top)[1]
+        y, prediction = np.ldexp(y, -exponent), np.ldexp(prediction, -exponent)
+    return float(sklearn_r2_score(y, prediction, sample_weight=sample_weight))
+
+
+class RegressorScoreMixin(RegressorMixin):
+    """scikit-learn's ``RegressorMixin`` with a scale-safe ``score`` (:func:`r2_score`)."""
+
+    def score(self, X, y, sample_weight=None) -> float:
         """The coefficient of determination R^2 of :meth:`predict` on (X, y).
 
         R^2 = 1 - sum_i w_i (y_i - yhat_i)^2 / sum_i w_i (y_i - ybar)^2, with ybar the weighted
-        mean of y (scikit-learn's ``r2_score``): 1 for a perfect prediction, 0 for predicting
-        ybar, negative for worse.
+        mean of y: 1 for a perfect prediction, 0 for predicting ybar, negative for worse; computed on y
+        and the predictions scaled by a power of two near max |y| (:func:`r2_score`), so that it is
+        finite for any finite y.
 
         Parameters
         ----------
@@ -38,7 +53,11 @@ class TreeMixin:
         float
             R^2 of ``predict(X)`` against y.
         """
-        return super().score(X, y, sample_weight=sample_weight)
+        return r2_score(y, self.predict(X), sample_weight)
+
+
+class TreeMixin:
+    """``get_depth``, ``get_n_leaves``, ``decision_path`` and ``save`` of a fitted binary tree of depth D."""
 
     def save(self, path):
         """Write the fitted tree to ``path`` (versioned JSON, see :mod:`srtopt.persistence`)."""

@@ -11,7 +11,7 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from .. import kernels
@@ -37,6 +37,7 @@ from .constrained import (
     code_groups,
     constraint_report,
     constraint_terms,
+    in_training_units,
     protected_groups,
     training_units,
 )
@@ -57,7 +58,7 @@ from .params import (
     Real,
     check_parameters,
 )
-from .reading import SoftTreeMixin
+from .reading import RegressorScoreMixin, SoftTreeMixin
 from .scaling import (
     MinMaxTarget,
     _n_rows,
@@ -156,7 +157,7 @@ def init_entries(init) -> list:
     return entries
 
 
-class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
+class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
     """Soft Regression Tree with single-leaf (HBP) predictions, trained by NODEC-DR.
 
     The tree has oblique soft splits p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij)
@@ -550,7 +551,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorMixin, BaseEstimator):
         units = training_units(self, loss)
         problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree, float(self.mu), lambda_w,
                              lambda_b, weights, loss, penalties,
-                             tuple(c.in_training_units(units) for c in user_constraints), groups)
+                             in_training_units(user_constraints, units), groups)
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
             self, given, y, None if sample_weight is None else weights, lambda_b, ends_at, groups, problem)
         problem = self._leaf_shrinkage(problem, lambda_b)

@@ -22,8 +22,8 @@ Besides ``solve``, an adapter has
   adapter is clone-safe (a deep copy drops compiled caches) and
   ``set_params(bn_solver__tol=1e-8)`` works;
 * optionally ``stops_on_interrupt = True`` -- it polls :func:`interrupt_requested`
-  and ends its solve itself on Ctrl-C (see :func:`solve_interruptibly`, through
-  which training calls every adapter, so that Ctrl-C always ends a fit);
+  and ends its solve itself on Ctrl-C, SIGTERM or SIGHUP (see :func:`solve_interruptibly`,
+  through which training calls every adapter, so that these signals always end a fit);
 * optionally ``python_loop = True`` -- its iterations run in Python (numpy, LAPACK calls,
   SciPy's L-BFGS-B driver), where Ctrl-C raises KeyboardInterrupt and nothing swallows it,
   so :func:`solve_interruptibly` calls it directly instead of recording SIGINT around it
@@ -204,7 +204,9 @@ class SolverResult:
         return self.x is not None and bool(np.all(np.isfinite(self.x)) and np.isfinite(self.objective))
 
 
-_SIGINT = threading.Event()  # set by a SIGINT during solve_interruptibly (main thread)
+#: the signals that end a program, recorded during a solve (:func:`solve_interruptibly`)
+ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+_ARRIVED: list = []  # the ending signals recorded during the current solve_interruptibly (main thread)
 
 
 _DEADLINE: contextvars.ContextVar = contextvars.ContextVar("srtopt_deadline", default=None)
@@ -242,68 +244,76 @@ def should_stop() -> bool:
 
 
 def interrupt_requested() -> bool:
-    """True once Ctrl-C was pressed during the current :func:`solve_interruptibly`.  An adapter
-    with ``stops_on_interrupt = True`` polls this and ends its solve early, quietly."""
-    return _SIGINT.is_set()
+    """True once Ctrl-C was pressed (or SIGTERM, SIGHUP arrived) during the current
+    :func:`solve_interruptibly`.  An adapter with ``stops_on_interrupt = True`` polls this and
+    ends its solve early, quietly."""
+    return bool(_ARRIVED)
 
 
 def solve_interruptibly(solver, problem, x0) -> SolverResult:
-    """``solver.solve(problem, x0)``, except that a Ctrl-C (SIGINT) during the solve raises
-    KeyboardInterrupt when the solve ends, even if the solver swallowed it (CasADi turns a
-    KeyboardInterrupt into a status, IPOPT's ``NonIpopt_Exception_Thrown``, and may carry on).
+    """``solver.solve(problem, x0)``, except that a Ctrl-C (SIGINT), SIGTERM or SIGHUP during the
+    solve is handled when the solve ends (its handler raises there: KeyboardInterrupt, or the
+    CLI's exception for SIGTERM), even if the solver swallowed the exception (CasADi turns one
+    raised in its callbacks into a status, IPOPT's ``NonIpopt_Exception_Thrown``, prints it with
+    its traceback and a dump of its inputs, and may carry on).
 
-    The KeyboardInterrupt is raised in the signal handler, as usual, unless the solver has
-    ``stops_on_interrupt = True`` (it polls :func:`interrupt_requested` and stops by itself).
-    A solver that picks an adapter per problem (``choose(problem)``, the "auto" solver)
-    hands the problem to that adapter."""
+    The handler runs at once, as usual, unless the solver has ``stops_on_interrupt = True``
+    (it polls :func:`interrupt_requested` and stops by itself).  A solver that picks an adapter
+    per problem (``choose(problem)``, the "auto" solver) hands the problem to that adapter."""
     chosen = getattr(solver, "choose", lambda problem: None)(problem)
     solver = chosen if chosen is not None else solver
     if getattr(solver, "python_loop", False):
         return solver.solve(problem, x0)
-    with _recording_sigint(raise_at_once=not getattr(solver, "stops_on_interrupt", False)):
+    with _recording_signals(raise_at_once=not getattr(solver, "stops_on_interrupt", False)):
         return solver.solve(problem, x0)
 
 
 @contextlib.contextmanager
-def _recording_sigint(raise_at_once: bool):
-    """Record a SIGINT that arrives meanwhile (it sets :data:`_SIGINT`, then, if
-    ``raise_at_once``, the previous handler runs, which raises KeyboardInterrupt by default);
-    on leaving, restore the previous handler and raise KeyboardInterrupt if one arrived,
-    also in place of an exception the solver raised because of it.  The handler is
-    restored before the flag is read, so a SIGINT at any moment is either recorded or
-    handled by the previous handler: never lost.  Python handles signals in the main
-    thread only; in other threads, or when SIGINT is ignored, nothing changes."""
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+def _recording_signals(raise_at_once: bool):
+    """Record an ending signal that arrives meanwhile (in :data:`_ARRIVED`; then, if
+    ``raise_at_once``, its previous handler runs, which raises KeyboardInterrupt for SIGINT by
+    default); on leaving, restore the previous handlers and run the first recorded signal's,
+    also in place of an exception the solver raised because of it.  The handlers are restored
+    before the record is read, so a signal at any moment is either recorded or handled by its
+    previous handler: never lost.  Python handles signals in the main thread only; in other
+    threads, and for a signal whose handler is the default (SIGTERM ends the process) or
+    ignored, nothing changes."""
+    previous = {signum: signal.getsignal(signum) for signum in ENDING_SIGNALS}
+    previous = {signum: handler for signum, handler in previous.items() if callable(handler)}
+    if threading.current_thread() is not threading.main_thread() or not previous:
         yield
         return
 
     def record(signum, frame):
-        _SIGINT.set()
+        _ARRIVED.append(signum)
         if raise_at_once:
-            previous(signum, frame)
+            previous[signum](signum, frame)
 
-    _SIGINT.clear()
-    signal.signal(signal.SIGINT, record)
+    _ARRIVED.clear()
+    for signum in previous:
+        signal.signal(signum, record)
+    failure = None
     try:
         yield
-    except Exception:
-        if _restore(previous):
-            raise KeyboardInterrupt from None
-        raise
+    except Exception as exc:
+        failure = exc
     except BaseException:
         _restore(previous)
         raise
-    if _restore(previous):
-        raise KeyboardInterrupt
+    arrived = _restore(previous)
+    if arrived is not None:
+        previous[arrived](arrived, None)  # raises (KeyboardInterrupt, Terminated), out of the solver's error
+    if failure is not None:
+        raise failure
 
 
-def _restore(previous) -> bool:
-    """Put the previous SIGINT handler back; whether a SIGINT was recorded (the flag is
-    cleared: a later solve must not see it)."""
-    signal.signal(signal.SIGINT, previous)
-    arrived = _SIGINT.is_set()
-    _SIGINT.clear()
+def _restore(previous):
+    """Put the previous handlers back; the first signal recorded, or None (the record is cleared:
+    a later solve must not see it)."""
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+    arrived = _ARRIVED[0] if _ARRIVED else None
+    _ARRIVED.clear()
     return arrived
 
 

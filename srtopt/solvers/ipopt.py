@@ -12,8 +12,9 @@ Two evaluators feed IPOPT the objective and its exact gradient:
   variable count serves every subproblem.  A formulation without a Hessian of its
   own (a nonsmooth penalty's split) takes the symbolic evaluator for the exact one.
 
-Neither is ever rebuilt inside the NODEC loop.  Ctrl-C during a solve (through
-:func:`~.base.solve_interruptibly`) stops IPOPT at its next iteration, quietly.
+Neither is ever rebuilt inside the NODEC loop.  Ctrl-C, SIGTERM or SIGHUP during a solve (through
+:func:`~.base.solve_interruptibly`, which records the signal instead of letting its handler raise
+inside a callback) stops IPOPT at its next iteration, quietly.
 
 Constraints (:mod:`srtopt.models.constraints`) go to IPOPT as they are: the formulation's
 bounds as lbx/ubx (a fixed variable becomes a parameter, IPOPT's default treatment), its rows
@@ -184,7 +185,7 @@ def _bounds(problem) -> dict:
 
 class _StopOnInterrupt(ca.Callback):
     """IPOPT's iteration callback: 1 (stop, status ``User_Requested_Stop``) once Ctrl-C was
-    pressed or the training deadline passed (:func:`~srtopt.solvers.base.should_stop`).  Its inputs are empty (CasADi accepts that), so no iterate is copied to Python."""
+    pressed (or SIGTERM, SIGHUP arrived) or the training deadline passed (:func:`~srtopt.solvers.base.should_stop`).  Its inputs are empty (CasADi accepts that), so no iterate is copied to Python."""
 
     def __init__(self):
         ca.Callback.__init__(self)

@@ -216,6 +216,10 @@ def test_show_text_dot_png(workdir, fitted, capsys):
     (["predict", "{d}/model.json", "{d}/text.csv"], "'{d}/text.csv' lacks the model's feature column(s) 'temp', 'load', 'speed'"),
     (["show", "{d}/model.json", "--format", "png"], "--format png needs --out FILE.png"),
     (["show", "{d}/model.json", "--top", "0"], "--top must be >= 1 or 'all', got 0"),
+    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sep", "ab"],
+     "--sep takes one character (or 'tab'), got 'ab'"),
+    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sep", ""], "--sep takes one character"),
+    (["predict", "{d}/model.json", "{d}/data.csv", "--sep", ",,"], "--sep takes one character (or 'tab'), got ',,'"),
 ])
 def test_user_mistakes_print_one_line(workdir, fitted, capsys, argv, message):
     d = str(workdir)
@@ -617,6 +621,12 @@ def test_fit_with_constraints_and_show_what_holds(tmp_path, capsys):
     (["--monotone", "temp=2"], "--monotone takes NAME=1 or NAME=-1"),
     (["--leaf-bounds", "temp=1"], "--leaf-bounds takes NAME=LOW:HIGH"),
     (["--constraint", "parity:gap=-1", "--sensitive", "temp"], "--constraint: parity gap must be a number >= 0"),
+    (["--monotone", "temp=1", "--monotone", "temp=-1"], "--monotone: 'temp' is given the contradictory signs 1 and -1"),
+    (["--sensitive", "temp", "--parity", "nan"], "--parity: parity gap must be a number >= 0"),
+    (["--sensitive", "temp", "--constraint", "parity:gap=abc"], "got 'abc': not a number"),
+    (["--leaf-bounds", "load=0:1", "--leaf-bounds", "load=-5:-4"],
+     "contradictory constraints on feature 'load': leaf_bounds:feature=load,lower=0,upper=1 needs its leaf slopes "
+     ">= 0 and leaf_bounds:feature=load,lower=-5,upper=-4 needs them <= -4 (y's units per unit of 'load')"),
 ])
 def test_constraint_flags_are_checked_before_the_fit(workdir, flags, message, capsys):
     code = main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", str(workdir / "never.json"), *flags])

@@ -70,3 +70,71 @@ def test_a_signal_that_surfaced_as_another_error_ends_the_command_as_the_signal(
     with pytest.raises(ImportError):  # without a signal, the same error is a bug and keeps its traceback
         monkeypatch.setattr(models, "run_show", lambda args: (_ for _ in ()).throw(ImportError("broken")))
         cli.main(["show", str(tmp_path / "model.json")])
+
+
+def _small_fit_args(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2))
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": X[:, 0] - X[:, 1]}).to_csv(tmp_path / "data.csv", index=False)
+    (tmp_path / "model.json").write_text("the old model\n")
+    return ["fit", str(tmp_path / "data.csv"), "--target", "y", "--depth", "1", "--max-iter", "1", "--quiet",
+            "--out", str(tmp_path / "model.json")]
+
+
+@pytest.mark.parametrize("signum, status, verb", [(signal.SIGINT, 130, "interrupted"),
+                                                  (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_right_after_out_is_replaced_says_the_model_was_saved(tmp_path, monkeypatch, capsys, signum,
+                                                                       status, verb):
+    """The signal is sent by the rename that puts the new model in place (os.replace, hooked): the
+    line says the model was saved, and it was; the replace and the note are one step."""
+    import os
+
+    import srtopt
+    from srtopt import _io
+
+    argv, replace = _small_fit_args(tmp_path), os.replace
+
+    def replace_then_signal(source, target, **options):
+        replace(source, target, **options)
+        if os.path.basename(target) == "model.json":
+            signal.raise_signal(signum)
+
+    monkeypatch.setattr(_io.os, "replace", replace_then_signal)
+    assert cli.main(argv) == status
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"srtopt fit: {verb}; the model was saved to {tmp_path / 'model.json'}"] and out == ""
+    assert srtopt.load(tmp_path / "model.json").depth == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "model.json"]
+
+
+def test_a_signal_before_the_save_leaves_out_untouched(tmp_path, monkeypatch, capsys):
+    """The training R^2 is computed before the save: a signal there (sent by score, hooked) finds
+    --out unwritten, and says so."""
+    from srtopt import SoftRegressionTree
+
+    argv, score = _small_fit_args(tmp_path), SoftRegressionTree.score
+
+    def signal_then_score(self, X, y, sample_weight=None):
+        signal.raise_signal(signal.SIGTERM)
+        return score(self, X, y, sample_weight)
+
+    monkeypatch.setattr(SoftRegressionTree, "score", signal_then_score)
+    assert cli.main(argv) == 143
+    assert capsys.readouterr().err.splitlines() == ["srtopt fit: terminated; --out was not written"]
+    assert (tmp_path / "model.json").read_text() == "the old model\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "model.json"]
+
+
+def test_signals_held_raises_the_signal_when_the_step_ends(monkeypatch):
+    """Inside signals_held the handler only remembers the signal; the step ends, then it is raised."""
+    steps = []
+    monkeypatch.setattr(cli, "_PENDING", [])
+    handler = cli._raising(cli.Terminated)
+    with pytest.raises(cli.Terminated):
+        with cli.signals_held():
+            handler(signal.SIGTERM, sys._getframe())
+            steps.append("done")
+    assert steps == ["done"] and not cli._HELD

@@ -157,6 +157,14 @@ def test_a_time_limit_ends_with_the_most_feasible_tree_and_no_error():
     ({"constraints": "parity:gap=0.1"}, {"sensitive_features": np.zeros(300)}, "single group"),
     ({"constraints": "parity:gap=0.1"}, {"sensitive_features": np.r_[1, np.zeros(299)]}, "group 1.* has 1 row"),
     ({"constraints": "parity:gap=0.1"}, {"sensitive_features": "group"}, "names no column of X"),
+    ({"constraints": "parity:gap=0.1"}, {"sensitive_features": np.r_[np.nan, np.nan, np.nan, np.zeros(297)]},
+     r"sensitive_features has 3 missing value\(s\) \(NaN or None\), the first in row 0"),
+    ({"constraints": "parity:gap=0.1"},
+     {"sensitive_features": np.array(["a", "b"] * 149 + [None, "a"], dtype=object)},
+     r"sensitive_features has 1 missing value\(s\)"),
+    ({"constraints": "parity:gap=abc"}, {}, "parity gap must be a number >= 0 .* got 'abc': not a number$"),
+    ({"constraints": "parity:gap=inf"}, {}, "got 'inf': not a finite number$"),
+    ({"constraints": "group_loss:bound=nan"}, {}, "got 'nan': not a finite number$"),
 ])
 def test_bad_input_is_one_line_before_fitting(params, fit, message, monkeypatch):
     from srtopt.estimators import srt
@@ -166,6 +174,28 @@ def test_bad_input_is_one_line_before_fitting(params, fit, message, monkeypatch)
     with pytest.raises(ValueError, match=message) as info:
         SoftRegressionTree(depth=2, **params).fit(X, y, **fit)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"constraints": ["leaf_bounds:feature=x1,lower=0,upper=1", "leaf_bounds:feature=x1,lower=-5,upper=-4"]},
+     ("contradictory constraints on feature 'x1': leaf_bounds:feature=x1,lower=0,upper=1 needs its leaf slopes >= 0 "
+      "and leaf_bounds:feature=x1,lower=-5,upper=-4 needs them <= -4 (y's units per unit of 'x1'); no slope meets "
+      "both: drop or change one")),
+    ({"monotonic_cst": {"x2": -1}, "constraints": "leaf_bounds:feature=x2,lower=0.5"},
+     ("contradictory constraints on feature 'x2': leaf_bounds:feature=x2,lower=0.5,upper=inf needs its leaf slopes "
+      ">= 0.5 and monotone:x2=-1 needs them <= 0 ")),
+    ({"monotonic_cst": {"x0": 1}, "constraints": "monotone:x0=-1"},
+     ("contradictory monotone signs: monotone:x0=-1 makes the prediction decreasing in feature 'x0' and "
+      "monotone:x0=1 increasing; keep one")),
+])
+def test_contradictory_constraints_name_the_feature_and_the_constraints_in_user_units(params, message):
+    """A contradiction is said with the feature's name, the two constraints and the bounds as given
+    (y and the features scaled far from 1, so training units would show)."""
+    X, y, _ = _data()
+    frame = pd.DataFrame(X * [1, 100, 0.01, 1], columns=["x0", "x1", "x2", "x3"])
+    with pytest.raises(ValueError) as info:
+        SoftRegressionTree(depth=1, **params).fit(frame, y * 1000)
+    assert str(info.value).startswith(message)
 
 
 def test_groups_with_no_weight_are_empty_groups():

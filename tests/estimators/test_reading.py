@@ -94,3 +94,30 @@ def test_feature_importances_are_raw_split_coefficients_times_feature_ranges(srt
                       for t in tree.branch_nodes])
     weight = share @ np.abs(split[:, 1:]) * (X.max(axis=0) - X.min(axis=0))
     np.testing.assert_allclose(srt.feature_importances_, weight / weight.sum(), rtol=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1.0, 1e300])
+def test_score_is_the_r2_at_any_scale_of_y(scale):
+    """score() is R^2 also where scikit-learn's squares of y underflow (1e-200: it said 1.0) or
+    overflow (1e300: nan and warnings); with weights too, and the same method in every estimator."""
+    import warnings
+
+    from sklearn.metrics import r2_score
+
+    from srtopt import SoftRegressionTreeCV
+    from srtopt.estimators.reading import RegressorScoreMixin
+
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 3))
+    y = 3 * X[:, 0] + rng.standard_normal(200)
+    weights = rng.random(200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tree = SoftRegressionTree(depth=1, max_iter=2, random_state=0).fit(X, y * scale)
+        prediction = tree.predict(X) / scale
+        assert tree.score(X, y * scale) == pytest.approx(r2_score(y, prediction), rel=1e-12)
+        assert tree.score(X, y * scale, weights) == pytest.approx(r2_score(y, prediction, sample_weight=weights),
+                                                                   rel=1e-12)
+    assert 0.3 < tree.score(X, y * scale) < 0.9
+    assert all(estimator.score is RegressorScoreMixin.score for estimator in (SoftRegressionTree, SoftRegressionTreeCV,
+                                                                     ORRTRegressor, MILOTreeRegressor))

@@ -185,6 +185,51 @@ def test_interrupt_is_raised_once_and_forgotten_after_the_solve(rng, stops_on_in
     assert solve_interruptibly(IpoptCasadi(), sub, sub.start()).success
 
 
+class _Ended(BaseException):
+    """What the test's handler of an ending signal raises (the CLI raises its Terminated so)."""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_inside_an_ipopt_callback_is_handled_after_the_solve(rng, capfd, name):
+    """An ending signal that arrives inside one of CasADi's callbacks (here: the oracle's third
+    evaluation) does not raise there, where CasADi would print the exception with a dump of its
+    inputs and IPOPT carry on: it is recorded, IPOPT stops at its next iteration, and the
+    signal's handler raises once the solve has returned."""
+    import os
+    import signal
+
+    from srtopt.solvers.base import interrupt_requested, solve_interruptibly
+
+    signum = getattr(signal, name)
+    problem, omega, beta = random_tree_problem(rng, 2)
+    sub = problem.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(60))
+    calls, evaluate = [], sub.evaluate
+    sub.evaluate = lambda x: calls.append(x) or evaluate(x)
+    free = IpoptCasadi().solve(sub, sub.start())
+    evaluations = len(calls)
+
+    def evaluate_and_signal(x):
+        calls.append(x)
+        if len(calls) == evaluations + 3:
+            os.kill(os.getpid(), signum)
+        return evaluate(x)
+
+    def ended(signum, frame):
+        raise _Ended(signum)
+
+    sub.evaluate = evaluate_and_signal
+    previous = signal.signal(signum, ended)
+    try:
+        with pytest.raises(_Ended):
+            solve_interruptibly(IpoptCasadi(), sub, sub.start())
+        assert signal.getsignal(signum) is ended and not interrupt_requested()
+    finally:
+        signal.signal(signum, previous)
+    out, err = capfd.readouterr()
+    assert "CasADi" not in out + err and "Traceback" not in out + err, out + err
+    assert free.success and len(calls) - evaluations < evaluations  # IPOPT stopped early
+
+
 class _SeesHandler:
     """A solver that records the SIGINT handler in force during its solve."""
 

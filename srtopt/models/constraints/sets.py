@@ -43,8 +43,9 @@ class ConstraintSet:
             for lo, hi, where in ((lo_w, hi_w, "split weights"), (lo_b, hi_b, "leaf coefficients")):
                 if np.any(lo > hi):
                     j = int(np.flatnonzero(lo > hi)[0]) - 1
-                    raise ValueError(f"contradictory constraints: the {where} of feature {j} must lie in "
-                                     f"[{lo[j + 1]:g}, {hi[j + 1]:g}] (monotonic_cst and leaf_bounds disagree)")
+                    raise ValueError(f"contradictory constraints: the {where} of column {j + 1} of the problem "
+                                     f"(feature {j}) must lie in [{lo[j + 1]:g}, {hi[j + 1]:g}] (training units): "
+                                     f"its variable bounds disagree")
             lo_b, hi_b = (np.tile(v[:self.leaf_q], self.leaf_outputs) for v in (lo_b, hi_b))
             self.bounds = (np.tile(lo_w, (self.n_branch, 1)), np.tile(hi_w, (self.n_branch, 1)),
                            np.tile(lo_b, (self.n_leaves, 1)), np.tile(hi_b, (self.n_leaves, 1)))

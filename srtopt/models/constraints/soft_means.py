@@ -143,6 +143,20 @@ class HeldPredictions(MeanPrediction):
 
 
 
+def _not_a_bound(value, out_of_range: str, in_range) -> str:
+    """Why ``value`` (a number, or a string of one: a spec's "nan") is no bound of a soft mean ("" if
+    it is one): not a number, not finite, or ``out_of_range`` (when ``in_range(value)`` fails)."""
+    try:
+        value = float(value) if isinstance(value, str) else value
+    except ValueError:
+        return "not a number"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return "not a number"
+    if not np.isfinite(value):
+        return "not a finite number"
+    return "" if in_range(value) else out_of_range
+
+
 def _group_masses(s, groups):
     """(weights of each group's rows, normalized to sum 1 within the group) as columns (n, G)."""
     n_groups = int(groups.max()) + 1
@@ -174,9 +188,10 @@ class Parity(MeanPrediction):
     needs_groups = True
 
     def __init__(self, gap=0.0):
-        if isinstance(gap, bool) or not isinstance(gap, numbers.Real) or not np.isfinite(gap) or gap < 0:
+        why = _not_a_bound(gap, "a negative gap cannot be met", lambda v: v >= 0)
+        if why:
             raise ValueError(f"parity gap must be a number >= 0 in y's units (|mean prediction of group 1 - of "
-                             f"group 0| <= gap), got {gap!r}: a negative gap cannot be met")
+                             f"group 0| <= gap), got {gap!r}: {why}")
         self.gap = float(gap)
 
     def in_training_units(self, units):
@@ -220,9 +235,10 @@ class GroupLoss(SoftMean):
     needs_groups = True
 
     def __init__(self, bound=None):
-        if isinstance(bound, bool) or not isinstance(bound, numbers.Real) or not np.isfinite(bound) or bound <= 0:
+        why = _not_a_bound(bound, "no model has a negative loss, and 0 needs an exact fit", lambda v: v > 0)
+        if why:
             raise ValueError(f"group_loss bound must be a number > 0 (each group's mean loss <= bound), got "
-                             f"{bound!r}: no model has a negative loss, and 0 needs an exact fit")
+                             f"{bound!r}: {why}")
         self.bound = float(bound)
 
     def in_training_units(self, units):
