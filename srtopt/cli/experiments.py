@@ -116,18 +116,18 @@ def _parse_params(items) -> dict:
 def _task_datasets(task, datasets) -> tuple[str, list[str]]:
     """The task and datasets of a bench: --task, else the task of --datasets, else regression; without
     --datasets, every dataset of the task."""
-    from srtopt.datasets import dataset_names
+    from srtopt.datasets import dataset_names, get_info
     from srtopt.experiments.runner import grid_task
 
     if not datasets:
         task = task or "regression"
         return task, dataset_names(task)
-    found = grid_task(datasets)
-    if task is not None and task != found:
-        others = [name for name in datasets if name not in dataset_names(task)]
-        raise ValueError(f"--task {task}: {', '.join(others)} {'is a' if len(others) == 1 else 'are'} {found} "
-                         f"dataset{'s' if len(others) > 1 else ''}")
-    return found, list(datasets)
+    if task is not None:
+        others = [name for name in datasets if get_info(name).task != task]
+        if others:
+            raise ValueError(f"--task {task}: {', '.join(others)} {'is not a' if len(others) == 1 else 'are not'} "
+                             f"{task} dataset{'s' if len(others) > 1 else ''}")
+    return grid_task(datasets), list(datasets)
 
 
 def _bench(args) -> int:
