@@ -33,7 +33,7 @@ import numpy as np
 __all__ = ["PROBABILITY_FLOOR", "RunSpec", "canonical_params", "execute_run", "fold_indices", "scale_fold"]
 
 #: the smallest probability of a test row's class counted in the log loss (so that a confident miss costs
-#: -log(1e-15) = 34.5, as in scikit-learn's log_loss before version 1.5)
+#: -log(1e-15) = 34.5, the default floor of scikit-learn's log_loss before version 1.2)
 PROBABILITY_FLOOR = 1e-15
 
 
