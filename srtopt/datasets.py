@@ -1,21 +1,26 @@
-"""The 15 regression datasets of the paper's experiments.
+"""The 15 regression datasets of the paper's experiments and 20 classification datasets.
 
-The registry (:data:`DATASETS`) ships inside the package as
-``srtopt/data/datasets.json``.  Every dataset is one CSV file ``<slug>.csv``:
-a header row, the feature columns, then the response in the last column,
-``target``.  :func:`load` finds that file in
+The registries ship inside the package: :data:`DATASETS` (the paper's 15
+regression datasets, ``srtopt/data/datasets.json``) and
+:data:`CLASSIFICATION_DATASETS` (20 UCI/KEEL classification datasets,
+``srtopt/data/datasets_classification.json``); an entry's ``task`` says which.
+Every dataset is one CSV file ``<slug>.csv``: a header row, the numeric feature
+columns, then the response (regression) or the class label as text
+(classification) in the last column, ``target``.  :func:`load` finds that file in
 
-1. ``data_home=`` when given, else the directory in the ``SRTOPT_DATA``
-   environment variable when set (the file must be there: nothing is
-   downloaded into a directory you point to);
+1. ``data_home=`` when given, else the directory in the environment variable of
+   the dataset's task when set: ``SRTOPT_DATA`` (regression),
+   ``SRTOPT_CLASSIFICATION_DATA`` (classification) (the file must be there:
+   nothing is downloaded into a directory you point to);
 2. otherwise the cache directory (``SRTOPT_CACHE``, default
-   ``~/.cache/srtopt``).  A file missing from the cache is rebuilt from the
-   original public source file: downloaded from ``SOURCE_BASE_URL``
-   (overridable with ``SRTOPT_SOURCE_URL``), streamed to a partial file in the
-   cache (at most :func:`source_limit` bytes, within ``DOWNLOAD_DEADLINE``
-   seconds), transformed as documented in the registry, checked against the
-   CSV's sha256 and only then moved into the cache atomically (temporary file
-   in the same directory, fsync, ``os.replace``).
+   ``~/.cache/srtopt``; classification files in its ``classification``
+   folder).  A file missing from the cache is rebuilt from the original public
+   source files: downloaded from ``SOURCE_BASE_URL`` (overridable with
+   ``SRTOPT_SOURCE_URL``), streamed to a partial file in the cache (at most
+   :func:`source_limit` bytes each, within ``DOWNLOAD_DEADLINE`` seconds),
+   transformed as documented in the registry, checked against the CSV's sha256
+   and only then moved into the cache atomically (temporary file in the same
+   directory, fsync, ``os.replace``).
 
 The sha256 of the CSV is checked on every load, so a result is never computed
 on a file that differs from the paper's.
@@ -39,10 +44,13 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _class_sources
 from ._io import atomic_write, read_regular_file
 
 __all__ = [
+    "CLASSIFICATION_DATASETS",
     "DATASETS",
+    "DATA_ENV",
     "ChecksumError",
     "Dataset",
     "DatasetDownloadError",
@@ -57,6 +65,7 @@ __all__ = [
     "load",
     "source_limit",
     "source_url",
+    "source_urls",
 ]
 
 #: Base URL of the raw source files; ``{base}/{repo}/{commit}/{path}``.
@@ -64,6 +73,8 @@ __all__ = [
 SOURCE_BASE_URL = "https://raw.githubusercontent.com"
 DOWNLOAD_TIMEOUT = 60.0  # seconds, per network operation
 DOWNLOAD_DEADLINE = 600.0  # seconds, for a whole download
+#: task -> the environment variable naming the directory of its CSV files
+DATA_ENV = {"regression": "SRTOPT_DATA", "classification": "SRTOPT_CLASSIFICATION_DATA"}
 
 
 class ChecksumError(ValueError):
@@ -80,7 +91,8 @@ class DatasetCacheError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class DatasetInfo:
-    """The registry entry of a dataset (one object of ``srtopt/data/datasets.json``).
+    """The registry entry of a dataset (one object of ``srtopt/data/datasets.json`` or
+    ``srtopt/data/datasets_classification.json``).
 
     Parameters
     ----------
@@ -93,7 +105,7 @@ class DatasetInfo:
     n_features : int
         Number of feature columns p.
     target : str
-        The source's name of the response (written as the column ``target``).
+        The source's name of the response or class (written as the column ``target``).
     sha256 : str
         sha256 hex digest of the CSV.
     size : int
@@ -114,6 +126,14 @@ class DatasetInfo:
         How the source file becomes the CSV.
     feature_names : tuple of str
         Names of the p feature columns, in order.
+    task : {"regression", "classification"}, default="regression"
+        What the dataset's ``target`` is: a number or a class label.
+    classes : tuple of str, default=()
+        The class labels (classification), in sorted text order.
+    extra_source_paths : tuple of str, default=()
+        Further source files in ``source_repo`` whose rows follow those of ``source_path``.
+    extra_source_sha256 : tuple of str, default=()
+        Their sha256 hex digests.
     """
 
     slug: str
@@ -131,10 +151,23 @@ class DatasetInfo:
     source_format: str
     transformations: str
     feature_names: tuple[str, ...]
+    task: str = "regression"
+    classes: tuple[str, ...] = ()
+    extra_source_paths: tuple[str, ...] = ()
+    extra_source_sha256: tuple[str, ...] = ()
 
     @property
     def filename(self) -> str:
         return f"{self.slug}.csv"
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    @property
+    def source_files(self) -> tuple[tuple[str, str], ...]:
+        """(path, sha256) of each source file, in the order their rows are joined."""
+        return ((self.source_path, self.source_sha256), *zip(self.extra_source_paths, self.extra_source_sha256))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,7 +179,7 @@ class Dataset:
     X : ndarray of shape (N, p)
         The features, float, read-only.
     y : ndarray of shape (N,)
-        The response, float, read-only.
+        The response, float (regression), or the class labels, str (classification); read-only.
     feature_names : list of str
         The p feature column names of the CSV header.
     info : DatasetInfo
@@ -168,22 +201,43 @@ class Dataset:
         return 3
 
 
-def _read_registry() -> dict[str, DatasetInfo]:
-    text = resources.files("srtopt").joinpath("data/datasets.json").read_text("utf-8")
+def _read_registry(name: str) -> dict[str, DatasetInfo]:
+    text = resources.files("srtopt").joinpath(f"data/{name}").read_text("utf-8")
     out = {}
     for entry in json.loads(text)["datasets"]:
-        entry = dict(entry)
-        entry["feature_names"] = tuple(entry["feature_names"])
+        entry = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
         out[entry["slug"]] = DatasetInfo(**entry)
     return out
 
 
-#: slug -> :class:`DatasetInfo`, in the paper's (alphabetical) order.
-DATASETS: dict[str, DatasetInfo] = _read_registry()
+#: slug -> :class:`DatasetInfo` of the paper's 15 regression datasets, in its (alphabetical) order.
+DATASETS: dict[str, DatasetInfo] = _read_registry("datasets.json")
+#: slug -> :class:`DatasetInfo` of the 20 classification datasets, binary first, then by number of classes.
+CLASSIFICATION_DATASETS: dict[str, DatasetInfo] = _read_registry("datasets_classification.json")
+_ALL = {**DATASETS, **CLASSIFICATION_DATASETS}
 
 
-def dataset_names() -> list[str]:
-    return list(DATASETS)
+def dataset_names(task: str = "regression") -> list[str]:
+    """The slugs of the datasets of ``task`` ("regression" or "classification"), in registry order.
+
+    Parameters
+    ----------
+    task : {"regression", "classification"}, default="regression"
+        The task.
+
+    Returns
+    -------
+    list of str
+        The slugs.
+
+    Raises
+    ------
+    ValueError
+        If ``task`` is not a task of :data:`DATA_ENV`.
+    """
+    if task not in DATA_ENV:
+        raise ValueError(f"unknown task {task!r}; use one of {', '.join(DATA_ENV)}")
+    return [slug for slug, info in _ALL.items() if info.task == task]
 
 
 def get_info(slug: str) -> DatasetInfo:
@@ -205,10 +259,11 @@ def get_info(slug: str) -> DatasetInfo:
         If ``slug`` is not a dataset of the registry.
     """
     try:
-        return DATASETS[slug]
+        return _ALL[slug]
     except KeyError:
         raise ValueError(
-            f"unknown dataset {slug!r}; valid datasets: {', '.join(DATASETS)}"
+            f"unknown dataset {slug!r}; valid datasets: {', '.join(DATASETS)}; classification: "
+            f"{', '.join(CLASSIFICATION_DATASETS)}"
         ) from None
 
 
@@ -218,8 +273,13 @@ def cache_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "srtopt"
 
 
+def _task_cache(info: DatasetInfo) -> Path:
+    """Where the cache keeps ``info``'s CSV: the classification files in a folder of their own."""
+    return cache_dir() / "classification" if info.task == "classification" else cache_dir()
+
+
 def source_url(slug: str, base_url: str | None = None) -> str:
-    """The URL of the source file of ``slug``: ``{base}/{source_repo}/{source_commit}/{source_path}``.
+    """The URL of the (first) source file of ``slug``: ``{base}/{source_repo}/{source_commit}/{source_path}``.
 
     Parameters
     ----------
@@ -238,13 +298,36 @@ def source_url(slug: str, base_url: str | None = None) -> str:
     ValueError
         If ``slug`` is not a dataset of the registry.
     """
+    return source_urls(slug, base_url)[0]
+
+
+def source_urls(slug: str, base_url: str | None = None) -> list[str]:
+    """The URLs of every source file of ``slug`` (see :func:`source_url`), in the order their rows are joined.
+
+    Parameters
+    ----------
+    slug : str
+        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`.
+    base_url : str or None, default=None
+        The base; None: ``$SRTOPT_SOURCE_URL`` when set, else :data:`SOURCE_BASE_URL`.
+
+    Returns
+    -------
+    list of str
+        The URLs.
+
+    Raises
+    ------
+    ValueError
+        If ``slug`` is not a dataset of the registries.
+    """
     info = get_info(slug)
-    base = base_url or os.environ.get("SRTOPT_SOURCE_URL") or SOURCE_BASE_URL
-    return f"{base.rstrip('/')}/{info.source_repo}/{info.source_commit}/{info.source_path}"
+    base = (base_url or os.environ.get("SRTOPT_SOURCE_URL") or SOURCE_BASE_URL).rstrip("/")
+    return [f"{base}/{info.source_repo}/{info.source_commit}/{path}" for path, _ in info.source_files]
 
 
 def source_limit(slug: str) -> int:
-    """The most bytes a download of ``slug``'s source file may have: 4 times the CSV's size
+    """The most bytes a download of one of ``slug``'s source files may have: 4 times the CSV's size
     (the registry's) plus 64 KiB; every source format is less than 2.5 times its CSV.
 
     Parameters
@@ -273,15 +356,16 @@ def _sha256(data: bytes) -> str:
 # Loading
 # --------------------------------------------------------------------------
 
-def _explicit_home(data_home) -> Path | None:
+def _explicit_home(data_home, info: DatasetInfo) -> Path | None:
     if data_home is not None:
         return Path(data_home).expanduser()
-    env = os.environ.get("SRTOPT_DATA")
+    env = os.environ.get(DATA_ENV[info.task])
     return Path(env).expanduser() if env else None
 
 
 def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
-    """Load dataset ``slug`` as float arrays ``X`` (N, p) and ``y`` (N,).
+    """Load dataset ``slug`` as a float array ``X`` (N, p) and ``y`` (N,): float for a regression
+    dataset, the class labels as text (str) for a classification dataset.
 
     Raises :class:`ValueError` for an unknown slug, :class:`FileNotFoundError`
     when the file is missing (and cannot or may not be downloaded) and
@@ -291,17 +375,19 @@ def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
     Parameters
     ----------
     slug : str
-        A dataset name of :data:`DATASETS`.
+        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`.
     data_home : str, path-like or None, default=None
-        Directory holding ``<slug>.csv``; None: ``$SRTOPT_DATA`` when set, else the download cache.
+        Directory holding ``<slug>.csv``; None: the directory in the task's environment variable
+        (:data:`DATA_ENV`: ``$SRTOPT_DATA``, ``$SRTOPT_CLASSIFICATION_DATA``) when set, else the
+        download cache.
     download : bool, default=True
         Whether a file missing from the cache is downloaded (:func:`fetch`); never for ``data_home``
-        or ``$SRTOPT_DATA``.
+        or the environment variable's directory.
 
     Returns
     -------
     Dataset
-        X (N, p) and y (N,) as read-only float arrays, the feature names, the registry entry and the path.
+        X (N, p) and y (N,) as read-only arrays, the feature names, the registry entry and the path.
 
     Raises
     ------
@@ -309,7 +395,7 @@ def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
         If ``slug`` is unknown, or the file is not a regular file, is larger than the registry's size or
         has an unexpected shape or header.
     FileNotFoundError
-        If the file is missing from ``data_home`` or ``$SRTOPT_DATA``, or from the cache with
+        If the file is missing from ``data_home`` or the environment variable's directory, or from the cache with
         ``download=False``; :class:`DatasetDownloadError` (a FileNotFoundError) if the download fails.
     ChecksumError
         If the file's (or the built CSV's) sha256 is not the registry's.
@@ -317,17 +403,17 @@ def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
         If a download is needed and the cache is not a writable directory.
     """
     info = get_info(slug)
-    home = _explicit_home(data_home)
+    home = _explicit_home(data_home, info)
     if home is not None:
         path = home / info.filename
         if not path.is_file():
             raise FileNotFoundError(
                 f"dataset {slug!r}: no file {path} (the data directory comes from "
-                f"{'data_home=' if data_home is not None else 'SRTOPT_DATA'}; "
-                f"without it the file is downloaded into {cache_dir()})"
+                f"{'data_home=' if data_home is not None else DATA_ENV[info.task]}; "
+                f"without it the file is downloaded into {_task_cache(info)})"
             )
     else:
-        path = cache_dir() / info.filename
+        path = _task_cache(info) / info.filename
         if not path.is_file():
             if not download:
                 raise FileNotFoundError(f"dataset {slug!r}: no file {path} and download=False")
@@ -337,18 +423,24 @@ def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
 
 @lru_cache(maxsize=32)
 def _load_file(path: str, sha256: str, slug: str, mtime_ns: int) -> Dataset:
-    data = read_regular_file(path, DATASETS[slug].size, f"dataset {slug!r} file")
+    info = _ALL[slug]
+    data = read_regular_file(path, info.size, f"dataset {slug!r} file")
     got = _sha256(data)
     if got != sha256:
         raise ChecksumError(
             f"dataset {slug!r}: checksum mismatch for {path}: expected sha256 {sha256}, "
             f"got {got} (delete the file to download it again, or restore the original)"
         )
-    info = DATASETS[slug]
     header = data.split(b"\n", 1)[0].decode("utf-8").strip().split(",")
-    values = np.loadtxt(io.BytesIO(data), delimiter=",", skiprows=1, dtype=float, ndmin=2)
-    X = np.ascontiguousarray(values[:, :-1])
-    y = np.ascontiguousarray(values[:, -1])
+    if info.task == "classification":
+        lines = data.decode("utf-8").split("\n")[1:]
+        rows = [line.rsplit(",", 1) for line in lines if line]
+        X = np.loadtxt([row[0] for row in rows], delimiter=",", dtype=float, ndmin=2)
+        y = np.array([row[-1] for row in rows], dtype=str)
+    else:
+        values = np.loadtxt(io.BytesIO(data), delimiter=",", skiprows=1, dtype=float, ndmin=2)
+        X = np.ascontiguousarray(values[:, :-1])
+        y = np.ascontiguousarray(values[:, -1])
     X.setflags(write=False)
     y.setflags(write=False)
     if X.shape != (info.n_rows, info.n_features) or header[-1] != "target":
@@ -411,7 +503,7 @@ def _writable_cache(directory: Path, slug: str) -> Path:
 
 
 def fetch(slug: str, *, cache: Path | str | None = None, base_url: str | None = None) -> Path:
-    """Download the source file of ``slug``, transform it, check and cache it.
+    """Download the source files of ``slug``, transform them, check and cache the CSV.
 
     Returns the path of the cached CSV.  Nothing is left in the cache unless
     the built CSV has the registry's sha256.  The cache is checked to be a
@@ -420,11 +512,12 @@ def fetch(slug: str, *, cache: Path | str | None = None, base_url: str | None = 
     Parameters
     ----------
     slug : str
-        A dataset name of :data:`DATASETS`.
+        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`.
     cache : str, path-like or None, default=None
-        The directory to write ``<slug>.csv`` to (created if needed); None: :func:`cache_dir`.
+        The directory to write ``<slug>.csv`` to (created if needed); None: :func:`cache_dir` (its
+        ``classification`` folder for a classification dataset).
     base_url : str or None, default=None
-        Base URL of the source file (see :func:`source_url`).
+        Base URL of the source files (see :func:`source_url`).
 
     Returns
     -------
@@ -444,25 +537,36 @@ def fetch(slug: str, *, cache: Path | str | None = None, base_url: str | None = 
         If the downloaded file cannot be transformed or the built CSV has the wrong sha256.
     """
     info = get_info(slug)
-    target_dir = _writable_cache(Path(cache).expanduser() if cache is not None else cache_dir(), slug)
-    url = source_url(slug, base_url)
-    with tempfile.TemporaryFile(dir=target_dir) as partial:  # nameless: never left behind
-        raw = _download(url, slug, partial)
+    target_dir = _writable_cache(Path(cache).expanduser() if cache is not None else _task_cache(info), slug)
+    urls = source_urls(slug, base_url)
+    raws = []
+    for url in urls:
+        with tempfile.TemporaryFile(dir=target_dir) as partial:  # nameless: never left behind
+            raws.append(_download(url, slug, partial))
     try:
-        csv_bytes = build_csv(slug, raw)
+        csv_bytes = build_csv(slug, raws[0] if len(raws) == 1 else raws)
     except ChecksumError:
         raise
     except Exception as exc:  # a truncated or foreign file fails to parse
         raise ChecksumError(
-            f"dataset {slug!r}: the file downloaded from {url} could not be transformed "
-            f"({type(exc).__name__}: {exc}); source sha256 expected {info.source_sha256}, "
-            f"got {_sha256(raw)}"
+            f"dataset {slug!r}: the {'file' if len(urls) == 1 else 'files'} downloaded from "
+            f"{', '.join(urls)} could not be transformed ({type(exc).__name__}: {exc}); "
+            f"{_source_note(info, raws)}"
         ) from exc
     return atomic_write(target_dir / info.filename, csv_bytes)
 
 
-def build_csv(slug: str, raw: bytes) -> bytes:
-    """Turn the bytes of the source file of ``slug`` into the dataset's CSV.
+def _source_note(info: DatasetInfo, raws) -> str:
+    """Whether the source files match the registry's sha256, for an error message."""
+    wrong = [f"{path} has sha256 {_sha256(raw)}, the registry's is {sha256}"
+             for (path, sha256), raw in zip(info.source_files, raws) if _sha256(raw) != sha256]
+    if not wrong:
+        return f"the source {'file matches' if len(raws) == 1 else 'files match'} the registry's source sha256"
+    return "the source file " + "; ".join(wrong)
+
+
+def build_csv(slug: str, raw) -> bytes:
+    """Turn the bytes of the source files of ``slug`` into the dataset's CSV.
 
     Ends with the sha256 check: raises :class:`ChecksumError` when the result
     is not byte-identical to the registry's file.
@@ -470,9 +574,10 @@ def build_csv(slug: str, raw: bytes) -> bytes:
     Parameters
     ----------
     slug : str
-        A dataset name of :data:`DATASETS`.
-    raw : bytes
-        The content of the dataset's source file.
+        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`.
+    raw : bytes or sequence of bytes
+        The content of the dataset's source file; for a dataset of several source files
+        (:attr:`DatasetInfo.source_files`), the content of each, in that order.
 
     Returns
     -------
@@ -482,28 +587,33 @@ def build_csv(slug: str, raw: bytes) -> bytes:
     Raises
     ------
     ValueError
-        If ``slug`` is unknown or ``raw`` cannot be parsed (wrong number of columns, unknown codes, ...).
+        If ``slug`` is unknown, the number of source files is wrong, or ``raw`` cannot be parsed
+        (wrong number of columns, unknown codes, ...).
     ChecksumError
         If the CSV built is not byte-identical to the registry's file.
     """
     info = get_info(slug)
-    frame = _PARSERS[slug](raw, info)
+    raws = [raw] if isinstance(raw, (bytes, bytearray)) else list(raw)
+    if len(raws) != len(info.source_files):
+        raise ValueError(f"dataset {slug!r} has {len(info.source_files)} source files, {len(raws)} given")
     names = list(info.feature_names) + ["target"]
-    if frame.shape[1] != len(names):
-        raise ValueError(f"{frame.shape[1]} columns parsed, {len(names)} expected")
-    frame.columns = names
-    csv_bytes = _to_csv_bytes(frame)
+    if info.task == "classification":
+        frame = _class_sources.PARSERS[slug](raws, info)
+        if list(frame.columns) != names:
+            raise ValueError(f"the columns parsed ({', '.join(map(str, frame.columns))}) are not the "
+                             f"registry's ({', '.join(names)})")
+        csv_bytes = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")  # integer columns stay integer
+    else:
+        frame = _PARSERS[slug](raws[0], info)
+        if frame.shape[1] != len(names):
+            raise ValueError(f"{frame.shape[1]} columns parsed, {len(names)} expected")
+        frame.columns = names
+        csv_bytes = _to_csv_bytes(frame)
     got = _sha256(csv_bytes)
     if got != info.sha256:
-        source_note = (
-            "the source file matches the registry's source sha256"
-            if _sha256(raw) == info.source_sha256
-            else f"the source file's sha256 {_sha256(raw)} also differs from the "
-            f"registry's {info.source_sha256}"
-        )
         raise ChecksumError(
             f"dataset {slug!r}: checksum mismatch of the built CSV: expected sha256 "
-            f"{info.sha256}, got {got} ({source_note}); nothing was cached"
+            f"{info.sha256}, got {got} ({_source_note(info, raws)}); nothing was cached"
         )
     return csv_bytes
 
@@ -655,4 +765,4 @@ _PARSERS = {
     "puma": _parse_keel,
     "yacht": _parse_plain(r"\s+", 7),
 }
-assert set(_PARSERS) == set(DATASETS)
+assert set(_PARSERS) == set(DATASETS) and set(_class_sources.PARSERS) == set(CLASSIFICATION_DATASETS)

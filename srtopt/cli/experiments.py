@@ -8,8 +8,13 @@ import json
 import sys
 
 
+#: the methods a bench runs when --methods is not given, per task
+DEFAULT_METHODS = {"regression": ["srt-l2", "cart", "rf"],
+                   "classification": ["cart-clf", "rf-clf", "hgb-clf", "logreg-clf"]}
+
+
 def register(subparsers) -> None:
-    from srtopt.datasets import DATASETS
+    from srtopt.datasets import CLASSIFICATION_DATASETS, DATASETS
     from srtopt.experiments.methods import method_names
     from srtopt.experiments.runner import BACKENDS
 
@@ -19,7 +24,9 @@ def register(subparsers) -> None:
         description=(
             "Run every (dataset, depth, method, fold, seed) of the grid with the paper's protocol "
             "(section 5): K-fold CV with a fixed split, X min-max scaled to [0,1] and y "
-            "standardized on the training fold, one run per initialization seed.  Each run is "
+            "standardized on the training fold, one run per initialization seed.  Classification "
+            "datasets (--task classification) have stratified K-fold CV and are scored by accuracy, "
+            "log loss and leaves; a method that does not use the depth runs once, at depth 0.  Each run is "
             "written to the SQLite store as it completes; runs already stored are skipped, so "
             "re-running the same command after an interruption finishes the grid.  Runs are "
             "claimed in the store before they start, so several 'srtopt bench' on one store "
@@ -27,12 +34,19 @@ def register(subparsers) -> None:
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
+    bench.add_argument("--task", choices=list(DEFAULT_METHODS), default=None,
+                       help="regression or classification; default: the task of --datasets, else regression")
     bench.add_argument("--datasets", nargs="+", default=None, metavar="SLUG",
-                       help=f"datasets to run; default: all 15 ({', '.join(DATASETS)})")
+                       help=f"datasets to run, all of one task; default: all of the task (regression, the "
+                            f"paper's 15: {', '.join(DATASETS)}; classification, 20: "
+                            f"{', '.join(CLASSIFICATION_DATASETS)})")
     bench.add_argument("--depths", nargs="+", type=int, default=[2, 3], metavar="D",
                        help="tree depths")
-    bench.add_argument("--methods", nargs="+", default=["srt-l2", "cart", "rf"], metavar="NAME",
-                       help=f"methods: {', '.join(method_names())}, or any registered with "
+    bench.add_argument("--methods", nargs="+", default=None, metavar="NAME",
+                       help=f"methods of the task (default: regression {' '.join(DEFAULT_METHODS['regression'])}; "
+                            f"classification {' '.join(DEFAULT_METHODS['classification'])}); regression: "
+                            f"{', '.join(method_names('regression'))}; classification: "
+                            f"{', '.join(method_names('classification'))}; or any registered with "
                             "srtopt.experiments.register_method (see --plugin)")
     bench.add_argument("--params", action="append", default=[], metavar="METHOD=JSON",
                        help='keyword arguments of a method\'s factory, e.g. rf=\'{"n_estimators": 50}\'; '
@@ -50,8 +64,9 @@ def register(subparsers) -> None:
                        + ", or a joblib backend registered by a --plugin")
     bench.add_argument("--store", default="results.db", help="SQLite results file")
     bench.add_argument("--data-home", default=None, metavar="DIR",
-                       help="directory holding <slug>.csv (default: $SRTOPT_DATA, else the "
-                            "download cache $SRTOPT_CACHE or ~/.cache/srtopt)")
+                       help="directory holding <slug>.csv (default: $SRTOPT_DATA, for classification "
+                            "$SRTOPT_CLASSIFICATION_DATA, else the download cache $SRTOPT_CACHE or "
+                            "~/.cache/srtopt)")
     bench.add_argument("--plugin", action="append", default=[], metavar="MODULE",
                        help="import this Python module first (it may register methods); repeatable")
     bench.add_argument("--retry-failed", action="store_true",
@@ -66,9 +81,11 @@ def register(subparsers) -> None:
         description=(
             "Summarize a results store per dataset, depth and method: mean test R^2 with sigma "
             "(in units of 1e-2), mean training seconds, runs with R^2 < 0, and the arithmetic and "
-            "geometric means over datasets, next to the paper's published values.  Writes "
-            "report.md, report.tex, summary.csv and PNG plots, and prints the Markdown, which "
-            "starts with the runs done, failed and claimed and the srtopt versions that wrote them."
+            "geometric means over datasets, next to the paper's published values; for classification "
+            "runs, mean test accuracy, test log loss, fit seconds and leaves, and their means over "
+            "datasets.  Writes report.md, report.tex, summary.csv (summary_classification.csv) and PNG "
+            "plots, and prints the Markdown, which starts with the runs done, failed and claimed and "
+            "the srtopt versions that wrote them."
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -96,8 +113,24 @@ def _parse_params(items) -> dict:
     return out
 
 
+def _task_datasets(task, datasets) -> tuple[str, list[str]]:
+    """The task and datasets of a bench: --task, else the task of --datasets, else regression; without
+    --datasets, every dataset of the task."""
+    from srtopt.datasets import dataset_names, get_info
+    from srtopt.experiments.runner import grid_task
+
+    if not datasets:
+        task = task or "regression"
+        return task, dataset_names(task)
+    if task is not None:
+        others = [name for name in datasets if get_info(name).task != task]
+        if others:
+            raise ValueError(f"--task {task}: {', '.join(others)} {'is not a' if len(others) == 1 else 'are not'} "
+                             f"{task} dataset{'s' if len(others) > 1 else ''}")
+    return grid_task(datasets), list(datasets)
+
+
 def _bench(args) -> int:
-    from srtopt.datasets import DATASETS
     from srtopt.experiments import run_benchmark
 
     for module in args.plugin:
@@ -105,10 +138,12 @@ def _bench(args) -> int:
             importlib.import_module(module)
         except ImportError as exc:
             raise ValueError(f"--plugin {module}: {exc}") from None
+    task, datasets = _task_datasets(args.task, args.datasets)
+    methods = args.methods or DEFAULT_METHODS[task]
     params = _parse_params(args.params)
-    _check_params(params, args.methods, args.depths)
+    _check_params(params, methods, args.depths)
     result = run_benchmark(
-        args.datasets or list(DATASETS), args.depths, args.methods,
+        datasets, args.depths, methods,
         folds=args.folds, seeds=args.seeds, split_seed=args.split_seed,
         params=params, store=args.store, jobs=args.jobs,
         backend=args.backend, data_home=args.data_home, quiet=args.quiet,

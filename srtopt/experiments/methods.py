@@ -1,8 +1,12 @@
 """The registry of methods a benchmark can run.
 
-A method is a name and a factory ``factory(depth, seed, **params)`` returning
-an unfitted scikit-learn style regressor (``fit(X, y)`` and ``predict(X)``).
-The runner treats every method the same way; a factory that raises (an
+A method is a name, a task and a factory ``factory(depth, seed, **params)``
+returning an unfitted scikit-learn style estimator: for a "regression" method a
+regressor (``fit(X, y)`` and ``predict(X)``), for a "classification" method a
+classifier that also has ``predict_proba(X)`` and ``classes_``.  A method that
+does not use the depth (a forest, a linear model) is registered with
+``uses_depth=False``: it runs once per fold and seed, stored at depth 0.  The
+runner treats every method of a task the same way; a factory that raises (an
 estimator not importable yet, say) gives runs stored with status ``error``.
 """
 
@@ -13,9 +17,12 @@ from typing import Callable
 
 __all__ = [
     "PAPER_NAMES",
+    "TASKS",
     "available_methods",
     "get_method",
     "method_names",
+    "method_task",
+    "method_uses_depth",
     "register_method",
     "unregister_method",
 ]
@@ -24,13 +31,17 @@ Factory = Callable[..., object]
 
 _REGISTRY: dict[str, Factory] = {}
 _REQUIRES: dict[str, tuple[str, str]] = {}  # name -> (module, attribute) needed
+_TASK: dict[str, str] = {}  # name -> "regression" or "classification"
+_DEPTH_FREE: set[str] = set()  # names registered with uses_depth=False
+TASKS = ("regression", "classification")
 
 #: our method name -> the key of the paper's tables (srtopt/data/paper_tables.json)
 PAPER_NAMES = {"srt": "SRT", "srt-l2": "SRT_l2", "milo": "ORT_L", "orrt": "ORRT", "rf": "RF"}
 
 
-def register_method(name: str, factory: Factory, *, overwrite: bool = True) -> Factory:
-    """Register ``factory(depth, seed, **params) -> regressor`` under ``name``.
+def register_method(name: str, factory: Factory, *, task: str = "regression", uses_depth: bool = True,
+                    overwrite: bool = True) -> Factory:
+    """Register ``factory(depth, seed, **params) -> estimator`` under ``name``.
 
     The factory is sent to the worker processes with the run (loky pickles
     closures and lambdas too), so a method registered in the parent is
@@ -41,7 +52,13 @@ def register_method(name: str, factory: Factory, *, overwrite: bool = True) -> F
     name : str
         The method's name (non-empty).
     factory : callable
-        ``factory(depth, seed, **params)`` returning an unfitted regressor.
+        ``factory(depth, seed, **params)`` returning an unfitted regressor, or for ``task="classification"``
+        an unfitted classifier with ``fit``, ``predict``, ``predict_proba`` and ``classes_``.
+    task : {"regression", "classification"}, default="regression"
+        The datasets the method runs on.
+    uses_depth : bool, default=True
+        Whether the estimator depends on the depth; False: one run per fold and seed, stored at depth 0
+        (the factory is called with depth 0).
     overwrite : bool, default=True
         Whether a method already registered under ``name`` is replaced.
 
@@ -53,8 +70,8 @@ def register_method(name: str, factory: Factory, *, overwrite: bool = True) -> F
     Raises
     ------
     ValueError
-        If ``name`` is not a non-empty string, ``factory`` is not callable, or ``name`` is taken and
-        ``overwrite`` is False.
+        If ``name`` is not a non-empty string, ``factory`` is not callable, ``task`` is unknown, or ``name``
+        is taken and ``overwrite`` is False.
 
     Examples
     --------
@@ -63,15 +80,25 @@ def register_method(name: str, factory: Factory, *, overwrite: bool = True) -> F
     >>> "ridge" in method_names(), get_method("ridge")(2, 0, alpha=0.5)
     (True, Ridge(alpha=0.5))
     >>> unregister_method("ridge")
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> _ = register_method("lr", lambda depth, seed, **params: LogisticRegression(**params),
+    ...                     task="classification", uses_depth=False)
+    >>> method_task("lr"), method_uses_depth("lr")
+    ('classification', False)
+    >>> unregister_method("lr")
     """
     if not isinstance(name, str) or not name:
         raise ValueError("a method name must be a non-empty string")
     if not callable(factory):
         raise ValueError(f"the factory of method {name!r} is not callable")
+    if task not in TASKS:
+        raise ValueError(f"method {name!r}: unknown task {task!r}; use one of {', '.join(TASKS)}")
     if name in _REGISTRY and not overwrite:
         raise ValueError(f"method {name!r} is already registered")
     _REGISTRY[name] = factory
     _REQUIRES.pop(name, None)
+    _TASK[name] = task
+    (_DEPTH_FREE.discard if uses_depth else _DEPTH_FREE.add)(name)
     return factory
 
 
@@ -85,11 +112,26 @@ def unregister_method(name: str) -> None:
     """
     _REGISTRY.pop(name, None)
     _REQUIRES.pop(name, None)
+    _TASK.pop(name, None)
+    _DEPTH_FREE.discard(name)
 
 
-def method_names() -> list[str]:
-    """Every registered method, importable or not."""
-    return list(_REGISTRY)
+def method_names(task: str | None = None) -> list[str]:
+    """Every registered method (of ``task`` when given: "regression" or "classification"), importable
+    or not."""
+    return [name for name in _REGISTRY if task is None or _TASK[name] == task]
+
+
+def method_task(name: str) -> str:
+    """The task ("regression" or "classification") of method ``name``; ValueError if it is unknown."""
+    get_method(name)
+    return _TASK[name]
+
+
+def method_uses_depth(name: str) -> bool:
+    """Whether method ``name`` depends on the depth (False: it runs at depth 0 only)."""
+    get_method(name)
+    return name not in _DEPTH_FREE
 
 
 def get_method(name: str) -> Factory:
@@ -103,7 +145,7 @@ def get_method(name: str) -> Factory:
     Returns
     -------
     callable
-        ``factory(depth, seed, **params)`` returning an unfitted regressor.
+        ``factory(depth, seed, **params)`` returning an unfitted estimator.
 
     Raises
     ------
@@ -199,6 +241,51 @@ def streed(depth, seed, **params):
     return STreeDPiecewiseLinearRegressor(max_depth=depth, **params)
 
 
+# ---- classification baselines --------------------------------------------------
+
+def cart_classifier(depth, seed, **params):
+    from sklearn.tree import DecisionTreeClassifier
+
+    return DecisionTreeClassifier(max_depth=depth, random_state=seed, **params)
+
+
+def random_forest_classifier(depth, seed, **params):
+    """sklearn's defaults with 100 trees (the depth is not used)."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    params = {"n_estimators": 100, "n_jobs": 1, **params}
+    return RandomForestClassifier(random_state=seed, **params)
+
+
+def hist_gradient_boosting_classifier(depth, seed, **params):
+    """sklearn's HistGradientBoostingClassifier with its defaults (the depth is not used)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(random_state=seed, **params)
+
+
+def logistic_regression(depth, seed, **params):
+    """Standardized features, then sklearn's (multinomial, l2, C=1) LogisticRegression with up to 1000
+    lbfgs iterations (its default 100 stop short of convergence on some of the 20 datasets); the depth is
+    not used, ``params`` go to LogisticRegression."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    params = {"max_iter": 1000, **params}
+    return make_pipeline(StandardScaler(), LogisticRegression(random_state=seed, **params))
+
+
+def streed_classifier(depth, seed, **params):
+    """STreeD's optimal axis-aligned classification tree (``pip install pystreed``, the ``streed``
+    extra): accuracy, no complexity cost, 60 s, its default binarization (5 quantile thresholds per
+    feature); overridable through ``params``."""
+    from pystreed import STreeDClassifier
+
+    params = {"cost_complexity": 0.0, "time_limit": 60, "random_seed": seed, **params}
+    return STreeDClassifier(max_depth=depth, **params)
+
+
 for _name, _factory, _requires in (
     ("srt", srt, ("srtopt", "SoftRegressionTree")),
     ("srt-l2", srt_l2, ("srtopt", "SoftRegressionTree")),
@@ -213,5 +300,16 @@ for _name, _factory, _requires in (
     ("rf", random_forest, None),
 ):
     register_method(_name, _factory)
+    if _requires:
+        _REQUIRES[_name] = _requires
+
+for _name, _factory, _uses_depth, _requires in (
+    ("cart-clf", cart_classifier, True, None),
+    ("streed-clf", streed_classifier, True, ("pystreed", "STreeDClassifier")),
+    ("rf-clf", random_forest_classifier, False, None),
+    ("hgb-clf", hist_gradient_boosting_classifier, False, None),
+    ("logreg-clf", logistic_regression, False, None),
+):
+    register_method(_name, _factory, task="classification", uses_depth=_uses_depth)
     if _requires:
         _REQUIRES[_name] = _requires

@@ -12,6 +12,12 @@ negative is undefined and shown as n/a.
 The paper's published values (``srtopt/data/paper_tables.json``) are shown
 beside ours with the difference (ours - paper).
 
+Runs of classification datasets get tables of their own
+(:func:`summarize_classification`, :func:`classification_tables`): per dataset
+and per method and depth (a method that does not use the depth has none), the
+mean test accuracy, test log loss, fit seconds and leaves over the folds and
+seeds, and their arithmetic means over the datasets.
+
 Runs written by different srtopt versions are not pooled unless asked
 (``mixed_versions=True``, ``srtopt report --mixed-versions``); the report
 lists the versions and counts the runs done, failed and claimed.
@@ -33,20 +39,28 @@ from srtopt._io import atomic_write
 from srtopt.experiments.methods import PAPER_NAMES
 
 __all__ = [
+    "CLASSIFICATION_METRICS",
     "ReportOutput",
     "averages",
+    "classification_averages",
+    "classification_tables",
     "geometric_mean",
     "latex_tables",
     "markdown_tables",
     "paper_tables",
+    "plot_accuracy_vs_time",
     "plot_r2_by_dataset",
     "plot_r2_vs_time",
     "srtopt_versions",
     "summarize",
+    "summarize_classification",
     "write_report",
 ]
 
 METRICS = ("r2_mean", "sigma_e2", "seconds_mean", "neg_r2")
+#: summary column -> title of its classification table, and the format of its cells
+CLASSIFICATION_METRICS = {"accuracy_mean": ("Test accuracy", ".3f"), "log_loss_mean": ("Test log loss", ".3f"),
+                          "seconds_mean": ("Fit seconds", "time"), "leaves_mean": ("Leaves", ".1f")}
 
 
 @lru_cache(maxsize=1)
@@ -125,8 +139,17 @@ def _check_versions(frame, mixed_versions: bool) -> None:
                          f"pool them anyway")
 
 
+def _is_classification(frame):
+    """Which rows of ``frame`` are runs on classification datasets."""
+    from srtopt.datasets import CLASSIFICATION_DATASETS
+
+    if frame.empty:
+        return np.zeros(len(frame), dtype=bool)
+    return frame["dataset"].isin(list(CLASSIFICATION_DATASETS)).to_numpy()
+
+
 def summarize(source, mixed_versions: bool = False):
-    """One row per (dataset, depth, method, params) from a store, path or DataFrame.
+    """One row per (dataset, depth, method, params) of the regression runs from a store, path or DataFrame.
 
     Raises ValueError when the rows were written by different srtopt versions,
     unless ``mixed_versions``.
@@ -160,6 +183,7 @@ def summarize(source, mixed_versions: bool = False):
 
     frame = _rows_frame(source)
     _check_versions(frame, mixed_versions)
+    frame = frame[~_is_classification(frame)]
     columns = ["dataset", "depth", "method", "params", "label", "runs", "errors", "r2_mean",
                "r2_std", "sigma_e2", "seconds_mean", "neg_r2", "iterations_mean"]
     if frame.empty:
@@ -190,6 +214,105 @@ def summarize(source, mixed_versions: bool = False):
     summary["_order"] = summary["dataset"].map(lambda s: order.get(s, len(order)))
     summary = summary.sort_values(["depth", "_order", "dataset"], kind="stable").drop(columns="_order")
     return summary[columns].reset_index(drop=True)
+
+
+def _mean(values) -> float:
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    return float(np.mean(values)) if len(values) else math.nan
+
+
+def summarize_classification(source, mixed_versions: bool = False):
+    """One row per (dataset, depth, method, params) of the classification runs from a store, path or DataFrame.
+
+    Raises ValueError when the rows were written by different srtopt versions, unless ``mixed_versions``.
+
+    Parameters
+    ----------
+    source : str, path-like, ResultStore or pandas.DataFrame
+        A results store (a path is opened read-only) or its rows (:meth:`ResultStore.dataframe`).
+    mixed_versions : bool, default=False
+        Whether rows written by different srtopt versions may be pooled.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns dataset, depth, method, params, label (the method, its parameters when it was run with
+        several sets, and "D=<depth>" unless the depth is 0), runs (ok), errors, accuracy_mean,
+        accuracy_std (population), accuracy_train_mean, log_loss_mean, seconds_mean and leaves_mean (NaN for
+        a model without leaves).  Sorted by method (first stored first), depth, then datasets in the
+        registry's order.
+
+    Raises
+    ------
+    ValueError
+        If the rows come from different srtopt versions and ``mixed_versions`` is False, or the path
+        cannot be opened as a results store.
+    """
+    import pandas as pd
+
+    from srtopt.datasets import CLASSIFICATION_DATASETS
+
+    frame = _rows_frame(source)
+    _check_versions(frame, mixed_versions)
+    frame = frame[_is_classification(frame)]
+    columns = ["dataset", "depth", "method", "params", "label", "runs", "errors", "accuracy_mean",
+               "accuracy_std", "accuracy_train_mean", "log_loss_mean", "seconds_mean", "leaves_mean"]
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
+    out = []
+    for (dataset, depth, method, params), group in frame.groupby(["dataset", "depth", "method", "params"],
+                                                                  sort=False):
+        ok = group[group["status"] == "ok"]
+        accuracy = ok["accuracy_test"].to_numpy(dtype=float)
+        out.append({
+            "dataset": dataset, "depth": int(depth), "method": method, "params": params,
+            "runs": len(ok), "errors": int((group["status"] != "ok").sum()),
+            "accuracy_mean": _mean(accuracy), "accuracy_std": float(np.std(accuracy)) if len(ok) else math.nan,
+            "accuracy_train_mean": _mean(ok["accuracy_train"]), "log_loss_mean": _mean(ok["log_loss_test"]),
+            "seconds_mean": _mean(ok["seconds"]), "leaves_mean": _mean(ok["leaves"]),
+        })
+    summary = pd.DataFrame(out)
+    n_params = summary.groupby("method")["params"].nunique()
+    summary["label"] = [
+        (m if n_params[m] == 1 else f"{m} {p}") + (f" D={d}" if d else "")
+        for m, p, d in zip(summary["method"], summary["params"], summary["depth"])
+    ]
+    method_order = {m: i for i, m in enumerate(dict.fromkeys(frame["method"]))}
+    order = {slug: i for i, slug in enumerate(CLASSIFICATION_DATASETS)}
+    summary["_method"] = summary["method"].map(method_order)
+    summary["_order"] = summary["dataset"].map(order)
+    summary = summary.sort_values(["_method", "params", "depth", "_order"], kind="stable")
+    return summary[columns].reset_index(drop=True)
+
+
+def classification_averages(summary):
+    """Arithmetic means over datasets, per label, of the table of :func:`summarize_classification`.
+
+    Only datasets where the label has at least one successful run count.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize_classification`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per label, in the summary's order: label, method, depth, datasets (how many counted),
+        runs, errors, and the mean of each metric of :data:`CLASSIFICATION_METRICS` (NaN where no dataset
+        has a value).
+    """
+    import pandas as pd
+
+    out = []
+    for label, group in summary.groupby("label", sort=False):
+        counted = group[group["runs"] > 0]
+        row = {"label": label, "method": group["method"].iloc[0], "depth": int(group["depth"].iloc[0]),
+               "datasets": len(counted), "runs": int(group["runs"].sum()), "errors": int(group["errors"].sum())}
+        row.update({metric: _mean(counted[metric]) for metric in CLASSIFICATION_METRICS})
+        out.append(row)
+    return pd.DataFrame(out)
 
 
 def averages(summary):
@@ -402,12 +525,13 @@ def _latex_escape(text: str) -> str:
             .replace("Δ", r"$\Delta$").replace("—", "--"))
 
 
-def _latex(header, rows, caption: str) -> str:
+def _latex(header, rows, caption: str, n_summary: int = 2) -> str:
+    """A ``table`` environment; the last ``n_summary`` rows (the averages) in bold."""
     spec = "l" + "r" * (len(header) - 1)
     lines = [r"\begin{table}[ht]", r"\centering", r"\resizebox{\textwidth}{!}{%",
              rf"\begin{{tabular}}{{{spec}}}", r"\hline",
              " & ".join(_latex_escape(h) for h in header) + r" \\ \hline"]
-    n_data = len(rows) - 2
+    n_data = len(rows) - n_summary
     for i, row in enumerate(rows):
         cells = [_latex_escape(c) for c in row]
         if i >= n_data:
@@ -473,9 +597,123 @@ def latex_tables(summary) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _cell(value, fmt: str) -> str:
+    if fmt == "time":
+        return _time(value)
+    return _num(value, fmt)
+
+
+def _classification_mean_cells(summary):
+    """Header and rows of the table of the means over datasets, one row per label."""
+    header = ["Method", "datasets", "runs", "accuracy", "log loss", "fit s", "leaves"]
+    rows = []
+    for r in classification_averages(summary).itertuples():
+        failed = f" ({r.errors} failed)" if r.errors else ""
+        rows.append([r.label, str(r.datasets), f"{r.runs}{failed}",
+                     *(_cell(getattr(r, metric), fmt) for metric, (_, fmt) in CLASSIFICATION_METRICS.items())])
+    return header, rows
+
+
+def _classification_metric_cells(summary, metric: str):
+    """Header and rows of one metric's table: a row per dataset, a column per label, the mean last."""
+    from srtopt.datasets import CLASSIFICATION_DATASETS
+
+    fmt = CLASSIFICATION_METRICS[metric][1]
+    labels = list(dict.fromkeys(summary["label"]))
+    header = ["Dataset", "N", "p", "K", *labels]
+    index = {(r.dataset, r.label): r for r in summary.itertuples()}
+    rows = []
+    for dataset in sorted(dict.fromkeys(summary["dataset"]), key=list(CLASSIFICATION_DATASETS).index):
+        info = CLASSIFICATION_DATASETS[dataset]
+        row = [dataset, str(info.n_rows), str(info.n_features), str(info.n_classes)]
+        for label in labels:
+            r = index.get((dataset, label))
+            cell = "" if r is None else _cell(getattr(r, metric), fmt)
+            if r is not None and r.errors:
+                cell += f" ({r.errors} failed)"
+            row.append(cell)
+        rows.append(row)
+    means = classification_averages(summary).set_index("label")
+    rows.append(["Mean", "", "", "", *(_cell(means.loc[label, metric], fmt) for label in labels)])
+    return header, rows
+
+
+def _classification_caption(summary) -> str:
+    runs = int(summary["runs"].max()) if len(summary) else 0
+    return (f"Classification: means over up to {runs} runs per dataset and method (folds x seeds) of the test "
+            f"accuracy, the test log loss, the fit seconds and the leaves (n/a: not a tree); the means over the "
+            f"datasets count those where the method has a successful run.")
+
+
+def classification_tables(summary) -> str:
+    """The Markdown tables of a classification summary: the means over datasets per method and depth, then
+    one table per metric (accuracy, log loss, fit seconds, leaves) with a row per dataset.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize_classification`.
+
+    Returns
+    -------
+    str
+        A "## Classification" section; empty when the summary is.
+    """
+    if summary.empty:
+        return ""
+    parts = [f"## Classification\n\n{_classification_caption(summary)}\n\n"
+             f"### Mean over datasets\n\n{_markdown(*_classification_mean_cells(summary))}\n"]
+    for metric, (title, _) in CLASSIFICATION_METRICS.items():
+        parts.append(f"### {title}\n\n{_markdown(*_classification_metric_cells(summary, metric))}\n")
+    return "\n".join(parts)
+
+
+def _classification_latex(summary) -> str:
+    caption = _classification_caption(summary)
+    parts = [_latex(*_classification_mean_cells(summary), caption, n_summary=0)]
+    for metric, (title, _) in CLASSIFICATION_METRICS.items():
+        parts.append(_latex(*_classification_metric_cells(summary, metric), f"Classification: {title.lower()} "
+                            f"per dataset; last row, the mean over the datasets.", n_summary=1))
+    return "\n\n".join(parts) + "\n"
+
+
 # --------------------------------------------------------------------------
 # plots
 # --------------------------------------------------------------------------
+
+def plot_accuracy_vs_time(summary, path) -> Path:
+    """Mean test accuracy against mean fit seconds (log scale), one point per dataset and label of a
+    classification summary.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize_classification`.
+    path : str or path-like
+        The image file to write (format from its suffix, e.g. ".png").
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    plt = _pyplot()
+    part = summary[summary["runs"] > 0]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label in dict.fromkeys(part["label"]):
+        rows = part[part["label"] == label]
+        ax.scatter(rows["seconds_mean"], rows["accuracy_mean"], label=label, s=22)
+    ax.set_xscale("log")
+    ax.set_xlabel("mean fit time [s]")
+    ax.set_ylabel("mean test accuracy")
+    ax.set_title("Classification: test accuracy against fit time, per dataset")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)
+
 
 def _pyplot():
     import matplotlib
@@ -587,18 +825,22 @@ class ReportOutput:
     markdown : str
         The text of report.md.
     files : list of pathlib.Path
-        The files written: report.md, report.tex, summary.csv, then the plots.
+        The files written: report.md, report.tex, summary.csv (regression runs),
+        summary_classification.csv (classification runs), then the plots.
     summary : pandas.DataFrame
-        The table of :func:`summarize`.
+        The table of :func:`summarize` (regression runs).
+    classification : pandas.DataFrame or None, default=None
+        The table of :func:`summarize_classification` (classification runs).
     """
 
     markdown: str
     files: list[Path]
     summary: object  # pandas.DataFrame
+    classification: object = None  # pandas.DataFrame
 
 
 def write_report(source, out_dir, *, plots: bool = True, mixed_versions: bool = False) -> ReportOutput:
-    """Write report.md, report.tex, summary.csv and the PNG plots into ``out_dir``.
+    """Write report.md, report.tex, summary.csv (summary_classification.csv) and the PNG plots into ``out_dir``.
 
     ``source`` is a store (path or :class:`ResultStore`, read only) or a DataFrame of rows.
 
@@ -609,7 +851,8 @@ def write_report(source, out_dir, *, plots: bool = True, mixed_versions: bool = 
     out_dir : str or path-like
         The directory to write to (created if needed; files of the same names are replaced).
     plots : bool, default=True
-        Whether to write the plots r2_by_dataset_depth<D>.png and r2_vs_time_depth<D>.png for each depth.
+        Whether to write the plots r2_by_dataset_depth<D>.png and r2_vs_time_depth<D>.png for each depth
+        of the regression runs, and accuracy_vs_time.png of the classification runs.
     mixed_versions : bool, default=False
         Whether runs written by different srtopt versions may be pooled.
 
@@ -630,23 +873,31 @@ def write_report(source, out_dir, *, plots: bool = True, mixed_versions: bool = 
         raise FileNotFoundError(f"no results store {source}")
     frame, claimed = _rows_and_claims(source)
     summary = summarize(frame, mixed_versions=mixed_versions)
-    if summary.empty:
+    classification = summarize_classification(frame, mixed_versions=mixed_versions)
+    if summary.empty and classification.empty:
         raise ValueError(f"the results store {source} has no runs" + (f" yet ({claimed} claimed)" if claimed else ""))
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {str(out)!r} is a file; the report is a folder of files (report.md, report.tex, "
                          f"summary.csv, plots): give a folder name")
     out.mkdir(parents=True, exist_ok=True)
-    md = "# srtopt benchmark report\n\n" + _status(frame, claimed) + "\n\n" + markdown_tables(summary)
-    files = []
-    for name, text in (("report.md", md), ("report.tex", latex_tables(summary)),
-                       ("summary.csv", summary.to_csv(index=False))):
-        files.append(atomic_write(out / name, text.encode("utf-8")))
+    sections = [markdown_tables(summary) if not summary.empty else "", classification_tables(classification)]
+    md = "# srtopt benchmark report\n\n" + _status(frame, claimed) + "\n\n" + "\n".join(t for t in sections if t)
+    tex = "\n".join(t for t in (latex_tables(summary) if not summary.empty else "",
+                                _classification_latex(classification) if not classification.empty else "") if t)
+    texts = [("report.md", md), ("report.tex", tex)]
+    if not summary.empty:
+        texts.append(("summary.csv", summary.to_csv(index=False)))
+    if not classification.empty:
+        texts.append(("summary_classification.csv", classification.to_csv(index=False)))
+    files = [atomic_write(out / name, text.encode("utf-8")) for name, text in texts]
     if plots:
         for depth in sorted(summary["depth"].unique()):
             files.append(plot_r2_by_dataset(summary, int(depth), out / f"r2_by_dataset_depth{depth}.png"))
             files.append(plot_r2_vs_time(summary, int(depth), out / f"r2_vs_time_depth{depth}.png"))
-    return ReportOutput(md, files, summary)
+        if not classification.empty:
+            files.append(plot_accuracy_vs_time(classification, out / "accuracy_vs_time.png"))
+    return ReportOutput(md, files, summary, classification)
 
 
 def _rows_and_claims(source):

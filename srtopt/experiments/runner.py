@@ -29,11 +29,11 @@ import warnings
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from srtopt.experiments.methods import get_method
+from srtopt.experiments.methods import get_method, method_names, method_task, method_uses_depth
 from srtopt.experiments.protocol import RunSpec, canonical_params, execute_run
 from srtopt.experiments.store import ResultStore, new_owner
 
-__all__ = ["BACKENDS", "BenchmarkResult", "build_grid", "package_versions", "run_benchmark"]
+__all__ = ["BACKENDS", "BenchmarkResult", "build_grid", "grid_task", "package_versions", "run_benchmark"]
 
 #: backend -> what it needs installed (every one is tested end to end)
 BACKENDS = {"loky": "", "multiprocessing": "", "threading": "",
@@ -114,14 +114,17 @@ def build_grid(
 ) -> list[RunSpec]:
     """Every run of the grid, validated (unknown names raise ValueError).
 
+    The datasets are of one task (regression or classification), and so are the methods.  A method
+    registered with ``uses_depth=False`` runs once per fold and seed, at depth 0, whatever ``depths``.
+
     Parameters
     ----------
     datasets : sequence of str
-        Dataset slugs (:data:`srtopt.datasets.DATASETS`).
+        Dataset slugs (:data:`srtopt.datasets.DATASETS` or :data:`srtopt.datasets.CLASSIFICATION_DATASETS`).
     depths : sequence of int
         Tree depths, each >= 1.
     methods : sequence of str
-        Registered method names (:mod:`srtopt.experiments.methods`).
+        Registered method names (:mod:`srtopt.experiments.methods`) of the datasets' task.
     folds : int, default=4
         Number of KFold folds (>= 2); every fold is run.
     seeds : int or iterable of int, default=20
@@ -139,15 +142,15 @@ def build_grid(
     Raises
     ------
     ValueError
-        If a dataset or method is unknown, ``params`` names a method not in ``methods``, ``folds`` < 2,
-        there are no seeds, or a depth is < 1.
+        If a dataset or method is unknown, the datasets mix tasks, a method is of another task than the
+        datasets, ``params`` names a method not in ``methods``, ``folds`` < 2, there are no seeds, or a
+        depth is < 1.
     """
-    from srtopt.datasets import get_info
-
-    for name in datasets:
-        get_info(name)
+    task = grid_task(datasets)
     for name in methods:
-        get_method(name)
+        if method_task(name) != task:
+            raise ValueError(f"method {name!r} is a {method_task(name)} method and the datasets are {task} "
+                             f"datasets; {task} methods: {', '.join(method_names(task))}")
     params = dict(params or {})
     unknown = sorted(set(params) - set(methods))
     if unknown:
@@ -164,12 +167,46 @@ def build_grid(
     for dataset in dict.fromkeys(datasets):
         for depth in dict.fromkeys(int(d) for d in depths):
             for method in dict.fromkeys(methods):
+                run_depth = depth if method_uses_depth(method) else 0  # depth-free: once, at depth 0
+                if run_depth == 0 and depth != int(depths[0]):
+                    continue
                 text = canonical_params(params.get(method))
                 for fold in range(int(folds)):
                     for seed in dict.fromkeys(seed_list):
-                        grid.append(RunSpec(dataset, depth, method, text, int(folds),
+                        grid.append(RunSpec(dataset, run_depth, method, text, int(folds),
                                             int(split_seed), fold, seed))
     return grid
+
+
+def grid_task(datasets: Sequence[str]) -> str:
+    """The task ("regression" or "classification") of ``datasets``.
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        Dataset slugs, at least one.
+
+    Returns
+    -------
+    str
+        Their common task.
+
+    Raises
+    ------
+    ValueError
+        If there is no dataset, one is unknown, or they are of different tasks.
+    """
+    from srtopt.datasets import get_info
+
+    if not datasets:
+        raise ValueError("no datasets")
+    tasks = {}
+    for name in datasets:
+        tasks.setdefault(get_info(name).task, []).append(name)
+    if len(tasks) > 1:
+        raise ValueError("the datasets mix tasks (" + "; ".join(f"{t}: {', '.join(n)}" for t, n in tasks.items())
+                         + "): run each task in a bench of its own")
+    return next(iter(tasks))
 
 
 class _Progress:
@@ -254,7 +291,7 @@ def run_benchmark(
     Parameters
     ----------
     datasets : sequence of str
-        Dataset slugs (:data:`srtopt.datasets.DATASETS`).
+        Dataset slugs of one task (:data:`srtopt.datasets.DATASETS`, :data:`srtopt.datasets.CLASSIFICATION_DATASETS`).
     depths : sequence of int
         Tree depths, each >= 1.
     methods : sequence of str

@@ -49,6 +49,10 @@ CREATE TABLE IF NOT EXISTS runs (
     error      TEXT,
     n_train    INTEGER,
     n_test     INTEGER,
+    accuracy_train REAL,           -- classification runs
+    accuracy_test  REAL,
+    log_loss_test  REAL,
+    leaves     INTEGER,            -- of a tree classifier
     versions   TEXT    NOT NULL,   -- JSON
     timestamp  TEXT    NOT NULL,   -- UTC, ISO 8601
     UNIQUE (dataset, depth, method, params, n_folds, split_seed, fold, seed)
@@ -67,8 +71,13 @@ CREATE TABLE IF NOT EXISTS claims (
     PRIMARY KEY (dataset, depth, method, params, n_folds, split_seed, fold, seed)
 );
 """
-_COLUMNS = {"runs": {"id", *KEY_COLUMNS, "r2_train", "r2_test", "seconds", "iterations", "status", "error",
-                     "n_train", "n_test", "versions", "timestamp"},
+#: the result columns of a classification run, added to a store of an srtopt without them when it is
+#: opened for writing (such a store is read as it is)
+_CLASSIFICATION_COLUMNS = {"accuracy_train": "REAL", "accuracy_test": "REAL", "log_loss_test": "REAL",
+                           "leaves": "INTEGER"}
+_RESULT_COLUMNS = ("r2_train", "r2_test", "seconds", "iterations", "status", "error", "n_train", "n_test",
+                   *_CLASSIFICATION_COLUMNS)
+_COLUMNS = {"runs": {"id", *KEY_COLUMNS, *_RESULT_COLUMNS, "versions", "timestamp"},
             "claims": {*KEY_COLUMNS, "owner", "expires"}}
 
 
@@ -134,6 +143,8 @@ class ResultStore:
                 self._conn.execute("PRAGMA synchronous=FULL")
                 with self._conn:
                     self._conn.executescript(_SCHEMA)
+                    for column, kind in self._missing.items():
+                        self._conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
                 self._has_claims = True
         except sqlite3.DatabaseError as exc:
             self._conn.close()
@@ -147,11 +158,16 @@ class ResultStore:
 
     def _check_tables(self, require_runs: bool) -> None:
         """The tables srtopt uses, where they exist, have exactly its columns (a store of an
-        srtopt without claims is read, and given its claims table when opened for writing)."""
+        srtopt without claims or without the classification columns is read, and given them when
+        opened for writing)."""
         tables = {table: {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
                   for table in _COLUMNS}
         if require_runs and not tables["runs"]:
             raise ValueError(f"{self.path} holds no srtopt results (no table 'runs')")
+        self._missing = {}
+        if tables["runs"] == _COLUMNS["runs"] - set(_CLASSIFICATION_COLUMNS):
+            self._missing = dict(_CLASSIFICATION_COLUMNS)
+            tables["runs"] = _COLUMNS["runs"]
         for table, columns in tables.items():
             if columns and columns != _COLUMNS[table]:
                 raise ValueError(f"{self.path} has a table {table!r} that srtopt did not write (columns "
@@ -173,8 +189,7 @@ class ResultStore:
         """Store one run and drop its claim; returns False when the run was already stored."""
         versions_text = versions if isinstance(versions, str) else json.dumps(versions, sort_keys=True)
         row = dict(zip(KEY_COLUMNS, spec.key))
-        row.update({k: result.get(k) for k in (
-            "r2_train", "r2_test", "seconds", "iterations", "status", "error", "n_train", "n_test")})
+        row.update({k: result.get(k) for k in _RESULT_COLUMNS})
         row["versions"] = versions_text
         row["timestamp"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         columns = ", ".join(row)

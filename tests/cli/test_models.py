@@ -305,8 +305,9 @@ def test_bench_help_names_every_registered_method(capsys):
     with pytest.raises(SystemExit):
         main(["bench", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "srt-l2-literal" in method_names()
-    assert f"methods: {', '.join(method_names())}," in text
+    assert "srt-l2-literal" in method_names() and "cart-clf" in method_names()
+    assert f"regression: {', '.join(method_names('regression'))};" in text
+    assert f"classification: {', '.join(method_names('classification'))};" in text
 
 
 def _one_error_line(capsys, command):

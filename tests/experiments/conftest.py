@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import DATA
+from ..conftest import CLASSIFICATION_DATA, DATA
 
 
 @pytest.fixture(scope="session")
@@ -16,14 +16,22 @@ def data_home() -> Path:
     return DATA
 
 
+@pytest.fixture(scope="session")
+def class_data_home() -> Path:
+    if CLASSIFICATION_DATA is None or not (CLASSIFICATION_DATA / "bupa.csv").is_file():
+        pytest.skip(f"classification dataset directory {CLASSIFICATION_DATA} not available "
+                    f"(set SRTOPT_CLASSIFICATION_DATA)")
+    return CLASSIFICATION_DATA
+
+
 @pytest.fixture
 def isolated_methods():
     """Restore the method registry after a test registers its own methods."""
     from srtopt.experiments import methods
 
-    saved = dict(methods._REGISTRY), dict(methods._REQUIRES)
+    tables = (methods._REGISTRY, methods._REQUIRES, methods._TASK, methods._DEPTH_FREE)
+    saved = [table.copy() for table in tables]
     yield methods
-    methods._REGISTRY.clear()
-    methods._REGISTRY.update(saved[0])
-    methods._REQUIRES.clear()
-    methods._REQUIRES.update(saved[1])
+    for table, copy in zip(tables, saved):
+        table.clear()
+        table.update(copy)

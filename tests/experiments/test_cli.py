@@ -122,3 +122,37 @@ def test_a_bench_whose_every_run_failed_exits_1_with_the_first_reason(capsys, tm
     err = capsys.readouterr().err
     assert err.startswith("srtopt bench: error: every run failed; the first: cart on yacht: InvalidParameterError")
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["bench", "--task", "classification", "--datasets", "pima", "yacht"],
+     "--task classification: yacht is not a classification dataset"),
+    (["bench", "--datasets", "pima", "yacht"], "the datasets mix tasks (classification: pima; regression: yacht)"),
+    (["bench", "--datasets", "pima", "--methods", "cart"], "method 'cart' is a regression method and the datasets "
+                                                           "are classification datasets"),
+    (["bench", "--task", "classification", "--methods", "srt-l2"], "method 'srt-l2' is a regression method"),
+])
+def test_task_errors_are_one_line(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv + ["--store", str(tmp_path / "t.db")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "t.db").exists()
+
+
+@pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
+def test_classification_bench_then_report(capsys, tmp_path, class_data_home, monkeypatch):
+    monkeypatch.setenv("SRTOPT_CLASSIFICATION_DATA", str(class_data_home))
+    monkeypatch.setenv("SRTOPT_DATA", str(tmp_path))  # not where classification data is read
+    db = tmp_path / "c.db"
+    argv = ["bench", "--datasets", "bupa", "glass", "--depths", "2", "3", "--methods", "cart-clf", "rf-clf",
+            "--seeds", "1", "--store", str(db), "--params", 'rf-clf={"n_estimators": 10}']
+    assert main(argv) == 0
+    assert "24 runs in the grid: 0 already stored, 24 run now (0 failed)" in capsys.readouterr().err
+    assert main(argv) == 0
+    assert "24 runs in the grid: 24 already stored, 0 run now" in capsys.readouterr().err
+    assert main(["report", str(db), "--out", str(tmp_path / "rep"), "--no-plots"]) == 0
+    md = capsys.readouterr().out
+    assert "| Method | datasets | runs | accuracy | log loss | fit s | leaves |" in md
+    assert "| Dataset | N | p | K | cart-clf D=2 | cart-clf D=3 | rf-clf |" in md
+    assert (tmp_path / "rep" / "summary_classification.csv").is_file()

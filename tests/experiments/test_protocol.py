@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.metrics import r2_score
@@ -151,3 +153,117 @@ def test_params_are_passed_to_the_factory_and_canonical(data_home, isolated_meth
     assert seen == [(3, 11, {"a": [2], "b": 1})] * 2
     with ResultStore(tmp_path / "p.db") as store:
         assert {r["params"] for r in store.rows()} == {'{"a":[2],"b":1}'}
+
+
+# ---- classification ----------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
+def test_classification_folds_are_stratified_kfold():
+    from sklearn.model_selection import StratifiedKFold
+
+    y = np.array(["a"] * 30 + ["b"] * 10 + ["c"] * 2)
+    for fold, (train, test) in enumerate(StratifiedKFold(4, shuffle=True, random_state=5)
+                                         .split(np.zeros((42, 1)), y)):
+        got = fold_indices(42, 4, 5, fold, y)
+        np.testing.assert_array_equal(got[0], train)
+        np.testing.assert_array_equal(got[1], test)
+
+
+class ClassRecorder:
+    """A classifier that remembers its training data and answers fixed probabilities (0.7 for the
+    training fold's majority code, the rest spread evenly), with ``classes_`` in reversed order."""
+
+    calls: list = []
+
+    def __init__(self, depth, seed):
+        self.depth, self.seed = depth, seed
+
+    def fit(self, X, y):
+        self.X_fit, self.y_fit = np.array(X), np.array(y)
+        self.classes_ = np.unique(y)[::-1]
+        self.majority_ = np.bincount(y).argmax()
+        ClassRecorder.calls.append(self)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.majority_)
+
+    def predict_proba(self, X):
+        k = len(self.classes_)
+        row = np.where(self.classes_ == self.majority_, 0.7, 0.3 / (k - 1))
+        return np.tile(row, (len(X), 1))
+
+
+def _class_data(rng):
+    """Labels as text, one class with a single row (absent from the training fold of its test fold)."""
+    X = rng.random((41, 3)) * [1, 10, 100] + [0, -5, 7]
+    y = np.array(["b"] * 24 + ["a"] * 16 + ["zz"])
+    return X, y
+
+
+def test_classification_run_scales_codes_and_scores(rng):
+    ClassRecorder.calls = []
+    X, y = _class_data(rng)
+    for fold in range(4):
+        spec = RunSpec("glass", 2, "rec", "{}", 4, 1, fold, 0)  # a classification dataset's slug: its protocol
+        result = execute_run(spec, lambda depth, seed: ClassRecorder(depth, seed), data=(X, y))
+        assert result["status"] == "ok", result["error"]
+        est = ClassRecorder.calls[-1]
+        train, test = fold_indices(41, 4, 1, fold, y)
+        x_min, x_max = X[train].min(axis=0), X[train].max(axis=0)
+        np.testing.assert_allclose(est.X_fit, (X[train] - x_min) / (x_max - x_min))
+        classes = sorted(set(y[train]))
+        assert list(est.y_fit) == [classes.index(label) for label in y[train]]
+        # scored on the labels: predicted label = the training majority ("b")
+        assert result["accuracy_test"] == np.mean(y[test] == "b")
+        assert result["accuracy_train"] == np.mean(y[train] == "b")
+        # log loss: 0.7 for "b", 0.3 / (K - 1) for another known class, 1e-15 for an unknown one
+        k = len(classes)
+        p = [0.7 if label == "b" else 0.3 / (k - 1) if label in classes else 1e-15 for label in y[test]]
+        assert result["log_loss_test"] == pytest.approx(-np.mean(np.log(p)), rel=1e-12)
+        assert result["leaves"] is None and result["r2_test"] is None
+        assert (result["n_train"], result["n_test"]) == (len(train), len(test))
+    assert any("zz" not in y[fold_indices(41, 4, 1, f, y)[0]] for f in range(4))  # the unknown class was tested
+
+
+def test_classification_log_loss_and_leaves_of_a_real_tree(rng):
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = _class_data(rng)
+    spec = RunSpec("glass", 3, "cart", "{}", 4, 0, 2, 0)
+    result = execute_run(spec, lambda depth, seed: DecisionTreeClassifier(max_depth=depth, random_state=seed),
+                         data=(X, y))
+    train, test = fold_indices(41, 4, 0, 2, y)
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X[train], y[train])  # labels as text
+    proba = tree.predict_proba(X[test])
+    p = [proba[i, list(tree.classes_).index(label)] if label in tree.classes_ else 0.0
+         for i, label in enumerate(y[test])]
+    assert result["log_loss_test"] == pytest.approx(-np.mean(np.log(np.clip(p, 1e-15, 1))), rel=1e-12)
+    assert result["accuracy_test"] == np.mean(tree.predict(X[test]) == y[test])
+    assert result["leaves"] == tree.get_n_leaves()
+
+
+def test_classification_run_errors_are_stored(rng):
+    X, y = _class_data(rng)
+    spec = RunSpec("glass", 2, "bad", "{}", 4, 0, 0, 0)
+
+    class NaNProba(ClassRecorder):
+        def predict_proba(self, X):
+            return np.full((len(X), len(self.classes_)), np.nan)
+
+    class TextClasses(ClassRecorder):
+        def fit(self, X, y):
+            super().fit(X, y)
+            self.classes_ = np.array(["a", "b"])
+            return self
+
+    class Narrow(ClassRecorder):
+        def predict_proba(self, X):
+            return super().predict_proba(X)[:, :1]
+
+    for cls, message in ((NaNProba, "predict_proba returned non-finite values"),
+                         (TextClasses, r"classes_ is \['a', 'b'\], not among the class codes 0..1"),
+                         (Narrow, r"predict_proba returned shape \(\d+, 1\), expected \(\d+, 2\)")):
+        result = execute_run(spec, lambda depth, seed: cls(depth, seed), data=(X[:40], y[:40]))
+        assert result["status"] == "error" and result["accuracy_test"] is None
+        assert re.search(message, result["error"]), result["error"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 import struct
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeRegressor
 
@@ -189,3 +191,73 @@ def test_report_counts_done_failed_and_claimed_runs(store, tmp_path):
     assert output.markdown.startswith(
         "# srtopt benchmark report\n\nRuns: 144 done (120 ok, 24 failed); 12 claimed by running benchmarks, "
         f"not in the tables yet.  \nsrtopt versions: {package_versions()['srtopt']} (144 runs).\n")
+
+
+# ---- classification ------------------------------------------------------------------
+
+def _class_rows():
+    """Stored rows of a classification store: cart-clf at depths 2 and 3 and a depth-free method, on two
+    datasets, 2 folds; one failed run; a regression row beside them."""
+    from srtopt.experiments.runner import package_versions
+
+    versions = json.dumps(package_versions(), sort_keys=True)
+    rows = []
+
+    def add(dataset, depth, method, fold, accuracy, log_loss, seconds, leaves, status="ok"):
+        ok = status == "ok"
+        rows.append({"dataset": dataset, "depth": depth, "method": method, "params": "{}", "n_folds": 2,
+                     "split_seed": 0, "fold": fold, "seed": 0, "status": status, "versions": versions,
+                     "r2_test": None, "accuracy_train": accuracy + 0.05 if ok else None,
+                     "accuracy_test": accuracy if ok else None, "log_loss_test": log_loss if ok else None,
+                     "seconds": seconds if ok else None, "leaves": leaves if ok else None,
+                     "iterations": None})
+
+    for dataset, shift in (("pima", 0.0), ("glass", -0.2)):
+        for fold in range(2):
+            add(dataset, 2, "cart-clf", fold, 0.7 + shift + 0.02 * fold, 0.6 - shift, 0.001, 4)
+            add(dataset, 3, "cart-clf", fold, 0.75 + shift, 0.5, 0.002, 7 + fold)
+            add(dataset, 0, "rf-clf", fold, 0.8 + shift, 0.4, 0.1, None)
+    add("glass", 0, "rf-clf", 2, 0, 0, 0, None, status="error")
+    rows.append({**rows[0], "dataset": "yacht", "method": "cart", "r2_test": 0.9, "accuracy_test": None,
+                 "log_loss_test": None, "leaves": None})
+    return pd.DataFrame(rows)
+
+
+def test_classification_summary_and_tables():
+    from srtopt.experiments.report import classification_tables, summarize_classification
+
+    summary = summarize_classification(_class_rows())
+    assert list(dict.fromkeys(summary["label"])) == ["cart-clf D=2", "cart-clf D=3", "rf-clf"]
+    row = summary[(summary["dataset"] == "glass") & (summary["label"] == "cart-clf D=2")].iloc[0]
+    assert row["accuracy_mean"] == pytest.approx(0.51) and row["accuracy_std"] == pytest.approx(0.01)
+    assert row["log_loss_mean"] == pytest.approx(0.8) and row["leaves_mean"] == 4
+    assert row["accuracy_train_mean"] == pytest.approx(0.56)
+    rf = summary[(summary["dataset"] == "glass") & (summary["method"] == "rf-clf")].iloc[0]
+    assert (rf["runs"], rf["errors"], rf["depth"]) == (2, 1, 0) and np.isnan(rf["leaves_mean"])
+    assert list(summary["dataset"][:2]) == ["pima", "glass"]  # the registry's order
+    assert set(summarize(_class_rows())["dataset"]) == {"yacht"}  # the regression summary leaves them out
+
+    md = classification_tables(summary)
+    lines = md.splitlines()
+    assert "| cart-clf D=2 | 2 | 4 | 0.610 | 0.700 | 0.001 | 4.0 |" in lines
+    assert "| rf-clf | 2 | 4 (1 failed) | 0.700 | 0.400 | 0.1 | n/a |" in lines
+    accuracy = lines[lines.index("### Test accuracy"):]
+    assert accuracy[2] == "| Dataset | N | p | K | cart-clf D=2 | cart-clf D=3 | rf-clf |"
+    assert accuracy[4] == "| pima | 768 | 8 | 2 | 0.710 | 0.750 | 0.800 |"
+    assert accuracy[5] == "| glass | 214 | 9 | 6 | 0.510 | 0.550 | 0.600 (1 failed) |"
+    assert accuracy[6] == "| Mean |  |  |  | 0.610 | 0.650 | 0.700 |"
+    leaves = lines[lines.index("### Leaves"):]
+    assert leaves[4] == "| pima | 768 | 8 | 2 | 4.0 | 7.5 | n/a |"
+
+
+def test_write_report_of_a_classification_store(tmp_path):
+    frame = _class_rows()
+    out = write_report(frame[frame["dataset"] != "yacht"], tmp_path / "c", mixed_versions=False)
+    assert sorted(p.name for p in out.files) == ["accuracy_vs_time.png", "report.md", "report.tex",
+                                                "summary_classification.csv"]
+    assert "## Classification" in out.markdown and "## Depth" not in out.markdown
+    assert r"\textbf{0.610}" in (tmp_path / "c" / "report.tex").read_text()
+    both = write_report(frame, tmp_path / "both", plots=False)
+    assert "## Depth 2" in both.markdown and "## Classification" in both.markdown
+    assert sorted(p.name for p in both.files) == ["report.md", "report.tex", "summary.csv",
+                                                 "summary_classification.csv"]

@@ -264,3 +264,76 @@ def test_stopping_early_cancels_joblib_runs_without_a_warning(recwarn):
     assert next(bare) == 0.0
     with pytest.warns(UserWarning, match="cancelled"):  # what the wrapper keeps from the user
         bare.close()
+
+
+# ---- tasks ----------------------------------------------------------------------
+
+def test_a_grid_is_of_one_task():
+    with pytest.raises(ValueError, match=r"the datasets mix tasks \(regression: yacht; classification: pima, "
+                                         r"glass\): run each task in a bench of its own"):
+        build_grid(["yacht", "pima", "glass"], [2], ["cart"])
+    with pytest.raises(ValueError, match=r"method 'cart' is a regression method and the datasets are "
+                                         r"classification datasets; classification methods: cart-clf, "):
+        build_grid(["pima"], [2], ["cart"])
+    with pytest.raises(ValueError, match="method 'rf-clf' is a classification method and the datasets are "
+                                         "regression datasets"):
+        build_grid(["yacht"], [2], ["rf-clf"])
+
+
+def test_depth_free_methods_run_once_at_depth_0():
+    grid = build_grid(["pima", "glass"], [3, 2, 4], ["cart-clf", "rf-clf", "logreg-clf"], folds=2, seeds=1)
+    runs = {(s.dataset, s.depth, s.method) for s in grid}
+    assert len(grid) == len(runs) * 2
+    assert {(d, m) for _, d, m in runs} == {(3, "cart-clf"), (2, "cart-clf"), (4, "cart-clf"),
+                                            (0, "rf-clf"), (0, "logreg-clf")}
+    assert [(s.depth, s.method) for s in grid if s.dataset == "pima" and s.fold == 0] == [
+        (3, "cart-clf"), (0, "rf-clf"), (0, "logreg-clf"), (2, "cart-clf"), (4, "cart-clf")]
+
+
+@pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
+def test_classification_bench_matches_a_direct_computation_and_resumes(class_data_home, tmp_path):
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.tree import DecisionTreeClassifier
+
+    from srtopt.datasets import load
+
+    store = tmp_path / "c.db"
+    args = dict(folds=4, seeds=1, split_seed=0, store=store, jobs=1, quiet=True, data_home=class_data_home)
+    result = run_benchmark(["bupa", "ecoli"], [2], ["cart-clf", "logreg-clf"], **args)
+    assert (result.total, result.ran, result.failed) == (16, 16, 0)
+    with ResultStore(store) as results:
+        rows = {(r["dataset"], r["depth"], r["method"], r["fold"]): r for r in results.rows()}
+    X, y, _ = load("ecoli", class_data_home)
+    for fold, (train, test) in enumerate(StratifiedKFold(4, shuffle=True, random_state=0).split(X, y)):
+        tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X[train], y[train])
+        row = rows["ecoli", 2, "cart-clf", fold]
+        assert row["accuracy_test"] == np.mean(tree.predict(X[test]) == y[test])
+        assert row["leaves"] == tree.get_n_leaves() and row["r2_test"] is None
+        assert rows["ecoli", 0, "logreg-clf", fold]["leaves"] is None
+    again = run_benchmark(["bupa", "ecoli"], [2, 3], ["cart-clf", "logreg-clf"], **args)
+    assert (again.total, again.skipped, again.ran) == (24, 16, 8)  # only cart-clf at depth 3 is new
+
+
+def test_a_store_without_the_classification_columns_is_read_and_upgraded(tmp_path):
+    from srtopt.experiments.store import _SCHEMA
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    old = _SCHEMA
+    for line in ("    accuracy_train REAL,           -- classification runs\n", "    accuracy_test  REAL,\n",
+                 "    log_loss_test  REAL,\n", "    leaves     INTEGER,            -- of a tree classifier\n"):
+        assert line in old
+        old = old.replace(line, "")
+    conn.executescript(old)
+    conn.execute("INSERT INTO runs (dataset, depth, method, params, n_folds, split_seed, fold, seed, r2_test, status,"
+                 " versions, timestamp) VALUES ('yacht', 2, 'cart', '{}', 4, 0, 0, 0, 0.5, 'ok', '{}', 'now')")
+    conn.commit()
+    conn.close()
+    with ResultStore(path, readonly=True) as store:
+        frame = store.dataframe()
+        assert "leaves" not in frame and frame["r2_test"].tolist() == [0.5]
+    with ResultStore(path) as store:
+        frame = store.dataframe()
+        assert frame["leaves"].isna().all() and frame["r2_test"].tolist() == [0.5]
+    with ResultStore(path) as store:  # opened again: nothing left to add
+        assert store.count() == 1
