@@ -404,7 +404,7 @@ class IncrementalObjective:
         n, m = len(self.y), self.tree.n_branch
         if self._at is None:
             self.S, self.R = np.empty((n, m)), np.empty((n, m + 1))
-            self.D = np.empty((n, m + 1, self.leaves.n_outputs))
+            self.D = np.empty((self.leaves.n_outputs, n, m + 1))
             self.V, self.P, self.G = np.empty((n, 2 * m + 2)), np.empty((n, 2 * m + 2)), np.zeros((n, m))
             self.P[:, 1] = 1.0
             self._g_omega, self._g_beta = np.zeros_like(omega), np.zeros_like(beta)
@@ -423,7 +423,7 @@ class IncrementalObjective:
         if len(branch):
             self.S[:, branch] = split_probabilities(Z, omega[branch], self.mu)
         if len(leaves):
-            self.R[:, leaves], self.D[:, leaves] = self.leaves.losses(Xa, self.y, beta[leaves], order=1)
+            self.R[:, leaves], self.D[:, :, leaves] = self.leaves.losses(Xa, self.y, beta[leaves], order=1)
         with _Interruptible():
             _resweep(self.S, self.R, self.s, self.mu, self.V, self.P, self.G, int(r), tree.subtree_depth(r))
         self._f = float(self.s @ self.V[:, 1])
@@ -432,7 +432,7 @@ class IncrementalObjective:
         self._g_omega[rows] = self.G[:, rows].T @ Z
         reached = np.array(tree.descendants_leaves(r), dtype=np.int64) - tree.n_branch - 1
         P_leaves = self.P[:, tree.n_branch + 1 + reached]
-        self._g_beta[reached] = self.leaves.gradient(Xa, self.s[:, None] * P_leaves, self.D[:, reached])
+        self._g_beta[reached] = self.leaves.gradient(Xa, self.s[:, None] * P_leaves, self.D[:, :, reached])
         self._at = (omega, beta)
 
 

@@ -28,6 +28,9 @@ from .srt import _load_kernels, regularization_lambdas
 from .threads import one_blas_thread
 
 LEAF_KINDS = ("constant", "logistic")
+#: the LN solvers "auto" tries: Newton's method on the exact Hessian while the subproblem is small, L-BFGS-B
+#: beyond (the Hessian of K' q coefficients per leaf costs N (K' q)^2)
+LN_AUTO = ["newton:max_variables=128", "l-bfgs-b", "ipopt", "prox-gradient"]
 
 
 class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEstimator):
@@ -166,6 +169,8 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         self.max_subproblem_rows, self.working_sets, self.penalty = max_subproblem_rows, working_sets, penalty
         self.time_limit, self.callbacks, self.verbose = time_limit, callbacks, verbose
         self.random_state, self.n_jobs = random_state, n_jobs
+
+    AUTO_SPECS = {"ln": LN_AUTO}
 
     _parameter_constraints = {
         "depth": [Integer(1)], "leaf": [Options(*LEAF_KINDS)], "mu": [POSITIVE], "wlr_C": [POSITIVE],

@@ -175,26 +175,6 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
 
-    def score(self, X, y, sample_weight=None):
-        """The coefficient of determination R^2 of :meth:`predict` on (X, y), as
-        :meth:`SoftRegressionTree.score`.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, p)
-            Inputs, with the features of ``fit``.
-        y : array-like of shape (n_samples,)
-            True targets.
-        sample_weight : array-like of shape (n_samples,) or None, default=None
-            Weights of the rows; None: equal weights.
-
-        Returns
-        -------
-        float
-            R^2 of ``predict(X)`` against y.
-        """
-        return super().score(X, y, sample_weight=sample_weight)
-
 
 def _leaf_ridge(estimator, depth, X, y, params):
     """The estimator's ``leaf_ridge`` at ``depth``; "auto" is resolved once, by a fit on all the

@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 
 from .. import kernels
 from ..models.constraints import rank
-from ..solvers import make_solver
+from ..solvers import Auto, make_solver
 from ..solvers.base import acceptance
 from ..training.feasibility import restore
 from ..training.initialization import CartInitialization, ClusterInitialization
@@ -68,9 +68,12 @@ class NodecTree:
             return result
         return algorithm.run(problem, state=result.state)
 
+    #: the specs "auto" tries per kind, where the estimator's differ from :data:`srtopt.solvers.AUTO`
+    AUTO_SPECS: dict = {}
+
     def _solvers(self, problem) -> dict:
         """The configured BN, LN and WLR solvers, checked against the formulations they will get."""
-        solvers = {kind: make_solver(kind, getattr(self, f"{kind}_solver")) for kind in ("bn", "ln", "wlr")}
+        solvers = {kind: self._solver(kind) for kind in ("bn", "ln", "wlr")}
         tree = problem.tree
         omega = np.zeros((tree.n_branch, problem.n_features + 1))
         beta = np.zeros((tree.n_leaves, problem.Xa.shape[1] * problem.leaf_model.n_outputs))
@@ -84,6 +87,13 @@ class NodecTree:
                                  f"{kind.upper()} subproblems of loss={self.loss!r}, penalty={self.penalty!r}: "
                                  f"{verdict.reason}")
         return solvers
+
+    def _solver(self, kind: str):
+        """The solver of ``{kind}_solver``: "auto" tries :attr:`AUTO_SPECS` [kind] where given."""
+        spec = getattr(self, f"{kind}_solver")
+        if isinstance(spec, str) and spec == "auto" and kind in self.AUTO_SPECS:
+            return Auto(kind, specs=self.AUTO_SPECS[kind])
+        return make_solver(kind, spec)
 
     def _initializations(self, wlr_solver) -> list:
         """The initialization callables: ``init`` or each entry of a list of them."""

@@ -61,17 +61,17 @@ class LinearLeaves:
 
     def losses(self, Xa, T, beta, order: int = 0):
         """R (n, m) of the rows (Xa, T) at the leaves ``beta`` (m rows); with ``order`` 1 also
-        dR/du (n, m, 1), with 2 also d^2R/du^2 (n, m, 1, 1)."""
+        dR/du (1, n, m), with 2 also d^2R/du^2 (1, 1, n, m) (the scores' axes first)."""
         residual = kernels.leaf_residuals(Xa, T, beta)
         R = self.loss.value(residual)
         if order == 0:
             return R
-        D = self.loss.derivative(residual)[..., None]
-        return (R, D) if order == 1 else (R, D, self.loss.second_derivative(residual)[..., None, None])
+        D = self.loss.derivative(residual)[None]
+        return (R, D) if order == 1 else (R, D, self.loss.second_derivative(residual)[None, None])
 
     def gradient(self, Xa, W, D) -> np.ndarray:
         """sum_i W_il dR_il/du_il Xa_i for every leaf l: the gradient of sum_il W_il R_il in beta, (m, q)."""
-        return (W * D[..., 0]).T @ Xa
+        return (W * D[0]).T @ Xa
 
     def casadi(self, Xa, T, B):
         """R (n x m MX) of the rows Xa (n x q), targets T (n x 1) at the leaves B (m x q)."""
@@ -130,24 +130,17 @@ class ClassLeaves:
         return beta.ravel()
 
     def scores(self, Xa, beta) -> np.ndarray:
-        """u_il (n, m, K') of the rows Xa at the leaves ``beta`` (m rows of K' q)."""
+        """u_ilk (K', n, m) of the rows Xa at the leaves ``beta`` (m rows of K' q), the scores first."""
         B = np.reshape(beta, (len(beta), self.n_outputs, Xa.shape[1]))
-        return np.einsum("iq,lkq->ilk", Xa, B)
-
-    def probabilities(self, Xa, beta) -> np.ndarray:
-        """p_il (n, m, K): the class probabilities of every row at every leaf."""
-        return self.loss.probabilities(self.scores(Xa, beta), self.n_classes)
+        return np.array([Xa @ B[:, k].T for k in range(self.n_outputs)])
 
     def losses(self, Xa, T, beta, order: int = 0):
-        U, T = self.scores(Xa, beta), T[:, None, :]
-        R = self.loss.value(U, T)
-        if order == 0:
-            return R
-        return (R, *self.loss.derivatives(U, T, hessian=True)) if order == 2 else (R, self.loss.derivatives(U, T))
+        """R (n, m), and with ``order`` 1 dR/du (K', n, m), with 2 also d^2R/du^2 (K', K', n, m)."""
+        return self.loss.evaluate(self.scores(Xa, beta), T.T[:, :, None], order)
 
     def gradient(self, Xa, W, D) -> np.ndarray:
-        """sum_i W_il D_ilk Xa_i, (m, K' q)."""
-        return np.einsum("ilk,iq->lkq", W[..., None] * D, Xa).reshape(W.shape[1], -1)
+        """sum_i W_il D_kil Xa_i, (m, K' q)."""
+        return np.stack([(W * D[k]).T @ Xa for k in range(self.n_outputs)], axis=1).reshape(W.shape[1], -1)
 
     def casadi(self, Xa, T, B):
         """R (n x m MX) of the rows Xa (n x q), targets T (n x K) at the leaves B (m x K' q)."""

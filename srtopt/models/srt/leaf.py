@@ -82,15 +82,15 @@ class LeafSubproblem(WorkingSetSubproblem):
         def hessian(x):
             Xa, T = self.design
             _, _, C = self.problem.leaf_model.losses(Xa, T, self._matrix(x), order=2)
-            C = self.leaf_weights[..., None, None] * C  # (rows, leaves, K', K')
-            q, k = Xa.shape[1], C.shape[-1]
+            C = C * self.leaf_weights  # (K', K', rows, leaves)
+            q, k = Xa.shape[1], C.shape[0]
             width = k * q
             H = np.zeros((len(self.working) * width, len(self.working) * width))
             for l in range(len(self.working)):
                 for a in range(k):
                     for b in range(k):
                         H[l * width + a * q:l * width + (a + 1) * q, l * width + b * q:l * width + (b + 1) * q] = \
-                            (Xa.T * C[:, l, a, b]) @ Xa
+                            (Xa.T * C[a, b, :, l]) @ Xa
                 H[l * width:(l + 1) * width, l * width:(l + 1) * width] += np.diag(ridge[l])
             return H
         return hessian

@@ -64,16 +64,18 @@ class ClassLoss(Term):
         raise NotImplementedError
 
     def value(self, U: np.ndarray, T: np.ndarray) -> np.ndarray:
-        """loss, numpy: U (..., K'), T (..., K) broadcastable -> (...)."""
-        return np.asarray(self.expression(list(np.moveaxis(U, -1, 0)), list(np.moveaxis(T, -1, 0)), NUMPY))
+        """loss, numpy, classes first: U (K', ...), T (K, ...) broadcastable -> (...) (from :meth:`expression`)."""
+        return np.asarray(self.expression(list(U), list(T), NUMPY))
 
-    def derivatives(self, U: np.ndarray, T: np.ndarray, hessian: bool = False):
-        """(d loss / d u (..., K'), and with ``hessian`` d^2 loss / d u^2 (..., K', K'))."""
+    def evaluate(self, U: np.ndarray, T: np.ndarray, order: int = 0):
+        """The numpy hot path, classes first (U (K', ...), T (K, ...)): loss (...), and with ``order`` >= 1
+        d loss / d u (K', ...), with 2 also d^2 loss / d u^2 (K', K', ...), the class probabilities
+        computed once (the tests check it against :meth:`expression` and finite differences)."""
         raise NotImplementedError
 
     @staticmethod
     def probabilities(U: np.ndarray, n_classes: int) -> np.ndarray:
-        """softmax of the full scores, (..., K) (:func:`srtopt.routing.class_probabilities`)."""
+        """softmax of the full scores, (..., K) of U (..., K') (:func:`srtopt.routing.class_probabilities`)."""
         return class_probabilities(U, n_classes)
 
 
@@ -89,14 +91,16 @@ class LogLoss(ClassLoss):
         full = full_scores(U, len(T))
         return logsumexp(full, ops) - sum(t * u for t, u in zip(T, full))
 
-    def derivatives(self, U, T, hessian=False):
-        P = self.probabilities(U, T.shape[-1])
-        free = slice(P.shape[-1] - U.shape[-1], None)
-        g = (P - T)[..., free]
-        if not hessian:
-            return g
-        Pf = P[..., free]
-        return g, _diag(Pf) - Pf[..., :, None] * Pf[..., None, :]
+    def evaluate(self, U, T, order=0):
+        full, lse, P = _softmax(U, len(T))
+        R = lse - sum(t * u for t, u in zip(T, full))
+        if order == 0:
+            return R
+        Pf, Tf = P[len(P) - len(U):], T[len(P) - len(U):]
+        G = np.array([p - t for p, t in zip(Pf, Tf)])
+        if order == 1:
+            return R, G
+        return R, G, np.array([[p * ((a == b) - q) for b, q in enumerate(Pf)] for a, p in enumerate(Pf)])
 
 
 class MisclassificationCost(ClassLoss):
@@ -145,22 +149,29 @@ class MisclassificationCost(ClassLoss):
         lse = logsumexp(full, ops)
         return sum(ops.exp(u - lse) * t for u, t in zip(full, T))
 
-    def derivatives(self, U, T, hessian=False):
-        P = self.probabilities(U, T.shape[-1])
-        d = T - np.sum(P * T, axis=-1, keepdims=True)  # c_k minus the expected cost
-        free = slice(P.shape[-1] - U.shape[-1], None)
-        g_full = P * d
-        g = g_full[..., free]
-        if not hessian:
-            return g
-        Pf, gf = P[..., free], g
-        H = _diag(gf) - Pf[..., :, None] * gf[..., None, :] - gf[..., :, None] * Pf[..., None, :]
-        return g, H
+    def evaluate(self, U, T, order=0):
+        _, _, P = _softmax(U, len(T))
+        cost = sum(p * t for p, t in zip(P, T))
+        if order == 0:
+            return cost
+        Pf, Tf = P[len(P) - len(U):], T[len(P) - len(U):]
+        G = np.array([p * (t - cost) for p, t in zip(Pf, Tf)])  # p_k (c_k minus the expected cost)
+        if order == 1:
+            return cost, G
+        return cost, G, np.array([[(a == b) * g - p * h - g * q for b, (q, h) in enumerate(zip(Pf, G))]
+                                  for a, (p, g) in enumerate(zip(Pf, G))])
 
 
-def _diag(v: np.ndarray) -> np.ndarray:
-    """A batch of diagonal matrices (..., K, K) from vectors (..., K)."""
-    return v[..., :, None] * np.eye(v.shape[-1])
+def _softmax(U: np.ndarray, n_classes: int):
+    """(the K full scores, their logsumexp, the K class probabilities) of the free scores U (K', ...),
+    as lists of arrays: elementwise operations, no reduction along a short axis."""
+    full = full_scores(list(U), n_classes)
+    top = full[0]
+    for v in full[1:]:
+        top = np.maximum(top, v)
+    e = [np.exp(v - top) for v in full]
+    total = sum(e)
+    return full, top + np.log(total), [v / total for v in e]
 
 
 CLASS_LOSSES = Registry("classification loss", {"log_loss": LogLoss, "cost": MisclassificationCost},
