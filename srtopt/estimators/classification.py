@@ -3,6 +3,7 @@ SRT's NODEC-DR on the soft model's classification loss."""
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 
@@ -13,21 +14,29 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import validate_data
 
 from .. import kernels
+from ..models.constraints import ClassRecall, Monotone, make_constraints
 from ..models.leaves import ClassLeaves
 from ..models.srt import SRTProblem
 from ..models.terms import make_penalties
 from ..models.terms.class_losses import ClassLoss, make_class_loss
 from ..solvers.base import deadline
+from ..solvers import make_solver
 from ..training.callbacks import ProgressPrinter, as_callbacks
+from ..training.working_sets import make_working_sets
 from ..tree import Tree
+from ..training.feasibility import polish
+from .constrained import (code_groups, constraint_report, constraint_terms, in_training_units, protected_groups,
+                          training_units)
 from .nodec_tree import NodecTree
-from .params import FRACTION, INTEGER, NONE, POSITIVE, VERBOSE, Integer, Options, Real, check_parameters
+from .params import (FRACTION, INTEGER, NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, VERBOSE, Integer, Kind, Options,
+                     Pair, Parses, Real, check_parameters)
 from .reading import SoftTreeMixin
-from .scaling import MinMaxTarget, _check_numeric_columns, _naming, check_sample_weight, scaled_input
-from .srt import _load_kernels, regularization_lambdas
+from .scaling import MinMaxTarget, _check_numeric_columns, _n_rows, _naming, check_sample_weight, scaled_input
+from .srt import _load_kernels, init_entries, parse_reading, regularization_lambdas
 from .threads import one_blas_thread
 
 LEAF_KINDS = ("constant", "logistic")
+INITS = ("cart", "cluster")
 #: the LN solvers "auto" tries: Newton's method on the exact Hessian while the subproblem is small, L-BFGS-B
 #: beyond (the Hessian of K' q coefficients per leaf costs N (K' q)^2)
 LN_AUTO = ["newton:max_variables=128", "l-bfgs-b", "ipopt", "prox-gradient"]
@@ -101,6 +110,17 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         The working-set rule of NODEC-GS.
     penalty : str, Penalty, list of these or None, default=None
         Penalty terms beside the l2 terms ("split_l1:strength=..." for sparse splits).
+    monotonic_cst : array-like of {-1, 0, 1}, dict or None, default=None
+        Two classes: the probability of ``classes_[1]`` monotone in these features (scikit-learn's
+        convention; one sign per feature, or {feature name or index: sign}), exactly, for every input:
+        no split uses the feature and every logistic leaf's slope on it has the sign.
+    constraints : str, Constraint, list of these or None, default=None
+        ``"class_recall:class=B,lower=0.9"``: at least 90% of class B's training rows classified as B,
+        by the soft model the training loss is written on and by ``predict()``
+        (:class:`~srtopt.models.constraints.ClassRecall`); ``"parity:gap=0.05"`` (two classes): the
+        protected groups' mean probabilities of ``classes_[1]`` within 0.05 of each other (needs
+        ``fit(..., sensitive_features=...)``); or any constraint of :mod:`srtopt.models.constraints`.
+        ``constraint_report_`` says whether each holds.
     time_limit : float or None, default=None
         Seconds for the whole fit.
     callbacks : list or None, default=None
@@ -143,6 +163,11 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         Importance of each feature in the splits (as for the regression tree).
     fit_seconds_ : float
         Wall-clock seconds of the fit.
+    constraint_report_ : list of dict
+        One row per constraint row (empty without constraints): "constraint", "row", "bound", "soft"
+        (the value for the soft model), "predict" (for ``predict()`` on the training data), "holds".
+    groups_ : list
+        The labels of the protected groups of ``sensitive_features`` (absent without).
 
     Examples
     --------
@@ -157,8 +182,8 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
                  leaf_ridge=1.0, max_iter=10, init="cart", n_init=10, init_scale=0.2, eps1=0.1, eps2=0.3, eps3=0.4,
                  zeta=0.8, theta_w=1e-3, theta_b=1e-3, k0=None, tau=1e-6, bn_solver="auto", ln_solver="auto",
                  wlr_solver="auto", wlr_C=1.0, wlr_weights="labels", n_restarts=1, restart_iter=2,
-                 max_subproblem_rows=100_000, working_sets="subtree", penalty=None, time_limit=None, callbacks=None,
-                 verbose=0, random_state=None, n_jobs=None):
+                 max_subproblem_rows=100_000, working_sets="subtree", penalty=None, monotonic_cst=None,
+                 constraints=None, time_limit=None, callbacks=None, verbose=0, random_state=None, n_jobs=None):
         self.depth, self.leaf, self.loss, self.class_weight = depth, leaf, loss, class_weight
         self.mu, self.regularization, self.leaf_ridge = mu, regularization, leaf_ridge
         self.max_iter, self.init, self.n_init, self.init_scale = max_iter, init, n_init, init_scale
@@ -167,6 +192,7 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         self.bn_solver, self.ln_solver, self.wlr_solver, self.wlr_C = bn_solver, ln_solver, wlr_solver, wlr_C
         self.wlr_weights, self.n_restarts, self.restart_iter = wlr_weights, n_restarts, restart_iter
         self.max_subproblem_rows, self.working_sets, self.penalty = max_subproblem_rows, working_sets, penalty
+        self.monotonic_cst, self.constraints = monotonic_cst, constraints
         self.time_limit, self.callbacks, self.verbose = time_limit, callbacks, verbose
         self.random_state, self.n_jobs = random_state, n_jobs
 
@@ -174,20 +200,34 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
 
     _parameter_constraints = {
         "depth": [Integer(1)], "leaf": [Options(*LEAF_KINDS)], "mu": [POSITIVE], "wlr_C": [POSITIVE],
-        "tau": [POSITIVE], "init_scale": [POSITIVE], "leaf_ridge": [Real(0, None, "neither")],
+        "tau": [POSITIVE], "init_scale": [POSITIVE],
+        "leaf_ridge": [Real(0, None, "neither", text="a number > 0 (a factor on lambda_b)")],
         **{name: [Integer(1)] for name in ("max_iter", "n_init", "n_restarts", "restart_iter")},
         **{name: [FRACTION] for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b")},
         "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE], "wlr_weights": [Options("labels", "routing")],
         "max_subproblem_rows": [NONE, Integer(2)], "verbose": VERBOSE, "n_jobs": [NONE, INTEGER],
+        "random_state": RANDOM_STATE,
+        "regularization": [NONE, NONNEGATIVE, Pair(NONNEGATIVE, "finite numbers >= 0 (lambda_w, lambda_b)"),
+                           Parses("a reading such as 'l2' or 'l2:split=10'", parse_reading, str)],
+        "loss": [Parses("'log_loss', 'cost' or a ClassLoss", make_class_loss, (str, ClassLoss))],
+        "class_weight": [NONE, Options("balanced"), Kind("a dict {class label: weight}", dict)],
+        "penalty": [Parses("None, a penalty name or spec, a Penalty or a list of these", make_penalties)],
+        "constraints": [Parses("None, a constraint spec, a Constraint or a list of these", make_constraints)],
+        "monotonic_cst": [NONE, Parses("signs in {-1, 0, 1}, one per feature, or a dict {feature: sign}", Monotone,
+                                       (list, tuple, dict, np.ndarray))],
+        "working_sets": [Parses("a working-set rule's name or a callable rule(tree)", make_working_sets)],
+        "init": [Parses("'cart', 'cluster', a callable or a list of these",
+                        functools.partial(init_entries, names=INITS))],
+        **{f"{kind}_solver": [Parses("a solver spec or a solver object", functools.partial(make_solver, kind))]
+           for kind in ("bn", "ln", "wlr")},
+        "callbacks": [NONE, Parses("a list of Callback objects or callables", as_callbacks, (list, tuple))],
     }
 
     def _check_params(self):
         check_parameters(self)
-        if not (isinstance(self.loss, (str, ClassLoss))):
-            raise ValueError(f"loss must be 'log_loss', 'cost' or a ClassLoss object, got {self.loss!r}")
 
     @one_blas_thread
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, sensitive_features=None):
         """Fit the tree by NODEC-DR on (X, y).
 
         Parameters
@@ -195,9 +235,12 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         X : array-like of shape (n_samples, p)
             Training inputs (numbers; a DataFrame keeps its column names).
         y : array-like of shape (n_samples,)
-            Class labels (numbers or strings), at least two classes of two rows each.
+            Class labels (numbers or strings), at least two classes.
         sample_weight : array-like of shape (n_samples,) or None, default=None
             Row weights s_i (they replace the 1/N of eq. obj), times the weights of ``class_weight``.
+        sensitive_features : array-like of shape (n_samples,), str or None, default=None
+            The protected group of every row, for ``parity`` (an array, or the name of a column of the
+            DataFrame X, which is then not a feature).
 
         Returns
         -------
@@ -208,8 +251,16 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         if self.time_limit is not None:
             _load_kernels()
         started = time.perf_counter()
+        user_constraints = constraint_terms(self)
+        X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
         X, codes = self._check_data(X, y)
         weights = self._weights(codes, sample_weight)
+        groups = None
+        if group_values is not None:
+            groups, self.groups_ = code_groups(group_values, weights)
+        if self.monotonic_cst is not None and self.n_classes_ != 2:
+            raise ValueError(f"monotonic_cst makes the probability of classes_[1] monotone: it needs two classes, "
+                             f"not {self.n_classes_}")
         self.scaler_ = MinMaxTarget().fit(X, None, weights)
         tree = Tree(int(self.depth))
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
@@ -217,7 +268,8 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         leaves.loss.targets(codes[:1], len(self.classes_))  # a cost matrix of the wrong size fails here
         problem = SRTProblem(self.scaler_.transform(X), codes, tree, float(self.mu), lambda_w,
                              lambda_b * self.leaf_ridge, weights, penalties=make_penalties(self.penalty),
-                             leaves=leaves)
+                             constraints=in_training_units(user_constraints, training_units(self, leaves.loss)),
+                             groups=groups, leaves=leaves)
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
         solvers = self._solvers(problem)
         with deadline(None if self.time_limit is None else started + self.time_limit):
@@ -230,11 +282,68 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
                           f"tree is the best found by then (stopped_by_='time_limit')", UserWarning, stacklevel=3)
         self.lambda_w_, self.lambda_b_ = lambda_w, problem.lambda_b
         self._close_unreached(problem.X)
+        self._meet_constraints(problem, solvers["ln"], user_constraints)
         self._store_training_statistics(problem.X, codes, weights)
         self.fit_seconds_ = time.perf_counter() - started
         for callback in callbacks:
             getattr(callback, "on_fit_end", lambda estimator: None)(self)
         return self
+
+    def _meet_constraints(self, problem, ln_solver, user_constraints):
+        """The coefficients within their bounds, the leaves polished so that the constraints hold for the
+        HBP leaves too (:func:`~srtopt.training.feasibility.polish`), each class's recall bound met by
+        ``predict()`` (:meth:`_meet_recall`), the report, and a warning for a row that does not hold."""
+        self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver)
+        self.omega_, self.beta_ = problem.project(self.omega_, self.beta_)
+        for term in problem.constraints:
+            if isinstance(term, ClassRecall):
+                self._meet_recall(problem, term)
+        self.constraint_report_ = constraint_report(self, user_constraints, problem, getattr(self, "groups_", []))
+        failing = [row for row in self.constraint_report_ if not row["holds"]]
+        if failing:
+            worst = ", ".join(f"{row['row']} = {row['soft']:.4g} for the soft model and {row['predict']:.4g} for "
+                              f"predict() (bound {row['bound']})" for row in failing[:3])
+            warnings.warn(f"the constraints could not be met; the tree is the most feasible one found: {worst}",
+                          UserWarning, stacklevel=4)
+
+    def _meet_recall(self, problem, term):
+        """Raise class c's score by the least delta in every leaf (the intercept of its score; for two classes
+        the logit, down for the first class) so that ``predict()`` classifies a share ``lower`` of the
+        (weighted) training rows of class c as c: its recall only grows with delta, and so does the soft
+        model's."""
+        c, K = term.code, self.n_classes_
+        rows = np.flatnonzero(np.asarray(problem.y) == c)
+        Xs = problem.X[rows]
+        full = self._full_scores(Xs)
+        others = np.delete(full, c, axis=1).max(axis=1)
+        margin = others - full[:, c]  # the shift that makes c the most probable class of the row
+        order = np.argsort(margin)
+        weights = problem.s[rows][order]
+        needed = np.searchsorted(np.cumsum(weights), term.lower_bound * weights.sum() * (1 - 1e-12))
+        delta = margin[order][min(needed, len(order) - 1)]
+        if delta < 0:
+            return
+        delta = delta + 1e-9 * max(1.0, abs(delta))
+        q = self.beta_.shape[1] // (1 if K == 2 else K)
+        beta = self.beta_.copy()
+        if K == 2:
+            beta[:, 0] += delta if c == 1 else -delta
+        else:
+            beta[:, c * q] += delta
+        self.beta_ = beta
+
+    def _full_scores(self, Xs) -> np.ndarray:
+        """The K class scores of the HBP leaf of every scaled row (the first class's 0 for two classes)."""
+        tree = Tree(int(self.depth))
+        leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
+        Xa = kernels.class_design(Xs, self.leaf == "constant")
+        B = self.beta_[tree.leaf_rows(leaves)].reshape(len(Xs), -1, Xa.shape[1])
+        U = np.einsum("iq,ikq->ik", Xa, B)
+        return np.column_stack([np.zeros(len(Xs)), U]) if self.n_classes_ == 2 else U
+
+    def _training_prediction(self, problem):
+        """predict() of the training rows as class codes: what the report checks the constraints on."""
+        return np.argmax(self._full_scores(problem.X), axis=1)
 
     def _check_data(self, X, y):
         """(X as floats, the class codes 0..K-1 of y); sets ``classes_``, ``n_classes_``."""
@@ -258,8 +367,8 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         return X, codes.astype(np.int64)
 
     def _weights(self, codes, sample_weight) -> np.ndarray:
-        """s_i before normalization: ``sample_weight`` times the class weights; each class needs two
-        rows of positive weight."""
+        """s_i before normalization: ``sample_weight`` times the class weights; a class without a row of
+        positive weight is refused, a class of one such row warned about."""
         weights = check_sample_weight(sample_weight, len(codes), 2**int(self.depth))
         if self.class_weight is not None:
             if isinstance(self.class_weight, dict):
@@ -269,10 +378,13 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
                                      f"{', '.join(map(repr, self.classes_.tolist()))})")
             weights = weights * compute_sample_weight(self.class_weight, self.classes_[codes])
         counts = np.bincount(codes, weights=(weights > 0).astype(float), minlength=self.n_classes_)
-        if np.any(counts < 2):
-            k = int(np.argmin(counts))
-            raise ValueError(f"class {self.classes_[k]!r} has {int(counts[k])} row(s) of positive weight; each class "
-                             f"needs at least 2")
+        k = int(np.argmin(counts))
+        if counts[k] == 0:
+            raise ValueError(f"class {self.classes_[k]!r} has no row of positive weight: give it a weight, or drop "
+                             f"its rows")
+        if counts[k] == 1:
+            warnings.warn(f"class {self.classes_[k]!r} has one row (of positive weight): the tree can hardly learn "
+                          f"it; give it more rows or merge it with another class", UserWarning, stacklevel=3)
         return weights
 
     def predict_proba(self, X, mixture=False):

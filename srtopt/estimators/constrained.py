@@ -20,11 +20,11 @@ from ..models.constraints import (
     LeafBounds,
     Monotone,
     Parity,
+    SoftMean,
     TrainingUnits,
     VariableBounds,
     make_constraints,
 )
-from ..models.terms import NUMPY
 
 
 def constraint_terms(estimator) -> tuple:
@@ -82,14 +82,15 @@ def training_units(estimator, loss) -> TrainingUnits:
     p = estimator.n_features_in_
     names = tuple(str(n) for n in names) if names is not None else tuple(f"x{j}" for j in range(p))
     degree = {"squared": 2, "absolute": 1}.get(loss.name)
-    return TrainingUnits(names, estimator.scaler_.x_scale, estimator.scaler_.y_std, degree)
+    classes = tuple(getattr(estimator, "classes_", ()))
+    return TrainingUnits(names, estimator.scaler_.x_scale, estimator.scaler_.y_std, degree, classes)
 
 
 def in_training_units(terms, units: TrainingUnits) -> tuple:
     """``terms`` (user units) in the training problem's units (:meth:`Constraint.in_training_units`);
     first, constraints that contradict each other on a feature are refused in the user's terms: the
     feature's name, the two constraints, the bounds in y's units per unit of the feature."""
-    named = TrainingUnits(units.feature_names, np.ones(len(units.feature_names)), 1.0, units.loss_degree)
+    named = TrainingUnits(units.feature_names, np.ones(len(units.feature_names)), 1.0, units.loss_degree, units.classes)
     bounding = [(term, term.in_training_units(named)) for term in terms if isinstance(term, VariableBounds)]
     _check_signs(bounding, units.feature_names)
     _check_slopes(bounding, units.feature_names)
@@ -142,7 +143,7 @@ def constraint_report(estimator, user_terms, problem, labels) -> list[dict]:
             rows += _monotone_rows(name, term, omega, beta, units)
         elif isinstance(term, LeafBounds):
             rows += _bound_rows(name, term, beta, units)
-        elif isinstance(term, (Parity, GroupLoss)):
+        elif isinstance(term, SoftMean):
             rows += _soft_rows(name, term, estimator, problem, labels, units)
     return rows
 
@@ -158,6 +159,8 @@ def _monotone_rows(name, term, omega, beta, units):
         sign, feature = term.signs[j], units.feature_names[j]
         used = int(np.count_nonzero(omega[:, 1 + j]))
         rows.append(_row(name, f"{feature}: splits using it", "= 0", used, used, used == 0, used == 0))
+        if beta.shape[1] < len(units.feature_names) + 1:  # constant leaves: the splits alone decide
+            continue
         slopes = _slopes(beta, j, units)
         worst = slopes.min() if sign > 0 else slopes.max()
         ok = sign * worst >= 0
@@ -183,14 +186,21 @@ def _bound_rows(name, term, beta, units):
 
 def _soft_rows(name, term, estimator, problem, labels, units):
     """Rows of a soft mean: g of the soft model (the training objective's) and of ``predict()``."""
-    scale = units.y_std if isinstance(term, Parity) else units.y_std ** (units.loss_degree or 0)
+    scale = units.y_std if isinstance(term, Parity) else \
+        units.y_std ** (units.loss_degree or 0) if isinstance(term, GroupLoss) else 1.0
     soft = term.values(problem, estimator.omega_, estimator.beta_) * scale
-    standardized = estimator.scaler_.transform_y(estimator._predict_scaled(problem.X))[:, None]
-    hard = term.W.T @ term.leaf_values(standardized, problem.y[:, None], NUMPY)[:, 0] * scale
+    hard = term.W.T @ term.predicted_values(problem, estimator._training_prediction(problem)) * scale
     lower, upper, tol = term.lower * scale, term.upper * scale, FEASIBILITY_TOL * scale
     rows = []
     for k, row in enumerate(term.row_names(labels)):
-        bound = f"within +-{upper[k]:.6g}" if isinstance(term, Parity) else f"<= {upper[k]:.6g}"
         holds = [lower[k] - tol <= v[k] <= upper[k] + tol for v in (soft, hard)]
-        rows.append(_row(name, row, bound, soft[k], hard[k], *holds))
+        rows.append(_row(name, row, _bound_text(lower[k], upper[k]), soft[k], hard[k], *holds))
     return rows
+
+
+def _bound_text(lower: float, upper: float) -> str:
+    if np.isfinite(lower) and lower == -upper:
+        return f"within +-{upper:.6g}"
+    if np.isfinite(upper):
+        return f"<= {upper:.6g}" if not np.isfinite(lower) else f"in [{lower:.6g}, {upper:.6g}]"
+    return f">= {lower:.6g}"

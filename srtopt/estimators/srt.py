@@ -138,7 +138,7 @@ def parse_reading(regularization: str) -> tuple[str, float]:
     return reading, float(split)
 
 
-def init_entries(init) -> list:
+def init_entries(init, names=None) -> list:
     """The entries of ``init``: itself, or the items of a list or tuple, each one of ``INITS`` or a
     callable ``init(problem, random_state)``.
 
@@ -147,12 +147,13 @@ def init_entries(init) -> list:
     ValueError
         If the list is empty or an entry is neither.
     """
+    names = INITS if names is None else names
     entries = list(init) if isinstance(init, (list, tuple)) else [init]
     if not entries:
         raise ValueError("init must not be an empty list")
     for entry in entries:
-        if not (entry in INITS if isinstance(entry, str) else callable(entry)):
-            raise ValueError(f"init must be {', '.join(map(repr, INITS))}, a callable init(problem, random_state) "
+        if not (entry in names if isinstance(entry, str) else callable(entry)):
+            raise ValueError(f"init must be {', '.join(map(repr, names))}, a callable init(problem, random_state) "
                              f"or a list of these, got {entry!r}")
     return entries
 
@@ -706,6 +707,11 @@ class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
             Predictions in y's units; with ``clip_predictions``, within ``y_range_``.
         """
         return self._predict_scaled(scaled_input(self, X))
+
+    def _training_prediction(self, problem):
+        """predict() of the training rows in the problem's units (standardized y): what the report
+        checks the constraints on."""
+        return self.scaler_.transform_y(self._predict_scaled(problem.X))
 
     def _predict_scaled(self, Xs):
         """:meth:`predict` of the scaled rows Xs."""

@@ -20,6 +20,10 @@ Leaf models:
   constant (Xa = 1: a class-probability vector per leaf, the ORCT/MRCT model) or multinomial
   logistic on the features (Xa = [1, x]), R_il a classification loss of
   :mod:`.terms.class_losses`.
+
+A constraint row that is a soft mean of a value v_il per row and leaf (:mod:`.constraints.soft_means`)
+sees its values through the same interface: :class:`LinearValues` (v(yhat_il, y_i) of a regression
+leaf) or a :class:`ClassLeaves` whose "loss" is the value (a class's probability).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import casadi as ca
 import numpy as np
 
 from .. import kernels
-from .terms.operations import CASADI, pyomo_ops
+from .terms.operations import CASADI, NUMPY, pyomo_ops
 
 
 class LinearLeaves:
@@ -86,6 +90,50 @@ class LinearLeaves:
     def target_width(self) -> int:
         """Columns of the targets' rendered parameter."""
         return 1
+
+
+class LinearValues(LinearLeaves):
+    """v(yhat_il, y_i) of a regression leaf's prediction yhat_il = Xa_i . beta_l, the values of a soft
+    mean (e.g. yhat itself for the groups' mean predictions); ``term`` gives v over the operations
+    namespaces (``leaf_values``) and its numpy derivatives in yhat."""
+
+    def __init__(self, term):
+        self.term = term
+
+    @property
+    def key(self) -> tuple:
+        return ("values", self.term.key)
+
+    def losses(self, Xa, T, beta, order: int = 0):
+        yhat, y = Xa @ beta.T, np.reshape(T, (-1, 1))
+        V = self.term.leaf_values(yhat, y, NUMPY)
+        if order == 0:
+            return V
+        D = self.term.leaf_derivative(yhat, y)[None]
+        return (V, D) if order == 1 else (V, D, self.term.leaf_second_derivative(yhat, y)[None, None])
+
+    def casadi(self, Xa, T, B):
+        return self.term.leaf_values(ca.mtimes(Xa, B.T), ca.repmat(T, 1, B.shape[0]), CASADI)
+
+    def pyomo(self, xa, t, b):
+        from . import pyomo_backend as pb
+
+        return self.term.leaf_values(pb.linear(xa, b), float(t), pyomo_ops())
+
+
+def leaf_hessian(Xa, C) -> np.ndarray:
+    """The block-diagonal Hessian in beta_W of sum_il C-weighted second derivatives: for each leaf l the
+    (K' q) x (K' q) block sum_i C_abil Xa_i Xa_i^T of its score pairs (a, b); ``C`` (K', K', n, m)."""
+    k, _, _, m = C.shape
+    q = Xa.shape[1]
+    width = k * q
+    H = np.zeros((m * width, m * width))
+    for l in range(m):
+        for a in range(k):
+            for b in range(k):
+                H[l * width + a * q:l * width + (a + 1) * q, l * width + b * q:l * width + (b + 1) * q] = \
+                    (Xa.T * C[a, b, :, l]) @ Xa
+    return H
 
 
 class ClassLeaves:

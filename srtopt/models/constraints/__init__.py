@@ -43,12 +43,13 @@ from __future__ import annotations
 from .base import FEASIBILITY_TOL, REACH_FLOOR, Constraint, TrainingUnits
 from .blocks import FullBlock, LeafBlock, Routing, SplitBlock
 from .bounds import FeatureSubset, LeafBounds, Monotone, VariableBounds
+from .class_means import ClassRecall
 from .constrained import Constrained
 from .policy import ConstraintPolicy, rank
 from .sets import CONSTRAINTS, ConstraintSet, make_constraints, register_constraint
 from .soft_means import GroupLoss, HeldPredictions, MeanPrediction, Parity, SoftMean
 
-__all__ = ["CONSTRAINTS", "Constrained", "Constraint", "ConstraintPolicy", "ConstraintSet", "FEASIBILITY_TOL",
+__all__ = ["CONSTRAINTS", "ClassRecall", "Constrained", "Constraint", "ConstraintPolicy", "ConstraintSet", "FEASIBILITY_TOL",
            "FeatureSubset", "FullBlock", "GroupLoss", "HeldPredictions", "LeafBlock", "LeafBounds",
            "MeanPrediction", "Monotone", "Parity", "REACH_FLOOR", "Routing", "SoftMean", "SplitBlock",
            "TrainingUnits", "VariableBounds", "make_constraints", "rank", "register_constraint"]

@@ -33,12 +33,25 @@ class TrainingUnits:
         The standard deviation of y (standardized y = (y - mean) / y_std).
     loss_degree : int or None, default=2
         Degree of homogeneity of the training loss (2 for squared, 1 for absolute).
+    classes : tuple, default=()
+        A classifier's class labels, in the order of their codes 0..K-1 (empty for regression).
     """
 
     feature_names: tuple
     x_scale: np.ndarray
     y_std: float = 1.0
     loss_degree: int | None = 2
+    classes: tuple = ()
+
+    def class_code(self, label, owner: str) -> int:
+        """The code of a class label (its position in ``classes``)."""
+        if not self.classes:
+            raise ValueError(f"{owner} constrains a class: it needs a classifier (SoftClassificationTree)")
+        matches = [k for k, c in enumerate(self.classes) if c == label or str(c) == str(label)]
+        if not matches:
+            listed = ", ".join(map(repr, self.classes[:12]))
+            raise ValueError(f"{owner}: class {label!r} is not a class of y (classes: {listed})")
+        return matches[0]
 
     @classmethod
     def identity(cls, n_features: int) -> "TrainingUnits":

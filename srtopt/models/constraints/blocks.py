@@ -16,7 +16,8 @@ import numpy as np
 from ... import kernels
 from ...tree import Tree
 from .. import casadi_backend as cb
-from ..terms.operations import CASADI, NUMPY
+from ..leaves import leaf_hessian
+from ..terms.operations import NUMPY
 from .base import REACH_FLOOR
 from .soft_means import SoftMean
 
@@ -34,7 +35,7 @@ class SplitBlock:
         pr, tree, root = sub.problem, sub.problem.tree, sub.root
         S = pr.split_probabilities(sub.omega)
         reach = kernels.reach_probabilities(S, tree, root)
-        V = term.leaf_values(pr.Xa @ sub.beta.T, pr.y[:, None], NUMPY)
+        V = term.leaves.losses(pr.Xa, pr.targets, sub.beta)
         PV = pr.leaf_probabilities(sub.omega) * V
         under = np.zeros(tree.n_leaves, dtype=bool)
         under[[tree.leaf_index(leaf) for leaf in tree.descendants_leaves(root)]] = True
@@ -134,9 +135,10 @@ class Routing:
 
 class LeafBlock:
     """A soft mean as the LN subproblem over beta_W sees it: g(x) = c + sum_k-row sum_i sum_{l in W}
-    Q_kil v(Xa_i x_l, y_i) with Q_kil = W_ik P_il over every training row, omega and the other
-    leaves fixed (c: their part).  With a :class:`Routing`, the same constraint on hard predictions:
-    P the indicator of its leaves (``predict()``'s routing), its held rows in c at their values."""
+    Q_kil v_il(x_l) with Q_kil = W_ik P_il over every training row, omega and the other leaves fixed
+    (c: their part; v_il the term's leaf function, e.g. v(Xa_i x_l, y_i)).  With a :class:`Routing`,
+    the same constraint on hard predictions: P the indicator of its leaves (``predict()``'s
+    routing), its held rows in c at their values."""
 
     has_hessian = True
 
@@ -145,65 +147,56 @@ class LeafBlock:
         P = pr.leaf_probabilities(sub.omega) if routing is None else routing.matrix(pr.tree)
         working = np.zeros(pr.tree.n_leaves, dtype=bool)
         working[sub._working_rows] = True
-        V = term.leaf_values(pr.Xa @ sub.beta[~working].T, pr.y[:, None], NUMPY)
+        V = term.leaves.losses(pr.Xa, pr.targets, sub.beta[~working])
         self.term = term
         self.c = term.W.T @ np.sum(P[:, ~working] * V, axis=1)
-        if routing is not None and routing.held is not None:
+        if routing is not None and routing.held is not None and routing.held.any():
             held = routing.held
             self.c = self.c + term.W[held].T @ term.leaf_values(routing.values[held], pr.y[held], NUMPY)
         P = P[:, sub._working_rows]
         keep = np.any(term.W != 0, axis=1) & np.any(P != 0, axis=1)
-        self.Xa, self.y = pr.Xa[keep], pr.y[keep]
+        self.Xa, self.T = pr.Xa[keep], pr.targets[keep]
         self.Q = term.W[keep].T[:, :, None] * P[keep][None]  # Q_kil = W_ik P_il
 
     @property
     def linear(self) -> bool:
         return self.term.linear
 
-    def _yhat(self, x):
-        return self.Xa @ np.reshape(x, (self.Q.shape[2], -1)).T
+    def _beta(self, x):
+        return np.reshape(x, (self.Q.shape[2], -1))
 
     def value(self, x) -> np.ndarray:
-        V = self.term.leaf_values(self._yhat(x), self.y[:, None], NUMPY)
+        V = self.term.leaves.losses(self.Xa, self.T, self._beta(x))
         return self.c + np.einsum("kil,il->k", self.Q, V)
 
     def jacobian(self, x) -> np.ndarray:
-        dV = self.term.leaf_derivative(self._yhat(x), self.y[:, None])
-        return np.einsum("kil,ij->klj", self.Q * dV, self.Xa).reshape(len(self.Q), -1)
+        _, D = self.term.leaves.losses(self.Xa, self.T, self._beta(x), order=1)
+        return np.array([self.term.leaves.gradient(self.Xa, Q, D).ravel() for Q in self.Q])
 
     def hessian(self, x, lam) -> np.ndarray:
-        curvature = np.einsum("k,kil->il", np.asarray(lam, float), self.Q)
-        curvature = curvature * self.term.leaf_second_derivative(self._yhat(x), self.y[:, None])
-        q, m = self.Xa.shape[1], self.Q.shape[2]
-        H = np.zeros((m * q, m * q))
-        for l in range(m):
-            H[l * q:(l + 1) * q, l * q:(l + 1) * q] = (self.Xa.T * curvature[:, l]) @ self.Xa
-        return H
+        _, _, C = self.term.leaves.losses(self.Xa, self.T, self._beta(x), order=2)
+        return leaf_hessian(self.Xa, C * np.einsum("k,kil->il", np.asarray(lam, float), self.Q))
 
     def render(self, B):
         """(g, parameter symbols) in CasADi: B (|W| x q MX) the working leaves' coefficients; the data
         are parameters (values: :meth:`parameter_values`), padded to :func:`~.casadi_backend.padded_rows`
         rows."""
-        n, q = cb.padded_rows(len(self.y)), self.Xa.shape[1]
+        n, q = cb.padded_rows(len(self.T)), self.Xa.shape[1]
         k, _, m = self.Q.shape
-        Xp, yp, cp = ca.MX.sym("Xa_all", n, q), ca.MX.sym("y_all", n), ca.MX.sym("c", k)
+        Xp, cp = ca.MX.sym("Xa_all", n, q), ca.MX.sym("c", k)
+        yp = ca.MX.sym("y_all", n, self.term.leaves.target_width())
         Qp = [ca.MX.sym(f"Q_{row}", n, m) for row in range(k)]
-        V = self.term.leaf_values(ca.mtimes(Xp, B.T), ca.repmat(yp, 1, m), CASADI)
+        V = self.term.leaves.casadi(Xp, yp, B)
         return cp + ca.vertcat(*[ca.sum1(ca.sum2(Q * V)) for Q in Qp]), [Xp, yp, cp, *Qp]
 
     def parameter_values(self) -> list:
-        n = cb.padded_rows(len(self.y))
-        return [cb.pad(self.Xa, n), cb.pad(self.y, n), self.c, *(cb.pad(Q, n) for Q in self.Q)]
+        n = cb.padded_rows(len(self.T))
+        return [cb.pad(self.Xa, n), cb.pad(self.T, n), self.c, *(cb.pad(Q, n) for Q in self.Q)]
 
     def pyomo(self, B) -> list:
         """The rows of g in Pyomo: B the rows of Pyomo variables of the working leaves."""
-        from .. import pyomo_backend as pb
-        from ..terms.operations import pyomo_ops
-
-        ops = pyomo_ops()
-        V = [[self.term.leaf_values(pb.linear(self.Xa[i], b), float(self.y[i]), ops) for b in B]
-             for i in range(len(self.y))]
-        return [float(c) + sum(float(Q[i, l]) * V[i][l] for i in range(len(self.y)) for l in range(len(B))
+        V = [[self.term.leaves.pyomo(self.Xa[i], self.T[i], b) for b in B] for i in range(len(self.T))]
+        return [float(c) + sum(float(Q[i, l]) * V[i][l] for i in range(len(self.T)) for l in range(len(B))
                                if Q[i, l] != 0) for c, Q in zip(self.c, self.Q)]
 
 
@@ -227,9 +220,10 @@ class FullBlock:
 
     def render(self, S, R_of, tree):
         """(g, parameter symbols) in CasADi: ``S`` the split probabilities (n x |tau_B| MX),
-        ``R_of(v)`` the leaf values v(yhat, y) as an n x |tau_L| MX; the weights W are a parameter."""
+        ``R_of(leaves)`` a leaf function's values at every row and leaf as an n x |tau_L| MX; the
+        weights W are a parameter."""
         Wp = ca.MX.sym("W", *self.term.W.shape)
-        V = R_of(lambda yhat, y: self.term.leaf_values(yhat, y, CASADI))
+        V = R_of(self.term.leaves)
         V_root = cb.sweep(S, V, tree, 1, {t: tree.branch_index(t) for t in tree.branch_nodes})
         return ca.mtimes(Wp.T, V_root), [Wp]
 
@@ -239,11 +233,10 @@ class FullBlock:
     def pyomo(self, W, B) -> list:
         """The rows of g in Pyomo: W and B the rows of Pyomo variables of omega and beta."""
         from .. import pyomo_backend as pb
-        from ..terms.operations import pyomo_ops
 
-        pr, ops = self.formulation.problem, pyomo_ops()
+        pr = self.formulation.problem
         splits = dict(zip(pr.tree.branch_nodes, W))
         sweeps = [pb.point_sweep(pb.split_exprs(pr.Z[i], splits, pr.mu),
-                                 [self.term.leaf_values(pb.linear(pr.Xa[i], b), float(pr.y[i]), ops) for b in B],
+                                 [self.term.leaves.pyomo(pr.Xa[i], pr.targets[i], b) for b in B],
                                  pr.tree, 1) for i in range(len(pr.y))]
         return [sum(float(w[i]) * s for i, s in enumerate(sweeps) if w[i] != 0) for w in self.term.W.T]

@@ -10,6 +10,7 @@ import numpy as np
 from ..._spec import Registry
 from .base import Constraint
 from .bounds import FeatureSubset, LeafBounds, Monotone, VariableBounds
+from .class_means import ClassRecall
 from .soft_means import GroupLoss, Parity, SoftMean
 
 
@@ -73,7 +74,7 @@ class ConstraintSet:
 
 
 CONSTRAINTS = Registry("constraint", {"monotone": Monotone, "leaf_bounds": LeafBounds, "features": FeatureSubset,
-                                      "parity": Parity, "group_loss": GroupLoss},
+                                      "parity": Parity, "group_loss": GroupLoss, "class_recall": ClassRecall},
                        "a Constraint object or a list of these")
 
 

@@ -8,16 +8,22 @@ import numbers
 import numpy as np
 
 from ... import kernels
+from ..leaves import ClassLeaves, LinearValues
+from ..terms.class_losses import ClassProbability
 from ..terms.operations import NUMPY
 from .base import Constraint
 
 
 class SoftMean(Constraint):
-    """Rows g_k(omega, beta) = sum_i W_ik sum_l P_il v(yhat_il, y_i), lower_k <= g_k <= upper_k.
+    """Rows g_k(omega, beta) = sum_i W_ik sum_l P_il v_il, lower_k <= g_k <= upper_k.
 
-    Subclasses write the value function v once (:meth:`leaf_values`, over an operations namespace
-    of :mod:`.terms`), its numpy derivatives in yhat, the row weights W (:meth:`row_weights`) and
-    the bounds.  ``linear``: v is linear in yhat (then g is linear in beta)."""
+    The values v_il of a row at a leaf come from the term's leaf function (:meth:`leaf_function`, a
+    leaf model of :mod:`..leaves` whose "losses" are the values): by default
+    :class:`~..leaves.LinearValues`, v(yhat_il, y_i) of a regression leaf, which subclasses write
+    once (:meth:`leaf_values`, over an operations namespace of :mod:`.terms`) with its numpy
+    derivatives in yhat; a classification term gives a class's probability.  Subclasses also
+    give the row weights W (:meth:`row_weights`) and the bounds.  ``linear``: v is linear in the
+    leaf coefficients (then g is linear in beta)."""
 
     linear = False
 
@@ -32,6 +38,15 @@ class SoftMean(Constraint):
 
     def row_weights(self, s, groups) -> np.ndarray:
         raise NotImplementedError
+
+    def leaf_function(self, problem):
+        """The leaf model that gives v_il and its derivatives (module docstring)."""
+        return LinearValues(self)
+
+    def predicted_values(self, problem, prediction) -> np.ndarray:
+        """v_i of ``predict()``'s prediction of every training row (training units), whose W-weighted sums
+        the report compares with the bounds: v(prediction_i, y_i)."""
+        return self.leaf_values(np.asarray(prediction)[:, None], problem.y[:, None], NUMPY)[:, 0]
 
     @property
     def lower(self) -> np.ndarray:
@@ -50,7 +65,16 @@ class SoftMean(Constraint):
                              f"sensitive_features=...)")
         out = copy.copy(self)
         out._W = self.row_weights(problem.s, problem.groups)
+        out._leaves = self.leaf_function(problem)
         return out
+
+    @property
+    def leaves(self):
+        """The leaf function of the bound constraint (:meth:`leaf_function`)."""
+        try:
+            return self._leaves
+        except AttributeError:
+            raise ValueError(f"the {self.name} constraint is not bound to training data (Constraint.bind)") from None
 
     @property
     def W(self) -> np.ndarray:
@@ -66,19 +90,18 @@ class SoftMean(Constraint):
 
     def values(self, problem, omega, beta) -> np.ndarray:
         """g (m,) at (omega, beta) over every training row of ``problem``."""
-        V = self.leaf_values(problem.Xa @ beta.T, problem.y[:, None], NUMPY)
+        V = self.leaves.losses(problem.Xa, problem.targets, beta)
         return self.W.T @ np.sum(problem.leaf_probabilities(omega) * V, axis=1)
 
     def jacobian(self, problem, omega, beta) -> np.ndarray:
         """dg/dx (m, omega.size + beta.size), x = (vec omega, vec beta) row-major."""
-        yhat, y = problem.Xa @ beta.T, problem.y[:, None]
-        V, dV = self.leaf_values(yhat, y, NUMPY), self.leaf_derivative(yhat, y)
+        V, D = self.leaves.losses(problem.Xa, problem.targets, beta, order=1)
         S = problem.split_probabilities(omega)
-        _, G, P = kernels.subtree_loss(S, V, np.ones(len(y)), problem.mu, True, True)
+        _, G, P = kernels.subtree_loss(S, V, np.ones(len(V)), problem.mu, True, True)
         rows = []
         for w in self.W.T:
             d_omega = (w[:, None] * G).T @ problem.Z
-            d_beta = (w[:, None] * P * dV).T @ problem.Xa
+            d_beta = self.leaves.gradient(problem.Xa, w[:, None] * P, D)
             rows.append(np.concatenate([d_omega.ravel(), d_beta.ravel()]))
         return np.array(rows)
 
@@ -128,6 +151,7 @@ class HeldPredictions(MeanPrediction):
         out = copy.copy(self)
         out._W = np.zeros((len(problem.y), len(self.rows)))
         out._W[self.rows, np.arange(len(self.rows))] = 1.0
+        out._leaves = self.leaf_function(problem)
         return out
 
     @property
@@ -197,6 +221,23 @@ class Parity(MeanPrediction):
     def in_training_units(self, units):
         return Parity(self.gap / units.y_std)
 
+    def leaf_function(self, problem):
+        """The predictions (regression), or the probability of the second class (two classes: parity of
+        the positive rate)."""
+        leaves = problem.leaf_model
+        if leaves.task != "classification":
+            return super().leaf_function(problem)
+        if leaves.n_classes != 2:
+            raise ValueError(f"parity compares the groups' rates of the positive class: it needs two classes, not "
+                             f"{leaves.n_classes}")
+        return ClassLeaves(ClassProbability(1), 2, leaves.kind)
+
+    def predicted_values(self, problem, prediction):
+        """The rows' values for ``predict()``: its prediction (regression), 1 where it is the second class."""
+        if problem.leaf_model.task == "classification":
+            return (np.asarray(prediction) == 1).astype(float)
+        return super().predicted_values(problem, prediction)
+
     def row_weights(self, s, groups):
         M = _group_masses(s, groups)
         pairs = [(g, h) for g in range(M.shape[1]) for h in range(g + 1, M.shape[1])]
@@ -252,6 +293,10 @@ class GroupLoss(SoftMean):
 
     def row_weights(self, s, groups):
         return _group_masses(s, groups)
+
+    def leaf_function(self, problem):
+        """The training loss itself: R_il of the problem's leaf model."""
+        return problem.leaf_model
 
     @property
     def lower(self):

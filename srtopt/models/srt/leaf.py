@@ -14,6 +14,7 @@ from .. import casadi_backend as cb
 from ..casadi_backend import pad as _pad
 from ..casadi_backend import padded_rows
 from ..constraints.blocks import LeafBlock
+from ..leaves import leaf_hessian
 from ..terms.losses import Loss
 from .base import _variable_names
 from .working_set import WorkingSetSubproblem
@@ -82,17 +83,7 @@ class LeafSubproblem(WorkingSetSubproblem):
         def hessian(x):
             Xa, T = self.design
             _, _, C = self.problem.leaf_model.losses(Xa, T, self._matrix(x), order=2)
-            C = C * self.leaf_weights  # (K', K', rows, leaves)
-            q, k = Xa.shape[1], C.shape[0]
-            width = k * q
-            H = np.zeros((len(self.working) * width, len(self.working) * width))
-            for l in range(len(self.working)):
-                for a in range(k):
-                    for b in range(k):
-                        H[l * width + a * q:l * width + (a + 1) * q, l * width + b * q:l * width + (b + 1) * q] = \
-                            (Xa.T * C[a, b, :, l]) @ Xa
-                H[l * width:(l + 1) * width, l * width:(l + 1) * width] += np.diag(ridge[l])
-            return H
+            return leaf_hessian(Xa, C * self.leaf_weights) + np.diag(ridge.ravel())
         return hessian
 
     @property

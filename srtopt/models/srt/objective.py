@@ -61,8 +61,7 @@ class SRTObjective(AllVariables):
         f = cb.soft_loss(S, R, sp, tree, 1, columns) + sum(term.casadi(omega, beta) for term in pr.terms)
         p = ca.vertcat(ca.vec(Zp), ca.vec(Xp), ca.vec(yp), sp)
         names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q_beta, "beta")
-        leaf_values = lambda v: v(ca.mtimes(Xp, beta.T), ca.repmat(yp, 1, tree.n_leaves))  # noqa: E731
-        rows = [block.render(S, leaf_values, tree) for block in self.constraint_blocks]
+        rows = [block.render(S, lambda leaves: leaves.casadi(Xp, yp, beta), tree) for block in self.constraint_blocks]
         return self.casadi_model(x, p, f, names, rows)
 
     def render_parameters(self) -> np.ndarray:

@@ -162,6 +162,42 @@ class MisclassificationCost(ClassLoss):
                                   for a, (p, g) in enumerate(zip(Pf, G))])
 
 
+class ClassProbability(ClassLoss):
+    """p_c(u): the probability of the class of code ``code`` -- not a training loss but the value a
+    classification constraint averages (:mod:`srtopt.models.constraints.class_means`).
+
+    Parameters
+    ----------
+    code : int, default=1
+        The class's code (its position in ``classes_``).
+    """
+
+    name = "class_probability"
+
+    def __init__(self, code=1):
+        self.code = int(code)
+
+    def targets(self, codes, n_classes):
+        return np.eye(n_classes)[np.asarray(codes, dtype=int)]
+
+    def expression(self, U, T, ops):
+        full = full_scores(U, len(T))
+        return ops.exp(full[self.code] - logsumexp(full, ops))
+
+    def evaluate(self, U, T, order=0):
+        _, _, P = _softmax(U, len(T))
+        v, c, offset = P[self.code], self.code, len(P) - len(U)
+        if order == 0:
+            return v
+        Pf = P[offset:]
+        G = np.array([v * ((c == a + offset) - p) for a, p in enumerate(Pf)])  # v (delta_ca - p_a)
+        if order == 1:
+            return v, G
+        H = np.array([[v * (((c == b + offset) - q) * ((c == a + offset) - p) - (a == b) * p + p * q)
+                       for b, q in enumerate(Pf)] for a, p in enumerate(Pf)])
+        return v, G, H
+
+
 def _softmax(U: np.ndarray, n_classes: int):
     """(the K full scores, their logsumexp, the K class probabilities) of the free scores U (K', ...),
     as lists of arrays: elementwise operations, no reduction along a short axis."""

@@ -1,0 +1,94 @@
+"""Constraints of a soft classification tree on its class probabilities (soft means whose values
+are a class's probability p_c(u_il) at each leaf, :class:`~..terms.class_losses.ClassProbability`).
+
+* :class:`ClassRecall` -- at least ``lower`` of a class's (weighted) training rows classified as
+  that class: sum_{i of class c} s_i sum_l P_il p_lc(x_i) / sum_{i of class c} s_i >= lower on the
+  soft model; the per-class accuracy constraints of the ORCT line (Blanquero et al.).  The
+  estimator then makes ``predict()`` meet it too (its most probable class).
+
+Parity of the positive rate between groups is :class:`~.soft_means.Parity` on a two-class problem.
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+
+import numpy as np
+
+from ..leaves import ClassLeaves
+from ..terms.class_losses import ClassProbability
+from .soft_means import SoftMean
+
+
+class ClassRecall(SoftMean):
+    """The share of a class's training rows the soft model classifies as that class, >= ``lower``.
+
+    Parameters
+    ----------
+    lower : float
+        The least recall, in (0, 1].
+    **label
+        ``class=LABEL``: the class (a label of ``classes_``; the spec form
+        ``"class_recall:class=B,lower=0.9"``).
+
+    Raises
+    ------
+    ValueError
+        If ``lower`` is not in (0, 1] or the class is missing.
+    """
+
+    name = "class_recall"
+
+    def __init__(self, lower=None, **label):
+        if set(label) - {"class"} or "class" not in label:
+            raise ValueError(f"class_recall takes class=LABEL and lower=SHARE (e.g. 'class_recall:class=B,"
+                             f"lower=0.9'), got {sorted(label) or 'no class'}")
+        if isinstance(lower, bool) or not isinstance(lower, numbers.Real) or not 0 < lower <= 1:
+            raise ValueError(f"class_recall lower must be a share in (0, 1] (the least recall of class "
+                             f"{label['class']!r}), got {lower!r}")
+        self.label, self.lower_bound, self._code = label["class"], float(lower), None
+
+    def get_params(self, deep=True) -> dict:
+        return {"class": self.label, "lower": self.lower_bound}
+
+    def describe(self) -> str:
+        return f"class_recall:class={self.label},lower={self.lower_bound:g}"
+
+    def in_training_units(self, units):
+        out = copy.copy(self)
+        out._code = units.class_code(self.label, "class_recall")
+        return out
+
+    @property
+    def code(self) -> int:
+        if self._code is None:
+            raise ValueError("the class_recall constraint is not in training units (Constraint.in_training_units)")
+        return self._code
+
+    def bind(self, problem):
+        if problem.leaf_model.task != "classification":
+            raise ValueError("class_recall constrains a class: it needs a classifier (SoftClassificationTree)")
+        out = copy.copy(self)
+        rows = (np.asarray(problem.y) == self.code) * problem.s
+        out._W = (rows / rows.sum())[:, None]
+        out._leaves = self.leaf_function(problem)
+        return out
+
+    def leaf_function(self, problem):
+        leaves = problem.leaf_model
+        return ClassLeaves(ClassProbability(self.code), leaves.n_classes, leaves.kind)
+
+    def predicted_values(self, problem, prediction) -> np.ndarray:
+        return (np.asarray(prediction) == self.code).astype(float)
+
+    @property
+    def lower(self):
+        return np.array([self.lower_bound])
+
+    @property
+    def upper(self):
+        return np.array([np.inf])
+
+    def row_names(self, labels):
+        return [f"recall of class {self.label!r}"]
