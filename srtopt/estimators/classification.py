@@ -37,9 +37,9 @@ from .threads import one_blas_thread
 
 LEAF_KINDS = ("constant", "logistic")
 INITS = ("cart", "cluster")
-#: the LN solvers "auto" tries: Newton's method on the exact Hessian while the subproblem is small, L-BFGS-B
-#: beyond (the Hessian of K' q coefficients per leaf costs N (K' q)^2)
-LN_AUTO = ["newton:max_variables=128", "l-bfgs-b", "ipopt", "prox-gradient"]
+#: the LN solvers "auto" tries: Newton's method on the exact Hessian while the subproblem has at most 800
+#: coefficients, L-BFGS-B beyond (the Hessian of K' q coefficients per leaf costs N (K' q)^2)
+LN_AUTO = ["newton:max_variables=800", "l-bfgs-b", "ipopt", "prox-gradient"]
 
 
 class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEstimator):

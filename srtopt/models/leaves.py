@@ -121,18 +121,28 @@ class LinearValues(LinearLeaves):
         return self.term.leaf_values(pb.linear(xa, b), float(t), pyomo_ops())
 
 
+KRONECKER_ENTRIES = 1 << 24  # largest n q^2 for which leaf_hessian forms the rows' Xa_i Xa_i^T at once
+
+
 def leaf_hessian(Xa, C) -> np.ndarray:
     """The block-diagonal Hessian in beta_W of sum_il C-weighted second derivatives: for each leaf l the
-    (K' q) x (K' q) block sum_i C_abil Xa_i Xa_i^T of its score pairs (a, b); ``C`` (K', K', n, m)."""
-    k, _, _, m = C.shape
+    (K' q) x (K' q) block sum_i C_abil Xa_i Xa_i^T of its score pairs (a, b); ``C`` (K', K', n, m).
+    With several scores all K'^2 pairs come from one matrix product with the rows' Xa_i Xa_i^T (n x q^2)
+    while that has at most :data:`KRONECKER_ENTRIES` entries."""
+    k, _, n, m = C.shape
     q = Xa.shape[1]
     width = k * q
     H = np.zeros((m * width, m * width))
+    outer = (Xa[:, :, None] * Xa[:, None, :]).reshape(n, q * q) if k > 1 and n * q * q <= KRONECKER_ENTRIES else None
     for l in range(m):
+        block = H[l * width:(l + 1) * width, l * width:(l + 1) * width]
+        if outer is not None:
+            block[:] = (C[:, :, :, l].reshape(k * k, n) @ outer).reshape(k, k, q, q).transpose(0, 2, 1, 3) \
+                .reshape(width, width)
+            continue
         for a in range(k):
             for b in range(k):
-                H[l * width + a * q:l * width + (a + 1) * q, l * width + b * q:l * width + (b + 1) * q] = \
-                    (Xa.T * C[a, b, :, l]) @ Xa
+                block[a * q:(a + 1) * q, b * q:(b + 1) * q] = (Xa.T * C[a, b, :, l]) @ Xa
     return H
 
 
