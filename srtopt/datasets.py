@@ -455,7 +455,7 @@ def _load_file(path: str, sha256: str, slug: str, mtime_ns: int) -> Dataset:
 def _download(url: str, slug: str, partial) -> bytes:
     """Stream ``url`` into the binary file ``partial`` and return its bytes: at most
     :func:`source_limit` of them, in at most ``DOWNLOAD_DEADLINE`` seconds."""
-    limit, deadline = source_limit(slug), time.monotonic() + DOWNLOAD_DEADLINE
+    limit, give_up = source_limit(slug), time.monotonic() + DOWNLOAD_DEADLINE
     failed = f"dataset {slug!r}: download of {url} failed"
     try:
         with urllib.request.urlopen(url, timeout=min(DOWNLOAD_TIMEOUT, DOWNLOAD_DEADLINE)) as response:
@@ -468,7 +468,7 @@ def _download(url: str, slug: str, partial) -> bytes:
                 if partial.tell() > limit:
                     raise DatasetDownloadError(f"{failed}: more than the {limit} bytes its source file can "
                                                f"have")
-                if time.monotonic() > deadline:
+                if time.monotonic() > give_up:
                     raise DatasetDownloadError(f"{failed}: not finished after {DOWNLOAD_DEADLINE:g} s "
                                                f"({partial.tell()} bytes received)")
     except DatasetDownloadError:

@@ -128,7 +128,7 @@ def reopen(model, problem, omega, beta):
         if not seeded:
             break
         continued = clone(model).set_params(max_iter=REOPEN_ITER, callbacks=None)
-        algorithm = continued._algorithm(problem, continued._solvers(problem), time.perf_counter(), (), 0)
+        algorithm = continued._algorithm(problem, continued._solvers(problem), None, (), 0)
         result = algorithm.run(problem, state=TrainingState.start_at(problem, omega, beta))
         omega, beta = result.omega, result.beta
     return omega, beta

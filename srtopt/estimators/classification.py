@@ -19,8 +19,8 @@ from ..models.leaves import ClassLeaves
 from ..models.srt import SRTProblem
 from ..models.terms import make_penalties
 from ..models.terms.class_losses import ClassLoss, make_class_loss
-from ..solvers.base import deadline
 from ..solvers import make_solver
+from ..solvers.deadline import Deadline
 from ..training.callbacks import ProgressPrinter, as_callbacks
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
@@ -251,6 +251,7 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         if self.time_limit is not None:
             _load_kernels()
         started = time.perf_counter()
+        deadline = Deadline.active().within(self.time_limit)  # time_limit covers the whole fit
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
         X, codes = self._check_data(X, y)
@@ -272,17 +273,19 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
                              groups=groups, leaves=leaves)
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
         solvers = self._solvers(problem)
-        with deadline(None if self.time_limit is None else started + self.time_limit):
-            result = self._train(problem, solvers, started, callbacks)
+        with deadline:
+            result = self._train(problem, solvers, deadline, callbacks)
         self.omega_, self.beta_ = result.omega, result.beta
         self.objective_, self.n_iter_, self.stopped_by_ = result.objective, result.n_macro, result.stopped_by
         self.history_ = [record.as_dict() for record in result.history]
         if self.stopped_by_ == "time_limit":
-            warnings.warn(f"time_limit={self.time_limit:g} s reached after {self.n_iter_} macro iteration(s): the "
+            limit = "the time limit" if self.time_limit is None else f"time_limit={self.time_limit:g} s"
+            warnings.warn(f"{limit} reached after {self.n_iter_} macro iteration(s): the "
                           f"tree is the best found by then (stopped_by_='time_limit')", UserWarning, stacklevel=3)
         self.lambda_w_, self.lambda_b_ = lambda_w, problem.lambda_b
         self._close_unreached(problem.X)
-        self._meet_constraints(problem, solvers["ln"], user_constraints)
+        with deadline:
+            self._meet_constraints(problem, solvers["ln"], user_constraints)
         self._store_training_statistics(problem.X, codes, weights)
         self.fit_seconds_ = time.perf_counter() - started
         for callback in callbacks:

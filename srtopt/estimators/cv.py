@@ -3,16 +3,20 @@ cross-validation, as RidgeCV chooses its alpha."""
 
 from __future__ import annotations
 
+import math
 import numbers
+import time
 
+import numpy as np
 from sklearn.base import BaseEstimator, clone
-from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.model_selection import GridSearchCV, KFold, ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 
+from ..solvers.deadline import Deadline
 from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, check_parameters
 from .reading import RegressorScoreMixin
 from .scaling import check_fit_arrays
-from .srt import SoftRegressionTree, parse_reading
+from .srt import SoftRegressionTree, _load_kernels, parse_reading
 
 SPLITTER = "a cross-validation splitter"
 SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/design.md, "Choosing the split weight by cross-validation"
@@ -51,6 +55,11 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         Fits run in parallel (joblib's meaning: None = 1, -1 = all cores).
     random_state : int, RandomState or None, default=None
         Seeds the shuffle of the folds when ``cv`` is an int.
+    time_limit : float or None, default=None
+        Seconds for the whole search, the refit included: each cross-validation fit (and the
+        one that resolves ``leaf_ridge="auto"``) gets an equal share, at most the estimator's own
+        ``time_limit``; no candidate (a depth and a weight, in that order) starts after the first
+        that would not end in time, and the refit gets what is left.
 
     Attributes
     ----------
@@ -63,7 +72,8 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
     depth_ : int
         The chosen depth.
     cv_scores_ : dict
-        {factor: mean R^2 over the folds} at the chosen depth.
+        {factor: mean R^2 over the folds} at the chosen depth (with a ``time_limit``, of the
+        candidates evaluated in time).
     depth_scores_ : dict
         {depth: the best mean R^2 over the factors at that depth}.
     cv_results_ : dict
@@ -86,14 +96,15 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, split_weights=SPLIT_WEIGHTS, cv=5, n_jobs=None, random_state=None,
-                 depths=None):
+                 depths=None, time_limit=None):
         self.estimator, self.split_weights, self.cv = estimator, split_weights, cv
-        self.n_jobs, self.random_state, self.depths = n_jobs, random_state, depths
+        self.n_jobs, self.random_state, self.depths, self.time_limit = n_jobs, random_state, depths, time_limit
 
     _parameter_constraints = {
         "split_weights": [Items(POSITIVE, "numbers > 0")], "cv": [Integer(2), HasMethod(SPLITTER, "split")],
         "n_jobs": [NONE, INTEGER], "depths": [NONE, Items(Integer(1), "integers >= 1")],
         "estimator": [NONE, Kind("a SoftRegressionTree", SoftRegressionTree)], "random_state": RANDOM_STATE,
+        "time_limit": [NONE, POSITIVE],
     }
 
     def _check_params(self):
@@ -132,6 +143,9 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
             a fit refuses the data.
         """
         self._check_params()
+        if self.time_limit is not None:
+            _load_kernels()  # a fresh process loads (or compiles) them: before the clock starts
+        deadline = Deadline.active().within(self.time_limit)
         estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
         reading = _reading_of(estimator.regularization)
         weights = [float(w) for w in self.split_weights]
@@ -140,17 +154,25 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         candidates = [f"{reading}:split={w!r}" for w in weights]
         params = {name: value for name, value in (("sample_weight", sample_weight),
                                                   ("sensitive_features", sensitive_features)) if value is not None}
-        grid = [{"depth": [d], "regularization": candidates, "leaf_ridge": [_leaf_ridge(estimator, d, X, y, params)]}
-                for d in depths]
-        search = GridSearchCV(estimator, grid, cv=self._splitter(), n_jobs=self.n_jobs, error_score="raise")
-        search.fit(X, y, **params)
-        self.best_estimator_ = search.best_estimator_
+        splitter = self._splitter()
+        fits = len(depths) * (len(candidates) * splitter.get_n_splits(X, y) + (estimator.leaf_ridge == "auto")) + 1
+        with deadline:
+            seconds = deadline.share(fits)
+            share = _within(estimator, seconds)
+            grid = [{"depth": [d], "regularization": candidates, "leaf_ridge": [_leaf_ridge(share, d, X, y, params)]}
+                    for d in depths]
+            search = _Search(share, grid, cv=splitter, n_jobs=self.n_jobs, error_score="raise", refit=False)
+            with deadline.within(deadline.left() - (seconds or 0)):  # a share is left for the refit
+                search.fit(X, y, **params)
+            refit = _within(estimator, deadline.share(1)).set_params(**search.best_params_)
+            self.best_estimator_ = refit.fit(X, y, **params)
         self.depth_ = int(search.best_params_["depth"])
         self.split_weight_ = weights[candidates.index(search.best_params_["regularization"])]
         scores = {(params["depth"], weights[candidates.index(params["regularization"])]): float(score)
                   for params, score in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"])}
-        self.cv_scores_ = {w: scores[self.depth_, w] for w in weights}
-        self.depth_scores_ = {d: max(scores[d, w] for w in weights) for d in depths}
+        self.cv_scores_ = {w: scores[self.depth_, w] for w in weights if (self.depth_, w) in scores}
+        self.depth_scores_ = {d: max(v for (e, _), v in scores.items() if e == d) for d in depths
+                              if any(e == d for e, _ in scores)}
         self.cv_results_ = search.cv_results_
         return self
 
@@ -174,6 +196,30 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
+
+
+class _Search(GridSearchCV):
+    """GridSearchCV that, before a deadline with a limit (the active one), evaluates the candidates
+    one at a time, in the grid's order, the folds of each in parallel, and starts none after the
+    first that would end after the deadline, judged by the longest so far."""
+
+    def _run_search(self, evaluate_candidates):
+        deadline, longest = Deadline.active(), 0.0
+        if math.isinf(deadline.left()):
+            evaluate_candidates(ParameterGrid(self.param_grid))
+            return
+        for candidate in ParameterGrid(self.param_grid):
+            if longest and deadline.left() < longest:
+                break
+            started = time.perf_counter()
+            evaluate_candidates([candidate])
+            longest = max(longest, time.perf_counter() - started)
+
+
+def _within(estimator, seconds):
+    """A clone of ``estimator`` whose ``time_limit`` is at most ``seconds`` (None: its own)."""
+    own = estimator.time_limit
+    return clone(estimator).set_params(time_limit=own if seconds is None else min(seconds, own or np.inf))
 
 
 def _leaf_ridge(estimator, depth, X, y, params):

@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 
+from ..solvers.deadline import Deadline
 from .scaling import take_rows
 
 __all__ = ["FOLDS", "GRID", "MAX_ITER", "ZONE", "choose_leaf_ridge", "in_small_data_zone", "linear_center"]
@@ -118,7 +119,7 @@ def _loo_residuals(Xa, y, w, ridge):
     return (y - Xa @ (inverse @ (Xa.T @ (w * y)))) / np.maximum(1.0 - h, 1e-12)
 
 
-def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: float | None, groups=None,
+def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline: Deadline, groups=None,
                       problem=None):
     """(factor, {factor: validation loss}) for ``estimator.leaf_ridge``.
 
@@ -127,7 +128,7 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: 
     scale), and inside it the factor of ``GRID`` with the least
     ``FOLDS``-fold validation loss (the estimator's own loss on standardized residuals,
     weighted by ``sample_weight``).  The folds are fixed (shuffled with seed 0), so a fit
-    is as reproducible as before; with a deadline ``ends_at`` (perf_counter seconds), the
+    is as reproducible as before; before a ``deadline`` with a limit, the
     comparison's fits and the final fit get equal shares of what remains, and the comparison
     stops when its next fit would leave the final fit less than its share: the factor is then
     the best of those fitted on every fold (1 when none is).
@@ -147,13 +148,13 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, ends_at: 
                              and linear_competes(problem)):
         return 1.0, {}
     fits = len(GRID) * FOLDS + 1
-    share = None if ends_at is None else max(ends_at - time.perf_counter(), 1e-3) / fits
-    losses, complete = _compare(estimator, X, y, sample_weight, share, groups,
-                                None if ends_at is None else ends_at - share)
+    share = deadline.share(fits)
+    losses, complete = _compare(estimator, X, y, sample_weight, share, deadline.within(deadline.left() - (share or 0)),
+                                groups)
     return (min(complete, key=losses.get) if complete else 1.0), losses
 
 
-def _compare(estimator, X, y, sample_weight, time_limit, groups=None, stop_at=None) -> tuple[dict, list]:
+def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=None) -> tuple[dict, list]:
     """{factor: validation loss} for the factors of ``GRID``: the weighted loss of the held-out
     fold's standardized residuals, summed over the ``FOLDS`` folds.
 
@@ -163,8 +164,7 @@ def _compare(estimator, X, y, sample_weight, time_limit, groups=None, stop_at=No
     factor's partial sum, which further folds only increase, so no fit left out could
     change the choice.  The entries of the factors not fitted on every fold are their
     partial sums, lower bounds of their totals.  Returns (losses, the factors fitted on every
-    fold); no fit starts that would end after ``stop_at`` (perf_counter seconds), judged by the
-    longest fit so far."""
+    fold); no fit starts that would end after ``stop``, judged by the longest fit so far."""
     from sklearn.model_selection import KFold, StratifiedKFold
 
     from ..models.terms import make_loss
@@ -174,9 +174,9 @@ def _compare(estimator, X, y, sample_weight, time_limit, groups=None, stop_at=No
     folds = list(splitter(FOLDS, shuffle=True, random_state=0).split(X, groups))
     losses, fitted, longest = dict.fromkeys(GRID, 0.0), dict.fromkeys(GRID, 0), 0.0
     while (factor := _next_fit(losses, fitted, loss.nonnegative)) is not None:
-        started = time.perf_counter()
-        if stop_at is not None and started + longest > stop_at:
+        if stop.left() < longest:
             break
+        started = time.perf_counter()
         losses[factor] += _fold_loss(estimator, X, y, sample_weight, factor, folds[fitted[factor]], loss, time_limit,
                                      groups)
         fitted[factor] += 1

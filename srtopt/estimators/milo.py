@@ -45,6 +45,7 @@ from srtopt.milo.local_search import LocalSearch
 from srtopt.milo.model import MILOSolution, MILOTree
 from srtopt.milo.objective import LOSSES, AxisObjective, route, tree_objective
 from srtopt.solvers import SolverUnavailableError, make_solver
+from srtopt.solvers.deadline import Deadline
 from srtopt.solvers.milp import available_milp_solvers
 from srtopt.tree import Tree
 from srtopt.view import axis_reach
@@ -348,7 +349,9 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
         self._check_params()
         _load_kernels()
         t0 = time.perf_counter()
-        deadline = t0 + float(self.time_limit)
+        limit = float(self.time_limit)
+        deadline = Deadline.active().within(limit)
+        cv_end, search_end = deadline.within(CV_SHARE * limit), deadline.within(SEARCH_SHARE * limit)
         X, y = check_fit_arrays(self, X, y, 1)
         D = int(self.depth)
         N, p = X.shape
@@ -363,14 +366,13 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
         self.mip_log_ = []
         log = lambda stage, value, bound: self.mip_log_.append((time.perf_counter() - t0, stage, value, bound))
 
-        objective = self._objective(Xs, ys, D, rng, t0 + CV_SHARE * self.time_limit)
+        objective = self._objective(Xs, ys, D, rng, cv_end)
         self._say(f"MILO tree of depth {D} on {N} rows x {p} features, {objective.loss} loss, l1 {objective.l1:g}, "
                   f"min_samples_leaf {objective.min_samples_leaf}: local search ({self.n_restarts} descents at most)")
-        search_end = deadline if method == "local-search" else t0 + SEARCH_SHARE * self.time_limit
         starts = [_cart_structure(Xs, ys, D, self.random_state)] if self.warm_start not in (None, False) else []
         restarts = 1 if D == 1 else int(self.n_restarts)  # depth 1: the enumeration below is exact
         found = LocalSearch(Xs, ys, D, objective, random_state=rng).run(
-            n_restarts=restarts, deadline=search_end, starts=starts)
+            n_restarts=restarts, deadline=deadline if method == "local-search" else search_end, starts=starts)
         features, thresholds, coef, value = found.features, found.thresholds, found.coef, found.objective
         self.local_search_log_ = found.log
         stopped = "local_optimum" if found.descents >= restarts else "time_limit"
@@ -390,7 +392,7 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
         self.warm_start_objective_ = float("nan")
         self.model_ = None
         setup = MIP_SETUP_SECONDS * N * 2**D * (D + p)  # the MIP model's build, before any solve
-        if method == "milo" and _gap(value, bound) > float(self.mip_gap) and time.perf_counter() + setup > deadline:
+        if method == "milo" and _gap(value, bound) > float(self.mip_gap) and setup > deadline.left():
             stopped = "time_limit"
             self._say(f"no MIP stage: building the model takes about {setup:.1f} s, more than the time left")
         elif method == "milo" and _gap(value, bound) > float(self.mip_gap):
@@ -442,11 +444,12 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
         options = {"threads": int(self.threads), "random_seed": int(rng.integers(2**31 - 1))} \
             if name in ("highs", "appsi_highs") else {}
         options.update(self.solver_options or {})
-        remaining = max(deadline - time.perf_counter(), 0.0)
+        remaining = max(deadline.left(), 0.0)
         self._say(f"{name} on the MILO model from E = {value:.6g} for at most {remaining:.1f} s; its log follows")
         solver = make_solver("milp", name, tol=float(self.mip_gap), time_limit=max(remaining, 1e-3),
                              verbosity=int(self.verbose), options=options)
-        result = solver.solve(milo, start)
+        with deadline:
+            result = solver.solve(milo, start)
         if result.bound is not None and math.isfinite(result.bound) and result.bound > bound:
             bound, self.bound_source_ = float(result.bound), name
         if result.success:
@@ -533,7 +536,7 @@ def _coef_bound(estimator) -> float:
     return float(estimator.coef_bound) if estimator.coef_bound is not None else math.inf
 
 
-def cross_validate(Xs, ys, depth, candidates, rng, deadline) -> dict:
+def cross_validate(Xs, ys, depth, candidates, rng, deadline: Deadline) -> dict:
     """Mean validation MSE of the local search under each objective in ``candidates``, by
     3-fold cross-validation: {index in candidates: score}.  Each search gets an equal share
     of the time to ``deadline`` and at most ``CV_RESTARTS`` descents."""
@@ -544,9 +547,9 @@ def cross_validate(Xs, ys, depth, candidates, rng, deadline) -> dict:
     for k, objective in enumerate(candidates):
         errors = []
         for j, (train, test) in enumerate(folds):
-            share = (deadline - time.perf_counter()) / max(len(candidates) * len(folds) - (k * len(folds) + j), 1)
+            share = deadline.share(max(len(candidates) * len(folds) - (k * len(folds) + j), 1))
             found = LocalSearch(Xs[train], ys[train], depth, objective, random_state=rng).run(
-                n_restarts=CV_RESTARTS, deadline=time.perf_counter() + max(share, 0.0))
+                n_restarts=CV_RESTARTS, deadline=deadline.within(share))
             leaf = route(Xs[test], found.features, found.thresholds, depth) - 2**depth
             pred = found.coef[leaf, 0] + np.einsum("ij,ij->i", Xs[test], found.coef[leaf, 1:])
             errors.append(float(np.mean((ys[test] - pred) ** 2)))
@@ -568,5 +571,5 @@ def _load_kernels():
         for loss in LOSSES:
             objective = AxisObjective(loss, 1e-3, 0.0, 0.0, 3, math.inf)
             found = LocalSearch(X, y, 2, objective, random_state=np.random.default_rng(0)).run(
-                n_restarts=1, deadline=math.inf, starts=[])
-            certify(X, y, 2, objective, math.inf, incumbent=found.objective)
+                n_restarts=1, starts=[])
+            certify(X, y, 2, objective, Deadline(), incumbent=found.objective)

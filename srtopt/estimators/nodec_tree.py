@@ -19,6 +19,7 @@ from .. import kernels
 from ..models.constraints import rank
 from ..solvers import Auto, make_solver
 from ..solvers.base import acceptance
+from ..solvers.deadline import Deadline
 from ..training.feasibility import restore
 from ..training.initialization import CartInitialization, ClusterInitialization
 from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
@@ -37,7 +38,7 @@ class NodecTree:
                 "cluster": lambda: ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver,
                                                          n_jobs=self.n_jobs)}
 
-    def _train(self, problem, solvers, started, callbacks):
+    def _train(self, problem, solvers, deadline, callbacks):
         """NODEC-DR from the initialization (its split weights and leaf coefficients restored to
         the constraints, :func:`~srtopt.training.feasibility.restore`); with ``n_restarts`` > 1,
         that many initializations run ``restart_iter`` macro iterations and the one with the
@@ -55,7 +56,7 @@ class NodecTree:
             omega0, beta0, *info = init(problem, seed)
             omega0, beta0 = restore(problem, omega0, beta0, solvers["ln"])
             state = TrainingState.start_at(problem, omega0, beta0, **(info[0] if info else {}))
-            algorithm = self._algorithm(problem, solvers, started, callbacks, seed)
+            algorithm = self._algorithm(problem, solvers, deadline, callbacks, seed)
             max_macro = self.restart_iter if len(candidates) > 1 else None
             runs.append((algorithm.run(problem, state=state, max_macro=max_macro), algorithm))
             if runs[-1][0].stopped_by not in ("max_iter", "max_macro"):
@@ -114,7 +115,7 @@ class NodecTree:
                              f"got {init!r}")
         return copy.deepcopy(init)
 
-    def _algorithm(self, problem, solvers, started, callbacks=(), seed=None) -> NodecGS:
+    def _algorithm(self, problem, solvers, deadline=None, callbacks=(), seed=None) -> NodecGS:
         """NODEC-DR as a configuration of NODEC-GS."""
         thresholds = Thresholds(self.eps1, self.eps2, self.eps3, self.zeta)
         bn = BranchStep(solvers["bn"], solvers["wlr"], thresholds, self.theta_w, self.k0, self.tau,
@@ -123,7 +124,7 @@ class NodecTree:
         ln = LeafStep(solvers["ln"], self.theta_b, self.k0)
         working_sets = make_working_sets(self.working_sets if isinstance(self.working_sets, str)
                                          else copy.deepcopy(self.working_sets))
-        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, self.time_limit, started),
+        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, deadline or Deadline()),
                        thresholds.decay, callbacks, macro_step(problem))
 
     def _close_unreached(self, Xs):

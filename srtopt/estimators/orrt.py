@@ -3,7 +3,9 @@ Romero Morales, 2022) trained by an off-the-shelf NLP solver from random starts.
 
 from __future__ import annotations
 
+import functools
 import time
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -11,11 +13,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
+from .._announce import announce_if_slow
 from .._spec import parse_spec
 from ..models.orrt import ORRTObjective, soft_prediction
 from ..models.terms import make_loss, make_penalties
 from ..solvers import make_solver
 from ..solvers.base import acceptance, solve_interruptibly
+from ..solvers.deadline import Deadline
 from ..tree import Tree
 from .reading import RegressorScoreMixin, SoftTreeMixin
 from .params import NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Kind, Parses, check_parameters
@@ -74,6 +78,10 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         Solver tolerance (None: the solver's default).
     random_state : int, RandomState or None
         Draws the random initial solutions (the only random part).
+    time_limit : float or None, default=None
+        Seconds for the whole fit: the solver stops at the deadline (IPOPT also while its
+        solver is built, returning the start) and no start begins after it; the best start so
+        far is kept.
 
     Attributes
     ----------
@@ -118,14 +126,14 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
     """
 
     def __init__(self, depth=2, mu=512.0, lambda_w=0.0, lambda_b=0.0, solver="auto", n_starts=1,
-                 max_iter=200, tol=None, random_state=None, loss="squared", penalty=None):
+                 max_iter=200, tol=None, random_state=None, loss="squared", penalty=None, time_limit=None):
         self.depth, self.mu, self.lambda_w, self.lambda_b = depth, mu, lambda_w, lambda_b
         self.solver, self.n_starts, self.max_iter, self.tol = solver, n_starts, max_iter, tol
-        self.random_state, self.loss, self.penalty = random_state, loss, penalty
+        self.random_state, self.loss, self.penalty, self.time_limit = random_state, loss, penalty, time_limit
 
     _parameter_constraints = {
         "depth": [Integer(1)], "mu": [POSITIVE], "lambda_w": [NONNEGATIVE], "lambda_b": [NONNEGATIVE],
-        "n_starts": [Integer(1)], "max_iter": [Integer(1)], "tol": [NONE, POSITIVE],
+        "n_starts": [Integer(1)], "max_iter": [Integer(1)], "tol": [NONE, POSITIVE], "time_limit": [NONE, POSITIVE],
         "solver": [Kind("a spec string", str), HasMethod("an object with solve(problem, x0)", "solve")],
         "loss": [Parses("a loss name or spec, a Loss or a callable", make_loss)],
         "penalty": [Parses("None, a penalty name or spec, a Penalty or a list of these", make_penalties)],
@@ -177,6 +185,9 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
             the solver does not accept the problem.
         """
         self._check_params()
+        if self.time_limit is not None:
+            _load_kernels()  # a fresh process loads (or compiles) them: before the clock starts
+        deadline = Deadline.active().within(self.time_limit)
         X, y = check_fit_arrays(self, X, y, 2**self.depth)
         self.scaler_ = MinMaxTarget().fit(X, y)
         tree = Tree(int(self.depth))
@@ -189,18 +200,25 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         solver, rng = self._make_solver(problem), check_random_state(self.random_state)
         start_time = time.perf_counter()
         best, self.starts_ = None, []
-        for _ in range(self.n_starts):
+        for start in range(self.n_starts):
+            if start and deadline.passed():
+                break
             x0 = rng.uniform(-1.0, 1.0, problem.n_variables)
-            result = solve_interruptibly(solver, problem, x0)
+            with deadline:
+                result = solve_interruptibly(solver, problem, x0)
             x, status, iterations = result.x, result.status, result.iterations
             f = problem.evaluate(x)[0] if result.usable() else np.inf
-            if not np.isfinite(f):  # keep the start rather than a non-finite point
-                x, f, status = x0, problem.evaluate(x0)[0], f"{status} (start kept: non-finite solution)"
+            if not np.isfinite(f):  # keep the start rather than a non-finite point (none: stopped before one)
+                kept = "" if iterations == 0 else " (start kept: non-finite solution)"
+                x, f, status = x0, problem.evaluate(x0)[0], status + kept
             self.starts_.append({"objective": float(f), "status": status, "success": result.success,
                                  "iterations": iterations, "seconds": result.seconds})
             if best is None or f < best[1]:
                 best = (x, f, status, iterations)
         x, self.objective_, self.solver_status_, self.n_iter_ = best
+        if deadline.passed():
+            warnings.warn(f"the time limit passed during start {len(self.starts_)} of {self.n_starts}: the best "
+                          f"solution found by then is kept", UserWarning, stacklevel=3)
         self.omega_, self.beta_ = problem.split(x)
         self._store_feature_importances(self.scaler_.transform(X), np.ones(X.shape[0]))
         self.fit_seconds_ = time.perf_counter() - start_time
@@ -236,3 +254,14 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+@functools.cache
+def _load_kernels():
+    """Evaluate a tiny ORRT objective once per process, so that numba loads the compiled kernels
+    from its disk cache, or compiles them after installation, before the clock of a fit with a
+    ``time_limit`` starts."""
+    X = np.random.default_rng(0).random((8, 2))
+    with announce_if_slow("srtopt: compiling the soft tree's kernels, once after installation (seconds; not "
+                          "counted in time_limit)"):
+        ORRTObjective.from_data(X, X[:, 0], Tree(1), np.zeros((1, 3)), np.zeros((2, 3))).evaluate(np.zeros(9))

@@ -12,12 +12,11 @@ gets leaf slopes as large as a weak true one (measured in docs/formulations.md, 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..models.constraints import FeatureSubset, make_constraints
 from ..models.terms import FeatureL1, make_penalties
+from ..solvers.deadline import Deadline
 from .scaling import take_rows
 
 
@@ -42,15 +41,14 @@ def feature_norms(omega: np.ndarray, beta: np.ndarray) -> np.ndarray:
 FOLDS = 3
 
 
-def select_features(estimator, X, y, fit_params: dict, k: int, ends_at: float | None) -> list[int]:
+def select_features(estimator, X, y, fit_params: dict, k: int, deadline: Deadline) -> list[int]:
     """The k features kept by recursive elimination (module docstring): ``FOLDS`` fits per round of
     clones of ``estimator`` (``max_features=None``, a FeatureSubset added to its constraints), each
-    with an equal share of the time left before ``ends_at``."""
+    with an equal share of the time left before ``deadline`` (the final fit gets one too)."""
     keep = list(range(X.shape[1]))
     rounds = _rounds(len(keep), k)
     for done in range(rounds):
-        share = None if ends_at is None else max(ends_at - time.perf_counter(), 1e-3) / ((rounds - done) * FOLDS + 1)
-        scores = _held_out_importance(estimator, X, y, fit_params, keep, share)
+        scores = _held_out_importance(estimator, X, y, fit_params, keep, deadline.share((rounds - done) * FOLDS + 1))
         kept = len(keep) - max(1, (len(keep) - k + 1) // 2)
         keep = sorted(np.asarray(keep)[np.argsort(-scores, kind="stable")[:max(kept, k)]].tolist())
     return keep
@@ -75,16 +73,15 @@ def _held_out_importance(estimator, X, y, fit_params, keep, time_limit) -> np.nd
     return scores / FOLDS
 
 
-def l1_support(estimator, X, y, fit_params: dict, ends_at: float | None) -> list[int]:
+def l1_support(estimator, X, y, fit_params: dict, deadline: Deadline) -> list[int]:
     """The features the tree of ``estimator`` with its feature_l1 terms (``relax=False``) uses: the
-    support of the relaxed fit (:class:`~srtopt.models.terms.FeatureL1`'s ``relax``)."""
+    support of the relaxed fit (:class:`~srtopt.models.terms.FeatureL1`'s ``relax``), fitted in half
+    the time left before ``deadline``."""
     from sklearn.base import clone
 
     penalties = [FeatureL1(**{**p.get_params(), "relax": False}) if isinstance(p, FeatureL1) else p
                  for p in make_penalties(estimator.penalty)]
-    model = clone(estimator).set_params(penalty=penalties, callbacks=None, verbose=0)
-    if ends_at is not None:
-        model.set_params(time_limit=max(ends_at - time.perf_counter(), 1e-3) / 2)
+    model = clone(estimator).set_params(penalty=penalties, callbacks=None, verbose=0, time_limit=deadline.share(2))
     model.fit(X, y, **fit_params)
     return np.flatnonzero(feature_norms(model.omega_, model.beta_) > 0).tolist()
 

@@ -21,7 +21,8 @@ from ..models.constraints import FeatureSubset, Monotone, make_constraints, rank
 from ..models.srt import SRTProblem
 from ..models.terms import LeafShrinkage, make_loss, make_penalties
 from ..solvers import make_solver
-from ..solvers.base import acceptance, deadline
+from ..solvers.base import acceptance
+from ..solvers.deadline import Deadline
 from ..training.callbacks import ProgressPrinter, as_callbacks
 from ..training.feasibility import polish, restore
 from ..training.initialization import (
@@ -526,7 +527,8 @@ class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         self._check_params()
         if self.time_limit is not None:
             _load_kernels()  # a fresh installation compiles them: before the clock starts
-        started = time.perf_counter()  # time_limit covers the whole fit
+        started = time.perf_counter()
+        deadline = Deadline.active().within(self.time_limit)  # time_limit covers the whole fit
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
         frame = X
@@ -536,14 +538,13 @@ class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         groups = None
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
-        ends_at = None if self.time_limit is None else started + self.time_limit
         k = check_max_features(self.max_features, X.shape[1])
         penalties = make_penalties(self.penalty)
         params = {"sample_weight": sample_weight, "sensitive_features": groups}
         if k is not None and k < X.shape[1]:
-            user_constraints += (FeatureSubset(select_features(self, given, y, params, k, ends_at)),)
+            user_constraints += (FeatureSubset(select_features(self, given, y, params, k, deadline)),)
         elif relaxed(penalties) != penalties:  # the feature_l1 terms select, a fit without them follows
-            user_constraints += (FeatureSubset(l1_support(self, given, y, params, ends_at)),)
+            user_constraints += (FeatureSubset(l1_support(self, given, y, params, deadline)),)
             penalties = relaxed(penalties)
         self.scaler_ = MinMaxTarget().fit(X, y, weights)
         tree = Tree(int(self.depth))
@@ -554,28 +555,30 @@ class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
                              lambda_b, weights, loss, penalties,
                              in_training_units(user_constraints, units), groups)
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
-            self, given, y, None if sample_weight is None else weights, lambda_b, ends_at, groups, problem)
+            self, given, y, None if sample_weight is None else weights, lambda_b, deadline, groups, problem)
         problem = self._leaf_shrinkage(problem, lambda_b)
         if self.verbose and self.leaf_ridge_losses_:
             print(f"small data ({X.shape[0]} rows, {2**self.depth} leaves of {X.shape[1] + 1} coefficients): "
                   f"lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation", file=sys.stderr)
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
         solvers = self._solvers(problem)
-        with deadline(ends_at):
-            result = self._train(problem, solvers, started, callbacks)
+        with deadline:
+            result = self._train(problem, solvers, deadline, callbacks)
         self.omega_, self.beta_ = result.omega, result.beta
         self.objective_, self.n_iter_ = result.objective, result.n_macro
         self.history_ = [record.as_dict() for record in result.history]
         self.stopped_by_ = result.stopped_by
         if self.stopped_by_ == "time_limit":
-            warnings.warn(f"time_limit={self.time_limit:g} s reached after {self.n_iter_} macro iteration(s): the "
+            limit = "the time limit" if self.time_limit is None else f"time_limit={self.time_limit:g} s"
+            warnings.warn(f"{limit} reached after {self.n_iter_} macro iteration(s): the "
                           f"tree is the best found by then (stopped_by_='time_limit'); a larger time_limit may "
                           f"find a better one", UserWarning, stacklevel=3)
         self.lambda_w_, self.lambda_b_ = lambda_w, problem.lambda_b
         self.y_range_ = np.array([y[weights > 0].min(), y[weights > 0].max()])
         Xs = problem.X
         self._close_unreached(Xs)
-        self._meet_constraints(problem, solvers["ln"], user_constraints)
+        with deadline:
+            self._meet_constraints(problem, solvers["ln"], user_constraints)
         try:
             self._store_training_statistics(Xs, y, weights)
         except MemoryError:  # the model is complete: it must not be lost for want of its statistics
@@ -619,7 +622,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
             warnings.warn(f"the constraints could not be met{when}; the tree is the most feasible one found: {worst}",
                           UserWarning, stacklevel=4)
 
-    def _train(self, problem, solvers, started, callbacks):
+    def _train(self, problem, solvers, deadline, callbacks):
         """NODEC-DR from the initialization (its split weights and leaf coefficients restored to
         the constraints, :func:`~srtopt.training.feasibility.restore`); with ``n_restarts`` > 1,
         that many initializations run ``restart_iter`` macro iterations and the one with the
@@ -637,7 +640,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
             omega0, beta0, *info = init(problem, seed)
             omega0, beta0 = restore(problem, omega0, beta0, solvers["ln"])
             state = TrainingState.start_at(problem, omega0, beta0, **(info[0] if info else {}))
-            algorithm = self._algorithm(problem, solvers, started, callbacks, seed)
+            algorithm = self._algorithm(problem, solvers, deadline, callbacks, seed)
             max_macro = self.restart_iter if len(candidates) > 1 else None
             runs.append((algorithm.run(problem, state=state, max_macro=max_macro), algorithm))
             if runs[-1][0].stopped_by not in ("max_iter", "max_macro"):
@@ -677,7 +680,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
                                                           n_jobs=self.n_jobs)}
         return named[init]() if isinstance(init, str) else copy.deepcopy(init)
 
-    def _algorithm(self, problem, solvers, started, callbacks=(), seed=None) -> NodecGS:
+    def _algorithm(self, problem, solvers, deadline=None, callbacks=(), seed=None) -> NodecGS:
         """NODEC-DR as a configuration of NODEC-GS."""
         thresholds = Thresholds(self.eps1, self.eps2, self.eps3, self.zeta)
         bn = BranchStep(solvers["bn"], solvers["wlr"], thresholds, self.theta_w, self.k0, self.tau,
@@ -686,7 +689,7 @@ class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         ln = LeafStep(solvers["ln"], self.theta_b, self.k0)
         working_sets = make_working_sets(self.working_sets if isinstance(self.working_sets, str)
                                          else copy.deepcopy(self.working_sets))
-        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, self.time_limit, started),
+        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, deadline or Deadline()),
                        thresholds.decay, callbacks, macro_step(problem))
 
     def predict(self, X):

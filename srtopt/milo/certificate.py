@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,9 +109,9 @@ def certify(X, y, depth, objective, deadline, incumbent=math.inf):
         Tree depth D >= 1.  Depth 1 is solved by exact enumeration alone.
     objective : AxisObjective
         The objective E to bound; only ``loss="squared"`` is handled.
-    deadline : float
-        A ``time.perf_counter()`` value; the search stops at its next check of the clock
-        after it (between subproblems or between chunks of a depth-1 scan).
+    deadline : Deadline
+        The search stops at its next check of the clock after it (between subproblems or
+        between chunks of a depth-1 scan).
     incumbent : float, default=math.inf
         E of a known feasible tree (e.g. the local search's).  Intervals whose bound is not
         below it are pruned, and the returned bound never exceeds it.
@@ -176,7 +175,7 @@ class _Search:
         self.partial = None  # the top search's state when time runs out
 
     def _check_time(self):
-        if time.perf_counter() > self.deadline:
+        if self.deadline.passed():
             raise _TimeUp
 
     def solve(self, rows, depth, min_leaf, incumbent=math.inf) -> _Subtree:

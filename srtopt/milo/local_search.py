@@ -13,7 +13,9 @@ Dunn's thesis, 2018) with linear leaves.  It minimizes the MILO tree's objective
   subtree; take the best if it lowers the objective (leaves refit exactly);
 * repeat until a whole pass changes nothing: a local optimum;
 * restart from random trees (a random feature and the value of a random point at every
-  node) and keep the best local optimum, until ``n_restarts`` or the deadline.
+  node) and keep the best local optimum, until ``n_restarts`` or the deadline (a
+  :class:`~srtopt.solvers.deadline.Deadline`, active during the search, so that the absolute
+  loss's leaf fits stop at it too).
 
 The first descent starts from the tree without splits, visiting the root first, so it
 grows the greedy top-down tree with linear leaves before improving it.  ``starts`` adds
@@ -22,7 +24,6 @@ trees of the caller's (e.g. a CART structure).
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ import numpy as np
 
 from srtopt.milo.kernels import route, scan_splits, subtree_leaves
 from srtopt.milo.objective import feature_epsilons, subtree_value, tree_objective
+from srtopt.solvers.deadline import Deadline
 from srtopt.tree import Tree
 
 __all__ = ["LocalSearch", "LocalSearchResult"]
@@ -127,19 +129,20 @@ class LocalSearch:
         self.features = np.arange(self.p, dtype=np.int64)
 
     # ------------------------------------------------------------ the search
-    def run(self, *, n_restarts=100, deadline=math.inf, starts=()) -> LocalSearchResult:
+    def run(self, *, n_restarts=100, deadline=None, starts=()) -> LocalSearchResult:
         """Descend from the empty tree, from each of ``starts`` ((features, thresholds)),
         then from random trees, ``n_restarts`` descents in all or until ``deadline``
-        (a ``time.perf_counter`` value); the best local optimum.
+        (a :class:`~srtopt.solvers.deadline.Deadline`); the best local optimum.
 
         Parameters
         ----------
         n_restarts : int, default=100
             Number of descents in all, the one from the empty tree and those from
             ``starts`` included (at least 1 is run).
-        deadline : float, default=math.inf
-            A ``time.perf_counter()`` value: no descent starts after it except the first,
-            and a descent under way stops visiting nodes when it passes.
+        deadline : Deadline or None, default=None
+            No descent starts after it except the first, a descent under way stops visiting
+            nodes when it passes, and the leaf fits of the absolute loss stop at it
+            (:func:`~srtopt.solvers.least_absolute.lad_lasso_fit`); None: no limit.
         starts : iterable of (features, thresholds), default=()
             Caller's trees, as the arrays of :class:`LocalSearchResult` (length 2^D - 1);
             descended from after the empty tree, in order, within ``n_restarts``.
@@ -151,14 +154,16 @@ class LocalSearch:
             by more than a relative 1e-12), ``descents`` the number run and ``log`` the
             improvements.
         """
+        deadline = Deadline() if deadline is None else deadline
         began = time.perf_counter()
         empty = (np.full(self.tree.n_branch, -1, np.int64), np.zeros(self.tree.n_branch))
         queue = [empty, *((np.asarray(f, np.int64), np.asarray(b, float)) for f, b in starts)]
         best, log, descents = None, [], 0
-        while descents < max(n_restarts, 1) and (descents == 0 or time.perf_counter() < deadline):
+        while descents < max(n_restarts, 1) and (descents == 0 or not deadline.passed()):
             features, thresholds = (a.copy() for a in queue[descents]) if descents < len(queue) else self._random()
-            self.descend(features, thresholds, deadline)
-            value, coef = tree_objective(self.objective, self.X, self.y, features, thresholds, self.depth)
+            with deadline:
+                self.descend(features, thresholds, deadline)
+                value, coef = tree_objective(self.objective, self.X, self.y, features, thresholds, self.depth)
             descents += 1
             if best is None or value < best.objective - 1e-12 * max(1.0, abs(best.objective)):
                 best = LocalSearchResult(features, thresholds, value, coef, descents, log)
@@ -166,7 +171,7 @@ class LocalSearch:
         best.descents = descents
         return best
 
-    def descend(self, features, thresholds, deadline=math.inf) -> None:
+    def descend(self, features, thresholds, deadline=None) -> None:
         """Visit the nodes in random orders (the root first in the first pass) until a pass
         changes nothing or the deadline; ``features``/``thresholds`` change in place.
 
@@ -176,8 +181,8 @@ class LocalSearch:
             Split feature of branch node t at index t - 1 (-1: no split); updated in place.
         thresholds : ndarray of shape (2^D - 1,), dtype float
             Threshold of branch node t at index t - 1; updated in place.
-        deadline : float, default=math.inf
-            A ``time.perf_counter()`` value, checked before every node visit.
+        deadline : Deadline or None, default=None
+            Checked before every node visit; None: no limit.
 
         Returns
         -------
@@ -191,7 +196,7 @@ class LocalSearch:
                 first = False
             improved = False
             for t in order:
-                if time.perf_counter() > deadline:
+                if deadline is not None and deadline.passed():
                     return
                 improved |= self.visit(features, thresholds, int(t))
             if not improved:

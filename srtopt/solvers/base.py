@@ -39,11 +39,9 @@ statuses to conditions.  A user's adapter needs only ``solve`` (and ``name``);
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import copy
 import enum
 import inspect
-import math
 import signal
 import threading
 import time
@@ -53,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
+from .deadline import Deadline
 
 
 class TerminationCondition(str, enum.Enum):
@@ -209,38 +208,10 @@ ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "
 _ARRIVED: list = []  # the ending signals recorded during the current solve_interruptibly (main thread)
 
 
-_DEADLINE: contextvars.ContextVar = contextvars.ContextVar("srtopt_deadline", default=None)
-
-
-@contextlib.contextmanager
-def deadline(at: float | None):
-    """Within this block, solvers stop by ``time.perf_counter()`` = ``at`` (None: no limit).
-
-    The training loop sets it from the estimator's ``time_limit``; iterative adapters poll
-    :func:`deadline_passed` (IPOPT's iteration callback, SciPy's ``callback``, the
-    proximal gradient's loop) and return
-    their current iterate, with ``success`` False, once it has passed."""
-    token = _DEADLINE.set(at)
-    try:
-        yield
-    finally:
-        _DEADLINE.reset(token)
-
-
-def deadline_passed() -> bool:
-    """True when the current :func:`deadline` has passed."""
-    return seconds_left() <= 0
-
-
-def seconds_left() -> float:
-    """Seconds until the current :func:`deadline` (inf without one; negative once passed)."""
-    at = _DEADLINE.get()
-    return math.inf if at is None else at - time.perf_counter()
-
-
 def should_stop() -> bool:
-    """Whether an iterative solver should return now (Ctrl-C pressed or the deadline passed)."""
-    return interrupt_requested() or deadline_passed()
+    """Whether an iterative solver should return now (Ctrl-C pressed or the active
+    :class:`~.deadline.Deadline` passed)."""
+    return interrupt_requested() or Deadline.active().passed()
 
 
 def interrupt_requested() -> bool:
@@ -452,17 +423,6 @@ class SolverParams:
         return f"{type(self).__name__}({args})"
 
 
-@contextlib.contextmanager
-def time_limited(seconds: float | None):
-    """Within this block the :func:`deadline` is at most ``seconds`` from now (None: unchanged)."""
-    if seconds is None:
-        yield
-        return
-    at, current = time.perf_counter() + seconds, _DEADLINE.get()
-    with deadline(at if current is None else min(at, current)):
-        yield
-
-
 class Solver(SolverParams):
     """Base of the adapters: the contract of :mod:`srtopt.solvers` (module docstring of
     :mod:`srtopt.solvers.base`) and the configuration every adapter shares.
@@ -476,8 +436,8 @@ class Solver(SolverParams):
     max_iter : int or None
         Iteration limit (None: its default).
     time_limit : float or None
-        Seconds for one solve; the adapter returns its current point after it (the
-        training deadline, if earlier, also applies).
+        Seconds for one solve; the adapter returns its current point after it (the active
+        :class:`~.deadline.Deadline`, if earlier, also applies).
     verbosity : int
         0 silent; 1 and more: the solver's own log.
 
@@ -515,9 +475,9 @@ class Solver(SolverParams):
         start = time.perf_counter()
         if x0 is None and hasattr(problem, "start"):
             x0 = problem.start()
-        with time_limited(self.time_limit):
+        with Deadline.active().within(self.time_limit) as deadline:
             result = self._solve(problem, None if x0 is None else np.asarray(x0, float))
-            if result.termination_condition is TerminationCondition.interrupted and deadline_passed() \
+            if result.termination_condition is TerminationCondition.interrupted and deadline.passed() \
                     and not interrupt_requested():  # stopped by the time limit, not by Ctrl-C
                 result.termination_condition = TerminationCondition.maxTimeLimit
         result.seconds = time.perf_counter() - start

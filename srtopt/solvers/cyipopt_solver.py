@@ -55,7 +55,7 @@ class _Oracle:
         return np.zeros(0)
 
     def intermediate(self, alg_mod, iter_count, *args):
-        """Continue unless Ctrl-C was pressed or the training deadline passed."""
+        """Continue unless Ctrl-C was pressed or the active deadline passed (:func:`~.base.should_stop`)."""
         self.iterations = int(iter_count)
         return not should_stop()
 

@@ -14,7 +14,11 @@ Two evaluators feed IPOPT the objective and its exact gradient:
 
 Neither is ever rebuilt inside the NODEC loop.  Ctrl-C, SIGTERM or SIGHUP during a solve (through
 :func:`~.base.solve_interruptibly`, which records the signal instead of letting its handler raise
-inside a callback) stops IPOPT at its next iteration, quietly.
+inside a callback) or the active :class:`~.deadline.Deadline` stops IPOPT at its next iteration,
+quietly.  The symbolic evaluator's solver is built in a thread (:func:`_built`: CasADi's exact
+Hessian of a large model takes minutes, in C++, where no signal is handled), so that a signal and
+the deadline also end that wait; the solve then returns its start, unevaluated (objective NaN,
+not ``usable()``).
 
 Constraints (:mod:`srtopt.models.constraints`) go to IPOPT as they are: the formulation's
 bounds as lbx/ubx (a fixed variable becomes a parameter, IPOPT's default treatment), its rows
@@ -25,11 +29,13 @@ Lagrangian's.  IPOPT ends feasible within ``CONSTRAINT_TOL``.
 from __future__ import annotations
 
 
+import threading
+
 import casadi as ca
 import numpy as np
 
-from .base import (CONSTRAINT_KINDS, Acceptance, Availability, Solver, SolverResult, cached_rendering, should_stop,
-                   smooth_problem, termination)
+from .base import (CONSTRAINT_KINDS, Acceptance, Availability, Solver, SolverResult, TerminationCondition,
+                   cached_rendering, should_stop, smooth_problem, termination)
 from .reformulations import VariableSplit
 
 
@@ -148,13 +154,18 @@ class IpoptCasadi(Solver):
             solver, oracle = self._cache[n, m, exact]
             oracle.problem = problem
             return solver, []
+        options = self._options(exact)
         return cached_rendering(self._cache, problem,
-                                lambda model: ca.nlpsol(problem.name, "ipopt", model.nlp, self._options(exact)))
+                                lambda model: _built(lambda: ca.nlpsol(problem.name, "ipopt", model.nlp, options)))
 
     def _solve(self, problem, x0) -> SolverResult:
         split = VariableSplit(problem) if getattr(problem, "nonsmooth", ()) else None
         target = split or problem
-        solver, p_value = self._solver(target)
+        try:
+            solver, p_value = self._solver(target)
+        except _Stopped:  # Ctrl-C or the deadline while a solver was built: the start, not evaluated
+            return SolverResult(x0, np.nan, False, "User_Requested_Stop", 0, 0.0, None, TerminationCondition.interrupted,
+                                self.name)
         bounds = _bounds(problem) if split is None else dict(zip(("lbx", "ubx"), split.bounds))
         out = solver(x0=x0 if split is None else split.y_of(x0), p=p_value, **bounds)
         stats = solver.stats()
@@ -165,6 +176,40 @@ class IpoptCasadi(Solver):
         return SolverResult(x, f, bool(stats["success"]), stats["return_status"], int(stats.get("iter_count", 0)),
                             0.0, stats, termination(self.family, stats["return_status"], stats["success"]),
                             self.name)
+
+
+class _Stopped(Exception):
+    """Ctrl-C or the deadline came while an IPOPT solver was built."""
+
+
+#: CasADi builds symbolic functions safely beside other threads (the wheels since 3.6 are compiled so)
+THREADSAFE = "-DCASADI_WITH_THREADSAFE_SYMBOLICS" in ca.CasadiMeta.compiler_flags().split()
+
+
+def _built(build):
+    """``build()``, run in a daemon thread (CasADi releases the GIL while it builds) while this one
+    polls :func:`~.base.should_stop` every 50 ms and raises :class:`_Stopped` when it says so; the
+    abandoned build runs to its end in the background (CasADi cannot stop it) and is dropped.
+    Without :data:`THREADSAFE` symbolics, ``build()`` runs here."""
+    if not THREADSAFE:
+        return build()
+    result = []
+
+    def run():
+        try:
+            result.append(build())
+        except Exception as exc:  # handed to the waiting thread
+            result.append(exc)
+
+    thread = threading.Thread(target=run, name="srtopt-ipopt-build", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(0.05)
+        if thread.is_alive() and should_stop():
+            raise _Stopped
+    if isinstance(result[0], Exception):
+        raise result[0]
+    return result[0]
 
 
 def _rows_have_hessians(problem) -> bool:
@@ -185,7 +230,7 @@ def _bounds(problem) -> dict:
 
 class _StopOnInterrupt(ca.Callback):
     """IPOPT's iteration callback: 1 (stop, status ``User_Requested_Stop``) once Ctrl-C was
-    pressed (or SIGTERM, SIGHUP arrived) or the training deadline passed (:func:`~srtopt.solvers.base.should_stop`).  Its inputs are empty (CasADi accepts that), so no iterate is copied to Python."""
+    pressed (or SIGTERM, SIGHUP arrived) or the active deadline passed (:func:`~srtopt.solvers.base.should_stop`).  Its inputs are empty (CasADi accepts that), so no iterate is copied to Python."""
 
     def __init__(self):
         ca.Callback.__init__(self)

@@ -3,7 +3,10 @@
     min_{b0, b}  sum_i |y_i - b0 - x_i . b| + mu1 ||b||_1,   |b_j| <= coef_bound,
 
 solved exactly as a linear program by HiGHS (through :func:`scipy.optimize.linprog`):
-b = u - v with u, v >= 0, and each residual split as e+ - e-.
+b = u - v with u, v >= 0, and each residual split as e+ - e-.  HiGHS stops at the active
+:class:`~.deadline.Deadline`; a fit it does not finish, or that starts after the deadline, is the
+least-squares slopes instead (clipped to the bound) with the median residual as intercept, and
+their objective value.
 """
 
 from __future__ import annotations
@@ -11,7 +14,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import sparse
 from scipy.optimize import linprog
+
+from .deadline import Deadline
 
 __all__ = ["lad_lasso_fit"]
 
@@ -35,7 +41,8 @@ def lad_lasso_fit(X, y, mu1, coef_bound=math.inf):
     coef : ndarray of shape (p + 1,)
         (b0, b_1..b_p); zeros when n = 0.
     value : float
-        The minimum of the objective (0.0 when n = 0).
+        The objective at ``coef``: its minimum (0.0 when n = 0), or, when the active deadline
+        stopped the linear program, that of the least-squares line (an upper bound).
 
     Raises
     ------
@@ -55,13 +62,30 @@ def lad_lasso_fit(X, y, mu1, coef_bound=math.inf):
     n, p = X.shape
     if n == 0:
         return np.zeros(p + 1), 0.0
-    bound = None if math.isinf(coef_bound) else float(coef_bound)
+    seconds = Deadline.active().left()
+    if seconds <= 0:
+        return _least_squares(X, y, mu1, coef_bound)
     cost = np.concatenate([[0.0], np.full(2 * p, float(mu1)), np.ones(2 * n)])
-    equalities = np.hstack([np.ones((n, 1)), X, -X, np.eye(n), -np.eye(n)])
-    bounds = [(None, None)] + [(0.0, bound)] * (2 * p) + [(0.0, None)] * (2 * n)
-    result = linprog(cost, A_eq=equalities, b_eq=y, bounds=bounds, method="highs")
+    identity = sparse.identity(n, format="csc")
+    equalities = sparse.hstack([sparse.csc_matrix(np.ones((n, 1))), sparse.csc_matrix(X), sparse.csc_matrix(-X),
+                                identity, -identity], format="csc")
+    bounds = np.r_[[(-np.inf, np.inf)], np.tile([(0.0, float(coef_bound))], (2 * p, 1)), np.tile([(0.0, np.inf)], (2 * n, 1))]
+    result = linprog(cost, A_eq=equalities, b_eq=y, bounds=bounds, method="highs",
+                     options={} if math.isinf(seconds) else {"time_limit": seconds})
+    if result.status == 1 and Deadline.active().passed():
+        return _least_squares(X, y, mu1, coef_bound)
     if result.status != 0:
         raise RuntimeError(f"the LAD leaf fit failed: {result.message}")
     x = result.x
     coef = np.concatenate([[x[0]], x[1:1 + p] - x[1 + p:1 + 2 * p]])
     return coef, float(result.fun)
+
+
+def _least_squares(X, y, mu1, coef_bound):
+    """(coef, value) of the least-squares slopes, clipped to ``coef_bound``, and the intercept that
+    minimizes the absolute loss with them (the median residual): the fit when no time is left for
+    the linear program."""
+    slopes = np.clip(np.linalg.lstsq(np.c_[np.ones(len(y)), X], y, rcond=None)[0][1:], -coef_bound, coef_bound)
+    residual = y - X @ slopes
+    intercept = float(np.median(residual))
+    return np.r_[intercept, slopes], float(np.abs(residual - intercept).sum() + mu1 * np.abs(slopes).sum())

@@ -10,11 +10,10 @@ tolerance after more work (``benchmarks/perf/speed.py``).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from .base import Acceptance, Solver, SolverResult, interrupt_requested, should_stop, smooth_problem
+from .deadline import Deadline
 from .least_squares import cholesky_solve
 
 EIGENVALUE_FLOOR = 1e-8  # relative floor of the modified Hessian's eigenvalues (nonconvex problems)
@@ -25,7 +24,7 @@ class NewtonSolver(Solver):
 
     Stops when the Newton decrement g^T H^-1 g / 2 falls below ``tol`` (relative to
     1 + |f|) or after ``max_iter`` iterations; its own ``time_limit`` and Ctrl-C are
-    checked at each iteration, the training :func:`~.base.deadline` from the second on
+    checked at each iteration, the active :class:`~.deadline.Deadline` from the second on
     (one step is always taken).  On a nonconvex problem the
     step is a modified Newton step (:func:`_newton_step`).
 
@@ -77,10 +76,9 @@ class NewtonSolver(Solver):
         x, free = _fix(problem, x0)
         f, g = problem.evaluate(x)
         status, it = "iteration limit", 0
-        ends = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        own = Deadline(self.time_limit)
         for it in range(1, self.max_iter + 1):
-            own_limit = ends is not None and time.perf_counter() >= ends
-            if interrupt_requested() or own_limit or (it > 1 and should_stop()):
+            if interrupt_requested() or own.passed() or (it > 1 and should_stop()):
                 status = "stopped"
                 break
             step = _newton_step(problem.hessian(x), g, free)

@@ -17,6 +17,9 @@ the model that ``predict()`` uses meet the constraints too:
   held at the bounds they are clipped to (and kept beyond them, :class:`HeldPredictions`) and the
   problem solved again, until no other row leaves the range (at most ``CLIP_ROUNDS`` solves):
   then the constraints hold for the clipped predictions exactly.
+
+Both solve only before the active :class:`~srtopt.solvers.deadline.Deadline` (the fit's
+``time_limit``); their solvers stop at it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import numpy as np
 
 from ..models.constraints import FEASIBILITY_TOL, HeldPredictions, Routing
 from ..solvers.base import acceptance, solve_interruptibly
+from ..solvers.deadline import Deadline
 
 CLIP_ROUNDS = 10  # solves of the polish that hold the clipped rows
 
@@ -33,7 +37,7 @@ def restore(problem, omega, beta, ln_solver):
     """(omega, beta) within the bounds and, where it can be, meeting the constraint rows
     (module docstring).  Without constraints, (omega, beta) unchanged."""
     omega, beta = problem.project(omega, beta)
-    if problem.violation(omega, beta) <= FEASIBILITY_TOL:
+    if problem.violation(omega, beta) <= FEASIBILITY_TOL or Deadline.active().passed():
         return omega, beta
     sub = problem.leaf_subproblem(omega, beta, 1, problem.tree.leaves, np.arange(len(problem.y)))
     x = _solve(ln_solver, sub)
@@ -52,6 +56,8 @@ def polish(problem, omega, beta, ln_solver, clip=None):
     leaves, n = problem.hbp_leaves(omega), len(problem.y)
     held, values, best = np.zeros(n, dtype=bool), np.zeros(n), beta
     for _ in range(CLIP_ROUNDS):
+        if Deadline.active().passed():
+            return best
         routing = Routing(leaves, held, values)
         hard = [(term, routing) for term in problem.constraint_set.soft]
         if held.any():  # the held rows stay clipped: their predictions are the values held

@@ -49,7 +49,7 @@ from sklearn.utils import check_random_state
 
 from .. import kernels
 from ..models.srt import SRTProblem, WLRProxy
-from ..solvers.base import seconds_left
+from ..solvers.deadline import Deadline
 from ..solvers.least_squares import weighted_ridge
 from ..solvers.newton import NewtonSolver
 from ..tree import Tree
@@ -205,7 +205,7 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
         for first in range(0, n_init, batch):
             # time_limit: keep the repetitions done when the next batch and the regressions
             # after it (about one batch's time) would not end before the deadline
-            if partitions and seconds_left() < 2 * batch_seconds:
+            if partitions and Deadline.active().left() < 2 * batch_seconds:
                 break
             started = time.perf_counter()
             partitions += parallel(delayed(_partition)(X[sample], tree, w[sample], seed)
@@ -337,12 +337,12 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
             continue  # a node of top, or below a node that did not split
         rows = C.pop(t)
         split = (linear_split(X[rows], Xa[rows], y[rows], w[rows], bins, min_rows, MODEL_TREE_RIDGE * len(rows),
-                              allowed) if len(rows) >= 2 * min_rows and seconds_left() > 0 else None)
+                              allowed) if len(rows) >= 2 * min_rows and not Deadline.active().passed() else None)
         if split is not None:
             splits[t] = split
             left = X[rows, split[0]] <= split[1]
             C[2 * t], C[2 * t + 1] = rows[left], rows[~left]
-    if key is not None and seconds_left() > 0:  # a search the deadline cut short is not remembered
+    if key is not None and not Deadline.active().passed():  # a search the deadline cut short is not remembered
         _SPLITS[key] = splits
         while len(_SPLITS) > MEMORY:
             _SPLITS.pop(next(iter(_SPLITS)))
@@ -391,7 +391,7 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
         bins = max(2, bins // 2)
     quantiles = np.quantile(X, np.linspace(0, 1, bins + 1)[1:-1], axis=0)
     for j in _split_candidates(X, Xa, y, w, quantiles):
-        if seconds_left() <= 0:
+        if Deadline.active().passed():
             break
         if allowed is not None and not allowed[j]:
             continue

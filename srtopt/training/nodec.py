@@ -8,8 +8,8 @@ The orchestrator only sequences pluggable parts:
 * ``ln_step(problem, omega, beta, t, W_L, k)`` -> (beta, info) or (beta, info, solves);
 * ``termination(macro, history)`` -> a reason to stop or None, checked before each
   macro iteration and after each inner iteration (a time limit stops after the
-  current one, whose LN step is skipped once the solvers' :func:`~srtopt.solvers.base.deadline`
-  has passed);
+  current one, whose LN step is skipped once the active
+  :class:`~srtopt.solvers.deadline.Deadline` has passed);
 * ``macro_step(problem, omega, beta, k)`` -> (omega, beta, info, solves) or None: an
   extra step over all variables at the end of each macro iteration (NODEC-DR uses it
   for penalties that couple every block, ``feature_l1``), recorded as an inner
@@ -40,7 +40,7 @@ from typing import Callable
 import numpy as np
 
 from ..models.constraints import rank
-from ..solvers.base import deadline_passed
+from ..solvers.deadline import Deadline
 from .callbacks import as_callbacks
 
 
@@ -130,16 +130,15 @@ class TrainingResult:
 
 @dataclass
 class MaxMacroIterations:
-    """Stop after ``max_iter`` macro iterations or ``time_limit`` seconds (None: no limit)."""
+    """Stop after ``max_iter`` macro iterations or at the ``deadline`` (the default: none)."""
 
     max_iter: int = 10
-    time_limit: float | None = None
-    started: float = field(default_factory=time.perf_counter)
+    deadline: Deadline = field(default_factory=Deadline)
 
     def __call__(self, macro: int, history) -> str | None:
         if macro >= self.max_iter:
             return "max_iter"
-        if self.time_limit is not None and time.perf_counter() - self.started >= self.time_limit:
+        if self.deadline.passed():
             return "time_limit"
         return None
 
@@ -195,7 +194,7 @@ class NodecGS:
         s.solves.extend(solves)
         s.omega_after_bn = s.omega
         E_bn = problem.objective(s.omega, s.beta)
-        if deadline_passed():  # the time limit fell in the BN step: the LN step would overrun it
+        if Deadline.active().passed():  # the time limit fell in the BN step: the LN step would overrun it
             ln = {"update": "skipped", "status": "the time limit passed"}
         else:
             beta, ln, solves = _step_output(self.ln_step(problem, s.omega, s.beta, t, W_L, s.k))

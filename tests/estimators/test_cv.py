@@ -149,3 +149,19 @@ def test_bad_depths_are_named(linear_data, depths):
     X, y = linear_data
     with pytest.raises(ValueError, match="depths must be None or a non-empty sequence of distinct integers >= 1"):
         SoftRegressionTreeCV(depths=depths).fit(X, y)
+
+
+def test_a_passed_time_limit_evaluates_the_first_candidate_only_and_refits_it(linear_data):
+    """time_limit covers the whole search: once it has passed no candidate starts after the first
+    (every fold of it is fitted), and the refit is its weight."""
+    import warnings
+
+    X, y = linear_data
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"time_limit=", category=UserWarning)
+        model = SoftRegressionTreeCV(SoftRegressionTree(depth=2, random_state=0), depths=(1, 2), cv=3,
+                                     random_state=0, time_limit=1e-9).fit(X, y)
+    assert [p["regularization"] for p in model.cv_results_["params"]] == ["l2:split=0.3"]
+    assert list(model.cv_scores_) == [0.3] and list(model.depth_scores_) == [1]
+    assert model.split_weight_ == 0.3 and model.depth_ == 1
+    assert model.best_estimator_.regularization == "l2:split=0.3" and model.best_estimator_.stopped_by_ == "time_limit"

@@ -3,7 +3,6 @@ of every tree (every feature and threshold at every node, leaves fitted exactly)
 
 import itertools
 import math
-import time
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from srtopt.milo.certificate import certify
 from srtopt.milo.local_search import LocalSearch
 from srtopt.milo.objective import AxisObjective, tree_objective
+from srtopt.solvers.deadline import Deadline
 
 
 def brute_force(X, y, depth, objective):
@@ -37,7 +37,7 @@ def test_certified_optimum_equals_brute_force(seed):
     optimum = brute_force(X, y, depth, objective)
     incumbent = LocalSearch(X, y, depth, objective, random_state=seed).run(n_restarts=2).objective
     for known in (math.inf, incumbent):  # with and without the local search's tree to prune
-        proof = certify(X, y, depth, objective, time.perf_counter() + 60, incumbent=known)
+        proof = certify(X, y, depth, objective, Deadline(60), incumbent=known)
         assert proof.complete
         assert proof.bound <= optimum * (1 + 1e-12) + 1e-15
         assert proof.bound == pytest.approx(optimum, rel=1e-7, abs=1e-12)
@@ -51,44 +51,40 @@ def test_depth_three_on_a_tiny_set():
     X = np.round(rng.random((9, 1)), 1)
     y = rng.standard_normal(9)
     objective = AxisObjective("squared", l1=0.01, min_samples_leaf=1)
-    proof = certify(X, y, 3, objective, time.perf_counter() + 120)
+    proof = certify(X, y, 3, objective, Deadline(120))
     assert proof.complete and proof.objective == pytest.approx(brute_force(X, y, 3, objective), rel=1e-9)
 
 
-class CountingClock:
-    """A clock that advances by 1 at each look: a deadline of k stops the search at its k-th look,
-    whatever the machine's load."""
+class CountingDeadline:
+    """A deadline that passes after ``looks`` looks (none: never), whatever the machine's load;
+    ``seen`` counts the looks."""
 
-    def __init__(self):
-        self.looks = 0
+    def __init__(self, looks=math.inf):
+        self.looks, self.seen = looks, 0
 
-    def perf_counter(self):
-        self.looks += 1
-        return float(self.looks)
+    def passed(self):
+        self.seen += 1
+        return self.seen > self.looks
 
 
-def test_a_deadline_gives_a_valid_partial_bound(monkeypatch):
+def test_a_deadline_gives_a_valid_partial_bound():
     """Stopped halfway through the looks at the clock of a complete search, the search returns an
     incomplete certificate whose bound is positive and at most the optimum it would have proven;
     stopped at its first look, before any bound, it returns None."""
-    from srtopt.milo import certificate
-
     rng = np.random.default_rng(1)
     X = rng.random((80, 2))
     y = np.sin(6 * X[:, 0]) + X[:, 1] * X[:, 1] + 0.3 * rng.standard_normal(80)
     objective = AxisObjective("squared", l1=1e-3)
     found = LocalSearch(X, y, 3, objective, random_state=0).run(n_restarts=3)
-    monkeypatch.setattr(certificate, "time", CountingClock())
-    full = certify(X, y, 3, objective, math.inf, incumbent=found.objective)
+    never = CountingDeadline()
+    full = certify(X, y, 3, objective, never, incumbent=found.objective)
     assert full.complete
-    optimum, looks = min(full.objective, found.objective), certificate.time.looks
-    monkeypatch.setattr(certificate, "time", CountingClock())
-    partial = certify(X, y, 3, objective, looks // 2, incumbent=found.objective)
+    optimum = min(full.objective, found.objective)
+    partial = certify(X, y, 3, objective, CountingDeadline(never.seen // 2), incumbent=found.objective)
     assert not partial.complete and 0 < partial.bound <= optimum
-    monkeypatch.setattr(certificate, "time", CountingClock())
-    assert certify(X, y, 3, objective, 1, incumbent=found.objective) is None
+    assert certify(X, y, 3, objective, CountingDeadline(1), incumbent=found.objective) is None
 
 
 def test_absolute_loss_is_not_certified_here():
     X = np.random.default_rng(2).random((10, 2))
-    assert certify(X, X[:, 0], 1, AxisObjective("absolute"), time.perf_counter() + 10) is None
+    assert certify(X, X[:, 0], 1, AxisObjective("absolute"), Deadline(10)) is None

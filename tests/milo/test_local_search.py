@@ -84,3 +84,18 @@ def test_same_seed_same_result_and_starts_are_used():
     start = (np.array([2, 0, 1]), np.array([0.3, 0.5, 0.6]))
     one = LocalSearch(X, y, 2, objective, random_state=0).run(n_restarts=2, starts=[start])
     assert one.descents == 2
+
+
+def test_a_passed_deadline_leaves_the_tree_without_splits_after_one_descent():
+    """The first descent always runs, but the deadline is checked before each node visit and no
+    other descent starts: the tree is the one without splits, its leaf fitted."""
+    from srtopt.solvers.deadline import Deadline
+
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 3))
+    y = np.where(X[:, 0] < 0.4, X[:, 1], 2 - X[:, 2]) + 0.05 * rng.standard_normal(300)
+    objective = AxisObjective("squared", l1=1e-3)
+    found = LocalSearch(X, y, 2, objective, random_state=0).run(n_restarts=5, deadline=Deadline(0))
+    assert found.descents == 1
+    assert found.features.tolist() == [-1, -1, -1]  # no node was visited: the tree without splits
+    assert found.objective == pytest.approx(tree_objective(objective, X, y, found.features, found.thresholds, 2)[0])

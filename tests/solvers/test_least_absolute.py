@@ -23,3 +23,22 @@ def test_bounded_slopes_and_empty_input():
     assert coef[1] == pytest.approx(3.0)
     coef, value = lad_lasso_fit(np.zeros((0, 2)), np.zeros(0), mu1=1.0)
     assert coef.tolist() == [0.0, 0.0, 0.0] and value == 0.0
+
+
+@pytest.mark.parametrize("coef_bound", [np.inf, 0.5])
+def test_after_the_deadline_the_fit_is_the_least_squares_slopes_with_their_exact_value(coef_bound):
+    """No time left for the linear program: least-squares slopes (within the bound), the median
+    residual as intercept, and the objective at them, which is no lower than the LP's minimum."""
+    from srtopt.solvers.deadline import Deadline
+
+    rng = np.random.default_rng(1)
+    X = rng.random((60, 3))
+    y = X @ [1.0, -2.0, 0.5] + rng.standard_t(2, 60)
+    exact, minimum = lad_lasso_fit(X, y, mu1=0.3, coef_bound=coef_bound)
+    with Deadline(0):
+        coef, value = lad_lasso_fit(X, y, mu1=0.3, coef_bound=coef_bound)
+    slopes = np.clip(np.linalg.lstsq(np.c_[np.ones(60), X], y, rcond=None)[0][1:], -coef_bound, coef_bound)
+    np.testing.assert_allclose(coef[1:], slopes)
+    assert coef[0] == pytest.approx(np.median(y - X @ slopes))
+    assert value == pytest.approx(np.abs(y - coef[0] - X @ coef[1:]).sum() + 0.3 * np.abs(coef[1:]).sum(), rel=1e-12)
+    assert value >= minimum - 1e-9 and not np.allclose(coef, exact)

@@ -268,17 +268,15 @@ def test_solvers_with_a_python_loop_run_under_the_callers_sigint_handler(rng):
 
 @pytest.mark.parametrize("spec", ["l-bfgs-b", "ipopt", "slsqp"])
 def test_a_passed_deadline_stops_the_solver_at_its_first_iteration(rng, spec):
-    """time_limit reaches the solvers: inside deadline(), they poll should_stop() each iteration."""
-    import time
-
+    """time_limit reaches the solvers: inside an active Deadline, they poll should_stop() each iteration."""
     from srtopt.solvers import make_solver
-    from srtopt.solvers.base import deadline
+    from srtopt.solvers.deadline import Deadline
 
     problem, omega, beta = random_tree_problem(rng, 2)
     sub = problem.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(60))
     solver = make_solver("bn", spec)
     free = solver.solve(sub, sub.start())
-    with deadline(time.perf_counter()):
+    with Deadline(0):
         stopped = solver.solve(sub, sub.start())
     assert free.iterations > 2
     assert stopped.iterations <= 1 and not stopped.success

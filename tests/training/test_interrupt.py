@@ -70,3 +70,40 @@ def test_sigint_ends_a_fit_promptly_with_every_solver(tmp_path):
     err = proc.stderr.read()
     assert all(seconds < 5.0 for seconds in delays.values()), delays  # ~0.1-0.5 s measured; a loaded machine
     assert "CasADi" not in err and "Traceback" not in err, err
+
+
+WIDE_ORRT = textwrap.dedent(
+    """
+    import numpy as np
+
+    from srtopt import ORRTRegressor
+
+    X = np.random.default_rng(0).normal(size=(50, 300))
+    print("started", flush=True)
+    try:
+        ORRTRegressor(random_state=0).fit(X, X[:, 0])
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    """
+)
+
+
+def test_sigint_while_ipopts_solver_is_built_is_answered_within_two_seconds(tmp_path):
+    """ORRT on 300 features: CasADi builds IPOPT's exact Hessian for many minutes, in C++, where
+    no signal is handled; the build runs in a thread, and the fit answers Ctrl-C at once."""
+    (tmp_path / "child.py").write_text(WIDE_ORRT)
+    proc = subprocess.Popen([sys.executable, "child.py"], cwd=tmp_path, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline() == "started\n"
+        time.sleep(2.0)  # inside the build
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        assert proc.stdout.readline() == "interrupted\n"
+        delay = time.monotonic() - sent
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert delay < 2.0, delay  # 0.01-0.05 s measured

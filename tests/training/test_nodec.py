@@ -107,3 +107,12 @@ def test_reassignment_reopens_a_node_that_sends_every_row_one_way(seed):
 
     assert 0.35 < left_share("labels") < 0.65
     assert left_share("routing") > 0.7
+
+
+def test_the_termination_test_stops_at_the_iteration_limit_or_the_deadline():
+    from srtopt.solvers.deadline import Deadline
+
+    assert MaxMacroIterations(2)(2, []) == "max_iter"
+    assert MaxMacroIterations(10)(2, []) is None  # no deadline: never "time_limit"
+    assert MaxMacroIterations(10, Deadline(0))(0, []) == "time_limit"
+    assert MaxMacroIterations(10, Deadline(3600))(0, []) is None
