@@ -234,7 +234,7 @@ def cache_env(tmp_path, monkeypatch, server):
     monkeypatch.delenv("SRTOPT_DATA", raising=False)
     monkeypatch.delenv("SRTOPT_CLASSIFICATION_DATA", raising=False)
     monkeypatch.setenv("SRTOPT_CACHE", str(cache))
-    monkeypatch.setattr(datasets, "SOURCE_BASE_URL", url)
+    monkeypatch.setattr(datasets.download, "SOURCE_BASE_URL", url)
     monkeypatch.delenv("SRTOPT_SOURCE_URL", raising=False)
     return root, cache
 
@@ -408,7 +408,7 @@ def test_endless_stream_is_cut_at_the_size_limit(raw_server):
 @pytest.mark.slow
 def test_a_trickling_server_is_stopped_by_the_deadline(raw_server, monkeypatch):
     set_respond, cache, _ = raw_server
-    monkeypatch.setattr(datasets, "DOWNLOAD_DEADLINE", 1.0)
+    monkeypatch.setattr(datasets.download, "DOWNLOAD_DEADLINE", 1.0)
 
     def trickle(conn):  # 1 byte every 0.2 s for 10 s: each read is quick, the download is not
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n")
