@@ -541,6 +541,17 @@ def test_missing_classification_file_names_its_environment_variable(tmp_path, mo
         datasets.load("glass", download=False)
 
 
+def test_unusable_cache_of_a_classification_dataset_names_its_environment_variable(tmp_path, monkeypatch):
+    (tmp_path / "a-file").write_text("not a directory")
+    monkeypatch.delenv("SRTOPT_CLASSIFICATION_DATA", raising=False)
+    monkeypatch.setenv("SRTOPT_CACHE", str(tmp_path / "a-file"))
+    with pytest.raises(datasets.DatasetCacheError,
+                       match=r"dataset 'glass': the download cache .*a-file[/\\]classification is not a writable "
+                             r"directory \(.*\); set SRTOPT_CACHE to one, or SRTOPT_CLASSIFICATION_DATA to a "
+                             r"directory holding glass\.csv"):
+        datasets.load("glass")
+
+
 @needs_class_data
 @pytest.mark.parametrize("slug", sorted(CLASSIFICATION_DATASETS))
 def test_load_classification_file(slug):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .._io import atomic_write
 from .build import ChecksumError, _source_note, build_csv
-from .registry import DATASETS, DatasetInfo, get_info
+from .registry import DATA_ENV, DatasetInfo, get_info
 
 __all__ = ["SOURCE_BASE_URL", "DatasetCacheError", "DatasetDownloadError", "cache_dir", "fetch", "source_limit",
            "source_url", "source_urls"]
@@ -154,16 +154,16 @@ def _content_length(text, failed: str) -> int | None:
     return int(text)
 
 
-def _writable_cache(directory: Path, slug: str) -> Path:
+def _writable_cache(directory: Path, info: DatasetInfo) -> Path:
     """``directory``, created if needed, once a file can be created in it."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=directory).close()
     except OSError as exc:
         raise DatasetCacheError(
-            f"dataset {slug!r}: the download cache {directory} is not a writable directory "
-            f"({exc.strerror or exc}); set SRTOPT_CACHE to one, or SRTOPT_DATA to a directory "
-            f"holding {DATASETS[slug].filename}") from None
+            f"dataset {info.slug!r}: the download cache {directory} is not a writable directory "
+            f"({exc.strerror or exc}); set SRTOPT_CACHE to one, or {DATA_ENV[info.task]} to a directory "
+            f"holding {info.filename}") from None
     return directory
 
 
@@ -202,7 +202,7 @@ def fetch(slug: str, *, cache: Path | str | None = None, base_url: str | None = 
         If the downloaded file cannot be transformed or the built CSV has the wrong sha256.
     """
     info = get_info(slug)
-    target_dir = _writable_cache(Path(cache).expanduser() if cache is not None else _task_cache(info), slug)
+    target_dir = _writable_cache(Path(cache).expanduser() if cache is not None else _task_cache(info), info)
     urls = source_urls(slug, base_url)
     raws = []
     for url in urls:
