@@ -6,8 +6,7 @@ import dataclasses
 
 import pytest
 
-from srtopt import _class_sources
-from srtopt.datasets import CLASSIFICATION_DATASETS
+from srtopt.datasets import CLASSIFICATION_DATASETS, _classification_sources
 
 KEEL = b"""@relation toy
 @attribute Size real [0.0, 9.5]
@@ -31,7 +30,7 @@ def _csv(frame) -> str:
 
 
 def test_keel_one_hot_encodes_nominal_attributes_in_the_header_order_and_drops_missing_rows():
-    frame = _class_sources.keel([KEEL], None)
+    frame = _classification_sources.keel([KEEL], None)
     assert _csv(frame) == (
         "Size,Color=red,Color=green,Color=blue,Flag,Count,target\n"
         "1.5,0,0,1,0,3,yes\n"
@@ -43,7 +42,7 @@ def test_keel_one_hot_encodes_nominal_attributes_in_the_header_order_and_drops_m
 
 def test_keel_reads_windows_line_ends_and_a_byte_order_mark():
     raw = b"\xef\xbb\xbf" + KEEL.replace(b"\n", b"\r\n")
-    assert _csv(_class_sources.keel([raw], None)) == _csv(_class_sources.keel([KEEL], None))
+    assert _csv(_classification_sources.keel([raw], None)) == _csv(_classification_sources.keel([KEEL], None))
 
 
 @pytest.mark.parametrize("raw, message", [
@@ -54,7 +53,7 @@ def test_keel_reads_windows_line_ends_and_a_byte_order_mark():
 ])
 def test_keel_rejects_a_broken_file(raw, message):
     with pytest.raises(ValueError, match=message):
-        _class_sources.keel([raw], None)
+        _classification_sources.keel([raw], None)
 
 
 @dataclasses.dataclass
@@ -64,7 +63,7 @@ class _Info:
 
 
 def test_table_drops_the_row_name_and_joins_the_parts():
-    parse = _class_sources.table(None, drop_first=True)
+    parse = _classification_sources.table(None, drop_first=True)
     first = b"AAT_ECOLI   0.49  0.29   cp\nACEA_ECOLI  0.07  0.40   im \n"
     second = b"\nB_ECOLI  1  2   om\n"
     frame = parse([first, second], _Info(2, ("x0", "x1")))
@@ -72,18 +71,18 @@ def test_table_drops_the_row_name_and_joins_the_parts():
 
 
 def test_table_keeps_integer_columns_integer_and_reads_commas():
-    frame = _class_sources.table(",", drop_first=False)([b"1,2.50,a\n3,4.0,b\n"], _Info(2, ("u", "v")))
+    frame = _classification_sources.table(",", drop_first=False)([b"1,2.50,a\n3,4.0,b\n"], _Info(2, ("u", "v")))
     assert _csv(frame) == "u,v,target\n1,2.5,a\n3,4.0,b\n"
 
 
 def test_table_rejects_a_row_of_the_wrong_width():
     with pytest.raises(ValueError, match="2 fields, 3 expected"):
-        _class_sources.table(None, drop_first=False)([b"1 2 a\n3 b\n"], _Info(2, ("u", "v")))
+        _classification_sources.table(None, drop_first=False)([b"1 2 a\n3 b\n"], _Info(2, ("u", "v")))
 
 
 def test_every_classification_dataset_has_a_parser_of_its_source_kind():
-    assert set(_class_sources.PARSERS) == set(CLASSIFICATION_DATASETS)
+    assert set(_classification_sources.PARSERS) == set(CLASSIFICATION_DATASETS)
     for slug, info in CLASSIFICATION_DATASETS.items():
-        is_keel = _class_sources.PARSERS[slug] is _class_sources.keel
+        is_keel = _classification_sources.PARSERS[slug] is _classification_sources.keel
         assert is_keel == info.source_path.endswith(".dat"), slug
         assert is_keel == ("one-hot" in info.transformations), slug

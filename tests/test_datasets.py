@@ -234,7 +234,7 @@ def cache_env(tmp_path, monkeypatch, server):
     monkeypatch.delenv("SRTOPT_DATA", raising=False)
     monkeypatch.delenv("SRTOPT_CLASSIFICATION_DATA", raising=False)
     monkeypatch.setenv("SRTOPT_CACHE", str(cache))
-    monkeypatch.setattr(datasets, "SOURCE_BASE_URL", url)
+    monkeypatch.setattr(datasets.download, "SOURCE_BASE_URL", url)
     monkeypatch.delenv("SRTOPT_SOURCE_URL", raising=False)
     return root, cache
 
@@ -408,7 +408,7 @@ def test_endless_stream_is_cut_at_the_size_limit(raw_server):
 @pytest.mark.slow
 def test_a_trickling_server_is_stopped_by_the_deadline(raw_server, monkeypatch):
     set_respond, cache, _ = raw_server
-    monkeypatch.setattr(datasets, "DOWNLOAD_DEADLINE", 1.0)
+    monkeypatch.setattr(datasets.download, "DOWNLOAD_DEADLINE", 1.0)
 
     def trickle(conn):  # 1 byte every 0.2 s for 10 s: each read is quick, the download is not
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n")
@@ -539,6 +539,17 @@ def test_missing_classification_file_names_its_environment_variable(tmp_path, mo
     monkeypatch.delenv("SRTOPT_CLASSIFICATION_DATA")
     with pytest.raises(FileNotFoundError, match=r"classification[/\\]glass\.csv and download=False"):
         datasets.load("glass", download=False)
+
+
+def test_unusable_cache_of_a_classification_dataset_names_its_environment_variable(tmp_path, monkeypatch):
+    (tmp_path / "a-file").write_text("not a directory")
+    monkeypatch.delenv("SRTOPT_CLASSIFICATION_DATA", raising=False)
+    monkeypatch.setenv("SRTOPT_CACHE", str(tmp_path / "a-file"))
+    with pytest.raises(datasets.DatasetCacheError,
+                       match=r"dataset 'glass': the download cache .*a-file[/\\]classification is not a writable "
+                             r"directory \(.*\); set SRTOPT_CACHE to one, or SRTOPT_CLASSIFICATION_DATA to a "
+                             r"directory holding glass\.csv"):
+        datasets.load("glass")
 
 
 @needs_class_data

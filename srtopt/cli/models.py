@@ -272,7 +272,7 @@ def _leaf_ridge(text):
 
 
 def _regularization(text):
-    from ..estimators.srt import READINGS, parse_reading
+    from ..estimators.regularization import READINGS, parse_reading
 
     if text.lower() == "none":
         return None

@@ -31,8 +31,9 @@ from .nodec_tree import NodecTree
 from .params import (FRACTION, INTEGER, NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, VERBOSE, Integer, Kind, Options,
                      Pair, Parses, Real, check_parameters)
 from .reading import SoftTreeMixin
+from .regularization import parse_reading, regularization_lambdas
 from .scaling import MinMaxTarget, _check_numeric_columns, _n_rows, _naming, check_sample_weight, scaled_input
-from .srt import _load_kernels, init_entries, parse_reading, regularization_lambdas
+from .srt import _load_kernels, init_entries
 from .threads import one_blas_thread
 
 LEAF_KINDS = ("constant", "logistic")

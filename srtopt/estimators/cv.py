@@ -15,8 +15,9 @@ from sklearn.utils.validation import check_is_fitted
 from ..solvers.deadline import Deadline
 from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, check_parameters
 from .reading import RegressorScoreMixin
+from .regularization import parse_reading
 from .scaling import check_fit_arrays
-from .srt import SoftRegressionTree, _load_kernels, parse_reading
+from .srt import SoftRegressionTree, _load_kernels
 
 SPLITTER = "a cross-validation splitter"
 SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/design.md, "Choosing the split weight by cross-validation"

@@ -2,36 +2,25 @@
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
-import numbers
 import sys
 import time
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils import check_random_state
 
 from .. import kernels
 from .._announce import announce_if_slow
-from .._spec import parse_spec
-from ..models.constraints import FeatureSubset, Monotone, make_constraints, rank
+from ..models.constraints import FeatureSubset, Monotone, make_constraints
 from ..models.srt import SRTProblem
 from ..models.terms import LeafShrinkage, make_loss, make_penalties
 from ..solvers import make_solver
-from ..solvers.base import acceptance
 from ..solvers.deadline import Deadline
 from ..training.callbacks import ProgressPrinter, as_callbacks
-from ..training.feasibility import polish, restore
-from ..training.initialization import (
-    CartInitialization,
-    ClusterInitialization,
-    ModelTreeInitialization,
-)
-from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
-from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
+from ..training.feasibility import polish
+from ..training.initialization import ModelTreeInitialization
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
 from .constrained import (
@@ -43,6 +32,7 @@ from .constrained import (
     training_units,
 )
 from .leaf_ridge import FOLDS, choose_leaf_ridge, linear_center
+from .nodec_tree import NodecTree
 from .params import (
     BOOLEAN,
     FRACTION,
@@ -60,6 +50,7 @@ from .params import (
     check_parameters,
 )
 from .reading import RegressorScoreMixin, SoftTreeMixin
+from .regularization import parse_reading, regularization_lambdas
 from .scaling import (
     MinMaxTarget,
     _n_rows,
@@ -76,67 +67,7 @@ from .selection import (
 )
 from .threads import one_blas_thread
 
-SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error times this factor
-CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
-READINGS = ("l2", "l2-slopes", "l2-mean", "l2-calibrated")
 INITS = ("model-tree", "cluster", "cart")  # the named initializations (SoftRegressionTree's init)
-LAMBDA_ROWS = 100_000  # the readings' N counts at most this many rows (docs/design.md, "Large N")
-
-
-def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[float, float]:
-    """(lambda_w, lambda_b) of eq. (obj) for ``n`` training points and ``p`` features.
-
-    The paper sets lambda_w = 2/(p |tau_B|) and lambda_b = 2/(p |tau_L|) for "SRT l2"
-    but does not say on which scale; the readings (measured in docs/departures.md):
-
-    * "l2" (default): the paper's values on the summed error (eq. obj's data term
-      times N), lambda_b = 2/(p |tau_L| N); lambda_w the same on the splits times
-      SPLIT_FACTOR = 0.01, lambda_w = 0.02/(p |tau_B| N);
-    * "l2-slopes": on the summed error and on the split slopes omega/p,
-      lambda_w = 2/(p^3 |tau_B| N), lambda_b = 2/(p |tau_L| N);
-    * "l2-mean": the values as printed, under eq. (obj)'s 1/N;
-    * "l2-calibrated": both values times 1e-3/N (next to no regularization);
-    * None: no l2 term (plain "SRT"); a number or a pair: lambda_w, lambda_b themselves.
-
-    A reading takes the option ``split``, a factor on its lambda_w: "l2:split=10" is ten
-    times the default weight on the splits (lambda_b unchanged), the dial that
-    :class:`~srtopt.estimators.cv.SoftRegressionTreeCV` turns.  It stays relative to N,
-    so one value means the same on every cross-validation fold.
-
-    In the readings N counts at most ``LAMBDA_ROWS`` (100,000) rows: beyond that, weights
-    that keep falling as 1/N no longer keep the splits soft (docs/departures.md).
-    """
-    if regularization is None:
-        return 0.0, 0.0
-    if isinstance(regularization, str):
-        reading, split = parse_reading(regularization)
-        w, b = 2.0 / (p * tree.n_branch), 2.0 / (p * tree.n_leaves)
-        n = min(n, LAMBDA_ROWS)
-        factor_w, factor_b = {"l2": (SPLIT_FACTOR / n, 1.0 / n), "l2-slopes": (1.0 / (n * p**2), 1.0 / n),
-                              "l2-mean": (1.0, 1.0), "l2-calibrated": (CALIBRATION / n, CALIBRATION / n)}[reading]
-        return w * factor_w * split, b * factor_b
-    values = np.broadcast_to(np.asarray(regularization, float), (2,))
-    if not np.all(np.isfinite(values)) or np.any(values < 0):
-        raise ValueError(f"regularization values must be finite and >= 0, got {regularization!r}")
-    return float(values[0]), float(values[1])
-
-
-def parse_reading(regularization: str) -> tuple[str, float]:
-    """(reading, split factor) of a regularization string such as "l2" or "l2:split=10".
-
-    >>> parse_reading("l2:split=10")
-    ('l2', 10.0)
-    """
-    reading, options = parse_spec(regularization)
-    split = options.pop("split", 1.0)
-    if reading not in READINGS or options:
-        raise ValueError(f"regularization must be one of {', '.join(map(repr, READINGS))} (with the option "
-                         f"split=FACTOR, e.g. 'l2:split=10'), None, a number or a pair (lambda_w, lambda_b), "
-                         f"got {regularization!r}")
-    if isinstance(split, bool) or not isinstance(split, numbers.Real) or not (np.isfinite(split) and split > 0):
-        raise ValueError(f"the option split of regularization={regularization!r} must be a number > 0, "
-                         f"got {split!r}")
-    return reading, float(split)
 
 
 def init_entries(init, names=None) -> list:
@@ -159,7 +90,7 @@ def init_entries(init, names=None) -> list:
     return entries
 
 
-class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
+class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
     """Soft Regression Tree with single-leaf (HBP) predictions, trained by NODEC-DR.
 
     The tree has oblique soft splits p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij)
@@ -622,75 +553,10 @@ class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
             warnings.warn(f"the constraints could not be met{when}; the tree is the most feasible one found: {worst}",
                           UserWarning, stacklevel=4)
 
-    def _train(self, problem, solvers, deadline, callbacks):
-        """NODEC-DR from the initialization (its split weights and leaf coefficients restored to
-        the constraints, :func:`~srtopt.training.feasibility.restore`); with ``n_restarts`` > 1,
-        that many initializations run ``restart_iter`` macro iterations and the one with the
-        lowest training objective E (the least infeasible, with constraints) continues.  A
-        callback's stop ends the fit."""
-        for callback in callbacks:
-            getattr(callback, "on_fit_begin", lambda problem, estimator: None)(problem, self)
-        inits = self._initializations(solvers["wlr"])
-        rng = check_random_state(self.random_state)
-        seeds = ([self.random_state] if self.n_restarts == 1
-                 else [rng.randint(np.iinfo(np.int32).max) for _ in range(self.n_restarts)])
-        candidates = [(init, seed) for seed in seeds for init in inits]
-        runs = []
-        for init, seed in candidates:
-            omega0, beta0, *info = init(problem, seed)
-            omega0, beta0 = restore(problem, omega0, beta0, solvers["ln"])
-            state = TrainingState.start_at(problem, omega0, beta0, **(info[0] if info else {}))
-            algorithm = self._algorithm(problem, solvers, deadline, callbacks, seed)
-            max_macro = self.restart_iter if len(candidates) > 1 else None
-            runs.append((algorithm.run(problem, state=state, max_macro=max_macro), algorithm))
-            if runs[-1][0].stopped_by not in ("max_iter", "max_macro"):
-                break  # a time limit or a callback's stop ends the fit
-        best = min(range(len(runs)), key=lambda i: rank(runs[i][0].objective, runs[i][0].violation))
-        result, algorithm = runs[best]
-        self.init_davies_bouldin_ = result.state.info.get("davies_bouldin", np.nan)
-        self.init_chosen_ = best % len(inits)
-        if result.stopped_by != "max_macro":
-            return result
-        return algorithm.run(problem, state=result.state)
-
-    def _solvers(self, problem) -> dict:
-        """The configured BN, LN and WLR solvers, checked against the formulations they will get."""
-        solvers = {kind: make_solver(kind, getattr(self, f"{kind}_solver")) for kind in ("bn", "ln", "wlr")}
-        tree, q = problem.tree, problem.n_features + 1
-        omega, beta, rows = np.zeros((tree.n_branch, q)), np.zeros((tree.n_leaves, q)), np.arange(len(problem.y))
-        probes = {"bn": problem.branch_subproblem(omega, beta, 1, tree.branch_nodes, rows),
-                  "ln": problem.leaf_subproblem(omega, beta, 1, tree.leaves, rows)}
-        for kind, sub in probes.items():
-            verdict = acceptance(solvers[kind], sub)
-            if not verdict:
-                raise ValueError(f"{kind}_solver={getattr(self, f'{kind}_solver')!r} does not accept the "
-                                 f"{kind.upper()} subproblems of loss={self.loss!r}, penalty={self.penalty!r}: "
-                                 f"{verdict.reason}")
-        return solvers
-
-    def _initializations(self, wlr_solver) -> list:
-        """The initialization callables: ``init`` or each entry of a list of them."""
-        return [self._initialization(init, wlr_solver) for init in init_entries(self.init)]
-
-    def _initialization(self, init, wlr_solver):
-        """One initialization callable: "model-tree", "cluster" (the paper's), "cart" or a copy of the user's
-        object."""
-        named = {"model-tree": ModelTreeInitialization, "cart": CartInitialization,
-                 "cluster": lambda: ClusterInitialization(self.n_init, self.init_scale, wlr_solver=wlr_solver,
-                                                          n_jobs=self.n_jobs)}
-        return named[init]() if isinstance(init, str) else copy.deepcopy(init)
-
-    def _algorithm(self, problem, solvers, deadline=None, callbacks=(), seed=None) -> NodecGS:
-        """NODEC-DR as a configuration of NODEC-GS."""
-        thresholds = Thresholds(self.eps1, self.eps2, self.eps3, self.zeta)
-        bn = BranchStep(solvers["bn"], solvers["wlr"], thresholds, self.theta_w, self.k0, self.tau,
-                        wlr_C=self.wlr_C, wlr_weights=self.wlr_weights, max_rows=self.max_subproblem_rows,
-                        random_state=seed)
-        ln = LeafStep(solvers["ln"], self.theta_b, self.k0)
-        working_sets = make_working_sets(self.working_sets if isinstance(self.working_sets, str)
-                                         else copy.deepcopy(self.working_sets))
-        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, deadline or Deadline()),
-                       thresholds.decay, callbacks, macro_step(problem))
+    def _named_initializations(self, wlr_solver) -> dict:
+        """Name -> factory of the initializations ``init`` may name: "model-tree" and those of
+        :class:`~.nodec_tree.NodecTree`."""
+        return {"model-tree": ModelTreeInitialization, **super()._named_initializations(wlr_solver)}
 
     def predict(self, X):
         """Predict with the linear model of each row's HBP leaf (eq. prediction_model).
@@ -726,15 +592,6 @@ class SoftRegressionTree(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         from ..export import summary
 
         return summary(self, units=units)
-
-    def _close_unreached(self, Xs):
-        """node_counts_ of the HBP routing of the scaled training data Xs; a split that routes no
-        training row through on one side is closed (:func:`srtopt.kernels.close_unreached`): the
-        empty subtree is pruned."""
-        tree = Tree(int(self.depth))
-        leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
-        self.node_counts_ = kernels.node_counts(leaves, tree)
-        self.omega_ = kernels.close_unreached(self.omega_, self.node_counts_, tree, float(self.mu))
 
     def _store_training_statistics(self, Xs, y, weights):
         """leaf_mse_, leaf_r2_ of the HBP routing of the scaled training data Xs and

@@ -6,9 +6,9 @@ from sklearn.model_selection import KFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from srtopt import SoftRegressionTree, SoftRegressionTreeCV
+from srtopt.estimators.regularization import regularization_lambdas
 from srtopt.export import export_text
 from srtopt.persistence import to_dict as model_to_dict
-from srtopt.estimators.srt import regularization_lambdas
 from srtopt.tree import Tree
 
 from .test_srt import EXPECTED_FAILURES

@@ -12,7 +12,7 @@ import pytest
 
 from srtopt import SoftRegressionTree, load
 from srtopt.estimators.leaf_ridge import ALPHAS, GRID, in_small_data_zone, linear_center, ridge_loo
-from srtopt.estimators.srt import regularization_lambdas
+from srtopt.estimators.regularization import regularization_lambdas
 from srtopt.models.terms import Squared
 from srtopt.tree import Tree
 

@@ -88,7 +88,7 @@ def test_regularization_readings(toy, reading, lambda_w, lambda_b):
 @pytest.mark.parametrize("reading", ["l2", "l2-slopes", "l2-calibrated"])
 def test_the_readings_stop_shrinking_beyond_lambda_rows(reading):
     """N counts at most LAMBDA_ROWS rows: the weights at 10^7 rows are those at 10^5."""
-    from srtopt.estimators.srt import LAMBDA_ROWS, regularization_lambdas
+    from srtopt.estimators.regularization import LAMBDA_ROWS, regularization_lambdas
 
     tree = Tree(3)
     capped = regularization_lambdas(reading, 10, tree, LAMBDA_ROWS)

@@ -1,4 +1,4 @@
-"""Parsers of the classification datasets' source files (:mod:`srtopt.datasets`).
+"""Parsers of the classification datasets' source files (:func:`srtopt.datasets.build.build_csv`).
 
 A parser turns the bytes of a dataset's source files (one, or several whose rows
 follow each other) into a DataFrame: the numeric feature columns, then the class

@@ -1,0 +1,146 @@
+"""The figures of a report (matplotlib, imported when a figure is drawn): test R^2 per dataset and
+against training time, beside the paper's values, for each depth of the regression runs; test
+accuracy against fit time of the classification runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from srtopt.experiments.report.paper import _paper_entry
+
+__all__ = ["plot_accuracy_vs_time", "plot_r2_by_dataset", "plot_r2_vs_time"]
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_r2_by_dataset(summary, depth: int, path) -> Path:
+    """Grouped bars of mean test R^2 (error bar: sigma) per dataset and method;
+    the paper's values as black markers.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize`.
+    depth : int
+        The tree depth whose rows are plotted.
+    path : str or path-like
+        The image file to write (format from its suffix, e.g. ".png").
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    plt = _pyplot()
+    part = summary[summary["depth"] == depth]
+    labels = list(dict.fromkeys(part["label"]))
+    datasets = list(dict.fromkeys(part["dataset"]))
+    width = 0.8 / max(1, len(labels))
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(datasets) + 2), 4.5))
+    for k, label in enumerate(labels):
+        rows = part[part["label"] == label].set_index("dataset")
+        xs = np.arange(len(datasets)) + (k - (len(labels) - 1) / 2) * width
+        means = [rows.loc[d, "r2_mean"] if d in rows.index else np.nan for d in datasets]
+        stds = [rows.loc[d, "r2_std"] if d in rows.index else np.nan for d in datasets]
+        ax.bar(xs, means, width, yerr=stds, capsize=2, label=label)
+        method = rows["method"].iloc[0]
+        paper = [(_paper_entry(depth, method, d) or {}).get("r2", np.nan) for d in datasets]
+        if not all(np.isnan(paper)):
+            ax.scatter(xs, paper, marker="_", s=120, color="black", zorder=3,
+                       label="paper" if k == 0 or "paper" not in ax.get_legend_handles_labels()[1] else None)
+    ax.set_xticks(np.arange(len(datasets)))
+    ax.set_xticklabels(datasets, rotation=45, ha="right")
+    ax.set_ylabel("test R²")
+    ax.set_ylim(min(0.0, float(np.nanmin(part["r2_mean"])) - 0.05) if len(part) else 0, 1.05)
+    ax.set_title(f"Mean test R² per dataset, depth {depth}")
+    ax.legend(fontsize=8, ncol=2)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_r2_vs_time(summary, depth: int, path) -> Path:
+    """Mean test R^2 against mean training seconds (log scale), one point per
+    dataset and method; the paper's values as hollow markers.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize`.
+    depth : int
+        The tree depth whose rows are plotted (those with at least one successful run).
+    path : str or path-like
+        The image file to write (format from its suffix, e.g. ".png").
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    plt = _pyplot()
+    part = summary[(summary["depth"] == depth) & (summary["runs"] > 0)]
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for label in dict.fromkeys(part["label"]):
+        rows = part[part["label"] == label]
+        points = ax.scatter(rows["seconds_mean"], rows["r2_mean"], label=label, s=25)
+        method = rows["method"].iloc[0]
+        paper = [_paper_entry(depth, method, d) for d in rows["dataset"]]
+        paper = [p for p in paper if p and "time" in p]
+        if paper:
+            ax.scatter([p["time"] for p in paper], [p["r2"] for p in paper], s=25,
+                       facecolors="none", edgecolors=points.get_facecolor(), label=f"{label} (paper)")
+    ax.set_xscale("log")
+    ax.set_xlabel("mean training time [s]")
+    ax.set_ylabel("mean test R²")
+    ax.set_title(f"Test R² against training time, depth {depth}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_accuracy_vs_time(summary, path) -> Path:
+    """Mean test accuracy against mean fit seconds (log scale), one point per dataset and label of a
+    classification summary.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`summarize_classification`.
+    path : str or path-like
+        The image file to write (format from its suffix, e.g. ".png").
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    plt = _pyplot()
+    part = summary[summary["runs"] > 0]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label in dict.fromkeys(part["label"]):
+        rows = part[part["label"] == label]
+        ax.scatter(rows["seconds_mean"], rows["accuracy_mean"], label=label, s=22)
+    ax.set_xscale("log")
+    ax.set_xlabel("mean fit time [s]")
+    ax.set_ylabel("mean test accuracy")
+    ax.set_title("Classification: test accuracy against fit time, per dataset")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)
