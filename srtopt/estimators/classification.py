@@ -38,9 +38,11 @@ from .threads import one_blas_thread
 
 LEAF_KINDS = ("constant", "logistic")
 INITS = ("cart", "cluster")
-#: the LN solvers "auto" tries: Newton's method on the exact Hessian while the subproblem has at most 800
-#: coefficients, L-BFGS-B beyond (the Hessian of K' q coefficients per leaf costs N (K' q)^2)
-LN_AUTO = ["newton:max_variables=800", "l-bfgs-b", "ipopt", "prox-gradient"]
+#: the LN solvers "auto" tries: three steps of Newton's method on the exact Hessian while the subproblem has at
+#: most 800 coefficients, 30 iterations of L-BFGS-B beyond (the Hessian of K' q coefficients per leaf costs
+#: N (K' q)^2); the LN subproblems are convex and warm-started, and inexact steps are measured as accurate
+#: (docs/classification.md)
+LN_AUTO = ["newton:max_variables=800,max_iter=3", "l-bfgs-b:max_iter=30", "ipopt", "prox-gradient"]
 
 
 class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEstimator):
@@ -346,8 +348,9 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         return np.column_stack([np.zeros(len(Xs)), U]) if self.n_classes_ == 2 else U
 
     def _training_prediction(self, problem):
-        """predict() of the training rows as class codes: what the report checks the constraints on."""
-        return np.argmax(self._full_scores(problem.X), axis=1)
+        """predict_proba() of the training rows (their HBP leaves' class probabilities, in code order):
+        what the report checks the constraints on (``predict()`` takes the most probable class)."""
+        return kernels.class_probabilities(self._full_scores(problem.X), self.n_classes_)
 
     def _check_data(self, X, y):
         """(X as floats, the class codes 0..K-1 of y); sets ``classes_``, ``n_classes_``."""
@@ -364,7 +367,7 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         if self.n_classes_ < 2:
-            raise ValueError(f"y has one class ({self.classes_[0]!r}): a classifier needs two classes or more")
+            raise ValueError(f"y has one class ({_label(self.classes_[0])!r}): a classifier needs two classes or more")
         if X.shape[0] < 2**self.depth:
             raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {2**self.depth} leaves of the tree; "
                              f"use a smaller depth or more data")
@@ -384,10 +387,10 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         counts = np.bincount(codes, weights=(weights > 0).astype(float), minlength=self.n_classes_)
         k = int(np.argmin(counts))
         if counts[k] == 0:
-            raise ValueError(f"class {self.classes_[k]!r} has no row of positive weight: give it a weight, or drop "
+            raise ValueError(f"class {_label(self.classes_[k])!r} has no row of positive weight: give it a weight, or drop "
                              f"its rows")
         if counts[k] == 1:
-            warnings.warn(f"class {self.classes_[k]!r} has one row (of positive weight): the tree can hardly learn "
+            warnings.warn(f"class {_label(self.classes_[k])!r} has one row (of positive weight): the tree can hardly learn "
                           f"it; give it more rows or merge it with another class", UserWarning, stacklevel=3)
         return weights
 
@@ -439,7 +442,8 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         ndarray of shape (n_samples,)
             Labels of ``classes_``.
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        probabilities = self.predict_proba(X)
+        return self.classes_[np.argmax(probabilities, axis=1)]
 
     def _store_training_statistics(self, Xs, codes, weights):
         """leaf_class_counts_ of the HBP routing of the scaled training data and feature_importances_."""
@@ -454,6 +458,11 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+def _label(value):
+    """A class label as the user wrote it (a numpy scalar as its Python value)."""
+    return value.item() if hasattr(value, "item") else value
 
 
 __all__ = ["SoftClassificationTree"]

@@ -80,7 +80,9 @@ class ClassRecall(SoftMean):
         return ClassLeaves(ClassProbability(self.code), leaves.n_classes, leaves.kind)
 
     def predicted_values(self, problem, prediction) -> np.ndarray:
-        return (np.asarray(prediction) == self.code).astype(float)
+        """1 where ``predict()`` classifies the row as the class (``prediction``: the class probabilities of
+        every row's HBP leaf, (n, K))."""
+        return (np.argmax(prediction, axis=1) == self.code).astype(float)
 
     @property
     def lower(self):

@@ -195,7 +195,8 @@ def _group_masses(s, groups):
 class Parity(MeanPrediction):
     """|mean soft prediction over group h - mean over group g| <= gap for every pair of groups
     g < h (one row for two groups: group 1's mean minus group 0's), the means weighted by the
-    sample weights.
+    sample weights.  With two classes the prediction is the probability of the second class: the
+    groups' rates of positive predictions of the soft model and of ``predict_proba``.
 
     Parameters
     ----------
@@ -233,9 +234,10 @@ class Parity(MeanPrediction):
         return ClassLeaves(ClassProbability(1), 2, leaves.kind)
 
     def predicted_values(self, problem, prediction):
-        """The rows' values for ``predict()``: its prediction (regression), 1 where it is the second class."""
+        """The rows' values for ``predict()``: its prediction (regression), or its probability of the second
+        class (``prediction``: the class probabilities of every row's HBP leaf, (n, 2))."""
         if problem.leaf_model.task == "classification":
-            return (np.asarray(prediction) == 1).astype(float)
+            return np.asarray(prediction)[:, 1]
         return super().predicted_values(problem, prediction)
 
     def row_weights(self, s, groups):

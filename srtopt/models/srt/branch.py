@@ -200,7 +200,7 @@ class BranchSubproblem(WorkingSetSubproblem):
         nodes = tree.subtree_branch(self.root)
         x = ca.MX.sym("omega_W", len(self.working) * q)
         Zp, Rp, sp = ca.MX.sym("Z", n, q), ca.MX.sym("R", n, sub.n_leaves), ca.MX.sym("s", n)
-        Op, Bp, mu = ca.MX.sym("omega", tree.n_branch, q), ca.MX.sym("beta", tree.n_leaves, q), ca.MX.sym("mu")
+        Op, Bp, mu = ca.MX.sym("omega", tree.n_branch, q), ca.MX.sym("beta", *self.beta.shape), ca.MX.sym("mu")
         cols = {a: Op[tree.branch_index(a), :].T for a in nodes}
         cols.update({a: x[i * q:(i + 1) * q] for i, a in enumerate(self.working)})
         S = cb.sigmoid(ca.mtimes(Zp, ca.horzcat(*[cols[a] for a in nodes])), mu)

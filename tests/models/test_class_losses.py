@@ -1,0 +1,72 @@
+"""Classification loss terms: the numpy hot path against the formula written once, finite differences,
+and the formula's CasADi and Pyomo renderings."""
+
+import casadi as ca
+import numpy as np
+import pytest
+
+from srtopt.models.terms.class_losses import (ClassProbability, LogLoss, MisclassificationCost, make_class_loss,
+                                              register_class_loss)
+from srtopt.models.terms.operations import CASADI, pyomo_ops
+
+COST = np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 1.0], [1.0, 5.0, 0.0]])
+CASES = [(LogLoss(), 2), (LogLoss(), 4), (MisclassificationCost(), 2), (MisclassificationCost(COST), 3),
+         (ClassProbability(1), 2), (ClassProbability(0), 2), (ClassProbability(2), 3)]
+
+
+def _data(loss, K, rng, n=6, m=3):
+    free = 1 if K == 2 else K
+    U = 2.0 * rng.standard_normal((free, n, m))
+    T = loss.targets(rng.integers(0, K, n), K).T[:, :, None]  # classes first, broadcast over the leaves
+    return U, T
+
+
+@pytest.mark.parametrize("loss, K", CASES, ids=lambda c: getattr(c, "name", c))
+def test_derivatives_match_finite_differences(loss, K):
+    rng = np.random.default_rng(K)
+    U, T = _data(loss, K, rng)
+    R, G, H = loss.evaluate(U, T, order=2)
+    np.testing.assert_allclose(R, loss.value(U, T), rtol=1e-13, atol=1e-15)  # the hot path = the formula
+    h = 1e-6
+    for a in range(len(U)):
+        step = np.zeros((len(U), 1, 1))
+        step[a] = h
+        np.testing.assert_allclose(G[a], (loss.value(U + step, T) - loss.value(U - step, T)) / (2 * h), atol=1e-8)
+        dG = (loss.evaluate(U + step, T, 1)[1] - loss.evaluate(U - step, T, 1)[1]) / (2 * h)
+        np.testing.assert_allclose(H[:, a], dG, atol=1e-7)
+    np.testing.assert_allclose(H, np.swapaxes(H, 0, 1), atol=1e-14)
+
+
+@pytest.mark.parametrize("loss, K", CASES, ids=lambda c: getattr(c, "name", c))
+def test_casadi_and_pyomo_render_the_same_formula(loss, K):
+    rng = np.random.default_rng(10 + K)
+    U, T = _data(loss, K, rng, n=4, m=1)
+    expected = loss.value(U, T)[:, 0]
+    symbols = [ca.SX.sym(f"u{a}") for a in range(len(U))]
+    for i in range(len(expected)):
+        targets = [float(t) for t in T[:, i, 0]]
+        f = ca.Function("f", symbols, [loss.expression(symbols, targets, CASADI)])
+        assert float(f(*U[:, i, 0])) == pytest.approx(expected[i], rel=1e-12, abs=1e-14)
+        assert loss.expression([float(u) for u in U[:, i, 0]], targets, pyomo_ops()) == \
+            pytest.approx(expected[i], rel=1e-12, abs=1e-14)
+
+
+def test_the_log_loss_is_the_cross_entropy_of_the_softmax():
+    U = np.array([[[0.3]], [[-1.2]], [[2.0]]])  # three classes, one row, one leaf
+    T = np.eye(3)[[2]].T[:, :, None]
+    p = np.exp(U[:, 0, 0]) / np.exp(U[:, 0, 0]).sum()
+    assert LogLoss().value(U, T)[0, 0] == pytest.approx(-np.log(p[2]))
+    assert MisclassificationCost(COST).evaluate(U, COST[[2]].T[:, :, None])[0, 0] == pytest.approx(p @ COST[2])
+
+
+def test_specs_and_bad_costs():
+    assert isinstance(make_class_loss("cost"), MisclassificationCost)
+    assert make_class_loss(LogLoss()) == LogLoss()
+    with pytest.raises(ValueError, match="unknown classification loss 'hinge'"):
+        make_class_loss("hinge")
+    with pytest.raises(ValueError, match="square matrix"):
+        MisclassificationCost([[0, 1, 2]])
+    with pytest.raises(ValueError, match="3 classes"):
+        MisclassificationCost([[0, 1], [1, 0]]).targets(np.array([0, 2]), 3)
+    register_class_loss("doubled", lambda: MisclassificationCost([[0, 2], [2, 0]]))
+    assert make_class_loss("doubled").cost == ((0.0, 2.0), (2.0, 0.0))
