@@ -1,10 +1,11 @@
 """scikit-learn estimators, thin over the layers below."""
 
+from .classification import SoftClassificationTree
 from .cv import SoftRegressionTreeCV
 from .orrt import ORRTRegressor
 from .srt import SoftRegressionTree
 
-__all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftRegressionTree", "SoftRegressionTreeCV"]
+__all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftClassificationTree", "SoftRegressionTree", "SoftRegressionTreeCV"]
 
 
 def __getattr__(name):

@@ -286,6 +286,14 @@ def streed_classifier(depth, seed, **params):
     return STreeDClassifier(max_depth=depth, **params)
 
 
+def soft_classification_tree(depth, seed, **params):
+    """srtopt's soft classification tree (``SoftClassificationTree``, its defaults; ``leaf="constant"``
+    through ``params``)."""
+    from srtopt import SoftClassificationTree
+
+    return SoftClassificationTree(depth=depth, random_state=seed, **params)
+
+
 for _name, _factory, _requires in (
     ("srt", srt, ("srtopt", "SoftRegressionTree")),
     ("srt-l2", srt_l2, ("srtopt", "SoftRegressionTree")),
@@ -304,6 +312,7 @@ for _name, _factory, _requires in (
         _REQUIRES[_name] = _requires
 
 for _name, _factory, _uses_depth, _requires in (
+    ("sct", soft_classification_tree, True, ("srtopt", "SoftClassificationTree")),
     ("cart-clf", cart_classifier, True, None),
     ("streed-clf", streed_classifier, True, ("pystreed", "STreeDClassifier")),
     ("rf-clf", random_forest_classifier, False, None),
