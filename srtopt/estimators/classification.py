@@ -113,11 +113,16 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
     working_sets : "subtree", "all", "paths" or callable, default="subtree"
         The working-set rule of NODEC-GS.
     penalty : str, Penalty, list of these or None, default=None
-        Penalty terms beside the l2 terms ("split_l1:strength=..." for sparse splits).
+        Penalty terms beside the l2 terms: "split_l1:strength=..." (sparse splits), "feature_l1:strength=..."
+        (features dropped from the whole tree; by default the tree is then refitted on the features kept),
+        "leaf_l1:strength=..." (sparse logistic leaves), as for the regression tree.
     monotonic_cst : array-like of {-1, 0, 1}, dict or None, default=None
         Two classes: the probability of ``classes_[1]`` monotone in these features (scikit-learn's
         convention; one sign per feature, or {feature name or index: sign}), exactly, for every input:
         no split uses the feature and every logistic leaf's slope on it has the sign.
+    max_features : int or None, default=None
+        At most this many features in the whole tree (recursive elimination on held-out permutation
+        importance, :mod:`srtopt.estimators.selection`).
     constraints : str, Constraint, list of these or None, default=None
         ``"class_recall:class=B,lower=0.9"``: at least 90% of class B's training rows classified as B,
         by the soft model the training loss is written on and by ``predict()``
@@ -172,6 +177,10 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         (the value for the soft model), "predict" (for ``predict()`` on the training data), "holds".
     groups_ : list
         The labels of the protected groups of ``sensitive_features`` (absent without).
+    selected_features_ : list
+        The features the tree uses (a nonzero weight in a split or a leaf), by name when X had names.
+    n_features_used_ : int
+        ``len(selected_features_)``.
 
     Examples
     --------
@@ -187,7 +196,8 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
                  zeta=0.8, theta_w=1e-3, theta_b=1e-3, k0=None, tau=1e-6, bn_solver="auto", ln_solver="auto",
                  wlr_solver="auto", wlr_C=1.0, wlr_weights="labels", n_restarts=1, restart_iter=2,
                  max_subproblem_rows=100_000, working_sets="subtree", penalty=None, monotonic_cst=None,
-                 constraints=None, time_limit=None, callbacks=None, verbose=0, random_state=None, n_jobs=None):
+                 constraints=None, max_features=None, time_limit=None, callbacks=None, verbose=0, random_state=None,
+                 n_jobs=None):
         self.depth, self.leaf, self.loss, self.class_weight = depth, leaf, loss, class_weight
         self.mu, self.regularization, self.leaf_ridge = mu, regularization, leaf_ridge
         self.max_iter, self.init, self.n_init, self.init_scale = max_iter, init, n_init, init_scale
@@ -196,7 +206,7 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         self.bn_solver, self.ln_solver, self.wlr_solver, self.wlr_C = bn_solver, ln_solver, wlr_solver, wlr_C
         self.wlr_weights, self.n_restarts, self.restart_iter = wlr_weights, n_restarts, restart_iter
         self.max_subproblem_rows, self.working_sets, self.penalty = max_subproblem_rows, working_sets, penalty
-        self.monotonic_cst, self.constraints = monotonic_cst, constraints
+        self.monotonic_cst, self.constraints, self.max_features = monotonic_cst, constraints, max_features
         self.time_limit, self.callbacks, self.verbose = time_limit, callbacks, verbose
         self.random_state, self.n_jobs = random_state, n_jobs
 
@@ -225,6 +235,7 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         **{f"{kind}_solver": [Parses("a solver spec or a solver object", functools.partial(make_solver, kind))]
            for kind in ("bn", "ln", "wlr")},
         "callbacks": [NONE, Parses("a list of Callback objects or callables", as_callbacks, (list, tuple))],
+        "max_features": [NONE, Integer(1)],  # at most the number of features: checked at fit
     }
 
     def _check_params(self):
@@ -258,11 +269,16 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         deadline = Deadline.active().within(self.time_limit)  # time_limit covers the whole fit
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
+        given = X  # the budget's inner fits keep a DataFrame's names
         X, codes = self._check_data(X, y)
+        given = given if hasattr(given, "columns") else X
         weights = self._weights(codes, sample_weight)
         groups = None
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
+        params = {"sample_weight": sample_weight, "sensitive_features": groups}
+        user_constraints, penalties = self._feature_budget(given, self.classes_[codes], params, deadline,
+                                                           user_constraints)
         if self.monotonic_cst is not None and self.n_classes_ != 2:
             raise ValueError(f"monotonic_cst makes the probability of classes_[1] monotone: it needs two classes, "
                              f"not {self.n_classes_}")
@@ -272,7 +288,7 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         leaves = ClassLeaves(make_class_loss(self.loss), len(self.classes_), self.leaf)
         leaves.loss.targets(codes[:1], len(self.classes_))  # a cost matrix of the wrong size fails here
         problem = SRTProblem(self.scaler_.transform(X), codes, tree, float(self.mu), lambda_w,
-                             lambda_b * self.leaf_ridge, weights, penalties=make_penalties(self.penalty),
+                             lambda_b * self.leaf_ridge, weights, penalties=penalties,
                              constraints=in_training_units(user_constraints, training_units(self, leaves.loss)),
                              groups=groups, leaves=leaves)
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
@@ -454,6 +470,7 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         np.add.at(counts, (tree.leaf_rows(leaves), codes), weights)
         self.leaf_class_counts_ = counts
         self._store_feature_importances(Xs, weights)
+        self._store_selected_features(1 if self.n_classes_ == 2 else self.n_classes_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -16,7 +16,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .. import kernels
-from ..models.constraints import rank
+from ..models.constraints import FeatureSubset, rank
+from ..models.terms import make_penalties
 from ..solvers import Auto, make_solver
 from ..solvers.base import acceptance
 from ..solvers.deadline import Deadline
@@ -26,6 +27,7 @@ from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
 from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
+from .selection import check_max_features, feature_norms, l1_support, relaxed, select_features
 
 
 class NodecTree:
@@ -126,6 +128,27 @@ class NodecTree:
                                          else copy.deepcopy(self.working_sets))
         return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, deadline or Deadline()),
                        thresholds.decay, callbacks, macro_step(problem))
+
+    def _feature_budget(self, given, y, params: dict, deadline, user_constraints: tuple):
+        """(the constraints with the features a budget keeps, the penalty terms): ``max_features=k`` keeps the
+        k features of a recursive elimination (:func:`~.selection.select_features`); feature_l1 terms that
+        select (``relax``) keep their support, and the tree is fitted on it without them
+        (:func:`~.selection.l1_support`)."""
+        k = check_max_features(self.max_features, given.shape[1])
+        penalties = make_penalties(self.penalty)
+        if k is not None and k < given.shape[1]:
+            return user_constraints + (FeatureSubset(select_features(self, given, y, params, k, deadline)),), penalties
+        if relaxed(penalties) != penalties:
+            return user_constraints + (FeatureSubset(l1_support(self, given, y, params, deadline)),), relaxed(penalties)
+        return user_constraints, penalties
+
+    def _store_selected_features(self, outputs: int = 1):
+        """selected_features_ (the features with a nonzero weight in a split or a leaf, by name when X had
+        names) and n_features_used_; ``outputs``: the scores per leaf."""
+        used = np.flatnonzero(feature_norms(self.omega_, self.beta_, outputs) > 0)
+        names = getattr(self, "feature_names_in_", None)
+        self.selected_features_ = (used if names is None else np.asarray(names)[used]).tolist()
+        self.n_features_used_ = len(used)
 
     def _close_unreached(self, Xs):
         """node_counts_ of the HBP routing of the scaled training data Xs; a split that routes no

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models.constraints import FeatureSubset, make_constraints
-from ..models.terms import FeatureL1, make_penalties
+from ..models.terms import FeatureL1, layout, make_penalties
 from ..solvers.deadline import Deadline
 from .scaling import take_rows
 
@@ -31,10 +31,11 @@ def check_max_features(value, n_features: int):
     return int(value)
 
 
-def feature_norms(omega: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """The group norm of every feature's weights over the splits and the leaves (module docstring)."""
+def feature_norms(omega: np.ndarray, beta: np.ndarray, outputs: int = 1) -> np.ndarray:
+    """The group norm of every feature's weights over the splits and the leaves (module docstring);
+    ``outputs``: the scores per leaf, K' (:mod:`srtopt.models.terms.layout`)."""
     p = omega.shape[1] - 1
-    return np.sqrt(np.sum((omega[:, 1:] / p) ** 2, axis=0) + np.sum(beta[:, 1:] ** 2, axis=0))
+    return np.sqrt(np.sum((omega[:, 1:] / p) ** 2, axis=0) + layout.feature_squares(layout.rows(beta, outputs), p))
 
 
 #: folds of the held-out ranking
@@ -83,7 +84,8 @@ def l1_support(estimator, X, y, fit_params: dict, deadline: Deadline) -> list[in
                  for p in make_penalties(estimator.penalty)]
     model = clone(estimator).set_params(penalty=penalties, callbacks=None, verbose=0, time_limit=deadline.share(2))
     model.fit(X, y, **fit_params)
-    return np.flatnonzero(feature_norms(model.omega_, model.beta_) > 0).tolist()
+    outputs = 1 if getattr(model, "n_classes_", 2) == 2 else model.n_classes_
+    return np.flatnonzero(feature_norms(model.omega_, model.beta_, outputs) > 0).tolist()
 
 
 def relaxed(penalties) -> tuple:

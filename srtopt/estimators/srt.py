@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator
 
 from .. import kernels
 from .._announce import announce_if_slow
-from ..models.constraints import FeatureSubset, Monotone, make_constraints
+from ..models.constraints import Monotone, make_constraints
 from ..models.srt import SRTProblem
 from ..models.terms import LeafShrinkage, make_loss, make_penalties
 from ..solvers import make_solver
@@ -57,13 +57,6 @@ from .scaling import (
     check_fit_arrays,
     check_sample_weight,
     scaled_input,
-)
-from .selection import (
-    check_max_features,
-    feature_norms,
-    l1_support,
-    relaxed,
-    select_features,
 )
 from .threads import one_blas_thread
 
@@ -469,14 +462,8 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         groups = None
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
-        k = check_max_features(self.max_features, X.shape[1])
-        penalties = make_penalties(self.penalty)
         params = {"sample_weight": sample_weight, "sensitive_features": groups}
-        if k is not None and k < X.shape[1]:
-            user_constraints += (FeatureSubset(select_features(self, given, y, params, k, deadline)),)
-        elif relaxed(penalties) != penalties:  # the feature_l1 terms select, a fit without them follows
-            user_constraints += (FeatureSubset(l1_support(self, given, y, params, deadline)),)
-            penalties = relaxed(penalties)
+        user_constraints, penalties = self._feature_budget(given, y, params, deadline, user_constraints)
         self.scaler_ = MinMaxTarget().fit(X, y, weights)
         tree = Tree(int(self.depth))
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
@@ -600,10 +587,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         tree = Tree(int(self.depth))
         leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
         self._store_feature_importances(Xs, weights)
-        used = np.flatnonzero(feature_norms(self.omega_, self.beta_) > 0)
-        names = getattr(self, "feature_names_in_", None)
-        self.selected_features_ = (used if names is None else np.asarray(names)[used]).tolist()
-        self.n_features_used_ = len(used)
+        self._store_selected_features()
         pred, ys = kernels.hbp_predict(Xs, self.omega_, self.beta_, tree), self.scaler_.transform_y(y)
         self.leaf_mse_ = np.full(tree.n_leaves, np.nan)
         self.leaf_r2_ = np.full(tree.n_leaves, np.nan)

@@ -34,6 +34,7 @@ from sklearn.utils import check_random_state
 
 from .. import kernels
 from ..models.srt import WLRProxy
+from ..models.terms import layout
 from ..solvers import make_solver
 from ..solvers.armijo import armijo_step
 from ..solvers.base import acceptance, solve_interruptibly
@@ -306,14 +307,16 @@ class GroupZeroingStep:
         self.ln_solver = ln_solver or make_solver("ln", "auto")
 
     def __call__(self, problem, omega, beta, k):
-        E = problem.objective(omega, beta)
-        norms = np.sqrt(np.sum(omega[:, 1:] ** 2, axis=0) + np.sum(beta[:, 1:] ** 2, axis=0))
+        E, p, outputs, q = problem.objective(omega, beta), problem.n_features, problem.leaf_model.n_outputs, \
+            problem.Xa.shape[1]
+        norms = np.sqrt(np.sum(omega[:, 1:] ** 2, axis=0) + layout.feature_squares(layout.rows(beta, outputs), p))
         zeroed, solves, start = [], [], (omega, beta)
         for j in np.argsort(norms):
             if norms[j] == 0:
                 continue
             trial_omega, trial_beta = omega.copy(), beta.copy()
-            trial_omega[:, j + 1], trial_beta[:, j + 1] = 0.0, 0.0
+            trial_omega[:, j + 1] = 0.0
+            trial_beta[:, layout.feature_columns(j, q, outputs)] = 0.0
             trial_beta = self._refit(problem, trial_omega, trial_beta, solves)
             E_trial = problem.objective(trial_omega, trial_beta)
             if E_trial <= E and problem.policy.admits((trial_omega, trial_beta), start):
@@ -324,9 +327,12 @@ class GroupZeroingStep:
     def _refit(self, problem, omega, beta, solves):
         """beta refitted over every leaf and row with the features whose weights are all zero kept
         at zero (``beta`` itself if the solve fails)."""
-        dropped = np.flatnonzero(~np.any(omega[:, 1:] != 0, axis=0) & ~np.any(beta[:, 1:] != 0, axis=0))
+        outputs, q = problem.leaf_model.n_outputs, problem.Xa.shape[1]
+        dropped = np.flatnonzero(~np.any(omega[:, 1:] != 0, axis=0)
+                                 & ~layout.leaf_features_used(beta, outputs, problem.n_features))
+        columns = [c for j in dropped for c in layout.feature_columns(j, q, outputs)]
         sub = problem.leaf_subproblem(omega, beta, 1, problem.tree.leaves, np.arange(len(problem.y)),
-                                      zero_columns=tuple(1 + dropped))
+                                      zero_columns=tuple(sorted(columns)))
         x, _, solve = _solve_safely(self.ln_solver, sub, sub.start(), "ln")
         solves.append(solve)
         return beta if x is None else sub.with_x(x)

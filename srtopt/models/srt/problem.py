@@ -48,7 +48,7 @@ class SRTProblem:
             self.loss = self.leaves.loss
         n = self.X.shape[0]
         self.s = np.full(n, 1.0 / n) if self.weights is None else self.weights / self.weights.sum()
-        self.penalties = tuple(self.penalties)
+        self.penalties = tuple(term.bind(self) for term in self.penalties)
         self._memo: dict = {}
         self._routing: tuple = (None, None)
         self._probabilities: tuple = (None, None)

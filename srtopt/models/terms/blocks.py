@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import casadi as ca
 import numpy as np
 
+from .layout import casadi_rows, feature_squares, pyomo_rows
+
 if TYPE_CHECKING:
     from .penalties import Penalty
 
@@ -196,10 +198,13 @@ class FeatureL1Block(BlockPenalty):
         X = np.array(V, float)
         t = step * self.penalty.strength
         d = self.penalty.weight(self.omega.shape[1]) if self.kind == "omega" else 1.0
-        V2, c2 = np.sum(X[:, 1:] ** 2, axis=0), self.fixed_squares
+        view, c2 = self.penalty._view(self.kind, X), self.fixed_squares
+        if view.shape[1] == 1:  # constant leaves: no feature weight in the block
+            return X
+        V2 = np.sum(view[:, 1:] ** 2, axis=0)
         zero = (c2 == 0) & (np.sqrt(V2) <= t * d)
         r = _group_radius([(d**2 * V2, t * d**2)], c2, ~zero)
-        X[:, 1:] *= np.where(zero, 0.0, r / (r + t * d**2))
+        view[:, 1:] *= np.where(zero, 0.0, r / (r + t * d**2))
         return X
 
 
@@ -220,32 +225,37 @@ class FeatureL1Majorizer(BlockPenalty):
     def _terms(self):
         """(d^2, c_j^2, eta_j)."""
         d = self.penalty.weight(self.omega.shape[1]) if self.kind == "omega" else 1.0
-        current = (self.omega if self.kind == "omega" else self.beta)[list(self.rows)]
+        current = self.penalty._view(self.kind, (self.omega if self.kind == "omega" else self.beta)[list(self.rows)])
         c2 = _fixed_squares(self)
-        eta = np.maximum(np.sqrt(d**2 * np.sum(current[:, 1:] ** 2, axis=0) + c2), self.ETA_FLOOR)
+        eta = np.maximum(np.sqrt(d**2 * feature_squares(current, len(c2)) + c2), self.ETA_FLOOR)
         return d**2, c2, eta
 
     def ridge(self) -> np.ndarray:
         """The diagonal curvature r of the block (value = sum r x^2 / 2 + constant)."""
         d2, _, eta = self._terms
         r = np.zeros((len(self.rows), (self.omega if self.kind == "omega" else self.beta).shape[1]))
-        r[:, 1:] = self.penalty.strength * d2 / eta
+        view = self.penalty._view(self.kind, r)
+        if view.shape[1] > 1:
+            view[:, 1:] = self.penalty.strength * d2 / eta
         return r
 
     def value(self, X) -> float:
         d2, c2, eta = self._terms
-        return self.penalty.strength * float(np.sum((d2 * np.sum(np.asarray(X)[:, 1:] ** 2, axis=0) + c2) / (2 * eta)
-                                                    + eta / 2))
+        squares = feature_squares(self.penalty._view(self.kind, np.asarray(X)), len(eta))
+        return self.penalty.strength * float(np.sum((d2 * squares + c2) / (2 * eta) + eta / 2))
 
     def gradient(self, X):
         return self.ridge() * np.asarray(X)
 
     def casadi(self, X, omega, beta):
         d2, c2, eta = self._terms
-        return self.penalty.strength * sum((d2 * ca.sumsqr(X[:, j + 1]) + c2[j]) / (2 * eta[j]) + eta[j] / 2
+        view = casadi_rows(X, self.penalty._outputs if self.kind == "beta" else 1)
+        squares = [ca.sumsqr(view[:, j + 1]) if view.shape[1] > 1 else 0.0 for j in range(len(eta))]
+        return self.penalty.strength * sum((d2 * squares[j] + c2[j]) / (2 * eta[j]) + eta[j] / 2
                                            for j in range(len(eta)))
 
     def pyomo(self, X):
         d2, c2, eta = self._terms
-        return self.penalty.strength * sum((d2 * sum(row[j + 1] * row[j + 1] for row in X) + float(c2[j]))
+        view = [row for row in pyomo_rows(X, self.penalty._outputs if self.kind == "beta" else 1) if len(row) > 1]
+        return self.penalty.strength * sum((d2 * sum(row[j + 1] * row[j + 1] for row in view) + float(c2[j]))
                                            / (2 * float(eta[j])) + float(eta[j]) / 2 for j in range(len(eta)))

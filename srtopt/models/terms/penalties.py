@@ -9,6 +9,7 @@ import casadi as ca
 import numpy as np
 
 from ..._spec import Registry
+from . import layout
 from .base import Term
 from .blocks import BlockPenalty, FeatureL1Block, FeatureL1Majorizer, L2Block, LeafShrinkageBlock, _group_radius
 
@@ -26,6 +27,19 @@ class Penalty(Term):
     name = "penalty"
     smooth = True
     blocks = ("omega", "beta")
+    #: scores per leaf, K': the blocks of a row of beta (:mod:`.layout`; set by :meth:`bind`)
+    _outputs = 1
+
+    def bind(self, problem) -> "Penalty":
+        """A copy that reads beta as the problem's leaf model lays it out (K' blocks of [intercept,
+        features] per leaf, :mod:`.layout`)."""
+        out = copy.copy(self)
+        out._outputs = problem.leaf_model.n_outputs
+        return out
+
+    def _view(self, kind: str, array):
+        """The numpy array of ``kind`` as rows of [intercept, features] (:func:`.layout.rows`)."""
+        return layout.rows(array, self._outputs if kind == "beta" else 1)
 
     def value(self, omega, beta) -> float:
         raise NotImplementedError
@@ -171,26 +185,30 @@ class CoefficientL1(Penalty):
         return (self.array,)
 
     def _own(self, omega, beta):
-        return omega if self.array == "omega" else beta
+        """The penalized array as rows of [intercept, features] (numpy)."""
+        return self._view(self.array, omega if self.array == "omega" else beta)
 
     def value(self, omega, beta):
         return self.strength * float(np.sum(np.abs(self._own(omega, beta)[:, 1:])))
 
     def gradient(self, omega, beta):
         g = [np.zeros_like(omega), np.zeros_like(beta)]
-        own = self._own(omega, beta)
-        g[self.array == "beta"][:, 1:] = self.strength * np.sign(own[:, 1:])
+        own, g_own = self._own(omega, beta), self._view(self.array, g[self.array == "beta"])
+        g_own[:, 1:] = self.strength * np.sign(own[:, 1:])
         return tuple(g)
 
     def casadi(self, omega, beta):
-        return self.strength * ca.sum1(ca.sum2(ca.fabs(self._own(omega, beta)[:, 1:])))
+        own = layout.casadi_rows(omega if self.array == "omega" else beta, self._outputs if self.array == "beta" else 1)
+        return self.strength * ca.sum1(ca.sum2(ca.fabs(own[:, 1:]))) if own.shape[1] > 1 else ca.MX(0)
 
     def pyomo(self, omega, beta):
-        return self.strength * sum(abs(v) for row in self._own(omega, beta) for v in row[1:])
+        own = layout.pyomo_rows(omega if self.array == "omega" else beta, self._outputs if self.array == "beta" else 1)
+        return self.strength * sum(abs(v) for row in own for v in row[1:])
 
     def _soft_threshold(self, V, step):
         X = np.array(V, float)
-        X[:, 1:] = np.sign(X[:, 1:]) * np.maximum(np.abs(X[:, 1:]) - step * self.strength, 0.0)
+        view = self._view(self.array, X)
+        view[:, 1:] = np.sign(view[:, 1:]) * np.maximum(np.abs(view[:, 1:]) - step * self.strength, 0.0)
         return X
 
     def prox(self, omega, beta, step):
@@ -203,7 +221,7 @@ class CoefficientL1(Penalty):
 
     def block_l1_weights(self, kind, rows, omega, beta):
         w = np.full((len(rows), (omega if kind == "omega" else beta).shape[1]), self.strength)
-        w[:, 0] = 0.0
+        self._view(kind, w)[:, 0] = 0.0
         return w
 
 
@@ -314,8 +332,11 @@ class FeatureL1(Penalty):
         return 1.0 / (n_columns - 1) if self.split_weight is None else float(self.split_weight)
 
     def _squares(self, omega, beta):
-        """(w^2 sum_t omega_jt^2, sum_l beta_jl^2) per feature j >= 1."""
-        return self.weight(omega.shape[1]) ** 2 * np.sum(omega[:, 1:] ** 2, axis=0), np.sum(beta[:, 1:] ** 2, axis=0)
+        """(w^2 sum_t omega_jt^2, sum_l beta_jl^2) per feature j >= 1 (beta_jl: every score's weight of
+        feature j in leaf l, none for constant leaves)."""
+        p = omega.shape[1] - 1
+        return self.weight(omega.shape[1]) ** 2 * np.sum(omega[:, 1:] ** 2, axis=0), \
+            layout.feature_squares(self._view("beta", beta), p)
 
     def value(self, omega, beta):
         return self.strength * float(np.sum(np.sqrt(sum(self._squares(omega, beta)))))
@@ -325,18 +346,22 @@ class FeatureL1(Penalty):
         scale = np.divide(self.strength, norms, out=np.zeros_like(norms), where=norms > 0)
         g_omega, g_beta = np.zeros_like(omega), np.zeros_like(beta)
         g_omega[:, 1:] = self.weight(omega.shape[1]) ** 2 * omega[:, 1:] * scale
-        g_beta[:, 1:] = beta[:, 1:] * scale
+        view = self._view("beta", beta)
+        if view.shape[1] > 1:
+            self._view("beta", g_beta)[:, 1:] = view[:, 1:] * scale
         return g_omega, g_beta
 
     def casadi(self, omega, beta):
-        both = ca.vertcat(self.weight(omega.shape[1]) * omega[:, 1:], beta[:, 1:])
+        leaves = layout.casadi_rows(beta, self._outputs)
+        both = ca.vertcat(self.weight(omega.shape[1]) * omega[:, 1:], *([leaves[:, 1:]] if leaves.shape[1] > 1 else []))
         return self.strength * sum(ca.norm_2(both[:, j]) for j in range(both.shape[1]))
 
     def pyomo(self, omega, beta):
         import pyomo.environ as pyo
 
         w = self.weight(len(omega[0]))
-        columns = zip(*[[w * v for v in row[1:]] for row in omega] + [row[1:] for row in beta])
+        leaves = [row[1:] for row in layout.pyomo_rows(beta, self._outputs) if len(row) > 1]
+        columns = zip(*[[w * v for v in row[1:]] for row in omega] + leaves)
         return self.strength * sum(pyo.sqrt(sum(v * v for v in column)) for column in columns)
 
     def prox(self, omega, beta, step):
@@ -344,12 +369,14 @@ class FeatureL1(Penalty):
         omega, 1 for beta), r the root of :func:`_group_radius`; zero when
         sum_t omega_jt^2 / w^2 + sum_l beta_jl^2 <= (step strength)^2."""
         t, w = step * self.strength, self.weight(omega.shape[1])
-        A, B = np.sum(omega[:, 1:] ** 2, axis=0), np.sum(beta[:, 1:] ** 2, axis=0)
+        A, B = np.sum(omega[:, 1:] ** 2, axis=0), layout.feature_squares(self._view("beta", beta), omega.shape[1] - 1)
         zero = A / w**2 + B <= t**2
         r = _group_radius([(w**2 * A, t * w**2), (B, t)], np.zeros_like(A), ~zero)
         omega, beta = np.array(omega, float), np.array(beta, float)
         omega[:, 1:] *= np.where(zero, 0.0, r / (r + t * w**2))
-        beta[:, 1:] *= np.where(zero, 0.0, r / (r + t))
+        view = self._view("beta", beta)
+        if view.shape[1] > 1:
+            view[:, 1:] *= np.where(zero, 0.0, r / (r + t))
         return omega, beta
 
     def block(self, kind, rows, omega, beta):

@@ -1,0 +1,104 @@
+"""The soft classification tree's speed against a random forest, and its scale.
+
+    PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python benchmarks/perf/classification.py           # both parts
+    PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python benchmarks/perf/classification.py --part speed
+
+* speed: on every classification dataset with more than 1,000 rows, 4-fold stratified CV (seed 0), the
+  fit seconds of ``SoftClassificationTree(depth=3)`` (defaults) and of ``RandomForestClassifier(100)``
+  on the same folds in the same run, as a user runs them (no thread variable set); the ratio of the
+  mean fit seconds and both test accuracies.
+* scale: 10^6 rows x 10 features, two classes (a noisy oblique rule), depth 3, defaults, in its own
+  process: fit seconds and the process's peak RSS.
+
+Prints and writes ``benchmarks/results/classification_speed.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.common import RESULTS, write_report
+
+OUT = RESULTS / "classification_speed.md"
+MIN_ROWS = 1000
+SCALE_ROWS = 1_000_000
+
+
+def speed_rows() -> list[str]:
+    """One table row per dataset with more than MIN_ROWS rows: mean fit seconds and accuracy of both."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.model_selection import StratifiedKFold
+
+    from srtopt import SoftClassificationTree
+    from srtopt.datasets import CLASSIFICATION_DATASETS, get_info, load
+
+    rows = []
+    for name in CLASSIFICATION_DATASETS:
+        if get_info(name).n_rows <= MIN_ROWS:
+            continue
+        data = load(name)
+        X, y = np.asarray(data.X, float), np.asarray(data.y)
+        seconds, accuracy = {"sct": [], "rf": []}, {"sct": [], "rf": []}
+        for train, test in StratifiedKFold(4, shuffle=True, random_state=0).split(X, y):
+            for key, model in (("sct", SoftClassificationTree(depth=3, random_state=0)),
+                               ("rf", RandomForestClassifier(100, random_state=0))):
+                start = time.perf_counter()
+                model.fit(X[train], y[train])
+                seconds[key].append(time.perf_counter() - start)
+                accuracy[key].append(float(np.mean(model.predict(X[test]) == y[test])))
+        sct, rf = np.mean(seconds["sct"]), np.mean(seconds["rf"])
+        rows.append(f"| {name} | {len(y):,} | {X.shape[1]} | {len(np.unique(y))} | {sct:.2f} | {rf:.2f} | "
+                    f"{sct / rf:.2f} | {np.mean(accuracy['sct']):.3f} | {np.mean(accuracy['rf']):.3f} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
+def one_scale_fit() -> dict:
+    """The scale fit, in this process."""
+    from srtopt import SoftClassificationTree
+
+    rng = np.random.default_rng(0)
+    X = rng.random((SCALE_ROWS + 100_000, 10))
+    y = (X[:, 0] + X[:, 1] - X[:, 2] + 0.3 * rng.standard_normal(len(X)) > 0.5).astype(int)
+    model = SoftClassificationTree(depth=3, random_state=0)
+    start = time.perf_counter()
+    model.fit(X[:SCALE_ROWS], y[:SCALE_ROWS])
+    seconds = time.perf_counter() - start
+    rss = int(re.search(r"VmHWM:\s+(\d+) kB", Path("/proc/self/status").read_text()).group(1)) / 2**20
+    return {"seconds": seconds, "rss": rss, "accuracy": float(model.score(X[SCALE_ROWS:], y[SCALE_ROWS:]))}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=("speed", "scale", "both"), default="both")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # child process: the scale fit
+    args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(one_scale_fit()))
+        return 0
+    lines = ["Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python benchmarks/perf/classification.py` "
+             "(2-core machine, no thread variable set)", ""]
+    if args.part in ("speed", "both"):
+        lines += ["Speed: 4-fold stratified CV (seed 0), mean fit seconds of `SoftClassificationTree(depth=3)` and "
+                  "`RandomForestClassifier(100)` on the same folds, in one run.", "",
+                  "| dataset | N | p | K | soft tree s | forest s | ratio | soft tree accuracy | forest accuracy |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|", *speed_rows(), ""]
+    if args.part in ("scale", "both"):
+        out = subprocess.run([sys.executable, __file__, "--one"], check=True, capture_output=True, text=True)
+        m = json.loads(out.stdout.strip().splitlines()[-1])
+        lines += [f"Scale: {SCALE_ROWS:,} rows x 10 features, two classes, depth 3, defaults: fit {m['seconds']:.1f} s, "
+                  f"peak RSS {m['rss']:.2f} GB, test accuracy {m['accuracy']:.3f} (100,000 held-out rows)."]
+    write_report(OUT, lines)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
