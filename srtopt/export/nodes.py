@@ -282,21 +282,21 @@ def percent(v) -> str:
     return f"{100 * v:.1f}%"
 
 
-def ranked_classes(values, names, top, text, nonzero=False):
-    """Entries text(value, name) of the classes in decreasing order of ``values`` (NaN last), the
-    ``top`` first (None: all), the zero ones left out if ``nonzero``, and how many were left out."""
+def ranked_classes(values, names, top, text=lambda v, name: f"{percent(v)} {name}", nonzero=False) -> list[str]:
+    """Entries text(value, name) of the classes in decreasing order of ``values``, the ``top`` first
+    (None: all) and "... (k more)" for the rest; NaN values (a leaf without rows) and, if
+    ``nonzero``, zero ones are left out; ["no rows"] when nothing is left."""
     values = np.asarray(values, dtype=float)
     order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
-    if nonzero:
-        order = order[values[order] != 0]
+    order = order[~np.isnan(values[order]) & ((values[order] != 0) if nonzero else True)]
     shown = order if top is None else order[:top]
-    return [text(values[k], names[k]) for k in shown], len(order) - len(shown)
+    rest = [f"... ({len(order) - len(shown)} more)"] if len(order) > len(shown) else []
+    return [text(values[k], names[k]) for k in shown] + rest if len(order) else ["no rows"]
 
 
 def classes_text(values, names, top, text=lambda v, name: f"{percent(v)} {name}", nonzero=False) -> str:
-    """:func:`ranked_classes` on one line, "... (k more)" for those left out."""
-    entries, rest = ranked_classes(values, names, top, text, nonzero)
-    return ", ".join(entries) + (f" ... ({rest} more)" if rest else "") if entries else "none"
+    """:func:`ranked_classes` on one line."""
+    return ", ".join(ranked_classes(values, names, top, text, nonzero))
 
 
 def count_text(v, name) -> str:
@@ -406,8 +406,7 @@ def class_leaf_lines(model, i, names, top, units, X=None) -> list[str]:
     one per line, its training rows by class (not with ``X``), and for a logistic leaf the class
     scores of its ``top`` classes (``units``), one term per line, ranked as :data:`RANKING` says."""
     mix, counts, classes = leaf_class_mix(model, X)[i], leaf_class_counts(model, X), class_titles(model)
-    entries, rest = ranked_classes(mix, classes, top, lambda v, name: f"{percent(v)} {name}")
-    lines = entries + ([f"... ({rest} more)"] if rest else [])
+    lines = ranked_classes(mix, classes, top)
     if counts is not None:
         lines.append("rows: " + classes_text(counts[i], classes, top, count_text, nonzero=True))
     if model.leaf_kind == "logistic":
