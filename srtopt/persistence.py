@@ -12,12 +12,12 @@ File layout (format version 2)::
 Every estimator stores its scaling statistics as ``state.scaler`` (x_min, x_scale,
 y_mean, y_std).  A classifier also stores ``"n_classes": K`` after ``n_features_in`` and its
 labels as ``state.classes_ = {"dtype": <numpy dtype string>, "labels": [...]}``: strings, integers,
-floats or booleans as JSON values, so that labels of any of these types come back as they were.  Files of format version 1 (srtopt 0.1.0) are refused with a message
-naming srtopt 0.2.0, the last version that reads them: loading such a file there and
-saving it again writes format 2.
+floats or booleans as JSON values, so that labels of any of these types come back as they were.
+Files of format version 1 (srtopt 0.1.0) are refused with a message naming srtopt 0.2.0, the
+last version that reads them: loading such a file there and saving it again writes format 2.
 
-Arrays are ``{"dtype", "shape", "data"}`` with non-finite floats written as the
-strings "nan", "inf", "-inf" (the file is strict JSON).  ``load`` checks the
+Arrays, values and labels take the JSON forms of :mod:`srtopt._model_json` (strict JSON:
+non-finite floats are the strings "nan", "inf", "-inf").  ``load`` checks the
 format and its version, the estimator class, the checksum (a truncated or
 corrupt file, or an accidental edit, is refused; it is not a signature: an edit
 with a recomputed checksum loads), and every array's shape against depth and
@@ -46,6 +46,8 @@ from pathlib import Path
 import numpy as np
 
 from ._io import atomic_write, read_regular_file
+from ._model_json import (NO_JSON, decode_array, decode_labels, decode_value, encode_array, encode_labels,
+                          encode_value, json_float, unfloat)
 from .tree import Tree
 from .view import FittedTree, Scaling, axis_reach, oblique_reach
 
@@ -99,134 +101,6 @@ def _classes():
     return {name: getattr(importlib.import_module(module), name) for name, module in MODEL_KINDS.items()}
 
 
-# ----------------------------------------------------------------- encoding
-def _float(v):
-    v = float(v)
-    return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
-
-
-def _unfloat(v, where):
-    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise ValueError(f"model file: {where} holds {v!r}, not a number")
-    if isinstance(v, str):
-        if v not in ("nan", "inf", "-inf"):
-            raise ValueError(f"model file: {where} holds the string {v!r}, not a number")
-        return float(v)
-    return float(v)
-
-
-def _encode_array(a):
-    a = np.asarray(a)
-    if a.dtype.kind in "iub":
-        return {"dtype": "int64", "shape": list(a.shape), "data": [int(v) for v in a.ravel()]}
-    return {"dtype": "float64", "shape": list(a.shape), "data": [_float(v) for v in a.ravel()]}
-
-
-def _decode_array(obj, where):
-    if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "data"}:
-        raise ValueError(f"model file: {where} is not an array record")
-    shape, data, dtype = obj["shape"], obj["data"], obj["dtype"]
-    if (not isinstance(shape, list) or not all(isinstance(s, int) and s >= 0 for s in shape)
-            or not isinstance(data, list) or int(np.prod(shape)) != len(data)):
-        raise ValueError(f"model file: {where} has shape {shape!r} but {len(data) if isinstance(data, list) else '?'}"
-                         f" values")
-    if dtype == "int64":
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in data):
-            raise ValueError(f"model file: {where} must hold integers")
-        return np.array(data, dtype=np.int64).reshape(shape)
-    if dtype != "float64":
-        raise ValueError(f"model file: {where} has unknown dtype {dtype!r}")
-    return np.array([_unfloat(v, where) for v in data], dtype=np.float64).reshape(shape)
-
-
-def _encode_labels(classes) -> dict:
-    """The record of a classifier's ``classes_``: its numpy dtype and the labels as JSON values."""
-    classes = np.asarray(classes)
-    labels = []
-    for label in classes.tolist():
-        if not isinstance(label, (str, bool, int, float)):
-            raise ValueError(f"cannot save a classifier whose class label {label!r} is a {type(label).__name__}; a "
-                             f"model file stores labels that are strings, integers, floats or booleans")
-        labels.append(label)
-    return {"dtype": classes.dtype.str, "labels": labels}
-
-
-_LABEL_DTYPE = re.compile(r"[<>|=]?(U\d{1,6}|[iu][1248]|f[248]|b1|O)")
-_LABEL_TYPES = {"U": (str,), "i": (int,), "u": (int,), "f": (int, float), "b": (bool,), "O": (str, int, float, bool)}
-
-
-def _decode_labels(obj, where) -> np.ndarray:
-    """The ``classes_`` of a labels record (:func:`_encode_labels`), checked: two labels or more,
-    distinct, each of the dtype's kind."""
-    if not isinstance(obj, dict) or set(obj) != {"dtype", "labels"} or not isinstance(obj["labels"], list):
-        raise ValueError(f"model file: {where} is not a record of class labels")
-    dtype, labels = obj["dtype"], obj["labels"]
-    if not isinstance(dtype, str) or not _LABEL_DTYPE.fullmatch(dtype):
-        raise ValueError(f"model file: {where} has the dtype {dtype!r}, not one of class labels")
-    dtype = np.dtype(dtype)
-    kinds = _LABEL_TYPES[dtype.kind]
-    bad = [v for v in labels if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds)]
-    if bad:
-        raise ValueError(f"model file: {where} holds {bad[0]!r}, not a label of dtype {dtype}")
-    if len(labels) < 2 or len({(type(v), v) for v in labels}) != len(labels):
-        raise ValueError(f"model file: {where} must hold two distinct class labels or more")
-    try:
-        classes = np.array(labels, dtype=dtype)
-    except (OverflowError, ValueError):
-        raise ValueError(f"model file: {where} holds labels outside the range of dtype {dtype}") from None
-    if classes.tolist() != labels:
-        raise ValueError(f"model file: {where} holds labels that dtype {dtype} does not keep")
-    return classes
-
-
-def _encode_value(v):
-    """A JSON value for a scalar attribute or parameter (None if it has no JSON form)."""
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, np.bool_):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        return _float(v)
-    if isinstance(v, (list, tuple)):
-        items = [_encode_value(x) for x in v]
-        if all(x is not _NO_JSON for x in items):
-            return {"tuple" if isinstance(v, tuple) else "list": items}
-    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
-        items = {k: _encode_value(x) for k, x in v.items()}
-        if all(x is not _NO_JSON for x in items.values()):
-            return {"dict": items}
-    if isinstance(v, dict):  # other keys (a class_weight's labels): a list of [key, value] pairs
-        items = [[_encode_value(k), _encode_value(x)] for k, x in v.items()]
-        if all(k is not _NO_JSON and not isinstance(k, dict) and x is not _NO_JSON for k, x in items):
-            return {"items": items}
-    return _NO_JSON
-
-
-_NO_JSON = object()
-
-
-def _decode_value(v, where):
-    if isinstance(v, dict):
-        if len(v) == 1 and ("tuple" in v or "list" in v):
-            key = next(iter(v))
-            if not isinstance(v[key], list):
-                raise ValueError(f"model file: {where} is malformed")
-            items = [_decode_value(x, where) for x in v[key]]
-            return tuple(items) if key == "tuple" else items
-        if len(v) == 1 and isinstance(v.get("dict"), dict):
-            return {k: _decode_value(x, where) for k, x in v["dict"].items()}
-        if len(v) == 1 and isinstance(v.get("items"), list) and all(
-                isinstance(pair, list) and len(pair) == 2 and not isinstance(pair[0], (dict, list))
-                for pair in v["items"]):
-            return {_decode_value(k, where): _decode_value(x, where) for k, x in v["items"]}
-        raise ValueError(f"model file: {where} is malformed")
-    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
-        return float(v)
-    return v
-
-
 def _digest(body: dict) -> str:
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
@@ -266,18 +140,18 @@ def to_dict(model) -> dict:
     for key, value in model.get_params(deep=False).items():
         if key in EXCLUDED_PARAMS:
             continue
-        encoded = _encode_value(value)
-        params[key] = {"unserializable": repr(value)} if encoded is _NO_JSON else encoded
-    state = {attr: _encode_array(getattr(model, attr)) for attr in _ARRAYS[name] if hasattr(model, attr)}
+        encoded = encode_value(value)
+        params[key] = {"unserializable": repr(value)} if encoded is NO_JSON else encoded
+    state = {attr: encode_array(getattr(model, attr)) for attr in _ARRAYS[name] if hasattr(model, attr)}
     if name in CLASSIFIERS:
-        state["classes_"] = _encode_labels(model.classes_)
+        state["classes_"] = encode_labels(model.classes_)
     for attr in _SCALARS[name]:
         if hasattr(model, attr):
-            encoded = _encode_value(getattr(model, attr))
-            state[attr] = None if encoded is _NO_JSON else encoded
+            encoded = encode_value(getattr(model, attr))
+            state[attr] = None if encoded is NO_JSON else encoded
     s = model.scaler_
-    state["scaler"] = {"x_min": _encode_array(s.x_min), "x_scale": _encode_array(s.x_scale),
-                       "y_mean": _float(s.y_mean), "y_std": _float(s.y_std)}
+    state["scaler"] = {"x_min": encode_array(s.x_min), "x_scale": encode_array(s.x_scale),
+                       "y_mean": json_float(s.y_mean), "y_std": json_float(s.y_std)}
     names = getattr(model, "feature_names_in_", None)
     body = {"format": FORMAT, "format_version": FORMAT_VERSION, "srtopt_version": __version__,
             "estimator": name, "params": params, "n_features_in": int(model.n_features_in_),
@@ -555,7 +429,7 @@ def from_dict(doc, source="model") -> object:
             warnings.warn(f"{source}: parameter {key}={value['unserializable']} was not stored; "
                           f"using the default {signature[key].default!r}", UserWarning, stacklevel=3)
             continue
-        kwargs[key] = _decode_value(value, f"params.{key}")
+        kwargs[key] = decode_value(value, f"params.{key}")
     model = cls(**kwargs)
     for attr, value in state["fitted"].items():
         setattr(model, attr, value)
@@ -627,14 +501,14 @@ def _checked_state(doc, source) -> dict:
     for attr in _ARRAYS[name]:
         if attr not in state:
             continue
-        array = _decode_array(state[attr], f"state.{attr}")
+        array = decode_array(state[attr], f"state.{attr}")
         if array.shape != shapes[attr]:
             raise ValueError(f"{source}: {attr} has shape {array.shape}, expected {shapes[attr]} for depth "
                              f"{depth} and {p} features")
         fitted[attr] = array
     for attr in _SCALARS[name]:
         if attr in state:
-            fitted[attr] = _decode_value(state[attr], f"state.{attr}")
+            fitted[attr] = decode_value(state[attr], f"state.{attr}")
     if classes is not None:
         fitted["classes_"], fitted["n_classes_"] = classes, len(classes)
     y_range = fitted.get("y_range_")
@@ -668,7 +542,7 @@ def _checked_classes(doc, state, params, p, source) -> tuple:
     declared ``n_classes`` counts, and its leaf kind, which gives the K' q columns of beta_."""
     if "classes_" not in state:
         raise ValueError(f"{source}: state lacks classes_")
-    classes = _decode_labels(state["classes_"], "state.classes_")
+    classes = decode_labels(state["classes_"], "state.classes_")
     if doc.get("n_classes") != len(classes):
         raise ValueError(f"{source}: n_classes is {doc.get('n_classes')!r} but state.classes_ holds "
                          f"{len(classes)} labels")
@@ -682,10 +556,10 @@ def _decode_scaler(scaler, p, source) -> tuple:
     """(x_min, x_scale, y_mean, y_std) of ``state.scaler``."""
     if not isinstance(scaler, dict) or set(scaler) != {"x_min", "x_scale", "y_mean", "y_std"}:
         raise ValueError(f"{source}: state.scaler must hold x_min, x_scale, y_mean, y_std")
-    x_min = _decode_array(scaler["x_min"], "state.scaler.x_min")
-    x_scale = _decode_array(scaler["x_scale"], "state.scaler.x_scale")
-    y_mean = _unfloat(scaler["y_mean"], "state.scaler.y_mean")
-    y_std = _unfloat(scaler["y_std"], "state.scaler.y_std")
+    x_min = decode_array(scaler["x_min"], "state.scaler.x_min")
+    x_scale = decode_array(scaler["x_scale"], "state.scaler.x_scale")
+    y_mean = unfloat(scaler["y_mean"], "state.scaler.y_mean")
+    y_std = unfloat(scaler["y_std"], "state.scaler.y_std")
     if x_min.shape != (p,) or x_scale.shape != (p,):
         raise ValueError(f"{source}: scaler x_min/x_scale must have shape ({p},)")
     return x_min, x_scale, y_mean, y_std
