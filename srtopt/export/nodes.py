@@ -24,6 +24,8 @@ models above with mean 0 and std 1 (a classifier's y statistics).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..routing import class_probabilities
@@ -230,8 +232,6 @@ def class_names(model) -> list[str]:
 def class_titles(model) -> list[str]:
     """A classifier's class labels as a list of shares or counts writes them: the label, or "class 1"
     for a label that reads as a number ("82.0% class 1", not "82.0% 1")."""
-    import re
-
     return [f"class {name}" if re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|True|False", name) else name
             for name in class_names(model)]
 
@@ -241,7 +241,8 @@ def leaf_class_mix(model, X=None) -> np.ndarray:
     logistic leaf's averaged over its training rows (``leaf_class_proba_``; NaN where unknown) or,
     with ``X``, over the rows of X it receives by HBP."""
     if X is not None and model.leaf_kind == "logistic":
-        tree, rows = tree_of(model), tree_of(model).leaf_rows(np.asarray(model.apply(X)))
+        tree = tree_of(model)
+        rows = tree.leaf_rows(np.asarray(model.apply(X)))
         mass = np.zeros((tree.n_leaves, model.n_classes_))
         np.add.at(mass, rows, model.predict_proba(X))
         with np.errstate(invalid="ignore"):
@@ -278,11 +279,17 @@ def classes_note(model) -> str:
     return f", {model.leaf_kind} leaves, {model.n_classes_} classes: {', '.join(class_names(model))}"
 
 
-def percent(v) -> str:
-    return f"{100 * v:.1f}%"
+def share_text(v, name) -> str:
+    """A class's share as the views write it: "82.0% B"."""
+    return f"{100 * v:.1f}% {name}"
 
 
-def ranked_classes(values, names, top, text=lambda v, name: f"{percent(v)} {name}", nonzero=False) -> list[str]:
+def count_text(v, name) -> str:
+    """A class's rows as the views write them: "120 B"."""
+    return f"{v:g} {name}"
+
+
+def ranked_classes(values, names, top, text=share_text, nonzero=False) -> list[str]:
     """Entries text(value, name) of the classes in decreasing order of ``values``, the ``top`` first
     (None: all) and "... (k more)" for the rest; NaN values (a leaf without rows) and, if
     ``nonzero``, zero ones are left out; ["no rows"] when nothing is left."""
@@ -294,13 +301,9 @@ def ranked_classes(values, names, top, text=lambda v, name: f"{percent(v)} {name
     return [text(values[k], names[k]) for k in shown] + rest if len(order) else ["no rows"]
 
 
-def classes_text(values, names, top, text=lambda v, name: f"{percent(v)} {name}", nonzero=False) -> str:
+def classes_text(values, names, top, text=share_text, nonzero=False) -> str:
     """:func:`ranked_classes` on one line."""
     return ", ".join(ranked_classes(values, names, top, text, nonzero))
-
-
-def count_text(v, name) -> str:
-    return f"{v:g} {name}"
 
 
 def shown_scores(model, mix_row, top) -> list[int]:

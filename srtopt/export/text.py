@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from .nodes import (RANKING, UNITS, as_view, class_names, class_rule, class_titles, classes_text, count_text, drawn_tree,
-                    feature_names_of, fmt, folded_text, leaf_class_counts, leaf_class_mix, node_counts, original_units,
-                    pruned_note, scaling_of, score_name, shown_scores, terms_text, tree_of)
+from .nodes import (RANKING, UNITS, as_view, class_names, class_rule, class_titles, classes_text, count_text,
+                    drawn_tree, feature_names_of, fmt, folded_text, leaf_class_counts, leaf_class_mix, node_counts,
+                    original_units, pruned_note, scaling_of, score_name, shown_scores, terms_text, tree_of)
 
 
 def export_text(model, feature_names=None, top=3, X=None, units="both", max_depth=None) -> str:
@@ -104,10 +104,7 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
         lines.append(f"  {note}")
 
     def split_text(t):
-        w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
-        return [""] + _shown(units, scaled=f"scaled:   {fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, top)}) "
-                                           ">= 0",
-                             original=f"original: {fmt(a[0])} {terms_text(a[1:], w[1:], names, top)} >= 0")
+        return _oblique_split(model, split, names, top, units, t)
 
     def leaf_text(t):
         b, c = model.beta_[tree.leaf_index(t)], leaf[tree.leaf_index(t)]
@@ -190,10 +187,7 @@ def _export_text_classifier(model, feature_names, top, X, units, structure):
         lines.append(f"  {note}")
 
     def split_text(t):
-        w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
-        return [""] + _shown(units, scaled=f"scaled:   {fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, top)}) "
-                                           ">= 0",
-                             original=f"original: {fmt(a[0])} {terms_text(a[1:], w[1:], names, top)} >= 0")
+        return _oblique_split(model, split, names, top, units, t)
 
     def leaf_text(t):
         i = tree.leaf_index(t)
@@ -210,6 +204,15 @@ def _export_text_classifier(model, feature_names, top, X, units, structure):
     counts = node_counts(model, X)
     return "\n".join(lines + _node_lines(model, structure, counts, split_text, leaf_text)
                      + export_constraints(model).splitlines())
+
+
+def _oblique_split(model, split, names, top, units, t) -> list[str]:
+    """The lines of oblique split t ("" for the head, then scaled and original), ``split`` its
+    original-units rows."""
+    i, p = tree_of(model).branch_index(t), model.n_features_in_
+    w, a = model.omega_[i], split[i]
+    return [""] + _shown(units, scaled=f"scaled:   {fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, top)}) >= 0",
+                         original=f"original: {fmt(a[0])} {terms_text(a[1:], w[1:], names, top)} >= 0")
 
 
 def _shown(units, **lines) -> list[str]:

@@ -1,8 +1,11 @@
 """export_html: the page's content, and the page in a real headless Chromium (Debian's chromium
-and chromium-driver; .ci/run installs them): the page loads with no console error, shows every node, folds and unfolds subtrees, and routes a
-row given in the address or typed into the form exactly as the model does.  The set-up takes a
-screenshot of the page; with SRTOPT_UPDATE_DOCS=1 in the environment it is saved as
-docs/html_view.png (the committed one was made so), otherwise into the test's temporary folder."""
+and chromium-driver; .ci/run installs them): the page loads with no console error, shows every
+node, folds and unfolds subtrees, and routes a row given in the address or typed into the form
+exactly as the model does (a classifier's page: the class probabilities of the HBP leaf, their
+mixture over all leaves and the predicted class).  The set-ups take a screenshot of a regression
+tree's page and of a classifier's; with SRTOPT_UPDATE_DOCS=1 in the environment they are saved as
+docs/html_view.png and docs/html_view_classifier.png (the committed ones were made so), otherwise
+into the test's temporary folder."""
 
 import os
 import re
@@ -239,7 +242,8 @@ def test_export_html_escapes_feature_names_and_embeds_the_model(srt, frame, tmp_
     assert model["features"] == names and model["prediction"] == "hbp"
     np.testing.assert_array_equal(model["omega"], srt.omega_)
     assert page.count('<details class="node') == 7 and "__TREE__" not in page and "*__MODEL__" in page
-    with pytest.raises(ValueError, match="export_html applies to SoftRegressionTree, ORRTRegressor and SoftClassificationTree"):
+    with pytest.raises(ValueError, match="export_html applies to SoftRegressionTree, ORRTRegressor and "
+                                         "SoftClassificationTree"):
         export_html(MILOTreeRegressor(depth=1, time_limit=1.0).fit(frame[0].iloc[:8], frame[1][:8]))
     with pytest.raises(ValueError, match="y needs X"):
         export_html(srt, y=frame[1])
@@ -270,7 +274,8 @@ def _check_class_route(browser, model, row):
     assert f"predicted class {model.predict(row)[0]} (p = " in result.text
 
     def shown(attribute):
-        return [float(cell.get_attribute(attribute)) for cell in browser.find_elements("css selector", f"[{attribute}]")]
+        cells = browser.find_elements("css selector", f"[{attribute}]")
+        return [float(cell.get_attribute(attribute)) for cell in cells]
 
     np.testing.assert_allclose(shown("data-class-probability"), model.predict_proba(row)[0], rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(shown("data-mixture-probability"), model.predict_proba(row, mixture=True)[0],
