@@ -35,6 +35,7 @@ def unfloat(v, where):
 
 
 def encode_array(a):
+    """The array record of ``a``: int64 for integers and booleans, float64 otherwise."""
     a = np.asarray(a)
     if a.dtype.kind in "iub":
         return {"dtype": "int64", "shape": list(a.shape), "data": [int(v) for v in a.ravel()]}
@@ -42,6 +43,7 @@ def encode_array(a):
 
 
 def decode_array(obj, where):
+    """The array of an array record, checked: its shape holds its values, each of its dtype."""
     if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "data"}:
         raise ValueError(f"model file: {where} is not an array record")
     shape, data, dtype = obj["shape"], obj["data"], obj["dtype"]
@@ -75,7 +77,7 @@ _LABEL_TYPES = {"U": (str,), "i": (int,), "u": (int,), "f": (int, float), "b": (
 
 
 def decode_labels(obj, where) -> np.ndarray:
-    """The ``classes_`` of a labels record (:func:`_encode_labels`), checked: two labels or more,
+    """The ``classes_`` of a labels record (:func:`encode_labels`), checked: two labels or more,
     distinct, each of the dtype's kind."""
     if not isinstance(obj, dict) or set(obj) != {"dtype", "labels"} or not isinstance(obj["labels"], list):
         raise ValueError(f"model file: {where} is not a record of class labels")
@@ -99,7 +101,7 @@ def decode_labels(obj, where) -> np.ndarray:
 
 
 def encode_value(v):
-    """A JSON value for a scalar attribute or parameter (None if it has no JSON form)."""
+    """A JSON value for a scalar attribute or parameter (:data:`NO_JSON` if it has none)."""
     if v is None or isinstance(v, (bool, str)):
         return v
     if isinstance(v, np.bool_):
@@ -123,10 +125,11 @@ def encode_value(v):
     return NO_JSON
 
 
-NO_JSON = object()
+NO_JSON = object()  #: what encode_value returns for a value without a JSON form
 
 
 def decode_value(v, where):
+    """The scalar or parameter of :func:`encode_value`'s form ``v``."""
     if isinstance(v, dict):
         if len(v) == 1 and ("tuple" in v or "list" in v):
             key = next(iter(v))

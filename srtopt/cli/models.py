@@ -70,7 +70,7 @@ def register(subparsers) -> None:
     fit.add_argument("--cv-depths", type=int, nargs="+", default=None, metavar="D",
                      help="with --cv: choose the depth among these too (3 K fits per depth)")
     formulation = fit.add_argument_group(
-        "formulation and solvers", "the SoftRegressionTree parameters of the same names (docs: 'Formulations' and "
+        "formulation and solvers", "the estimator's parameters of the same names (docs: 'Formulations' and "
                                    "'Solvers'); a solver spec may carry options, e.g. 'ipopt:hessian=exact,tol=1e-8'")
     formulation.add_argument("--loss", default=None,
                              help="regression: 'squared' (default), 'huber[:delta=D]' or 'absolute'; classification: "
