@@ -93,3 +93,19 @@ def test_summary_of_a_classifier(classifiers, iris, leaf):
     assert other.loc[0, [f"n({c})" for c in classes]].sum() == 75
     with pytest.raises(ValueError, match="both X and y"):
         summary(model, X)
+
+
+def test_decision_path_of_a_classifier_is_the_path_of_its_prediction(classifiers, iris):
+    """The HBP path: its leaf column is apply's, and that leaf's class probabilities are predict_proba."""
+    from srtopt.routing import class_probabilities
+
+    X = iris[0]
+    for model in classifiers.values():
+        dense = decision_path(model, X).toarray()
+        assert dense.shape == (150, 7) and np.all(dense.sum(axis=1) == 3) and np.all(dense[:, 0] == 1)
+        leaves = dense[:, 3:].argmax(axis=1) + 4
+        np.testing.assert_array_equal(leaves, model.apply(X))
+        _, scores = original_units(model)
+        Xa = np.column_stack([np.ones(len(X)), X.to_numpy()])[:, : scores.shape[2]]
+        proba = class_probabilities(np.einsum("iq,ikq->ik", Xa, scores[leaves - 4]), 3)
+        np.testing.assert_allclose(proba, model.predict_proba(X), rtol=1e-9, atol=1e-12)
