@@ -10,7 +10,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 import srtopt
-from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+from srtopt import MILOTreeRegressor, ORRTRegressor, SoftClassificationTree, SoftRegressionTree
 from srtopt.persistence import FORMAT_VERSION, _digest, from_dict, save, to_dict
 
 
@@ -364,7 +364,6 @@ def _labels(kind, codes):
 def test_classifier_round_trip_keeps_labels_of_any_type(iris, tmp_path, kind, leaf):
     """classes_ come back with their values and dtype; the loaded model, and the view read from the
     file without scikit-learn, predict the same classes and probabilities bit for bit."""
-    from srtopt.estimators.classification import SoftClassificationTree
     from srtopt.export import export_graphviz, export_html, export_text
     from srtopt.persistence import read_view
 
@@ -398,8 +397,6 @@ def test_predict_proba_of_a_regression_file_is_one_line(saved):
 
 @pytest.fixture
 def saved_classifier(iris, tmp_path):
-    from srtopt.estimators.classification import SoftClassificationTree
-
     path = tmp_path / "classifier.json"
     SoftClassificationTree(depth=2, leaf="constant", random_state=0).fit(iris[0], _labels("str", iris[1])).save(path)
     return path
@@ -430,8 +427,6 @@ def test_a_classifier_with_many_classes_is_not_taken_for_an_oversized_file(tmp_p
     """The size check counts the declared classes: a logistic tree of 10 classes on 64 features is
     a large file, but the size its header declares."""
     from sklearn.datasets import load_digits
-
-    from srtopt.estimators.classification import SoftClassificationTree
 
     X, y = load_digits(return_X_y=True)
     model = SoftClassificationTree(depth=3, leaf="logistic", max_iter=1, random_state=0).fit(X[:600], y[:600])

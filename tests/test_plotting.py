@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from srtopt import MILOTreeRegressor, SoftRegressionTree  # noqa: E402
+from srtopt import MILOTreeRegressor, SoftClassificationTree, SoftRegressionTree  # noqa: E402
 from srtopt.plotting import plot_tree  # noqa: E402
 
 from .conftest import load_frame  # noqa: E402
@@ -154,8 +154,6 @@ def test_plot_a_classifier_each_leaf_with_its_classes(leaf, depth):
     """Wine (3 classes, 13 features): every reachable node drawn, none overlapping another; each leaf
     lists its classes by share and its training rows by class, a logistic leaf its class scores."""
     from sklearn.datasets import load_wine
-
-    from srtopt.estimators.classification import SoftClassificationTree
 
     X, y = load_wine(return_X_y=True, as_frame=True)
     model = SoftClassificationTree(depth=depth, leaf=leaf, random_state=0).fit(X, y)

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+from srtopt import MILOTreeRegressor, ORRTRegressor, SoftClassificationTree, SoftRegressionTree
 
 
 @pytest.fixture(scope="package")
@@ -46,8 +46,6 @@ def iris():
 @pytest.fixture(scope="package")
 def classifiers(iris):
     """Depth-2 SoftClassificationTrees on iris, one per leaf kind."""
-    from srtopt.estimators.classification import SoftClassificationTree
-
     return {leaf: SoftClassificationTree(depth=2, leaf=leaf, random_state=0).fit(*iris)
             for leaf in ("constant", "logistic")}
 
@@ -63,6 +61,4 @@ def cancer():
 @pytest.fixture(scope="package")
 def binary(cancer):
     """A depth-2 SoftClassificationTree with logistic leaves on breast cancer: one logit per leaf."""
-    from srtopt.estimators.classification import SoftClassificationTree
-
     return SoftClassificationTree(depth=2, leaf="logistic", random_state=0).fit(*cancer)

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from srtopt import SoftRegressionTree
+from srtopt import SoftClassificationTree, SoftRegressionTree
 from srtopt.export import export_graphviz, export_text, original_units, summary
 
 
@@ -125,8 +125,6 @@ def test_export_text_of_a_logistic_leaf_classifier(classifiers, binary, iris):
 
 def test_a_classifiers_leaf_lists_its_top_classes():
     from sklearn.datasets import load_wine
-
-    from srtopt.estimators.classification import SoftClassificationTree
 
     X, y = load_wine(return_X_y=True, as_frame=True)
     model = SoftClassificationTree(depth=1, leaf="constant", random_state=0).fit(X, y)
