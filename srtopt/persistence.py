@@ -10,12 +10,14 @@ File layout (format version 2)::
      "sha256": "<hex digest of the canonical JSON of everything above>"}
 
 Every estimator stores its scaling statistics as ``state.scaler`` (x_min, x_scale,
-y_mean, y_std).  Files of format version 1 (srtopt 0.1.0) are refused with a message
-naming srtopt 0.2.0, the last version that reads them: loading such a file there and
-saving it again writes format 2.
+y_mean, y_std).  A classifier also stores ``"n_classes": K`` after ``n_features_in`` and its
+labels as ``state.classes_ = {"dtype": <numpy dtype string>, "labels": [...]}``: strings, integers,
+floats or booleans as JSON values, so that labels of any of these types come back as they were.
+Files of format version 1 (srtopt 0.1.0) are refused with a message naming srtopt 0.2.0, the
+last version that reads them: loading such a file there and saving it again writes format 2.
 
-Arrays are ``{"dtype", "shape", "data"}`` with non-finite floats written as the
-strings "nan", "inf", "-inf" (the file is strict JSON).  ``load`` checks the
+Arrays, values and labels take the JSON forms of :mod:`srtopt._model_json` (strict JSON:
+non-finite floats are the strings "nan", "inf", "-inf").  ``load`` checks the
 format and its version, the estimator class, the checksum (a truncated or
 corrupt file, or an accidental edit, is refused; it is not a signature: an edit
 with a recomputed checksum loads), and every array's shape against depth and
@@ -44,6 +46,8 @@ from pathlib import Path
 import numpy as np
 
 from ._io import atomic_write, read_regular_file
+from ._model_json import (NO_JSON, decode_array, decode_labels, decode_value, encode_array, encode_labels,
+                          encode_value, json_float, unfloat)
 from .tree import Tree
 from .view import FittedTree, Scaling, axis_reach, oblique_reach
 
@@ -62,6 +66,8 @@ _ARRAYS = {
     "MILOTreeRegressor": ("split_feature_", "split_threshold_",
                           "split_threshold_scaled_", "leaf_coef_", "leaf_intercept_", "leaf_coef_scaled_",
                           "leaf_intercept_scaled_"),
+    "SoftClassificationTree": ("omega_", "beta_", "node_counts_", "leaf_class_counts_", "leaf_class_proba_",
+                               "feature_importances_"),
 }
 _SCALARS = {
     "SoftRegressionTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_",
@@ -71,99 +77,28 @@ _SCALARS = {
     "ORRTRegressor": ("objective_", "n_iter_", "solver_status_", "fit_seconds_"),
     "MILOTreeRegressor": ("objective_", "mip_gap_", "mip_bound_", "solver_status_", "bound_source_",
                           "warm_start_objective_", "fit_seconds_", "l1_", "min_samples_leaf_"),
+    "SoftClassificationTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_", "constraint_report_",
+                               "sensitive_feature_name_", "groups_", "selected_features_", "n_features_used_",
+                               "fit_seconds_"),
 }
 _REQUIRED = {"SoftRegressionTree": ("omega_", "beta_"), "ORRTRegressor": ("omega_", "beta_"),
-             "MILOTreeRegressor": _ARRAYS["MILOTreeRegressor"]}
+             "MILOTreeRegressor": _ARRAYS["MILOTreeRegressor"],
+             "SoftClassificationTree": ("omega_", "beta_", "classes_")}
+#: the estimators that predict classes: they store ``classes_`` (:func:`_encode_labels`)
+CLASSIFIERS = ("SoftClassificationTree",)
 
 
 #: the model kinds a file may hold: estimator name -> the module that defines it.  A registry
 #: by name, so that this module never imports the estimators (which import it to save).
 MODEL_KINDS = {"SoftRegressionTree": "srtopt.estimators.srt", "ORRTRegressor": "srtopt.estimators.orrt",
-               "MILOTreeRegressor": "srtopt.estimators.milo"}
+               "MILOTreeRegressor": "srtopt.estimators.milo",
+               "SoftClassificationTree": "srtopt.estimators.classification"}
 
 
 def _classes():
     import importlib
 
     return {name: getattr(importlib.import_module(module), name) for name, module in MODEL_KINDS.items()}
-
-
-# ----------------------------------------------------------------- encoding
-def _float(v):
-    v = float(v)
-    return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
-
-
-def _unfloat(v, where):
-    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise ValueError(f"model file: {where} holds {v!r}, not a number")
-    if isinstance(v, str):
-        if v not in ("nan", "inf", "-inf"):
-            raise ValueError(f"model file: {where} holds the string {v!r}, not a number")
-        return float(v)
-    return float(v)
-
-
-def _encode_array(a):
-    a = np.asarray(a)
-    if a.dtype.kind in "iub":
-        return {"dtype": "int64", "shape": list(a.shape), "data": [int(v) for v in a.ravel()]}
-    return {"dtype": "float64", "shape": list(a.shape), "data": [_float(v) for v in a.ravel()]}
-
-
-def _decode_array(obj, where):
-    if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "data"}:
-        raise ValueError(f"model file: {where} is not an array record")
-    shape, data, dtype = obj["shape"], obj["data"], obj["dtype"]
-    if (not isinstance(shape, list) or not all(isinstance(s, int) and s >= 0 for s in shape)
-            or not isinstance(data, list) or int(np.prod(shape)) != len(data)):
-        raise ValueError(f"model file: {where} has shape {shape!r} but {len(data) if isinstance(data, list) else '?'}"
-                         f" values")
-    if dtype == "int64":
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in data):
-            raise ValueError(f"model file: {where} must hold integers")
-        return np.array(data, dtype=np.int64).reshape(shape)
-    if dtype != "float64":
-        raise ValueError(f"model file: {where} has unknown dtype {dtype!r}")
-    return np.array([_unfloat(v, where) for v in data], dtype=np.float64).reshape(shape)
-
-
-def _encode_value(v):
-    """A JSON value for a scalar attribute or parameter (None if it has no JSON form)."""
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        return _float(v)
-    if isinstance(v, (list, tuple)):
-        items = [_encode_value(x) for x in v]
-        if all(x is not _NO_JSON for x in items):
-            return {"tuple" if isinstance(v, tuple) else "list": items}
-    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
-        items = {k: _encode_value(x) for k, x in v.items()}
-        if all(x is not _NO_JSON for x in items.values()):
-            return {"dict": items}
-    return _NO_JSON
-
-
-_NO_JSON = object()
-
-
-def _decode_value(v, where):
-    if isinstance(v, dict):
-        if len(v) == 1 and ("tuple" in v or "list" in v):
-            key = next(iter(v))
-            if not isinstance(v[key], list):
-                raise ValueError(f"model file: {where} is malformed")
-            items = [_decode_value(x, where) for x in v[key]]
-            return tuple(items) if key == "tuple" else items
-        if len(v) == 1 and isinstance(v.get("dict"), dict):
-            return {k: _decode_value(x, where) for k, x in v["dict"].items()}
-        raise ValueError(f"model file: {where} is malformed")
-    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
-        return float(v)
-    return v
 
 
 def _digest(body: dict) -> str:
@@ -177,7 +112,7 @@ def to_dict(model) -> dict:
 
     Parameters
     ----------
-    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or SoftClassificationTree
         A fitted estimator.
 
     Returns
@@ -205,19 +140,22 @@ def to_dict(model) -> dict:
     for key, value in model.get_params(deep=False).items():
         if key in EXCLUDED_PARAMS:
             continue
-        encoded = _encode_value(value)
-        params[key] = {"unserializable": repr(value)} if encoded is _NO_JSON else encoded
-    state = {attr: _encode_array(getattr(model, attr)) for attr in _ARRAYS[name] if hasattr(model, attr)}
+        encoded = encode_value(value)
+        params[key] = {"unserializable": repr(value)} if encoded is NO_JSON else encoded
+    state = {attr: encode_array(getattr(model, attr)) for attr in _ARRAYS[name] if hasattr(model, attr)}
+    if name in CLASSIFIERS:
+        state["classes_"] = encode_labels(model.classes_)
     for attr in _SCALARS[name]:
         if hasattr(model, attr):
-            encoded = _encode_value(getattr(model, attr))
-            state[attr] = None if encoded is _NO_JSON else encoded
+            encoded = encode_value(getattr(model, attr))
+            state[attr] = None if encoded is NO_JSON else encoded
     s = model.scaler_
-    state["scaler"] = {"x_min": _encode_array(s.x_min), "x_scale": _encode_array(s.x_scale),
-                       "y_mean": _float(s.y_mean), "y_std": _float(s.y_std)}
+    state["scaler"] = {"x_min": encode_array(s.x_min), "x_scale": encode_array(s.x_scale),
+                       "y_mean": json_float(s.y_mean), "y_std": json_float(s.y_std)}
     names = getattr(model, "feature_names_in_", None)
     body = {"format": FORMAT, "format_version": FORMAT_VERSION, "srtopt_version": __version__,
             "estimator": name, "params": params, "n_features_in": int(model.n_features_in_),
+            **({"n_classes": len(model.classes_)} if name in CLASSIFIERS else {}),
             "feature_names": None if names is None else [str(n) for n in names], "state": state}
     return {**body, "sha256": _digest(body)}
 
@@ -227,7 +165,7 @@ def save(model, path) -> None:
 
     Parameters
     ----------
-    model : SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or SoftClassificationTree
         A fitted estimator.
     path : str or path-like
         The file to write (replaced if it exists).
@@ -267,8 +205,9 @@ def load(path):
 
     Returns
     -------
-    SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
-        The fitted estimator, predicting exactly as the saved one did.
+    SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or SoftClassificationTree
+        The fitted estimator, predicting exactly as the saved one did (a classifier's ``classes_``
+        of the same labels and dtype).
 
     Raises
     ------
@@ -306,8 +245,9 @@ def load(path):
 def read_view(path) -> FittedTree:
     """The fitted tree of a model file as the readers see it (:class:`srtopt.view.FittedTree`),
     with every check of :func:`load`, without building the estimator: quick (no scikit-learn),
-    for showing a tree (``srtopt show``) and, for a SoftRegressionTree, predicting
-    (``srtopt predict``); it cannot route new rows (load the model for that).
+    for showing a tree (``srtopt show``) and, for a SoftRegressionTree or a SoftClassificationTree,
+    predicting (``srtopt predict``; a classifier's view also gives ``predict_proba``); it cannot
+    route new rows (load the model for that).
 
     Parameters
     ----------
@@ -333,10 +273,25 @@ def read_view(path) -> FittedTree:
              oblique_reach(fitted["omega_"], tree))
     mu, scaling = state["params"].get("mu"), Scaling(*state["scaler"])
     fields = {f.name for f in dataclasses.fields(FittedTree)}
-    predictor = _hbp_predictor(state, scaling, tree) if name == "SoftRegressionTree" else None
+    predictor = probabilities = None
+    if name == "SoftRegressionTree":
+        predictor = _hbp_predictor(state, scaling, tree)
+    elif name == "SoftClassificationTree":
+        predictor, probabilities = _hbp_classifier(state, scaling, tree)
     return FittedTree(estimator=name, depth=depth, n_features_in_=p, scaler_=scaling, reach=reach,
                       feature_names_in_=state["feature_names"], mu=None if mu is None else float(mu),
-                      predictor=predictor, **{k: v for k, v in fitted.items() if k in fields})
+                      predictor=predictor, probabilities=probabilities,
+                      **{k: v for k, v in fitted.items() if k in fields})
+
+
+def _checked_rows(X, p) -> np.ndarray:
+    """Raw X as floats, refused (one line) unless it holds finite rows of ``p`` features."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != p:
+        raise ValueError(f"X has shape {X.shape}: the model expects rows of {p} features")
+    if not np.isfinite(X).all():
+        raise ValueError(f"X holds NaN or infinity (first in column {int(np.argwhere(~np.isfinite(X))[0, 1])})")
+    return X
 
 
 def _hbp_predictor(state, scaling, tree):
@@ -348,14 +303,28 @@ def _hbp_predictor(state, scaling, tree):
     def predict(X):
         from .routing import hbp_prediction  # numpy alone: quick to import
 
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != p:
-            raise ValueError(f"X has shape {X.shape}: the model expects rows of {p} features")
-        if not np.isfinite(X).all():
-            raise ValueError(f"X holds NaN or infinity (first in column {int(np.argwhere(~np.isfinite(X))[0, 1])})")
-        return hbp_prediction(scaling.transform(X), fitted["omega_"], fitted["beta_"], tree, scaling, y_range)
+        return hbp_prediction(scaling.transform(_checked_rows(X, p)), fitted["omega_"], fitted["beta_"], tree, scaling,
+                              y_range)
 
     return predict
+
+
+def _hbp_classifier(state, scaling, tree):
+    """(raw X -> SoftClassificationTree.predict, raw X -> its predict_proba) of the saved tree
+    (:func:`srtopt.routing.hbp_class_probabilities`)."""
+    fitted, p = state["fitted"], state["n_features"]
+    classes, constant = fitted["classes_"], state["params"]["leaf"] == "constant"
+
+    def predict_proba(X):
+        from .routing import hbp_class_probabilities  # numpy alone: quick to import
+
+        return hbp_class_probabilities(scaling.transform(_checked_rows(X, p)), fitted["omega_"], fitted["beta_"],
+                                       tree, len(classes), constant)
+
+    def predict(X):
+        return classes[np.argmax(predict_proba(X), axis=1)]
+
+    return predict, predict_proba
 
 
 def _read_json(path) -> tuple[dict, str]:
@@ -389,11 +358,12 @@ def _check_declared_size(text, source) -> None:
     features = re.search(r'"n_features_in":\s*(\d{1,9})\b', text[: 1 << 20])
     if depth is None or features is None:
         return  # an unusual layout: from_dict's checks decide
-    D, p = int(depth[1]), int(features[1])
+    classes = re.search(r'"n_classes":\s*(\d{1,9})\b', text[: 1 << 20])
+    D, p, K = int(depth[1]), int(features[1]), int(classes[1]) if classes else 1
     if D > 20:
         return
-    numbers = 2 * (2**D) * (p + 1) * 4 + 8 * 2**D + 4 * p + 64  # every array a model stores, with room
-    limit = numbers * BYTES_PER_NUMBER + 200 * p + (1 << 20)
+    numbers = 2 * (2**D) * (p + 1) * 4 * K + 8 * 2**D * K + 4 * p + 64  # every array a model stores, with room
+    limit = numbers * BYTES_PER_NUMBER + 200 * (p + K) + (1 << 20)
     if len(text) > limit:
         raise ValueError(f"{source} holds {len(text)} bytes, more than a model of depth {D} on {p} features "
                          f"can (at most {limit}): it was modified or is not a model file")
@@ -432,7 +402,7 @@ def from_dict(doc, source="model") -> object:
 
     Returns
     -------
-    SoftRegressionTree, ORRTRegressor or MILOTreeRegressor
+    SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or SoftClassificationTree
         The fitted estimator.
 
     Raises
@@ -459,7 +429,7 @@ def from_dict(doc, source="model") -> object:
             warnings.warn(f"{source}: parameter {key}={value['unserializable']} was not stored; "
                           f"using the default {signature[key].default!r}", UserWarning, stacklevel=3)
             continue
-        kwargs[key] = _decode_value(value, f"params.{key}")
+        kwargs[key] = decode_value(value, f"params.{key}")
     model = cls(**kwargs)
     for attr, value in state["fitted"].items():
         setattr(model, attr, value)
@@ -513,7 +483,12 @@ def _checked_state(doc, source) -> dict:
     if not isinstance(state, dict):
         raise ValueError(f"{source}: state must be an object")
     n_branch, n_leaves = 2**depth - 1, 2**depth
-    shapes = {"omega_": (n_branch, p + 1), "beta_": (n_leaves, p + 1), "node_counts_": (2 * n_leaves - 1,),
+    beta_columns, classes = p + 1, None
+    if name in CLASSIFIERS:
+        classes, beta_columns = _checked_classes(doc, state, params, p, source)
+    K = 0 if classes is None else len(classes)
+    shapes = {"omega_": (n_branch, p + 1), "beta_": (n_leaves, beta_columns), "node_counts_": (2 * n_leaves - 1,),
+              "leaf_class_counts_": (n_leaves, K), "leaf_class_proba_": (n_leaves, K),
               "leaf_mse_": (n_leaves,), "leaf_r2_": (n_leaves,), "feature_importances_": (p,),
               "split_feature_": (n_branch,), "split_threshold_": (n_branch,),
               "split_threshold_scaled_": (n_branch,), "leaf_coef_": (n_leaves, p),
@@ -526,14 +501,16 @@ def _checked_state(doc, source) -> dict:
     for attr in _ARRAYS[name]:
         if attr not in state:
             continue
-        array = _decode_array(state[attr], f"state.{attr}")
+        array = decode_array(state[attr], f"state.{attr}")
         if array.shape != shapes[attr]:
             raise ValueError(f"{source}: {attr} has shape {array.shape}, expected {shapes[attr]} for depth "
                              f"{depth} and {p} features")
         fitted[attr] = array
     for attr in _SCALARS[name]:
         if attr in state:
-            fitted[attr] = _decode_value(state[attr], f"state.{attr}")
+            fitted[attr] = decode_value(state[attr], f"state.{attr}")
+    if classes is not None:
+        fitted["classes_"], fitted["n_classes_"] = classes, len(classes)
     y_range = fitted.get("y_range_")
     if y_range is not None and not y_range[0] <= y_range[1]:
         raise ValueError(f"{source}: y_range_ must be (low, high), got {y_range.tolist()}")
@@ -543,7 +520,7 @@ def _checked_state(doc, source) -> dict:
             raise ValueError(f"{source}: split_feature_ must lie in -1..{p - 1}")
     scaler = _decode_scaler(state.get("scaler"), p, source)
     finite = [a for a in _ARRAYS[name] if a not in ("leaf_mse_", "leaf_r2_", "split_threshold_",
-                                                    "split_threshold_scaled_") and a in fitted]
+                                                    "split_threshold_scaled_", "leaf_class_proba_") and a in fitted]
     checks = {a: fitted[a] for a in finite}
     checks.update(zip(("scaler.x_min", "scaler.x_scale", "scaler.y_mean", "scaler.y_std"), scaler))
     for attr, value in checks.items():
@@ -560,14 +537,29 @@ def _checked_state(doc, source) -> dict:
             "scaler": scaler, "feature_names": names}
 
 
+def _checked_classes(doc, state, params, p, source) -> tuple:
+    """(classes_, the columns of beta_) of a classifier's file: its labels record, which the
+    declared ``n_classes`` counts, and its leaf kind, which gives the K' q columns of beta_."""
+    if "classes_" not in state:
+        raise ValueError(f"{source}: state lacks classes_")
+    classes = decode_labels(state["classes_"], "state.classes_")
+    if doc.get("n_classes") != len(classes):
+        raise ValueError(f"{source}: n_classes is {doc.get('n_classes')!r} but state.classes_ holds "
+                         f"{len(classes)} labels")
+    leaf = params.get("leaf")
+    if leaf not in ("constant", "logistic"):
+        raise ValueError(f"{source}: params.leaf must be 'constant' or 'logistic', got {leaf!r}")
+    return classes, (1 if len(classes) == 2 else len(classes)) * (1 if leaf == "constant" else p + 1)
+
+
 def _decode_scaler(scaler, p, source) -> tuple:
     """(x_min, x_scale, y_mean, y_std) of ``state.scaler``."""
     if not isinstance(scaler, dict) or set(scaler) != {"x_min", "x_scale", "y_mean", "y_std"}:
         raise ValueError(f"{source}: state.scaler must hold x_min, x_scale, y_mean, y_std")
-    x_min = _decode_array(scaler["x_min"], "state.scaler.x_min")
-    x_scale = _decode_array(scaler["x_scale"], "state.scaler.x_scale")
-    y_mean = _unfloat(scaler["y_mean"], "state.scaler.y_mean")
-    y_std = _unfloat(scaler["y_std"], "state.scaler.y_std")
+    x_min = decode_array(scaler["x_min"], "state.scaler.x_min")
+    x_scale = decode_array(scaler["x_scale"], "state.scaler.x_scale")
+    y_mean = unfloat(scaler["y_mean"], "state.scaler.y_mean")
+    y_std = unfloat(scaler["y_std"], "state.scaler.y_std")
     if x_min.shape != (p,) or x_scale.shape != (p,):
         raise ValueError(f"{source}: scaler x_min/x_scale must have shape ({p},)")
     return x_min, x_scale, y_mean, y_std

@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import textwrap
 
-from .export.nodes import RANKING, UNITS, as_view, drawn_nodes, drawn_tree, node_labels, pruned_note, tree_of
+from .export.nodes import (RANKING, UNITS, as_view, classes_note, drawn_nodes, drawn_tree, node_labels, pruned_note,
+                           tree_of)
 
 GAP_X, GAP_Y, MARGIN, PAD = 2.5, 4.0, 1.5, 0.4  # between boxes, between rows, around, in the box: x font size
 
 
 def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original", fontsize=8, max_depth=None):
-    """Draw a fitted SRT, ORRT or MILO tree on ``ax`` (a new figure if None); return ``ax``.
+    """Draw a fitted SRT, ORRT, MILO tree or soft classification tree on ``ax`` (a new figure
+    if None); return ``ax``.
 
     Each branch node shows its split hyperplane ("go left iff ... >= 0", left edge
     "yes") with its ``top`` terms, one per line (None: every coefficient), each leaf
-    its linear model, every node the training rows routed there by HBP (or the rows
-    of ``X``).  Terms are ranked by their scale-free weight (:data:`srtopt.export.nodes.RANKING`).
+    its linear model (a classifier's leaf: its ``top`` classes by probability, one per line,
+    its training rows by class and, for logistic leaves, the class scores), every node the
+    training rows routed there by HBP (or the rows of ``X``).  Terms are ranked by their scale-free weight (:data:`srtopt.export.nodes.RANKING`).
     ``units``: "original" (raw feature units, y's units) or "scaled".  The layout
     sizes itself to the depth and the labels (see the module docstring).  ``max_depth``
     (None: every level) draws that many levels below the root and each split further down
@@ -53,7 +56,8 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
     structure, drawn = (root, children), drawn_nodes(root, children)
     labels = {t: "\n".join(lines) for t, lines in node_labels(model, feature_names, top, X, units, folded).items()
               if t in drawn}
-    title = f"{model.estimator}, depth {tree.depth} ({units} units)\n{RANKING}"
+    title = textwrap.fill(f"{model.estimator}, depth {tree.depth}{classes_note(model)} ({units} units)", 90)
+    title += f"\n{RANKING}"
     if note := pruned_note(model):
         title += "\n" + textwrap.fill(note, 90)
     if ax is None:

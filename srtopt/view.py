@@ -4,8 +4,11 @@ table need, whichever estimator fitted it.
 Each estimator gives its :class:`FittedTree` with ``tree_view()``; a saved model file gives one
 with :func:`srtopt.persistence.read_view` without loading the estimator (or scikit-learn).
 The fields keep the names of the estimators' fitted attributes.  Oblique trees
-(SoftRegressionTree, ORRTRegressor) fill ``omega_``, ``beta_`` and ``mu``; the MILO tree
-(axis-aligned splits) fills ``split_feature_`` and the leaf models.
+(SoftRegressionTree, ORRTRegressor, SoftClassificationTree) fill ``omega_``, ``beta_`` and ``mu``;
+the MILO tree (axis-aligned splits) fills ``split_feature_`` and the leaf models.  A classifier
+also fills ``classes_`` and the per-leaf class statistics; its ``beta_`` row l holds leaf l's
+K' class-score vectors of q coefficients one after the other
+(:func:`srtopt.routing.hbp_class_probabilities`).
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ class FittedTree:
     Attributes
     ----------
     estimator : str
-        The class that fitted it ("SoftRegressionTree", "ORRTRegressor", "MILOTreeRegressor").
+        The class that fitted it ("SoftRegressionTree", "ORRTRegressor", "MILOTreeRegressor",
+        "SoftClassificationTree").
     depth : int
         D.
     n_features_in_ : int
@@ -55,11 +59,20 @@ class FittedTree:
         True at index t - 1 when some input reaches node t (:func:`oblique_reach`, :func:`axis_reach`).
     feature_names_in_ : ndarray of str or None
         The feature names seen at fit.
+    classes_ : ndarray of shape (K,) or None
+        A classifier's class labels, in the order of its probabilities; None for a regressor.
+    leaf_class_counts_ : ndarray of shape (2^D, K) or None
+        A classifier's (weighted) training rows of each class that each leaf receives by HBP.
+    leaf_class_proba_ : ndarray of shape (2^D, K) or None
+        A classifier's class probabilities of each leaf averaged over the (weighted) training
+        rows it receives by HBP (for a constant leaf, its probability vector).
     router : callable or None
         Raw X -> the leaf of each row (paper numbering); None for a tree read from a file.
     predictor : callable or None
         Raw X -> the estimator's prediction of each row; for a tree read from a file, set for a
-        SoftRegressionTree only.
+        SoftRegressionTree and a SoftClassificationTree only.
+    probabilities : callable or None
+        Raw X -> a classifier's class probabilities (n_samples, K) (its ``predict_proba``).
     """
 
     estimator: str
@@ -83,13 +96,44 @@ class FittedTree:
     leaf_r2_: np.ndarray | None = None
     feature_importances_: np.ndarray | None = None
     constraint_report_: list | None = None
+    classes_: np.ndarray | None = None
+    leaf_class_counts_: np.ndarray | None = None
+    leaf_class_proba_: np.ndarray | None = None
     router: Callable | None = None
     predictor: Callable | None = None
+    probabilities: Callable | None = None
 
     @property
     def kind(self) -> str:
         """"milo" for axis-aligned splits, "oblique" for soft oblique ones."""
         return "milo" if self.split_feature_ is not None else "oblique"
+
+    @property
+    def is_classifier(self) -> bool:
+        """Whether the tree predicts classes (``classes_`` is set)."""
+        return self.classes_ is not None
+
+    @property
+    def n_classes_(self) -> int | None:
+        """K, the number of classes of a classifier (None for a regressor)."""
+        return None if self.classes_ is None else len(self.classes_)
+
+    @property
+    def leaf_kind(self) -> str | None:
+        """A classifier's leaf kind, "constant" (one score coefficient per class: a class-probability
+        vector per leaf) or "logistic" (p + 1: multinomial logistic leaves); None for a regressor."""
+        if not self.is_classifier:
+            return None
+        return "constant" if self.class_scores().shape[2] == 1 else "logistic"
+
+    def class_scores(self) -> np.ndarray:
+        """A classifier's leaf scores in the scaled space, shape (2^D, K', q): leaf l's K' score
+        vectors (K' = 1 for two classes: the logit of ``classes_[1]``), each (b_0, b_1..b_p) for
+        logistic leaves or (b_0,) for constant ones; p_l(x) = softmax of the scores b . [1, x_s]."""
+        if not self.is_classifier:
+            raise ValueError(f"class_scores applies to a classifier; this tree is a {self.estimator}")
+        K = len(self.classes_)
+        return self.beta_.reshape(self.beta_.shape[0], 1 if K == 2 else K, -1)
 
     def apply(self, X) -> np.ndarray:
         """The leaf of each row of raw ``X`` (the HBP leaf of a soft tree)."""
@@ -105,6 +149,17 @@ class FittedTree:
             raise ValueError(f"predicting with a {self.estimator} read from a file needs the fitted estimator: "
                              "load it with srtopt.load")
         return np.asarray(self.predictor(X))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """A classifier's class probabilities of each row of raw ``X``, shape (n_samples, K), the
+        columns in the order of ``classes_``; a regressor has none (one-line ValueError)."""
+        if not self.is_classifier:
+            raise ValueError(f"predict_proba needs a classifier: this model is a {self.estimator}, which predicts "
+                             f"numbers, not classes (fit a SoftClassificationTree)")
+        if self.probabilities is None:
+            raise ValueError(f"class probabilities of a {self.estimator} read from a file need the fitted "
+                             "estimator: load it with srtopt.load")
+        return np.asarray(self.probabilities(X))
 
     def decision_path(self, X):
         """:func:`path_indicator` of the leaves of ``X``."""

@@ -10,7 +10,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 import srtopt
-from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+from srtopt import MILOTreeRegressor, ORRTRegressor, SoftClassificationTree, SoftRegressionTree
 from srtopt.persistence import FORMAT_VERSION, _digest, from_dict, save, to_dict
 
 
@@ -342,3 +342,93 @@ def test_a_view_read_from_the_file_draws_what_the_estimator_draws(kind, tmp_path
     (tmp_path / "bad.json").write_text((tmp_path / "m.json").read_text().replace('"depth": 2', '"depth": 3'))
     with pytest.raises(ValueError, match="failed its checksum"):
         read_view(tmp_path / "bad.json")
+
+
+# ---------------------------------------------------------------- classifiers
+@pytest.fixture(scope="module")
+def iris():
+    from sklearn.datasets import load_iris
+
+    return load_iris(return_X_y=True, as_frame=True)
+
+
+def _labels(kind, codes):
+    """The iris classes 0, 1, 2 as labels of one type."""
+    names = np.array(["setosa", "versicolor", "virginica"])
+    return {"str": names[codes], "object": names.astype(object)[codes], "int": codes.to_numpy(),
+            "float": codes.to_numpy() * 2.0, "bool": codes.to_numpy() > 0}[kind]
+
+
+@pytest.mark.parametrize("leaf", ["constant", "logistic"])
+@pytest.mark.parametrize("kind", ["str", "object", "int", "float", "bool"])
+def test_classifier_round_trip_keeps_labels_of_any_type(iris, tmp_path, kind, leaf):
+    """classes_ come back with their values and dtype; the loaded model, and the view read from the
+    file without scikit-learn, predict the same classes and probabilities bit for bit."""
+    from srtopt.export import export_graphviz, export_html, export_text
+    from srtopt.persistence import read_view
+
+    X, codes = iris[0].to_numpy(), iris[1]
+    y = _labels(kind, codes)
+    weights = {y[0]: 2.0}  # a class_weight keyed by labels (not strings) is stored too
+    model = SoftClassificationTree(depth=2, leaf=leaf, class_weight=weights, random_state=0).fit(X, y)
+    model.save(tmp_path / "m.json")
+    loaded, view = srtopt.load(tmp_path / "m.json"), read_view(tmp_path / "m.json")
+    assert type(loaded) is SoftClassificationTree and loaded.class_weight == weights
+    assert loaded.classes_.dtype == model.classes_.dtype and loaded.classes_.tolist() == model.classes_.tolist()
+    assert loaded.n_classes_ == model.n_classes_ and loaded.leaf == leaf
+    X_new = np.random.default_rng(3).uniform(X.min(axis=0) - 1, X.max(axis=0) + 1, (40, 4))  # new rows
+    for reader in (loaded, view):
+        np.testing.assert_array_equal(reader.predict(X_new), model.predict(X_new))
+        np.testing.assert_array_equal(reader.predict_proba(X_new), model.predict_proba(X_new))
+    np.testing.assert_array_equal(loaded.leaf_class_counts_, model.leaf_class_counts_)
+    assert export_text(view, top=None) == export_text(model, top=None)
+    assert export_graphviz(view) == export_graphviz(model) and export_html(view) == export_html(model)
+    doc = json.loads((tmp_path / "m.json").read_text())
+    assert doc["n_classes"] == len(set(y.tolist())) and doc["state"]["classes_"]["dtype"] == model.classes_.dtype.str
+
+
+def test_predict_proba_of_a_regression_file_is_one_line(saved):
+    from srtopt.persistence import read_view
+
+    with pytest.raises(ValueError, match=r"^predict_proba needs a classifier: this model is a SoftRegressionTree, "
+                                         r"which predicts numbers, not classes \(fit a SoftClassificationTree\)$"):
+        read_view(saved).predict_proba(np.zeros((1, 3)))
+
+
+@pytest.fixture
+def saved_classifier(iris, tmp_path):
+    path = tmp_path / "classifier.json"
+    SoftClassificationTree(depth=2, leaf="constant", random_state=0).fit(iris[0], _labels("str", iris[1])).save(path)
+    return path
+
+
+@pytest.mark.parametrize("edit, match", [
+    (_set(["state", "classes_", "labels"], ["setosa", "setosa", "virginica"]), "two distinct class labels or more"),
+    (_set(["state", "classes_", "labels"], ["setosa", 1, "virginica"]), "holds 1, not a label of dtype <U10"),
+    (_set(["state", "classes_", "labels"], ["a" * 11, "b", "c"]), "labels that dtype <U10 does not keep"),
+    (_set(["state", "classes_", "dtype"], "<M8[ns]"), "has the dtype '<M8\\[ns\\]', not one of class labels"),
+    (_set(["state", "classes_"], ["setosa", "versicolor"]), "state.classes_ is not a record of class labels"),
+    (lambda doc: doc["state"].pop("classes_"), "state lacks classes_"),
+    (_set(["n_classes"], 4), "n_classes is 4 but state.classes_ holds 3 labels"),
+    (_set(["params", "leaf"], "linear"), "params.leaf must be 'constant' or 'logistic', got 'linear'"),
+    (_set(["params", "leaf"], "logistic"), r"beta_ has shape \(4, 3\), expected \(4, 15\)"),
+    (_set(["state", "leaf_class_counts_", "shape"], [4, 2]), "has shape \\[4, 2\\] but 12 values"),
+])
+def test_invalid_classifier_contents_are_refused_with_a_clear_message(saved_classifier, edit, match):
+    from srtopt.persistence import read_view
+
+    _rewrite(saved_classifier, edit)
+    for reader in (srtopt.load, read_view):
+        with pytest.raises(ValueError, match=match):
+            reader(saved_classifier)
+
+
+def test_a_classifier_with_many_classes_is_not_taken_for_an_oversized_file(tmp_path):
+    """The size check counts the declared classes: a logistic tree of 10 classes on 64 features is
+    a large file, but the size its header declares."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    model = SoftClassificationTree(depth=3, leaf="logistic", max_iter=1, random_state=0).fit(X[:600], y[:600])
+    model.save(tmp_path / "digits.json")
+    np.testing.assert_array_equal(srtopt.load(tmp_path / "digits.json").predict(X), model.predict(X))

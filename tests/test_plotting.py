@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from srtopt import MILOTreeRegressor, SoftRegressionTree  # noqa: E402
+from srtopt import MILOTreeRegressor, SoftClassificationTree, SoftRegressionTree  # noqa: E402
 from srtopt.plotting import plot_tree  # noqa: E402
 
 from .conftest import load_frame  # noqa: E402
@@ -146,4 +146,27 @@ def test_max_depth_draws_a_readable_overview_of_a_deep_tree(yacht_trees):
     boxes = [s for s in texts if s.startswith(("node ", "leaf "))]
     assert 1 < len(boxes) <= 3 and any("folded" in s for s in boxes)
     _assert_readable_layout(ax, len(boxes), ax.figure.bbox)
+    plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("leaf, depth", [("constant", 3), ("logistic", 2)])
+def test_plot_a_classifier_each_leaf_with_its_classes(leaf, depth):
+    """Wine (3 classes, 13 features): every reachable node drawn, none overlapping another; each leaf
+    lists its classes by share and its training rows by class, a logistic leaf its class scores."""
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    model = SoftClassificationTree(depth=depth, leaf=leaf, random_state=0).fit(X, y)
+    ax = plot_tree(model)
+    n_leaves = model.get_n_leaves()
+    _assert_readable_layout(ax, 2 * n_leaves - 1, ax.figure.bbox)
+    leaves = [s.splitlines() for s in _texts(ax) if s.startswith("leaf ")]
+    assert len(leaves) == n_leaves
+    for lines in leaves:
+        t = int(lines[0].split()[1])
+        mix = model.leaf_class_proba_[t - 2**depth]
+        assert lines[1] == f"{100 * mix.max():.1f}% class {model.classes_[np.argmax(mix)]}"
+        assert lines[4].startswith("rows: ")
+        assert sum(line.startswith("score(") for line in lines) == (0 if leaf == "constant" else 3)
+    assert any("3 classes: 0, 1, 2 (original units)" in s for s in _texts(ax))
     plt.close(ax.figure)

@@ -1,7 +1,8 @@
 """``srtopt fit``, ``srtopt predict`` and ``srtopt show``: train, apply and read a tree from CSV files.
 
     srtopt fit data.csv --target y --depth 3 --out model.json
-    srtopt predict model.json data.csv --out preds.csv
+    srtopt fit data.csv --target label --task classification --leaf constant --out model.json
+    srtopt predict model.json data.csv --out preds.csv [--proba]
     srtopt show model.json [--format text|dot|png|html] [--out FILE]
 
 User mistakes raise ValueError / FileNotFoundError / KeyError with one clear
@@ -29,12 +30,18 @@ from .._io import atomic_write, check_replaceable, is_special, regular_file
 
 def register(subparsers) -> None:
     fit = subparsers.add_parser(
-        "fit", help="fit a SoftRegressionTree on a CSV file and save it as JSON",
-        description="Fit a SoftRegressionTree on the numeric columns of a CSV file (header row "
-                    "required) and save it (versioned JSON). Progress per macro iteration on stderr.")
+        "fit", help="fit a SoftRegressionTree or a SoftClassificationTree on a CSV file and save it as JSON",
+        description="Fit a SoftRegressionTree (a numeric target) or a SoftClassificationTree (class labels: "
+                    "--task classification) on the numeric columns of a CSV file (header row required) and save "
+                    "it (versioned JSON). Progress per macro iteration on stderr.")
     fit.add_argument("data", help="CSV file with a header row")
     fit.add_argument("--sep", default=None, help=SEP_HELP)
     fit.add_argument("--target", required=True, help="name of the column to predict")
+    fit.add_argument("--task", choices=TASKS, default="auto",
+                     help="'regression' (a SoftRegressionTree), 'classification' (a SoftClassificationTree: the "
+                          "target holds class labels) or 'auto' (default): classification when the target column "
+                          "holds text or booleans, else regression (integer class labels need --task "
+                          "classification)")
     fit.add_argument("--depth", type=int, default=2, help="tree depth D (default 2)")
     fit.add_argument("--out", required=True, help="where to write the model (JSON; '-' for standard output)")
     fit.add_argument("--regularization", default="l2",
@@ -46,8 +53,9 @@ def register(subparsers) -> None:
                      help="'auto' (default: 1, or on small data, N < 2^D (p + 1), chosen by 3-fold "
                           "cross-validation among 1, 1e2, 1e4, 1e6) or a number: a factor on the leaves' l2 weight")
     fit.add_argument("--max-iter", type=int, default=10, help="macro iterations (default 10)")
-    fit.add_argument("--init", choices=["model-tree", "cluster", "cart"], default="model-tree",
-                     help="initial tree: 'model-tree' (default), 'cluster' (the paper's) or 'cart'")
+    fit.add_argument("--init", choices=["model-tree", "cluster", "cart"], default=None,
+                     help="initial tree: 'model-tree' (default for regression), 'cluster' (the paper's) or 'cart' "
+                          "(default for classification)")
     fit.add_argument("--n-init", type=int, default=10, help="2-means repetitions of the 'cluster' initialization")
     fit.add_argument("--time-limit", type=float, default=None,
                      help="seconds for the command up to the saved model: the fit gets what remains after "
@@ -62,9 +70,11 @@ def register(subparsers) -> None:
     fit.add_argument("--cv-depths", type=int, nargs="+", default=None, metavar="D",
                      help="with --cv: choose the depth among these too (3 K fits per depth)")
     formulation = fit.add_argument_group(
-        "formulation and solvers", "the SoftRegressionTree parameters of the same names (docs: 'Formulations' and "
+        "formulation and solvers", "the estimator's parameters of the same names (docs: 'Formulations' and "
                                    "'Solvers'); a solver spec may carry options, e.g. 'ipopt:hessian=exact,tol=1e-8'")
-    formulation.add_argument("--loss", default="squared", help="'squared' (default), 'huber[:delta=D]' or 'absolute'")
+    formulation.add_argument("--loss", default=None,
+                             help="regression: 'squared' (default), 'huber[:delta=D]' or 'absolute'; classification: "
+                                  "'log_loss' (default) or 'cost' (the expected misclassification cost)")
     formulation.add_argument("--penalty", action="append", default=None, metavar="SPEC",
                              help="an extra penalty, e.g. 'split_l1:strength=0.01' or 'feature_l1:strength=0.01' "
                                   "(repeatable)")
@@ -75,6 +85,13 @@ def register(subparsers) -> None:
                                                                  "'qpoases', 'osqp', 'ipopt', ...")
     formulation.add_argument("--wlr-solver", default="auto", help="the weighted logistic proxies: 'auto' (default), "
                                                                   "'newton', 'sklearn', ...")
+    classification = fit.add_argument_group("classification", "the SoftClassificationTree parameters of the same "
+                                                              "names (with --task classification)")
+    classification.add_argument("--leaf", choices=("constant", "logistic"), default=None,
+                                help="the leaves: 'constant' (a class-probability vector each) or 'logistic' "
+                                     "(a multinomial logistic model on the features); default: the estimator's")
+    classification.add_argument("--class-weight", choices=("balanced",), default=None,
+                                help="'balanced': weight each class inversely to its frequency")
     constraints = fit.add_argument_group(
         "constraints", "constraints the tree must meet (docs: 'Constraints'); the group constraints need --sensitive")
     constraints.add_argument("--monotone", action="append", default=None, metavar="NAME=SIGN",
@@ -96,12 +113,16 @@ def register(subparsers) -> None:
     predict = subparsers.add_parser(
         "predict", help="predict a CSV file with a saved model",
         description="Predict every row of a CSV file with a model saved by 'srtopt fit'; the feature "
-                    "columns are taken by name (other columns are ignored).")
+                    "columns are taken by name (other columns are ignored). A classifier predicts class "
+                    "labels, or with --proba the probability of every class.")
     predict.add_argument("model", help="model file written by 'srtopt fit'")
     predict.add_argument("data", help="CSV file with a header row")
     predict.add_argument("--sep", default=None, help=SEP_HELP)
     predict.add_argument("--out", default=None, help="CSV file for the predictions (default or '-': stdout)")
-    predict.add_argument("--column", default="prediction", help="name of the prediction column")
+    predict.add_argument("--column", default=None, help="name of the prediction column (default 'prediction')")
+    predict.add_argument("--proba", action="store_true",
+                         help="a classifier's class probabilities (those of each row's HBP leaf): one column per "
+                              "class, named by the class")
     predict.set_defaults(func=run_predict)
 
     show = subparsers.add_parser(
@@ -124,6 +145,7 @@ def register(subparsers) -> None:
 
 
 # ---------------------------------------------------------------------- helpers
+TASKS = ("auto", "regression", "classification")
 SEP_HELP = ("field separator of the CSV file, e.g. ';' or 'tab' (default: detected from the first lines "
             "among , ; tab |)")
 SEPARATORS = ",;\t|"
@@ -296,8 +318,6 @@ PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the tr
 
 
 def run_fit(args) -> int:
-    from ..estimators import SoftRegressionTree
-
     frame = _read_csv(args.data, args.sep)
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
@@ -324,16 +344,53 @@ def run_fit(args) -> int:
     if not features:
         raise ValueError(f"{args.data!r} has no feature column besides the target {args.target!r}")
     X = _numeric(frame, features, args.data)
-    y = _numeric(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
+    classify = _task(args.task, frame[args.target]) == "classification"
+    y = _labels(frame, args.target, args.data) if classify else \
+        _numeric(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
     out = _out_path(args.out, [args.data])  # fail before a long fit, not after
-    monotonic_cst, constraint_specs = _constraints(args)
     groups = None if args.sensitive is None else frame[args.sensitive].to_numpy()
     if groups is not None and frame[args.sensitive].isna().any():
         raise ValueError(f"column {args.sensitive!r} of {args.data!r} (--sensitive) has missing values")
+    if classify:
+        from ._classify import fit_classifier as fit
+    else:
+        fit = _fit_regressor
+    model, score = fit(args, X, y, groups)
+    _save_model(model, out, args)
+    print(f"saved {out} ({score}, stopped by {model.stopped_by_})", file=sys.stderr if out == "-" else sys.stdout)
+    return 0
+
+
+def _task(task, target) -> str:
+    """--task, 'auto' read from the target column: classification for text, booleans or categories."""
+    import pandas as pd
+
+    if task != "auto":
+        return task
+    numeric = pd.api.types.is_numeric_dtype(target) and not pd.api.types.is_bool_dtype(target)
+    return "regression" if numeric else "classification"
+
+
+def _labels(frame, target, path):
+    """The class labels of the target column (any values but missing ones)."""
+    if frame[target].isna().any():
+        raise ValueError(f"column {target!r} of {path!r} (--target) has missing values")
+    return frame[target].to_numpy()
+
+
+def _fit_regressor(args, X, y, groups):
+    """(the fitted SoftRegressionTree, or the one --cv chose; "training R^2 ...")."""
+    from ..estimators import SoftRegressionTree
+
+    for flag, value in (("--leaf", args.leaf), ("--class-weight", args.class_weight)):
+        if value is not None:
+            raise ValueError(f"{flag} applies to a classifier (--task classification); the target "
+                             f"{args.target!r} is fitted by a SoftRegressionTree")
+    monotonic_cst, constraint_specs = _constraints(args)
     model = SoftRegressionTree(depth=args.depth, regularization=_regularization(args.regularization),
                                leaf_ridge=args.leaf_ridge,
-                               max_iter=args.max_iter, init=args.init, n_init=args.n_init,
-                               time_limit=args.time_limit, loss=args.loss, penalty=args.penalty,
+                               max_iter=args.max_iter, init=args.init or "model-tree", n_init=args.n_init,
+                               time_limit=args.time_limit, loss=args.loss or "squared", penalty=args.penalty,
                                working_sets=args.working_sets, bn_solver=args.bn_solver, ln_solver=args.ln_solver,
                                wlr_solver=args.wlr_solver, random_state=args.random_state,
                                verbose=0 if args.quiet else 1, monotonic_cst=monotonic_cst,
@@ -349,14 +406,10 @@ def run_fit(args) -> int:
     else:
         model.set_params(time_limit=budget)
         if not args.quiet:
-            print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {len(features)} features"
+            print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {X.shape[1]} features"
                   f"{_budget_note(model, args.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
         model.fit(X, y, sensitive_features=groups)
-    r2 = model.score(X, y)  # before the save: once --out is replaced, the command's work is done
-    _save_model(model, out, args)
-    print(f"saved {out} (training R^2 {r2:.4f}, stopped by {model.stopped_by_})",
-          file=sys.stderr if out == "-" else sys.stdout)
-    return 0
+    return model, f"training R^2 {model.score(X, y):.4f}"  # before the save: once --out is replaced, the work is done
 
 
 def _fit_budget(time_limit: float) -> float:
@@ -377,10 +430,8 @@ def _budget_note(model, time_limit) -> str:
     return f", {model.time_limit:g} s of the {time_limit:g} s time limit left for the fit"
 
 
-def _constraints(args):
-    """(monotonic_cst, constraint specs) of the constraint flags (each error names its flag)."""
-    from ..models.constraints import make_constraints
-
+def _constraint_flags(args):
+    """(monotonic_cst or None, [(flag, constraint spec)]) of the constraint flags (each error names its flag)."""
     monotonic_cst = {}
     for item in args.monotone or ():
         name, _, sign = item.rpartition("=")
@@ -402,6 +453,15 @@ def _constraints(args):
         flagged.append(("--leaf-bounds", f"leaf_bounds:feature={name},lower={low},upper={high}"))
     flagged += [("--parity", f"parity:gap={args.parity}")] if args.parity is not None else []
     flagged += [("--group-loss", f"group_loss:bound={args.group_loss}")] if args.group_loss is not None else []
+    return monotonic_cst or None, flagged
+
+
+def _constraints(args):
+    """(monotonic_cst, constraint specs) of the constraint flags of a regression, checked (each
+    error names its flag)."""
+    from ..models.constraints import make_constraints
+
+    monotonic_cst, flagged = _constraint_flags(args)
     terms = []
     for flag, spec in flagged:
         try:
@@ -413,7 +473,7 @@ def _constraints(args):
         raise ValueError(f"the {' and '.join(sorted(set(grouped)))} constraint needs --sensitive COLUMN (the "
                          f"protected group)")
     specs = [spec for _, spec in flagged]
-    return monotonic_cst or None, specs or None
+    return monotonic_cst, specs or None
 
 
 def _save_model(model, out, args):
@@ -444,13 +504,16 @@ def _write_model(data, out):
         raise OSError(f"{reason}; the fitted model was saved to {kept} instead") from None
 
 
-def _check_formulation(args):
+def _check_formulation(args, classification=False):
     """The formulation and solver flags, checked before the fit (each error names its flag)."""
     from ..models.terms import make_loss, make_penalties
+    from ..models.terms.class_losses import make_class_loss
     from ..solvers import make_solver
     from ..training.working_sets import make_working_sets
 
-    checks = [("--loss", lambda: make_loss(args.loss)), ("--penalty", lambda: make_penalties(args.penalty)),
+    loss = (lambda: make_class_loss(args.loss or "log_loss")) if classification else lambda: make_loss(
+        args.loss or "squared")
+    checks = [("--loss", loss), ("--penalty", lambda: make_penalties(args.penalty)),
               ("--working-sets", lambda: make_working_sets(args.working_sets))]
     checks += [(f"--{kind}-solver", lambda kind=kind: make_solver(kind, getattr(args, f"{kind}_solver")))
                for kind in ("bn", "ln", "wlr")]
@@ -488,7 +551,13 @@ def run_predict(args) -> int:
     from ..persistence import load, read_view
 
     out = None if args.out is None else _out_path(args.out, [args.model, args.data])
-    model = read_view(args.model)  # a SoftRegressionTree predicts without loading the estimator (quick)
+    if args.proba and args.column is not None:
+        raise ValueError("--column names the one prediction column; --proba writes one column per class, named by "
+                         "the class")
+    model = read_view(args.model)  # a soft tree predicts without loading the estimator (quick)
+    if args.proba and not model.is_classifier:
+        raise ValueError(f"--proba: {args.model!r} holds a {model.estimator}, which predicts numbers, not classes; "
+                         f"fit a classifier with 'srtopt fit --task classification'")
     if model.predictor is None:
         model = load(args.model)
     frame = _read_csv(args.data, args.sep)
@@ -509,7 +578,10 @@ def run_predict(args) -> int:
         X = _numeric(frame, list(frame.columns), args.data).to_numpy()
     import pandas as pd
 
-    preds = pd.DataFrame({args.column: model.predict(X)})
+    if args.proba:
+        preds = pd.DataFrame(model.predict_proba(X), columns=[str(label) for label in model.classes_])
+    else:
+        preds = pd.DataFrame({args.column or "prediction": model.predict(X)})
     _write_out(out or "-", preds.to_csv(index=False).encode("utf-8"), f"{len(preds)} predictions")
     return 0
 

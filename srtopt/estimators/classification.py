@@ -168,6 +168,10 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         Training rows whose HBP path visits node t, at index t - 1.
     leaf_class_counts_ : ndarray of shape (2^D, K)
         The (weighted) training rows of each class that each leaf receives by HBP.
+    leaf_class_proba_ : ndarray of shape (2^D, K)
+        The class probabilities of each leaf averaged over the (weighted) training rows it receives
+        by HBP (a constant leaf's probability vector; NaN for a leaf without training rows): what
+        the views show as the leaf's class mix.
     feature_importances_ : ndarray of shape (p,)
         Importance of each feature in the splits (as for the regression tree).
     fit_seconds_ : float
@@ -463,12 +467,19 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         return self.classes_[np.argmax(probabilities, axis=1)]
 
     def _store_training_statistics(self, Xs, codes, weights):
-        """leaf_class_counts_ of the HBP routing of the scaled training data and feature_importances_."""
+        """leaf_class_counts_ and leaf_class_proba_ of the HBP routing of the scaled training data,
+        and feature_importances_."""
         tree = Tree(int(self.depth))
-        leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
+        rows = tree.leaf_rows(kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree))
         counts = np.zeros((tree.n_leaves, self.n_classes_))
-        np.add.at(counts, (tree.leaf_rows(leaves), codes), weights)
+        np.add.at(counts, (rows, codes), weights)
         self.leaf_class_counts_ = counts
+        proba = kernels.hbp_class_probabilities(Xs, self.omega_, self.beta_, tree, self.n_classes_,
+                                                self.leaf == "constant")
+        mass = np.zeros((tree.n_leaves, self.n_classes_))
+        np.add.at(mass, rows, weights[:, None] * proba)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.leaf_class_proba_ = mass / counts.sum(axis=1, keepdims=True)  # NaN: a leaf without rows
         self._store_feature_importances(Xs, weights)
         self._store_selected_features(1 if self.n_classes_ == 2 else self.n_classes_)
 

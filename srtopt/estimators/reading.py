@@ -90,7 +90,8 @@ class TreeMixin:
         fields = {f.name: getattr(self, f.name, None) for f in dataclasses.fields(FittedTree) if f.name.endswith("_")}
         fields["scaler_"] = s.scaling()
         return FittedTree(estimator=type(self).__name__, depth=self.get_depth(), reach=self.reachable_nodes(),
-                          mu=getattr(self, "mu", None), router=self.apply, **fields)
+                          mu=getattr(self, "mu", None), router=self.apply, predictor=self.predict,
+                          probabilities=getattr(self, "predict_proba", None), **fields)
 
     def reachable_nodes(self) -> np.ndarray:
         """Mask of shape (2^(D+1) - 1,), True at index t - 1 when some input reaches node t

@@ -5,7 +5,9 @@ Works for :class:`~srtopt.SoftRegressionTree` and :class:`~srtopt.ORRTRegressor`
 space) and, for the text export, the DOT source and the decision path, for
 :class:`~srtopt.MILOTreeRegressor` (axis-aligned splits).  ORRT predicts with the
 probability-weighted sum of all leaves; the routing shown for it is the HBP path
-of the same splits, meaningful for display only.
+of the same splits, meaningful for display only.  A :class:`~srtopt.SoftClassificationTree`
+gets every writer too: its leaves show their class distribution, their training rows by class
+and, for logistic leaves, their class scores.
 
 Every writer works on the tree's :class:`~srtopt.view.FittedTree` (``model.tree_view()``, or
 :func:`srtopt.persistence.read_view` of a saved model), in its own module:

@@ -4,21 +4,22 @@
 
 from __future__ import annotations
 
-from .nodes import RANKING, UNITS, as_view, drawn_nodes, drawn_tree, node_labels, tree_of
+from .nodes import RANKING, UNITS, as_view, classes_note, drawn_nodes, drawn_tree, node_labels, tree_of
 
 
 def export_graphviz(model, feature_names=None, top=3, X=None, units="original", max_depth=None) -> str:
     """Graphviz DOT source of the tree (one box per node, "yes"/"no" edges for left/right).
 
     Splits show the hyperplane as its ``top`` largest-weight features (None:
-    all; ranked as :data:`RANKING` says), leaves their linear model and every
-    node its row count; ``units`` "original" (raw feature units) or "scaled"
+    all; ranked as :data:`RANKING` says), leaves their linear model (a classifier's leaves:
+    their ``top`` classes by probability, rows by class and, for logistic leaves, the class
+    scores) and every node its row count; ``units`` "original" (raw feature units) or "scaled"
     (the model's space).  Render with
     :func:`render_graphviz` (needs the ``dot`` executable) or any Graphviz tool.
 
     Parameters
     ----------
-    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or FittedTree
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor, SoftClassificationTree or FittedTree
         A fitted tree, or its view (:func:`srtopt.persistence.read_view` reads one from a file).
     feature_names : sequence of str or None, default=None
         Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
@@ -48,7 +49,7 @@ def export_graphviz(model, feature_names=None, top=3, X=None, units="original", 
     tree = tree_of(model)
     root, children, folded = drawn_tree(model, max_depth)
     labels = node_labels(model, feature_names, top, X, units, folded)
-    title = f"{model.estimator} depth {tree.depth} ({units} units; {RANKING})"
+    title = f"{model.estimator} depth {tree.depth}{classes_note(model)} ({units} units; {RANKING})"
     out = ["digraph srt {", f'  label="{_dot_escape(title)}"; labelloc=t;',
            '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
            '  edge [fontname="Helvetica", fontsize=9];']

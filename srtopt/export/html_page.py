@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .nodes import (RANKING, as_view, drawn_tree, feature_names_of, fmt, leaf_scores, node_counts, original_units,
-                    pruned_note, scaling_of, terms_text, tree_of)
+from .nodes import (RANKING, as_view, class_names, class_rule, class_titles, classes_note, classes_text, count_text,
+                    drawn_tree, feature_names_of, fmt, leaf_class_counts, leaf_class_mix, leaf_scores, node_counts,
+                    original_units, pruned_note, scaling_of, score_name, terms_text, tree_of)
 
 
 def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
-    """One self-contained HTML page of a fitted SoftRegressionTree or ORRTRegressor; returns
-    it and writes it to ``path`` when given.  Everything (style, script, model) is inside the
-    file: it needs no network to be viewed.
+    """One self-contained HTML page of a fitted SoftRegressionTree, ORRTRegressor or
+    SoftClassificationTree; returns it and writes it to ``path`` when given.  Everything (style,
+    script, model) is inside the file: it needs no network to be viewed.
 
     The page shows the tree as collapsible nodes (click a node to fold its subtree), each
     split and leaf formula in full in original and scaled units (terms ranked as
@@ -23,9 +24,15 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
     the split value u, the branch probabilities p and their product along the path, the
     leaf probabilities P_it and the prediction.
 
+    A classifier's page shows each leaf's class probabilities (a logistic leaf's averaged over its
+    training rows, or over the rows of ``X``), its rows by class (training rows, or those of ``X``
+    with labels ``y``) and a logistic leaf's class scores in full in both units; a routed row gets
+    the class probabilities of its HBP leaf, the predicted class, and the soft mixture
+    sum_t P_it p_t(x) over all leaves.
+
     Parameters
     ----------
-    model : SoftRegressionTree or ORRTRegressor
+    model : SoftRegressionTree, ORRTRegressor or SoftClassificationTree
         A fitted oblique tree.
     path : str, path-like or None, default=None
         File to write the page to (UTF-8, replaced if it exists); None: only return it.
@@ -34,7 +41,7 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
     X : array-like of shape (n_samples, p) or None, default=None
         Rows in original units for the node counts (and, with ``y``, the leaf scores); None: fit-time values.
     y : array-like of shape (n_samples,) or None, default=None
-        Targets of the rows of ``X`` for the leaf R^2 and MSE.
+        Targets of the rows of ``X`` for the leaf R^2 and MSE (a classifier's labels: its rows by class).
 
     Returns
     -------
@@ -66,26 +73,33 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
     from importlib import resources
 
     if model.kind != "oblique":
-        raise ValueError("export_html applies to SoftRegressionTree and ORRTRegressor; use export_text "
-                         "for MILOTreeRegressor")
+        raise ValueError("export_html applies to SoftRegressionTree, ORRTRegressor and SoftClassificationTree; use "
+                         "export_text for MILOTreeRegressor")
     if y is not None and X is None:
         raise ValueError("export_html: y needs X (the leaf scores are computed on the rows of X)")
     tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
     x_min, span, y_mean, y_std = scaling_of(model)
     counts = node_counts(model, X)
-    mse, r2 = getattr(model, "leaf_mse_", None), getattr(model, "leaf_r2_", None)
-    if y is not None:
-        mse, r2 = leaf_scores(model, X, np.asarray(y, dtype=float), tree)
+    if model.is_classifier:
+        statistics = {"mix": leaf_class_mix(model, X), "counts": leaf_class_counts(model, X, y)}
+    else:
+        statistics = {"mse": getattr(model, "leaf_mse_", None), "r2": getattr(model, "leaf_r2_", None)}
+        if y is not None:
+            statistics["mse"], statistics["r2"] = leaf_scores(model, X, np.asarray(y, dtype=float), tree)
     soft = model.estimator == "ORRTRegressor"
     page = resources.files("srtopt").joinpath("data/tree_page.html").read_text("utf-8")
     data = {"depth": tree.depth, "p": p, "n_leaves": tree.n_leaves, "mu": float(model.mu), "features": names,
             "x_min": x_min.tolist(), "x_scale": span.tolist(), "y_mean": float(y_mean), "y_std": float(y_std),
             "omega": model.omega_.tolist(), "beta": model.beta_.tolist(), "prediction": "soft" if soft else "hbp",
             "leaves": [t for t in tree.leaves if model.reach[t - 1]]}
+    if model.is_classifier:
+        scores = model.class_scores()
+        data.update(classes=class_names(model), n_scores=scores.shape[1], q=scores.shape[2])
     parts = {
-        "__TITLE__": html.escape(f"{model.estimator}, depth {tree.depth}, {p} features"),
+        "__TITLE__": html.escape(f"{model.estimator}, depth {tree.depth}, {p} features{classes_note(model)}"),
         "__FACTS__": _html_facts(model, counts, y_mean, y_std, soft),
-        "__TREE__": _html_tree(model, names, counts, mse, r2),
+        "__TREE__": _html_tree(model, names, counts, statistics),
+        "__LEAF_OUTPUT__": "most probable class at x (p)" if model.is_classifier else "leaf model y_t(x)",
         "__FORM__": "\n".join(f'<label>{html.escape(name)} <input type="number" step="any" id="x-{j}" '
                               f'name="{html.escape(name)}" value="{x_min[j] + span[j] / 2:.6g}"></label>'
                               for j, name in enumerate(names)),
@@ -105,29 +119,37 @@ def _html_facts(model, counts, y_mean, y_std, soft):
 
     rule = ("ORRT predicts sum_t P_it y_t(x) over all leaves; the routing and counts follow the HBP path of "
             "its splits (display only)." if soft else
+            "A row is predicted by the class of largest probability at the single leaf of its "
+            f"highest-branch-probability (HBP) path; {class_rule(model)}." if model.is_classifier else
             "A row is predicted by the linear model of the single leaf of its highest-branch-probability "
             "(HBP) path.")
     rows = "" if counts is None else f"{counts[0]} training rows routed by HBP. "
+    target = "" if model.is_classifier else f", y_s = (y - {y_mean:.6g}) / {y_std:.6g}"
     return "\n".join(f'<p class="facts">{html.escape(text)}</p>' for text in (
         rule,
-        f"{rows}Scaled units: x_s = (x - min) / (max - min) of the training data, "
-        f"y_s = (y - {y_mean:.6g}) / {y_std:.6g}; split t goes left iff p_t = F(mu u_t) >= 0.5 with "
+        f"{rows}Scaled units: x_s = (x - min) / (max - min) of the training data"
+        f"{target}; split t goes left iff p_t = F(mu u_t) >= 0.5 with "
         f"u_t = omega_0t + (1/p) sum_j omega_jt x_s,j, F the logistic CDF, mu = {float(model.mu):g}.",
         f"Formulas in full; {RANKING}."))
 
 
-def _html_tree(model, names, counts, mse, r2):
+def _html_tree(model, names, counts, statistics):
     """Nested <details> of every node: its formulas, statistics and (for a split) its subtrees."""
     import html
 
     tree, p = tree_of(model), model.n_features_in_
     split, leaf = original_units(model)
     root, structure, _ = drawn_tree(model)
+    mse, r2 = statistics.get("mse"), statistics.get("r2")
 
     def node(t):
         share = "" if counts is None else (f" · {counts[t - 1]} rows"
                                            f" ({100 * counts[t - 1] / max(counts[0], 1):.1f} %)")
-        if tree.is_leaf(t):
+        if tree.is_leaf(t) and model.is_classifier:
+            head, formulas = _class_leaf(model, tree.leaf_index(t), names, statistics)
+            head = f"leaf {t}{share} · {head}"
+            children = ""
+        elif tree.is_leaf(t):
             i = tree.leaf_index(t)
             b, c = model.beta_[i], leaf[i]
             score = "" if r2 is None else " · " + " · ".join(
@@ -152,6 +174,23 @@ def _html_tree(model, names, counts, mse, r2):
 
     note = pruned_note(model)
     return (f'<p class="note">{html.escape(note)}</p>\n' if note else "") + node(root)
+
+
+def _class_leaf(model, i, names, statistics):
+    """(head, [(label, formula)]) of a classifier's leaf of row i: its classes of largest share in
+    the head; in full its class mix, its rows by class and a logistic leaf's class scores."""
+    classes, mix, counts = class_titles(model), statistics["mix"][i], statistics["counts"]
+    constant = model.leaf_kind == "constant"
+    formulas = [("p" if constant else "mean p", classes_text(mix, classes, None))]
+    if counts is not None:
+        formulas.append(("rows", classes_text(counts[i], classes, None, count_text, nonzero=True)))
+    if not constant:
+        scaled, original = model.class_scores()[i], original_units(model)[1][i]
+        for k in range(scaled.shape[0]):
+            b, c, name = scaled[k], original[k], score_name(model, k)
+            formulas += [("original", f"{name} = {fmt(c[0])} {terms_text(c[1:], b[1:], names, None)}"),
+                         ("scaled", f"{name} = {fmt(b[0])} {terms_text(b[1:], b[1:], names, None)}")]
+    return classes_text(mix, classes, 3), formulas
 
 
 def _html_importances(model, names):

@@ -15,12 +15,20 @@ Two coordinate systems, always labelled:
   a_0 = omega_0 - sum_j a_j min_j (same sign, so the same side goes left);
   leaf  y = c_0 + sum_j c_j x_j with c_j = std beta_j / span_j,
   c_0 = mean + std (beta_0 - sum_j beta_j min_j / span_j).
+
+A classifier's leaf l gives the class probabilities p_l(x) = softmax of its K' class scores
+(K' = 1 for two classes: the score is logit p(classes_[1]), the first class's being 0); a score is
+b_0 + sum_j b_j x_s,j (logistic leaves) or b_0 (constant leaves), written in raw units as the leaf
+models above with mean 0 and std 1 (a classifier's y statistics).
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
+from ..routing import class_probabilities
 from ..tree import Tree
 from ..view import FittedTree
 
@@ -37,8 +45,8 @@ def as_view(model) -> FittedTree:
     try:
         return model.tree_view()
     except AttributeError as exc:  # no tree_view, or scikit-learn's NotFittedError (an AttributeError)
-        raise ValueError(f"{type(model).__name__} is not a fitted SoftRegressionTree, ORRTRegressor or "
-                         f"MILOTreeRegressor (call fit first)") from exc
+        raise ValueError(f"{type(model).__name__} is not a fitted SoftRegressionTree, ORRTRegressor, "
+                         f"MILOTreeRegressor or SoftClassificationTree (call fit first)") from exc
 
 
 def tree_of(model) -> Tree:
@@ -142,19 +150,21 @@ def original_units(model):
 
     ``split`` (2^D - 1, p + 1): row t-1 holds (a_0, a_1..a_p), node t goes left
     iff a_0 + a . x >= 0.  ``leaf`` (2^D, p + 1): row holds (c_0, c_1..c_p),
-    y = c_0 + c . x.  See the module docstring for the formulas.
+    y = c_0 + c . x; for a classifier, (2^D, K', q): leaf l's K' class scores, each
+    (c_0, c_1..c_p) (logistic leaves) or (c_0,) (constant leaves).  See the module
+    docstring for the formulas.
 
     Parameters
     ----------
-    model : SoftRegressionTree or ORRTRegressor
+    model : SoftRegressionTree, ORRTRegressor or SoftClassificationTree
         A fitted oblique tree.
 
     Returns
     -------
     split : ndarray of shape (2^D - 1, p + 1)
         Row t - 1: (a_0, a_1..a_p) of branch node t.
-    leaf : ndarray of shape (2^D, p + 1)
-        Row t - 2^D: (c_0, c_1..c_p) of leaf t, y in its own units.
+    leaf : ndarray of shape (2^D, p + 1), or (2^D, K', q) for a classifier
+        Row t - 2^D: (c_0, c_1..c_p) of leaf t, y in its own units; a classifier's class scores.
 
     Raises
     ------
@@ -169,9 +179,18 @@ def original_units(model):
     p = model.n_features_in_
     a = model.omega_[:, 1:] / (p * span)
     split = np.column_stack([model.omega_[:, 0] - a @ x_min, a])
-    c = y_std * model.beta_[:, 1:] / span
-    leaf = np.column_stack([y_mean + y_std * (model.beta_[:, 0] - (model.beta_[:, 1:] / span) @ x_min), c])
-    return split, leaf
+    return split, linear_in_original(model.class_scores() if model.is_classifier else model.beta_, x_min, span,
+                                     y_mean, y_std)
+
+
+def linear_in_original(B, x_min, span, y_mean, y_std):
+    """Linear models of x_s, rows (b_0, b_1..b_p) of ``B`` (..., p + 1), in raw units: c_j = std
+    b_j / span_j, c_0 = mean + std (b_0 - sum_j b_j min_j / span_j); rows (b_0,) (a constant
+    classification leaf's scores) become mean + std b_0."""
+    if B.shape[-1] == 1:
+        return y_mean + y_std * B
+    c = y_std * B[..., 1:] / span
+    return np.concatenate([(y_mean + y_std * (B[..., 0] - (B[..., 1:] / span) @ x_min))[..., None], c], axis=-1)
 
 
 def node_counts(model, X=None):
@@ -202,6 +221,116 @@ def leaf_scores(model, X, y, tree):
         if rows.sum() > 1 and sst > 0:
             r2[tree.leaf_index(t)] = 1 - sse / sst
     return mse, r2
+
+
+# ------------------------------------------------------------------ classifiers
+def class_names(model) -> list[str]:
+    """A classifier's class labels as text (column names, formulas: "p(B)")."""
+    return [str(c) for c in model.classes_]
+
+
+def class_titles(model) -> list[str]:
+    """A classifier's class labels as a list of shares or counts writes them: the label, or "class 1"
+    for a label that reads as a number ("82.0% class 1", not "82.0% 1")."""
+    return [f"class {name}" if re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|True|False", name) else name
+            for name in class_names(model)]
+
+
+def leaf_class_mix(model, X=None) -> np.ndarray:
+    """(2^D, K): the class mix each leaf of a classifier shows: a constant leaf's probabilities, a
+    logistic leaf's averaged over its training rows (``leaf_class_proba_``; NaN where unknown) or,
+    with ``X``, over the rows of X it receives by HBP."""
+    if X is not None and model.leaf_kind == "logistic":
+        tree = tree_of(model)
+        rows = tree.leaf_rows(np.asarray(model.apply(X)))
+        mass = np.zeros((tree.n_leaves, model.n_classes_))
+        np.add.at(mass, rows, model.predict_proba(X))
+        with np.errstate(invalid="ignore"):
+            return mass / np.bincount(rows, minlength=tree.n_leaves)[:, None]
+    if model.leaf_kind == "constant":
+        return class_probabilities(model.class_scores()[..., 0], model.n_classes_)
+    mix = model.leaf_class_proba_
+    return np.full((tree_of(model).n_leaves, model.n_classes_), np.nan) if mix is None else np.asarray(mix)
+
+
+def leaf_class_counts(model, X=None, y=None):
+    """(2^D, K): the rows of each class each leaf receives by HBP: those stored at fit (weighted
+    training rows), or those of ``X`` with labels ``y``; None if unknown (``X`` without ``y``)."""
+    if X is None:
+        counts = model.leaf_class_counts_
+        return None if counts is None else np.asarray(counts)
+    if y is None:
+        return None
+    tree, index = tree_of(model), {label: k for k, label in enumerate(model.classes_.tolist())}
+    unknown = [label for label in np.asarray(y).tolist() if label not in index]
+    if unknown:
+        raise ValueError(f"y holds the label {unknown[0]!r}, which is not a class of the model (classes: "
+                         f"{', '.join(class_names(model))})")
+    codes = np.array([index[label] for label in np.asarray(y).tolist()], dtype=np.int64)
+    counts = np.zeros((tree.n_leaves, model.n_classes_))
+    np.add.at(counts, (tree.leaf_rows(np.asarray(model.apply(X))), codes), 1.0)
+    return counts
+
+
+def classes_note(model) -> str:
+    """What a title adds for a classifier: ", logistic leaves, 3 classes: A, B, C" ("" for a regressor)."""
+    if not model.is_classifier:
+        return ""
+    return f", {model.leaf_kind} leaves, {model.n_classes_} classes: {', '.join(class_names(model))}"
+
+
+def share_text(v, name) -> str:
+    """A class's share as the views write it: "82.0% B"."""
+    return f"{100 * v:.1f}% {name}"
+
+
+def count_text(v, name) -> str:
+    """A class's rows as the views write them: "120 B"."""
+    return f"{v:g} {name}"
+
+
+def ranked_classes(values, names, top, text=share_text, nonzero=False) -> list[str]:
+    """Entries text(value, name) of the classes in decreasing order of ``values``, the ``top`` first
+    (None: all) and "... (k more)" for the rest; NaN values (a leaf without rows) and, if
+    ``nonzero``, zero ones are left out; ["no rows"] when nothing is left."""
+    values = np.asarray(values, dtype=float)
+    order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
+    order = order[~np.isnan(values[order]) & ((values[order] != 0) if nonzero else True)]
+    shown = order if top is None else order[:top]
+    rest = [f"... ({len(order) - len(shown)} more)"] if len(order) > len(shown) else []
+    return [text(values[k], names[k]) for k in shown] + rest if len(order) else ["no rows"]
+
+
+def classes_text(values, names, top, text=share_text, nonzero=False) -> str:
+    """:func:`ranked_classes` on one line."""
+    return ", ".join(ranked_classes(values, names, top, text, nonzero))
+
+
+def shown_scores(model, mix_row, top) -> list[int]:
+    """The class scores a view shows for a leaf with class mix ``mix_row``: the one logit of two
+    classes, else those of the ``top`` classes of largest share (None: all)."""
+    if model.n_classes_ == 2:
+        return [0]
+    order = np.argsort(-np.nan_to_num(mix_row, nan=-np.inf), kind="stable")
+    return [int(k) for k in (order if top is None else order[:top])]
+
+
+def score_name(model, k) -> str:
+    """How a view names class score k: "logit p(B)" for two classes, else "score(k)"."""
+    names = class_names(model)
+    return f"logit p({names[1]})" if model.n_classes_ == 2 else f"score({names[k]})"
+
+
+def class_rule(model) -> str:
+    """One sentence: how a classifier's leaves give the class probabilities and what a view shows."""
+    two = model.n_classes_ == 2
+    scores = (f"the leaf's logit p({class_names(model)[1]}) = log(p({class_names(model)[1]}) / "
+              f"p({class_names(model)[0]}))" if two else "p = softmax of the leaf's class scores")
+    if model.leaf_kind == "constant":
+        return (f"constant leaves: each leaf holds one class-probability vector ({scores}, a constant); each "
+                f"leaf shows it, then its training rows by class (HBP)")
+    return (f"logistic leaves: {scores}, linear in x; each leaf shows its class probabilities averaged over its "
+            f"training rows, its training rows by class (HBP), then its class scores")
 
 
 #: How every view (text, DOT, plot, HTML) orders the terms of a split or leaf.
@@ -260,6 +389,8 @@ def node_labels(model, feature_names, top, X, units, folded=()):
                 j = int(model.split_feature_[t - 1])
                 thr = model.split_threshold_ if units == "original" else model.split_threshold_scaled_
                 lines.append("no split" if j < 0 else f"{names[j]} < {thr[t - 1]:.4g}")
+        elif tree.is_leaf(t) and model.is_classifier:
+            lines += class_leaf_lines(model, tree.leaf_index(t), names, top, units, X)
         elif tree.is_leaf(t):
             c = leaf[tree.leaf_index(t)]
             lines += [f"{y_name} = {fmt(c[0])}"] + term_lines(c[1:], model.beta_[tree.leaf_index(t), 1:])
@@ -271,6 +402,24 @@ def node_labels(model, feature_names, top, X, units, folded=()):
             lines += terms + [">= 0"] if terms[-1].endswith("more)") else terms[:-1] + [terms[-1] + " >= 0"]
         labels[t] = lines
     return labels
+
+
+def class_leaf_lines(model, i, names, top, units, X=None) -> list[str]:
+    """The label lines of a classifier's leaf of row i (DOT, plot): its ``top`` classes by share,
+    one per line, its training rows by class (not with ``X``), and for a logistic leaf the class
+    scores of its ``top`` classes (``units``), one term per line, ranked as :data:`RANKING` says."""
+    mix, counts, classes = leaf_class_mix(model, X)[i], leaf_class_counts(model, X), class_titles(model)
+    lines = ranked_classes(mix, classes, top)
+    if counts is not None:
+        lines.append("rows: " + classes_text(counts[i], classes, top, count_text, nonzero=True))
+    if model.leaf_kind == "logistic":
+        scaled = model.class_scores()[i]
+        scores = original_units(model)[1][i] if units == "original" else scaled
+        for k in shown_scores(model, mix, top):
+            terms, rest = ranked_terms(scores[k, 1:], scaled[k, 1:], names, top)
+            lines += [f"{score_name(model, k)} = {fmt(scores[k, 0])}"] + [f"  {term}" for term in terms]
+            lines += [f"  ... ({rest} more)"] if rest else []
+    return lines
 
 
 def drawn_nodes(root, children) -> list[int]:

@@ -4,15 +4,18 @@
 
 from __future__ import annotations
 
-from .nodes import (RANKING, UNITS, as_view, drawn_tree, feature_names_of, fmt, folded_text, node_counts,
-                    original_units, pruned_note, scaling_of, terms_text, tree_of)
+from .nodes import (RANKING, UNITS, as_view, class_names, class_rule, class_titles, classes_text, count_text,
+                    drawn_tree, feature_names_of, fmt, folded_text, leaf_class_counts, leaf_class_mix, node_counts,
+                    original_units, pruned_note, scaling_of, score_name, shown_scores, terms_text, tree_of)
 
 
 def export_text(model, feature_names=None, top=3, X=None, units="both", max_depth=None) -> str:
-    """Indented text tree of a fitted SRT, ORRT or MILO tree.
+    """Indented text tree of a fitted SRT, ORRT, MILO tree or soft classification tree.
 
     Each split shows its hyperplane (go left iff ... >= 0) and each leaf its
-    linear model; ``units`` "both" (default) prints the scaled-space
+    linear model (a classifier's leaf: its class probabilities, e.g. "leaf 4 [50 rows]:
+    82.0% A, 18.0% B", its training rows by class and, for logistic leaves, its class
+    scores); ``units`` "both" (default) prints the scaled-space
     coefficients the model works in *and* the same formula in original feature
     units, each on its own labelled line ("scaled:", "original:"); "scaled" or
     "original" print one of them.  Terms are ranked by their scale-free weight,
@@ -23,14 +26,17 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
 
     Parameters
     ----------
-    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or FittedTree
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor, SoftClassificationTree or FittedTree
         A fitted tree, or its view (:func:`srtopt.persistence.read_view` reads one from a file).
     feature_names : sequence of str or None, default=None
         Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
     top : int or None, default=3
-        Terms shown per split or leaf, the largest-weight first; None: all.
+        Terms shown per split or leaf, the largest-weight first (a classifier's leaf: its classes
+        of largest share, and the terms of each class score); None: all.
     X : array-like of shape (n_samples, p) or None, default=None
-        Rows in original units whose HBP routing gives the node counts; None: the fit-time counts.
+        Rows in original units whose HBP routing gives the node counts; None: the fit-time counts
+        (a classifier's logistic leaves then show their class probabilities averaged over the rows
+        of X, and no training rows by class).
     units : {"both", "original", "scaled"}, default="both"
         Which coefficients are printed.
     max_depth : int or None, default=None
@@ -77,6 +83,8 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
     root, children, folded = drawn_tree(model, max_depth)
     if model.kind == "milo":
         return _export_text_milo(model, feature_names, top, X, units, (root, children, folded))
+    if model.is_classifier:
+        return _export_text_classifier(model, feature_names, top, X, units, (root, children, folded))
     tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
     _, _, y_mean, y_std = scaling_of(model)
     split, leaf = original_units(model)
@@ -96,15 +104,12 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
         lines.append(f"  {note}")
 
     def split_text(t):
-        w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
-        return [""] + _shown(units, scaled=f"scaled:   {fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, top)}) "
-                                           ">= 0",
-                             original=f"original: {fmt(a[0])} {terms_text(a[1:], w[1:], names, top)} >= 0")
+        return _oblique_split(model, split, names, top, units, t)
 
     def leaf_text(t):
         b, c = model.beta_[tree.leaf_index(t)], leaf[tree.leaf_index(t)]
-        return _shown(units, scaled=f"scaled:   y_s = {fmt(b[0])} {terms_text(b[1:], b[1:], names, top)}",
-                      original=f"original: y = {fmt(c[0])} {terms_text(c[1:], b[1:], names, top)}")
+        return [""] + _shown(units, scaled=f"scaled:   y_s = {fmt(b[0])} {terms_text(b[1:], b[1:], names, top)}",
+                             original=f"original: y = {fmt(c[0])} {terms_text(c[1:], b[1:], names, top)}")
 
     lines += _node_lines(model, (root, children, folded), counts, split_text, leaf_text)
     return "\n".join(lines + export_constraints(model).splitlines())
@@ -156,12 +161,58 @@ def _export_text_milo(model, feature_names, top, X, units, structure):
     def leaf_text(t):
         i = tree.leaf_index(t)
         scaled = model.leaf_coef_scaled_[i]
-        return _shown(units, scaled=f"scaled:   y_s = {fmt(model.leaf_intercept_scaled_[i])} "
-                                    f"{terms_text(scaled, scaled, names, top)}",
-                      original=f"original: y = {fmt(model.leaf_intercept_[i])} "
-                               f"{terms_text(model.leaf_coef_[i], scaled, names, top)}")
+        return [""] + _shown(units, scaled=f"scaled:   y_s = {fmt(model.leaf_intercept_scaled_[i])} "
+                                           f"{terms_text(scaled, scaled, names, top)}",
+                             original=f"original: y = {fmt(model.leaf_intercept_[i])} "
+                                      f"{terms_text(model.leaf_coef_[i], scaled, names, top)}")
 
     return "\n".join(lines + _node_lines(model, structure, counts, split_text, leaf_text))
+
+
+def _export_text_classifier(model, feature_names, top, X, units, structure):
+    tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
+    classes, mix, class_counts = class_titles(model), leaf_class_mix(model, X), leaf_class_counts(model, X)
+    split, scores = original_units(model)
+    scaled_scores = model.class_scores()
+    lines = [f"{model.estimator}(depth={tree.depth}, leaf={model.leaf_kind}), {p} features, {len(classes)} classes: "
+             f"{', '.join(class_names(model))}",
+             "  a row is predicted by the leaf of its HBP path: the class of largest probability there",
+             f"  {class_rule(model)}"]
+    if units in ("both", "scaled"):
+        lines.append("  scaled:   x_s = (x - min) / (max - min) of the training data")
+    if units in ("both", "original"):
+        lines.append("  original: raw feature units")
+    lines.append(f"  {RANKING}")
+    if note := pruned_note(model):
+        lines.append(f"  {note}")
+
+    def split_text(t):
+        return _oblique_split(model, split, names, top, units, t)
+
+    def leaf_text(t):
+        i = tree.leaf_index(t)
+        lines = [" " + classes_text(mix[i], classes, top)]
+        if class_counts is not None:
+            lines.append("training rows: " + classes_text(class_counts[i], classes, top, count_text, nonzero=True))
+        if model.leaf_kind == "logistic":
+            for k in shown_scores(model, mix[i], top):
+                b, c, name = scaled_scores[i, k], scores[i, k], score_name(model, k)
+                lines += _shown(units, scaled=f"scaled:   {name} = {fmt(b[0])} {terms_text(b[1:], b[1:], names, top)}",
+                                original=f"original: {name} = {fmt(c[0])} {terms_text(c[1:], b[1:], names, top)}")
+        return lines
+
+    counts = node_counts(model, X)
+    return "\n".join(lines + _node_lines(model, structure, counts, split_text, leaf_text)
+                     + export_constraints(model).splitlines())
+
+
+def _oblique_split(model, split, names, top, units, t) -> list[str]:
+    """The lines of oblique split t ("" for the head, then scaled and original), ``split`` its
+    original-units rows."""
+    i, p = tree_of(model).branch_index(t), model.n_features_in_
+    w, a = model.omega_[i], split[i]
+    return [""] + _shown(units, scaled=f"scaled:   {fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, top)}) >= 0",
+                         original=f"original: {fmt(a[0])} {terms_text(a[1:], w[1:], names, top)} >= 0")
 
 
 def _shown(units, **lines) -> list[str]:
@@ -172,7 +223,7 @@ def _shown(units, **lines) -> list[str]:
 def _node_lines(model, structure, counts, split_text, leaf_text) -> list[str]:
     """The indented lines of the drawn tree ``structure`` = (root, children, folded), root first:
     each node's head ("node t [n rows]: go left (to l) if" + the first of ``split_text(t)``,
-    "leaf t [n rows]:") and below it the other lines of ``split_text(t)`` or ``leaf_text(t)``."""
+    "leaf t [n rows]:" + the first of ``leaf_text(t)``) and below it their other lines."""
     root, children, folded = structure
     tree, lines = tree_of(model), []
 
@@ -183,7 +234,8 @@ def _node_lines(model, structure, counts, split_text, leaf_text) -> list[str]:
         if t in folded:
             lines.append(f"{head}: {folded_text(model, t)}")
         elif tree.is_leaf(t):
-            lines.extend([f"{head}:"] + [f"{pad}    {line}" for line in leaf_text(t)])
+            first, *rest = leaf_text(t)
+            lines.extend([f"{head}:{first}"] + [f"{pad}    {line}" for line in rest])
         else:
             left, right = children[t]
             first, *rest = split_text(t)

@@ -1,5 +1,6 @@
 """``srtopt fit`` / ``predict`` / ``show`` through the CLI dispatcher."""
 
+import io
 import os
 import re
 import signal
@@ -633,3 +634,146 @@ def test_constraint_flags_are_checked_before_the_fit(workdir, flags, message, ca
     code = main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", str(workdir / "never.json"), *flags])
     assert code == 2 and message in capsys.readouterr().err
     assert not (workdir / "never.json").exists()
+
+
+# ---------------------------------------------------------------- classification
+@pytest.fixture(scope="module")
+def irisdir(tmp_path_factory):
+    """scikit-learn's iris as CSV files: the species as text (iris.csv), as integers (codes.csv), new
+    rows without the target in another column order (new.csv)."""
+    from sklearn.datasets import load_iris
+
+    path = tmp_path_factory.mktemp("iris")
+    data = load_iris(as_frame=True)
+    frame = data.data.rename(columns=lambda c: c.removesuffix(" (cm)").replace(" ", "_"))
+    frame.assign(species=data.target_names[data.target]).to_csv(path / "iris.csv", index=False)
+    frame.assign(code=data.target).to_csv(path / "codes.csv", index=False)
+    frame.iloc[::10, ::-1].to_csv(path / "new.csv", index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def classifier_file(irisdir):
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()) as out:
+        code = main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--out", str(irisdir / "m.json"),
+                     "--max-iter", "3"])
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_fit_a_text_target_fits_a_classifier(irisdir, classifier_file):
+    code, out, err = classifier_file
+    assert code == 0
+    assert re.fullmatch(r"saved .*m\.json \(training accuracy 0\.9\d{3}, stopped by max_iter\)\n", out)
+    lines = err.splitlines()
+    assert lines[0] == "fitting SoftClassificationTree(depth=2, leaf=logistic) on 150 rows x 4 features, 3 classes"
+    assert lines[2].startswith("initialization: ") and sum(line.startswith("macro ") for line in lines) == 3
+    model = srtopt.load(irisdir / "m.json")
+    assert type(model).__name__ == "SoftClassificationTree" and model.classes_.tolist() == [
+        "setosa", "versicolor", "virginica"]
+    assert model.feature_names_in_.tolist() == ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+
+
+def test_predict_classes_and_their_probabilities(irisdir, classifier_file, capsys):
+    model = srtopt.load(irisdir / "m.json")
+    new = pd.read_csv(irisdir / "new.csv")[model.feature_names_in_]
+    assert main(["predict", str(irisdir / "m.json"), str(irisdir / "new.csv"), "--out", str(irisdir / "p.csv")]) == 0
+    assert pd.read_csv(irisdir / "p.csv")["prediction"].tolist() == model.predict(new).tolist()
+    assert main(["predict", str(irisdir / "m.json"), str(irisdir / "new.csv"), "--proba"]) == 0
+    proba = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(proba.columns) == ["setosa", "versicolor", "virginica"]
+    np.testing.assert_allclose(proba.to_numpy(), model.predict_proba(new), rtol=1e-15)
+
+
+def test_fit_integer_labels_with_task_classification_and_constant_leaves(irisdir, capsys):
+    out = irisdir / "codes.json"
+    assert main(["fit", str(irisdir / "codes.csv"), "--target", "code", "--task", "classification", "--leaf",
+                 "constant", "--class-weight", "balanced", "--quiet", "--out", str(out)]) == 0
+    assert "training accuracy" in capsys.readouterr().out
+    model = srtopt.load(out)
+    assert model.leaf == "constant" and model.class_weight == "balanced" and model.classes_.tolist() == [0, 1, 2]
+    assert main(["predict", str(out), str(irisdir / "new.csv"), "--proba"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "0,1,2"
+    assert main(["show", str(out), "--top", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "SoftClassificationTree(depth=2, leaf=constant), 4 features, 3 classes: 0, 1, 2" in text
+    assert re.search(r"leaf \d \[\d+ rows\]: \d+\.\d% class \d, \d+\.\d% class \d, \.\.\. \(1 more\)", text)
+
+
+def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, capsys):
+    from srtopt.export import export_graphviz
+
+    path = str(irisdir / "m.json")
+    model = srtopt.load(path)
+    assert main(["show", path]) == 0
+    assert capsys.readouterr().out == export_text(model) + "\n"
+    assert main(["show", path, "--format", "dot"]) == 0
+    assert capsys.readouterr().out == export_graphviz(model)
+    assert main(["show", path, "--out", str(irisdir / "tree.png")]) == 0
+    assert (irisdir / "tree.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["show", path, "--out", str(irisdir / "tree.html")]) == 0
+    page = (irisdir / "tree.html").read_text()
+    assert page.count('<details class="node') == 2 * model.get_n_leaves() - 1 and "mixture sum_t P_it p_t" in page
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["fit", "{d}/codes.csv", "--target", "sepal_length", "--task", "classification", "--out", "{d}/x.json"],
+     "Unknown label type: y looks continuous (35 distinct values such as 4.3, 4.4, 4.5)"),
+    (["fit", "{d}/iris.csv", "--target", "species", "--task", "regression", "--out", "{d}/x.json"],
+     "column(s) 'species' of '{d}/iris.csv' are not numeric"),
+    (["fit", "{d}/codes.csv", "--target", "code", "--leaf", "constant", "--out", "{d}/x.json"],
+     "--leaf applies to a classifier (--task classification); the target 'code' is fitted by a SoftRegressionTree"),
+    (["fit", "{d}/iris.csv", "--target", "species", "--cv", "3", "--out", "{d}/x.json"],
+     "--cv applies to regression; a SoftClassificationTree (--task classification) takes no --cv"),
+    (["fit", "{d}/iris.csv", "--target", "species", "--init", "model-tree", "--out", "{d}/x.json"],
+     "--init model-tree applies to regression; a SoftClassificationTree (--task classification) takes --init cart "
+     "or cluster"),
+    (["fit", "{d}/iris.csv", "--target", "species", "--loss", "huber", "--out", "{d}/x.json"],
+     "--loss: unknown classification loss 'huber'"),
+    (["fit", "{d}/one.csv", "--target", "species", "--out", "{d}/x.json"], "y has one class ('setosa')"),
+    (["fit", "{d}/holes.csv", "--target", "species", "--out", "{d}/x.json"],
+     "column 'species' of '{d}/holes.csv' (--target) has missing values"),
+    (["predict", "{d}/regression.json", "{d}/new.csv", "--proba"],
+     "--proba: '{d}/regression.json' holds a SoftRegressionTree, which predicts numbers, not classes; fit a "
+     "classifier with 'srtopt fit --task classification'"),
+    (["predict", "{d}/m.json", "{d}/new.csv", "--proba", "--column", "p"],
+     "--column names the one prediction column; --proba writes one column per class"),
+])
+def test_classification_mistakes_print_one_line(irisdir, classifier_file, capsys, argv, message):
+    d = str(irisdir)
+    frame = pd.read_csv(irisdir / "iris.csv")
+    frame.iloc[:50].to_csv(irisdir / "one.csv", index=False)
+    frame.assign(species=frame["species"].where(frame.index != 7)).to_csv(irisdir / "holes.csv", index=False)
+    if not (irisdir / "regression.json").exists():
+        assert main(["fit", d + "/codes.csv", "--target", "code", "--quiet", "--max-iter", "1", "--out",
+                     d + "/regression.json"]) == 0
+    capsys.readouterr()
+    assert main([a.replace("{d}", d) for a in argv]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
+    assert lines[0].startswith(f"srtopt {argv[0]}: error: ") and message.replace("{d}", d) in lines[0]
+    assert not (irisdir / "x.json").exists()
+
+
+@pytest.mark.slow
+def test_a_classifier_predicts_and_shows_without_the_estimator_stack(irisdir, classifier_file):
+    """``srtopt predict --proba`` and ``srtopt show`` of a saved classifier answer from the file alone
+    (no scikit-learn, Pyomo, CasADi or numba), as the loaded estimator does."""
+    probe = ("import sys, runpy; sys.argv = ['srtopt', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('srtopt', run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('sklearn', 'pyomo', 'casadi', 'numba') if m in sys.modules))")
+    model, out = irisdir / "m.json", irisdir / "quick.csv"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    for argv in (["predict", str(model), str(irisdir / "new.csv"), "--proba", "--out", str(out)], ["show", str(model)]):
+        done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, env=env,
+                              timeout=120)
+        assert done.stdout.strip().splitlines()[-1] == "[]", (done.stdout[-300:], done.stderr[-300:])
+    loaded = srtopt.load(model)
+    new = pd.read_csv(irisdir / "new.csv")[loaded.feature_names_in_]
+    np.testing.assert_allclose(pd.read_csv(out).to_numpy(), loaded.predict_proba(new), rtol=1e-13, atol=1e-15)
+    assert "\n".join(done.stdout.strip().splitlines()[:-1]) == export_text(loaded)

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree
+from srtopt import MILOTreeRegressor, ORRTRegressor, SoftClassificationTree, SoftRegressionTree
 
 
 @pytest.fixture(scope="package")
@@ -32,3 +32,33 @@ def orrt(frame):
 def milo(frame):
     X, y = frame
     return MILOTreeRegressor(depth=2, time_limit=2.0, random_state=0).fit(X.iloc[:12], y[:12])
+
+
+@pytest.fixture(scope="package")
+def iris():
+    """scikit-learn's iris (150 x 4) with the species names as labels (strings)."""
+    from sklearn.datasets import load_iris
+
+    data = load_iris(as_frame=True)
+    return data.data, data.target_names[data.target]
+
+
+@pytest.fixture(scope="package")
+def classifiers(iris):
+    """Depth-2 SoftClassificationTrees on iris, one per leaf kind."""
+    return {leaf: SoftClassificationTree(depth=2, leaf=leaf, random_state=0).fit(*iris)
+            for leaf in ("constant", "logistic")}
+
+
+@pytest.fixture(scope="package")
+def cancer():
+    """scikit-learn's breast cancer data (569 x 30), labels 0 (malignant) and 1 (benign)."""
+    from sklearn.datasets import load_breast_cancer
+
+    return load_breast_cancer(return_X_y=True, as_frame=True)
+
+
+@pytest.fixture(scope="package")
+def binary(cancer):
+    """A depth-2 SoftClassificationTree with logistic leaves on breast cancer: one logit per leaf."""
+    return SoftClassificationTree(depth=2, leaf="logistic", random_state=0).fit(*cancer)

@@ -3,6 +3,7 @@
 import re
 import shutil
 
+import numpy as np
 import pytest
 
 from srtopt.export import export_graphviz, render_graphviz
@@ -28,3 +29,26 @@ def test_render_graphviz(srt, tmp_path):
     else:
         render_graphviz(dot, tmp_path / "t.png")
         assert (tmp_path / "t.png").stat().st_size > 0
+
+
+def test_export_graphviz_of_classifiers(classifiers, binary):
+    for model in (*classifiers.values(), binary):
+        dot = export_graphviz(model)
+        leaves = model.get_n_leaves()
+        assert len(re.findall(r"^  n\d+ \[label=", dot, flags=re.M)) == 2 * leaves - 1
+        assert len(re.findall(r"^  n\d+ -> n\d+", dot, flags=re.M)) == 2 * leaves - 2
+        names = ", ".join(map(str, model.classes_))
+        assert f"SoftClassificationTree depth 2, {model.leaf} leaves, {len(model.classes_)} classes: {names}" in dot
+        labels = re.findall(r'^  n(\d+) \[label="(.*)", fillcolor', dot, flags=re.M)
+        for t, label in labels:
+            lines = label.split("\\n")
+            if int(t) < 4:
+                assert lines[1].startswith("left if ")
+                continue
+            mix = model.leaf_class_proba_[int(t) - 4]
+            top = np.argsort(-mix, kind="stable")[:3]
+            title = [f"class {c}" if model.classes_.dtype.kind in "iu" else str(c) for c in model.classes_]
+            assert lines[1:1 + len(top)] == [f"{100 * mix[k]:.1f}% {title[k]}" for k in top]
+            assert lines[1 + len(top)].startswith("rows: ")
+            assert sum(line.startswith(("score(", "logit p(")) for line in lines) == (
+                0 if model.leaf == "constant" else 1 if len(model.classes_) == 2 else 3)

@@ -1,8 +1,11 @@
 """export_html: the page's content, and the page in a real headless Chromium (Debian's chromium
-and chromium-driver; .ci/run installs them): the page loads with no console error, shows every node, folds and unfolds subtrees, and routes a
-row given in the address or typed into the form exactly as the model does.  The set-up takes a
-screenshot of the page; with SRTOPT_UPDATE_DOCS=1 in the environment it is saved as
-docs/html_view.png (the committed one was made so), otherwise into the test's temporary folder."""
+and chromium-driver; .ci/run installs them): the page loads with no console error, shows every
+node, folds and unfolds subtrees, and routes a row given in the address or typed into the form
+exactly as the model does (a classifier's page: the class probabilities of the HBP leaf, their
+mixture over all leaves and the predicted class).  The set-ups take a screenshot of a regression
+tree's page and of a classifier's; with SRTOPT_UPDATE_DOCS=1 in the environment they are saved as
+docs/html_view.png and docs/html_view_classifier.png (the committed ones were made so), otherwise
+into the test's temporary folder."""
 
 import os
 import re
@@ -239,7 +242,125 @@ def test_export_html_escapes_feature_names_and_embeds_the_model(srt, frame, tmp_
     assert model["features"] == names and model["prediction"] == "hbp"
     np.testing.assert_array_equal(model["omega"], srt.omega_)
     assert page.count('<details class="node') == 7 and "__TREE__" not in page and "*__MODEL__" in page
-    with pytest.raises(ValueError, match="export_html applies to SoftRegressionTree and ORRTRegressor"):
+    with pytest.raises(ValueError, match="export_html applies to SoftRegressionTree, ORRTRegressor and "
+                                         "SoftClassificationTree"):
         export_html(MILOTreeRegressor(depth=1, time_limit=1.0).fit(frame[0].iloc[:8], frame[1][:8]))
     with pytest.raises(ValueError, match="y needs X"):
         export_html(srt, y=frame[1])
+
+
+# ---------------------------------------------------------------- classifiers
+DOCS_CLASSIFIER_SCREENSHOT = DOCS_SCREENSHOT.parent / "html_view_classifier.png"
+
+
+@pytest.fixture(scope="module")
+def class_pages(classifiers, binary, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("class-html")
+    models = {"constant": classifiers["constant"], "logistic": classifiers["logistic"], "binary": binary}
+    for name, model in models.items():
+        export_html(model, folder / f"{name}.html")
+    return {name: (model, folder / f"{name}.html") for name, model in models.items()}
+
+
+def _check_class_route(browser, model, row):
+    """The page's HBP path, the class probabilities of the HBP leaf, their mixture over all leaves
+    and the predicted class for ``row`` (a one-row DataFrame) are the model's."""
+    depth = model.get_depth()
+    leaf = int(model.apply(row)[0])
+    assert [node for node, _ in _path(browser)] == [leaf >> (depth - d) for d in range(depth)]
+    result = browser.find_element("id", "result")
+    assert int(result.get_attribute("data-leaf")) == leaf
+    assert result.get_attribute("data-prediction") == str(model.predict(row)[0])
+    assert f"predicted class {model.predict(row)[0]} (p = " in result.text
+
+    def shown(attribute):
+        cells = browser.find_elements("css selector", f"[{attribute}]")
+        return [float(cell.get_attribute(attribute)) for cell in cells]
+
+    np.testing.assert_allclose(shown("data-class-probability"), model.predict_proba(row)[0], rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(shown("data-mixture-probability"), model.predict_proba(row, mixture=True)[0],
+                               rtol=1e-12, atol=1e-300)
+    live = reachable_nodes(model)[np.asarray(Tree(depth).leaves) - 1]
+    np.testing.assert_allclose(shown("data-leaf-probability"), model.leaf_probabilities(row)[0][live], rtol=1e-10,
+                               atol=1e-300)
+
+
+@pytest.fixture(scope="module")
+def class_screenshot(browser, class_pages, iris, tmp_path_factory):
+    """Set-up: the logistic iris tree's page with row 70 routed, the nodes off its path folded
+    (saved to docs/ only when SRTOPT_UPDATE_DOCS=1)."""
+    _, path = class_pages["logistic"]
+    _open(browser, path, _row_query(iris[0], 70))
+    browser.find_element("id", "collapse-all").click()
+    browser.find_element("id", "route").click()
+    target = (DOCS_CLASSIFIER_SCREENSHOT if os.environ.get("SRTOPT_UPDATE_DOCS") == "1"
+              else tmp_path_factory.mktemp("screenshot") / "html_view_classifier.png")
+    browser.save_screenshot(str(target))
+    return target
+
+
+def test_a_classifier_page_shows_each_leaf_class_mix(browser, class_pages, class_screenshot):
+    assert class_screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for name, (model, path) in class_pages.items():
+        _open(browser, path)
+        assert _console_errors(browser) == []
+        summaries = browser.find_elements("css selector", "details.node > summary")
+        assert sorted(int(s.find_element("xpath", "..").get_attribute("data-node")) for s in summaries) == \
+            _drawn(model)
+        assert all(s.is_displayed() for s in summaries)
+        for summary in summaries:
+            t = int(summary.find_element("xpath", "..").get_attribute("data-node"))
+            if t >= 4:
+                mix = model.leaf_class_proba_[t - 4]
+                k = int(np.argmax(mix))
+                label = f"class {model.classes_[k]}" if name == "binary" else model.classes_[k]
+                assert re.match(rf"leaf {t} · \d+ rows \([\d.]+ %\) · {100 * mix[k]:.1f}% {label}", summary.text)
+        assert f"{len(model.classes_)} classes: " in browser.find_element("css selector", "h1").text
+
+
+@pytest.mark.parametrize("i", [0, 70, 120, 149])
+def test_a_row_in_the_address_shows_its_class_probabilities(browser, class_pages, iris, i):
+    X = iris[0]
+    for name in ("constant", "logistic"):
+        model, path = class_pages[name]
+        _open(browser, path, _row_query(X, i))
+        _check_class_route(browser, model, X.iloc[[i]])
+        assert _console_errors(browser) == []
+
+
+def test_a_row_typed_into_a_binary_classifiers_form(browser, class_pages, cancer):
+    model, path = class_pages["binary"]
+    X = cancer[0]
+    for i in (0, 19, 300):
+        _open(browser, path)
+        for j, value in enumerate(X.to_numpy()[i]):
+            field = browser.find_element("id", f"x-{j}")
+            field.clear()
+            field.send_keys(repr(float(value)))
+        browser.find_element("id", "route").click()
+        _check_class_route(browser, model, X.iloc[[i]])
+    assert _console_errors(browser) == []
+
+
+def test_export_html_of_a_classifier_embeds_its_scores_and_writes_every_formula(class_pages, iris):
+    import json
+
+    for name, (model, path) in class_pages.items():
+        page = path.read_text()
+        data = json.loads(re.search(r'<script type="application/json" id="model-data">(.*?)</script>', page,
+                                    flags=re.S)[1])
+        K = len(model.classes_)
+        assert data["classes"] == [str(c) for c in model.classes_]
+        assert (data["n_scores"], data["q"]) == (1 if K == 2 else K, 1 if model.leaf == "constant" else
+                                                 model.n_features_in_ + 1)
+        np.testing.assert_array_equal(data["beta"], model.beta_)
+        labels = re.findall(r'<span class="units">([^<]*)</span>', page)
+        leaves, splits = model.get_n_leaves(), model.get_n_leaves() - 1
+        scores = 0 if model.leaf == "constant" else 2 * data["n_scores"]
+        assert len(labels) == 2 * splits + leaves * (2 + scores)
+        assert labels.count("p" if model.leaf == "constant" else "mean p") == leaves and labels.count("rows") == leaves
+        assert "most probable class at x (p)" in page and "leaf R^2" not in page
+    model, _ = class_pages["logistic"]
+    X, y = iris
+    page = export_html(model, X=X.iloc[:100], y=y[:100])  # the rows of X with their labels
+    assert "50 setosa" in page and "50 virginica" not in page

@@ -102,3 +102,61 @@ def test_a_zero_slope_split_prunes_an_srt_subtree_but_no_orrt_leaf(srt, orrt):
         else:
             assert not reach[2] and closed.get_n_leaves() <= 2 ** (closed.get_depth() - 1)
             assert re.search(r"pruned: the subtrees? at nodes? 3\b", export_text(closed))
+
+
+@pytest.mark.parametrize("leaf", ["constant", "logistic"])
+def test_a_classifiers_scores_in_original_units_give_its_probabilities(classifiers, iris, leaf):
+    """The class scores written in raw units are the model: routed by the splits in raw units, the
+    softmax of the HBP leaf's scores is predict_proba, row for row."""
+    from srtopt.routing import class_probabilities
+
+    model, X = classifiers[leaf], iris[0].to_numpy()
+    split, scores = original_units(model)
+    assert scores.shape == (4, 3, 1 if leaf == "constant" else 5)
+    leaves = _route_original(split, X, 2)
+    np.testing.assert_array_equal(leaves, model.apply(iris[0]))
+    Xa = np.column_stack([np.ones(len(X)), X])[:, : scores.shape[2]]
+    U = np.einsum("iq,ikq->ik", Xa, scores[leaves - 4])
+    np.testing.assert_allclose(class_probabilities(U, 3), model.predict_proba(iris[0]), rtol=1e-9, atol=1e-12)
+
+
+def test_a_binary_classifier_has_one_logit_per_leaf(binary, cancer):
+    from srtopt.routing import class_probabilities
+
+    X = cancer[0].to_numpy()
+    split, scores = original_units(binary)
+    assert scores.shape == (4, 1, X.shape[1] + 1)
+    leaves = _route_original(split, X, 2)
+    logit = np.einsum("ij,ij->i", np.column_stack([np.ones(len(X)), X]), scores[leaves - 4, 0])
+    np.testing.assert_allclose(class_probabilities(logit[:, None], 2), binary.predict_proba(cancer[0]), rtol=1e-7,
+                               atol=1e-12)
+
+
+def test_the_class_mix_a_leaf_shows_is_its_probabilities_on_its_rows(classifiers, iris):
+    """A constant leaf shows its probability vector; a logistic leaf its probabilities averaged over
+    the training rows HBP sends it (leaf_class_proba_), which are the rows' predict_proba; the rows
+    by class are the labels of those rows."""
+    from srtopt.export.nodes import as_view, leaf_class_counts, leaf_class_mix
+
+    X, y = iris
+    for model in classifiers.values():
+        view, leaves, proba = as_view(model), model.apply(X), model.predict_proba(X)
+        mix, counts = leaf_class_mix(view), leaf_class_counts(view)
+        for t in range(4, 8):
+            rows = leaves == t
+            assert counts[t - 4].tolist() == [float(np.sum(y[rows] == c)) for c in model.classes_]
+            if rows.any():
+                np.testing.assert_allclose(mix[t - 4], proba[rows].mean(axis=0), rtol=1e-12)
+                np.testing.assert_allclose(model.leaf_class_proba_[t - 4], proba[rows].mean(axis=0), rtol=1e-12)
+        np.testing.assert_array_equal(leaf_class_counts(view, X, y), counts)  # the same rows again
+        np.testing.assert_allclose(leaf_class_mix(view, X)[model.leaf_class_counts_.sum(axis=1) > 0],
+                                   mix[model.leaf_class_counts_.sum(axis=1) > 0], rtol=1e-12)
+        with pytest.raises(ValueError, match="y holds the label 'daisy', which is not a class of the model"):
+            leaf_class_counts(view, X.iloc[:2], ["setosa", "daisy"])
+
+
+def test_class_titles_say_class_for_a_label_that_reads_as_a_number(classifiers, binary):
+    from srtopt.export.nodes import as_view, class_titles
+
+    assert class_titles(as_view(classifiers["constant"])) == ["setosa", "versicolor", "virginica"]
+    assert class_titles(as_view(binary)) == ["class 0", "class 1"]

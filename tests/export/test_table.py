@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from srtopt.export import decision_path, summary
+from srtopt.export import decision_path, original_units, summary
 
 
 def test_summary_rows_counts_and_leaf_scores(srt, frame):
@@ -65,3 +65,47 @@ def test_decision_path_follows_sklearn_convention(srt, milo, frame):
         np.testing.assert_array_equal(dense[:, 3:].argmax(axis=1) + 4, leaves)
         np.testing.assert_array_equal(dense[np.arange(len(X)), leaves // 2 - 1], 1)  # parent of the leaf
         assert all(np.all(np.diff(path.indices[a:b]) > 0) for a, b in zip(path.indptr, path.indptr[1:]))
+
+
+@pytest.mark.parametrize("leaf", ["constant", "logistic"])
+def test_summary_of_a_classifier(classifiers, iris, leaf):
+    model, (X, y) = classifiers[leaf], iris
+    table = summary(model).set_index("node")
+    classes = list(model.classes_)
+    assert list(table.columns) == ["kind", "depth", "parent", "n_samples", "intercept", *X.columns,
+                                   *(f"n({c})" for c in classes), *(f"p({c})" for c in classes), "reachable"]
+    counts = table[[f"n({c})" for c in classes]].to_numpy()
+    np.testing.assert_array_equal(counts[0], [50, 50, 50])  # the root: every training row
+    for t in (1, 2, 3):
+        np.testing.assert_array_equal(counts[t - 1], counts[2 * t - 1] + counts[2 * t])
+    np.testing.assert_array_equal(counts[:, :].sum(axis=1), table["n_samples"].to_numpy())
+    leaves, proba = model.apply(X), model.predict_proba(X)
+    shares = table[[f"p({c})" for c in classes]].to_numpy()
+    assert np.isnan(shares[:3]).all() and np.isnan(table.loc[4:, "intercept"]).all()  # no leaf coefficients
+    for t in range(4, 8):
+        if np.any(leaves == t):
+            np.testing.assert_allclose(shares[t - 1], proba[leaves == t].mean(axis=0), rtol=1e-12)
+    split, _ = original_units(model)
+    np.testing.assert_array_equal(table.loc[1:3, ["intercept", *X.columns]].to_numpy(), split)
+    again = summary(model, X, y)  # the training rows again: the same table
+    pd.testing.assert_frame_equal(again.set_index("node"), table, check_exact=False, rtol=1e-12)
+    other = summary(model, X.iloc[::2], y[::2])
+    assert other.loc[0, [f"n({c})" for c in classes]].sum() == 75
+    with pytest.raises(ValueError, match="both X and y"):
+        summary(model, X)
+
+
+def test_decision_path_of_a_classifier_is_the_path_of_its_prediction(classifiers, iris):
+    """The HBP path: its leaf column is apply's, and that leaf's class probabilities are predict_proba."""
+    from srtopt.routing import class_probabilities
+
+    X = iris[0]
+    for model in classifiers.values():
+        dense = decision_path(model, X).toarray()
+        assert dense.shape == (150, 7) and np.all(dense.sum(axis=1) == 3) and np.all(dense[:, 0] == 1)
+        leaves = dense[:, 3:].argmax(axis=1) + 4
+        np.testing.assert_array_equal(leaves, model.apply(X))
+        _, scores = original_units(model)
+        Xa = np.column_stack([np.ones(len(X)), X.to_numpy()])[:, : scores.shape[2]]
+        proba = class_probabilities(np.einsum("iq,ikq->ik", Xa, scores[leaves - 4]), 3)
+        np.testing.assert_allclose(proba, model.predict_proba(X), rtol=1e-9, atol=1e-12)

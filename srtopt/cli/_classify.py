@@ -1,0 +1,71 @@
+"""``srtopt fit`` of a SoftClassificationTree (``--task classification``, or a target column of
+text): the flags of :mod:`srtopt.cli.models` read for a classifier."""
+
+from __future__ import annotations
+
+import sys
+
+from .models import PROGRESS_LEGEND, _budget_note, _check_formulation, _constraint_flags, _fit_budget, _regularization
+
+
+def fit_classifier(args, X, y, groups):
+    """(the fitted SoftClassificationTree, "training accuracy ..."); the flags of regression alone are
+    refused, and the constraint flags reach the parameters of the same meaning if the estimator has them."""
+    from ..estimators.classification import SoftClassificationTree
+
+    refused = [("--cv", args.cv), ("--cv-depths", args.cv_depths)]
+    refused += [("--init model-tree", True)] if args.init == "model-tree" else []
+    for flag, value in refused:
+        if value is not None:
+            raise ValueError(f"{flag} applies to regression; a SoftClassificationTree (--task classification) "
+                             f"takes {'--init cart or cluster' if flag.startswith('--init') else 'no ' + flag}")
+    options = {"depth": args.depth, "regularization": _regularization(args.regularization),
+               "max_iter": args.max_iter, "n_init": args.n_init, "time_limit": args.time_limit,
+               "penalty": args.penalty, "working_sets": args.working_sets, "bn_solver": args.bn_solver,
+               "ln_solver": args.ln_solver, "wlr_solver": args.wlr_solver, "random_state": args.random_state,
+               "verbose": 0 if args.quiet else 1, "class_weight": args.class_weight}
+    given = {"init": args.init, "leaf": args.leaf, "loss": args.loss,
+             "leaf_ridge": None if args.leaf_ridge == "auto" else args.leaf_ridge}
+    options.update({key: value for key, value in given.items() if value is not None})
+    model = SoftClassificationTree(**options)
+    model.set_params(**_class_constraints(args, model))
+    _check_formulation(args, classification=True)
+    model._check_params()  # a bad parameter is reported before the progress header
+    if args.time_limit is not None:
+        model.set_params(time_limit=_fit_budget(args.time_limit))
+    if not args.quiet:  # once the data are checked: a bad target is the only line
+        model.set_params(callbacks=[_Header(args.time_limit)])
+    model.fit(X, y, **({} if groups is None else {"sensitive_features": groups}))
+    return model, f"training accuracy {model.score(X, y):.4f}"
+
+
+def _class_constraints(args, estimator) -> dict:
+    """The classifier's parameters of the constraint flags (``monotonic_cst``, ``constraints``; the
+    estimator checks their specs); a flag is refused in one line where the estimator has no
+    parameter for it."""
+    import inspect
+
+    monotonic_cst, flagged = _constraint_flags(args)
+    wanted = {"monotonic_cst": ("--monotone", monotonic_cst),
+              "constraints": (flagged[0][0] if flagged else "", [spec for _, spec in flagged] or None),
+              "sensitive_features": ("--sensitive", args.sensitive)}
+    known = set(estimator.get_params()) | set(inspect.signature(estimator.fit).parameters)
+    for param, (flag, value) in wanted.items():
+        if value is not None and param not in known:
+            raise ValueError(f"{flag} does not apply to a SoftClassificationTree (it takes no {param})")
+    return {param: value for param, (_, value) in wanted.items() if value is not None and param != "sensitive_features"}
+
+
+class _Header:
+    """The classifier's progress header, printed when the fit starts (its data checked)."""
+
+    def __init__(self, time_limit):
+        self.time_limit = time_limit
+
+    def on_fit_begin(self, problem, estimator):
+        print(f"fitting SoftClassificationTree(depth={estimator.depth}, leaf={estimator.leaf}) on {len(problem.y)} "
+              f"rows x {estimator.n_features_in_} features, {estimator.n_classes_} classes"
+              f"{_budget_note(estimator, self.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
+
+
+__all__ = ["fit_classifier"]
