@@ -8,7 +8,8 @@ values dropped, text columns coded as integers (0, 1, ... in sorted order), the 
 and the columns that restate it removed from X.
 
 ``TUNING`` were used, with 8 of the paper's datasets, while choosing defaults;
-``CONFIRM`` only to confirm them afterwards (docs/design.md, "Choosing defaults").
+``CONFIRM`` only to confirm them afterwards (docs/departures.md, "The paper's settings and how
+the defaults were measured").
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def register(subparsers) -> None:
     fit.add_argument("--depth", type=int, default=2, help="tree depth D (default 2)")
     fit.add_argument("--out", required=True, help="where to write the model (JSON; '-' for standard output)")
     fit.add_argument("--regularization", default="l2",
-                     help="'l2' (default; the paper's lambdas on the summed error, see docs/design.md), "
+                     help="'l2' (default; the paper's lambdas on the summed error, see docs/departures.md), "
                           "'l2-slopes', 'l2-mean', 'l2-calibrated' (other readings), with ':split=FACTOR' a factor "
                           "on the splits' weight (e.g. 'l2:split=10'), 'none' (plain SRT) or a number "
                           "(lambda_w = lambda_b)")

@@ -20,7 +20,7 @@ from .scaling import check_fit_arrays
 from .srt import SoftRegressionTree, _load_kernels
 
 SPLITTER = "a cross-validation splitter"
-SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/design.md, "Choosing the split weight by cross-validation"
+SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/departures.md, "Choosing the split weight by cross-validation"
 
 
 class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
@@ -31,7 +31,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
     splits may sharpen further, above it they stay softer and the tree leans on its leaves'
     linear models.  On small noisy data, where the default depth-3 tree overfits, the
     search picks the heavier weight; where the tree structure pays it keeps the default or
-    the lighter one.  Chosen on 16 datasets and confirmed on 17 others (docs/design.md,
+    the lighter one.  Chosen on 16 datasets and confirmed on 17 others (docs/departures.md,
     "Choosing the split weight by cross-validation").  It costs
     ``len(split_weights) * k + 1`` fits for k folds.  With the estimator's
     ``leaf_ridge="auto"`` the small-data factor is chosen once per depth, by one more fit on

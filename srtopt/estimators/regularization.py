@@ -15,7 +15,7 @@ __all__ = ["LAMBDA_ROWS", "READINGS", "parse_reading", "regularization_lambdas"]
 SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error times this factor
 CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
 READINGS = ("l2", "l2-slopes", "l2-mean", "l2-calibrated")
-LAMBDA_ROWS = 100_000  # the readings' N counts at most this many rows (docs/design.md, "Large N")
+LAMBDA_ROWS = 100_000  # the readings' N counts at most this many rows (docs/departures.md, "Large N")
 
 
 def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[float, float]:

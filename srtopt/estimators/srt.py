@@ -107,7 +107,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         lambda_w = 0.02/(p |tau_B| N), N counted up to 100,000 rows; "l2-slopes",
         "l2-mean", "l2-calibrated": other readings, kept for comparison; None: no l2
         term ("SRT"); numbers: lambda_w, lambda_b.  The measurements behind the choice:
-        docs/design.md, "Regularization" and "Large N".
+        docs/departures.md, "The l2 weights".
     leaf_ridge : "auto" or float, default="auto"
         A factor on lambda_b, the l2 weight on the leaf models.  "auto": 1, except on small
         data, where the 2^D leaves have on average fewer rows than coefficients
@@ -170,8 +170,8 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         (:class:`~srtopt.training.initialization.CartInitialization`); or
         ``init(problem, random_state) -> (omega0, beta0)`` on the scaled data (deep-copied
         at fit).  "model-tree" and "cart" are deterministic: ``random_state`` then only
-        seeds the heuristic's subsamples.  Measured against "cluster" in docs/design.md
-        ("Initial tree").  A list gives candidates: each runs ``restart_iter`` macro
+        seeds the heuristic's subsamples.  Measured against "cluster" in docs/departures.md
+        ("A greedy model tree").  A list gives candidates: each runs ``restart_iter`` macro
         iterations (with each of the ``n_restarts`` seeds) and the one with the lowest
         training E continues (``init_chosen_`` is its position in the list).
     max_iter : int, default=10
@@ -181,7 +181,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
     init_scale : float, default=0.2
         Factor on the initial split weights omega^0 of the "cluster" initialization's
         logistic regressions (1: the paper).  Those splits are so sharp that most rows sit where
-        the logistic CDF is flat and the first BN steps barely move (docs/design.md).
+        the logistic CDF is flat and the first BN steps barely move (docs/departures.md).
     eps1, eps2, eps3, zeta : float, default 0.1, 0.3, 0.4, 0.8
         Thresholds of the reassignment heuristic and their decay per macro iteration.
         The defaults are the values listed in the paper's experiments.  The algorithm's
@@ -193,7 +193,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         Class weights w_i of the WLR proxy (eq. reshuffle), N_t / (2 N_class): counted on
         the labels c_i after the heuristic relabels the I_t^R points ("labels"), or on the
         current routing ("routing", the paper's words), which leaves a node that sends
-        every row one way unbalanced (docs/design.md).
+        every row one way unbalanced (docs/departures.md).
     theta_w, theta_b : float, default=1e-3
         Gradient thresholds (theta)^k below which a BN / LN step is skipped.
     k0 : int or None, default=None

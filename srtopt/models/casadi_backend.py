@@ -3,7 +3,7 @@
 Data enter as *parameters*, so one symbolic model (and one ``nlpsol`` built
 from it) serves every re-solve of a subproblem with the same structure.  The
 logistic CDF is written ``0.5 (1 + tanh(mu u / 2))``: the ``1/(1+exp(-mu u))``
-form gives NaN in CasADi once it saturates (docs/design.md, "Measurements").
+form gives NaN in CasADi once it saturates (docs/departures.md, "Engineering measurements").
 """
 
 from __future__ import annotations

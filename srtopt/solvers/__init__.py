@@ -62,7 +62,7 @@ from .qp import CasadiQP, HighsQP
 from .scipy_hessian import ScipyHessian
 from .scipy_minimize import ScipyMinimize
 
-BN_LBFGSB_TOL = 1e-6  # SciPy's ftol and gtol of the default BN solver (docs/design.md, "BN solver")
+BN_LBFGSB_TOL = 1e-6  # SciPy's ftol and gtol of the default BN solver (docs/departures.md, "The BN step")
 
 _NLP = {
     "ipopt": IpoptCasadi,
@@ -81,7 +81,7 @@ def _registry(kind: str, entries: dict) -> Registry:
 
 SOLVERS = {
     "bn": _registry("bn", {
-        # "auto" on subtree subproblems; its tolerance was chosen by measurement (docs/design.md)
+        # "auto" on subtree subproblems; its tolerance was chosen by measurement (docs/departures.md)
         "l-bfgs-b": lambda tol=BN_LBFGSB_TOL, **kw: ScipyMinimize("L-BFGS-B", tol=tol, **kw),
         "newton": NewtonSolver,
         **_NLP,

@@ -7,7 +7,7 @@ such that the sufficient-decrease condition (eq. armijo)
     E(omega_W + alpha d) <= E(omega) - gamma * alpha * ||g||^2
 
 holds.  The paper's pseudocode writes the while-condition the other way round;
-we backtrack while the condition does NOT hold (docs/design.md).
+we backtrack while the condition does NOT hold (docs/departures.md).
 
 With a nonsmooth penalty h (``prox`` given), the step is the proximal-gradient step
 x(alpha) = prox_{alpha h}(x - alpha g) along the smooth part's gradient g, accepted when

@@ -1,7 +1,7 @@
 """IPOPT through cyipopt (optional extra ``srtopt[cyipopt]``), fed the numpy evaluator.
 
 Value and gradient come from ``problem.evaluate`` (vectorised numpy, the fast path
-measured in docs/design.md, "Measurements"); with ``hessian="exact"`` (the default) the
+measured in docs/departures.md, "Engineering measurements"); with ``hessian="exact"`` (the default) the
 Hessian is the formulation's own (``problem.hessian``: the compiled BN Hessian) or, for a
 formulation without one, its CasADi rendering's (cached per ``structure_key``).  cyipopt
 hands numpy arrays to IPOPT without conversion, so a BN solve costs little more than

@@ -31,7 +31,7 @@ class NewtonSolver(Solver):
     Options that restrict what it accepts (the BN default tries
     ``"newton:max_blocks=1,needs_minimizer=True,penalties=l2"``, then the same with
     ``max_variables`` and ``max_rows`` instead of ``max_blocks``, and leaves the rest to
-    L-BFGS-B; docs/design.md, "BN solver"):
+    L-BFGS-B; docs/departures.md, "The BN step"):
 
     * ``max_blocks``: working sets of at most this many nodes (NODEC-DR's one-node
       subproblems);

@@ -25,7 +25,7 @@ Two departures start from hard splits made soft (:func:`soft_tree_start`) and th
 same leaf regressions: :class:`ModelTreeInitialization` (the estimators' default,
 ``init="model-tree"``), a greedy tree whose splits are chosen for linear leaves
 (:func:`linear_split`), and :class:`CartInitialization` (``init="cart"``), CART's
-splits (docs/design.md, "Initial tree").
+splits (docs/departures.md, "A greedy model tree").
 
 An initialization is any callable ``init(problem, random_state)`` returning
 (omega^0, beta^0) or (omega^0, beta^0, info dict) for an
@@ -186,8 +186,8 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
 
     ``split_scale`` multiplies the logistic regressions' omega^0 (1: the paper).  Those
     regressions separate well-separated clusters, so their splits are sharp: most rows
-    sit where the logistic CDF is flat and the BN gradient is tiny (docs/design.md,
-    "Initialization"); a factor below 1 starts from softer splits with the same
+    sit where the logistic CDF is flat and the BN gradient is tiny (docs/departures.md,
+    "The clustering start's own settings"); a factor below 1 starts from softer splits with the same
     hyperplanes.  ``n_jobs`` threads run the r repetitions (each has its own seed drawn
     from ``random_state``, so the result does not depend on ``n_jobs``); once the
     training deadline is nearer than twice the last batch's time, no further batch of

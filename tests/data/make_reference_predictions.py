@@ -15,7 +15,7 @@ Hessian on the one-node subproblems of the SRT l2 model
 (``"newton:max_blocks=1,needs_minimizer=True,penalties=l2"``, L-BFGS-B with tol 1e-6 on the others),
 and re-recorded when the BN Hessian and the WLR loss became compiled kernels, Newton took the
 subtree subproblems of at most 64 variables and 3000 rows too and the WLR Newton solve's tolerance became
-1e-8 (the speed issue; docs/design.md, "BN solver").  A change that is meant to leave the
+1e-8 (the speed issue; docs/departures.md, "The BN step").  A change that is meant to leave the
 default fits alone must leave these files valid.
 """
 

@@ -80,7 +80,7 @@ class BranchSubproblem(WorkingSetSubproblem):
     def variable_scale(self) -> np.ndarray:
         """Typical size of each variable: 1 for omega_0t, p for omega_jt (which act on x_j / p).
         Solvers that are not invariant to the variables' scales (L-BFGS-B) solve in x / scale:
-        about half the evaluations of L-BFGS-B on the BN subproblems (docs/design.md)."""
+        about half the evaluations of L-BFGS-B on the BN subproblems (docs/departures.md)."""
         p = self.problem.n_features
         return np.tile(np.r_[1.0, np.full(p, float(p))], len(self.working))
 
