@@ -1,0 +1,105 @@
+"""The soft classification tree's defaults, measured against the alternatives they replaced.
+
+    PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=/path/to/datasets_classification \\
+        python benchmarks/decisions/classification.py --stage tune        # then --stage confirm
+
+Each variant is ``SoftClassificationTree(depth=3, random_state=0, **variant)``, 4-fold stratified CV
+(split seed 0), on two groups of the 20 classification datasets: **tune** (australian, bupa,
+ionosphere, mammographic, monk_2, balance, dermatology, glass, yeast, segment), where the defaults
+were chosen, and **confirm** (pima, wdbc, car, ecoli, vowel, satimage, page_blocks, splice, german,
+vehicle), run with the chosen defaults against the closest alternatives only.  Prints and writes
+``benchmarks/results/classification_defaults_<stage>.md``: per variant the mean test accuracy, log loss
+and fit seconds over the group, and per dataset the accuracy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from sklearn.metrics import log_loss
+from sklearn.model_selection import StratifiedKFold
+
+from benchmarks.common import RESULTS, write_report
+
+GROUPS = {
+    "tune": ["australian", "bupa", "ionosphere", "mammographic", "monk_2", "balance", "dermatology", "glass",
+             "yeast", "segment"],
+    "confirm": ["pima", "wdbc", "car", "ecoli", "vowel", "satimage", "page_blocks", "splice", "german", "vehicle"],
+}
+EXACT_LN = ["newton:max_variables=800", "l-bfgs-b", "ipopt", "prox-gradient"]  # the LN steps solved to the end
+
+
+def variants(stage: str) -> dict:
+    """Name -> keyword arguments (the defaults are ``{}``)."""
+    confirm = {"defaults": {}, "max_iter=10": {"max_iter": 10}, "exact LN steps, max_iter=10": {
+        "max_iter": 10, "ln_solver": ("auto", EXACT_LN)}}
+    if stage == "confirm":
+        return confirm
+    return {**confirm, "leaf='constant'": {"leaf": "constant"}, "max_iter=3": {"max_iter": 3},
+            "init='cluster'": {"init": "cluster"}, "no reassignment (eps1=0)": {"eps1": 0.0},
+            "leaf l2 as C=10": {"leaf_C": 10}, "leaf l2 as C=1": {"leaf_C": 1}, "leaf l2 as C=0.1": {"leaf_C": 0.1}}
+
+
+def estimator(variant: dict, p: int):
+    """The variant's tree; "leaf_C": lambda_b = 1 / (C N), scikit-learn's C of a logistic regression per leaf
+    (through leaf_ridge); ("auto", specs): the LN solvers "auto" tries."""
+    from srtopt import SoftClassificationTree
+    from srtopt.solvers import Auto
+
+    params = dict(variant)
+    if "leaf_C" in params:
+        params["leaf_ridge"] = p * 2**3 / (2 * params.pop("leaf_C"))
+    if isinstance(params.get("ln_solver"), tuple):
+        params["ln_solver"] = Auto("ln", specs=params["ln_solver"][1])
+    return SoftClassificationTree(depth=3, random_state=0, **params)
+
+
+def run(name: str, variant: dict) -> dict:
+    """Mean test accuracy, log loss and fit seconds of the variant over the 4 folds of dataset ``name``."""
+    from srtopt.datasets import load
+
+    data = load(name)
+    X, y = np.asarray(data.X, float), np.asarray(data.y)
+    scores = {"accuracy": [], "log_loss": [], "seconds": []}
+    for train, test in StratifiedKFold(4, shuffle=True, random_state=0).split(X, y):
+        model = estimator(variant, X.shape[1])
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a class of one row in a fold (ecoli)
+            model.fit(X[train], y[train])
+        scores["seconds"].append(time.perf_counter() - start)
+        scores["accuracy"].append(float(np.mean(model.predict(X[test]) == y[test])))
+        P = np.clip(model.predict_proba(X[test]), 1e-15, 1)
+        scores["log_loss"].append(log_loss(y[test], P, labels=model.classes_))
+    return {key: float(np.mean(values)) for key, values in scores.items()}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--stage", choices=sorted(GROUPS), default="tune")
+    args = parser.parse_args(argv)
+    names = GROUPS[args.stage]
+    results = {}
+    for label, variant in variants(args.stage).items():
+        results[label] = {name: run(name, variant) for name in names}
+        mean = np.mean([r["accuracy"] for r in results[label].values()])
+        print(f"{label}: mean accuracy {mean:.4f}", flush=True)
+    lines = [f"Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python benchmarks/decisions/classification.py "
+             f"--stage {args.stage}` (depth 3, 4-fold stratified CV, split seed 0; 2-core machine)", "",
+             "| variant | accuracy | log loss | fit s |", "|---|---:|---:|---:|"]
+    for label, rows in results.items():
+        means = {key: np.mean([r[key] for r in rows.values()]) for key in ("accuracy", "log_loss", "seconds")}
+        lines.append(f"| {label} | {means['accuracy']:.4f} | {means['log_loss']:.3f} | {means['seconds']:.2f} |")
+    lines += ["", "Test accuracy per dataset:", "", "| dataset | " + " | ".join(results) + " |",
+              "|---|" + "---:|" * len(results)]
+    lines += [f"| {name} | " + " | ".join(f"{results[label][name]['accuracy']:.3f}" for label in results) + " |"
+              for name in names]
+    write_report(RESULTS / f"classification_defaults_{args.stage}.md", lines)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
