@@ -124,16 +124,22 @@ class LinearValues(LinearLeaves):
 KRONECKER_ENTRIES = 1 << 24  # largest n q^2 for which leaf_hessian forms the rows' Xa_i Xa_i^T at once
 
 
-def leaf_hessian(Xa, C) -> np.ndarray:
+def row_outer_products(Xa) -> np.ndarray | None:
+    """The rows' Xa_i Xa_i^T as an n x q^2 matrix, or None above :data:`KRONECKER_ENTRIES` entries."""
+    n, q = Xa.shape
+    return (Xa[:, :, None] * Xa[:, None, :]).reshape(n, q * q) if n * q * q <= KRONECKER_ENTRIES else None
+
+
+def leaf_hessian(Xa, C, outer=None) -> np.ndarray:
     """The block-diagonal Hessian in beta_W of sum_il C-weighted second derivatives: for each leaf l the
     (K' q) x (K' q) block sum_i C_abil Xa_i Xa_i^T of its score pairs (a, b); ``C`` (K', K', n, m).
-    With several scores all K'^2 pairs come from one matrix product with the rows' Xa_i Xa_i^T (n x q^2)
-    while that has at most :data:`KRONECKER_ENTRIES` entries."""
+    With several scores all K'^2 pairs come from one matrix product with ``outer``, the rows' Xa_i Xa_i^T
+    (:func:`row_outer_products`), when given."""
     k, _, n, m = C.shape
     q = Xa.shape[1]
     width = k * q
     H = np.zeros((m * width, m * width))
-    outer = (Xa[:, :, None] * Xa[:, None, :]).reshape(n, q * q) if k > 1 and n * q * q <= KRONECKER_ENTRIES else None
+    outer = outer if k > 1 else None
     for l in range(m):
         block = H[l * width:(l + 1) * width, l * width:(l + 1) * width]
         if outer is not None:

@@ -14,7 +14,7 @@ from .. import casadi_backend as cb
 from ..casadi_backend import pad as _pad
 from ..casadi_backend import padded_rows
 from ..constraints.blocks import LeafBlock
-from ..leaves import leaf_hessian
+from ..leaves import leaf_hessian, row_outer_products
 from ..terms.losses import Loss
 from .base import _variable_names
 from .working_set import WorkingSetSubproblem
@@ -83,8 +83,13 @@ class LeafSubproblem(WorkingSetSubproblem):
         def hessian(x):
             Xa, T = self.design
             _, _, C = self.problem.leaf_model.losses(Xa, T, self._matrix(x), order=2)
-            return leaf_hessian(Xa, C * self.leaf_weights) + np.diag(ridge.ravel())
+            return leaf_hessian(Xa, C * self.leaf_weights, self._outer) + np.diag(ridge.ravel())
         return hessian
+
+    @cached_property
+    def _outer(self):
+        """The rows' Xa_i Xa_i^T for the Hessian of several scores per leaf (computed once per subproblem)."""
+        return row_outer_products(self.design[0]) if self.problem.leaf_model.n_outputs > 1 else None
 
     @property
     def structure_key(self) -> tuple:
