@@ -10,7 +10,7 @@
 * scale: 10^6 rows x 10 features, two classes (a noisy oblique rule), depth 3, defaults, in its own
   process: fit seconds and the process's peak RSS.
 
-Prints and writes ``benchmarks/results/classification_speed.md``.
+Prints and writes ``benchmarks/results/classification_speed.md`` and ``classification_scale.md``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 
 from benchmarks.common import RESULTS, write_report
 
-OUT = RESULTS / "classification_speed.md"
+OUT = {"speed": RESULTS / "classification_speed.md", "scale": RESULTS / "classification_scale.md"}
 MIN_ROWS = 1000
 SCALE_ROWS = 1_000_000
 
@@ -76,6 +76,12 @@ def one_scale_fit() -> dict:
     return {"seconds": seconds, "rss": rss, "accuracy": float(model.score(X[SCALE_ROWS:], y[SCALE_ROWS:]))}
 
 
+def command(part: str) -> list[str]:
+    """The first lines of a part's report: the command that makes it."""
+    return [f"Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python benchmarks/perf/classification.py "
+            f"--part {part}` (2-core machine, no thread variable set)", ""]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=("speed", "scale", "both"), default="both")
@@ -84,19 +90,19 @@ def main(argv=None) -> int:
     if args.one:
         print(json.dumps(one_scale_fit()))
         return 0
-    lines = ["Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python benchmarks/perf/classification.py` "
-             "(2-core machine, no thread variable set)", ""]
     if args.part in ("speed", "both"):
-        lines += ["Speed: 4-fold stratified CV (seed 0), mean fit seconds of `SoftClassificationTree(depth=3)` and "
-                  "`RandomForestClassifier(100)` on the same folds, in one run.", "",
-                  "| dataset | N | p | K | soft tree s | forest s | ratio | soft tree accuracy | forest accuracy |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|", *speed_rows(), ""]
+        write_report(OUT["speed"], command("speed") + [
+            "4-fold stratified CV (seed 0), mean fit seconds of `SoftClassificationTree(depth=3)` and "
+            "`RandomForestClassifier(100)` on the same folds, in one run.", "",
+            "| dataset | N | p | K | soft tree s | forest s | ratio | soft tree accuracy | forest accuracy |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|", *speed_rows()])
     if args.part in ("scale", "both"):
         out = subprocess.run([sys.executable, __file__, "--one"], check=True, capture_output=True, text=True)
         m = json.loads(out.stdout.strip().splitlines()[-1])
-        lines += [f"Scale: {SCALE_ROWS:,} rows x 10 features, two classes, depth 3, defaults: fit {m['seconds']:.1f} s, "
-                  f"peak RSS {m['rss']:.2f} GB, test accuracy {m['accuracy']:.3f} (100,000 held-out rows)."]
-    write_report(OUT, lines)
+        write_report(OUT["scale"], command("scale") + [
+            f"{SCALE_ROWS:,} rows x 10 features, two classes (a noisy oblique rule), depth 3, defaults, in its own "
+            f"process: fit {m['seconds']:.1f} s, peak RSS {m['rss']:.2f} GB, test accuracy {m['accuracy']:.3f} "
+            f"(100,000 held-out rows)."])
     return 0
 
 
