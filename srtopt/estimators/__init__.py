@@ -2,10 +2,12 @@
 
 from .classification import SoftClassificationTree
 from .cv import SoftRegressionTreeCV
+from .orct import ORCTClassifier
 from .orrt import ORRTRegressor
 from .srt import SoftRegressionTree
 
-__all__ = ["MILOTreeRegressor", "ORRTRegressor", "SoftClassificationTree", "SoftRegressionTree", "SoftRegressionTreeCV"]
+__all__ = ["MILOTreeRegressor", "ORCTClassifier", "ORRTRegressor", "SoftClassificationTree", "SoftRegressionTree",
+           "SoftRegressionTreeCV"]
 
 
 def __getattr__(name):

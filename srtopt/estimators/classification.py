@@ -9,9 +9,6 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import validate_data
 
 from .. import kernels
 from ..models.constraints import ClassRecall, Monotone, make_constraints
@@ -27,12 +24,13 @@ from ..tree import Tree
 from ..training.feasibility import polish
 from .constrained import (code_groups, constraint_report, constraint_terms, in_training_units, protected_groups,
                           training_units)
+from .class_targets import ClassTargetsMixin
 from .nodec_tree import NodecTree
 from .params import (FRACTION, INTEGER, NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, VERBOSE, Integer, Kind, Options,
                      Pair, Parses, Real, check_parameters)
 from .reading import SoftTreeMixin
 from .regularization import parse_reading, regularization_lambdas
-from .scaling import MinMaxTarget, _check_numeric_columns, _n_rows, _naming, check_sample_weight, scaled_input
+from .scaling import MinMaxTarget, _n_rows, scaled_input
 from .srt import _load_kernels, init_entries
 from .threads import one_blas_thread
 
@@ -45,7 +43,7 @@ INITS = ("cart", "cluster")
 LN_AUTO = ["newton:max_variables=800,max_iter=3", "l-bfgs-b:max_iter=30", "ipopt", "prox-gradient"]
 
 
-class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEstimator):
+class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEstimator):
     """Soft classification tree: oblique soft splits, class-probability leaves, single-leaf (HBP)
     predictions, trained by NODEC-DR.
 
@@ -373,48 +371,6 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         what the report checks the constraints on (``predict()`` takes the most probable class)."""
         return kernels.class_probabilities(self._full_scores(problem.X), self.n_classes_)
 
-    def _check_data(self, X, y):
-        """(X as floats, the class codes 0..K-1 of y); sets ``classes_``, ``n_classes_``."""
-        if y is None:
-            raise ValueError("SoftClassificationTree requires y to be passed, but the target y is None")
-        _check_numeric_columns(X)
-        X, y = _naming("X or y", lambda: validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True), X)
-        if type_of_target(y) == "continuous":
-            shown = ", ".join(f"{v:g}" for v in np.unique(y)[:3])
-            raise ValueError(f"Unknown label type: y looks continuous ({len(np.unique(y))} distinct values such as "
-                             f"{shown}): a classifier needs class labels; use SoftRegressionTree for a continuous "
-                             f"target")
-        check_classification_targets(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        self.n_classes_ = len(self.classes_)
-        if self.n_classes_ < 2:
-            raise ValueError(f"y has one class ({_label(self.classes_[0])!r}): a classifier needs two classes or more")
-        if X.shape[0] < 2**self.depth:
-            raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {2**self.depth} leaves of the tree; "
-                             f"use a smaller depth or more data")
-        return X, codes.astype(np.int64)
-
-    def _weights(self, codes, sample_weight) -> np.ndarray:
-        """s_i before normalization: ``sample_weight`` times the class weights; a class without a row of
-        positive weight is refused, a class of one such row warned about."""
-        weights = check_sample_weight(sample_weight, len(codes), 2**int(self.depth))
-        if self.class_weight is not None:
-            if isinstance(self.class_weight, dict):
-                unknown = [label for label in self.class_weight if label not in self.classes_]
-                if unknown:
-                    raise ValueError(f"class_weight names the class {unknown[0]!r}, which y does not have (classes: "
-                                     f"{', '.join(map(repr, self.classes_.tolist()))})")
-            weights = weights * compute_sample_weight(self.class_weight, self.classes_[codes])
-        counts = np.bincount(codes, weights=(weights > 0).astype(float), minlength=self.n_classes_)
-        k = int(np.argmin(counts))
-        if counts[k] == 0:
-            raise ValueError(f"class {_label(self.classes_[k])!r} has no row of positive weight: give it a weight, or drop "
-                             f"its rows")
-        if counts[k] == 1:
-            warnings.warn(f"class {_label(self.classes_[k])!r} has one row (of positive weight): the tree can hardly learn "
-                          f"it; give it more rows or merge it with another class", UserWarning, stacklevel=3)
-        return weights
-
     def predict_proba(self, X, mixture=False):
         """Class probabilities.
 
@@ -487,11 +443,6 @@ class SoftClassificationTree(NodecTree, SoftTreeMixin, ClassifierMixin, BaseEsti
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
-
-
-def _label(value):
-    """A class label as the user wrote it (a numpy scalar as its Python value)."""
-    return value.item() if hasattr(value, "item") else value
 
 
 __all__ = ["SoftClassificationTree"]

@@ -276,6 +276,14 @@ def logistic_regression(depth, seed, **params):
     return make_pipeline(StandardScaler(), LogisticRegression(random_state=seed, **params))
 
 
+def orct_classifier(depth, seed, **params):
+    """ORCT (Blanquero et al. 2021), the soft-tree baseline of classification: IPOPT from
+    ``n_starts`` random starts (its defaults; ``params`` go to ORCTClassifier)."""
+    from srtopt import ORCTClassifier
+
+    return ORCTClassifier(depth=depth, random_state=seed, **params)
+
+
 def streed_classifier(depth, seed, **params):
     """STreeD's optimal axis-aligned classification tree (``pip install pystreed``, the ``streed``
     extra): accuracy, no complexity cost, 60 s, its default binarization (5 quantile thresholds per
@@ -314,6 +322,7 @@ for _name, _factory, _requires in (
 for _name, _factory, _uses_depth, _requires in (
     ("sct", soft_classification_tree, True, ("srtopt", "SoftClassificationTree")),
     ("cart-clf", cart_classifier, True, None),
+    ("orct", orct_classifier, True, ("srtopt", "ORCTClassifier")),
     ("streed-clf", streed_classifier, True, ("pystreed", "STreeDClassifier")),
     ("rf-clf", random_forest_classifier, False, None),
     ("hgb-clf", hist_gradient_boosting_classifier, False, None),
