@@ -178,7 +178,8 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         started = time.perf_counter()
         X, codes = self._check_data(X, y)
         weights = self._weights(codes, sample_weight)
-        self.scaler_ = MinMaxTarget().fit(X, None, weights)
+        used = weights > 0
+        self.scaler_ = MinMaxTarget().fit(X[used], None, weights[used])  # a row of weight 0 is not in the data
         tree, K = Tree(int(self.depth)), self.n_classes_
         problem = ORCTObjective(self.scaler_.transform(X), codes, tree, K, np.zeros((tree.n_branch, X.shape[1] + 1)),
                                 np.full((tree.n_leaves, K), 1.0 / K), float(self.mu), float(self.lambda_w),
@@ -250,7 +251,8 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         ndarray of shape (n_samples,)
             Labels of ``classes_``.
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        scores = self.predict_proba(X)
+        return self.classes_[np.argmax(scores, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

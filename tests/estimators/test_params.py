@@ -4,7 +4,7 @@ messages name the parameter, what it must be and what it got."""
 import numpy as np
 import pytest
 
-from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree, SoftRegressionTreeCV
+from srtopt import MILOTreeRegressor, ORCTClassifier, ORRTRegressor, SoftRegressionTree, SoftRegressionTreeCV
 from srtopt.estimators.params import (BOOLEAN, FRACTION, NONE, NONNEGATIVE, POSITIVE, HasMethod, Integer,
                                       InvalidParameterError, Items, Options, Pair, Parses, Real, check_parameters)
 
@@ -39,7 +39,7 @@ def test_the_message_joins_the_rules_and_shows_the_value():
 
 
 @pytest.mark.parametrize("estimator", [SoftRegressionTree(), SoftRegressionTreeCV(), MILOTreeRegressor(),
-                                       ORRTRegressor()])
+                                       ORRTRegressor(), ORCTClassifier()])
 def test_every_estimator_declares_rules_for_each_of_its_parameters(estimator):
     assert set(type(estimator)._parameter_constraints) == set(estimator.get_params(deep=False))
     check_parameters(estimator)  # the defaults follow the rules
@@ -51,6 +51,9 @@ def test_every_estimator_declares_rules_for_each_of_its_parameters(estimator):
     (SoftRegressionTree, {"verbose": -1}, "verbose must be an integer >= 0 or True or False, got -1"),
     (ORRTRegressor, {"lambda_w": -1}, "lambda_w must be a finite number >= 0, got -1"),
     (ORRTRegressor, {"solver": 3}, "solver must be a spec string or an object with solve(problem, x0), got 3"),
+    (ORCTClassifier, {"omega_bound": 0}, "omega_bound must be None or a positive finite number, got 0"),
+    (ORCTClassifier, {"class_weight": "equal"}, "class_weight must be None or 'balanced' or a dict of class weights, "
+                                                "got 'equal'"),
     (MILOTreeRegressor, {"time_limit": None}, "time_limit must be a number > 0 (seconds), got None"),
     (MILOTreeRegressor, {"certify": 1}, "certify must be True or False, got 1"),
     (SoftRegressionTreeCV, {"depths": [2, 2]}, "depths must be None or a non-empty sequence of distinct integers"),

@@ -17,7 +17,7 @@ def test_streed_is_registered_and_runs_where_installed():
     assert model.predict(X).shape == (200,) and np.corrcoef(model.predict(X), y)[0, 1] > 0.9
 
 
-CLASSIFIERS = ("sct", "cart-clf", "streed-clf", "rf-clf", "hgb-clf", "logreg-clf")
+CLASSIFIERS = ("sct", "cart-clf", "orct", "streed-clf", "rf-clf", "hgb-clf", "logreg-clf")
 
 
 def test_classification_baselines_are_registered_with_their_task():
@@ -26,7 +26,8 @@ def test_classification_baselines_are_registered_with_their_task():
     assert method_names("classification") == list(CLASSIFIERS)
     assert not set(CLASSIFIERS) & set(method_names("regression"))
     assert {name: method_uses_depth(name) for name in CLASSIFIERS} == {
-        "sct": True, "cart-clf": True, "streed-clf": True, "rf-clf": False, "hgb-clf": False, "logreg-clf": False}
+        "sct": True, "cart-clf": True, "orct": True, "streed-clf": True, "rf-clf": False, "hgb-clf": False,
+        "logreg-clf": False}
     assert all(method_task(name) == "regression" for name in ("srt", "cart", "rf", "streed", "milo"))
     with pytest.raises(ValueError, match="unknown method 'svm'"):
         method_task("svm")
@@ -46,7 +47,7 @@ def test_each_classification_baseline_fits_class_codes_and_gives_probabilities(n
     assert list(model.classes_) == [0, 1, 2] and proba.shape == (150, 3)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert np.mean(model.predict(X) == y) > 0.9
-    if name in ("cart-clf", "streed-clf"):
+    if name in ("cart-clf", "orct", "streed-clf"):
         assert model.get_n_leaves() <= 4  # depth 2
 
 
