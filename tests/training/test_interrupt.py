@@ -22,7 +22,7 @@ CHILD = textwrap.dedent(
 
     import numpy as np
 
-    from srtopt import ORRTRegressor, SoftRegressionTree
+    from srtopt import ORCTClassifier, ORRTRegressor, SoftRegressionTree
 
     rng = np.random.default_rng(0)
     X = rng.random((3000, 6))
@@ -33,6 +33,9 @@ CHILD = textwrap.dedent(
                 print("started", name, flush=True)
         if name == "orrt":
             model = ORRTRegressor(depth=3, mu=1.0, n_starts=1000, max_iter=3000)
+            print("started", name, flush=True)
+        elif name == "orct":
+            model, y = ORCTClassifier(depth=3, n_starts=10000, max_iter=3000), y > 0.3
             print("started", name, flush=True)
         else:
             bn, _, wlr = name.partition("+wlr-")  # eps1 = 0.45: nearly every BN step uses the WLR proxy
@@ -46,7 +49,7 @@ CHILD = textwrap.dedent(
     """
 )
 
-SOLVERS = ["ipopt", "ipopt:hessian=exact", "l-bfgs-b", "slsqp", "ipopt+wlr-ipopt", "auto", "auto+wlr-auto", "orrt"]
+SOLVERS = ["ipopt", "ipopt:hessian=exact", "l-bfgs-b", "slsqp", "ipopt+wlr-ipopt", "auto", "auto+wlr-auto", "orrt", "orct"]
 
 
 def test_sigint_ends_a_fit_promptly_with_every_solver(tmp_path):
