@@ -17,7 +17,8 @@ from .._spec import parse_spec
 from ..models.orct import ORCTObjective, class_scores
 from ..models.terms.class_losses import MisclassificationCost
 from ..solvers import make_solver
-from ..solvers.base import acceptance, deadline, deadline_passed, solve_interruptibly
+from ..solvers.base import acceptance, solve_interruptibly
+from ..solvers.deadline import Deadline
 from ..tree import Tree
 from .class_targets import ClassTargetsMixin
 from .params import (NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Kind, Options, Parses,
@@ -98,7 +99,7 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
     feature_importances_ : ndarray of shape (p,)
         As for :class:`SoftRegressionTree`.
     fit_seconds_ : float
-        Wall-clock seconds of the solves.
+        Wall-clock seconds of the fit.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,), dtype object
@@ -168,13 +169,14 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         Raises
         ------
         ValueError
-            If a parameter breaks its rules, y has one class or looks continuous, a class has fewer
-            than two rows, ``cost`` does not have one row and column per class, or the solver does
-            not accept the problem.
+            If a parameter breaks its rules, y has one class or looks continuous, a class has no row
+            of positive weight, ``cost`` does not have one row and column per class, or the solver
+            does not accept the problem.
         """
         check_parameters(self)
         if self.time_limit is not None:
-            _load_kernels()
+            _load_kernels()  # a fresh process loads (or compiles) them: before the clock starts
+        deadline = Deadline.active().within(self.time_limit)
         started = time.perf_counter()
         X, codes = self._check_data(X, y)
         weights = self._weights(codes, sample_weight)
@@ -186,23 +188,22 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
                                 self.cost, weights, self.omega_bound)
         solver, rng = self._make_solver(problem), check_random_state(self.random_state)
         best, self.starts_ = None, []
-        with deadline(None if self.time_limit is None else started + self.time_limit):
-            for start in range(self.n_starts):
-                if start and deadline_passed():
-                    break
-                x0 = self._start(problem, rng)
+        for start in range(self.n_starts):
+            if start and deadline.passed():
+                break
+            x0 = self._start(problem, rng)
+            with deadline:
                 result = solve_interruptibly(solver, problem, x0)
-                x, status = (result.x, result.status) if result.usable() else (x0, f"{result.status} (start kept)")
-                x = problem.repair(x)
-                f = problem.evaluate(x)[0]
-                self.starts_.append({"objective": float(f), "status": status, "success": result.success,
-                                     "iterations": result.iterations, "seconds": result.seconds})
-                if best is None or f < best[1]:
-                    best = (x, f, status, result.iterations)
-            stopped = deadline_passed()
-        if stopped:
-            warnings.warn(f"time_limit={self.time_limit:g} s reached during start {len(self.starts_)} of "
-                          f"{self.n_starts}: the best solution found by then is kept", UserWarning, stacklevel=3)
+            x, status = (result.x, result.status) if result.usable() else (x0, f"{result.status} (start kept)")
+            x = problem.repair(x)
+            f = problem.evaluate(x)[0]
+            self.starts_.append({"objective": float(f), "status": status, "success": result.success,
+                                 "iterations": result.iterations, "seconds": result.seconds})
+            if best is None or f < best[1]:
+                best = (x, f, status, result.iterations)
+        if deadline.passed():
+            warnings.warn(f"the time limit passed during start {len(self.starts_)} of {self.n_starts}: the best "
+                          f"solution found by then is kept", UserWarning, stacklevel=3)
         x, self.objective_, self.solver_status_, self.n_iter_ = best
         self.omega_, self.C_ = problem.split(x)
         self._store_feature_importances(problem.X, weights)

@@ -49,7 +49,8 @@ CHILD = textwrap.dedent(
     """
 )
 
-SOLVERS = ["ipopt", "ipopt:hessian=exact", "l-bfgs-b", "slsqp", "ipopt+wlr-ipopt", "auto", "auto+wlr-auto", "orrt", "orct"]
+SOLVERS = ["ipopt", "ipopt:hessian=exact", "l-bfgs-b", "slsqp", "ipopt+wlr-ipopt", "auto", "auto+wlr-auto", "orrt",
+           "orct"]
 
 
 def test_sigint_ends_a_fit_promptly_with_every_solver(tmp_path):
