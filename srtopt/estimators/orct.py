@@ -49,7 +49,7 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
     depth : int, default=2
         Depth D of the maximal binary tree (2^D - 1 branch nodes, 2^D leaves).
     mu : float, default=512.0
-        Slope of the logistic CDF, the paper's (docs/baselines.md, "ORCT").
+        Slope of the logistic CDF, that of the public ORCT code (docs/baselines.md, "ORCT").
     omega_bound : float or None, default=1.0
         Bound on every |omega_jt| (the paper's a_jt, mu_t in [-1, 1]); None: unbounded.
     lambda_w : float, default=0.0
