@@ -1,5 +1,5 @@
 """The ORCT training problem: optimal randomized classification trees of Blanquero, Carrizosa,
-Molero-Rio and Romero Morales (Computers & OR, 2021), the classification twin of :mod:`.orrt`.
+Molero-Rio and Romero Morales (Computers & OR, 2021), the classification twin of :mod:`srtopt.models.orrt`.
 
 Same soft oblique splits as SRT (eq. cdf, ``Z = [1, X/p]``); leaf t holds class-assignment
 variables C_tk in [0, 1] with sum_k C_tk = 1 (the continuous relaxation of one class per leaf
