@@ -20,7 +20,8 @@ import numpy as np
 from scipy.special import expit
 
 from .routing import (CHUNK_ROWS, class_design, class_probabilities, hbp_class_probabilities,  # noqa: F401
-                      hbp_leaves, hbp_predict, hbp_prediction, leaf_design, row_chunks, split_design)
+                      hbp_class_scores, hbp_leaves, hbp_predict, hbp_prediction, leaf_design, row_chunks,
+                      split_design)
 from .tree import Tree
 
 def split_probabilities(Z: np.ndarray, omega: np.ndarray, mu: float) -> np.ndarray:

@@ -75,14 +75,19 @@ def class_design(X: np.ndarray, constant: bool) -> np.ndarray:
     return np.ones((X.shape[0], 1)) if constant else leaf_design(X)
 
 
-def hbp_class_probabilities(Xs, omega, beta, tree: Tree, n_classes: int, constant: bool) -> np.ndarray:
-    """SoftClassificationTree's class probabilities (n, K): those of the HBP leaf of every scaled row
-    (its scores u = B_l Xa_i, beta_l viewed as K' x q)."""
+def hbp_class_scores(Xs, omega, beta, tree: Tree, constant: bool) -> np.ndarray:
+    """The K' free class scores (n, K') of the HBP leaf of every scaled row: u = B_l Xa_i, beta_l viewed
+    as K' x q."""
     leaves = hbp_leaves(split_design(Xs), omega, tree)
     Xa = class_design(Xs, constant)
     B = beta[tree.leaf_rows(leaves)].reshape(len(Xs), -1, Xa.shape[1])
-    return class_probabilities(np.einsum("iq,ikq->ik", Xa, B), n_classes)
+    return np.einsum("iq,ikq->ik", Xa, B)
 
 
-__all__ = ["CHUNK_ROWS", "class_design", "class_probabilities", "hbp_class_probabilities", "hbp_leaves", "hbp_predict",
-           "hbp_prediction", "leaf_design", "row_chunks", "split_design"]
+def hbp_class_probabilities(Xs, omega, beta, tree: Tree, n_classes: int, constant: bool) -> np.ndarray:
+    """SoftClassificationTree's class probabilities (n, K): those of the HBP leaf of every scaled row."""
+    return class_probabilities(hbp_class_scores(Xs, omega, beta, tree, constant), n_classes)
+
+
+__all__ = ["CHUNK_ROWS", "class_design", "class_probabilities", "hbp_class_probabilities", "hbp_class_scores",
+           "hbp_leaves", "hbp_predict", "hbp_prediction", "leaf_design", "row_chunks", "split_design"]

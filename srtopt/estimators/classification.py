@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import kernels
-from ..models.constraints import ClassRecall, Monotone, make_constraints
+from ..models.constraints import Monotone, make_constraints
 from ..models.leaves import ClassLeaves
 from ..models.srt import SRTProblem
 from ..models.terms import make_penalties
@@ -320,9 +320,7 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
         ``predict()`` (:meth:`_meet_recall`), the report, and a warning for a row that does not hold."""
         self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver)
         self.omega_, self.beta_ = problem.project(self.omega_, self.beta_)
-        for term in problem.constraints:
-            if isinstance(term, ClassRecall):
-                self._meet_recall(problem, term)
+        self.beta_ = problem.policy.repair_predictions(self.omega_, self.beta_)
         self.constraint_report_ = constraint_report(self, user_constraints, problem, getattr(self, "groups_", []))
         failing = [row for row in self.constraint_report_ if not row["holds"]]
         if failing:
@@ -331,45 +329,11 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
             warnings.warn(f"the constraints could not be met; the tree is the most feasible one found: {worst}",
                           UserWarning, stacklevel=4)
 
-    def _meet_recall(self, problem, term):
-        """Raise class c's score by the least delta in every leaf (the intercept of its score; for two classes
-        the logit, down for the first class) so that ``predict()`` classifies a share ``lower`` of the
-        (weighted) training rows of class c as c: its recall only grows with delta, and so does the soft
-        model's."""
-        c, K = term.code, self.n_classes_
-        rows = np.flatnonzero(np.asarray(problem.y) == c)
-        Xs = problem.X[rows]
-        full = self._full_scores(Xs)
-        others = np.delete(full, c, axis=1).max(axis=1)
-        margin = others - full[:, c]  # the shift that makes c the most probable class of the row
-        order = np.argsort(margin)
-        weights = problem.s[rows][order]
-        needed = np.searchsorted(np.cumsum(weights), term.lower_bound * weights.sum() * (1 - 1e-12))
-        delta = margin[order][min(needed, len(order) - 1)]
-        if delta < 0:
-            return
-        delta = delta + 1e-9 * max(1.0, abs(delta))
-        q = self.beta_.shape[1] // (1 if K == 2 else K)
-        beta = self.beta_.copy()
-        if K == 2:
-            beta[:, 0] += delta if c == 1 else -delta
-        else:
-            beta[:, c * q] += delta
-        self.beta_ = beta
-
-    def _full_scores(self, Xs) -> np.ndarray:
-        """The K class scores of the HBP leaf of every scaled row (the first class's 0 for two classes)."""
-        tree = Tree(int(self.depth))
-        leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
-        Xa = kernels.class_design(Xs, self.leaf == "constant")
-        B = self.beta_[tree.leaf_rows(leaves)].reshape(len(Xs), -1, Xa.shape[1])
-        U = np.einsum("iq,ikq->ik", Xa, B)
-        return np.column_stack([np.zeros(len(Xs)), U]) if self.n_classes_ == 2 else U
-
     def _training_prediction(self, problem):
         """predict_proba() of the training rows (their HBP leaves' class probabilities, in code order):
         what the report checks the constraints on (``predict()`` takes the most probable class)."""
-        return kernels.class_probabilities(self._full_scores(problem.X), self.n_classes_)
+        return kernels.hbp_class_probabilities(problem.X, self.omega_, self.beta_, Tree(int(self.depth)),
+                                               self.n_classes_, self.leaf == "constant")
 
     def predict_proba(self, X, mixture=False):
         """Class probabilities.

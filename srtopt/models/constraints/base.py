@@ -92,6 +92,11 @@ class Constraint(Term):
         """A copy with what it needs of the training data of ``problem`` (an SRTProblem)."""
         return copy.copy(self)
 
+    def repair_predictions(self, problem, omega, beta):
+        """beta changed so that ``predict()`` meets the constraint on the training data where the soft
+        model's guarantee does not carry over to it (none by default: ``beta`` unchanged)."""
+        return beta
+
     def describe(self) -> str:
         """The constraint as a spec string."""
         options = ",".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in self.get_params().items()

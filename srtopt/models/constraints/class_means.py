@@ -16,6 +16,7 @@ import numbers
 
 import numpy as np
 
+from ... import kernels
 from ..leaves import ClassLeaves
 from ..terms.class_losses import ClassProbability
 from .soft_means import SoftMean
@@ -78,6 +79,30 @@ class ClassRecall(SoftMean):
     def leaf_function(self, problem):
         leaves = problem.leaf_model
         return ClassLeaves(ClassProbability(self.code), leaves.n_classes, leaves.kind)
+
+    def repair_predictions(self, problem, omega, beta):
+        """Raise the class's score by the least delta in every leaf (the intercept of its score; for two
+        classes the logit, down for the first class) so that ``predict()`` classifies a share ``lower`` of
+        the (weighted) training rows of the class as the class: its recall only grows with delta, and so
+        does the soft model's."""
+        leaves, c = problem.leaf_model, self.code
+        rows = np.flatnonzero(np.asarray(problem.y) == c)
+        U = kernels.hbp_class_scores(problem.X[rows], omega, beta, problem.tree, leaves.kind == "constant")
+        full = np.column_stack([np.zeros(len(rows)), U]) if leaves.n_classes == 2 else U
+        margin = np.delete(full, c, axis=1).max(axis=1) - full[:, c]  # the shift that makes c the most probable
+        order = np.argsort(margin)
+        weights = problem.s[rows][order]
+        needed = np.searchsorted(np.cumsum(weights), self.lower_bound * weights.sum() * (1 - 1e-12))
+        delta = margin[order][min(needed, len(order) - 1)]
+        if delta < 0:
+            return beta
+        delta = delta + 1e-9 * max(1.0, abs(delta))
+        beta, q = beta.copy(), problem.Xa.shape[1]
+        if leaves.n_classes == 2:
+            beta[:, 0] += delta if c == 1 else -delta
+        else:
+            beta[:, c * q] += delta
+        return beta
 
     def predicted_values(self, problem, prediction) -> np.ndarray:
         """1 where ``predict()`` classifies the row as the class (``prediction``: the class probabilities of

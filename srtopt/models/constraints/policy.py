@@ -21,7 +21,9 @@ the constraint terms to decide:
   the least infeasible;
 * **whether the model is repaired at the ends of training** (:attr:`ConstraintPolicy.repairs`):
   with constraint rows, the start is made feasible and the final leaves are polished so that
-  ``predict()`` meets the rows too (:mod:`srtopt.training.feasibility`).
+  ``predict()`` meets the rows too (:mod:`srtopt.training.feasibility`); a constraint whose
+  guarantee on the soft model does not carry over to ``predict()``'s decisions repairs them
+  (:meth:`ConstraintPolicy.repair_predictions`: a class's recall).
 
 Without constraints every rule lets everything through and every violation is 0, so the callers
 need no test of their own.
@@ -70,6 +72,13 @@ class ConstraintPolicy:
     def admits(self, candidate: tuple, current: tuple) -> bool:
         """Whether the iterate ``candidate`` = (omega, beta) may replace ``current``."""
         return self.keeps(self.violation(*candidate), self.violation(*current))
+
+    def repair_predictions(self, omega, beta):
+        """beta after every constraint's repair of ``predict()`` on the training data (a class's recall bound
+        raises its score, :meth:`~.base.Constraint.repair_predictions`; the others leave it)."""
+        for term in self.problem.constraints:
+            beta = term.repair_predictions(self.problem, omega, beta)
+        return beta
 
     def takes_ascent(self, subproblem, x) -> bool:
         """Whether a solution x that raises ``subproblem``'s objective above its start is still taken."""
