@@ -286,7 +286,7 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
                              f"not {self.n_classes_}")
         self.scaler_ = MinMaxTarget().fit(X, None, weights)
         tree = Tree(int(self.depth))
-        lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
+        lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, weights.sum())
         leaves = ClassLeaves(make_class_loss(self.loss), len(self.classes_), self.leaf)
         leaves.loss.targets(codes[:1], len(self.classes_))  # a cost matrix of the wrong size fails here
         problem = SRTProblem(self.scaler_.transform(X), codes, tree, float(self.mu), lambda_w,

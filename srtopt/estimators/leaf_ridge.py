@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 from ..solvers.deadline import Deadline
+from .folds import folds, n_distinct
 from .scaling import take_rows
 
 __all__ = ["FOLDS", "GRID", "MAX_ITER", "ZONE", "choose_leaf_ridge", "in_small_data_zone", "linear_center"]
@@ -72,8 +73,10 @@ def ridge_loo(X, y, weights):
     penalized).  One thin SVD of the weighted, centred X serves every ridge: with the singular
     values s_k, the fit is U diag(s^2 / (s^2 + alpha)) U^T y and the leverage of row i is
     w_i / sum(w) + sum_k U_ik^2 s_k^2 / (s_k^2 + alpha) (what scikit-learn's RidgeCV computes, here
-    with sample weights too; docs/departures.md, "Leaf ridge")."""
-    w = np.asarray(weights, float) / np.mean(weights)
+    with sample weights too; docs/departures.md, "Leaf ridge").  A weight counts as repeated rows: the
+    ridges act on the weights as given, and a row of weight w_i leaves out one of its w_i copies
+    (leverage h_i / w_i)."""
+    w = np.asarray(weights, float)
     root = np.sqrt(w)
     mean_x, mean_y = np.average(X, axis=0, weights=w), np.average(y, weights=w)
     U, s, Vt = np.linalg.svd(root[:, None] * (X - mean_x), full_matrices=False)
@@ -81,7 +84,8 @@ def ridge_loo(X, y, weights):
     shrink = s[None, :] ** 2 / (s[None, :] ** 2 + ALPHAS[:, None])  # (alphas, k)
     fitted = (shrink * Uy) @ U.T  # (alphas, n), weighted and centred
     leverage = (U**2) @ shrink.T + (w / w.sum())[:, None]  # (n, alphas)
-    loo = (root * (y - mean_y) - fitted) / np.maximum(1.0 - leverage.T, 1e-12)  # weighted residuals
+    copy = np.divide(leverage.T, w, out=np.zeros_like(leverage.T), where=w > 0)  # the leverage of one copy
+    loo = (root * (y - mean_y) - fitted) / np.maximum(1.0 - copy, 1e-12)  # weighted residuals
     errors = np.sum(loo**2, axis=1) / w.sum()
     best = int(np.argmin(errors))
     slopes = Vt.T @ (np.divide(s, s**2 + ALPHAS[best], out=np.zeros_like(s), where=s > 0) * Uy)
@@ -98,24 +102,24 @@ def linear_competes(problem, screen=None) -> bool:
 
     from ..training.initialization import MODEL_TREE_RIDGE
 
-    w = problem.s / np.mean(problem.s)
+    w = problem.counts
     linear = ridge_loo(problem.X, problem.y, w)[1]
     omega, _, _ = ModelTreeInitialization()(problem)
     leaves = kernels.hbp_leaves(problem.Z, omega, problem.tree)
     errors = np.zeros(len(problem.y))
     for leaf in np.unique(leaves):
         rows = leaves == leaf
-        errors[rows] = _loo_residuals(problem.Xa[rows], problem.y[rows], w[rows], MODEL_TREE_RIDGE * rows.sum()) ** 2
+        errors[rows] = _loo_residuals(problem.Xa[rows], problem.y[rows], w[rows], MODEL_TREE_RIDGE * w[rows].sum()) ** 2
     return np.average(errors, weights=w) >= (SCREEN if screen is None else screen) * linear
 
 
 def _loo_residuals(Xa, y, w, ridge):
     """Leave-one-out residuals (y_i - yhat_(-i)) of the weighted least squares of y on Xa with the ridge
-    ``ridge`` on the slopes (not the intercept): r_i / (1 - h_ii)."""
+    ``ridge`` on the slopes (not the intercept): r_i / (1 - h_ii / w_i), one of a row's w_i copies left out."""
     R = ridge * np.eye(Xa.shape[1])
     R[0, 0] = 0.0
     inverse = np.linalg.pinv((Xa.T * w) @ Xa + R)
-    h = w * np.einsum("ij,jk,ik->i", Xa, inverse, Xa)
+    h = np.einsum("ij,jk,ik->i", Xa, inverse, Xa)
     return (y - Xa @ (inverse @ (Xa.T @ (w * y)))) / np.maximum(1.0 - h, 1e-12)
 
 
@@ -139,10 +143,11 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline:
     """
     if estimator.leaf_ridge != "auto":
         return float(estimator.leaf_ridge), {}
-    n_rows, depth = len(y), int(estimator.depth)
-    n_weighted = n_rows if sample_weight is None else int(np.count_nonzero(sample_weight))
-    if lambda_b == 0 or n_weighted - -(-n_weighted // FOLDS) < 2 * 2**depth:  # too few rows for a fold's tree
+    depth = int(estimator.depth)
+    distinct = n_distinct(X, y, sample_weight)
+    if lambda_b == 0 or distinct - -(-distinct // FOLDS) < 2 * 2**depth:  # too few rows for a fold's tree
         return 1.0, {}
+    n_weighted = len(y) if sample_weight is None else float(np.sum(sample_weight))  # a row of weight k: k rows
     ratio = rows_per_coefficient(n_weighted, X.shape[1], depth)
     if ratio >= 1.0 and not (ratio < ZONE and problem is not None and estimator.leaf_center == "linear"
                              and linear_competes(problem)):
@@ -165,19 +170,16 @@ def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=
     change the choice.  The entries of the factors not fitted on every fold are their
     partial sums, lower bounds of their totals.  Returns (losses, the factors fitted on every
     fold); no fit starts that would end after ``stop``, judged by the longest fit so far."""
-    from sklearn.model_selection import KFold, StratifiedKFold
-
     from ..models.terms import make_loss
 
     loss = make_loss(estimator.loss)
-    splitter = KFold if groups is None else StratifiedKFold
-    folds = list(splitter(FOLDS, shuffle=True, random_state=0).split(X, groups))
+    splits = folds(X, y, FOLDS, sample_weight, groups)
     losses, fitted, longest = dict.fromkeys(GRID, 0.0), dict.fromkeys(GRID, 0), 0.0
     while (factor := _next_fit(losses, fitted, loss.nonnegative)) is not None:
         if stop.left() < longest:
             break
         started = time.perf_counter()
-        losses[factor] += _fold_loss(estimator, X, y, sample_weight, factor, folds[fitted[factor]], loss, time_limit,
+        losses[factor] += _fold_loss(estimator, X, y, sample_weight, factor, splits[fitted[factor]], loss, time_limit,
                                      groups)
         fitted[factor] += 1
         longest = max(longest, time.perf_counter() - started)
@@ -207,5 +209,6 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
         warnings.filterwarnings("ignore", message=r"time_limit=", category=UserWarning)
         model.fit(take_rows(X, train), y[train], None if sample_weight is None else weights[train],
                   sensitive_features=None if groups is None else groups[train])
-    residual = (model.predict(take_rows(X, test)) - y[test]) / (float(np.std(y)) or 1.0)
+    scale = float(np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))  # y's sd
+    residual = (model.predict(take_rows(X, test)) - y[test]) / (scale or 1.0)
     return float(np.sum(weights[test] * loss.value(residual)))

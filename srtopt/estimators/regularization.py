@@ -18,8 +18,11 @@ READINGS = ("l2", "l2-slopes", "l2-mean", "l2-calibrated")
 LAMBDA_ROWS = 100_000  # the readings' N counts at most this many rows (docs/departures.md, "Large N")
 
 
-def regularization_lambdas(regularization, p: int, tree: Tree, n: int) -> tuple[float, float]:
+def regularization_lambdas(regularization, p: int, tree: Tree, n: float) -> tuple[float, float]:
     """(lambda_w, lambda_b) of eq. (obj) for ``n`` training points and ``p`` features.
+
+    ``n`` is the sum of the sample weights (the number of rows when they are all 1), so that a row
+    of integer weight k counts as k repeated rows.
 
     The paper sets lambda_w = 2/(p |tau_B|) and lambda_b = 2/(p |tau_L|) for "SRT l2"
     but does not say on which scale; the readings (measured in docs/departures.md):

@@ -131,11 +131,12 @@ def _n_rows(a):
 
 class MinMaxTarget:
     """Min-max scaling of X to [0, 1] and (weighted) standardization of y (y None: X alone, y's
-    statistics 0 and 1)."""
+    statistics 0 and 1); the rows of weight 0 are left out of both."""
 
     def fit(self, X, y, weights=None):
-        self.x_min = X.min(axis=0)
-        span = X.max(axis=0) - self.x_min
+        seen = X if weights is None else X[weights > 0]  # a row of weight 0 is as if absent
+        self.x_min = seen.min(axis=0)
+        span = seen.max(axis=0) - self.x_min
         self.x_scale = np.where(span > 0, span, 1.0)
         if y is None:
             self.y_mean, self.y_std = 0.0, 1.0

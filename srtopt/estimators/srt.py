@@ -466,7 +466,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         user_constraints, penalties = self._feature_budget(given, y, params, deadline, user_constraints)
         self.scaler_ = MinMaxTarget().fit(X, y, weights)
         tree = Tree(int(self.depth))
-        lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, X.shape[0])
+        lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, weights.sum())
         loss = make_loss(self.loss)
         units = training_units(self, loss)
         problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree, float(self.mu), lambda_w,
@@ -520,9 +520,22 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         sparse_leaves = any(not p.smooth and "beta" in p.blocks for p in problem.penalties)
         if factor == 1.0 or self.leaf_center == "zero" or sparse_leaves:
             return dataclasses.replace(problem, lambda_b=lambda_b * factor)
-        self.leaf_center_ = linear_center(problem.X, problem.y, problem.s)
+        self.leaf_center_ = self._free_center(problem)
         shrinkage = LeafShrinkage((factor - 1.0) * lambda_b, self.leaf_center_)
         return dataclasses.replace(problem, penalties=(*problem.penalties, shrinkage))
+
+    @staticmethod
+    def _free_center(problem):
+        """:func:`~.leaf_ridge.linear_center` on the features whose leaf slopes the constraints leave free
+        (a FeatureSubset fixes the others at 0: a center on them would pull the kept slopes towards the
+        coefficients of a regression that had them)."""
+        bounds = problem.constraint_set.bounds
+        free = np.ones(problem.n_features, dtype=bool)
+        if bounds is not None:
+            free = ~((bounds[2][0, 1:] == 0) & (bounds[3][0, 1:] == 0))
+        center = np.zeros(problem.n_features + 1)
+        center[np.r_[True, free]] = linear_center(problem.X[:, free], problem.y, problem.counts)
+        return center
 
     def _meet_constraints(self, problem, ln_solver, user_constraints):
         """The coefficients within their bounds exactly, the predictions polished to meet the

@@ -280,8 +280,10 @@ def cart_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf
     sample = _subsample(problem, rng, max_rows)
     features = np.flatnonzero(problem.constraint_set.split_features())
     kind = DecisionTreeClassifier if problem.leaf_model.task == "classification" else DecisionTreeRegressor
-    cart = kind(max_depth=problem.tree.depth, min_samples_leaf=min_leaf, random_state=rng.randint(2**31 - 1))
-    cart.fit(X[sample][:, features], y[sample], sample_weight=None if len(sample) < len(y) else problem.s)
+    weighted = len(sample) == len(y)  # the rows count by their weights (a row of weight k as k rows)
+    cart = kind(max_depth=problem.tree.depth, random_state=rng.randint(2**31 - 1),
+                **({"min_weight_fraction_leaf": min_leaf} if weighted else {"min_samples_leaf": min_leaf}))
+    cart.fit(X[sample][:, features], y[sample], sample_weight=problem.counts if weighted else None)
     splits, node = {}, {1: 0}  # heap index t -> CART node id
     for t in problem.tree.branch_nodes:
         c = node.get(t, -1)
@@ -322,11 +324,11 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     sample = _subsample(problem, check_random_state(random_state), max_rows)  # random_state matters if drawn
     sample = sample[problem.s[sample] > 0]  # a row of weight 0 neither splits nor fits
     X, y, Xa = problem.X[sample], problem.y[sample], problem.Xa[sample]
-    w = np.ones(len(sample)) if drawn else problem.s[sample] * len(sample)  # drawn: equal weights
+    w = np.ones(len(sample)) if drawn else problem.counts[sample]  # drawn: equal weights
     columns = _leaf_columns(X, y, w)
     Xa = Xa[:, columns]
     allowed = problem.constraint_set.split_features()
-    min_rows = max(min_leaf * len(sample), 2 * Xa.shape[1])
+    min_rows = max(min_leaf * w.sum(), 2 * Xa.shape[1])  # rows counted by their weights
     C, splits = {1: np.arange(len(sample))}, {}
     if top is not None:
         shallow = Tree(top.shape[0].bit_length())
@@ -336,8 +338,8 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
         if t not in C:
             continue  # a node of top, or below a node that did not split
         rows = C.pop(t)
-        split = (linear_split(X[rows], Xa[rows], y[rows], w[rows], bins, min_rows, MODEL_TREE_RIDGE * len(rows),
-                              allowed) if len(rows) >= 2 * min_rows and not Deadline.active().passed() else None)
+        split = (linear_split(X[rows], Xa[rows], y[rows], w[rows], bins, min_rows, MODEL_TREE_RIDGE * w[rows].sum(),
+                              allowed) if w[rows].sum() >= 2 * min_rows and not Deadline.active().passed() else None)
         if split is not None:
             splits[t] = split
             left = X[rows, split[0]] <= split[1]
@@ -380,7 +382,8 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
     over its two sides of min_b sum_i w_i (Xa_i b - y_i)^2 + ridge |b_1..p|^2 (the intercept
     is not penalized); None if no split leaves ``min_rows`` rows on each side.  ``allowed``:
     a boolean mask of the features a split may use (None: all).  The normal equations of
-    every cut come from cumulative per-bin Gram matrices (one pass over the rows per feature)."""
+    every cut come from cumulative per-bin Gram matrices (one pass over the rows per feature).
+    Rows count by their weights w (the quantiles and ``min_rows`` too: a row of weight k as k rows)."""
     wX = Xa * w[:, None]
     wy2 = w * y * y
     G_all, h_all, yy_all = wX.T @ Xa, wX.T @ y, wy2.sum()
@@ -389,7 +392,7 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
     best, found = np.inf, None
     if X.shape[1] > WIDE:  # wide data: half the cuts, as the candidate features are screened
         bins = max(2, bins // 2)
-    quantiles = np.quantile(X, np.linspace(0, 1, bins + 1)[1:-1], axis=0)
+    quantiles = weighted_quantiles(X, np.linspace(0, 1, bins + 1)[1:-1], w)
     for j in _split_candidates(X, Xa, y, w, quantiles):
         if Deadline.active().passed():
             break
@@ -408,8 +411,8 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
         G = np.cumsum([wXs[a:z].T @ Xs[a:z] for a, z in parts], axis=0)  # left side of cut k: bins 0..k
         h = np.cumsum([wXs[a:z].T @ ys[a:z] for a, z in parts], axis=0)
         yy = np.cumsum([wy2s[a:z].sum() for a, z in parts])
-        n_left = bounds[1:]
-        ok = (n_left >= min_rows) & (len(x) - n_left >= min_rows)
+        n_left = np.cumsum([w[order][a:z].sum() for a, z in parts])
+        ok = (n_left >= min_rows) & (w.sum() - n_left >= min_rows)
         if not ok.any():
             continue
         A = np.concatenate([G[ok], G_all - G[ok]]) + R  # both sides of every cut in one batched solve
@@ -425,6 +428,25 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
         if sse[k] < best:
             best, found = sse[k], (j, cuts[ok][k])
     return found
+
+
+def weighted_quantiles(X, q, w) -> np.ndarray:
+    """The quantiles ``q`` of every column of X (numpy's linear method) with the rows repeated by their
+    weights w (fractional weights count in proportion); with unit weights :func:`numpy.quantile`."""
+    if np.all(w == 1):
+        return np.quantile(X, q, axis=0)
+    out = np.empty((len(q), X.shape[1]))
+    h = (w.sum() - 1) * np.asarray(q)  # the index of each quantile among the repeated rows
+    for j in range(X.shape[1]):
+        order = np.argsort(X[:, j], kind="stable")
+        x, ends = X[order, j], np.cumsum(w[order])
+
+        def value(k):
+            return x[np.minimum(np.searchsorted(ends, k, side="right"), len(x) - 1)]
+
+        low = np.floor(h)
+        out[:, j] = value(low) + (h - low) * (value(low + 1) - value(low))
+    return out
 
 
 def _leaf_columns(X, y, w) -> np.ndarray:
@@ -445,7 +467,7 @@ def _split_candidates(X, Xa, y, w, quantiles) -> np.ndarray:
     p = X.shape[1]
     if p <= WIDE:
         return np.arange(p)
-    coef = weighted_ridge(Xa, y, w / 2, MODEL_TREE_RIDGE * len(y))
+    coef = weighted_ridge(Xa, y, w / 2, MODEL_TREE_RIDGE * w.sum())
     r = y - Xa @ coef
     gains = np.zeros(p)
     for j in range(p):

@@ -146,9 +146,10 @@ class BranchStep:
         info = {"n_rows": len(rows)}
         if len(rows):
             left = kernels.hbp_contains(leaves[rows], tree, 2 * t)
-            ratio = left.mean()
+            counts = problem.counts[rows]
+            ratio = counts[left].sum() / counts.sum() if counts.sum() > 0 else left.mean()
             info["left_ratio"] = float(ratio)
-            if (ratio <= eps.eps1 or ratio >= 1 - eps.eps1) and eps.eps1 * len(leaves) >= 1:  # imbalanced
+            if (ratio <= eps.eps1 or ratio >= 1 - eps.eps1) and eps.eps1 * problem.counts.sum() >= 1:  # imbalanced
                 candidate, solve_info, solve = self.reassign(problem, omega, beta, t, *self.subsample(rows, left))
                 info.update(update="heuristic-wlr", **solve_info)
                 if candidate is None or problem.policy.admits((candidate, beta), (omega, beta)):
@@ -188,28 +189,42 @@ class BranchStep:
 
     def wlr_problem(self, problem, omega, beta, t, rows, left) -> WLRProxy:
         """The WLR proxy (eq. reshuffle) on I_t, with the c_i of the I_t^R points flipped
-        when the routing is highly imbalanced."""
-        eps, n_t, n_left = self.thresholds, len(rows), int(left.sum())
+        when the routing is highly imbalanced.  Rows count by their weights (``problem.counts``: a
+        row of weight k as k repeated rows); the flips go by weight, the last row flipped in part
+        (its label the flipped share)."""
+        counts = problem.counts[rows]
+        if counts.sum() <= 0:  # rows of weight 0 alone: each counts 1
+            counts = np.ones(len(rows))
+        eps, n_t, n_left = self.thresholds, counts.sum(), counts[left].sum()
         c = left.astype(float)
         ratio = n_left / n_t
         if ratio <= eps.eps2 or ratio >= 1 - eps.eps2:
             major = left if n_left >= n_t - n_left else ~left
-            n_flip = int(major.sum() * eps.eps3)
+            n_flip = int(counts[major].sum() * eps.eps3)
             if n_flip > 0:
                 errors = self.point_errors(problem, omega, beta, t, rows)
                 candidates = np.flatnonzero(major)
-                flip = candidates[np.argsort(errors[candidates])[::-1][:n_flip]]
-                c[flip] = 1.0 - c[flip]
-        side = c > 0.5 if self.wlr_weights == "labels" else left
-        ones = int(side.sum())
-        w = np.where(side, n_t / (2 * max(ones, 1)), n_t / (2 * max(n_t - ones, 1)))
+                # largest error first; ties by the rows' values, so that the order of the rows does not matter
+                order = candidates[np.lexsort((*problem.Z[rows[candidates]].T[::-1], -errors[candidates]))]
+                share = np.clip(n_flip - (np.cumsum(counts[order]) - counts[order]), 0.0, counts[order])
+                flipped = np.divide(share, counts[order], out=np.zeros(len(order)), where=counts[order] > 0)
+                c[order] = c[order] + flipped * (1.0 - 2.0 * c[order])
+        side = c if self.wlr_weights == "labels" else left.astype(float)  # the share of a row on side 1
+        ones = counts @ side
+        # each side's class weight N_t / (2 N_side) on its share of the row: a, b the weights on ln p, ln(1 - p);
+        # eq. (reshuffle)'s 1/N_t is the WLR's 1/len(rows): the weights carry len(rows) / N_t
+        a = counts * side * (n_t / (2 * (ones or 1.0)))
+        b = counts * (1.0 - side) * (n_t / (2 * ((n_t - ones) or 1.0)))
+        w = (a + b) * (len(rows) / n_t)
+        if self.wlr_weights == "labels":
+            c = np.divide(a, a + b, out=c, where=a + b > 0)
         p, mu = problem.n_features, problem.mu
         alpha = mu**2 / (self.wlr_C * n_t * p**2)
         row = [problem.tree.branch_index(t)]
         nonsmooth = tuple(term.exact_block("omega", row, omega, beta) for term in problem.nonsmooth
                           if "omega" in term.blocks)
         return WLRProxy(problem.Z[rows], c, w, mu, omega[row[0]], alpha, nonsmooth=nonsmooth,
-                        nonsmooth_scale=len(problem.y) / n_t,
+                        nonsmooth_scale=problem.counts.sum() / n_t,
                         variable_bounds=problem.constraint_set.split_bounds(row[0]))
 
     @staticmethod

@@ -13,9 +13,6 @@ from srtopt.inspect import capture
 from srtopt.models.terms.class_losses import MisclassificationCost
 
 EXPECTED_FAILURES = {
-    "check_sample_weight_equivalence_on_dense_data":
-        "integer weights are not repeated rows yet: the row count N sets the l2 weights (the readings of eq. obj), "
-        "the reassignment heuristic's WLR counts rows, and the min-max scaling uses the rows of zero weight",
     "check_sample_weight_equivalence_on_sparse_data": "sparse input is not supported",
 }
 

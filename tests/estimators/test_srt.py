@@ -9,8 +9,6 @@ from srtopt.tree import Tree
 from ..conftest import load_csv
 
 EXPECTED_FAILURES = {
-    "check_sample_weight_equivalence_on_dense_data":
-        "min-max scaling of X uses every row, also those with zero weight",
     "check_sample_weight_equivalence_on_sparse_data":
         "sparse input is not supported",
 }

@@ -79,6 +79,12 @@ class SRTProblem:
         """The rows' targets for the leaf model: y (regression), one row per class code (classification)."""
         return self.leaf_model.targets(self.y)
 
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """The rows' weights before normalization (ones without weights): what a row counts for where
+        the method counts rows, so that a row of integer weight k counts as k repeated rows."""
+        return np.ones(self.X.shape[0]) if self.weights is None else np.asarray(self.weights, float)
+
     @property
     def n_features(self) -> int:
         return self.X.shape[1]

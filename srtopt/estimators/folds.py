@@ -1,0 +1,42 @@
+"""The folds of the estimators' inner cross-validations (the leaf-ridge guard, the feature selection):
+folds of the distinct rows, so that a row of integer weight k and k copies of it fall in the same fold.
+
+The rows of positive weight are grouped by their content (X, y and the protected group), the distinct
+rows sorted (so the order of the rows does not matter), and the distinct rows split by scikit-learn's
+``KFold`` (``StratifiedKFold`` by the protected groups), shuffled with seed 0; every row goes where its
+distinct row goes.  A row of weight 0 is in no fold, as if absent.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def distinct_rows(X, y, weights=None, groups=None) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, codes): the rows of positive weight and, for each, the index of its distinct row among
+    the sorted distinct rows of (X, y, groups)."""
+    rows = np.arange(len(y)) if weights is None else np.flatnonzero(np.asarray(weights) > 0)
+    columns = [np.asarray(X, dtype=np.float64)[rows], np.asarray(y, dtype=np.float64)[rows][:, None]]
+    if groups is not None:
+        columns.append(np.asarray(groups, dtype=np.float64)[rows][:, None])
+    _, codes = np.unique(np.hstack(columns), axis=0, return_inverse=True)
+    return rows, np.ravel(codes)
+
+
+def n_distinct(X, y, weights=None) -> int:
+    """The number of distinct rows of positive weight."""
+    return int(distinct_rows(X, y, weights)[1].max(initial=-1)) + 1
+
+
+def folds(X, y, n_folds: int, weights=None, groups=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """[(train rows, test rows)] of ``n_folds`` folds of the distinct rows (module docstring)."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    rows, codes = distinct_rows(X, y, weights, groups)
+    first = np.unique(codes, return_index=True)[1]  # a row of each distinct row, in the sorted order
+    labels = None if groups is None else np.asarray(groups)[rows][first]
+    splitter = KFold if groups is None else StratifiedKFold
+    out = []
+    for train, test in splitter(n_folds, shuffle=True, random_state=0).split(first, labels):
+        out.append((rows[np.isin(codes, train)], rows[np.isin(codes, test)]))
+    return out
