@@ -161,11 +161,11 @@ def split_from_logistic(X, left, right, weights, mu, solver, bounds=None) -> np.
 
 
 def leaf_start(problem: SRTProblem, rows_of) -> np.ndarray:
-    """beta^0: for every leaf t the regression on the rows ``rows_of(t)``, with the sample
-    weights scaled to mean 1 (every initialization's leaf models); for classification leaves the
-    rows' smoothed class frequencies (:meth:`~srtopt.models.leaves.ClassLeaves.constant_start`),
-    which the first LN steps refine."""
-    w = problem.s * len(problem.s)
+    """beta^0: for every leaf t the regression on the rows ``rows_of(t)``, weighted by the sample
+    weights (every initialization's leaf models); for classification leaves the rows' smoothed
+    class frequencies (:meth:`~srtopt.models.leaves.ClassLeaves.constant_start`), a row of weight k
+    counting k times, which the first LN steps refine."""
+    w = problem.counts
     if problem.leaf_model.task == "classification":
         codes = np.asarray(problem.y, dtype=int)
         return np.array([problem.leaf_model.constant_start(codes[rows_of(t)], w[rows_of(t)], problem.Xa.shape[1])
@@ -193,8 +193,8 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     training deadline is nearer than twice the last batch's time, no further batch of
     repetitions starts (the first always runs)."""
     X, y, tree = problem.X, problem.y, problem.tree
-    # weights with mean 1: the logistic regressions' ridge is scikit-learn's C = 1 for unit weights
-    w = problem.s * len(problem.s)
+    # the sample weights as given: the logistic regressions' ridge is scikit-learn's C = 1, a row of weight k as k rows
+    w = problem.counts
     rng = check_random_state(random_state)
     sample = _subsample(problem, rng, max_rows)
     seeds = rng.randint(np.iinfo(np.int32).max, size=n_init)

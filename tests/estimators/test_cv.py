@@ -11,7 +11,11 @@ from srtopt.export import export_text
 from srtopt.persistence import to_dict as model_to_dict
 from srtopt.tree import Tree
 
-from .test_srt import EXPECTED_FAILURES
+from .test_srt import EXPECTED_FAILURES as SRT_FAILURES
+
+EXPECTED_FAILURES = {**SRT_FAILURES, "check_sample_weight_equivalence_on_dense_data":
+                     "the search scores the unweighted held-out R^2 (as GridSearchCV does) and takes cv as an int or "
+                     "a splitter, not a list of splits; its trees themselves take weights as repeated rows"}
 
 
 @parametrize_with_checks([SoftRegressionTreeCV(SoftRegressionTree(depth=1, max_iter=2, random_state=0),
