@@ -192,3 +192,16 @@ def test_the_cluster_start_does_not_depend_on_n_jobs():
             for jobs in (1, 2)]
     np.testing.assert_array_equal(fits[0].omega_, fits[1].omega_)
     np.testing.assert_array_equal(fits[0].beta_, fits[1].beta_)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_integer_sample_weights_give_the_fit_of_repeated_rows(seed):
+    """Weights 0-3 against the rows repeated that many times: the same objective and probabilities."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((200, 4))
+    y = (X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(200) > 1).astype(int)
+    w = rng.integers(0, 4, size=200)
+    weighted = SoftClassificationTree(depth=2, random_state=0).fit(X, y, sample_weight=w)
+    repeated = SoftClassificationTree(depth=2, random_state=0).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    assert weighted.objective_ == pytest.approx(repeated.objective_, rel=1e-8)
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), rtol=1e-6, atol=1e-9)

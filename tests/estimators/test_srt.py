@@ -200,3 +200,34 @@ def test_the_default_bn_solver_is_newton_on_one_node_and_small_subtrees():
         by_size = {(len(r["W_B"]), r["bn"]["solver"]) for r in solved}
         assert by_size == {(1, "newton"), (3, subtree_solver)}, slug
         assert all(r["bn"]["success"] for r in solved if r["bn"]["solver"] == "newton")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("depth", [1, 2])
+def test_integer_sample_weights_give_the_fit_of_repeated_rows(seed, depth):
+    """Weights 0-3 (a row of weight 0 as if absent) against the rows repeated that many times, the weighted
+    rows shuffled: the same objective and the same tree, within solver tolerance."""
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(n_samples=300, random_state=seed)
+    w = np.random.default_rng(seed).integers(0, 4, size=len(y))
+    order = np.random.default_rng(seed + 10).permutation(len(y))
+    weighted = SoftRegressionTree(depth=depth, random_state=0).fit(X[order], y[order], sample_weight=w[order])
+    repeated = SoftRegressionTree(depth=depth, random_state=0).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    assert weighted.objective_ == pytest.approx(repeated.objective_, rel=1e-8)
+    np.testing.assert_allclose(weighted.predict(X), repeated.predict(X), rtol=1e-7, atol=1e-8 * np.std(y))
+    assert weighted.leaf_ridge_ == repeated.leaf_ridge_
+
+
+def test_integer_sample_weights_on_small_data_choose_the_leaf_ridge_of_repeated_rows():
+    """On small data the leaf-ridge guard's folds go by distinct rows: weights and repeated rows compare the same
+    fits."""
+    rng = np.random.default_rng(4)
+    X = rng.random((20, 30))
+    y = X[:, 0] + 0.3 * rng.standard_normal(20)
+    w = rng.integers(1, 3, size=20)
+    weighted = SoftRegressionTree(depth=1, max_iter=3, random_state=0).fit(X, y, sample_weight=w)
+    repeated = SoftRegressionTree(depth=1, max_iter=3, random_state=0).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    assert weighted.leaf_ridge_losses_  # the guard ran
+    assert weighted.leaf_ridge_ == repeated.leaf_ridge_
+    np.testing.assert_allclose(weighted.predict(X), repeated.predict(X), rtol=1e-7, atol=1e-9)

@@ -150,6 +150,8 @@ def _ridge_sse(Xa, y, w, ridge):
 
 
 def test_linear_split_is_the_best_cut_by_brute_force(rng):
+    from srtopt.training.initialization import weighted_quantiles
+
     """linear_split's cumulative normal equations give the cut a direct search over every
     feature and quantile cut finds: the least summed ridge SSE of the two sides."""
     X = rng.random((300, 3))
@@ -158,9 +160,10 @@ def test_linear_split_is_the_best_cut_by_brute_force(rng):
     w = rng.random(300) + 0.5
     Xa = np.c_[np.ones(300), X]
     j, c = linear_split(X, Xa, y, w, bins=8, min_rows=20, ridge=0.3)
+    cuts = weighted_quantiles(X, np.linspace(0, 1, 9)[1:-1], w)  # rows count by their weights
     best = min((_ridge_sse(Xa[m], y[m], w[m], 0.3) + _ridge_sse(Xa[~m], y[~m], w[~m], 0.3), jj, cc)
-               for jj in range(3) for cc in np.unique(np.quantile(X[:, jj], np.linspace(0, 1, 9)[1:-1]))
-               for m in [X[:, jj] <= cc] if min(m.sum(), (~m).sum()) >= 20)
+               for jj in range(3) for cc in np.unique(cuts[:, jj])
+               for m in [X[:, jj] <= cc] if min(w[m].sum(), w[~m].sum()) >= 20)
     assert (j, c) == (best[1], best[2])
     assert j == 1 and abs(c - 0.6) < 0.1
     assert linear_split(X, Xa, y, w, bins=8, min_rows=200, ridge=0.3) is None  # no cut keeps 200 rows a side
@@ -294,3 +297,13 @@ def test_growing_from_what_is_not_a_shallower_fitted_tree_is_refused(tree):
         tree = SoftRegressionTree(depth=2, random_state=0, max_iter=1).fit(X, y)
     with pytest.raises(ValueError, match="GrowInitialization needs a fitted tree of depth < 2"):
         SoftRegressionTree(depth=2, init=GrowInitialization(tree), max_iter=1).fit(X, y)
+
+
+def test_weighted_quantiles_are_those_of_the_repeated_rows():
+    from srtopt.training.initialization import weighted_quantiles
+
+    rng = np.random.default_rng(0)
+    X, w = rng.random((40, 3)), rng.integers(1, 5, size=40).astype(float)
+    q = np.linspace(0, 1, 17)[1:-1]
+    np.testing.assert_allclose(weighted_quantiles(X, q, w), np.quantile(np.repeat(X, w.astype(int), axis=0), q, axis=0))
+    np.testing.assert_array_equal(weighted_quantiles(X, q, np.ones(40)), np.quantile(X, q, axis=0))
