@@ -131,7 +131,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         Penalty terms added to E beside the l2 terms: "split_l1" (strength * the l1 norm
         of the split weights omega_jt, j >= 1: sparse oblique splits), "feature_l1"
         (strength * sum_j ||(omega_j., beta_j.)||_2: removes features from the whole
-        tree), with options ("split_l1:strength=0.01"), a
+        tree; without a strength, 1/sqrt(N) for N the sum of the weights), with options ("split_l1:strength=0.01"), a
         :class:`~srtopt.models.terms.Penalty` of your own, or a list.  The nonsmooth
         ones give exact zeros (docs/formulations.md, "Penalties and the method for the nonsmooth ones").
     monotonic_cst : array-like of {-1, 0, 1}, dict or None, default=None

@@ -317,3 +317,19 @@ def test_stationarity_gradient_vanishes_at_zero_when_the_penalty_dominates(rng):
     G = sub.evaluate(x)[1].reshape(3, 4)
     np.testing.assert_allclose(G[:, 1:], 0.0, atol=1e-9)
     np.testing.assert_allclose(G[:, 0], g.reshape(3, 4)[:, 0], rtol=1e-6)
+
+
+def test_feature_l1_without_a_strength_takes_one_over_the_root_of_the_weights_at_bind():
+    from srtopt.models.srt import SRTProblem
+    from srtopt.models.terms import FeatureL1
+    from srtopt.tree import Tree
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((50, 3)), rng.random(50)
+    given, chosen = FeatureL1(strength=0.01), FeatureL1()
+    assert chosen.strength is None and chosen.get_params()["strength"] is None
+    weights = np.full(50, 2.0)  # 100 rows' worth
+    problem = SRTProblem(X, y, Tree(1), penalties=(given, chosen), weights=weights)
+    assert problem.penalties[0].strength == 0.01
+    assert problem.penalties[1].strength == pytest.approx(FeatureL1.SCALE / 10.0)
+    assert chosen.strength is None  # the estimator's term is left as given

@@ -295,8 +295,10 @@ class FeatureL1(Penalty):
 
     Parameters
     ----------
-    strength : float, default=1e-3
-        The weight of the term, >= 0.
+    strength : float or None, default=None
+        The weight of the term, >= 0.  None: chosen at fit, ``SCALE / sqrt(N)`` with N the sum of the
+        training weights (the number of rows without weights; :meth:`bind`): the level at which the
+        columns of pure noise leave the tree (measured in docs/formulations.md, "Sparsity").
     split_weight : float or None, default=None
         w, the factor on the split weights in each group (> 0); None: 1/p.
     method : {"majorize", "prox"}, default="majorize"
@@ -316,16 +318,26 @@ class FeatureL1(Penalty):
     name = "feature_l1"
     smooth = False
     order = 1
+    #: strength=None gives SCALE / sqrt(N) (docs/formulations.md, "Sparsity")
+    SCALE = 1.0
 
-    def __init__(self, strength=1e-3, split_weight=None, method="majorize", relax=True):
-        strength = _strength("feature_l1", strength)
+    def __init__(self, strength=None, split_weight=None, method="majorize", relax=True):
+        strength = None if strength is None else _strength("feature_l1", strength)
         if split_weight is not None and not (np.isfinite(split_weight) and split_weight > 0):
             raise ValueError(f"feature_l1 split_weight must be None or a positive number, got {split_weight!r}")
         if method not in ("majorize", "prox"):
             raise ValueError(f"feature_l1 method must be 'majorize' or 'prox', got {method!r}")
         if not isinstance(relax, (bool, np.bool_)):
             raise ValueError(f"feature_l1 relax must be True or False, got {relax!r}")
-        self.strength, self.split_weight, self.method, self.relax = float(strength), split_weight, method, bool(relax)
+        self.strength, self.split_weight, self.method, self.relax = strength, split_weight, method, bool(relax)
+
+    def bind(self, problem) -> "FeatureL1":
+        """A copy for ``problem`` (:meth:`Penalty.bind`) whose strength, if None, is ``SCALE / sqrt(N)``, N the
+        sum of the problem's row weights."""
+        out = super().bind(problem)
+        if out.strength is None:
+            out.strength = self.SCALE / float(np.sqrt(problem.counts.sum()))
+        return out
 
     def weight(self, n_columns: int) -> float:
         """w for arrays with ``n_columns`` = p + 1 columns."""
