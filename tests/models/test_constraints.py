@@ -8,7 +8,7 @@ import pyomo.environ as pyo
 import pytest
 
 from srtopt.models.constraints import (CONSTRAINTS, Constraint, ConstraintSet, GroupLoss, HeldPredictions,
-                                       LeafBounds, Monotone, Parity, Routing, TrainingUnits, make_constraints,
+                                       LeafBounds, Monotone, Parity, Routing, RowMean, TrainingUnits, make_constraints,
                                        register_constraint)
 from srtopt.models.pyomo_backend import render_pyomo
 from srtopt.models.srt import SRTProblem
@@ -178,17 +178,25 @@ def test_specs_objects_and_the_registry():
                      Parity(0.5))
     assert make_constraints(None) == ()
 
-    class Cap(Constraint):
+    class Cap(RowMean):
         name = "cap"
 
         def __init__(self, level=1.0):
             self.level = level
+            super().__init__("prediction", upper=level)
 
     register_constraint("cap", Cap)
     try:
-        assert make_constraints("cap:level=2") == (Cap(2),)
+        assert make_constraints("cap:level=2") == (Cap(2),) and Cap(2) != Cap(3)
+        assert make_constraints("cap:level=2")[0].describe() == "cap:level=2"
     finally:
         del CONSTRAINTS["cap"]
+
+    class Unenforced(Constraint):  # neither rows nor bounds: no formulation would carry it
+        name = "unenforced"
+
+    with pytest.raises(ValueError, match="is neither a SoftMean .* nor VariableBounds"):
+        make_constraints(Unenforced())
     with pytest.raises(ValueError, match="unknown constraint 'nope'"):
         make_constraints("nope")
     with pytest.raises(ValueError, match="bad options for constraint 'parity'"):
