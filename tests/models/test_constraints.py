@@ -3,6 +3,7 @@ differences, its CasADi (g/lbg/ubg, lbx/ubx) and Pyomo (Constraint components, v
 renderings against numpy, in the full problem and in the BN and LN subproblems; the specs, the
 units and the checks of bad input."""
 
+import casadi as ca
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -22,6 +23,13 @@ TERMS = {
     "group_loss-huber": (GroupLoss(0.5),),
     "monotone+bounds": (Monotone([1, 0, -1]), LeafBounds({1: (-0.5, 2.0)})),
     "all": (Parity(0.2), GroupLoss(0.8), Monotone([0, 1, 0])),
+    # a user's constraints, written declaratively: each leaf's mean prediction in [-0.5, 0.3], a CasADi value
+    # per group in units where y has mean 1 and standard deviation 2, a mask of the rows per leaf
+    "row_mean-per_leaf": (RowMean("prediction", lower=-0.5, upper=0.3, per_leaf=True),),
+    "row_mean-callable": (RowMean(lambda yhat, y: ca.log(1 + (yhat - y) ** 2), over="groups", upper=0.4)
+                          .in_training_units(TrainingUnits(("a", "b", "c"), np.ones(3), 2.0, 2, (), 1.0)),),
+    "row_mean-mask": (RowMean("residual", over=lambda X: np.column_stack([X[:, 0] > 0.5, X[:, 1]]), upper=0.1,
+                              per_leaf=True),),
 }
 
 
