@@ -133,9 +133,9 @@ def test_a_subclass_is_a_constraint_of_its_own_by_its_spec():
     finally:
         del CONSTRAINTS["group_bias"]
     plain = RowMean("prediction", over="groups", upper=3.0)
-    assert plain.describe() == "row_mean:value='prediction',over='groups',upper=3.0"
+    assert plain.describe() == "row_mean:over='groups',upper=3.0"
     assert make_constraints(plain.describe()) == (plain,)
-    assert RowMean(lambda yhat, y: yhat, upper=1.0).describe() == "row_mean:value=<lambda>,over='all',upper=1.0"
+    assert RowMean(lambda yhat, y: yhat, upper=1.0).describe() == "row_mean:value=<lambda>,upper=1.0"
 
 
 def test_copies_and_pickles_rebuild_the_formula():

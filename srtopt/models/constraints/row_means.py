@@ -140,11 +140,13 @@ class RowMean(SoftMean):
         return (self.name, type(self).__name__, params, self._units[:2])
 
     def describe(self) -> str:
-        """The spec: the name and the parameters but None and a flag at its default (a callable by its name)."""
+        """The spec: the name and the parameters but None and a flag or a name at its default (a callable by
+        its name; numbers always)."""
         defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
         options = []
         for key, value in self.get_params().items():
-            if value is None or (isinstance(value, bool) and value is defaults.get(key)):
+            if value is None or (isinstance(value, (bool, str)) and type(value) is type(defaults.get(key))
+                                 and value == defaults.get(key)):
                 continue
             text = getattr(value, "__name__", "callable") if callable(value) else value
             options.append(f"{key}={text!r}" if isinstance(value, str) else f"{key}={text}")
