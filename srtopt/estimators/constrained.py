@@ -178,8 +178,9 @@ def report_on(estimator, X, y, sensitive_features=None, sample_weight=None) -> l
     if hasattr(estimator, "classes_"):
         y = np.asarray(y)
         codes = np.minimum(np.searchsorted(estimator.classes_, y), len(estimator.classes_) - 1)
-        if np.any(estimator.classes_[codes] != y):
-            raise ValueError(f"y holds the label {y[estimator.classes_[codes] != y][0]!r}, not a class of the fit "
+        unknown = y[estimator.classes_[codes] != y]
+        if len(unknown):
+            raise ValueError(f"y holds the label {unknown[0].tolist()!r}, not a class of the fit "
                              f"({', '.join(map(repr, estimator.classes_.tolist()))})")
         leaves = ClassLeaves(make_class_loss(estimator.loss), len(estimator.classes_), estimator.leaf)
         units = training_units(estimator, leaves.loss)

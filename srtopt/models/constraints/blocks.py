@@ -45,9 +45,10 @@ class SplitBlock:
         self.term, self.mu = term, pr.mu
         self.c, self.V = np.empty(term.n_rows), []
         for rows, a, shift in term.row_groups:
-            PV = P * shaped(V, a, shift)
+            Va = shaped(V, a, shift)
+            PV = P * Va
             self.c[rows] = term.W[:, rows].T @ (PV[:, ~under].sum(axis=1) + np.where(keep, 0.0, PV[:, under].sum(axis=1)))
-            self.V.append((rows, shaped(V, a, shift)[keep][:, under]))
+            self.V.append((rows, Va[keep][:, under]))
         columns, self.positions = sub._subtree
         self.rows = np.flatnonzero(keep)
         self.Z = pr.Z[keep]
