@@ -245,3 +245,23 @@ def test_contradictory_bounds_and_missing_groups_are_refused():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="needs the protected groups"):
         SRTProblem(rng.random((20, 2)), rng.standard_normal(20), Tree(1), constraints=(Parity(0.1),))
+
+
+def test_an_installed_packages_constraint_is_found_by_its_entry_point(tmp_path, monkeypatch):
+    """A name that no one registered is looked up in the entry points "srtopt.constraints" (what an
+    installed package declares in its pyproject.toml), loaded once, and listed among the known names."""
+    (tmp_path / "capping-0.1.dist-info").mkdir()
+    (tmp_path / "capping.py").write_text("from srtopt.models.constraints import RowMean\n\n\n"
+                                         "def cap(level=1.0):\n    return RowMean('prediction', upper=level)\n")
+    info = tmp_path / "capping-0.1.dist-info"
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: capping\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[srtopt.constraints]\nmean_cap = capping:cap\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        with pytest.raises(ValueError, match="unknown constraint 'nope'; use one of 'monotone', .*'mean_cap'"):
+            make_constraints("nope")
+        assert "mean_cap" not in CONSTRAINTS
+        assert make_constraints("mean_cap:level=2.5") == (RowMean("prediction", upper=2.5),)
+        assert "mean_cap" in CONSTRAINTS
+    finally:
+        CONSTRAINTS.pop("mean_cap", None)
