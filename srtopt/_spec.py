@@ -63,6 +63,10 @@ class Registry(dict):
         made (e.g. the solvers installed); None: "use one of" the names, then ``alternatives``.
     error : type, default=ValueError
         The exception class of an unknown name.
+    plugins : str or None, default=None
+        An entry-point group (``importlib.metadata``) whose entries add names: an installed package
+        declares ``NAME = "module:factory"`` in it, and a name not registered otherwise is looked up
+        there (its factory loaded) when a spec first uses it.
 
     Examples
     --------
@@ -75,9 +79,10 @@ class Registry(dict):
     ValueError: unknown size 'large'; use one of 'small'
     """
 
-    def __init__(self, kind: str, entries=(), alternatives="", listing=None, error=ValueError):
+    def __init__(self, kind: str, entries=(), alternatives="", listing=None, error=ValueError, plugins=None):
         super().__init__(entries)
         self.kind, self.alternatives, self.listing, self.error = kind, alternatives, listing, error
+        self.plugins = plugins
 
     def register(self, name: str, factory) -> None:
         """Make ``name`` (stripped, lower-cased; an existing entry is replaced) build ``factory(**options)``."""
@@ -88,16 +93,29 @@ class Registry(dict):
         self[name.strip().lower()] = factory
 
     def factory(self, spec: str):
-        """The factory of the name of ``spec``, else the registry's error naming the known ones."""
+        """The factory of the name of ``spec`` (registered, or an entry point of ``plugins``), else the
+        registry's error naming the known ones."""
         name = parse_spec(spec)[0]
+        if name not in self:
+            for entry in self._entry_points():
+                if entry.name.strip().lower() == name:
+                    self.register(name, entry.load())
         if name not in self:
             raise self.error(f"unknown {self.kind} {spec!r}; {self._listed()}")
         return self[name]
 
+    def _entry_points(self) -> list:
+        if not self.plugins:
+            return []
+        from importlib.metadata import entry_points
+
+        return list(entry_points(group=self.plugins))
+
     def _listed(self) -> str:
         if self.listing is not None:
             return self.listing()
-        return f"use one of {', '.join(map(repr, self))}" + (f", {self.alternatives}" if self.alternatives else "")
+        names = list(self) + sorted({e.name.strip().lower() for e in self._entry_points()} - set(self))
+        return f"use one of {', '.join(map(repr, names))}" + (f", {self.alternatives}" if self.alternatives else "")
 
     def make(self, spec: str, **options):
         """The part of a spec ``"name:key=value,..."``; ``options`` override the spec's."""

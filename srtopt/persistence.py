@@ -27,7 +27,9 @@ file in the target directory, flushed and fsynced, then ``os.replace``.
 
 Parameters that are not JSON values (e.g. a solver object passed as
 ``bn_solver``) are stored as ``{"unserializable": repr}`` and come back as the
-estimator's default, with a warning; the training history (``history_``) is
+estimator's default, with a warning; a Constraint object of ``constraints`` is
+stored as the spec that rebuilds it (a registered name, e.g. ``"parity:gap=1.0"``),
+and comes back as that spec; the training history (``history_``) is
 not stored.  Floats are written with Python's shortest round-trip repr, so a
 loaded model predicts exactly what the saved one did.
 """
@@ -140,7 +142,7 @@ def to_dict(model) -> dict:
     for key, value in model.get_params(deep=False).items():
         if key in EXCLUDED_PARAMS:
             continue
-        encoded = encode_value(value)
+        encoded = _constraint_specs(value) if key == "constraints" else encode_value(value)
         params[key] = {"unserializable": repr(value)} if encoded is NO_JSON else encoded
     state = {attr: encode_array(getattr(model, attr)) for attr in _ARRAYS[name] if hasattr(model, attr)}
     if name in CLASSIFIERS:
@@ -158,6 +160,28 @@ def to_dict(model) -> dict:
             **({"n_classes": len(model.classes_)} if name in CLASSIFIERS else {}),
             "feature_names": None if names is None else [str(n) for n in names], "state": state}
     return {**body, "sha256": _digest(body)}
+
+
+def _constraint_specs(value):
+    """The JSON value of a ``constraints`` parameter: its specs, each Constraint object by the spec that
+    rebuilds it (``describe()``, a registered name); :data:`NO_JSON` if one has no such spec (e.g. a
+    RowMean of a callable: register a subclass)."""
+    from .models.constraints import Constraint, make_constraints
+
+    items = value if isinstance(value, (list, tuple)) else [value]
+    if not any(isinstance(item, Constraint) for item in items):
+        return encode_value(value)
+    specs = []
+    for item in items:
+        spec = item.describe() if isinstance(item, Constraint) else item
+        try:
+            rebuilt = make_constraints(spec)
+        except (ValueError, TypeError):
+            return NO_JSON
+        if isinstance(item, Constraint) and rebuilt != (item,):
+            return NO_JSON
+        specs.append(spec)
+    return encode_value(specs)
 
 
 def save(model, path) -> None:

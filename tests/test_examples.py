@@ -72,3 +72,15 @@ def test_custom_solver_example_trains_with_a_registered_solver():
     assert out[0].startswith("registered: AdamSolver(lr=0.02")
     rows = {line.split()[0]: float(line.split()[1]) for line in out[2:]}
     assert set(rows) == {"auto", "adam", "adam:lr=0.02"} and all(0 < E < 1 for E in rows.values())
+
+
+def test_user_constraint_example_reports_saves_loads_and_runs_from_the_cli():
+    out = _run_quick("user_constraint")
+    rows = [line for line in out if line.startswith("  group_bias:bound=2 ")]
+    assert len(rows) == 2 and all(line.rstrip().endswith("yes") for line in rows)
+    capped = [line for line in out if "mean prediction of all rows at leaf" in line]
+    assert len(capped) == 4 and all(line.rstrip().endswith("yes") for line in capped)
+    assert any(line.startswith("held out: mean residual of group f = ") for line in out)
+    assert "saved and loaded: constraints=group_bias:bound=2, same predictions: True" in out
+    (cli,) = [line for line in out if line.startswith("srtopt fit ... --constraint group_bias:bound=2: saved cli.json")]
+    assert cli.endswith("constraints: 2 of 2 rows hold on the training data)")

@@ -106,7 +106,9 @@ def register(subparsers) -> None:
     constraints.add_argument("--group-loss", type=float, default=None, metavar="BOUND",
                              help="each group's mean loss (for the squared loss its MSE) at most BOUND")
     constraints.add_argument("--constraint", action="append", default=None, metavar="SPEC",
-                             help="any constraint spec, e.g. 'parity:gap=0.02' (repeatable)")
+                             help="any registered constraint spec, e.g. 'parity:gap=0.02' or "
+                                  "'row_mean:value=prediction,over=groups,upper=150', or one an installed package "
+                                  "declares (entry points 'srtopt.constraints') (repeatable)")
     fit.add_argument("--quiet", action="store_true", help="no progress lines")
     fit.set_defaults(func=run_fit, on_interrupt="--out was not written")
 
@@ -357,8 +359,25 @@ def run_fit(args) -> int:
         fit = _fit_regressor
     model, score = fit(args, X, y, groups)
     _save_model(model, out, args)
-    print(f"saved {out} ({score}, stopped by {model.stopped_by_})", file=sys.stderr if out == "-" else sys.stdout)
+    print(f"saved {out} ({score}, stopped by {model.stopped_by_}{_constraints_note(model)})",
+          file=sys.stderr if out == "-" else sys.stdout)
     return 0
+
+
+def _constraints_note(model) -> str:
+    """"; constraints: k of m rows hold on the training data" ("" without constraints), and the
+    held-out folds' worst row when --cv measured them."""
+    report = getattr(model, "constraint_report_", None) or []
+    if not report:
+        return ""
+    holding = sum(row["holds"] for row in report)
+    note = f"; constraints: {holding} of {len(report)} rows hold on the training data"
+    held = [row for row in report if row.get("held_out")]
+    if held:
+        worst = max(held, key=lambda row: max(abs(v) for v in row["held_out"]))
+        folds = ", ".join(f"{v:.4g}" for v in worst["held_out"])
+        note += f", {worst['row']} on the held-out folds {folds} (bound {worst['bound']})"
+    return note + ("" if holding == len(report) else "; 'srtopt show' prints the table")
 
 
 def _task(task, target) -> str:

@@ -16,15 +16,15 @@ import numpy as np
 
 from ..models.constraints import (
     FEASIBILITY_TOL,
-    GroupLoss,
+    FeatureSubset,
     LeafBounds,
     Monotone,
-    Parity,
     SoftMean,
     TrainingUnits,
     VariableBounds,
     make_constraints,
 )
+from ..models.terms import make_loss
 
 
 def constraint_terms(estimator) -> tuple:
@@ -83,14 +83,16 @@ def training_units(estimator, loss) -> TrainingUnits:
     names = tuple(str(n) for n in names) if names is not None else tuple(f"x{j}" for j in range(p))
     degree = {"squared": 2, "absolute": 1}.get(loss.name)
     classes = tuple(getattr(estimator, "classes_", ()))
-    return TrainingUnits(names, estimator.scaler_.x_scale, estimator.scaler_.y_std, degree, classes)
+    scaler = estimator.scaler_
+    return TrainingUnits(names, scaler.x_scale, scaler.y_std, degree, classes, scaler.y_mean, scaler.x_min)
 
 
 def in_training_units(terms, units: TrainingUnits) -> tuple:
     """``terms`` (user units) in the training problem's units (:meth:`Constraint.in_training_units`);
     first, constraints that contradict each other on a feature are refused in the user's terms: the
     feature's name, the two constraints, the bounds in y's units per unit of the feature."""
-    named = TrainingUnits(units.feature_names, np.ones(len(units.feature_names)), 1.0, units.loss_degree, units.classes)
+    named = TrainingUnits(units.feature_names, np.ones(len(units.feature_names)), 1.0, units.loss_degree, units.classes,
+                          0.0)
     bounding = [(term, term.in_training_units(named)) for term in terms if isinstance(term, VariableBounds)]
     _check_signs(bounding, units.feature_names)
     _check_slopes(bounding, units.feature_names)
@@ -134,7 +136,8 @@ def _row(constraint, row, bound, soft, predict, holds_soft, holds_predict) -> di
 def constraint_report(estimator, user_terms, problem, labels) -> list[dict]:
     """One row per constraint row (module docstring), in the user's units; a row holds within
     :data:`~srtopt.models.constraints.FEASIBILITY_TOL` (training units).  ``labels``: the groups'
-    labels in code order."""
+    labels in code order.  ``problem``: the training problem, or any data bound as one
+    (:func:`report_on`)."""
     omega, beta, units = estimator.omega_, estimator.beta_, training_units(estimator, problem.loss)
     rows = []
     for user, term in zip(user_terms, problem.constraints):
@@ -145,7 +148,50 @@ def constraint_report(estimator, user_terms, problem, labels) -> list[dict]:
             rows += _bound_rows(name, term, beta, units)
         elif isinstance(term, SoftMean):
             rows += _soft_rows(name, term, estimator, problem, labels, units)
+        elif isinstance(term, VariableBounds) and not isinstance(term, FeatureSubset):
+            rows += _variable_rows(name, term, omega, beta)
     return rows
+
+
+def report_on(estimator, X, y, sensitive_features=None, sample_weight=None) -> list[dict]:
+    """The constraint report of a fitted tree on other data (X, y), e.g. held-out rows: each constraint
+    row's value for the soft model and for ``predict()`` on those rows, in the format of
+    ``constraint_report_`` (the fit's groups, ``groups_``, code the rows' groups; a classifier's rows
+    are weighted as in its fit, by ``class_weight`` too)."""
+    from ..models.leaves import ClassLeaves
+    from ..models.srt import SRTProblem
+    from ..models.terms.class_losses import make_class_loss
+    from ..tree import Tree
+    from .scaling import check_sample_weight
+
+    user_terms = constraint_terms(estimator)
+    X, group_values, _ = protected_groups(X, sensitive_features, len(y))
+    X = np.asarray(X, float)
+    groups, labels = None, list(getattr(estimator, "groups_", []))
+    if group_values is not None:
+        unknown = [v for v in dict.fromkeys(np.asarray(group_values).tolist()) if v not in labels]
+        if unknown:
+            raise ValueError(f"sensitive_features holds the group {unknown[0]!r}, which the fit did not see "
+                             f"(its groups: {labels})")
+        groups = np.array([labels.index(v) for v in np.asarray(group_values).tolist()], dtype=np.int64)
+    tree, Xs = Tree(int(estimator.depth)), estimator.scaler_.transform(X)
+    if hasattr(estimator, "classes_"):
+        y = np.asarray(y)
+        codes = np.minimum(np.searchsorted(estimator.classes_, y), len(estimator.classes_) - 1)
+        unknown = y[estimator.classes_[codes] != y]
+        if len(unknown):
+            raise ValueError(f"y holds the label {unknown[0].tolist()!r}, not a class of the fit "
+                             f"({', '.join(map(repr, estimator.classes_.tolist()))})")
+        leaves = ClassLeaves(make_class_loss(estimator.loss), len(estimator.classes_), estimator.leaf)
+        units = training_units(estimator, leaves.loss)
+        problem = SRTProblem(Xs, codes, tree, float(estimator.mu), weights=estimator._weights(codes, sample_weight),
+                             constraints=in_training_units(user_terms, units), groups=groups, leaves=leaves)
+    else:
+        loss = make_loss(estimator.loss)
+        problem = SRTProblem(Xs, estimator.scaler_.transform_y(np.asarray(y, float)), tree, float(estimator.mu),
+                             weights=check_sample_weight(sample_weight, X.shape[0], 1), loss=loss,
+                             constraints=in_training_units(user_terms, training_units(estimator, loss)), groups=groups)
+    return constraint_report(estimator, user_terms, problem, labels)
 
 
 def _slopes(beta, j, units):
@@ -186,16 +232,27 @@ def _bound_rows(name, term, beta, units):
 
 def _soft_rows(name, term, estimator, problem, labels, units):
     """Rows of a soft mean: g of the soft model (the training objective's) and of ``predict()``."""
-    scale = units.y_std if isinstance(term, Parity) else \
-        units.y_std ** (units.loss_degree or 0) if isinstance(term, GroupLoss) else 1.0
-    soft = term.values(problem, estimator.omega_, estimator.beta_) * scale
-    hard = term.W.T @ term.predicted_values(problem, estimator._training_prediction(problem)) * scale
-    lower, upper, tol = term.lower * scale, term.upper * scale, FEASIBILITY_TOL * scale
+    prediction = estimator._training_prediction(problem)
+    leaves = problem.tree.leaf_rows(problem.hbp_leaves(estimator.omega_))
+    scale = term.user_scale(units)
+    soft, hard, lower, upper = (np.asarray(v, float) * scale for v in term.report_values(
+        problem, estimator.omega_, estimator.beta_, prediction, leaves))
+    tol = FEASIBILITY_TOL * scale
     rows = []
     for k, row in enumerate(term.row_names(labels)):
-        holds = [lower[k] - tol <= v[k] <= upper[k] + tol for v in (soft, hard)]
+        holds = [np.isnan(v[k]) or lower[k] - tol <= v[k] <= upper[k] + tol for v in (soft, hard)]
         rows.append(_row(name, row, _bound_text(lower[k], upper[k]), soft[k], hard[k], *holds))
     return rows
+
+
+def _variable_rows(name, term, omega, beta):
+    """The row of other variable bounds: the coefficients' largest excess over them (0 once clipped)."""
+    q = omega.shape[1]
+    (lo_w, hi_w), (lo_b, hi_b) = term.split_bounds(q), term.leaf_bounds(beta.shape[1])
+    excess = max(float(np.max(np.maximum(lo - x, x - hi), initial=0.0)) for x, lo, hi in
+                 ((omega, lo_w, hi_w), (beta, lo_b, hi_b)))
+    return [_row(name, "coefficients beyond their bounds", "= 0", excess, excess, excess <= FEASIBILITY_TOL,
+                 excess <= FEASIBILITY_TOL)]
 
 
 def _bound_text(lower: float, upper: float) -> str:

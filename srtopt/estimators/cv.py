@@ -16,6 +16,8 @@ from ..solvers.deadline import Deadline
 from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, check_parameters
 from .reading import RegressorScoreMixin
 from .regularization import parse_reading
+from ..models.constraints import SoftMean
+from .constrained import constraint_terms, report_on
 from .scaling import check_fit_arrays
 from .srt import SoftRegressionTree, _load_kernels
 
@@ -79,6 +81,12 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         {depth: the best mean R^2 over the factors at that depth}.
     cv_results_ : dict
         GridSearchCV's ``cv_results_``.
+    constraint_report_ : list of dict
+        ``best_estimator_``'s report of its constraints on the training data (empty without
+        constraints); with constraint rows that average over the data (parity, group losses, a
+        RowMean), each row also holds ``held_out``: its value for ``predict()`` on each held-out
+        fold, of k more fits of the chosen candidate (what the constraint is worth on new data;
+        ``best_estimator_.constraint_report_`` holds them too).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,), dtype object
@@ -156,7 +164,9 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         params = {name: value for name, value in (("sample_weight", sample_weight),
                                                   ("sensitive_features", sensitive_features)) if value is not None}
         splitter = self._splitter()
-        fits = len(depths) * (len(candidates) * splitter.get_n_splits(X, y) + (estimator.leaf_ridge == "auto")) + 1
+        held_out = splitter.get_n_splits(X, y) if _soft_constraints(estimator) else 0
+        fits = len(depths) * (len(candidates) * splitter.get_n_splits(X, y) + (estimator.leaf_ridge == "auto")) + 1 \
+            + held_out
         with deadline:
             seconds = deadline.share(fits)
             share = _within(estimator, seconds)
@@ -165,8 +175,12 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
             search = _Search(share, grid, cv=splitter, n_jobs=self.n_jobs, error_score="raise", refit=False)
             with deadline.within(deadline.left() - (seconds or 0)):  # a share is left for the refit
                 search.fit(X, y, **params)
-            refit = _within(estimator, deadline.share(1)).set_params(**search.best_params_)
+            refit = _within(estimator, deadline.share(1 + held_out)).set_params(**search.best_params_)
             self.best_estimator_ = refit.fit(X, y, **params)
+            self.constraint_report_ = self.best_estimator_.constraint_report_
+            if held_out:
+                self.constraint_report_ = _held_out(refit, splitter, X, y, params, self.constraint_report_, deadline)
+                self.best_estimator_.constraint_report_ = self.constraint_report_
         self.depth_ = int(search.best_params_["depth"])
         self.split_weight_ = weights[candidates.index(search.best_params_["regularization"])]
         scores = {(params["depth"], weights[candidates.index(params["regularization"])]): float(score)
@@ -230,6 +244,36 @@ def _leaf_ridge(estimator, depth, X, y, params):
         return estimator.leaf_ridge
     probe = clone(estimator).set_params(depth=depth, callbacks=None, verbose=0)
     return float(probe.fit(X, y, **params).leaf_ridge_)
+
+
+def _soft_constraints(estimator) -> bool:
+    """Whether the estimator has constraint rows that average over the data (their held-out values differ)."""
+    return any(isinstance(term, SoftMean) for term in constraint_terms(estimator))
+
+
+def _held_out(estimator, splitter, X, y, params, report, deadline) -> list[dict]:
+    """``report`` with, per row, ``held_out``: its ``predict()`` value on each held-out fold of ``splitter``, by
+    a fit of ``estimator`` on the other folds (:func:`~.constrained.report_on`)."""
+    y = np.asarray(y)
+    folds = list(splitter.split(X, y))
+    values = [[] for _ in report]
+    for k, (train, test) in enumerate(folds):
+        fitted = _within(estimator, deadline.share(len(folds) - k)).fit(_rows(X, train), y[train],
+                                                                      **_fold_params(params, train))
+        rows = report_on(fitted, _rows(X, test), y[test], **_fold_params(params, test))
+        for row, value in zip(rows, values):
+            value.append(row["predict"])
+    return [{**row, "held_out": value} for row, value in zip(report, values)]
+
+
+def _rows(X, index):
+    return X.iloc[index] if hasattr(X, "iloc") else np.asarray(X)[index]
+
+
+def _fold_params(params, index) -> dict:
+    """The fit parameters of the rows ``index``: arrays indexed, a column name or a number as they are."""
+    return {name: value if isinstance(value, str) or np.ndim(value) == 0 else np.asarray(value)[index]
+            for name, value in params.items()}
 
 
 def _reading_of(regularization) -> str:

@@ -205,8 +205,10 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
     weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     model = clone(estimator).set_params(leaf_ridge=factor, callbacks=None, verbose=0, time_limit=time_limit,
                                         max_iter=min(MAX_ITER, estimator.max_iter))
-    with warnings.catch_warnings():  # a fold's fit stopped by its share of the time limit: the final fit warns
+    with warnings.catch_warnings():  # a fold's fit stopped by its share of the time limit, or short of its
+        # constraints in its few iterations: the final fit warns
         warnings.filterwarnings("ignore", message=r"time_limit=", category=UserWarning)
+        warnings.filterwarnings("ignore", message=r"the constraints could not be met", category=UserWarning)
         model.fit(take_rows(X, train), y[train], None if sample_weight is None else weights[train],
                   sensitive_features=None if groups is None else groups[train])
     scale = float(np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))  # y's sd

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .nodes import (RANKING, as_view, class_names, class_rule, class_titles, classes_note, classes_text, count_text,
+from .nodes import (RANKING, as_view, class_names, class_rule, class_titles, classes_note, classes_text, constraint_table,
+                    count_text,
                     drawn_tree, feature_names_of, fmt, leaf_class_counts, leaf_class_mix, leaf_scores, node_counts,
                     original_units, pruned_note, scaling_of, score_name, terms_text, tree_of)
 
@@ -104,6 +105,7 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
                               f'name="{html.escape(name)}" value="{x_min[j] + span[j] / 2:.6g}"></label>'
                               for j, name in enumerate(names)),
         "__IMPORTANCES__": _html_importances(model, names),
+        "__CONSTRAINTS__": _html_constraints(model),
         "__MODEL__": json.dumps(data).replace("<", "\\u003c"),
     }
     page = re.sub("|".join(parts), lambda match: parts[match.group(0)], page)  # one pass: names stay as given
@@ -206,6 +208,21 @@ def _html_importances(model, names):
             "to 1: m_t is the share of the training rows reaching t (soft routing), omega_jt the split weight "
             "in the scaled space.</p>\n<table><thead><tr><th>feature</th><th>importance</th><th></th></tr>"
             f"</thead><tbody>{rows}</tbody></table>")
+
+
+def _html_constraints(model):
+    """The constraints' table (:func:`~.nodes.constraint_table`), "" without constraints."""
+    import html
+
+    header, *rows = constraint_table(model) or [None]
+    if header is None:
+        return ""
+    head = "".join(f"<th>{html.escape(cell)}</th>" for cell in header)
+    body = "".join("<tr>" + "".join(f'<td class="{"bad" if cell == "NO" else "name" if k < 3 else ""}">'
+                                    f"{html.escape(cell)}</td>" for k, cell in enumerate(row)) + "</tr>" for row in rows)
+    return ("<h2>Constraints</h2>\n<p class=\"note\">Each constraint row on the training data: its value for the "
+            "soft model the training objective is written on and for predict(), and whether it holds.</p>\n"
+            f"<table id=\"constraints-table\"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 
 
 __all__ = ["export_html"]

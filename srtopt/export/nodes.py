@@ -422,6 +422,27 @@ def class_leaf_lines(model, i, names, top, units, X=None) -> list[str]:
     return lines
 
 
+def constraint_table(model) -> list[tuple[str, ...]]:
+    """The rows of the constraints' table (``constraint_report_``) as text, the header first (empty
+    without constraints): each row's bound, its value for the soft model and for ``predict()`` on
+    the training data, whether it holds, and, when the report has them (SoftRegressionTreeCV), the
+    ``predict()`` values on the held-out folds (their mean, then each fold's)."""
+    report = getattr(model, "constraint_report_", None) or []
+    if not report:
+        return []
+    held = any("held_out" in row for row in report)
+    header = ("constraint", "row", "bound", "soft model", "predict()", "holds") + (("held-out predict()",) if held else ())
+    rows = [header]
+    for r in report:
+        cells = (r["constraint"], r["row"], r["bound"], f"{r['soft']:.6g}", f"{r['predict']:.6g}",
+                 "yes" if r["holds"] else "NO")
+        if held:
+            folds = r.get("held_out") or []
+            cells += (f"{np.mean(folds):.4g} ({', '.join(f'{v:.4g}' for v in folds)})" if folds else "",)
+        rows.append(cells)
+    return rows
+
+
 def drawn_nodes(root, children) -> list[int]:
     """The nodes a view draws, in increasing order."""
     return sorted({root, *(child for pair in children.values() for child in pair)})

@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from .nodes import (RANKING, UNITS, as_view, class_names, class_rule, class_titles, classes_text, count_text,
-                    drawn_tree, feature_names_of, fmt, folded_text, leaf_class_counts, leaf_class_mix, node_counts,
+from .nodes import (RANKING, UNITS, as_view, class_names, class_rule, class_titles, classes_text, constraint_table,
+                    count_text, drawn_tree, feature_names_of, fmt, folded_text, leaf_class_counts, leaf_class_mix, node_counts,
                     original_units, pruned_note, scaling_of, score_name, shown_scores, terms_text, tree_of)
 
 
@@ -118,11 +118,12 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
 def export_constraints(model) -> str:
     """The fitted model's constraints (``constraint_report_``) as a table: every row with its bound,
     its value for the soft model of the training objective and for ``predict()`` on the training
-    data, and whether it holds; empty without constraints.
+    data, and whether it holds; empty without constraints.  A SoftRegressionTreeCV's (and the tree it
+    chose) add the ``predict()`` values on the held-out folds.
 
     Parameters
     ----------
-    model : SoftRegressionTree
+    model : SoftRegressionTree, SoftClassificationTree or SoftRegressionTreeCV
         A fitted tree.
 
     Returns
@@ -130,13 +131,9 @@ def export_constraints(model) -> str:
     str
         The table, one line per constraint row under a header line ("" without constraints).
     """
-    model = as_view(model)
-    report = getattr(model, "constraint_report_", None) or []
-    if not report:
+    rows = constraint_table(model if hasattr(model, "best_estimator_") else as_view(model))
+    if not rows:
         return ""
-    rows = [("constraint", "row", "bound", "soft model", "predict()", "holds")]
-    rows += [(r["constraint"], r["row"], r["bound"], f"{r['soft']:.6g}", f"{r['predict']:.6g}",
-              "yes" if r["holds"] else "NO") for r in report]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
     lines = ["constraints (training data):"]
     lines += ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]

@@ -777,3 +777,61 @@ def test_a_classifier_predicts_and_shows_without_the_estimator_stack(irisdir, cl
     new = pd.read_csv(irisdir / "new.csv")[loaded.feature_names_in_]
     np.testing.assert_allclose(pd.read_csv(out).to_numpy(), loaded.predict_proba(new), rtol=1e-13, atol=1e-15)
     assert "\n".join(done.stdout.strip().splitlines()[:-1]) == export_text(loaded)
+
+
+# ---------------------------------------------------------------- a user's constraints
+def test_fit_takes_a_declared_constraint_and_says_what_holds(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    X = rng.random((120, 3))
+    group = np.where(X[:, 0] + 0.3 * rng.random(120) > 0.6, "b", "a")
+    frame = pd.DataFrame({"age": X[:, 0], "load": X[:, 1], "speed": X[:, 2], "group": group,
+                          "y": 2 * X[:, 0] - X[:, 2] + (group == "b")})
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    code = main(["fit", str(tmp_path / "data.csv"), "--target", "y", "--sensitive", "group", "--depth", "2",
+                 "--constraint", "row_mean:value='residual',over='groups',lower=-0.01,upper=0.01",
+                 "--out", str(tmp_path / "m.json"), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0 and "; constraints: 2 of 2 rows hold on the training data)" in out
+    assert main(["show", str(tmp_path / "m.json"), "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert '<table id="constraints-table">' in page and "mean residual of group b" in page
+    assert main(["fit", str(tmp_path / "data.csv"), "--target", "y", "--sensitive", "group",
+                 "--constraint", "group_bias:bound=1", "--out", str(tmp_path / "never.json")]) == 2
+    assert "--constraint: unknown constraint 'group_bias:bound=1'; use one of 'monotone'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_an_installed_packages_constraint_fits_saves_loads_and_shows_in_fresh_processes(tmp_path):
+    """A package declares its constraint by an entry point ("srtopt.constraints"): the command line finds
+    it, the model saves it by its spec, and a fresh process loads the model without a warning."""
+    plugin = tmp_path / "plugin"
+    (plugin / "mybias-0.1.dist-info").mkdir(parents=True)
+    (plugin / "mybias.py").write_text(
+        "from srtopt.models.constraints import RowMean\n\n\n"
+        "class GroupBias(RowMean):\n    name = 'group_bias'\n\n"
+        "    def __init__(self, bound=1.0):\n        self.bound = bound\n"
+        "        super().__init__('residual', over='groups', lower=-bound, upper=bound)\n")
+    (plugin / "mybias-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: mybias\nVersion: 0.1\n")
+    (plugin / "mybias-0.1.dist-info" / "entry_points.txt").write_text(
+        "[srtopt.constraints]\ngroup_bias = mybias:GroupBias\n")
+    rng = np.random.default_rng(3)
+    X = rng.random((120, 2))
+    group = (X[:, 0] + 0.3 * rng.random(120) > 0.6).astype(int)
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "group": group, "y": 10 * X[:, 0] + 5 * group}).to_csv(
+        tmp_path / "data.csv", index=False)
+    env = dict(os.environ, PYTHONPATH=f"{REPO}{os.pathsep}{plugin}")
+
+    def run(*args):
+        done = subprocess.run([sys.executable, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    fit = run("-m", "srtopt", "fit", "data.csv", "--target", "y", "--sensitive", "group", "--depth", "2",
+              "--constraint", "group_bias:bound=0.25", "--out", "m.json", "--quiet")
+    assert "constraints: 2 of 2 rows hold on the training data" in fit.stdout.splitlines()[-1]
+    load = run("-W", "error", "-c", "import srtopt; m = srtopt.load('m.json'); print(m.constraints, "
+                                    "[r['holds'] for r in m.constraint_report_])")
+    assert load.stdout.strip() == "['group_bias:bound=0.25'] [True, True]"
+    show = run("-m", "srtopt", "show", "m.json")
+    assert re.search(r"group_bias:bound=0.25\s+mean residual of group 1\s+within \+-0.25", show.stdout)

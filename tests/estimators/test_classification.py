@@ -9,6 +9,7 @@ from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from srtopt.estimators.classification import SoftClassificationTree
+from srtopt.fairness import constraint_report, group_gaps
 from srtopt.inspect import capture
 from srtopt.models.terms.class_losses import MisclassificationCost
 
@@ -155,6 +156,11 @@ def test_parity_of_the_positive_rate():
     p_free = free.predict_proba(X, mixture=True)[:, 1]
     assert abs(p_free[group == 1].mean() - p_free[group == 0].mean()) > 0.2
     assert fair.groups_ == [0, 1]
+    assert constraint_report(fair, X, y, group) == fair.constraint_report_  # the report of any rows
+    [test] = constraint_report(fair, X[:100], y[:100], group[:100])
+    assert test["predict"] == pytest.approx(group_gaps(fair.predict_proba(X[:100])[:, 1], group[:100])["gap"][0])
+    with pytest.raises(ValueError, match="y holds the label 7, not a class of the fit"):
+        constraint_report(fair, X[:3], [0, 1, 7], group[:3])
 
 
 def test_a_captured_bn_subproblem_reaches_the_same_point_through_every_route(iris):

@@ -8,9 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sklearn.base import clone
+from sklearn.model_selection import KFold
+
 import srtopt
 from srtopt import SoftRegressionTree, SoftRegressionTreeCV
 from srtopt.export import export_constraints, export_text
+from srtopt.fairness import constraint_report, group_gaps
+from srtopt.models.constraints import CONSTRAINTS, RowMean, register_constraint
 
 
 def _data(n=300, seed=0):
@@ -204,3 +209,93 @@ def test_groups_with_no_weight_are_empty_groups():
     weights[np.flatnonzero(group == 1)[0]] = 1.0
     with pytest.raises(ValueError, match="group 1 of sensitive_features has 1 row"):
         SoftRegressionTree(depth=2, constraints="parity:gap=0.1").fit(X, y, weights, sensitive_features=group)
+
+
+# ----------------------------------------------------------------- a user's constraints, written declaratively
+class GroupBias(RowMean):
+    """Each group's mean residual within +-bound, in y's units (a user's constraint: 5 lines)."""
+
+    name = "group_bias"
+
+    def __init__(self, bound=1.0):
+        self.bound = bound
+        super().__init__("residual", over="groups", lower=-bound, upper=bound)
+
+
+@pytest.fixture
+def group_bias():
+    register_constraint("group_bias", GroupBias)
+    yield GroupBias
+    del CONSTRAINTS["group_bias"]
+
+
+def test_a_per_leaf_mean_cap_fits_and_holds_for_predict():
+    X, y, _ = _data()
+    free = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    leaves = free.apply(X)
+    cap = 0.8 * max(free.predict(X)[leaves == t].mean() for t in np.unique(leaves))
+    tree = SoftRegressionTree(depth=2, random_state=0, constraints=RowMean("prediction", upper=cap, per_leaf=True))
+    tree.fit(X, y)
+    assert len(tree.constraint_report_) == 4 and all(row["holds"] for row in tree.constraint_report_)
+    prediction, leaves = tree.predict(X), tree.apply(X)
+    for row in tree.constraint_report_:
+        leaf = int(row["row"].rsplit(" ", 1)[1])
+        if np.any(leaves == leaf):
+            assert row["predict"] == pytest.approx(prediction[leaves == leaf].mean(), rel=1e-9)
+            assert prediction[leaves == leaf].mean() <= cap + 1e-6 * tree.scaler_.y_std
+        assert row["bound"] == f"<= {cap:.6g}" and row["soft"] <= cap + 1e-6 * tree.scaler_.y_std
+
+
+def test_a_users_constraint_reports_in_ys_units_and_saves_by_its_spec(group_bias, tmp_path):
+    X, y, group = _data()
+    y = 100 + 50 * y  # y's own units: the bound is in them
+    tree = SoftRegressionTree(depth=2, random_state=0, constraints=GroupBias(2.0)).fit(X, y, sensitive_features=group)
+    residual = tree.predict(X) - y
+    rows = tree.constraint_report_
+    assert [row["row"] for row in rows] == ["mean residual of group 0", "mean residual of group 1"]
+    assert all(row["bound"] == "within +-2" and row["holds"] for row in rows)
+    np.testing.assert_allclose([row["predict"] for row in rows], [residual[group == k].mean() for k in (0, 1)])
+    assert "group_bias:bound=2.0  mean residual of group 1" in export_constraints(tree)
+    tree.save(tmp_path / "model.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # stored: no "was not stored" warning
+        again = srtopt.load(tmp_path / "model.json")
+    assert again.constraints == ["group_bias:bound=2.0"] and again.constraint_report_ == rows
+    refit = again.fit(X, y, sensitive_features=group)
+    np.testing.assert_array_equal(refit.predict(X), tree.predict(X))
+
+
+def test_a_constraint_without_a_spec_is_not_stored_and_says_so(tmp_path):
+    X, y, _ = _data()
+    tree = SoftRegressionTree(depth=1, random_state=0, max_iter=1,
+                              constraints=RowMean(lambda yhat, y: yhat, upper=10.0)).fit(X, y)
+    tree.save(tmp_path / "model.json")
+    with pytest.warns(UserWarning, match="parameter constraints=RowMean.* was not stored"):
+        srtopt.load(tmp_path / "model.json")
+
+
+def test_the_report_on_other_rows_is_the_report_of_those_rows():
+    X, y, group = _data(n=400)
+    train, test = slice(0, 300), slice(300, None)
+    tree = SoftRegressionTree(depth=2, random_state=0, constraints=["parity:gap=0.05", "monotone:x3=-1"]).fit(
+        X[train], y[train], sensitive_features=group[train])
+    assert constraint_report(tree, X[train], y[train], group[train]) == tree.constraint_report_
+    on_test = constraint_report(tree, X[test], y[test], group[test])
+    gap = _gap(tree.predict(X[test]), group[test])
+    assert on_test[0]["predict"] == pytest.approx(gap) and on_test[0]["holds_predict"] == (abs(gap) <= 0.05 + 1e-6)
+    assert on_test[0]["predict"] == pytest.approx(group_gaps(tree.predict(X[test]), group[test])["gap"][0])
+    assert on_test[1:] == tree.constraint_report_[1:]  # the monotone rows do not depend on the rows
+    with pytest.raises(ValueError, match="sensitive_features holds the group 7, which the fit did not see"):
+        constraint_report(tree, X[test], y[test], np.full(100, 7))
+
+
+def test_cross_validation_reports_the_held_out_values():
+    X, y, group = _data(n=120)
+    search = SoftRegressionTreeCV(SoftRegressionTree(depth=1, random_state=0, constraints="parity:gap=0.05"),
+                                  split_weights=(1.0,), cv=3, random_state=0).fit(X, y, sensitive_features=group)
+    (row,) = search.constraint_report_
+    assert search.best_estimator_.constraint_report_ == [row] and len(row["held_out"]) == 3
+    train, test = next(KFold(3, shuffle=True, random_state=0).split(X))
+    fold = clone(search.best_estimator_).fit(X[train], y[train], sensitive_features=group[train])
+    assert row["held_out"][0] == pytest.approx(_gap(fold.predict(X[test]), group[test]))
+    assert "held-out predict()" in export_constraints(search)

@@ -7,6 +7,7 @@ tree's page and of a classifier's; with SRTOPT_UPDATE_DOCS=1 in the environment 
 docs/html_view.png and docs/html_view_classifier.png (the committed ones were made so), otherwise
 into the test's temporary folder."""
 
+import html
 import os
 import re
 from pathlib import Path
@@ -247,6 +248,25 @@ def test_export_html_escapes_feature_names_and_embeds_the_model(srt, frame, tmp_
         export_html(MILOTreeRegressor(depth=1, time_limit=1.0).fit(frame[0].iloc[:8], frame[1][:8]))
     with pytest.raises(ValueError, match="y needs X"):
         export_html(srt, y=frame[1])
+
+
+def test_the_page_shows_the_constraints_table(srt, frame):
+    from srtopt.export import export_constraints
+    from srtopt.models.constraints import RowMean
+
+    assert "<h2>Constraints</h2>" not in export_html(srt) and "__CONSTRAINTS__" not in export_html(srt)
+    X, y = frame
+    cap = RowMean("squared_error", upper=1e-3, per_leaf=True)  # each leaf's MSE: not met with noise
+    with pytest.warns(UserWarning, match="the constraints could not be met"):
+        tree = SoftRegressionTree(depth=1, max_iter=1, n_init=1, random_state=0, constraints=cap).fit(X, y)
+    page = export_html(tree)
+    table = re.search(r'<table id="constraints-table">(.*?)</table>', page, flags=re.S)[1]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)
+    assert len(rows) == 3 and "<th>held-out predict()</th>" not in rows[0]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in rows[1:]]
+    text = [line.split() for line in export_constraints(tree).splitlines()[2:]]
+    assert [c[5] for c in cells] == [t[-1] for t in text] and '<td class="bad">NO</td>' in table
+    assert cells[0][1] == "mean squared_error of all rows at leaf 2" and cells[0][2] == html.escape("<= 0.001")
 
 
 # ---------------------------------------------------------------- classifiers

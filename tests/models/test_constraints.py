@@ -3,12 +3,13 @@ differences, its CasADi (g/lbg/ubg, lbx/ubx) and Pyomo (Constraint components, v
 renderings against numpy, in the full problem and in the BN and LN subproblems; the specs, the
 units and the checks of bad input."""
 
+import casadi as ca
 import numpy as np
 import pyomo.environ as pyo
 import pytest
 
 from srtopt.models.constraints import (CONSTRAINTS, Constraint, ConstraintSet, GroupLoss, HeldPredictions,
-                                       LeafBounds, Monotone, Parity, Routing, TrainingUnits, make_constraints,
+                                       LeafBounds, Monotone, Parity, Routing, RowMean, TrainingUnits, make_constraints,
                                        register_constraint)
 from srtopt.models.pyomo_backend import render_pyomo
 from srtopt.models.srt import SRTProblem
@@ -22,6 +23,13 @@ TERMS = {
     "group_loss-huber": (GroupLoss(0.5),),
     "monotone+bounds": (Monotone([1, 0, -1]), LeafBounds({1: (-0.5, 2.0)})),
     "all": (Parity(0.2), GroupLoss(0.8), Monotone([0, 1, 0])),
+    # a user's constraints, written declaratively: each leaf's mean prediction in [-0.5, 0.3], a CasADi value
+    # per group in units where y has mean 1 and standard deviation 2, a mask of the rows per leaf
+    "row_mean-per_leaf": (RowMean("prediction", lower=-0.5, upper=0.3, per_leaf=True),),
+    "row_mean-callable": (RowMean(lambda yhat, y: ca.log(1 + (yhat - y) ** 2), over="groups", upper=0.4)
+                          .in_training_units(TrainingUnits(("a", "b", "c"), np.ones(3), 2.0, 2, (), 1.0)),),
+    "row_mean-mask": (RowMean("residual", over=lambda X: np.column_stack([X[:, 0] > 0.5, X[:, 1]]), upper=0.1,
+                              per_leaf=True),),
 }
 
 
@@ -178,17 +186,25 @@ def test_specs_objects_and_the_registry():
                      Parity(0.5))
     assert make_constraints(None) == ()
 
-    class Cap(Constraint):
+    class Cap(RowMean):
         name = "cap"
 
         def __init__(self, level=1.0):
             self.level = level
+            super().__init__("prediction", upper=level)
 
     register_constraint("cap", Cap)
     try:
-        assert make_constraints("cap:level=2") == (Cap(2),)
+        assert make_constraints("cap:level=2") == (Cap(2),) and Cap(2) != Cap(3)
+        assert make_constraints("cap:level=2")[0].describe() == "cap:level=2"
     finally:
         del CONSTRAINTS["cap"]
+
+    class Unenforced(Constraint):  # neither rows nor bounds: no formulation would carry it
+        name = "unenforced"
+
+    with pytest.raises(ValueError, match="is neither a SoftMean .* nor VariableBounds"):
+        make_constraints(Unenforced())
     with pytest.raises(ValueError, match="unknown constraint 'nope'"):
         make_constraints("nope")
     with pytest.raises(ValueError, match="bad options for constraint 'parity'"):
@@ -229,3 +245,23 @@ def test_contradictory_bounds_and_missing_groups_are_refused():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="needs the protected groups"):
         SRTProblem(rng.random((20, 2)), rng.standard_normal(20), Tree(1), constraints=(Parity(0.1),))
+
+
+def test_an_installed_packages_constraint_is_found_by_its_entry_point(tmp_path, monkeypatch):
+    """A name that no one registered is looked up in the entry points "srtopt.constraints" (what an
+    installed package declares in its pyproject.toml), loaded once, and listed among the known names."""
+    (tmp_path / "capping-0.1.dist-info").mkdir()
+    (tmp_path / "capping.py").write_text("from srtopt.models.constraints import RowMean\n\n\n"
+                                         "def cap(level=1.0):\n    return RowMean('prediction', upper=level)\n")
+    info = tmp_path / "capping-0.1.dist-info"
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: capping\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[srtopt.constraints]\nmean_cap = capping:cap\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        with pytest.raises(ValueError, match="unknown constraint 'nope'; use one of 'monotone', .*'mean_cap'"):
+            make_constraints("nope")
+        assert "mean_cap" not in CONSTRAINTS
+        assert make_constraints("mean_cap:level=2.5") == (RowMean("prediction", upper=2.5),)
+        assert "mean_cap" in CONSTRAINTS
+    finally:
+        CONSTRAINTS.pop("mean_cap", None)

@@ -19,10 +19,14 @@ Two kinds of constraint terms:
   - :class:`Parity` -- |mean soft prediction over group h - over group g| <= gap, for every pair
     of groups (v = yhat, W the differences of the groups' weighted means);
   - :class:`GroupLoss` -- each group's mean loss <= bound (v = loss(yhat - y), the training loss;
-    the bounded group loss of Agarwal, Dudik and Wu 2019).
+    the bounded group loss of Agarwal, Dudik and Wu 2019);
+  - :class:`RowMean` -- any of these written declaratively: v(yhat, y) a CasADi callable in y's
+    units (or "prediction", "residual", "squared_error"), the mean over every row, each group, each
+    pair of groups or a mask of the rows, over the tree or per leaf (a user's constraint in a few
+    lines; :func:`group_weights` gives the groups' weights of any data).
 
 Modules: :mod:`.base` (the tolerances, the user's units), :mod:`.bounds`, :mod:`.soft_means`,
-:mod:`.blocks` (a soft mean as each formulation sees it), :mod:`.constrained` (what a formulation
+:mod:`.row_means`, :mod:`.blocks` (a soft mean as each formulation sees it), :mod:`.constrained` (what a formulation
 gives its solvers), :mod:`.sets` (a problem's constraints together; specs).
 
 Each renders itself three ways from one definition: numpy values and Jacobians (the reference,
@@ -46,10 +50,13 @@ from .bounds import FeatureSubset, LeafBounds, Monotone, VariableBounds
 from .class_means import ClassRecall
 from .constrained import Constrained
 from .policy import ConstraintPolicy, rank
-from .sets import CONSTRAINTS, ConstraintSet, make_constraints, register_constraint
-from .soft_means import GroupLoss, HeldPredictions, MeanPrediction, Parity, SoftMean
+from .row_means import RowMean
+from .sets import CONSTRAINTS, PLUGINS, ConstraintSet, make_constraints, register_constraint
+from .soft_means import (GroupLoss, HeldPredictions, MeanPrediction, Parity, SoftMean, group_differences, group_pairs,
+                         group_weights)
 
-__all__ = ["CONSTRAINTS", "ClassRecall", "Constrained", "Constraint", "ConstraintPolicy", "ConstraintSet", "FEASIBILITY_TOL",
-           "FeatureSubset", "FullBlock", "GroupLoss", "HeldPredictions", "LeafBlock", "LeafBounds",
-           "MeanPrediction", "Monotone", "Parity", "REACH_FLOOR", "Routing", "SoftMean", "SplitBlock",
-           "TrainingUnits", "VariableBounds", "make_constraints", "rank", "register_constraint"]
+__all__ = ["CONSTRAINTS", "PLUGINS", "ClassRecall", "Constrained", "Constraint", "ConstraintPolicy", "ConstraintSet",
+           "FEASIBILITY_TOL", "FeatureSubset", "FullBlock", "GroupLoss", "HeldPredictions", "LeafBlock", "LeafBounds",
+           "MeanPrediction", "Monotone", "Parity", "REACH_FLOOR", "Routing", "RowMean", "SoftMean", "SplitBlock",
+           "TrainingUnits", "VariableBounds", "group_differences", "group_pairs", "group_weights", "make_constraints",
+           "rank", "register_constraint"]

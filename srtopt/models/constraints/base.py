@@ -20,8 +20,8 @@ FEASIBILITY_TOL = 1e-6
 @dataclass(frozen=True)
 class TrainingUnits:
     """How the user's units map to the training problem's: feature j is x_j / x_scale[j] (plus a
-    shift), y is y / y_std (plus a shift), the loss is homogeneous of degree ``loss_degree``
-    (None: not homogeneous, bounds on it are taken in standardized units).
+    shift), y is (y - y_mean) / y_std, the loss is homogeneous of degree ``loss_degree`` (None: not
+    homogeneous, bounds on it are taken in standardized units).
 
     Parameters
     ----------
@@ -35,6 +35,10 @@ class TrainingUnits:
         Degree of homogeneity of the training loss (2 for squared, 1 for absolute).
     classes : tuple, default=()
         A classifier's class labels, in the order of their codes 0..K-1 (empty for regression).
+    y_mean : float, default=0.0
+        The mean of y (a classifier's: 0).
+    x_min : ndarray of shape (p,) or None, default=None
+        The minimum of each feature (scaled x_j = (x_j - x_min_j) / x_scale_j); None: 0.
     """
 
     feature_names: tuple
@@ -42,6 +46,13 @@ class TrainingUnits:
     y_std: float = 1.0
     loss_degree: int | None = 2
     classes: tuple = ()
+    y_mean: float = 0.0
+    x_min: np.ndarray | None = None
+
+    def standardized_y(self, value):
+        """A level in y's units (a prediction, a target, a cap on them) in training units:
+        (value - y_mean) / y_std.  A difference of two levels (a gap, a bias) is value / y_std."""
+        return (value - self.y_mean) / self.y_std
 
     def class_code(self, label, owner: str) -> int:
         """The code of a class label (its position in ``classes``)."""

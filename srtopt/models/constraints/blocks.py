@@ -19,15 +19,17 @@ from .. import casadi_backend as cb
 from ..leaves import leaf_hessian
 from ..terms.operations import NUMPY
 from .base import REACH_FLOOR
-from .soft_means import SoftMean
+from .soft_means import SoftMean, shaped
 
 
 class SplitBlock:
     """A soft mean as the BN subproblem over omega_W (rooted at ``root``) sees it: g over every
     training row, the rest of the tree fixed.  With P_i(r) the probability of reaching the root r
-    (fixed), g(x) = c + sum_i W_ik P_i(r) sum_{l below r} P_il|r(x) v_il, the sum the BN proxy's
-    data term also has (:func:`srtopt.kernels.subtree_loss`); c holds the leaves outside the
-    subtree and the rows with P_i(r) < REACH_FLOOR (at their current values)."""
+    (fixed), g_k(x) = c_k + sum_i W_ik P_i(r) sum_{l below r} P_il|r(x) V_kil, the sum the BN proxy's
+    data term also has (:func:`srtopt.kernels.subtree_loss`), V_kil = A_kl (v_il - c_k) the values
+    of row k at every leaf of the tree (one array per group of rows, :attr:`SoftMean.row_groups`);
+    c holds the leaves outside the subtree and the rows with P_i(r) < REACH_FLOOR (at their
+    current values)."""
 
     has_hessian = True
 
@@ -36,15 +38,20 @@ class SplitBlock:
         S = pr.split_probabilities(sub.omega)
         reach = kernels.reach_probabilities(S, tree, root)
         V = term.leaves.losses(pr.Xa, pr.targets, sub.beta)
-        PV = pr.leaf_probabilities(sub.omega) * V
+        P = pr.leaf_probabilities(sub.omega)
         under = np.zeros(tree.n_leaves, dtype=bool)
         under[[tree.leaf_index(leaf) for leaf in tree.descendants_leaves(root)]] = True
         keep = reach >= REACH_FLOOR
         self.term, self.mu = term, pr.mu
-        self.c = term.W.T @ (PV[:, ~under].sum(axis=1) + np.where(keep, 0.0, PV[:, under].sum(axis=1)))
+        self.c, self.V = np.empty(term.n_rows), []
+        for rows, a, shift in term.row_groups:
+            Va = shaped(V, a, shift)
+            PV = P * Va
+            self.c[rows] = term.W[:, rows].T @ (PV[:, ~under].sum(axis=1) + np.where(keep, 0.0, PV[:, under].sum(axis=1)))
+            self.V.append((rows, Va[keep][:, under]))
         columns, self.positions = sub._subtree
         self.rows = np.flatnonzero(keep)
-        self.Z, self.V = pr.Z[keep], V[keep][:, under]
+        self.Z = pr.Z[keep]
         self.weights = term.W[keep] * reach[keep, None]
         self.fixed = S[keep][:, columns]
         self.local, self.n_working = sub._local_working, len(sub.working)
@@ -70,48 +77,70 @@ class SplitBlock:
         return self._last[1]
 
     def value(self, x) -> np.ndarray:
-        S = self.probabilities(x)
-        return self.c + np.array([kernels.subtree_loss(S, self.V, w, self.mu, False)[0] for w in self.weights.T])
+        S, g = self.probabilities(x), self.c.copy()
+        for rows, V in self.V:
+            g[rows] += [kernels.subtree_loss(S, V, self.weights[:, k], self.mu, False)[0] for k in rows]
+        return g
 
     def jacobian(self, x) -> np.ndarray:
-        _, G = kernels.subtree_loss(self.probabilities(x), self.V, np.ones(len(self.V)), self.mu)
-        G = G[:, self.positions]
-        return np.array([((w[:, None] * G).T @ self.Z).ravel() for w in self.weights.T])
+        S, J = self.probabilities(x), np.empty((len(self.c), self.Z.shape[1] * self.n_working))
+        for rows, V in self.V:
+            G = kernels.subtree_loss(S, V, np.ones(len(V)), self.mu)[1][:, self.positions]
+            for k in rows:
+                J[k] = ((self.weights[:, k, None] * G).T @ self.Z).ravel()
+        return J
 
     def hessian(self, x, lam) -> np.ndarray:
-        C = kernels.branch_curvatures(self.probabilities(x), self.V, self.weights @ np.asarray(lam, float), self.mu,
-                                      self.local)
+        S, lam = self.probabilities(x), np.asarray(lam, float)
+        C = sum(kernels.branch_curvatures(S, V, self.weights[:, rows] @ lam[rows], self.mu, self.local)
+                for rows, V in self.V)
         return kernels.branch_hessian(self.Z, C, self.local)
+
+    def weighted_values(self, lam) -> np.ndarray:
+        """sum_k lam_k W_ik P_i(r) V_kil (rows ``rows``, the subtree's leaves): the values whose sweep's
+        curvatures are the Hessian of lam . g (:func:`~srtopt.kernels.branch_curvatures` is linear in them)."""
+        lam = np.asarray(lam, float)
+        return sum((self.weights[:, rows] @ lam[rows])[:, None] * V for rows, V in self.V)
 
     def render(self, X, mu):
         """(g, parameter symbols) in CasADi: X (|W| x q MX) the working splits' weights; the data are
         parameters (values: :meth:`parameter_values`), padded to :func:`~.casadi_backend.padded_rows` rows."""
         n, q, m = cb.padded_rows(len(self.Z)), self.Z.shape[1], self.weights.shape[1]
-        Zp, Vp, Wp = ca.MX.sym("Z_all", n, q), ca.MX.sym("V_all", n, self.V.shape[1]), ca.MX.sym("W_all", n, m)
+        Zp, Wp = ca.MX.sym("Z_all", n, q), ca.MX.sym("W_all", n, m)
+        Vp = [ca.MX.sym(f"V_all_{g}", n, V.shape[1]) for g, (_, V) in enumerate(self.V)]
         Fp, cp = ca.MX.sym("S_fixed", n, self.fixed.shape[1]), ca.MX.sym("c", m)
         columns = [Fp[:, a] for a in range(self.fixed.shape[1])]
         for i, position in enumerate(self.positions):
             columns[position] = cb.sigmoid(ca.mtimes(Zp, X[i, :].T), mu)
         local = Tree(self.fixed.shape[1].bit_length())
-        V_root = cb.sweep(ca.horzcat(*columns), Vp, local, 1, {a: a - 1 for a in local.branch_nodes})
-        return cp + ca.mtimes(Wp.T, V_root), [Zp, Vp, Wp, Fp, cp]
+        g = [None] * m
+        for (rows, _), V in zip(self.V, Vp):
+            V_root = cb.sweep(ca.horzcat(*columns), V, local, 1, {a: a - 1 for a in local.branch_nodes})
+            for k in map(int, rows):
+                g[k] = cp[k] + ca.mtimes(Wp[:, k].T, V_root)
+        return ca.vertcat(*g), [Zp, *Vp, Wp, Fp, cp]
 
     def parameter_values(self) -> list:
         n = cb.padded_rows(len(self.Z))
-        return [cb.pad(a, n) for a in (self.Z, self.V, self.weights, self.fixed)] + [self.c]
+        return [cb.pad(a, n) for a in (self.Z, *(V for _, V in self.V), self.weights, self.fixed)] + [self.c]
 
     def pyomo(self, X) -> list:
         """The rows of g in Pyomo: X the rows of Pyomo variables of the working splits."""
         from .. import pyomo_backend as pb
 
         local = Tree(self.fixed.shape[1].bit_length())
-        sweeps = []
-        for i in range(len(self.Z)):
-            split = {a: float(self.fixed[i, a - 1]) for a in local.branch_nodes}
-            split.update({p + 1: pb.sigmoid(pb.linear(self.Z[i], X[k]), self.mu) for k, p in enumerate(self.positions)})
-            sweeps.append(pb.point_sweep(split, [float(v) for v in self.V[i]], local, 1))
-        return [float(c) + sum(float(w[i]) * s for i, s in enumerate(sweeps) if w[i] != 0)
-                for c, w in zip(self.c, self.weights.T)]
+        g = [None] * len(self.c)
+        for rows, V in self.V:
+            sweeps = []
+            for i in range(len(self.Z)):
+                split = {a: float(self.fixed[i, a - 1]) for a in local.branch_nodes}
+                split.update({p + 1: pb.sigmoid(pb.linear(self.Z[i], X[k]), self.mu)
+                              for k, p in enumerate(self.positions)})
+                sweeps.append(pb.point_sweep(split, [float(v) for v in V[i]], local, 1))
+            for k in rows:
+                w = self.weights[:, k]
+                g[k] = float(self.c[k]) + sum(float(w[i]) * s for i, s in enumerate(sweeps) if w[i] != 0)
+        return g
 
 
 @dataclass(frozen=True)
@@ -134,9 +163,9 @@ class Routing:
 
 
 class LeafBlock:
-    """A soft mean as the LN subproblem over beta_W sees it: g(x) = c + sum_k-row sum_i sum_{l in W}
-    Q_kil v_il(x_l) with Q_kil = W_ik P_il over every training row, omega and the other leaves fixed
-    (c: their part; v_il the term's leaf function, e.g. v(Xa_i x_l, y_i)).  With a :class:`Routing`,
+    """A soft mean as the LN subproblem over beta_W sees it: g_k(x) = c_k + sum_i sum_{l in W}
+    Q_kil v_il(x_l) with Q_kil = W_ik P_il A_kl over every training row, omega and the other leaves
+    fixed (c: their part and the shifts; v_il the term's leaf function, e.g. v(Xa_i x_l, y_i)).  With a :class:`Routing`,
     the same constraint on hard predictions: P the indicator of its leaves (``predict()``'s
     routing), its held rows in c at their values."""
 
@@ -148,15 +177,26 @@ class LeafBlock:
         working = np.zeros(pr.tree.n_leaves, dtype=bool)
         working[sub._working_rows] = True
         V = term.leaves.losses(pr.Xa, pr.targets, sub.beta[~working])
-        self.term = term
-        self.c = term.W.T @ np.sum(P[:, ~working] * V, axis=1)
-        if routing is not None and routing.held is not None and routing.held.any():
-            held = routing.held
-            self.c = self.c + term.W[held].T @ term.leaf_values(routing.values[held], pr.y[held], NUMPY)
+        self.term, self.c = term, np.empty(term.n_rows)
+        held = routing is not None and routing.held is not None and routing.held.any()
+        if held:
+            values = term.leaf_values(routing.values[routing.held], pr.y[routing.held], NUMPY)
+            leaf_of_held = pr.tree.leaf_rows(routing.leaves[routing.held])
+        A = np.empty((term.n_rows, pr.tree.n_leaves))
+        for rows, a, shift in term.row_groups:
+            self.c[rows] = term.W[:, rows].T @ np.sum(P[:, ~working] * shaped(V, a[~working], shift), axis=1)
+            if held:
+                self.c[rows] += term.W[routing.held][:, rows].T @ shaped(values, a[leaf_of_held], shift)
+            A[rows] = a
         P = P[:, sub._working_rows]
         keep = np.any(term.W != 0, axis=1) & np.any(P != 0, axis=1)
         self.Xa, self.T = pr.Xa[keep], pr.targets[keep]
-        self.Q = term.W[keep].T[:, :, None] * P[keep][None]  # Q_kil = W_ik P_il
+        self.Q = term.W[keep].T[:, :, None] * P[keep][None]  # Q_kil = W_ik P_il A_kl
+        if np.any(A != 1):
+            self.Q = self.Q * A[:, None, sub._working_rows]
+        for rows, _, shift in term.row_groups:
+            if shift:  # the working leaves' sum of Q_kil (v_il - c_k): its constant part
+                self.c[rows] -= shift * self.Q[rows].sum(axis=(1, 2))
 
     @property
     def linear(self) -> bool:
@@ -224,8 +264,13 @@ class FullBlock:
         weights W are a parameter."""
         Wp = ca.MX.sym("W", *self.term.W.shape)
         V = R_of(self.term.leaves)
-        V_root = cb.sweep(S, V, tree, 1, {t: tree.branch_index(t) for t in tree.branch_nodes})
-        return ca.mtimes(Wp.T, V_root), [Wp]
+        g = [None] * self.term.n_rows
+        for rows, a, shift in self.term.row_groups:
+            Va = (V - shift) * ca.repmat(ca.DM(a).T, V.shape[0], 1) if shift or np.any(a != 1) else V
+            V_root = cb.sweep(S, Va, tree, 1, {t: tree.branch_index(t) for t in tree.branch_nodes})
+            for k in map(int, rows):
+                g[k] = ca.mtimes(Wp[:, k].T, V_root)
+        return ca.vertcat(*g), [Wp]
 
     def parameter_values(self) -> list:
         return [self.term.W]
@@ -236,7 +281,14 @@ class FullBlock:
 
         pr = self.formulation.problem
         splits = dict(zip(pr.tree.branch_nodes, W))
-        sweeps = [pb.point_sweep(pb.split_exprs(pr.Z[i], splits, pr.mu),
-                                 [self.term.leaves.pyomo(pr.Xa[i], pr.targets[i], b) for b in B],
-                                 pr.tree, 1) for i in range(len(pr.y))]
-        return [sum(float(w[i]) * s for i, s in enumerate(sweeps) if w[i] != 0) for w in self.term.W.T]
+        g = [None] * self.term.n_rows
+        for rows, a, shift in self.term.row_groups:
+            sweeps = [pb.point_sweep(pb.split_exprs(pr.Z[i], splits, pr.mu),
+                                     [float(a_l) * (self.term.leaves.pyomo(pr.Xa[i], pr.targets[i], b) - shift)
+                                      if shift or a_l != 1 else self.term.leaves.pyomo(pr.Xa[i], pr.targets[i], b)
+                                      for a_l, b in zip(a, B)],
+                                     pr.tree, 1) for i in range(len(pr.y))]
+            for k in rows:
+                w = self.term.W[:, k]
+                g[k] = sum(float(w[i]) * s for i, s in enumerate(sweeps) if w[i] != 0)
+        return g

@@ -70,11 +70,8 @@ class ClassRecall(SoftMean):
     def bind(self, problem):
         if problem.leaf_model.task != "classification":
             raise ValueError("class_recall constrains a class: it needs a classifier (SoftClassificationTree)")
-        out = copy.copy(self)
         rows = (np.asarray(problem.y) == self.code) * problem.s
-        out._W = (rows / rows.sum())[:, None]
-        out._leaves = self.leaf_function(problem)
-        return out
+        return self._bound(problem, (rows / rows.sum())[:, None])
 
     def leaf_function(self, problem):
         leaves = problem.leaf_model

@@ -54,6 +54,8 @@ class Constrained:
             lower, upper = self.constraint_bounds()
             model.constraints = pyo.ConstraintList()
             for expr, lo, hi in zip(rows, lower, upper):
+                if isinstance(expr, (int, float)):  # a row this block does not move (another leaf's): kept, as a row
+                    expr = expr + 0.0 * model.x[0]
                 model.constraints.add((None if lo == -np.inf else float(lo), expr, None if hi == np.inf else float(hi)))
 
     def bounds(self):

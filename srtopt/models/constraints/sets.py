@@ -11,6 +11,7 @@ from ..._spec import Registry
 from .base import Constraint
 from .bounds import FeatureSubset, LeafBounds, Monotone, VariableBounds
 from .class_means import ClassRecall
+from .row_means import RowMean
 from .soft_means import GroupLoss, Parity, SoftMean
 
 
@@ -73,13 +74,21 @@ class ConstraintSet:
         return np.clip(omega, lo_w, hi_w), np.clip(beta, lo_b, hi_b)
 
 
+#: the entry-point group of the constraints of installed packages (:func:`register_constraint`)
+PLUGINS = "srtopt.constraints"
 CONSTRAINTS = Registry("constraint", {"monotone": Monotone, "leaf_bounds": LeafBounds, "features": FeatureSubset,
-                                      "parity": Parity, "group_loss": GroupLoss, "class_recall": ClassRecall},
-                       "a Constraint object or a list of these")
+                                      "parity": Parity, "group_loss": GroupLoss, "class_recall": ClassRecall,
+                                      "row_mean": RowMean},
+                       "a Constraint object or a list of these", plugins=PLUGINS)
 
 
 def register_constraint(name: str, factory) -> None:
     """Make ``constraints=name`` (and ``"name:key=value"``) build ``factory(**options)``.
+
+    A package makes its constraints known to every process, the command line's included, by an
+    entry point of the group ``"srtopt.constraints"`` instead (in its ``pyproject.toml``:
+    ``[project.entry-points."srtopt.constraints"]`` ``group_bias = "mypackage:GroupBias"``), loaded
+    when a spec first names it.
 
     Parameters
     ----------
@@ -98,8 +107,9 @@ def make_constraints(spec) -> tuple[Constraint, ...]:
     Parameters
     ----------
     spec : None, str, Constraint, or list or tuple of these
-        Registered names ("monotone", "leaf_bounds", "parity", "group_loss", or one of
-        :func:`register_constraint`) with their options, or Constraint objects.
+        Registered names ("monotone", "leaf_bounds", "features", "parity", "group_loss", "class_recall",
+        "row_mean", one of :func:`register_constraint` or of an installed package's entry points) with
+        their options, or Constraint objects.
 
     Returns
     -------
@@ -109,7 +119,8 @@ def make_constraints(spec) -> tuple[Constraint, ...]:
     Raises
     ------
     ValueError
-        If a name is unknown, an option is malformed or not accepted, or an item is of another type.
+        If a name is unknown, an option is malformed or not accepted, an item is of another type, or a
+        constraint is neither a :class:`SoftMean` nor :class:`VariableBounds` (no formulation carries it).
 
     Examples
     --------
@@ -120,8 +131,12 @@ def make_constraints(spec) -> tuple[Constraint, ...]:
         return ()
     if isinstance(spec, (list, tuple)):
         return tuple(c for item in spec for c in make_constraints(item))
-    if isinstance(spec, Constraint):
-        return (copy.deepcopy(spec),)
-    if isinstance(spec, str):
-        return (CONSTRAINTS.make(spec),)
-    raise ValueError(f"constraints must be None, a spec string, a Constraint object or a list of these, got {spec!r}")
+    term = copy.deepcopy(spec) if isinstance(spec, Constraint) else CONSTRAINTS.make(spec) if isinstance(spec, str) \
+        else None
+    if term is None:
+        raise ValueError(f"constraints must be None, a spec string, a Constraint object or a list of these, got {spec!r}")
+    if not isinstance(term, (SoftMean, VariableBounds)):
+        raise ValueError(f"constraint {term!r} is neither a SoftMean (rows averaged over the data, e.g. a RowMean) nor "
+                         f"VariableBounds (bounds on the coefficients): no formulation would carry it; subclass one "
+                         f"(docs/constraints.md, 'Writing a constraint')")
+    return (term,)

@@ -1,4 +1,4 @@
-"""Soft means: constraint rows g_k = sum_i W_ik sum_l P_il v(yhat_il, y_i) on the soft model."""
+"""Soft means: constraint rows g_k = sum_i W_ik sum_l P_il A_kl (v(yhat_il, y_i) - c_k) on the soft model."""
 
 from __future__ import annotations
 
@@ -15,15 +15,18 @@ from .base import Constraint
 
 
 class SoftMean(Constraint):
-    """Rows g_k(omega, beta) = sum_i W_ik sum_l P_il v_il, lower_k <= g_k <= upper_k.
+    """Rows g_k(omega, beta) = sum_i W_ik sum_l P_il A_kl (v_il - c_k), lower_k <= g_k <= upper_k.
 
     The values v_il of a row at a leaf come from the term's leaf function (:meth:`leaf_function`, a
     leaf model of :mod:`..leaves` whose "losses" are the values): by default
     :class:`~..leaves.LinearValues`, v(yhat_il, y_i) of a regression leaf, which subclasses write
     once (:meth:`leaf_values`, over an operations namespace of :mod:`.terms`) with its numpy
     derivatives in yhat; a classification term gives a class's probability.  Subclasses also
-    give the row weights W (:meth:`row_weights`) and the bounds.  ``linear``: v is linear in the
-    leaf coefficients (then g is linear in beta)."""
+    give the row weights W (:meth:`row_weights`) and the bounds.  A row sums every leaf as it is
+    (A = 1, c = 0) unless :meth:`leaf_weights` and :meth:`shifts` say otherwise: with A_k one leaf's
+    indicator and c_k a bound b, row k says that the leaf's W-weighted mean of v is below (or
+    above) b, whatever the leaf's share of the rows.  ``linear``: v is linear in the leaf
+    coefficients (then g is linear in beta)."""
 
     linear = False
 
@@ -38,6 +41,19 @@ class SoftMean(Constraint):
 
     def row_weights(self, s, groups) -> np.ndarray:
         raise NotImplementedError
+
+    def leaf_weights(self, n_leaves: int) -> np.ndarray:
+        """A (n_rows, n_leaves): the weight of each leaf in each row (1: every leaf counts)."""
+        return np.ones((self.n_rows, n_leaves))
+
+    def shifts(self) -> np.ndarray:
+        """c (n_rows,): what each row subtracts from every value (0)."""
+        return np.zeros(self.n_rows)
+
+    def user_scale(self, units) -> float:
+        """The factor from the rows' training units to the user's (:class:`~.base.TrainingUnits`): the
+        report shows g times it."""
+        return 1.0
 
     def leaf_function(self, problem):
         """The leaf model that gives v_il and its derivatives (module docstring)."""
@@ -63,24 +79,38 @@ class SoftMean(Constraint):
         if self.needs_groups and problem.groups is None:
             raise ValueError(f"the {self.name} constraint needs the protected groups: fit(X, y, "
                              f"sensitive_features=...)")
+        return self._bound(problem, self.row_weights(problem.s, problem.groups))
+
+    def _bound(self, problem, W):
+        """A copy bound to ``problem`` with the row weights W (n, n_rows)."""
         out = copy.copy(self)
-        out._W = self.row_weights(problem.s, problem.groups)
-        out._leaves = self.leaf_function(problem)
+        out._W = np.asarray(W, float)
+        out._leaves = out.leaf_function(problem)
+        A, c = out.leaf_weights(problem.tree.n_leaves), out.shifts()
+        unique, inverse = np.unique(np.column_stack([A, c]), axis=0, return_inverse=True)
+        out._groups = [(np.flatnonzero(np.ravel(inverse) == g), row[:-1], float(row[-1]))
+                       for g, row in enumerate(unique)]
         return out
 
     @property
     def leaves(self):
         """The leaf function of the bound constraint (:meth:`leaf_function`)."""
-        try:
-            return self._leaves
-        except AttributeError:
-            raise ValueError(f"the {self.name} constraint is not bound to training data (Constraint.bind)") from None
+        return self._bound_attribute("_leaves")
 
     @property
     def W(self) -> np.ndarray:
         """The row weights W (n, m) of the bound constraint."""
+        return self._bound_attribute("_W")
+
+    @property
+    def row_groups(self) -> list:
+        """[(rows, a, c)]: the rows that sum the same values a_l (v_il - c) (A_k = a, c_k = c), together
+        (one group when every row sums every leaf as it is)."""
+        return self._bound_attribute("_groups")
+
+    def _bound_attribute(self, name):
         try:
-            return self._W
+            return getattr(self, name)
         except AttributeError:
             raise ValueError(f"the {self.name} constraint is not bound to training data (Constraint.bind)") from None
 
@@ -91,19 +121,46 @@ class SoftMean(Constraint):
     def values(self, problem, omega, beta) -> np.ndarray:
         """g (m,) at (omega, beta) over every training row of ``problem``."""
         V = self.leaves.losses(problem.Xa, problem.targets, beta)
-        return self.W.T @ np.sum(problem.leaf_probabilities(omega) * V, axis=1)
+        P = problem.leaf_probabilities(omega)
+        g = np.empty(self.n_rows)
+        for rows, a, c in self.row_groups:
+            g[rows] = self.W[:, rows].T @ np.sum(P * shaped(V, a, c), axis=1)
+        return g
 
     def jacobian(self, problem, omega, beta) -> np.ndarray:
         """dg/dx (m, omega.size + beta.size), x = (vec omega, vec beta) row-major."""
         V, D = self.leaves.losses(problem.Xa, problem.targets, beta, order=1)
         S = problem.split_probabilities(omega)
-        _, G, P = kernels.subtree_loss(S, V, np.ones(len(V)), problem.mu, True, True)
-        rows = []
-        for w in self.W.T:
-            d_omega = (w[:, None] * G).T @ problem.Z
-            d_beta = self.leaves.gradient(problem.Xa, w[:, None] * P, D)
-            rows.append(np.concatenate([d_omega.ravel(), d_beta.ravel()]))
-        return np.array(rows)
+        J = np.empty((self.n_rows, omega.size + beta.size))
+        for rows, a, c in self.row_groups:
+            _, G, P = kernels.subtree_loss(S, shaped(V, a, c), np.ones(len(V)), problem.mu, True, True)
+            for k in rows:
+                w = self.W[:, k, None]
+                d_omega = (w * G).T @ problem.Z
+                J[k] = np.concatenate([d_omega.ravel(), self.leaves.gradient(problem.Xa, w * P * a, D).ravel()])
+        return J
+
+    def predicted_rows(self, problem, prediction, leaves) -> np.ndarray:
+        """g (m,) of ``predict()``: its values v_i (:meth:`predicted_values`) at each training row's HBP leaf
+        (``leaves``: leaf indices 0..n_leaves-1)."""
+        v = self.predicted_values(problem, prediction)
+        g = np.empty(self.n_rows)
+        for rows, a, c in self.row_groups:
+            g[rows] = self.W[:, rows].T @ shaped(v, a[leaves], c)
+        return g
+
+    def report_values(self, problem, omega, beta, prediction, leaves) -> tuple:
+        """(rows of the soft model, rows of ``predict()``, lower, upper) in training units, as the report
+        compares them (:meth:`values`, :meth:`predicted_rows` and the bounds)."""
+        return (self.values(problem, omega, beta), self.predicted_rows(problem, prediction, leaves), self.lower,
+                self.upper)
+
+
+def shaped(V, a, c):
+    """a (V - c) over V's leaf columns (V itself when a = 1 and c = 0: a soft mean's common row)."""
+    if c == 0 and np.all(a == 1):
+        return V
+    return a * (V - c)
 
 
 class MeanPrediction(SoftMean):
@@ -148,11 +205,9 @@ class HeldPredictions(MeanPrediction):
         return (self.name, len(self.rows))
 
     def bind(self, problem):
-        out = copy.copy(self)
-        out._W = np.zeros((len(problem.y), len(self.rows)))
-        out._W[self.rows, np.arange(len(self.rows))] = 1.0
-        out._leaves = self.leaf_function(problem)
-        return out
+        W = np.zeros((len(problem.y), len(self.rows)))
+        W[self.rows, np.arange(len(self.rows))] = 1.0
+        return self._bound(problem, W)
 
     @property
     def lower(self):
@@ -181,8 +236,35 @@ def _not_a_bound(value, out_of_range: str, in_range) -> str:
     return "" if in_range(value) else out_of_range
 
 
-def _group_masses(s, groups):
-    """(weights of each group's rows, normalized to sum 1 within the group) as columns (n, G)."""
+def group_weights(s, groups) -> np.ndarray:
+    """The weights of each group's mean: column g holds the weights s_i of group g's rows, normalized
+    to sum 1 within the group, so that ``group_weights(s, groups).T @ v`` are the groups' weighted means
+    of v (the row weights W of the group constraints).
+
+    Parameters
+    ----------
+    s : ndarray of shape (n,)
+        The rows' weights, >= 0.
+    groups : ndarray of int of shape (n,)
+        Each row's group code, 0, 1, ...
+
+    Returns
+    -------
+    ndarray of shape (n, number of groups)
+
+    Raises
+    ------
+    ValueError
+        If a group code has no row of positive weight.
+
+    Examples
+    --------
+    >>> group_weights(np.array([1.0, 1.0, 2.0]), np.array([0, 1, 1]))
+    array([[1.        , 0.        ],
+           [0.        , 0.33333333],
+           [0.        , 0.66666667]])
+    """
+    s, groups = np.asarray(s, float), np.asarray(groups, dtype=np.int64)
     n_groups = int(groups.max()) + 1
     M = np.zeros((len(s), n_groups))
     M[np.arange(len(s)), groups] = s
@@ -190,6 +272,24 @@ def _group_masses(s, groups):
     if np.any(mass <= 0):
         raise ValueError(f"group {int(np.flatnonzero(mass <= 0)[0])} has no row of positive weight")
     return M / mass
+
+
+def group_pairs(n_groups: int) -> list[tuple[int, int]]:
+    """The pairs (g, h), g < h, of the group differences, in their order (one pair for two groups)."""
+    return [(g, h) for g in range(n_groups) for h in range(g + 1, n_groups)]
+
+
+def group_differences(s, groups) -> np.ndarray:
+    """The weights of the differences of the groups' means, one column per pair (g, h) of
+    :func:`group_pairs`: group h's mean minus group g's (:func:`group_weights`).
+
+    Examples
+    --------
+    >>> group_differences(np.ones(4), np.array([0, 0, 1, 1])).T @ np.array([1.0, 3.0, 4.0, 6.0])
+    array([3.])
+    """
+    M = group_weights(s, groups)
+    return np.column_stack([M[:, h] - M[:, g] for g, h in group_pairs(M.shape[1])])
 
 
 class Parity(MeanPrediction):
@@ -241,9 +341,7 @@ class Parity(MeanPrediction):
         return super().predicted_values(problem, prediction)
 
     def row_weights(self, s, groups):
-        M = _group_masses(s, groups)
-        pairs = [(g, h) for g in range(M.shape[1]) for h in range(g + 1, M.shape[1])]
-        return np.column_stack([M[:, h] - M[:, g] for g, h in pairs])
+        return group_differences(s, groups)
 
     @property
     def lower(self):
@@ -254,7 +352,10 @@ class Parity(MeanPrediction):
         return np.full(self.n_rows, self.gap)
 
     def row_names(self, labels):
-        return [f"mean({labels[h]}) - mean({labels[g]})" for g in range(len(labels)) for h in range(g + 1, len(labels))]
+        return [f"mean({labels[h]}) - mean({labels[g]})" for g, h in group_pairs(len(labels))]
+
+    def user_scale(self, units):
+        return units.y_std
 
 
 class GroupLoss(SoftMean):
@@ -294,7 +395,10 @@ class GroupLoss(SoftMean):
         return out
 
     def row_weights(self, s, groups):
-        return _group_masses(s, groups)
+        return group_weights(s, groups)
+
+    def user_scale(self, units):
+        return units.y_std ** (units.loss_degree or 0)
 
     def leaf_function(self, problem):
         """The training loss itself: R_il of the problem's leaf model."""

@@ -151,7 +151,7 @@ class BranchSubproblem(WorkingSetSubproblem):
         if not blocks:
             return lam_f * self.hessian(x)
         parts = [(self.rows, self._split_probabilities(x), lam_f * self.weights[:, None] * self._losses)]
-        parts += [(block.rows, block.probabilities(x), (block.weights @ multipliers)[:, None] * block.V)
+        parts += [(block.rows, block.probabilities(x), block.weighted_values(multipliers))
                   for block, multipliers in zip(blocks, self._per_block(lam))]
         if all(block.rows is self.rows for block in blocks):  # E's own subproblem: the rows of its constraints
             S, R, Z = parts[0][1], sum(values for _, _, values in parts), self._Z

@@ -56,7 +56,7 @@ from __future__ import annotations
 from .base import Term
 from .blocks import BlockPenalty
 from .losses import LOSSES, SQUARED, Absolute, CasadiLoss, Huber, Loss, Squared, make_loss, register_loss
-from .operations import CASADI, NUMPY, pyomo_ops, replay
+from .operations import CASADI, NUMPY, CasadiFormula, pyomo_ops, replay
 from .penalties import (
                         L2,
                         PENALTIES,
@@ -70,7 +70,7 @@ from .penalties import (
                         register_penalty,
 )
 
-__all__ = ["Absolute", "BlockPenalty", "CASADI", "CasadiLoss", "CoefficientL1", "FeatureL1", "Huber", "L2", "LOSSES",
+__all__ = ["Absolute", "BlockPenalty", "CASADI", "CasadiFormula", "CasadiLoss", "CoefficientL1", "FeatureL1", "Huber", "L2", "LOSSES",
            "LeafL1", "LeafShrinkage", "Loss", "NUMPY", "PENALTIES", "Penalty", "SQUARED", "SplitL1",
            "Squared", "Term", "make_loss", "make_penalties", "pyomo_ops", "register_loss",
            "register_penalty", "replay"]

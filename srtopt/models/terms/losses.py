@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import copy
 
-import casadi as ca
 import numpy as np
 
 from ..._spec import Registry
 from .base import Term
-from .operations import CASADI, NUMPY, NUMPY_OPERATIONS, pyomo_operations, pyomo_ops, replay
+from .operations import CASADI, NUMPY, CasadiFormula, pyomo_ops
 
 
 class Loss(Term):
@@ -139,11 +138,9 @@ class Absolute(Loss):
 
 class CasadiLoss(Loss):
     """A user loss: ``function`` maps a CasADi symbol r (the residual, a scalar) to a CasADi
-    expression, e.g. ``lambda r: ca.log(ca.cosh(r))``.  CasADi's AD gives the derivative
-    and the second derivative as expressions; the numpy values (elementwise, on the hot
-    path) and the Pyomo expression come from replaying the three expression graphs with
-    numpy or Pyomo operations (:func:`replay`).  An operation numpy has no counterpart
-    for in :data:`NUMPY_OPERATIONS` is evaluated by CasADi instead.
+    expression, e.g. ``lambda r: ca.log(ca.cosh(r))``, a :class:`~.operations.CasadiFormula`:
+    CasADi's AD gives the derivative and the second derivative; the numpy values (elementwise, on
+    the hot path) and the Pyomo expression replay the expression graphs (:func:`replay`).
 
     Parameters
     ----------
@@ -156,10 +153,7 @@ class CasadiLoss(Loss):
     def __init__(self, function, name=None):
         self.function = function
         self.name = name or getattr(function, "__name__", "casadi-loss")
-        r = ca.SX.sym("r")
-        e = self.function(r)
-        self._graphs = [ca.Function(f"user_loss_{order}", [r], [expression])
-                        for order, expression in enumerate((e, ca.gradient(e, r), ca.hessian(e, r)[0]))]
+        self._formula = CasadiFormula(function)
 
     def get_params(self, deep=True) -> dict:
         return {"function": self.function, "name": self.name}
@@ -168,36 +162,20 @@ class CasadiLoss(Loss):
     def key(self) -> tuple:
         return ("casadi-loss", self.name, id(self.function))
 
-    def _eval(self, r, order):
-        r = np.asarray(r, float)
-        try:
-            out = replay(self._graphs[order], r, NUMPY_OPERATIONS)
-        except NotImplementedError:
-            out = np.asarray(self._graphs[order](ca.DM(r.reshape(1, -1)))).reshape(r.shape)
-        return np.broadcast_to(np.asarray(out, float), r.shape).copy()
-
     def expression(self, r, ops):
-        if ops is NUMPY:
-            return self._eval(r, 0)
-        if ops is CASADI:
-            return self.casadi(r)
-        return replay(self._graphs[0], r, pyomo_operations())
+        return self._formula.expression(ops, r)
 
     def derivative(self, r):
-        return self._eval(r, 1)
+        return self._formula.numpy(1, r)
 
     def second_derivative(self, r):
-        return self._eval(r, 2)
+        return self._formula.numpy(2, r)
 
     def casadi(self, r):
-        shape = r.shape
-        row = ca.reshape(r, 1, shape[0] * shape[1])
-        return ca.reshape(self._graphs[0](row), shape[0], shape[1])
+        return self._formula.casadi(r)
 
     def __deepcopy__(self, memo):  # the CasADi functions are rebuilt from the user's callable
         return CasadiLoss(self.function, self.name)
-
-
 
 
 LOSSES = Registry("loss", {"squared": Squared, "huber": Huber, "absolute": Absolute},
