@@ -37,13 +37,14 @@ PAPER_TUNE = ["airfoil", "auto_mpg", "friedman", "housing", "kin8nm", "lpga2009"
 PAPER_CONFIRM = ["abalone", "ailerons", "compactiv", "computer", "cpu_small", "delta_ailerons", "elevators"]
 SRTOPT_01 = dict(init="cluster", regularization="l2-calibrated", init_scale=1.0, wlr_weights="routing",
                  bn_solver="ipopt", wlr_solver="sklearn", theta_w=0.1, theta_b=0.1, clip_predictions=False)
-PREVIOUS_BN = Auto("bn", specs=["newton:max_blocks=1,needs_minimizer=True,penalties=l2", "l-bfgs-b", "prox-gradient"])
+PREVIOUS_BN = Auto("bn", specs=["newton:max_blocks=1,needs_minimizer=True,penalties=l2", "l-bfgs-b:tol=1e-6",
+                                 "prox-gradient:tol=1e-10"])
 PREVIOUS_DEFAULT = "previous default (Newton on one-node BN only, WLR tol 1e-12)"
 #: variant -> SoftRegressionTree parameters (besides depth and random_state); None: a baseline
 VARIANTS = {
     "default": {},
     # the previous default: L-BFGS-B on every BN subproblem (before Newton on the one-node ones)
-    "BN L-BFGS-B only": dict(bn_solver="l-bfgs-b"),
+    "BN L-BFGS-B only": dict(bn_solver="l-bfgs-b:tol=1e-6"),
     # the initializations were compared with the BN tolerance of that time, 1e-9
     "BN L-BFGS-B tol 1e-9": dict(bn_solver="l-bfgs-b:tol=1e-9"),
     "init cluster (the paper's)": dict(init="cluster", bn_solver="l-bfgs-b:tol=1e-9"),
@@ -55,7 +56,7 @@ VARIANTS = {
     "no l2 (SRT)": dict(regularization=None),
     "paper init (init_scale 1)": dict(init="cluster", init_scale=1.0),
     "routing weights": dict(wlr_weights="routing"),
-    "BN IPOPT": dict(bn_solver="ipopt"),
+    "BN IPOPT": dict(bn_solver="ipopt:tol=1e-6"),
     "3 restarts": dict(init="cluster", n_restarts=3),
     "split factor 0.003": dict(regularization="l2:split=0.3"),
     "split factor 0.03": dict(regularization="l2:split=3"),

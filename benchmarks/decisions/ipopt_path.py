@@ -32,7 +32,7 @@ from srtopt.datasets import DATASETS, load
 HERE = RESULTS
 SECONDS, MAX_ROUNDS = 3.0, 15  # timing rounds on small data: see main
 PAPER = list(DATASETS)  # the paper's 15
-ROUTES = {"auto": {}, "ipopt": {"bn_solver": "ipopt"},
+ROUTES = {"auto": {}, "ipopt": {"bn_solver": "ipopt"}, "ipopt tol 1e-6": {"bn_solver": "ipopt:tol=1e-6"},
           "ipopt L-BFGS": {"bn_solver": "ipopt:hessian=limited-memory"},
           "cyipopt": {"bn_solver": "cyipopt"},
           "LN highs": {"ln_solver": "highs"}, "LN qpoases": {"ln_solver": "qpoases"}, "LN osqp": {"ln_solver": "osqp"}}

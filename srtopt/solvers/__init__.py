@@ -51,25 +51,35 @@ from .base import (
     termination,
 )
 from .cyipopt_solver import IpoptCyipopt
-from .ipopt import IpoptCasadi
+from .ipopt import IPOPT_TOL, IpoptCasadi
 from .least_squares import ExactLeastSquares, LsqrLeastSquares
 from .logistic import SklearnLogistic
 from .milp import HighsMILP, PyomoMILP, ScipMIQP, available_milp_solvers
 from .newton import NewtonSolver
-from .proximal import ProxGradient
+from .proximal import PROX_TOL, ProxGradient
 from .pyomo_solver import PyomoSolver
 from .qp import CasadiQP, HighsQP
 from .scipy_hessian import ScipyHessian
 from .scipy_minimize import ScipyMinimize
 
-BN_LBFGSB_TOL = 1e-6  # SciPy's ftol and gtol of the default BN solver (docs/departures.md, "The BN step")
+BN_LBFGSB_TOL = 1e-6  # SciPy's ftol and gtol of L-BFGS-B in "auto" (docs/departures.md, "The BN step")
+
+#: the default tolerances of the BN routes by name, each in its solver's own sense, such that every
+#: one reaches the optimum of a captured BN subproblem to 1e-7 relative (docs/solvers.md, "Tolerances
+#: of the routes"); "auto" keeps the budgets measured for training (BN_LBFGSB_TOL, IPOPT_TOL, PROX_TOL)
+ROUTE_TOL = {"l-bfgs-b": 1e-10, "ipopt": 1e-7, "slsqp": 1e-12, "trust-exact": 1e-8, "prox-gradient": 1e-12}
+
+
+def _route(name: str, factory):
+    """``factory`` with the default tolerance ``ROUTE_TOL[name]`` (a given ``tol`` wins)."""
+    return lambda tol=ROUTE_TOL[name], **kw: factory(tol=tol, **kw)
+
 
 _NLP = {
     "ipopt": IpoptCasadi,
     "cyipopt": IpoptCyipopt,
-    "slsqp": lambda **kw: ScipyMinimize("SLSQP", **kw),
-    "trust-exact": lambda **kw: ScipyHessian("trust-exact", **kw),
-    "trust-krylov": lambda **kw: ScipyHessian("trust-krylov", **kw),
+    "slsqp": _route("slsqp", lambda **kw: ScipyMinimize("SLSQP", **kw)),
+    "trust-exact": _route("trust-exact", lambda **kw: ScipyHessian("trust-exact", **kw)),
     "prox-gradient": ProxGradient,
 }
 
@@ -81,10 +91,12 @@ def _registry(kind: str, entries: dict) -> Registry:
 
 SOLVERS = {
     "bn": _registry("bn", {
-        # "auto" on subtree subproblems; its tolerance was chosen by measurement (docs/departures.md)
-        "l-bfgs-b": lambda tol=BN_LBFGSB_TOL, **kw: ScipyMinimize("L-BFGS-B", tol=tol, **kw),
+        "l-bfgs-b": _route("l-bfgs-b", lambda **kw: ScipyMinimize("L-BFGS-B", **kw)),
         "newton": NewtonSolver,
         **_NLP,
+        "ipopt": _route("ipopt", IpoptCasadi),
+        "cyipopt": _route("ipopt", IpoptCyipopt),
+        "prox-gradient": _route("prox-gradient", ProxGradient),
     }),
     "ln": _registry("ln", {
         "exact": ExactLeastSquares,
@@ -104,7 +116,7 @@ SOLVERS = {
         "ipopt": IpoptCasadi,
         "cyipopt": IpoptCyipopt,
         "l-bfgs-b": lambda **kw: ScipyMinimize("L-BFGS-B", **kw),
-        "trust-exact": lambda **kw: ScipyHessian("trust-exact", **kw),
+        "trust-exact": _NLP["trust-exact"],
     }),
     "full": _registry("full", {
         "l-bfgs-b": lambda **kw: ScipyMinimize("L-BFGS-B", **kw),
@@ -120,8 +132,9 @@ SOLVERS = {
 #: what "auto" tries, in order, per kind: (spec, smooth problems only?)
 AUTO = {
     "bn": [("newton:max_blocks=1,needs_minimizer=True,penalties=l2", False),
-           ("newton:max_variables=64,max_rows=3000,needs_minimizer=True,penalties=l2", False), ("l-bfgs-b", False),
-           ("prox-gradient", False), ("ipopt", False)],
+           ("newton:max_variables=64,max_rows=3000,needs_minimizer=True,penalties=l2", False),
+           (f"l-bfgs-b:tol={BN_LBFGSB_TOL}", False), (f"prox-gradient:tol={PROX_TOL}", False),
+           (f"ipopt:tol={IPOPT_TOL}", False)],
     "ln": [("exact", False), ("newton", False), ("qp", False), ("ipopt:hessian=exact,tol=1e-10", False),
            ("prox-gradient", False)],
     "wlr": [("newton:tol=1e-8", False), ("prox-gradient", False)],
@@ -165,7 +178,7 @@ class Auto(Solver):
     list); the shared options given here (those not None, verbosity if nonzero) configure
     every candidate.  ``specs``, a list of solver specs, replaces ``AUTO[kind]`` (e.g. the
     previous default BN choice, ``Auto("bn", specs=["newton:max_blocks=1,needs_minimizer=True,
-    penalties=l2", "l-bfgs-b"])``).
+    penalties=l2", "l-bfgs-b:tol=1e-6"])``).
 
     Parameters
     ----------
@@ -356,7 +369,7 @@ def make_solver(kind: str, spec, **options):
     return solver
 
 
-__all__ = ["AUTO", "SOLVERS", "Acceptance", "Auto", "Availability", "CasadiQP", "ExactLeastSquares", "HighsMILP",
+__all__ = ["AUTO", "ROUTE_TOL", "SOLVERS", "Acceptance", "Auto", "Availability", "CasadiQP", "ExactLeastSquares", "HighsMILP",
            "HighsQP", "IpoptCasadi", "IpoptCyipopt", "LsqrLeastSquares", "NewtonSolver", "ProxGradient",
            "PyomoMILP", "PyomoSolver", "ScipMIQP", "ScipyHessian", "ScipyMinimize", "SklearnLogistic", "Solver",
            "SolverParams", "SolverResult", "SolverUnavailableError", "TerminationCondition", "acceptance",

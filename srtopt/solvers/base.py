@@ -330,12 +330,16 @@ def availability(solver) -> Availability:
     return result if isinstance(result, Availability) else Availability(bool(result), "")
 
 
-#: the solvers that take each kind of constraint (named when a solver refuses a constrained problem)
+#: the solvers that take each kind of constraint (named when a solver refuses a constrained problem; a
+#: test checks them against the registries)
 CONSTRAINT_ROUTES = {
-    "fixed": "newton, l-bfgs-b, prox-gradient, ipopt, qp",
-    "bounds": "l-bfgs-b, ipopt and, for the LN step, qp (HiGHS), osqp, qpoases",
-    "linear": "ipopt and, for the LN step, qp (HiGHS), osqp, qpoases",
-    "nonlinear": "ipopt",
+    "fixed": "newton, l-bfgs-b, slsqp, prox-gradient, ipopt, pyomo/<name> and, for the LN step, exact, qp "
+             "(HiGHS), osqp, qpoases",
+    "bounds": "l-bfgs-b, slsqp, prox-gradient, ipopt, pyomo/<name> and, for the LN step, qp (HiGHS), osqp, "
+              "qpoases",
+    "linear": "slsqp, ipopt, pyomo/<name> (e.g. pyomo/ripopt, pyomo/ipopt) and, for the LN step, qp (HiGHS), "
+              "osqp, qpoases",
+    "nonlinear": "slsqp, ipopt, pyomo/<name> (e.g. pyomo/ripopt, pyomo/ipopt)",
 }
 
 

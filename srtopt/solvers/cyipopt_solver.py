@@ -82,8 +82,8 @@ class IpoptCyipopt(Solver):
     ----------
     hessian : {"exact", "limited-memory"}
         The exact Hessian (default; the formulation's own, else CasADi's AD) or L-BFGS.
-    tol, max_iter : IPOPT's ``tol`` (:data:`~srtopt.solvers.ipopt.IPOPT_TOL`, as every IPOPT
-        route here) and ``max_iter``.
+    tol, max_iter : IPOPT's ``tol`` (default :data:`~srtopt.solvers.ipopt.IPOPT_TOL`, as
+        :class:`~.ipopt.IpoptCasadi`) and ``max_iter``.
     options : extra IPOPT options (name -> value).
     time_limit, verbosity : seconds per solve (polled at every iteration) and IPOPT's
         ``print_level`` (0 silent, 1 and more: 5).

@@ -39,9 +39,10 @@ from .base import (CONSTRAINT_KINDS, Acceptance, Availability, Solver, SolverRes
 from .reformulations import VariableSplit
 
 
-#: IPOPT's ``tol`` (the gradient's max-norm at the end, on these unconstrained problems) in
-#: every IPOPT route: about where the default Newton stops (a Newton decrement of 1e-12
-#: relative to 1 + |E|); chosen in docs/solvers.md, "IPOPT's tolerance".
+#: IPOPT's ``tol`` (the gradient's max-norm at the end, on these unconstrained problems) by
+#: default, and in "auto": about where the default Newton stops (a Newton decrement of 1e-12
+#: relative to 1 + |E|); chosen in docs/solvers.md, "IPOPT's tolerance" (the BN route by name
+#: takes a tighter one, ``srtopt.solvers.ROUTE_TOL``).
 IPOPT_TOL = 1e-6
 #: IPOPT's ``constr_viol_tol`` (absolute, training units): below the tolerance of the training's
 #: feasibility tests (:data:`srtopt.models.constraints.FEASIBILITY_TOL`)
@@ -56,8 +57,7 @@ class IpoptCasadi(Solver):
     hessian : {"exact", "limited-memory"}
         The exact Hessian (default: the formulation's own, or CasADi's AD with the
         symbolic evaluator) or IPOPT's L-BFGS approximation.
-    tol, max_iter : IPOPT's ``tol`` (default :data:`IPOPT_TOL`, the convention of every
-        IPOPT route here) and ``max_iter``.
+    tol, max_iter : IPOPT's ``tol`` (default :data:`IPOPT_TOL`) and ``max_iter``.
     options : extra IPOPT options, passed as ``ipopt.<name>``.
     evaluator : {"oracle", "symbolic"} or None
         Who evaluates f, its gradient and Hessian (module docstring); None picks

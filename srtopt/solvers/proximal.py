@@ -24,14 +24,16 @@ from .base import Acceptance, Solver, SolverResult, constraint_kinds, should_sto
 SIGMA = 1e-4  # sufficient-decrease constant
 MEMORY = 5  # iterates whose largest F the acceptance test compares with
 STEP_RANGE = (1e-12, 1e12)  # safeguard of the Barzilai-Borwein step
+PROX_TOL = 1e-10  # the default tolerance (the "prox-gradient" BN route by name takes a tighter one)
 
 
 class ProxGradient(Solver):
     """Monotone proximal gradient with Barzilai-Borwein steps (module docstring).
 
     Stops when the relative decrease of F in an iteration falls below ``tol`` and the
-    proximal-gradient mapping ||z - x|| / alpha below ``sqrt(tol)``, or after
-    ``max_iter`` iterations; ``time_limit`` and Ctrl-C are checked at each iteration.
+    proximal-gradient mapping ||z - x|| / alpha below ``sqrt(tol)``, from the second iteration
+    on (the first step's length is a guess, 1 / max|grad f|, not a curvature estimate: on a flat
+    objective its decrease says nothing), or after ``max_iter`` iterations; ``time_limit`` and Ctrl-C are checked at each iteration.
     """
 
     name = "prox-gradient"
@@ -39,7 +41,7 @@ class ProxGradient(Solver):
     #: bounds enter the proximal operator (:func:`_bounded`)
     takes_constraints = frozenset({"fixed", "bounds"})
 
-    def __init__(self, tol=1e-10, max_iter=2000, time_limit=None, verbosity=0):
+    def __init__(self, tol=PROX_TOL, max_iter=2000, time_limit=None, verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
 
     def accepts(self, problem) -> Acceptance:
@@ -82,7 +84,7 @@ class ProxGradient(Solver):
             recent = (recent + [F])[-MEMORY:]
             if F < best[0]:
                 best = (F, x)
-            if abs(decrease) <= self.tol * max(1.0, abs(F)) and mapping <= np.sqrt(self.tol):
+            if it > 1 and abs(decrease) <= self.tol * max(1.0, abs(F)) and mapping <= np.sqrt(self.tol):
                 status = "solved"
                 break
             sy = float(s @ y)

@@ -5,8 +5,10 @@ import pickle
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.datasets import load_diabetes, make_friedman1
 
 from srtopt import SoftRegressionTree
+from srtopt.inspect import capture
 from srtopt.solvers import (SOLVERS, Availability, IpoptCyipopt, PyomoSolver, ScipyHessian, SolverResult,
                             SolverUnavailableError, TerminationCondition, available_solvers, make_solver,
                             parse_spec, termination)
@@ -22,7 +24,6 @@ BN_SPECS = {
     "slsqp": "slsqp:tol=1e-13,max_iter=500",
     "trust-exact": "trust-exact:tol=1e-8",
     "newton": "newton:tol=1e-14",
-    "trust-krylov": "trust-krylov:tol=1e-8",
     "pyomo/ipopt": "pyomo/ipopt:tol=1e-10",
     "pyomo/ripopt": "pyomo/ripopt:tol=1e-10",
 }
@@ -56,6 +57,33 @@ def test_every_bn_solver_reaches_the_same_local_minimum(bn_subproblem, name):
     assert result.objective == pytest.approx(reference.objective, abs=1e-6)
     assert result.objective == pytest.approx(bn_subproblem.evaluate(result.x)[0], abs=1e-12)
     assert result.seconds > 0 and result.raw_status == result.status
+
+
+@pytest.fixture(scope="module")
+def captured_bn():
+    """BN subproblems captured from small fits where SciPy's own tolerances stopped early: a flat
+    one (gradient 5e-6, curvature 1e-3: SLSQP stopped at the start after one iteration, 3.4e-6
+    above the optimum), a near-singular one (curvatures of 6e-7: IPOPT at 1e-6 stopped 3.8e-7
+    above it, trust-krylov 2e-3), and one the proximal gradient at 1e-10 left 9e-7 above it."""
+    rng = np.random.default_rng(0)
+    X = rng.random((600, 5))
+    y = np.where(X[:, 0] > 0.5, np.sin(4 * X[:, 1]), X[:, 2] ** 2 - X[:, 3]) + 0.05 * rng.standard_normal(600)
+    diabetes = load_diabetes(return_X_y=True)
+    friedman = make_friedman1(300, noise=1.0, random_state=0)
+    cases = [(SoftRegressionTree(depth=3, regularization=1e-3, max_iter=5, random_state=0), (X, y), 17),
+             (SoftRegressionTree(depth=3, max_iter=3, random_state=0), diabetes, 20),
+             (SoftRegressionTree(depth=2, max_iter=4, random_state=0), friedman, 1)]
+    return [capture(tree, *data, k=k).bn() for tree, data, k in cases]
+
+
+@pytest.mark.parametrize("name", list(SOLVERS["bn"]))
+def test_every_registered_bn_route_reaches_a_captured_optimum_by_default(captured_bn, name):
+    solver = _solver_or_skip("bn", name)
+    for bn in captured_bn:
+        optimum = min(bn.solve("newton:tol=1e-14").objective, bn.solve("ipopt:tol=1e-12").objective)
+        result = bn.solve(solver)
+        assert result.termination_condition is TerminationCondition.convergenceCriteriaSatisfied, result.status
+        assert result.objective - optimum <= 1e-7 * abs(optimum), (bn.k, result.iterations)
 
 
 @pytest.mark.parametrize("name", sorted(LN_SPECS))

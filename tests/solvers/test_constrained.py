@@ -1,8 +1,10 @@
 """Constrained subproblems and the solvers that take them: IPOPT through CasADi (oracle and
-symbolic) and through Pyomo reach the same point of a captured BN subproblem, the QP routes
-agree on the LN step, the solvers that cannot take a constraint refuse it in one line naming
+symbolic), SciPy's SLSQP and Pyomo reach the same point of a captured BN subproblem, the QP routes
+and SLSQP agree on the LN step, the solvers that cannot take a constraint refuse it in one line naming
 those that can, and the bounds-taking adapters (Newton on fixed variables, L-BFGS-B, the
 proximal gradient) keep them exactly."""
+
+import re
 
 import numpy as np
 import pytest
@@ -12,8 +14,8 @@ from srtopt.inspect import capture
 from srtopt.models.constraints import Monotone
 from srtopt.models.srt import SRTProblem
 from srtopt.models.terms import SplitL1
-from srtopt.solvers import SolverUnavailableError, make_solver
-from srtopt.solvers.base import acceptance
+from srtopt.solvers import SOLVERS, SolverUnavailableError, make_solver
+from srtopt.solvers.base import CONSTRAINT_ROUTES, acceptance
 from srtopt.tree import Tree
 
 
@@ -45,7 +47,7 @@ def captured():
 
 
 @pytest.mark.parametrize("spec", ["ipopt:evaluator=symbolic,tol=1e-10", "ipopt:hessian=limited-memory,tol=1e-10",
-                                  "pyomo/ripopt:tol=1e-10", "pyomo/ipopt:tol=1e-10"])
+                                  "slsqp", "pyomo/ripopt:tol=1e-10", "pyomo/ipopt:tol=1e-10"])
 def test_a_captured_bn_subproblem_reaches_the_same_point_through_casadi_and_pyomo(captured, spec):
     bn, _ = captured
     assert bn.formulation.n_constraints == 1 and "constraints: nonlinear" in bn.summary()
@@ -74,7 +76,7 @@ def test_the_constraint_changes_the_bn_solution(captured):
     assert bn.formulation.violation(free.x) > 1e-4
 
 
-@pytest.mark.parametrize("spec", ["qp", "osqp:tol=1e-12", "qpoases", "ipopt:hessian=exact,tol=1e-12",
+@pytest.mark.parametrize("spec", ["qp", "osqp:tol=1e-12", "qpoases", "ipopt:hessian=exact,tol=1e-12", "slsqp",
                                   "pyomo/highs:options={'qp_regularization_value':0.0}", "pyomo/ripopt:tol=1e-12"])
 def test_every_ln_route_finds_the_same_constrained_solution(captured, spec):
     _, ln = captured
@@ -100,12 +102,13 @@ def test_newton_eliminates_fixed_variables_and_matches_ipopt():
     newton = make_solver("bn", "newton:tol=1e-14").solve(bn)
     ipopt = make_solver("bn", "ipopt:tol=1e-10").solve(bn)
     lbfgsb = make_solver("bn", "l-bfgs-b:tol=1e-13,max_iter=2000").solve(bn)
-    for result in (newton, ipopt, lbfgsb):
+    slsqp = make_solver("bn", "slsqp").solve(bn)
+    for result in (newton, ipopt, lbfgsb, slsqp):
         assert result.x[[1, 3]].tolist() == [0.0, 0.0]  # the monotone features' split weights: exactly 0
         assert result.objective == pytest.approx(newton.objective, abs=1e-7)
 
 
-def test_bounded_leaves_solved_by_the_qp_lbfgsb_and_the_proximal_gradient():
+def test_bounded_leaves_solved_by_the_qp_lbfgsb_slsqp_and_the_proximal_gradient():
     problem, omega, beta = _monotone_problem()
     ln = problem.leaf_subproblem(omega, beta, 1, problem.tree.leaves, np.arange(80))
     assert ln.constraint_kinds() == {"bounds"}
@@ -113,7 +116,7 @@ def test_bounded_leaves_solved_by_the_qp_lbfgsb_and_the_proximal_gradient():
     slopes = qp.x.reshape(4, 4)
     assert np.all(slopes[:, 1] >= 0) and np.all(slopes[:, 3] <= 0)
     assert np.any(slopes[:, 1] == 0) or np.any(slopes[:, 3] == 0)  # a bound is active: it matters
-    for spec in ("l-bfgs-b:tol=1e-14,max_iter=5000", "prox-gradient:tol=1e-14,max_iter=20000"):
+    for spec in ("l-bfgs-b:tol=1e-14,max_iter=5000", "prox-gradient:tol=1e-14,max_iter=20000", "slsqp"):
         result = make_solver("ln", spec).solve(ln)
         assert ln.violation(result.x) == 0.0
         assert result.objective == pytest.approx(qp.objective, abs=1e-6)
@@ -138,7 +141,8 @@ def test_solvers_that_cannot_take_a_constraint_refuse_it_naming_those_that_can(c
                             ("ln", "exact", ln.formulation), ("ln", "lsqr", ln.formulation)):
         solver = make_solver(kind, spec)
         verdict = acceptance(solver, sub)
-        assert not verdict and "solvers that do:" in verdict.reason and "ipopt" in verdict.reason
+        assert not verdict and "solvers that do:" in verdict.reason
+        assert all(route in verdict.reason for route in ("ipopt", "slsqp", "pyomo/ripopt"))
         with pytest.raises(ValueError, match="does not take its constraints"):
             solver.solve(sub)
 
@@ -152,6 +156,16 @@ def test_solvers_that_cannot_take_a_constraint_refuse_it_naming_those_that_can(c
     assert acceptance(make_solver("bn", "auto"), bn.formulation)
     assert make_solver("bn", "auto").choose(bn.formulation).name == "ipopt"
     assert make_solver("ln", "auto").choose(ln.formulation).name == "highs"
+
+
+@pytest.mark.parametrize("kind", sorted(CONSTRAINT_ROUTES))
+def test_a_refusal_names_exactly_the_registered_solvers_that_take_the_constraint(kind):
+    text = CONSTRAINT_ROUTES[kind]
+    names = {name: factory for registry in ("bn", "ln") for name, factory in SOLVERS[registry].items()}
+    takers = {name for name, factory in names.items() if kind in getattr(factory(), "takes_constraints", ())}
+    listed = {name for name in names if re.search(rf"(^|[ ,]){re.escape(name)}([ ,]|$)", text)}
+    assert takers == listed | ({"highs"} if "qp (HiGHS)" in text else set())
+    assert "pyomo/<name>" in text  # any Pyomo solver takes every kind (its model carries them)
 
 
 def test_a_pyomo_solver_plugin_loads_without_an_import():
