@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import sys
 
-from .models import PROGRESS_LEGEND, _budget_note, _check_formulation, _constraint_flags, _fit_budget, _regularization
+from .models import (PROGRESS_LEGEND, _budget_note, _check_formulation, _constraint_flags, _fit_budget, _max_features,
+                     _regularization)
 
 
-def fit_classifier(args, X, y, groups):
-    """(the fitted SoftClassificationTree, "training accuracy ..."); the flags of regression alone are
+def fit_classifier(args, X, y, groups, weights=None):
+    """(the fitted SoftClassificationTree, "training accuracy ...", weighted by ``weights``); the flags of regression alone are
     refused, and the constraint flags reach the parameters of the same meaning if the estimator has them."""
     from ..estimators.classification import SoftClassificationTree
 
@@ -23,7 +24,8 @@ def fit_classifier(args, X, y, groups):
                "max_iter": args.max_iter, "n_init": args.n_init, "time_limit": args.time_limit,
                "penalty": args.penalty, "working_sets": args.working_sets, "bn_solver": args.bn_solver,
                "ln_solver": args.ln_solver, "wlr_solver": args.wlr_solver, "random_state": args.random_state,
-               "verbose": 0 if args.quiet else 1, "class_weight": args.class_weight}
+               "verbose": 0 if args.quiet else 1, "class_weight": args.class_weight,
+               "max_features": _max_features(args.max_features)}
     given = {"init": args.init, "leaf": args.leaf, "loss": args.loss,
              "leaf_ridge": None if args.leaf_ridge == "auto" else args.leaf_ridge}
     options.update({key: value for key, value in given.items() if value is not None})
@@ -35,8 +37,8 @@ def fit_classifier(args, X, y, groups):
         model.set_params(time_limit=_fit_budget(args.time_limit))
     if not args.quiet:  # once the data are checked: a bad target is the only line
         model.set_params(callbacks=[_Header(args.time_limit)])
-    model.fit(X, y, **({} if groups is None else {"sensitive_features": groups}))
-    return model, f"training accuracy {model.score(X, y):.4f}"
+    model.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
+    return model, f"training accuracy {model.score(X, y, sample_weight=weights):.4f}"
 
 
 def _class_constraints(args, estimator) -> dict:

@@ -63,6 +63,12 @@ def register(subparsers) -> None:
     fit.add_argument("--random-state", type=int, default=0, help="seed of the initialization (default 0)")
     fit.add_argument("--features", nargs="+", default=None,
                      help="feature columns (default: every column except the target)")
+    fit.add_argument("--sample-weight", default=None, metavar="COLUMN",
+                     help="the column of the rows' weights (numbers >= 0, not a feature): an integer weight counts "
+                          "a row that many times")
+    fit.add_argument("--max-features", default="none", metavar="K",
+                     help="at most K features in the whole tree, chosen on a held-out split (the estimator's "
+                          "max_features); 'none' (default): every feature")
     fit.add_argument("--cv", type=int, default=None, metavar="K",
                      help="choose the weight on the splits by K-fold cross-validation among 0.3, 1 and 10 x the "
                           "reading's (SoftRegressionTreeCV: 3 K + 1 fits, each with --time-limit) and save the "
@@ -296,10 +302,10 @@ def _leaf_ridge(text):
 
 
 def _regularization(text):
+    """--regularization: a number (lambda_w = lambda_b), else a reading as the estimator takes it
+    ('l2', 'l2:split=10', 'none', ...)."""
     from ..estimators.regularization import READINGS, parse_reading
 
-    if text.lower() == "none":
-        return None
     try:
         return float(text)
     except ValueError:
@@ -312,11 +318,51 @@ def _regularization(text):
     return text.lower()
 
 
+def _max_features(text):
+    """--max-features: a number of features >= 1, or 'none' (every feature: None)."""
+    if text.lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"--max-features must be a whole number >= 1 or 'none', got {text!r}")
+    return value
+
+
+def _weight_column(args, columns):
+    """The --sample-weight column, checked against the other column flags (None when not given)."""
+    column = args.sample_weight
+    if column is None:
+        return None
+    if column not in columns:
+        raise ValueError(f"--sample-weight {column!r} is not a column of {args.data!r}; columns: {', '.join(columns)}")
+    for flag, other in (("--target", args.target), ("--sensitive", args.sensitive)):
+        if column == other:
+            raise ValueError(f"--sample-weight must name another column than {flag}")
+    return column
+
+
+def _sample_weights(frame, column, path):
+    """The --sample-weight column as weights: numbers, finite, >= 0, not all 0."""
+    w = _numeric(frame, [column], path)[column].to_numpy(dtype=float)
+    if (w < 0).any():
+        raise ValueError(f"column {column!r} of {path!r} (--sample-weight) has negative weights")
+    if not w.any():
+        raise ValueError(f"column {column!r} of {path!r} (--sample-weight) weighs every row 0")
+    return w
+
+
 # ------------------------------------------------------------------------ fit
-PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the training objective (eq. obj); "
-                   "best = the lowest E so far, the tree the fit returns (with k0 unset, as in the paper, the "
-                   "convergence safeguards are off and E may rise between macro iterations); leaf share min/max = the smallest and largest fraction of the training rows that HBP "
-                   "routes to a single leaf (min 0: an empty leaf; max 1: every row in one leaf)")
+PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the training objective (eq. obj), the soft "
+                   "model's, where every row pays every leaf's loss weighted by its probability of reaching it (at the "
+                   "initial tree a leaf fitted on few rows can make it hundreds of times the next one's); best = the "
+                   "lowest E so far, the tree the fit returns (with k0 unset, as in the paper, the convergence "
+                   "safeguards are off and E may rise between macro iterations); training R^2 (accuracy) = the "
+                   "tree's own fit (HBP predictions, weighted by --sample-weight), the scale of the last line; leaf "
+                   "share min/max = the smallest and largest fraction of the training rows that HBP routes to a "
+                   "single leaf (min 0: an empty leaf; max 1: every row in one leaf)")
 
 
 def run_fit(args) -> int:
@@ -331,7 +377,8 @@ def run_fit(args) -> int:
                          f"{', '.join(columns)}")
     if args.sensitive == args.target:
         raise ValueError("--sensitive must name another column than --target")
-    features = args.features or [c for c in columns if c not in (args.target, args.sensitive)]
+    weight_column = _weight_column(args, columns)
+    features = args.features or [c for c in columns if c not in (args.target, args.sensitive, weight_column)]
     unnamed = [c for c in features if re.fullmatch(r"Unnamed: \d+", c)] if not args.features else []
     if unnamed:
         warnings.warn(f"column {unnamed[0]!r} of {args.data!r} has no header (a saved row index?) and is used as a "
@@ -343,9 +390,15 @@ def run_fit(args) -> int:
         raise ValueError(f"--features must not contain the target {args.target!r}")
     if args.sensitive is not None and args.sensitive in features:
         raise ValueError(f"--features must not contain the --sensitive column {args.sensitive!r} (it is not a feature)")
+    if weight_column is not None and weight_column in features:
+        raise ValueError(f"--features must not contain the --sample-weight column {weight_column!r} (it is not a "
+                         f"feature)")
     if not features:
         raise ValueError(f"{args.data!r} has no feature column besides the target {args.target!r}")
     X = _numeric(frame, features, args.data)
+    budget = _max_features(args.max_features)
+    if budget is not None and budget > X.shape[1]:
+        raise ValueError(f"--max-features {budget} is more than the {X.shape[1]} feature column(s)")
     classify = _task(args.task, frame[args.target]) == "classification"
     y = _labels(frame, args.target, args.data) if classify else \
         _numeric(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
@@ -353,11 +406,12 @@ def run_fit(args) -> int:
     groups = None if args.sensitive is None else frame[args.sensitive].to_numpy()
     if groups is not None and frame[args.sensitive].isna().any():
         raise ValueError(f"column {args.sensitive!r} of {args.data!r} (--sensitive) has missing values")
+    weights = None if weight_column is None else _sample_weights(frame, weight_column, args.data)
     if classify:
         from ._classify import fit_classifier as fit
     else:
         fit = _fit_regressor
-    model, score = fit(args, X, y, groups)
+    model, score = fit(args, X, y, groups, weights)
     _save_model(model, out, args)
     print(f"saved {out} ({score}, stopped by {model.stopped_by_}{_constraints_note(model)})",
           file=sys.stderr if out == "-" else sys.stdout)
@@ -397,8 +451,8 @@ def _labels(frame, target, path):
     return frame[target].to_numpy()
 
 
-def _fit_regressor(args, X, y, groups):
-    """(the fitted SoftRegressionTree, or the one --cv chose; "training R^2 ...")."""
+def _fit_regressor(args, X, y, groups, weights=None):
+    """(the fitted SoftRegressionTree, or the one --cv chose; "training R^2 ...", weighted by ``weights``)."""
     from ..estimators import SoftRegressionTree
 
     for flag, value in (("--leaf", args.leaf), ("--class-weight", args.class_weight)):
@@ -413,7 +467,7 @@ def _fit_regressor(args, X, y, groups):
                                working_sets=args.working_sets, bn_solver=args.bn_solver, ln_solver=args.ln_solver,
                                wlr_solver=args.wlr_solver, random_state=args.random_state,
                                verbose=0 if args.quiet else 1, monotonic_cst=monotonic_cst,
-                               constraints=constraint_specs)
+                               constraints=constraint_specs, max_features=_max_features(args.max_features))
     _check_formulation(args)  # the formulation and solver flags, each error naming its flag
     model._check_params()  # a bad parameter is reported before the progress header
     if args.cv_depths is not None and args.cv is None:
@@ -421,14 +475,15 @@ def _fit_regressor(args, X, y, groups):
     budget = None if args.time_limit is None else _fit_budget(args.time_limit)
     if args.cv is not None:
         model = _choose_split_weight(model.set_params(time_limit=None), args.cv, args.random_state, X, y, args.quiet,
-                                     args.cv_depths, groups, budget)
+                                     args.cv_depths, groups, budget, weights)
     else:
         model.set_params(time_limit=budget)
         if not args.quiet:
             print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {X.shape[1]} features"
                   f"{_budget_note(model, args.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
-        model.fit(X, y, sensitive_features=groups)
-    return model, f"training R^2 {model.score(X, y):.4f}"  # before the save: once --out is replaced, the work is done
+        model.fit(X, y, sample_weight=weights, sensitive_features=groups)
+    # before the save: once --out is replaced, the work is done
+    return model, f"training R^2 {model.score(X, y, sample_weight=weights):.4f}"
 
 
 def _fit_budget(time_limit: float) -> float:
@@ -543,7 +598,8 @@ def _check_formulation(args, classification=False):
             raise ValueError(f"{flag}: {exc}") from None
 
 
-def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None, groups=None, time_limit=None):
+def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None, groups=None, time_limit=None,
+                         sample_weight=None):
     """The tree refit with the split weight (and depth, among ``depths``) that K-fold CV chose
     (SoftRegressionTreeCV), the whole search within ``time_limit`` seconds."""
     from ..estimators import SoftRegressionTreeCV
@@ -555,7 +611,7 @@ def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None, groups=Non
         among = f"depth among {', '.join(map(str, depths))} and the " if depths else ""
         print(f"choosing the {among}weight on the splits of SoftRegressionTree(depth={tree.depth}) by {folds}-fold "
               f"cross-validation among {weights} x the default, on {len(y)} rows", file=sys.stderr, flush=True)
-    search.fit(X, y, sensitive_features=groups)
+    search.fit(X, y, sample_weight=sample_weight, sensitive_features=groups)
     if not quiet:
         if depths:
             best = ", ".join(f"depth {d}: {score:.4f}" for d, score in search.depth_scores_.items())

@@ -25,9 +25,12 @@ columns, then the response (regression) or the class label as text
 The sha256 of the CSV is checked on every load, so a result is never computed
 on a file that differs from the paper's.
 
-Modules: :mod:`.registry` (the registries' entries), :mod:`.loading` (:func:`load`),
-:mod:`.download` (the cache and :func:`fetch`), :mod:`.build` (the CSV built from the source
-files, with the parsers of the private modules ``_regression_sources`` and
+A CSV file of one's own runs beside them as a file dataset (:func:`file_dataset`: its path, target column,
+task and sha256 make its name; ``srtopt bench --datasets my.csv --target y``).
+
+Modules: :mod:`.registry` (the registries' entries), :mod:`.loading` (:func:`load`), :mod:`.files`
+(file datasets), :mod:`.download` (the cache and :func:`fetch`), :mod:`.build` (the CSV built from the
+source files, with the parsers of the private modules ``_regression_sources`` and
 ``_classification_sources``).
 """
 
@@ -42,6 +45,7 @@ from .download import (
     source_url,
     source_urls,
 )
+from .files import dataset_label, dataset_task, file_dataset, is_file_dataset
 from .loading import load
 from .registry import CLASSIFICATION_DATASETS, DATA_ENV, DATASETS, Dataset, DatasetInfo, dataset_names, get_info
 
@@ -57,9 +61,13 @@ __all__ = [
     "SOURCE_BASE_URL",
     "build_csv",
     "cache_dir",
+    "dataset_label",
     "dataset_names",
+    "dataset_task",
     "fetch",
+    "file_dataset",
     "get_info",
+    "is_file_dataset",
     "load",
     "source_limit",
     "source_url",

@@ -14,6 +14,7 @@ import numpy as np
 from .._io import read_regular_file
 from .build import ChecksumError, _sha256
 from .download import _task_cache, fetch
+from .files import is_file_dataset, load_file_dataset
 from .registry import _ALL, DATA_ENV, Dataset, DatasetInfo, get_info
 
 __all__ = ["load"]
@@ -38,7 +39,8 @@ def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
     Parameters
     ----------
     slug : str
-        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`.
+        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`, or the name of a file dataset
+        (:func:`~srtopt.datasets.files.file_dataset`; ``data_home`` and ``download`` do not apply).
     data_home : str, path-like or None, default=None
         Directory holding ``<slug>.csv``; None: the directory in the task's environment variable
         (:data:`DATA_ENV`: ``$SRTOPT_DATA``, ``$SRTOPT_CLASSIFICATION_DATA``) when set, else the
@@ -65,6 +67,8 @@ def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
     DatasetCacheError
         If a download is needed and the cache is not a writable directory.
     """
+    if is_file_dataset(slug):
+        return load_file_dataset(slug)
     info = get_info(slug)
     home = _explicit_home(data_home, info)
     if home is not None:

@@ -175,7 +175,8 @@ def get_info(slug: str) -> DatasetInfo:
     Parameters
     ----------
     slug : str
-        A dataset name of :data:`DATASETS`.
+        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`, or the name of a file
+        dataset (:func:`~srtopt.datasets.files.file_dataset`: its file is read and checked).
 
     Returns
     -------
@@ -185,12 +186,16 @@ def get_info(slug: str) -> DatasetInfo:
     Raises
     ------
     ValueError
-        If ``slug`` is not a dataset of the registry.
+        If ``slug`` is not a dataset of the registry nor a file dataset's name.
     """
+    from .files import is_file_dataset, load_file_dataset
+
+    if is_file_dataset(slug):
+        return load_file_dataset(slug).info
     try:
         return _ALL[slug]
     except KeyError:
         raise ValueError(
             f"unknown dataset {slug!r}; valid datasets: {', '.join(DATASETS)}; classification: "
-            f"{', '.join(CLASSIFICATION_DATASETS)}"
+            f"{', '.join(CLASSIFICATION_DATASETS)}; or a CSV file's dataset (srtopt.datasets.file_dataset)"
         ) from None

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..solvers.deadline import Deadline
 from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, check_parameters
 from .reading import RegressorScoreMixin
-from .regularization import parse_reading
+from .regularization import NO_L2, parse_reading
 from ..models.constraints import SoftMean
 from .constrained import constraint_terms, report_on
 from .scaling import check_fit_arrays
@@ -277,7 +277,7 @@ def _fold_params(params, index) -> dict:
 
 
 def _reading_of(regularization) -> str:
-    if not isinstance(regularization, str):
+    if not isinstance(regularization, str) or parse_reading(regularization)[0] == NO_L2:
         raise ValueError("SoftRegressionTreeCV scales a named regularization reading ('l2', 'l2-slopes', ...); "
                          f"the estimator has regularization={regularization!r}")
     reading, split = parse_reading(regularization)

@@ -1,5 +1,5 @@
 """The readings of the paper's l2 weights: (lambda_w, lambda_b) of eq. (obj) from an estimator's
-``regularization`` (a reading such as "l2" or "l2:split=10", None, a number or a pair)."""
+``regularization`` (a reading such as "l2" or "l2:split=10", None or "none", a number or a pair)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import numpy as np
 from .._spec import parse_spec
 from ..tree import Tree
 
-__all__ = ["LAMBDA_ROWS", "READINGS", "parse_reading", "regularization_lambdas"]
+__all__ = ["LAMBDA_ROWS", "NO_L2", "READINGS", "parse_reading", "regularization_lambdas"]
 
 SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error times this factor
 CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
 READINGS = ("l2", "l2-slopes", "l2-mean", "l2-calibrated")
+NO_L2 = "none"  # the word for None, no l2 term, in Python as on the command line (any case)
 LAMBDA_ROWS = 100_000  # the readings' N counts at most this many rows (docs/departures.md, "Large N")
 
 
@@ -34,7 +35,7 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: float) -> tupl
       lambda_w = 2/(p^3 |tau_B| N), lambda_b = 2/(p |tau_L| N);
     * "l2-mean": the values as printed, under eq. (obj)'s 1/N;
     * "l2-calibrated": both values times 1e-3/N (next to no regularization);
-    * None: no l2 term (plain "SRT"); a number or a pair: lambda_w, lambda_b themselves.
+    * None or "none": no l2 term (plain "SRT"); a number or a pair: lambda_w, lambda_b themselves.
 
     A reading takes the option ``split``, a factor on its lambda_w: "l2:split=10" is ten
     times the default weight on the splits (lambda_b unchanged), the dial that
@@ -48,6 +49,8 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: float) -> tupl
         return 0.0, 0.0
     if isinstance(regularization, str):
         reading, split = parse_reading(regularization)
+        if reading == NO_L2:
+            return 0.0, 0.0
         w, b = 2.0 / (p * tree.n_branch), 2.0 / (p * tree.n_leaves)
         n = min(n, LAMBDA_ROWS)
         factor_w, factor_b = {"l2": (SPLIT_FACTOR / n, 1.0 / n), "l2-slopes": (1.0 / (n * p**2), 1.0 / n),
@@ -60,17 +63,18 @@ def regularization_lambdas(regularization, p: int, tree: Tree, n: float) -> tupl
 
 
 def parse_reading(regularization: str) -> tuple[str, float]:
-    """(reading, split factor) of a regularization string such as "l2" or "l2:split=10".
+    """(reading, split factor) of a regularization string such as "l2" or "l2:split=10", or
+    ("none", 1.0) for "none" (no l2 term).
 
     >>> parse_reading("l2:split=10")
     ('l2', 10.0)
     """
     reading, options = parse_spec(regularization)
     split = options.pop("split", 1.0)
-    if reading not in READINGS or options:
+    if reading not in (*READINGS, NO_L2) or options or (reading == NO_L2 and ":" in regularization):
         raise ValueError(f"regularization must be one of {', '.join(map(repr, READINGS))} (with the option "
-                         f"split=FACTOR, e.g. 'l2:split=10'), None, a number or a pair (lambda_w, lambda_b), "
-                         f"got {regularization!r}")
+                         f"split=FACTOR, e.g. 'l2:split=10'), None or 'none', a number or a pair (lambda_w, "
+                         f"lambda_b), got {regularization!r}")
     if isinstance(split, bool) or not isinstance(split, numbers.Real) or not (np.isfinite(split) and split > 0):
         raise ValueError(f"the option split of regularization={regularization!r} must be a number > 0, "
                          f"got {split!r}")

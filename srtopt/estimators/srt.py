@@ -105,7 +105,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         The l2 weights of eq. (obj) (:func:`regularization_lambdas`).  "l2": the paper's
         "SRT l2" values read on the summed error, lambda_b = 2/(p |tau_L| N) and
         lambda_w = 0.02/(p |tau_B| N), N counted up to 100,000 rows; "l2-slopes",
-        "l2-mean", "l2-calibrated": other readings, kept for comparison; None: no l2
+        "l2-mean", "l2-calibrated": other readings, kept for comparison; None or "none": no l2
         term ("SRT"); numbers: lambda_w, lambda_b.  The measurements behind the choice:
         docs/departures.md, "The l2 weights".
     leaf_ridge : "auto" or float, default="auto"

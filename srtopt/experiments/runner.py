@@ -120,7 +120,8 @@ def build_grid(
     Parameters
     ----------
     datasets : sequence of str
-        Dataset slugs (:data:`srtopt.datasets.DATASETS` or :data:`srtopt.datasets.CLASSIFICATION_DATASETS`).
+        Dataset slugs (:data:`srtopt.datasets.DATASETS` or :data:`srtopt.datasets.CLASSIFICATION_DATASETS`) or
+        file datasets' names (:func:`srtopt.datasets.file_dataset`).
     depths : sequence of int
         Tree depths, each >= 1.
     methods : sequence of str
@@ -291,7 +292,8 @@ def run_benchmark(
     Parameters
     ----------
     datasets : sequence of str
-        Dataset slugs of one task (:data:`srtopt.datasets.DATASETS`, :data:`srtopt.datasets.CLASSIFICATION_DATASETS`).
+        Dataset slugs of one task (:data:`srtopt.datasets.DATASETS`, :data:`srtopt.datasets.CLASSIFICATION_DATASETS`)
+        or file datasets' names (:func:`srtopt.datasets.file_dataset`).
     depths : sequence of int
         Tree depths, each >= 1.
     methods : sequence of str

@@ -30,6 +30,8 @@ import time
 
 import numpy as np
 
+from .. import routing
+
 HOOKS = ("on_fit_begin", "on_run_begin", "on_inner_iteration", "on_macro_end", "on_run_end", "on_fit_end")
 
 
@@ -80,9 +82,16 @@ def as_callbacks(callbacks) -> list:
 
 class ProgressPrinter(Callback):
     """Progress lines on stderr.  ``verbose`` 1: a line when the initialization starts and ends,
-    one per macro iteration (E, the lowest E so far, which the fit returns, the smallest and
-    largest share of the training rows routed to a leaf by HBP, seconds), and one for the current inner iteration whenever
-    ``QUIET_SECONDS`` passed without a line; 2: also one per inner iteration."""
+    one per macro iteration (E, the lowest E so far, which the fit returns, the training R^2 or
+    accuracy of the HBP tree, the smallest and largest share of the training rows routed to a leaf
+    by HBP, seconds), and one for the current inner iteration whenever ``QUIET_SECONDS`` passed
+    without a line; 2: also one per inner iteration.
+
+    E is the soft objective of eq. (obj): every row pays every leaf's loss, weighted by its
+    probability of reaching it.  At the initial tree, whose leaves are least-squares fits on the
+    rows each receives, a leaf fitted on few rows can extrapolate far and make E hundreds of times
+    the next macro iteration's; the training R^2 (accuracy) is the tree's own fit, on the scale of
+    ``score`` and of a benchmark's scores, from the first line to the last."""
 
     QUIET_SECONDS = 5.0
 
@@ -105,7 +114,7 @@ class ProgressPrinter(Callback):
             return
         details = "".join(f", {INFO_LABELS.get(key, key)} {value:.4g}" for key, value in state.info.items()
                           if isinstance(value, (int, float)))
-        self.say(f"initialized: E = {state.E:.6g}{details}")
+        self.say(f"initialized: E = {state.E:.6g}, {self._training_fit(state.omega, state.beta)}{details}")
 
     def on_inner_iteration(self, state):
         r = state.record
@@ -121,8 +130,20 @@ class ProgressPrinter(Callback):
         tree = self.problem.tree
         leaves = self.problem.hbp_leaves(state.omega)
         share = np.bincount(tree.leaf_rows(leaves), minlength=tree.n_leaves) / len(leaves)
-        self.say(f"macro {state.macro + 1}: E = {state.E:.6g}, best {state.best[0]:.6g}, leaf share min "
-                 f"{share.min():.3f} max {share.max():.3f}")
+        self.say(f"macro {state.macro + 1}: E = {state.E:.6g}, best {state.best[0]:.6g}, "
+                 f"{self._training_fit(state.omega, state.beta)}, leaf share min {share.min():.3f} max {share.max():.3f}")
+
+    def _training_fit(self, omega, beta) -> str:
+        """The HBP tree's training R^2 (regression) or accuracy (classification), weighted by the rows'
+        weights s_i (R^2 is the same on y's scale and on the standardized one)."""
+        p = self.problem
+        leaves = p.leaf_model
+        if leaves.task == "classification":
+            proba = routing.hbp_class_probabilities(p.X, omega, beta, p.tree, leaves.n_classes, leaves.kind == "constant")
+            return f"training accuracy {float(p.s @ (proba.argmax(axis=1) == p.y)) / p.s.sum():.4f}"
+        residual = p.y - routing.hbp_predict(p.X, omega, beta, p.tree)
+        spread = p.y - (p.s @ p.y) / p.s.sum()
+        return f"training R^2 {1.0 - (p.s @ residual**2) / max(p.s @ spread**2, np.finfo(float).tiny):.4f}"
 
     def on_fit_end(self, estimator):
         if getattr(estimator, "stopped_by_", None) == "time_limit":

@@ -51,7 +51,7 @@ def test_fit_saves_a_model_and_reports_progress(workdir, fitted):
     assert re.search(r"saved .*model\.json \(training R\^2 -?\d\.\d{4}, stopped by max_iter\)", out)
     progress = [line for line in err.splitlines() if line.startswith("macro ")]
     assert len(progress) == 2
-    assert all(re.fullmatch(r"macro \d: E = \S+, best \S+, leaf share min \S+ max \S+, \S+ s", line)
+    assert all(re.fullmatch(r"macro \d: E = \S+, best \S+, training R\^2 \S+, leaf share min \S+ max \S+, \S+ s", line)
                for line in progress)
     # the header says what "leaf share" is; the first line comes before the initialization
     assert "leaf share min/max = the smallest and largest fraction of the training rows that HBP routes" in err
@@ -212,6 +212,18 @@ def test_show_text_dot_png(workdir, fitted, capsys):
      "':split=FACTOR') or a number"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--features", "temp", "wind"],
      "--features: 'wind' not in '{d}/data.csv'"),
+    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--max-features", "0"],
+     "--max-features must be a whole number >= 1 or 'none', got '0'"),
+    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--max-features", "4"],
+     "--max-features 4 is more than the 3 feature column(s)"),
+    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sample-weight", "w"],
+     "--sample-weight 'w' is not a column of '{d}/data.csv'; columns: temp, load, speed, y"),
+    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sample-weight", "y"],
+     "--sample-weight must name another column than --target"),
+    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sample-weight", "speed", "--features", "temp",
+      "speed"], "--features must not contain the --sample-weight column 'speed' (it is not a feature)"),
+    (["fit", "{d}/weights.csv", "--target", "y", "--out", "{d}/m.json", "--sample-weight", "w"],
+     "column 'w' of '{d}/weights.csv' (--sample-weight) has negative weights"),
     (["predict", "{d}/missing.json", "{d}/data.csv"], "model file '{d}/missing.json' not found"),
     (["predict", "{d}/data.csv", "{d}/data.csv"], "model file '{d}/data.csv' is not valid JSON"),
     (["predict", "{d}/model.json", "{d}/text.csv"], "'{d}/text.csv' lacks the model's feature column(s) 'temp', 'load', 'speed'"),
@@ -227,12 +239,40 @@ def test_user_mistakes_print_one_line(workdir, fitted, capsys, argv, message):
     (workdir / "text.csv").write_text("name,y\nfoo,1\nbar,2\n")
     (workdir / "holes.csv").write_text("a,y\n1,1\n,2\n3,3\n")
     (workdir / "empty.csv").write_text("")
+    (workdir / "weights.csv").write_text("a,w,y\n1,1,1\n2,-1,2\n3,1,3\n4,1,4\n5,1,5\n")
     assert main([a.replace("{d}", d) for a in argv]) == 2
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in captured.err
     assert lines[0].startswith(f"srtopt {argv[0]}: error: ")
     assert message.replace("{d}", d) in lines[0]
+
+
+def test_a_weight_column_weighs_the_rows_as_the_estimators_sample_weight_and_is_no_feature(workdir, capsys):
+    frame = pd.read_csv(workdir / "data.csv")
+    weights = np.random.default_rng(3).integers(0, 4, len(frame)).astype(float)
+    frame.assign(w=weights).to_csv(workdir / "weighted.csv", index=False)
+    out = workdir / "weighted.json"
+    assert main(["fit", str(workdir / "weighted.csv"), "--target", "y", "--sample-weight", "w", "--out", str(out),
+                 "--max-iter", "2", "--quiet"]) == 0
+    model = srtopt.load(out)
+    X, y = frame[["temp", "load", "speed"]], frame["y"].to_numpy()
+    assert model.feature_names_in_.tolist() == ["temp", "load", "speed"]
+    reference = srtopt.SoftRegressionTree(depth=2, max_iter=2, random_state=0).fit(X, y, sample_weight=weights)
+    assert model.objective_ == pytest.approx(reference.objective_, rel=1e-9)
+    assert f"(training R^2 {reference.score(X, y, sample_weight=weights):.4f}," in capsys.readouterr().out
+
+
+def test_max_features_keeps_that_many_features_and_none_spells_every_one(workdir, capsys):
+    out = workdir / "sparse.json"
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-features", "2", "--out", str(out),
+                 "--max-iter", "2", "--quiet"]) == 0
+    model = srtopt.load(out)
+    assert model.max_features == 2 and 1 <= len(model.selected_features_) <= 2
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-features", "none", "--regularization",
+                 "none", "--out", str(out), "--max-iter", "2", "--quiet"]) == 0
+    model = srtopt.load(out)
+    assert model.max_features is None and model.regularization == "none" and model.lambda_w_ == 0.0
 
 
 def test_help_lists_the_options(capsys):

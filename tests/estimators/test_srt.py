@@ -134,11 +134,12 @@ def _progress(capsys, toy, **params):
 def test_verbose_1_one_line_per_macro_iteration_and_none_silent_for_long(toy, capsys, monkeypatch):
     model, lines = _progress(capsys, toy, verbose=1)
     assert lines[0].startswith("initialization: softened model-tree splits into 4 leaves on 80 rows")
-    assert lines[1].startswith(f"initialized: E = {model.history_[0]['E_before']:.6g}, splits 3")
+    assert lines[1].startswith(f"initialized: E = {model.history_[0]['E_before']:.6g}, training R^2 ")
+    assert ", splits 3, " in lines[1]
     macro = [line for line in lines if line.startswith("macro ")]
     assert len(lines) == 4 and len(macro) == 2
     assert macro[-1].startswith(f"macro 2: E = {model.history_[-1]['E_after']:.6g}, best {model.objective_:.6g}, "
-                                "leaf share min")
+                                "training R^2 ") and ", leaf share min" in macro[-1]
     from srtopt.training.callbacks import ProgressPrinter
 
     monkeypatch.setattr(ProgressPrinter, "QUIET_SECONDS", 0.0)  # every inner iteration is "too long"

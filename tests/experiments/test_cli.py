@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 
 import pytest
@@ -156,3 +157,49 @@ def test_classification_bench_then_report(capsys, tmp_path, class_data_home, mon
     assert "| Method | datasets | runs | accuracy | log loss | fit s | leaves |" in md
     assert "| Dataset | N | p | K | cart-clf D=2 | cart-clf D=3 | rf-clf |" in md
     assert (tmp_path / "rep" / "summary_classification.csv").is_file()
+
+
+def test_bench_runs_stores_and_reports_a_csv_file_beside_a_named_dataset(capsys, tmp_path, data_home, monkeypatch):
+    import numpy as np
+    import pandas as pd
+
+    monkeypatch.setenv("SRTOPT_DATA", str(data_home))
+    rng = np.random.default_rng(0)
+    X = rng.random((120, 3))
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "y": np.sin(4 * X[:, 0]) + X[:, 1]})
+    path = tmp_path / "mine.csv"
+    frame.to_csv(path, index=False)
+    db = tmp_path / "mine.db"
+    argv = ["bench", "--datasets", str(path), "yacht", "--target", "y", "--depths", "2", "--methods", "cart",
+            "--folds", "2", "--seeds", "1", "--store", str(db), "--quiet"]
+    assert main(argv) == 0
+    with sqlite3.connect(db) as con:
+        names = sorted(row[0] for row in con.execute("SELECT DISTINCT dataset FROM runs"))
+        ok = con.execute("SELECT COUNT(*) FROM runs WHERE status = 'ok'").fetchone()[0]
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert names == [f"{path.resolve()}?target=y&task=regression&sha256={digest}", "yacht"] and ok == 4
+    assert main(argv) == 0  # the same file: its runs are stored
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 4
+    frame.assign(y=frame["y"] + 1).to_csv(path, index=False)  # other data under the same path: other runs
+    assert main(argv) == 0
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(DISTINCT dataset) FROM runs").fetchone()[0] == 3
+    capsys.readouterr()
+    assert main(["report", str(db), "--out", str(tmp_path / "rep"), "--no-plots"]) == 0
+    md = capsys.readouterr().out
+    assert f"| mine.csv: y (sha256 {digest[:8]}) |" in md and "| Yacht hydrodynamics |" in md
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["bench", "--datasets", "yacht", "--target", "y"], "--target applies to CSV files in --datasets"),
+    (["bench", "--datasets", "missing.csv"], "dataset file"),
+    (["bench", "--datasets", "mine.csv", "--target", "z"], "has no column 'z' (the target); columns: a, y"),
+])
+def test_csv_dataset_errors_are_one_line(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.csv").write_text("a,y\n1,2\n3,4\n")
+    assert main(argv + ["--store", str(tmp_path / "t.db")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "t.db").exists()

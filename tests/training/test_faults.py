@@ -203,7 +203,7 @@ def test_verbose_prints_one_line_per_macro_iteration(data, capsys):
     assert lines[0].startswith("initialization: ") and lines[1].startswith("initialized: ")
     lines = lines[2:]
     assert len(lines) == 3
-    pattern = r"macro (\d): E = (\S+), best (\S+), leaf share min (\S+) max (\S+), (\S+) s"
+    pattern = r"macro (\d): E = (\S+), best (\S+), training R\^2 (?:\S+), leaf share min (\S+) max (\S+), (\S+) s"
     for m, line in enumerate(lines, 1):
         match = re.fullmatch(pattern, line)
         assert match, line

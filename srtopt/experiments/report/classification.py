@@ -22,16 +22,18 @@ def _classification_mean_cells(summary):
 
 def _classification_metric_cells(summary, metric: str):
     """Header and rows of one metric's table: a row per dataset, a column per label, the mean last."""
-    from srtopt.datasets import CLASSIFICATION_DATASETS
+    from srtopt.datasets import CLASSIFICATION_DATASETS, dataset_label
 
     fmt = CLASSIFICATION_METRICS[metric][1]
     labels = list(dict.fromkeys(summary["label"]))
     header = ["Dataset", "N", "p", "K", *labels]
     index = {(r.dataset, r.label): r for r in summary.itertuples()}
     rows = []
-    for dataset in sorted(dict.fromkeys(summary["dataset"]), key=list(CLASSIFICATION_DATASETS).index):
-        info = CLASSIFICATION_DATASETS[dataset]
-        row = [dataset, str(info.n_rows), str(info.n_features), str(info.n_classes)]
+    order = {slug: i for i, slug in enumerate(CLASSIFICATION_DATASETS)}  # the registry's, then files
+    for dataset in sorted(dict.fromkeys(summary["dataset"]), key=lambda name: order.get(name, len(order))):
+        info = CLASSIFICATION_DATASETS.get(dataset)
+        row = [dataset_label(dataset), *((str(info.n_rows), str(info.n_features), str(info.n_classes)) if info
+                                         else ("", "", ""))]
         for label in labels:
             r = index.get((dataset, label))
             cell = "" if r is None else _cell(getattr(r, metric), fmt)

@@ -40,6 +40,8 @@ def plot_r2_by_dataset(summary, depth: int, path) -> Path:
     pathlib.Path
         ``path``.
     """
+    from srtopt.datasets import dataset_label
+
     plt = _pyplot()
     part = summary[summary["depth"] == depth]
     labels = list(dict.fromkeys(part["label"]))
@@ -58,7 +60,7 @@ def plot_r2_by_dataset(summary, depth: int, path) -> Path:
             ax.scatter(xs, paper, marker="_", s=120, color="black", zorder=3,
                        label="paper" if k == 0 or "paper" not in ax.get_legend_handles_labels()[1] else None)
     ax.set_xticks(np.arange(len(datasets)))
-    ax.set_xticklabels(datasets, rotation=45, ha="right")
+    ax.set_xticklabels([dataset_label(d) for d in datasets], rotation=45, ha="right")
     ax.set_ylabel("test R²")
     ax.set_ylim(min(0.0, float(np.nanmin(part["r2_mean"])) - 0.05) if len(part) else 0, 1.05)
     ax.set_title(f"Mean test R² per dataset, depth {depth}")

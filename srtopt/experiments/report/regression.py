@@ -17,7 +17,7 @@ __all__ = ["latex_tables", "markdown_tables"]
 
 def _table_cells(summary, depth: int):
     """Header and rows (lists of strings) of the table of one depth."""
-    from srtopt.datasets import DATASETS
+    from srtopt.datasets import DATASETS, dataset_label
 
     part = summary[summary["depth"] == depth]
     labels = list(dict.fromkeys(part["label"]))
@@ -29,7 +29,7 @@ def _table_cells(summary, depth: int):
     index = {(r.dataset, r.label): r for r in part.itertuples()}
     for dataset in datasets:
         info = DATASETS.get(dataset)
-        row = [info.name.split(" (")[0] if info else dataset,
+        row = [info.name.split(" (")[0] if info else dataset_label(dataset),
                str(info.n_rows) if info else "", str(info.n_features) if info else ""]
         for label in labels:
             r = index.get((dataset, label))
@@ -73,7 +73,7 @@ def _table_cells(summary, depth: int):
 
 def _rf_cells(summary):
     """The paper's Table of SRT l2 (D=2, D=3) against random forests."""
-    from srtopt.datasets import DATASETS
+    from srtopt.datasets import DATASETS, dataset_label
 
     rf = summary[summary["method"] == "rf"]
     if rf.empty:
@@ -85,7 +85,7 @@ def _rf_cells(summary):
     rows, ours_rf, paper_rf = [], [], []
     for dataset in dict.fromkeys(rf["dataset"]):
         paper = paper_tables()["random_forest"].get(dataset, {})
-        row = [DATASETS[dataset].name.split(" (")[0] if dataset in DATASETS else dataset]
+        row = [DATASETS[dataset].name.split(" (")[0] if dataset in DATASETS else dataset_label(dataset)]
         for depth in (2, 3):
             r = srt[(srt["dataset"] == dataset) & (srt["depth"] == depth)]
             p = paper.get(f"SRT_l2_D{depth}")

@@ -103,12 +103,12 @@ def _check_versions(frame, mixed_versions: bool) -> None:
 
 
 def _is_classification(frame):
-    """Which rows of ``frame`` are runs on classification datasets."""
-    from srtopt.datasets import CLASSIFICATION_DATASETS
+    """Which rows of ``frame`` are runs on classification datasets (a file dataset's task is in its name)."""
+    from srtopt.datasets import dataset_task
 
     if frame.empty:
         return np.zeros(len(frame), dtype=bool)
-    return frame["dataset"].isin(list(CLASSIFICATION_DATASETS)).to_numpy()
+    return (frame["dataset"].map(dataset_task) == "classification").to_numpy()
 
 
 def summarize(source, mixed_versions: bool = False):
