@@ -121,8 +121,10 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
     4. ``method="milo"``: the mixed-integer model (:class:`~srtopt.milo.model.MILOTree`,
        a MILP for the absolute loss, an MIQP for the squared loss) solved from the local
        search's tree with the time left; its incumbent replaces the tree if better and
-       its bound counts.  ``"auto"`` runs it on small models only, where a solver can
-       close the gap.
+       its bound counts.  The local search stops at half of ``time_limit`` for it, unless
+       the model could not be built in the other half: then the stage is skipped and the
+       search takes the whole time.  ``"auto"`` runs it on small models only, where a
+       solver can close the gap.
 
     Features are min-max scaled to [0, 1] and y standardized with training statistics;
     predictions are mapped back.
@@ -369,6 +371,11 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
         objective = self._objective(Xs, ys, D, rng, cv_end)
         self._say(f"MILO tree of depth {D} on {N} rows x {p} features, {objective.loss} loss, l1 {objective.l1:g}, "
                   f"min_samples_leaf {objective.min_samples_leaf}: local search ({self.n_restarts} descents at most)")
+        setup = MIP_SETUP_SECONDS * N * 2**D * (D + p)  # the MIP model's build, before any solve
+        if method == "milo" and setup > (1 - SEARCH_SHARE) * limit:  # the MIP stage could not even start
+            method = "local-search"  # so the local search takes the whole time
+            self._say(f"no MIP stage: building the model takes about {setup:.1f} s, more than the "
+                      f"{(1 - SEARCH_SHARE) * limit:.1f} s it would have; the local search takes the whole time")
         starts = [_cart_structure(Xs, ys, D, self.random_state)] if self.warm_start not in (None, False) else []
         restarts = 1 if D == 1 else int(self.n_restarts)  # depth 1: the enumeration below is exact
         found = LocalSearch(Xs, ys, D, objective, random_state=rng).run(
@@ -391,7 +398,6 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
 
         self.warm_start_objective_ = float("nan")
         self.model_ = None
-        setup = MIP_SETUP_SECONDS * N * 2**D * (D + p)  # the MIP model's build, before any solve
         if method == "milo" and _gap(value, bound) > float(self.mip_gap) and setup > deadline.left():
             stopped = "time_limit"
             self._say(f"no MIP stage: building the model takes about {setup:.1f} s, more than the time left")

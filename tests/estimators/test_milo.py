@@ -240,3 +240,35 @@ def test_the_lad_leaf_fits_stop_at_the_time_limit():
     wall = time.perf_counter() - t0
     assert wall < 6.0, wall  # 1.0-1.2 s measured: 5x for a loaded machine
     assert est.solver_status_ == "time_limit" and np.all(np.isfinite(est.predict(X)))
+
+
+def test_milo_skips_a_mip_it_cannot_build_in_time_and_returns_the_local_search_tree(monkeypatch, capfd):
+    """method="milo" never returns a worse tree than the local search it starts from: when the MIP model
+    would take longer to build than the time left for it (here a build of 1 s per unit), the local search
+    has the whole time and its tree is returned, as method="local-search" returns it."""
+    import srtopt.estimators.milo as milo
+
+    monkeypatch.setattr(milo, "MIP_SETUP_SECONDS", 1.0)
+    X, y, _ = planted(60, seed=2, noise=0.1)
+    params = dict(depth=2, loss="absolute", time_limit=30.0, n_restarts=3, random_state=0)
+    mip = MILOTreeRegressor(method="milo", verbose=1, **params).fit(X, y)
+    lines = capfd.readouterr().err.splitlines()
+    assert lines[1].startswith("no MIP stage: building the model takes about") and "whole time" in lines[1]
+    search = MILOTreeRegressor(method="local-search", **params).fit(X, y)
+    assert mip.solver_status_ == search.solver_status_ == "local_optimum"  # every descent ran: no time cut
+    assert mip.objective_ == search.objective_ and [stage for _, stage, *_ in mip.mip_log_] == ["local search"]
+    np.testing.assert_array_equal(mip.split_feature_, search.split_feature_)
+    np.testing.assert_array_equal(mip.predict(X), search.predict(X))
+
+
+@pytest.mark.slow
+def test_the_issue_40_case_gives_the_local_search_the_whole_time():
+    """Issue 40: absolute loss, 4,000 rows x 15 features, time_limit=10: the MIP model's build (about
+    41 s) cannot fit in the 5 s left after half the time; the local search, which stopped at 5 s, now
+    runs to the limit, as with method="local-search"."""
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(4000, n_features=15, noise=1.0, random_state=0)
+    est = MILOTreeRegressor(depth=2, loss="absolute", method="milo", time_limit=10.0, random_state=0).fit(X, y)
+    (seconds, stage, *_), = est.mip_log_
+    assert stage == "local search" and seconds > 0.9 * 10.0 and np.isnan(est.warm_start_objective_)
