@@ -40,8 +40,9 @@ def register(subparsers) -> None:
                        help=f"datasets to run, all of one task; default: all of the task (regression, the "
                             f"paper's 15: {', '.join(DATASETS)}; classification, 20: "
                             f"{', '.join(CLASSIFICATION_DATASETS)}); or a CSV file of your own (a path: it "
-                            "contains '/' or ends in .csv; the target column is --target, every other column a "
-                            "numeric feature; the store names it by its path, target and sha256)")
+                            "contains '/' or ends in .csv; or NAME with NAME.csv in --data-home; the target column "
+                            "is --target, every other column a numeric feature; the store names it by its path, "
+                            "target and sha256)")
     bench.add_argument("--target", default=None, metavar="COLUMN",
                        help="the column to predict in the CSV files of --datasets (default: 'target')")
     bench.add_argument("--depths", nargs="+", type=int, default=[2, 3], metavar="D",
@@ -117,30 +118,32 @@ def _parse_params(items) -> dict:
     return out
 
 
-def _named_datasets(datasets, target) -> list[str] | None:
-    """--datasets with each CSV path replaced by its file dataset's name (path, target, task, sha256)."""
-    from srtopt.datasets import file_dataset, get_info
+def _named_datasets(datasets, target, data_home=None) -> list[str] | None:
+    """--datasets with each CSV file replaced by its file dataset's name (path, target, task, sha256): a
+    path, or a name that is not the registry's with a file <name>.csv in --data-home."""
+    from pathlib import Path
+
+    from srtopt.datasets import CLASSIFICATION_DATASETS, DATASETS, file_dataset, get_info
 
     if not datasets:
         if target is not None:
             raise ValueError("--target names the column to predict in the CSV files of --datasets; give them")
         return datasets
-    paths = [name for name in datasets if _is_path(name)]
-    if target is not None and not paths:
-        raise ValueError("--target applies to CSV files in --datasets (a path: with '/' or ending in .csv); the "
-                         "registry's datasets have their own target")
+    files = {}
     for name in datasets:
-        if name not in paths:
+        if name in DATASETS or name in CLASSIFICATION_DATASETS:
+            continue
+        beside = Path(data_home) / f"{name}.csv" if data_home is not None else None
+        if "/" in name or name.lower().endswith(".csv"):
+            files[name] = name
+        elif beside is not None and beside.is_file():
+            files[name] = beside
+        else:
             get_info(name)  # an unknown name: one line listing the datasets
-    return [file_dataset(name, target or "target") if name in paths else name for name in datasets]
-
-
-def _is_path(name: str) -> bool:
-    """Whether a --datasets entry names a CSV file rather than a registry dataset."""
-    from srtopt.datasets import CLASSIFICATION_DATASETS, DATASETS
-
-    registered = name in DATASETS or name in CLASSIFICATION_DATASETS
-    return not registered and ("/" in name or name.lower().endswith(".csv"))
+    if target is not None and not files:
+        raise ValueError("--target applies to CSV files in --datasets (a path: with '/' or ending in .csv, or "
+                         "<name>.csv in --data-home); the registry's datasets have their own target")
+    return [file_dataset(files[name], target or "target") if name in files else name for name in datasets]
 
 
 def _task_datasets(task, datasets) -> tuple[str, list[str]]:
@@ -168,7 +171,7 @@ def _bench(args) -> int:
             importlib.import_module(module)
         except ImportError as exc:
             raise ValueError(f"--plugin {module}: {exc}") from None
-    task, datasets = _task_datasets(args.task, _named_datasets(args.datasets, args.target))
+    task, datasets = _task_datasets(args.task, _named_datasets(args.datasets, args.target, args.data_home))
     methods = args.methods or DEFAULT_METHODS[task]
     params = _parse_params(args.params)
     _check_params(params, methods, args.depths)

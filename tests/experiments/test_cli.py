@@ -203,3 +203,16 @@ def test_csv_dataset_errors_are_one_line(argv, message, capsys, tmp_path, monkey
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "t.db").exists()
+
+
+def test_a_name_with_its_csv_file_in_data_home_is_a_file_dataset(tmp_path, monkeypatch):
+    """Issue 40: `--datasets mydata --data-home DIR` said "unknown dataset"; DIR/mydata.csv is now run."""
+    monkeypatch.chdir(tmp_path)
+    rows = "\n".join(f"{i % 7},{(i * 3) % 5},{i % 7 + 0.5 * ((i * 3) % 5)}" for i in range(40))
+    (tmp_path / "mydata.csv").write_text("a,b,y\n" + rows + "\n")
+    db = tmp_path / "d.db"
+    assert main(["bench", "--datasets", "mydata", "--data-home", str(tmp_path), "--target", "y", "--methods", "cart",
+                 "--depths", "2", "--folds", "2", "--seeds", "1", "--store", str(db), "--quiet"]) == 0
+    with sqlite3.connect(db) as con:
+        (name,), = con.execute("SELECT DISTINCT dataset FROM runs").fetchall()
+    assert name.startswith(f"{tmp_path / 'mydata.csv'}?target=y&task=regression&sha256=")
