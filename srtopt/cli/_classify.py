@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from .models import (PROGRESS_LEGEND, _budget_note, _check_formulation, _constraint_flags, _fit_budget, _max_features,
-                     _regularization)
+from ._fit_flags import max_features
+from .models import PROGRESS_LEGEND, _budget_note, _check_formulation, _constraint_flags, _fit_budget, _regularization
 
 
 def fit_classifier(args, X, y, groups, weights=None):
@@ -25,7 +25,7 @@ def fit_classifier(args, X, y, groups, weights=None):
                "penalty": args.penalty, "working_sets": args.working_sets, "bn_solver": args.bn_solver,
                "ln_solver": args.ln_solver, "wlr_solver": args.wlr_solver, "random_state": args.random_state,
                "verbose": 0 if args.quiet else 1, "class_weight": args.class_weight,
-               "max_features": _max_features(args.max_features)}
+               "max_features": max_features(args.max_features)}
     given = {"init": args.init, "leaf": args.leaf, "loss": args.loss,
              "leaf_ridge": None if args.leaf_ridge == "auto" else args.leaf_ridge}
     options.update({key: value for key, value in given.items() if value is not None})

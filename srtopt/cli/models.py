@@ -26,6 +26,7 @@ from pathlib import Path
 
 from .. import _io
 from .._io import atomic_write, check_replaceable, is_special, regular_file
+from ._fit_flags import max_features, sample_weights, weight_column
 
 
 def register(subparsers) -> None:
@@ -318,42 +319,6 @@ def _regularization(text):
     return text.lower()
 
 
-def _max_features(text):
-    """--max-features: a number of features >= 1, or 'none' (every feature: None)."""
-    if text.lower() == "none":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"--max-features must be a whole number >= 1 or 'none', got {text!r}")
-    return value
-
-
-def _weight_column(args, columns):
-    """The --sample-weight column, checked against the other column flags (None when not given)."""
-    column = args.sample_weight
-    if column is None:
-        return None
-    if column not in columns:
-        raise ValueError(f"--sample-weight {column!r} is not a column of {args.data!r}; columns: {', '.join(columns)}")
-    for flag, other in (("--target", args.target), ("--sensitive", args.sensitive)):
-        if column == other:
-            raise ValueError(f"--sample-weight must name another column than {flag}")
-    return column
-
-
-def _sample_weights(frame, column, path):
-    """The --sample-weight column as weights: numbers, finite, >= 0, not all 0."""
-    w = _numeric(frame, [column], path)[column].to_numpy(dtype=float)
-    if (w < 0).any():
-        raise ValueError(f"column {column!r} of {path!r} (--sample-weight) has negative weights")
-    if not w.any():
-        raise ValueError(f"column {column!r} of {path!r} (--sample-weight) weighs every row 0")
-    return w
-
-
 # ------------------------------------------------------------------------ fit
 PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the training objective (eq. obj), the soft "
                    "model's, where every row pays every leaf's loss weighted by its probability of reaching it (at the "
@@ -377,8 +342,8 @@ def run_fit(args) -> int:
                          f"{', '.join(columns)}")
     if args.sensitive == args.target:
         raise ValueError("--sensitive must name another column than --target")
-    weight_column = _weight_column(args, columns)
-    features = args.features or [c for c in columns if c not in (args.target, args.sensitive, weight_column)]
+    weight_name = weight_column(args, columns)
+    features = args.features or [c for c in columns if c not in (args.target, args.sensitive, weight_name)]
     unnamed = [c for c in features if re.fullmatch(r"Unnamed: \d+", c)] if not args.features else []
     if unnamed:
         warnings.warn(f"column {unnamed[0]!r} of {args.data!r} has no header (a saved row index?) and is used as a "
@@ -390,13 +355,13 @@ def run_fit(args) -> int:
         raise ValueError(f"--features must not contain the target {args.target!r}")
     if args.sensitive is not None and args.sensitive in features:
         raise ValueError(f"--features must not contain the --sensitive column {args.sensitive!r} (it is not a feature)")
-    if weight_column is not None and weight_column in features:
-        raise ValueError(f"--features must not contain the --sample-weight column {weight_column!r} (it is not a "
+    if weight_name is not None and weight_name in features:
+        raise ValueError(f"--features must not contain the --sample-weight column {weight_name!r} (it is not a "
                          f"feature)")
     if not features:
         raise ValueError(f"{args.data!r} has no feature column besides the target {args.target!r}")
     X = _numeric(frame, features, args.data)
-    budget = _max_features(args.max_features)
+    budget = max_features(args.max_features)
     if budget is not None and budget > X.shape[1]:
         raise ValueError(f"--max-features {budget} is more than the {X.shape[1]} feature column(s)")
     classify = _task(args.task, frame[args.target]) == "classification"
@@ -406,7 +371,7 @@ def run_fit(args) -> int:
     groups = None if args.sensitive is None else frame[args.sensitive].to_numpy()
     if groups is not None and frame[args.sensitive].isna().any():
         raise ValueError(f"column {args.sensitive!r} of {args.data!r} (--sensitive) has missing values")
-    weights = None if weight_column is None else _sample_weights(frame, weight_column, args.data)
+    weights = None if weight_name is None else sample_weights(frame, weight_name, args.data)
     if classify:
         from ._classify import fit_classifier as fit
     else:
@@ -467,7 +432,7 @@ def _fit_regressor(args, X, y, groups, weights=None):
                                working_sets=args.working_sets, bn_solver=args.bn_solver, ln_solver=args.ln_solver,
                                wlr_solver=args.wlr_solver, random_state=args.random_state,
                                verbose=0 if args.quiet else 1, monotonic_cst=monotonic_cst,
-                               constraints=constraint_specs, max_features=_max_features(args.max_features))
+                               constraints=constraint_specs, max_features=max_features(args.max_features))
     _check_formulation(args)  # the formulation and solver flags, each error naming its flag
     model._check_params()  # a bad parameter is reported before the progress header
     if args.cv_depths is not None and args.cv is None:
