@@ -13,16 +13,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._spec import parse_spec
 from ..models.orct import ORCTObjective, class_scores
 from ..models.terms.class_losses import MisclassificationCost
-from ..solvers import make_solver
-from ..solvers.base import acceptance, solve_interruptibly
+from ..solvers.base import solve_interruptibly
 from ..solvers.deadline import Deadline
 from ..tree import Tree
 from .class_targets import ClassTargetsMixin
 from .params import (NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Kind, Options, Parses,
                      check_parameters)
+from .orrt import whole_problem_solver
 from .reading import SoftTreeMixin
 from .scaling import MinMaxTarget, scaled_input
 from .srt import _load_kernels
@@ -130,17 +129,7 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
     }
 
     def _make_solver(self, problem):
-        """The "full" solver of ``solver`` (``max_iter`` and ``tol`` unless the spec sets them),
-        checked against the problem."""
-        if hasattr(self.solver, "solve"):
-            solver = make_solver("full", self.solver)
-        else:
-            shared = {"max_iter": int(self.max_iter), **({} if self.tol is None else {"tol": float(self.tol)})}
-            solver = make_solver("full", self.solver, **{**shared, **parse_spec(self.solver)[1]})
-        verdict = acceptance(solver, problem)
-        if not verdict:
-            raise ValueError(f"solver={self.solver!r} does not accept this ORCT problem: {verdict.reason}")
-        return solver
+        return whole_problem_solver(self, problem, "ORCT")
 
     def _start(self, problem, rng) -> np.ndarray:
         """omega uniform in [-b, b] (b = omega_bound, 1 when unbounded), each C_t uniform on the simplex."""

@@ -27,6 +27,21 @@ from .scaling import MinMaxTarget, check_fit_arrays, scaled_input
 from .threads import one_blas_thread
 
 
+def whole_problem_solver(estimator, problem, name: str):
+    """The "full" solver of ``estimator.solver`` for a baseline that solves its whole problem at once
+    (ORRT, ORCT): its ``max_iter`` and ``tol`` unless the spec sets them, checked against ``problem``."""
+    if hasattr(estimator.solver, "solve"):
+        solver = make_solver("full", estimator.solver)
+    else:
+        tol = {} if estimator.tol is None else {"tol": float(estimator.tol)}
+        shared = {"max_iter": int(estimator.max_iter), **tol}
+        solver = make_solver("full", estimator.solver, **{**shared, **parse_spec(estimator.solver)[1]})
+    verdict = acceptance(solver, problem)
+    if not verdict:
+        raise ValueError(f"solver={estimator.solver!r} does not accept this {name} problem: {verdict.reason}")
+    return solver
+
+
 class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
     """Optimal randomized regression tree (ORRT), the soft-tree baseline of the paper.
 
@@ -144,17 +159,7 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         check_parameters(self)
 
     def _make_solver(self, problem):
-        """The "full" solver of ``solver`` (``max_iter`` and ``tol`` unless the spec sets them),
-        checked against the problem."""
-        if hasattr(self.solver, "solve"):
-            solver = make_solver("full", self.solver)
-        else:
-            shared = {"max_iter": int(self.max_iter), **({} if self.tol is None else {"tol": float(self.tol)})}
-            solver = make_solver("full", self.solver, **{**shared, **parse_spec(self.solver)[1]})
-        verdict = acceptance(solver, problem)
-        if not verdict:
-            raise ValueError(f"solver={self.solver!r} does not accept this ORRT problem: {verdict.reason}")
-        return solver
+        return whole_problem_solver(self, problem, "ORRT")
 
     @one_blas_thread
     def fit(self, X, y):
