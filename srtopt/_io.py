@@ -137,3 +137,12 @@ def read_regular_file(path, limit: int, what: str) -> bytes:
     if len(data) > limit:
         raise ValueError(f"{what} {str(path)!r} is larger than {limit} bytes, more than it can be")
     return data
+
+
+def exact_csv_options() -> dict:
+    """Options of ``pandas.read_csv`` that parse every decimal to the nearest float (so a value
+    ``to_csv`` wrote comes back bit for bit): pandas before 3.0 needs ``float_precision="round_trip"``,
+    which 3.0 deprecates, its default parser being exact."""
+    import pandas as pd
+
+    return {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}

@@ -1,12 +1,14 @@
 """srtopt._io: atomic writes that behave like open(path, "wb") for modes and links; reads of
-regular files only, with a size cap."""
+regular files only, with a size cap; CSV reads that give back the floats written."""
 
 import os
 import stat
 
+import numpy as np
+import pandas as pd
 import pytest
 
-from srtopt._io import atomic_write, read_regular_file, regular_file
+from srtopt._io import atomic_write, exact_csv_options, read_regular_file, regular_file
 
 
 @pytest.fixture
@@ -87,3 +89,10 @@ def test_reads_refuse_special_files_and_cap_the_size(tmp_path):
     with pytest.raises(ValueError, match="is larger than 100 bytes"):
         read_regular_file(path, 100, "model file")
     assert read_regular_file(path, 101, "model file") == b"x" * 101
+
+
+def test_exact_csv_options_read_back_what_to_csv_wrote_bit_for_bit(tmp_path):
+    values = np.random.default_rng(0).normal(scale=[1e-8, 1.0, 1e6], size=(2000, 3))
+    pd.DataFrame(values, columns=["a", "b", "c"]).to_csv(tmp_path / "f.csv", index=False)
+    back = pd.read_csv(tmp_path / "f.csv", **exact_csv_options()).to_numpy()
+    assert np.array_equal(back, values)

@@ -25,7 +25,7 @@ import warnings
 from pathlib import Path
 
 from .. import _io
-from .._io import atomic_write, check_replaceable, is_special, regular_file
+from .._io import atomic_write, check_replaceable, exact_csv_options, is_special, regular_file
 from ._fit_flags import max_features, sample_weights, weight_column
 
 
@@ -190,7 +190,7 @@ def _read_csv(path, sep=None):
     separator = _separator(path, sep)
     _check_header(path, separator)
     try:
-        frame = pd.read_csv(path, sep=separator)
+        frame = pd.read_csv(path, sep=separator, **exact_csv_options())
     except pd.errors.EmptyDataError:
         raise ValueError(f"data file {str(path)!r} is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:

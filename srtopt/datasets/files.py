@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, quote
 
 import numpy as np
 
-from .._io import read_regular_file
+from .._io import exact_csv_options, read_regular_file
 from .build import ChecksumError, _sha256
 from .registry import Dataset, DatasetInfo
 
@@ -150,7 +150,7 @@ def _read(data: bytes, path: str, target: str):
     except csv.Error:
         separator = ","
     try:
-        frame = pd.read_csv(io.BytesIO(data), sep=separator)
+        frame = pd.read_csv(io.BytesIO(data), sep=separator, **exact_csv_options())
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"dataset file {path!r} is not a readable CSV: {str(exc).splitlines()[0]}") from None
     frame.columns = [str(c) for c in frame.columns]

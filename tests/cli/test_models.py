@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import srtopt
+from srtopt._io import exact_csv_options
 from srtopt.cli import main
 from srtopt.export import export_text
 
@@ -66,7 +67,7 @@ def test_fit_cv_chooses_the_split_weight_and_saves_the_refit_tree(workdir, capsy
     out, err = capsys.readouterr()
     assert "by 3-fold cross-validation among 0.3, 1, 10 x the default, on 50 rows" in err
     chosen = re.search(r"mean CV R\^2 0.3 x: \S+, 1 x: \S+, 10 x: \S+; chosen (\S+) x", err).group(1)
-    assert not re.search(r"^macro ", err, re.M)  # no progress lines from the 10 fits
+    assert not re.search(r"^macro ", err, re.MULTILINE)  # no progress lines from the 10 fits
     model = srtopt.load(workdir / "cv.json")
     assert model.regularization == f"l2:split={float(chosen)!r}"
     assert "saved" in out
@@ -188,7 +189,7 @@ def test_show_text_dot_png(workdir, fitted, capsys):
     text = capsys.readouterr().out
     leaves = srtopt.load(model).get_n_leaves()  # y has two linear pieces: subtrees without rows are pruned
     assert "scaled:" in text and "original:" in text
-    assert len(re.findall(r"^\s*leaf \d+ \[", text, flags=re.M)) == leaves
+    assert len(re.findall(r"^\s*leaf \d+ \[", text, flags=re.MULTILINE)) == leaves
     assert main(["show", model, "--format", "dot"]) == 0
     assert capsys.readouterr().out.startswith("digraph srt {")
     assert main(["show", model, "--format", "png", "--out", str(workdir / "tree.png")]) == 0
@@ -600,7 +601,7 @@ def test_show_max_depth_folds_deep_subtrees(workdir, fitted, capsys):
     model = str(workdir / "model.json")
     assert main(["show", model, "--max-depth", "0"]) == 0
     text = capsys.readouterr().out
-    assert re.search(r"^node \d+ \[50 rows\]: subtree of \d+ leaves, folded$", text, flags=re.M)
+    assert re.search(r"^node \d+ \[50 rows\]: subtree of \d+ leaves, folded$", text, flags=re.MULTILINE)
     assert main(["show", model, "--max-depth", "-1"]) == 2
     assert capsys.readouterr().err.strip() == "srtopt show: error: --max-depth must be >= 0, got -1"
     assert main(["show", model, "--format", "html", "--max-depth", "1"]) == 2
@@ -723,7 +724,7 @@ def test_predict_classes_and_their_probabilities(irisdir, classifier_file, capsy
     assert main(["predict", str(irisdir / "m.json"), str(irisdir / "new.csv"), "--out", str(irisdir / "p.csv")]) == 0
     assert pd.read_csv(irisdir / "p.csv")["prediction"].tolist() == model.predict(new).tolist()
     assert main(["predict", str(irisdir / "m.json"), str(irisdir / "new.csv"), "--proba"]) == 0
-    proba = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    proba = pd.read_csv(io.StringIO(capsys.readouterr().out), **exact_csv_options())
     assert list(proba.columns) == ["setosa", "versicolor", "virginica"]
     np.testing.assert_allclose(proba.to_numpy(), model.predict_proba(new), rtol=1e-15)
 

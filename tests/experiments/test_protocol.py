@@ -190,7 +190,7 @@ class ClassRecorder:
 
     def predict_proba(self, X):
         k = len(self.classes_)
-        row = np.where(self.classes_ == self.majority_, 0.7, 0.3 / (k - 1))
+        row = [0.7 if label == self.majority_ else 0.3 / (k - 1) for label in self.classes_]  # text labels too
         return np.tile(row, (len(X), 1))
 
 
