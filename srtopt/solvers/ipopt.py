@@ -187,7 +187,7 @@ THREADSAFE = "-DCASADI_WITH_THREADSAFE_SYMBOLICS" in ca.CasadiMeta.compiler_flag
 
 
 def _built(build):
-    """``build()``, run in a daemon thread (CasADi releases the GIL while it builds) while this one
+    """``build()``, run in a daemon thread (CasADi 3.7+ releases the GIL while it builds) while this one
     polls :func:`~.base.should_stop` every 50 ms and raises :class:`_Stopped` when it says so; the
     abandoned build runs to its end in the background (CasADi cannot stop it) and is dropped.
     Without :data:`THREADSAFE` symbolics, ``build()`` runs here."""

