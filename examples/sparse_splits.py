@@ -75,7 +75,11 @@ register_penalty("my_leaf_l1", MyLeafL1)
 
 
 def features_per_split(tree):
-    return float(np.mean(np.count_nonzero(tree.omega_[:, 1:], axis=1)))
+    """Mean number of features read by the splits that route training rows both ways (a closed
+    split, whose subtree is pruned, is not counted)."""
+    t = np.arange(1, len(tree.omega_) + 1)
+    live = (tree.node_counts_[2 * t - 1] > 0) & (tree.node_counts_[2 * t] > 0)
+    return float(np.mean(np.count_nonzero(tree.omega_[live, 1:], axis=1)))
 
 
 def path(X_train, y_train, penalty, strengths, depth, max_iter, **params):

@@ -12,7 +12,10 @@ from srtopt import MILOTreeRegressor, ORRTRegressor, SoftClassificationTree, Sof
 def frame():
     rng = np.random.default_rng(5)
     X = pd.DataFrame({"age": 20 + 50 * rng.random(60), "dose": 1000 * rng.random(60), "z": rng.random(60) - 3})
-    y = np.where(X["age"] > 45, 0.1 * X["dose"], -5 * X["z"]) + rng.standard_normal(60)
+    # two regimes on each side of age 45, so that every leaf of a depth-2 tree keeps rows
+    older = np.where(X["dose"] > 500, 0.1 * X["dose"], 20 + 10 * X["z"])
+    younger = -5 * X["z"] + 0.3 * (X["z"] > -2.5) * X["age"]
+    y = np.where(X["age"] > 45, older, younger) + rng.standard_normal(60)
     return X, np.asarray(y, dtype=float)
 
 
