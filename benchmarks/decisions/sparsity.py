@@ -9,10 +9,10 @@ the tree on the true columns alone.  Figure: ``docs/sparsity_path.png``.
 Part ``splits`` -- cpu_small, depth 3, the paper's first fold: split_l1 strengths, the largest
 number of features a split uses and the test R^2.
 
-Part ``default`` -- feature_l1 without a strength (``strength=None``: 1 / sqrt(N)) against the dense tree,
-4 folds (KFold, shuffled, seed 0), depth 2: scikit-learn's Friedman #1 (500 rows, noise 1) and diabetes,
-each with 10 columns of uniform noise (seed 0): noise and true columns kept per fold, mean test R^2, mean
-fit seconds and their ratio.  Report: ``benchmarks/results/sparsity_default.md``.
+Part ``default`` -- feature_l1 without a strength (``strength=None``: 1 / sqrt(N)), and at the fixed
+strengths of ``DEFAULT_PATH``, against the dense tree, 4 folds (KFold, shuffled, seed 0), depth 2:
+scikit-learn's Friedman #1 (500 rows, noise 1) and diabetes, each with 10 columns of uniform noise
+(seed 0): noise and true columns kept per fold, mean test R^2, mean fit seconds and their ratio.  Report: ``benchmarks/results/sparsity_default.md``.
 
 Part ``budget`` -- the paper's 15 datasets, depth 3, the paper's first fold: the default tree
 against ``max_features`` = ceil(p / 2): features used, test R^2, fit seconds.
@@ -121,9 +121,12 @@ def budget_part():
             "seconds |", "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
 
 
+#: the fixed strengths of the default part's path, beside the default (None: 1 / sqrt(N))
+DEFAULT_PATH = (3e-3, 1e-2, 2e-2, 5e-2, None)
+
+
 def default_part():
     from sklearn.datasets import load_diabetes, make_friedman1
-    from sklearn.model_selection import KFold
 
     rng = np.random.default_rng(0)
     X, y = make_friedman1(n_samples=500, n_features=5, noise=1.0, random_state=0)
@@ -132,29 +135,39 @@ def default_part():
     cases.append(("diabetes + 10 noise", np.hstack([X, rng.random((len(y), 10))]), y, X.shape[1]))
     rows = []
     for name, X, y, true in cases:
-        cells = {}
-        for penalty in (None, "feature_l1"):
-            kept, r2, seconds = [], [], []
-            for train, test in KFold(4, shuffle=True, random_state=0).split(X):
-                start = time.perf_counter()
-                model = SoftRegressionTree(depth=2, random_state=0, penalty=penalty).fit(X[train], y[train])
-                seconds.append(time.perf_counter() - start)
-                used = np.asarray(model.selected_features_)
-                kept.append((int(np.sum(used >= true)), int(np.sum(used < true))))
-                r2.append(r2_score(y[test], model.predict(X[test])))
-            cells[penalty] = kept, float(np.mean(r2)), float(np.mean(seconds))
-        (_, r2_dense, s_dense), (kept, r2_l1, s_l1) = cells[None], cells["feature_l1"]
-        rows.append(f"| {name} | {', '.join(str(k[0]) for k in kept)} | {', '.join(str(k[1]) for k in kept)} | "
-                    f"{r2_dense:.4f} | {r2_l1:.4f} | {r2_l1 - r2_dense:+.4f} | {s_dense:.2f} | {s_l1:.2f} | "
-                    f"{s_l1 / s_dense:.0f}x |")
-        print(rows[-1], flush=True)
+        _, r2_dense, s_dense = _four_folds(X, y, true, None)
+        for strength in DEFAULT_PATH:
+            penalty = "feature_l1" if strength is None else f"feature_l1:strength={strength:g}"
+            kept, r2, seconds = _four_folds(X, y, true, penalty)
+            rows.append(f"| {name} | {'1/sqrt(N)' if strength is None else f'{strength:g}'} | "
+                        f"{', '.join(str(k[0]) for k in kept)} | {', '.join(str(k[1]) for k in kept)} | "
+                        f"{r2_dense:.4f} | {r2:.4f} | {r2 - r2_dense:+.4f} | {s_dense:.2f} | {seconds:.2f} | "
+                        f"{seconds / s_dense:.1f}x |")
+            print(rows[-1], flush=True)
     lines = ["# feature_l1 without a strength against the dense tree", "",
              "Command: `PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/sparsity.py --parts default` "
-             "(module docstring: the protocol).", "",
-             "| case | noise columns kept (4 folds) | true columns kept | dense R^2 | feature_l1 R^2 | difference | "
-             "dense s | feature_l1 s | time ratio |", "|---|---|---|---:|---:|---:|---:|---:|---:|", *rows, ""]
+             "(module docstring: the protocol). The strength 1/sqrt(N) is the default (N the training rows).", "",
+             "| case | strength | noise columns kept (4 folds) | true columns kept | dense R^2 | feature_l1 R^2 | "
+             "difference | dense s | feature_l1 s | time ratio |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
+             *rows, ""]
     write_report(RESULTS / "sparsity_default.md", lines)
     return []
+
+
+def _four_folds(X, y, true, penalty):
+    """([(noise columns kept, true columns kept)] per fold, mean test R^2, mean fit seconds) of the
+    depth-2 tree with ``penalty``, 4 folds (KFold, shuffled, seed 0)."""
+    from sklearn.model_selection import KFold
+
+    kept, r2, seconds = [], [], []
+    for train, test in KFold(4, shuffle=True, random_state=0).split(X):
+        start = time.perf_counter()
+        model = SoftRegressionTree(depth=2, random_state=0, penalty=penalty).fit(X[train], y[train])
+        seconds.append(time.perf_counter() - start)
+        used = np.asarray(model.selected_features_)
+        kept.append((int(np.sum(used >= true)), int(np.sum(used < true))))
+        r2.append(r2_score(y[test], model.predict(X[test])))
+    return kept, float(np.mean(r2)), float(np.mean(seconds))
 
 
 def main():

@@ -233,6 +233,22 @@ def test_proximal_operators_minimise_and_give_exact_zeros(rng, name):
     assert np.all(o[:, 2] == 0.0) and (name == "split_l1" or np.all(b[:, 2] == 0.0))
 
 
+def test_group_radius_solves_its_equation_over_many_magnitudes(rng):
+    """The root r of sum_k a_k / (r + b_k)^2 + c2 / r^2 = 1 behind the feature_l1 proximal operators,
+    for coefficients spread over 11 orders of magnitude, with and without the fixed part c2."""
+    from srtopt.models.terms.blocks import _group_radius
+
+    n = 500
+    a1, a2 = (rng.random(n) * 10 ** rng.uniform(-8, 3, n) for _ in range(2))
+    b = rng.random(n) * 10 ** rng.uniform(-6, 1, n)
+    c2 = np.where(rng.random(n) < 0.5, 0.0, rng.random(n) * 10 ** rng.uniform(-12, 0, n))
+    active = (c2 > 0) | (a1 / b**2 + a2 / b**2 > 1)
+    r = _group_radius([(a1, b), (a2, b)], c2, active)
+    S = a1 / (r + b) ** 2 + a2 / (r + b) ** 2 + np.where(c2 > 0, c2 / r**2, 0.0)
+    assert active.sum() > 100 and np.all(r > 0)
+    np.testing.assert_allclose(S[active], 1.0, rtol=1e-12)
+
+
 @pytest.mark.parametrize("kind,rows", [("omega", (1,)), ("beta", (0, 3))])
 def test_feature_l1_block_prox_with_fixed_weights(rng, kind, rows):
     """With the other rows fixed (norm c_j of feature j's fixed weights), the block prox minimises

@@ -16,16 +16,18 @@ if TYPE_CHECKING:
 
 
 def _group_radius(parts, c2, active, iterations=100):
-    """r > 0 solving sum_k a_k / (r + b_k)^2 + c2 / r^2 = 1 (``parts`` = [(a_k, b_k)], arrays per
-    feature) where ``active``; the left side decreases and is convex in r, so Newton's
-    method from r = sqrt(c2), where it is >= 1, increases monotonically to the root."""
+    """r > 0 solving S(r) = sum_k a_k / (r + b_k)^2 + c2 / r^2 = 1 (``parts`` = [(a_k, b_k)], arrays per
+    feature) where ``active``.  Newton's method on psi(r) = S(r)^(-1/2) - 1, as Moré and Sorensen solve
+    the secular equation of a trust region: psi is increasing and concave, and nearly linear (linear
+    for one term), so from r = sqrt(c2), where S >= 1, the iterates increase monotonically to the
+    root in a few steps (Newton on S itself grows a small r only by half per step)."""
     r = np.sqrt(c2)
     for _ in range(iterations):
         safe = np.where(r > 0, r, 1.0)
-        h = sum(a / (r + b) ** 2 for a, b in parts) + np.where(c2 > 0, c2 / safe**2, 0.0) - 1.0
-        dh = -2.0 * (sum(a / (r + b) ** 3 for a, b in parts) + np.where(c2 > 0, c2 / safe**3, 0.0))
-        step = np.where(active & (dh < 0), h / np.where(dh < 0, dh, -1.0), 0.0)
-        r = r - step
+        S = sum(a / (r + b) ** 2 for a, b in parts) + np.where(c2 > 0, c2 / safe**2, 0.0)
+        T = sum(a / (r + b) ** 3 for a, b in parts) + np.where(c2 > 0, c2 / safe**3, 0.0)  # -S'/2
+        step = np.where(active & (T > 0) & (S > 1.0), (S * np.sqrt(S) - S) / np.where(T > 0, T, 1.0), 0.0)
+        r = r + step
         if np.all(np.abs(step) <= 1e-13 * np.maximum(1.0, r)):
             break
     return np.where(r > 0, r, 1.0)
