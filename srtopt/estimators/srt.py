@@ -131,7 +131,8 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         Penalty terms added to E beside the l2 terms: "split_l1" (strength * the l1 norm
         of the split weights omega_jt, j >= 1: sparse oblique splits), "feature_l1"
         (strength * sum_j ||(omega_j., beta_j.)||_2: removes features from the whole
-        tree; without a strength, 1/sqrt(N) for N the sum of the weights), with options ("split_l1:strength=0.01"), a
+        tree; without a strength, the features that predict on held-out rows are kept), with options
+        ("split_l1:strength=0.01"), a
         :class:`~srtopt.models.terms.Penalty` of your own, or a list.  The nonsmooth
         ones give exact zeros (docs/formulations.md, "Penalties and the method for the nonsmooth ones").
     monotonic_cst : array-like of {-1, 0, 1}, dict or None, default=None
@@ -463,7 +464,8 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
         params = {"sample_weight": sample_weight, "sensitive_features": groups}
-        user_constraints, penalties = self._feature_budget(given, y, params, deadline, user_constraints)
+        constraints, penalties = self._feature_budget(given, y, params, deadline, user_constraints)
+        budget, user_constraints = constraints[len(user_constraints):], constraints
         self.scaler_ = MinMaxTarget().fit(X, y, weights)
         tree = Tree(int(self.depth))
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, weights.sum())
@@ -473,7 +475,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
                              lambda_b, weights, loss, penalties,
                              in_training_units(user_constraints, units), groups)
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
-            self, given, y, None if sample_weight is None else weights, lambda_b, deadline, groups, problem)
+            self._without_selection(budget, penalties), given, y, None if sample_weight is None else weights, lambda_b, deadline, groups, problem)
         problem = self._leaf_shrinkage(problem, lambda_b)
         if self.verbose and self.leaf_ridge_losses_:
             print(f"small data ({X.shape[0]} rows, {2**self.depth} leaves of {X.shape[1] + 1} coefficients): "

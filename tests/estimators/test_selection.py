@@ -47,6 +47,51 @@ def test_a_relaxed_feature_l1_drops_the_noise_columns_without_shrinking_the_rest
     assert supports[strength].score(X, y) > shrunk.score(X, y)  # the relaxed fit has no shrinkage bias
 
 
+def test_feature_l1_without_a_strength_keeps_what_predicts_on_held_out_rows(monkeypatch):
+    """No strength: the held-out screen chooses the support, and no l1 fit runs; the tree is the
+    relaxed fit on it, as with a strength."""
+    import srtopt.estimators.nodec_tree as nodec_tree
+
+    def no_l1_fit(*args, **kwargs):
+        raise AssertionError("feature_l1 without a strength ran an l1 fit")
+
+    monkeypatch.setattr(nodec_tree, "l1_support", no_l1_fit)
+    X, y = _data()
+    X_test, y_test = _data(seed=1)
+    tree = SoftRegressionTree(depth=2, random_state=0, penalty="feature_l1").fit(X, y)
+    assert tree.selected_features_ == [0, 1, 2]
+    dense = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    assert tree.score(X_test, y_test) > dense.score(X_test, y_test) - 0.02
+    kept = SoftRegressionTree(depth=2, random_state=0, constraints=[srtopt.models.constraints.FeatureSubset([0, 1, 2])])
+    np.testing.assert_allclose(tree.predict(X_test), kept.fit(X, y).predict(X_test), rtol=1e-9, atol=1e-9)
+
+
+def test_the_classifier_screens_by_held_out_accuracy():
+    """SoftClassificationTree(penalty="feature_l1") keeps the two columns its three classes depend on."""
+    rng = np.random.default_rng(0)
+    X = rng.random((400, 8))
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 2], [0.5, 1.0])
+    tree = srtopt.SoftClassificationTree(depth=2, random_state=0, penalty="feature_l1").fit(X, y)
+    assert tree.selected_features_ == [0, 2] and tree.score(X, y) > 0.9
+
+
+def test_the_screen_keeps_a_feature_by_its_standard_error(monkeypatch):
+    """screen_features keeps the features whose mean held-out importance is more than SCREEN_Z standard
+    errors above 0, and the most important one when none is."""
+    from srtopt.estimators import selection
+    from srtopt.solvers.deadline import Deadline
+
+    columns = selection.FOLDS * selection.REPEATS
+    values = np.array([np.linspace(0.9, 1.1, columns),  # far above 0
+                       np.linspace(-1.0, 1.2, columns),  # mean 0.1 within its error
+                       np.zeros(columns)])  # never moves the loss
+    monkeypatch.setattr(selection, "_held_out_importances", lambda *args: values)
+    X, y = _data(n=30, noise_columns=0)
+    assert selection.screen_features(SoftRegressionTree(), X, y, {}, Deadline()) == [0]
+    monkeypatch.setattr(selection, "_held_out_importances", lambda *args: values[1:])
+    assert selection.screen_features(SoftRegressionTree(), X[:, :2], y, {}, Deadline()) == [0]
+
+
 def test_sparse_leaves_give_exact_zero_slopes():
     X, y = _data(noise_columns=3)
     tree = SoftRegressionTree(depth=2, random_state=0, penalty="leaf_l1:strength=0.003").fit(X, y)

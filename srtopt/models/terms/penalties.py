@@ -296,9 +296,11 @@ class FeatureL1(Penalty):
     Parameters
     ----------
     strength : float or None, default=None
-        The weight of the term, >= 0.  None: chosen at fit, ``SCALE / sqrt(N)`` with N the sum of the
-        training weights (the number of rows without weights; :meth:`bind`): the level at which the
-        columns of pure noise leave the tree (measured in docs/formulations.md, "Sparsity").
+        The weight of the term, >= 0.  None with ``relax`` (the default): the estimator keeps the features
+        that predict on held-out rows (:func:`srtopt.estimators.selection.screen_features`) and no
+        l1 fit runs; None without ``relax``: ``SCALE / sqrt(N)`` with N the sum of the training weights
+        (the number of rows without weights; :meth:`bind`), the level at which the columns of pure noise
+        leave the tree (docs/formulations.md, "Sparsity").
     split_weight : float or None, default=None
         w, the factor on the split weights in each group (> 0); None: 1/p.
     method : {"majorize", "prox"}, default="majorize"
