@@ -139,17 +139,30 @@ def leaf_hessian(Xa, C, outer=None) -> np.ndarray:
     q = Xa.shape[1]
     width = k * q
     H = np.zeros((m * width, m * width))
-    outer = outer if k > 1 else None
+    if k > 1 and outer is not None:
+        pair_blocks = _pair_blocks(C, outer)
     for l in range(m):
         block = H[l * width:(l + 1) * width, l * width:(l + 1) * width]
-        if outer is not None:
-            block[:] = (C[:, :, :, l].reshape(k * k, n) @ outer).reshape(k, k, q, q).transpose(0, 2, 1, 3) \
-                .reshape(width, width)
+        if k > 1 and outer is not None:
+            block[:] = pair_blocks[l].transpose(0, 2, 1, 3).reshape(width, width)
             continue
         for a in range(k):
             for b in range(k):
                 block[a * q:(a + 1) * q, b * q:(b + 1) * q] = (Xa.T * C[a, b, :, l]) @ Xa
     return H
+
+
+def _pair_blocks(C, outer) -> np.ndarray:
+    """(m, K', K', q, q): every leaf's sum_i C_abil Xa_i Xa_i^T, from one product of the pairs a <= b of all
+    leaves with the rows' outer products (C and each Xa_i Xa_i^T are symmetric: block (b, a) = block (a, b))."""
+    k, _, n, m = C.shape
+    q = int(round(np.sqrt(outer.shape[1])))
+    a, b = np.triu_indices(k)
+    upper = (np.ascontiguousarray(C[a, b].transpose(2, 0, 1)).reshape(m * len(a), n) @ outer).reshape(m, len(a), q, q)
+    blocks = np.empty((m, k, k, q, q))
+    blocks[:, a, b] = upper
+    blocks[:, b, a] = upper
+    return blocks
 
 
 class ClassLeaves:
@@ -195,8 +208,9 @@ class ClassLeaves:
 
     def scores(self, Xa, beta) -> np.ndarray:
         """u_ilk (K', n, m) of the rows Xa at the leaves ``beta`` (m rows of K' q), the scores first."""
-        B = np.reshape(beta, (len(beta), self.n_outputs, Xa.shape[1]))
-        return np.array([Xa @ B[:, k].T for k in range(self.n_outputs)])
+        m = len(beta)
+        U = Xa @ np.reshape(beta, (m * self.n_outputs, Xa.shape[1])).T  # (n, m K'), leaf-major
+        return U.reshape(len(Xa), m, self.n_outputs).transpose(2, 0, 1)
 
     def losses(self, Xa, T, beta, order: int = 0):
         """R (n, m), and with ``order`` 1 dR/du (K', n, m), with 2 also d^2R/du^2 (K', K', n, m)."""
@@ -204,7 +218,9 @@ class ClassLeaves:
 
     def gradient(self, Xa, W, D) -> np.ndarray:
         """sum_i W_il D_kil Xa_i, (m, K' q)."""
-        return np.stack([(W * D[k]).T @ Xa for k in range(self.n_outputs)], axis=1).reshape(W.shape[1], -1)
+        n, m = W.shape
+        WD = (W[None] * D).transpose(2, 0, 1).reshape(m * self.n_outputs, n)  # (m K', n), leaf-major
+        return (WD @ Xa).reshape(m, -1)
 
     def casadi(self, Xa, T, B):
         """R (n x m MX) of the rows Xa (n x q), targets T (n x K) at the leaves B (m x K' q)."""
