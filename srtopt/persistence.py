@@ -51,7 +51,7 @@ from ._io import atomic_write, read_regular_file
 from ._model_json import (NO_JSON, decode_array, decode_labels, decode_value, encode_array, encode_labels,
                           encode_value, json_float, unfloat)
 from .tree import Tree
-from .view import FittedTree, Scaling, axis_reach, oblique_reach
+from .view import FittedTree, Scaling, assignment_scores, axis_reach, oblique_reach
 
 FORMAT = "srtopt-model"
 FORMAT_VERSION = 2
@@ -70,6 +70,7 @@ _ARRAYS = {
                           "leaf_intercept_scaled_"),
     "SoftClassificationTree": ("omega_", "beta_", "node_counts_", "leaf_class_counts_", "leaf_class_proba_",
                                "feature_importances_"),
+    "ORCTClassifier": ("omega_", "C_", "feature_importances_"),
 }
 _SCALARS = {
     "SoftRegressionTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_",
@@ -82,19 +83,20 @@ _SCALARS = {
     "SoftClassificationTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_", "constraint_report_",
                                "sensitive_feature_name_", "groups_", "selected_features_", "n_features_used_",
                                "fit_seconds_"),
+    "ORCTClassifier": ("objective_", "n_iter_", "solver_status_", "fit_seconds_"),
 }
 _REQUIRED = {"SoftRegressionTree": ("omega_", "beta_"), "ORRTRegressor": ("omega_", "beta_"),
              "MILOTreeRegressor": _ARRAYS["MILOTreeRegressor"],
-             "SoftClassificationTree": ("omega_", "beta_", "classes_")}
+             "SoftClassificationTree": ("omega_", "beta_", "classes_"), "ORCTClassifier": ("omega_", "C_", "classes_")}
 #: the estimators that predict classes: they store ``classes_`` (:func:`_encode_labels`)
-CLASSIFIERS = ("SoftClassificationTree",)
+CLASSIFIERS = ("SoftClassificationTree", "ORCTClassifier")
 
 
 #: the model kinds a file may hold: estimator name -> the module that defines it.  A registry
 #: by name, so that this module never imports the estimators (which import it to save).
 MODEL_KINDS = {"SoftRegressionTree": "srtopt.estimators.srt", "ORRTRegressor": "srtopt.estimators.orrt",
                "MILOTreeRegressor": "srtopt.estimators.milo",
-               "SoftClassificationTree": "srtopt.estimators.classification"}
+               "SoftClassificationTree": "srtopt.estimators.classification", "ORCTClassifier": "srtopt.estimators.orct"}
 
 
 def _classes():
@@ -114,7 +116,7 @@ def to_dict(model) -> dict:
 
     Parameters
     ----------
-    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or SoftClassificationTree
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor, SoftClassificationTree or ORCTClassifier
         A fitted estimator.
 
     Returns
@@ -189,7 +191,7 @@ def save(model, path) -> None:
 
     Parameters
     ----------
-    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or SoftClassificationTree
+    model : SoftRegressionTree, ORRTRegressor, MILOTreeRegressor, SoftClassificationTree or ORCTClassifier
         A fitted estimator.
     path : str or path-like
         The file to write (replaced if it exists).
@@ -229,7 +231,7 @@ def load(path):
 
     Returns
     -------
-    SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or SoftClassificationTree
+    SoftRegressionTree, ORRTRegressor, MILOTreeRegressor, SoftClassificationTree or ORCTClassifier
         The fitted estimator, predicting exactly as the saved one did (a classifier's ``classes_``
         of the same labels and dtype).
 
@@ -293,7 +295,7 @@ def read_view(path) -> FittedTree:
     name, p, depth, fitted = state["estimator"], state["n_features"], state["depth"], state["fitted"]
     tree = Tree(depth)
     reach = (axis_reach(fitted["split_feature_"], tree) if name == "MILOTreeRegressor" else
-             np.ones(2 ** (depth + 1) - 1, dtype=bool) if name == "ORRTRegressor" else
+             np.ones(2 ** (depth + 1) - 1, dtype=bool) if name in ("ORRTRegressor", "ORCTClassifier") else
              oblique_reach(fitted["omega_"], tree))
     mu, scaling = state["params"].get("mu"), Scaling(*state["scaler"])
     fields = {f.name for f in dataclasses.fields(FittedTree)}
@@ -302,6 +304,8 @@ def read_view(path) -> FittedTree:
         predictor = _hbp_predictor(state, scaling, tree)
     elif name == "SoftClassificationTree":
         predictor, probabilities = _hbp_classifier(state, scaling, tree)
+    if name == "ORCTClassifier":  # its leaves, the class assignments C_, read as constant leaves
+        fitted = {**fitted, "beta_": assignment_scores(fitted["C_"]), "leaf_class_proba_": fitted["C_"]}
     return FittedTree(estimator=name, depth=depth, n_features_in_=p, scaler_=scaling, reach=reach,
                       feature_names_in_=state["feature_names"], mu=None if mu is None else float(mu),
                       predictor=predictor, probabilities=probabilities,
@@ -426,7 +430,7 @@ def from_dict(doc, source="model") -> object:
 
     Returns
     -------
-    SoftRegressionTree, ORRTRegressor, MILOTreeRegressor or SoftClassificationTree
+    SoftRegressionTree, ORRTRegressor, MILOTreeRegressor, SoftClassificationTree or ORCTClassifier
         The fitted estimator.
 
     Raises
@@ -509,10 +513,10 @@ def _checked_state(doc, source) -> dict:
     n_branch, n_leaves = 2**depth - 1, 2**depth
     beta_columns, classes = p + 1, None
     if name in CLASSIFIERS:
-        classes, beta_columns = _checked_classes(doc, state, params, p, source)
+        classes, beta_columns = _checked_classes(doc, state, params, p, source, name != "ORCTClassifier")
     K = 0 if classes is None else len(classes)
     shapes = {"omega_": (n_branch, p + 1), "beta_": (n_leaves, beta_columns), "node_counts_": (2 * n_leaves - 1,),
-              "leaf_class_counts_": (n_leaves, K), "leaf_class_proba_": (n_leaves, K),
+              "leaf_class_counts_": (n_leaves, K), "leaf_class_proba_": (n_leaves, K), "C_": (n_leaves, K),
               "leaf_mse_": (n_leaves,), "leaf_r2_": (n_leaves,), "feature_importances_": (p,),
               "split_feature_": (n_branch,), "split_threshold_": (n_branch,),
               "split_threshold_scaled_": (n_branch,), "leaf_coef_": (n_leaves, p),
@@ -561,15 +565,18 @@ def _checked_state(doc, source) -> dict:
             "scaler": scaler, "feature_names": names}
 
 
-def _checked_classes(doc, state, params, p, source) -> tuple:
+def _checked_classes(doc, state, params, p, source, leaf_kind: bool = True) -> tuple:
     """(classes_, the columns of beta_) of a classifier's file: its labels record, which the
-    declared ``n_classes`` counts, and its leaf kind, which gives the K' q columns of beta_."""
+    declared ``n_classes`` counts, and its leaf kind, which gives the K' q columns of beta_ (None
+    without ``leaf_kind``: ORCT's leaves are the class assignments C_)."""
     if "classes_" not in state:
         raise ValueError(f"{source}: state lacks classes_")
     classes = decode_labels(state["classes_"], "state.classes_")
     if doc.get("n_classes") != len(classes):
         raise ValueError(f"{source}: n_classes is {doc.get('n_classes')!r} but state.classes_ holds "
                          f"{len(classes)} labels")
+    if not leaf_kind:
+        return classes, None
     leaf = params.get("leaf")
     if leaf not in ("constant", "logistic"):
         raise ValueError(f"{source}: params.leaf must be 'constant' or 'logistic', got {leaf!r}")

@@ -166,6 +166,15 @@ class FittedTree:
         return path_indicator(self.apply(X), self.depth)
 
 
+def assignment_scores(C: np.ndarray) -> np.ndarray:
+    """Constant-leaf scores (2^D, K') whose softmax is each row of the class assignments ``C``
+    (2^D, K), as :meth:`FittedTree.class_scores` reads them: log C (the logit of the second class
+    for K = 2), a zero entry at the log of the smallest float, so that ORCT's leaves read as
+    constant class-probability leaves."""
+    logs = np.log(np.maximum(np.asarray(C, dtype=float), np.finfo(float).tiny))
+    return logs[:, 1:] - logs[:, :1] if logs.shape[1] == 2 else logs - logs.mean(axis=1, keepdims=True)
+
+
 def path_indicator(leaves, depth: int):
     """Sparse CSR indicator (n_samples, 2^(D+1) - 1) of the nodes on the path to each leaf in
     ``leaves`` (paper numbering); column j is node j + 1, every row has D + 1 ones."""

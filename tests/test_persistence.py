@@ -387,6 +387,30 @@ def test_classifier_round_trip_keeps_labels_of_any_type(iris, tmp_path, kind, le
     assert doc["n_classes"] == len(set(y.tolist())) and doc["state"]["classes_"]["dtype"] == model.classes_.dtype.str
 
 
+def test_orct_round_trip_and_its_views(iris, tmp_path):
+    """ORCTClassifier is saved and loaded like the other trees: the loaded model predicts the same
+    classes and mixture scores, and the file's view draws it as the fitted model does (its class
+    assignments C_ as constant leaves)."""
+    from srtopt import ORCTClassifier
+    from srtopt.export import export_graphviz, export_html, export_text
+    from srtopt.export.nodes import leaf_class_mix
+    from srtopt.persistence import read_view
+
+    X, y = iris[0].to_numpy(), _labels("str", iris[1])
+    model = ORCTClassifier(depth=2, n_starts=2, random_state=0).fit(X, y)
+    model.save(tmp_path / "orct.json")
+    loaded, view = srtopt.load(tmp_path / "orct.json"), read_view(tmp_path / "orct.json")
+    assert type(loaded) is ORCTClassifier and loaded.classes_.tolist() == model.classes_.tolist()
+    np.testing.assert_array_equal(loaded.C_, model.C_)
+    X_new = np.random.default_rng(3).uniform(X.min(axis=0) - 1, X.max(axis=0) + 1, (40, 4))
+    np.testing.assert_array_equal(loaded.predict(X_new), model.predict(X_new))
+    np.testing.assert_array_equal(loaded.predict_proba(X_new), model.predict_proba(X_new))
+    np.testing.assert_allclose(leaf_class_mix(view), model.C_, atol=1e-12)
+    assert export_text(view, top=None) == export_text(model, top=None)
+    assert "ORCT predicts the class of largest sum_t P_t(x) C_t" in export_text(model)
+    assert export_graphviz(view) == export_graphviz(model) and export_html(view) == export_html(model)
+
+
 def test_predict_proba_of_a_regression_file_is_one_line(saved):
     from srtopt.persistence import read_view
 

@@ -4,6 +4,7 @@ Romero Morales, 2021) trained by IPOPT from random starts, the classification tw
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 
@@ -18,6 +19,7 @@ from ..models.terms.class_losses import MisclassificationCost
 from ..solvers.base import solve_interruptibly
 from ..solvers.deadline import Deadline
 from ..tree import Tree
+from ..view import assignment_scores
 from .class_targets import ClassTargetsMixin
 from .params import (NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Kind, Options, Parses,
                      check_parameters)
@@ -198,6 +200,12 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         self._store_feature_importances(problem.X, weights)
         self.fit_seconds_ = time.perf_counter() - started
         return self
+
+    def tree_view(self):
+        """The fitted tree as the readers see it (:meth:`TreeMixin.tree_view`), its leaves the class
+        assignments C_ as constant class-probability leaves (:func:`srtopt.view.assignment_scores`)."""
+        view = super().tree_view()
+        return dataclasses.replace(view, beta_=assignment_scores(self.C_), leaf_class_proba_=np.asarray(self.C_))
 
     def reachable_nodes(self):
         """Every node: the prediction sums over all the leaves."""

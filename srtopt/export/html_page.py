@@ -87,7 +87,7 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
         statistics = {"mse": getattr(model, "leaf_mse_", None), "r2": getattr(model, "leaf_r2_", None)}
         if y is not None:
             statistics["mse"], statistics["r2"] = leaf_scores(model, X, np.asarray(y, dtype=float), tree)
-    soft = model.estimator == "ORRTRegressor"
+    soft = model.estimator in ("ORRTRegressor", "ORCTClassifier")
     page = resources.files("srtopt").joinpath("data/tree_page.html").read_text("utf-8")
     data = {"depth": tree.depth, "p": p, "n_leaves": tree.n_leaves, "mu": float(model.mu), "features": names,
             "x_min": x_min.tolist(), "x_scale": span.tolist(), "y_mean": float(y_mean), "y_std": float(y_std),
@@ -119,7 +119,9 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
 def _html_facts(model, counts, y_mean, y_std, soft):
     import html
 
-    rule = ("ORRT predicts sum_t P_it y_t(x) over all leaves; the routing and counts follow the HBP path of "
+    rule = ("ORCT predicts the class of largest sum_t P_it C_t over all leaves; the routing and counts follow "
+            "the HBP path of its splits (display only)." if model.estimator == "ORCTClassifier" else
+            "ORRT predicts sum_t P_it y_t(x) over all leaves; the routing and counts follow the HBP path of "
             "its splits (display only)." if soft else
             "A row is predicted by the class of largest probability at the single leaf of its "
             f"highest-branch-probability (HBP) path; {class_rule(model)}." if model.is_classifier else

@@ -173,7 +173,9 @@ def _export_text_classifier(model, feature_names, top, X, units, structure):
     scaled_scores = model.class_scores()
     lines = [f"{model.estimator}(depth={tree.depth}, leaf={model.leaf_kind}), {p} features, {len(classes)} classes: "
              f"{', '.join(class_names(model))}",
-             "  a row is predicted by the leaf of its HBP path: the class of largest probability there",
+             ("  note: ORCT predicts the class of largest sum_t P_t(x) C_t over all leaves; the routing and counts "
+              "below follow the HBP path of its splits (display only)" if model.estimator == "ORCTClassifier" else
+              "  a row is predicted by the leaf of its HBP path: the class of largest probability there"),
              f"  {class_rule(model)}"]
     if units in ("both", "scaled"):
         lines.append("  scaled:   x_s = (x - min) / (max - min) of the training data")

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 
-from srtopt import MILOTreeRegressor, ORRTRegressor, SoftRegressionTree, kernels
+from srtopt import MILOTreeRegressor, ORCTClassifier, ORRTRegressor, SoftRegressionTree, kernels
 from srtopt.export import export_html, reachable_nodes
 from srtopt.tree import Tree
 
@@ -297,7 +297,8 @@ def _check_class_route(browser, model, row):
         cells = browser.find_elements("css selector", f"[{attribute}]")
         return [float(cell.get_attribute(attribute)) for cell in cells]
 
-    np.testing.assert_allclose(shown("data-class-probability"), model.predict_proba(row)[0], rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(shown("data-class-probability"), model.predict_proba(row, mixture=False)[0], rtol=1e-12,
+                               atol=1e-300)
     np.testing.assert_allclose(shown("data-mixture-probability"), model.predict_proba(row, mixture=True)[0],
                                rtol=1e-12, atol=1e-300)
     live = reachable_nodes(model)[np.asarray(Tree(depth).leaves) - 1]
@@ -336,6 +337,21 @@ def test_a_classifier_page_shows_each_leaf_class_mix(browser, class_pages, class
                 label = f"class {model.classes_[k]}" if name == "binary" else model.classes_[k]
                 assert re.match(rf"leaf {t} · \d+ rows \([\d.]+ %\) · {100 * mix[k]:.1f}% {label}", summary.text)
         assert f"{len(model.classes_)} classes: " in browser.find_element("css selector", "h1").text
+
+
+def test_an_orct_page_predicts_with_every_leaf(browser, iris, tmp_path):
+    """ORCT's page: its leaves are the class assignments C_ (constant leaves), and it predicts the
+    class of largest sum_t P_it C_t over all leaves, as ORCTClassifier.predict does."""
+    X, y = iris
+    model = ORCTClassifier(depth=2, n_starts=2, random_state=0).fit(X, y)
+    path = tmp_path / "orct.html"
+    export_html(model, path)
+    assert "ORCT predicts the class of largest sum_t P_it C_t" in path.read_text()
+    for i in (0, 70, 120, 149):
+        _open(browser, path, _row_query(X, i))
+        _check_class_route(browser, model, X.iloc[[i]])
+        assert "over all leaves" in browser.find_element("id", "result").text
+        assert _console_errors(browser) == []
 
 
 @pytest.mark.parametrize("i", [0, 70, 120, 149])
