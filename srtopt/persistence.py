@@ -13,8 +13,8 @@ Every estimator stores its scaling statistics as ``state.scaler`` (x_min, x_scal
 y_mean, y_std).  A classifier also stores ``"n_classes": K`` after ``n_features_in`` and its
 labels as ``state.classes_ = {"dtype": <numpy dtype string>, "labels": [...]}``: strings, integers,
 floats or booleans as JSON values, so that labels of any of these types come back as they were.
-Files of format version 1 (srtopt 0.1.0) are refused with a message naming srtopt 0.2.0, the
-last version that reads them: loading such a file there and saving it again writes format 2.
+Files of an older format version are refused with a message naming the last srtopt version that
+reads them (``LAST_READER``): loading such a file there and saving it again writes the current format.
 
 Arrays, values and labels take the JSON forms of :mod:`srtopt._model_json` (strict JSON:
 non-finite floats are the strings "nan", "inf", "-inf").  ``load`` checks the

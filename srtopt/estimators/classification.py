@@ -279,8 +279,8 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
         params = {"sample_weight": sample_weight, "sensitive_features": groups}
-        user_constraints, penalties = self._feature_budget(given, self.classes_[codes], params, deadline,
-                                                           user_constraints)
+        budget, penalties = self._feature_budget(given, self.classes_[codes], params, deadline)
+        user_constraints += budget
         if self.monotonic_cst is not None and self.n_classes_ != 2:
             raise ValueError(f"monotonic_cst makes the probability of classes_[1] monotone: it needs two classes, "
                              f"not {self.n_classes_}")

@@ -130,20 +130,20 @@ class NodecTree:
         return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, deadline or Deadline()),
                        thresholds.decay, callbacks, macro_step(problem))
 
-    def _feature_budget(self, given, y, params: dict, deadline, user_constraints: tuple):
-        """(the constraints with the features a budget keeps, the penalty terms): ``max_features=k`` keeps the
-        k features of a recursive elimination (:func:`~.selection.select_features`); feature_l1 terms that
-        select (``relax``) keep their support, and the tree is fitted on it without them: the support of
-        the l1 fit (:func:`~.selection.l1_support`), or without a strength the held-out screen's
-        (:func:`~.selection.screen_features`)."""
+    def _feature_budget(self, given, y, params: dict, deadline) -> tuple:
+        """(the constraints a feature budget adds, the penalty terms): ``max_features=k`` keeps the k features of
+        a recursive elimination (:func:`~.selection.select_features`); feature_l1 terms that select
+        (``relax``) keep their support, and the tree is fitted on it without them: the support of the l1 fit
+        (:func:`~.selection.l1_support`), or without a strength the held-out screen's
+        (:func:`~.selection.screen_features`).  No budget: ((), the penalty terms)."""
         k = check_max_features(self.max_features, given.shape[1])
         penalties = make_penalties(self.penalty)
         if k is not None and k < given.shape[1]:
-            return user_constraints + (FeatureSubset(select_features(self, given, y, params, k, deadline)),), penalties
+            return (FeatureSubset(select_features(self, given, y, params, k, deadline)),), penalties
         if relaxed(penalties) != penalties:
             support = (screen_features if screens(penalties) else l1_support)(self, given, y, params, deadline)
-            return user_constraints + (FeatureSubset(support),), relaxed(penalties)
-        return user_constraints, penalties
+            return (FeatureSubset(support),), relaxed(penalties)
+        return (), penalties
 
     def _without_selection(self, budget: tuple, penalties: tuple):
         """This estimator when no feature budget applied (``budget`` empty), else a copy with the budget's

@@ -464,8 +464,8 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
         params = {"sample_weight": sample_weight, "sensitive_features": groups}
-        constraints, penalties = self._feature_budget(given, y, params, deadline, user_constraints)
-        budget, user_constraints = constraints[len(user_constraints):], constraints
+        budget, penalties = self._feature_budget(given, y, params, deadline)
+        user_constraints += budget
         self.scaler_ = MinMaxTarget().fit(X, y, weights)
         tree = Tree(int(self.depth))
         lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, weights.sum())
@@ -475,7 +475,8 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
                              lambda_b, weights, loss, penalties,
                              in_training_units(user_constraints, units), groups)
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
-            self._without_selection(budget, penalties), given, y, None if sample_weight is None else weights, lambda_b, deadline, groups, problem)
+            self._without_selection(budget, penalties), given, y, None if sample_weight is None else weights,
+            lambda_b, deadline, groups, problem)
         problem = self._leaf_shrinkage(problem, lambda_b)
         if self.verbose and self.leaf_ridge_losses_:
             print(f"small data ({X.shape[0]} rows, {2**self.depth} leaves of {X.shape[1] + 1} coefficients): "

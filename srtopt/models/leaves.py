@@ -139,11 +139,10 @@ def leaf_hessian(Xa, C, outer=None) -> np.ndarray:
     q = Xa.shape[1]
     width = k * q
     H = np.zeros((m * width, m * width))
-    if k > 1 and outer is not None:
-        pair_blocks = _pair_blocks(C, outer)
+    pair_blocks = _pair_blocks(C, outer, q) if k > 1 and outer is not None else None
     for l in range(m):
         block = H[l * width:(l + 1) * width, l * width:(l + 1) * width]
-        if k > 1 and outer is not None:
+        if pair_blocks is not None:
             block[:] = pair_blocks[l].transpose(0, 2, 1, 3).reshape(width, width)
             continue
         for a in range(k):
@@ -152,11 +151,10 @@ def leaf_hessian(Xa, C, outer=None) -> np.ndarray:
     return H
 
 
-def _pair_blocks(C, outer) -> np.ndarray:
+def _pair_blocks(C, outer, q: int) -> np.ndarray:
     """(m, K', K', q, q): every leaf's sum_i C_abil Xa_i Xa_i^T, from one product of the pairs a <= b of all
     leaves with the rows' outer products (C and each Xa_i Xa_i^T are symmetric: block (b, a) = block (a, b))."""
     k, _, n, m = C.shape
-    q = int(round(np.sqrt(outer.shape[1])))
     a, b = np.triu_indices(k)
     upper = (np.ascontiguousarray(C[a, b].transpose(2, 0, 1)).reshape(m * len(a), n) @ outer).reshape(m, len(a), q, q)
     blocks = np.empty((m, k, k, q, q))

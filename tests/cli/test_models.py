@@ -451,7 +451,7 @@ def test_ctrl_c_ends_fit_with_one_line_and_leaves_out_alone(tmp_path):
     code, seconds, out, err = _interrupt_after(
         ["fit", "big.csv", "--target", "y", "--depth", "3", "--max-iter", "100", "--out", "model.json"],
         "macro 1:", tmp_path)
-    assert code == 130 and seconds < 15.0, (code, seconds, err)  # 0.3-2 s measured: >= 7x for a loaded machine
+    assert code == 130 and seconds < 20.0, (code, seconds, err)  # 0.3-2 s measured: 10x for a loaded machine
     assert out == "" and "Traceback" not in err and "CasADi" not in err, err
     assert err.splitlines()[-1] == "srtopt fit: interrupted; --out was not written"
     assert (tmp_path / "model.json").read_text() == "the old model\n"
@@ -554,7 +554,7 @@ def test_sigterm_ends_fit_like_ctrl_c(tmp_path):
     code, seconds, out, err = _interrupt_after(
         ["fit", "big.csv", "--target", "y", "--depth", "3", "--max-iter", "100", "--out", "model.json"],
         "macro 1:", tmp_path, signum=signal.SIGTERM)
-    assert code == 143 and seconds < 15.0, (code, seconds, err)  # 0.3-2 s measured: >= 7x for a loaded machine
+    assert code == 143 and seconds < 20.0, (code, seconds, err)  # 0.3-2 s measured: 10x for a loaded machine
     assert err.splitlines()[-1] == "srtopt fit: terminated; --out was not written" and "Traceback" not in err
     assert (tmp_path / "model.json").read_text() == "the old model\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.csv", "model.json"]

@@ -103,7 +103,7 @@ def test_the_bound_stays_valid_under_a_short_time_limit(params):
 @pytest.mark.parametrize("params", SHORT_LIMIT)
 def test_time_limit_covers_the_whole_fit(params):
     wall = _fit_with_a_short_limit(params)[1]
-    assert wall < 15.0, (params, wall)  # 2.0-2.3 s measured: >= 6x for a loaded machine
+    assert wall < 25.0, (params, wall)  # 2.0-2.3 s measured: > 10x for a loaded machine
 
 
 def test_auto_regularization_is_chosen_by_cross_validation_on_small_data():
@@ -230,7 +230,7 @@ def test_a_first_fit_in_a_fresh_installation_is_not_spent_compiling(tmp_path):
 @pytest.mark.slow
 def test_the_lad_leaf_fits_stop_at_the_time_limit():
     """The local search's LAD leaf fits (a linear program on 5,000 rows, seconds each) stop at the
-    deadline: the fit ends within its limit (14-39 s before they did)."""
+    deadline: the fit ends within its limit (the fits alone take 14-39 s)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(5000, 6))
     y = X[:, 0] + np.sin(X[:, 1]) + 0.5 * rng.normal(size=5000)
@@ -238,7 +238,7 @@ def test_the_lad_leaf_fits_stop_at_the_time_limit():
     t0 = time.perf_counter()
     est = MILOTreeRegressor(method="milo", loss="absolute", time_limit=1.0, random_state=0).fit(X, y)
     wall = time.perf_counter() - t0
-    assert wall < 6.0, wall  # 1.0-1.2 s measured: 5x for a loaded machine
+    assert wall < 12.0, wall  # 1.0-1.2 s measured: 10x for a loaded machine
     assert est.solver_status_ == "time_limit" and np.all(np.isfinite(est.predict(X)))
 
 

@@ -171,5 +171,5 @@ print(time.perf_counter() - t0, model.starts_[0]["status"], model.n_iter_, [str(
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])))
     wall, status, iterations, messages = done.stdout.split(maxsplit=3)
-    assert float(wall) < 12.0, wall  # 2.3-2.5 s measured: 5x for a loaded machine
+    assert float(wall) < 25.0, wall  # 2.3-2.5 s measured: 10x for a loaded machine
     assert (status, iterations) == ("User_Requested_Stop", "0") and "the time limit passed during start 1" in messages
