@@ -82,6 +82,9 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
     max_iter : int, default=5
         Macro iterations M_it of NODEC-DR (the paper's regression experiments take 10; for
         classification 5 measured as accurate, docs/classification.md).
+    tol : float or None, default=1e-3
+        Stop before ``max_iter`` after a macro iteration that lowered the lowest E reached by less
+        than ``tol`` times it (``stopped_by_ == "tol"``); None: run ``max_iter``.
     init : "cart", "cluster", callable or list of these, default="cart"
         The initial tree: the splits of a depth-D CART classifier made soft, or the paper's
         clustering-based procedure; the leaves start at the smoothed class frequencies of the rows
@@ -199,10 +202,11 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
                  wlr_solver="auto", wlr_C=1.0, wlr_weights="labels", n_restarts=1, restart_iter=2,
                  max_subproblem_rows=100_000, working_sets="subtree", penalty=None, monotonic_cst=None,
                  constraints=None, max_features=None, time_limit=None, callbacks=None, verbose=0, random_state=None,
-                 n_jobs=None):
+                 n_jobs=None, tol=1e-3):
         self.depth, self.leaf, self.loss, self.class_weight = depth, leaf, loss, class_weight
         self.mu, self.regularization, self.leaf_ridge = mu, regularization, leaf_ridge
         self.max_iter, self.init, self.n_init, self.init_scale = max_iter, init, n_init, init_scale
+        self.tol = tol
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
         self.theta_w, self.theta_b, self.k0, self.tau = theta_w, theta_b, k0, tau
         self.bn_solver, self.ln_solver, self.wlr_solver, self.wlr_C = bn_solver, ln_solver, wlr_solver, wlr_C
@@ -220,7 +224,7 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
         "leaf_ridge": [Real(0, None, "neither", text="a number > 0 (a factor on lambda_b)")],
         **{name: [Integer(1)] for name in ("max_iter", "n_init", "n_restarts", "restart_iter")},
         **{name: [FRACTION] for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b")},
-        "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE], "wlr_weights": [Options("labels", "routing")],
+        "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE], "tol": [NONE, NONNEGATIVE], "wlr_weights": [Options("labels", "routing")],
         "max_subproblem_rows": [NONE, Integer(2)], "verbose": VERBOSE, "n_jobs": [NONE, INTEGER],
         "random_state": RANDOM_STATE,
         "regularization": [NONE, NONNEGATIVE, Pair(NONNEGATIVE, "finite numbers >= 0 (lambda_w, lambda_b)"),

@@ -62,7 +62,7 @@ class NodecTree:
             algorithm = self._algorithm(problem, solvers, deadline, callbacks, seed)
             max_macro = self.restart_iter if len(candidates) > 1 else None
             runs.append((algorithm.run(problem, state=state, max_macro=max_macro), algorithm))
-            if runs[-1][0].stopped_by not in ("max_iter", "max_macro"):
+            if runs[-1][0].stopped_by not in ("max_iter", "max_macro", "tol"):
                 break  # a time limit or a callback's stop ends the fit
         best = min(range(len(runs)), key=lambda i: rank(runs[i][0].objective, runs[i][0].violation))
         result, algorithm = runs[best]
@@ -127,7 +127,7 @@ class NodecTree:
         ln = LeafStep(solvers["ln"], self.theta_b, self.k0)
         working_sets = make_working_sets(self.working_sets if isinstance(self.working_sets, str)
                                          else copy.deepcopy(self.working_sets))
-        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, deadline or Deadline()),
+        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, deadline or Deadline(), self.tol),
                        thresholds.decay, callbacks, macro_step(problem))
 
     def _feature_budget(self, given, y, params: dict, deadline) -> tuple:

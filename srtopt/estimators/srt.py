@@ -177,6 +177,9 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         training E continues (``init_chosen_`` is its position in the list).
     max_iter : int, default=10
         Macro iterations M_it of NODEC-DR.
+    tol : float or None, default=None
+        Stop before ``max_iter`` after a macro iteration that lowered the lowest E reached by less
+        than ``tol`` times it (``stopped_by_ == "tol"``); None: run ``max_iter`` (the paper).
     n_init : int, default=10
         Repetitions r of hierarchical 2-means in the "cluster" initialization.
     init_scale : float, default=0.2
@@ -275,7 +278,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
     n_iter_ : int
         Macro iterations run.
     stopped_by_ : str
-        Why training stopped: "max_iter", "time_limit", or the reason a callback gave to
+        Why training stopped: "max_iter", "tol", "time_limit", or the reason a callback gave to
         ``state.stop``.
     history_ : list of dict
         One per inner iteration: macro, k, node t, W_B, W_L, E before, after the BN step and
@@ -363,9 +366,9 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
                  clip_predictions=True, n_jobs=None, loss="squared", penalty=None, working_sets="subtree",
                  init="model-tree", leaf_ridge="auto", leaf_center="linear", monotonic_cst=None, constraints=None,
-                 max_features=None):
+                 max_features=None, tol=None):
         self.depth, self.mu, self.regularization = depth, mu, regularization
-        self.max_iter, self.n_init = max_iter, n_init
+        self.max_iter, self.n_init, self.tol = max_iter, n_init, tol
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
         self.theta_w, self.theta_b, self.k0, self.tau = theta_w, theta_b, k0, tau
         self.bn_solver, self.ln_solver, self.wlr_solver, self.wlr_C = bn_solver, ln_solver, wlr_solver, wlr_C
@@ -383,7 +386,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         "depth": [Integer(1)], "mu": [POSITIVE], "wlr_C": [POSITIVE], "tau": [POSITIVE], "init_scale": [POSITIVE],
         **{name: [Integer(1)] for name in ("max_iter", "n_init", "n_restarts", "restart_iter")},
         **{name: [FRACTION] for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b")},
-        "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE],
+        "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE], "tol": [NONE, NONNEGATIVE],
         "regularization": [NONE, NONNEGATIVE, Pair(NONNEGATIVE, "finite numbers >= 0 (lambda_w, lambda_b)"),
                            Parses("a reading such as 'l2' or 'l2:split=10'", parse_reading, str)],
         "leaf_ridge": [Options("auto"), Real(0, None, "neither", text="a number > 0 (a factor on lambda_b)")],

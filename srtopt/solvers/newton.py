@@ -81,7 +81,7 @@ class NewtonSolver(Solver):
             if interrupt_requested() or own.passed() or (it > 1 and should_stop()):
                 status = "stopped"
                 break
-            step = _newton_step(problem.hessian(x), g, free)
+            step = _step(problem, x, g, free)
             decrement = float(g @ step)
             if decrement / 2 <= self.tol * (1.0 + abs(f)):
                 status = "solved"
@@ -106,6 +106,21 @@ def _fix(problem, x0):
     return x, ~fixed
 
 
+def _step(problem, x, g, free):
+    """The Newton step at x: block by block when the problem's Hessian is block diagonal
+    (``hessian_blocks(x)``: its diagonal blocks, e.g. one per leaf of an LN subproblem), else
+    from ``hessian(x)``."""
+    blocks = getattr(problem, "hessian_blocks", None)
+    if blocks is None:
+        return _newton_step(problem.hessian(x), g, free)
+    step, start = np.empty_like(g), 0
+    for H in blocks(x):
+        part = slice(start, start + len(H))
+        step[part] = _newton_step(H, g[part], None if free is None else free[part])
+        start = part.stop
+    return step
+
+
 def _newton_step(H, g, free=None):
     """H^-1 g by Cholesky (in the ``free`` variables only, 0 in the others, when a mask is given).
     When H is not positive definite (a nonconvex problem: the BN subproblem), the step of H with its
@@ -113,7 +128,8 @@ def _newton_step(H, g, free=None):
     (a modified Newton step)."""
     if free is not None:
         step = np.zeros_like(g)
-        step[free] = _newton_step(H[np.ix_(free, free)], g[free])
+        if free.any():
+            step[free] = _newton_step(H[np.ix_(free, free)], g[free])
         return step
     step = cholesky_solve(H, g)
     if step is not None:

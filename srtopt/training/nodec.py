@@ -130,17 +130,36 @@ class TrainingResult:
 
 @dataclass
 class MaxMacroIterations:
-    """Stop after ``max_iter`` macro iterations or at the ``deadline`` (the default: none)."""
+    """Stop after ``max_iter`` macro iterations, at the ``deadline`` (the default: none), or, with
+    ``tol``, after a macro iteration that lowered the lowest E reached by less than ``tol`` times it
+    (relative; "tol"): the best iterate has stopped improving."""
 
     max_iter: int = 10
     deadline: Deadline = field(default_factory=Deadline)
+    tol: float | None = None
 
     def __call__(self, macro: int, history) -> str | None:
         if macro >= self.max_iter:
             return "max_iter"
         if self.deadline.passed():
             return "time_limit"
+        if self.tol is not None and macro >= 1 and _stalled(history, macro, self.tol):
+            return "tol"
         return None
+
+
+IDLE = ("skipped", "none", "empty")  # the updates of a step that left its block as it was
+
+
+def _stalled(history, macro: int, tol: float) -> bool:
+    """Whether macro iteration ``macro`` - 1 took a step and lowered the lowest E of the ``history``
+    before it by at most ``tol`` times that E (a macro iteration whose steps were all skipped by
+    the gradient thresholds theta^k, as the first can be, has not stalled: the thresholds fall)."""
+    last = [r for r in history if r.macro == macro - 1]
+    if not any(r.bn.get("update") not in IDLE or r.ln.get("update") not in IDLE for r in last):
+        return False
+    best = min([history[0].E_before] + [r.E_after for r in history if r.macro < macro - 1])
+    return best - min(r.E_after for r in last) <= tol * abs(best)
 
 
 def _step_output(out):

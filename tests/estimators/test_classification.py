@@ -187,9 +187,19 @@ def test_time_limit_and_callbacks(iris):
     seen = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tree = SoftClassificationTree(depth=3, max_iter=50, callbacks=[lambda state: seen.append(state.k)],
+        tree = SoftClassificationTree(depth=3, max_iter=50, tol=None, callbacks=[lambda state: seen.append(state.k)],
                                       time_limit=0.5, random_state=0).fit(X, labels)
     assert tree.stopped_by_ in ("time_limit", "max_iter") and seen == list(range(len(tree.history_)))
+
+
+def test_tol_ends_training_once_a_macro_iteration_barely_lowers_the_best_E(iris):
+    X, labels = iris
+    tree = SoftClassificationTree(depth=2, max_iter=50, random_state=0).fit(X, labels)
+    assert tree.stopped_by_ == "tol" and tree.n_iter_ < 50
+    E = [record["E_after"] for record in tree.history_]
+    last = [E[i] for i, record in enumerate(tree.history_) if record["macro"] == tree.n_iter_ - 1]
+    before = min([tree.history_[0]["E_before"]] + E[:len(E) - len(last)])
+    assert before - min(last) <= tree.tol * before
 
 
 def test_the_cluster_start_does_not_depend_on_n_jobs():

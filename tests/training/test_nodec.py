@@ -116,3 +116,24 @@ def test_the_termination_test_stops_at_the_iteration_limit_or_the_deadline():
     assert MaxMacroIterations(10)(2, []) is None  # no deadline: never "time_limit"
     assert MaxMacroIterations(10, Deadline(0))(0, []) == "time_limit"
     assert MaxMacroIterations(10, Deadline(3600))(0, []) is None
+
+
+def record(macro, E_before, E_after, update="heuristic-nlp"):
+    from srtopt.training.nodec import InnerIteration
+
+    return InnerIteration(macro, 0, 1, (1,), (), E_before, E_after, E_after, {"update": update}, {"update": "none"})
+
+
+@pytest.mark.parametrize("last, stops", [(0.8999, "tol"), (0.85, None)])
+def test_tol_stops_when_a_macro_iteration_barely_lowers_the_best_E(last, stops):
+    """best E 0.9 after macro 0; macro 1 reaches 0.8999 (1.1e-4 relative: below tol = 1e-3) or 0.85."""
+    history = [record(0, 1.0, 0.95), record(0, 0.95, 0.9), record(1, 0.9, 0.92), record(1, 0.92, last)]
+    assert MaxMacroIterations(10, tol=1e-3)(2, history) == stops
+    assert MaxMacroIterations(10)(2, history) is None  # no tol: max_iter alone
+
+
+def test_tol_does_not_stop_after_a_macro_iteration_whose_steps_were_all_skipped():
+    """The first macro iteration's steps may all fall under the thresholds theta^0 = 1: E unchanged, not a stall."""
+    history = [record(0, 1.0, 1.0, update="skipped")]
+    assert MaxMacroIterations(10, tol=1e-3)(1, history) is None
+    assert MaxMacroIterations(10, tol=1e-3)(1, [record(0, 1.0, 1.0)]) == "tol"

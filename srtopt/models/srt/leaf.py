@@ -8,13 +8,14 @@ from typing import ClassVar
 
 import casadi as ca
 import numpy as np
+from scipy.linalg import block_diag
 
 from ... import kernels
 from .. import casadi_backend as cb
 from ..casadi_backend import pad as _pad
 from ..casadi_backend import padded_rows
 from ..constraints.blocks import LeafBlock
-from ..leaves import leaf_hessian, row_outer_products
+from ..leaves import leaf_hessian_blocks, row_outer_products
 from ..terms.losses import Loss
 from .base import _variable_names
 from .working_set import WorkingSetSubproblem
@@ -72,19 +73,30 @@ class LeafSubproblem(WorkingSetSubproblem):
 
     @property
     def hessian(self):
-        """x -> the exact Hessian, block diagonal over the working leaves l: sum_i Q_il H_il (x) Xa_i Xa_i^T
-        + diag(ridge_l), H_il the second derivatives of R_il in the leaf's scores (loss''(r_il) for
-        linear leaves: Xa^T diag(Q_il loss''(r_il)) Xa); None when a penalty term on beta is not a
-        diagonal quadratic (:meth:`ridge`) or the objective is nonsmooth."""
+        """x -> the exact Hessian, block diagonal over the working leaves l (:attr:`hessian_blocks` on
+        the diagonal); None when a penalty term on beta is not a diagonal quadratic (:meth:`ridge`) or
+        the objective is nonsmooth."""
+        blocks = self.hessian_blocks
+        return None if blocks is None else (lambda x: block_diag(*blocks(x)))
+
+    @property
+    def hessian_blocks(self):
+        """x -> the Hessian's diagonal blocks (|W_L|, K' q, K' q), one per working leaf l: sum_i Q_il H_il (x)
+        Xa_i Xa_i^T + diag(ridge_l), H_il the second derivatives of R_il in the leaf's scores
+        (loss''(r_il) for linear leaves: Xa^T diag(Q_il loss''(r_il)) Xa); None as for :attr:`hessian`.
+        The subproblem separates by leaf: Newton's method factorizes the blocks one by one."""
         ridge = self.ridge()
         if ridge is None or self.nonsmooth:
             return None
 
-        def hessian(x):
+        def blocks(x):
             Xa, T = self.design
             _, _, C = self.problem.leaf_model.losses(Xa, T, self._matrix(x), order=2)
-            return leaf_hessian(Xa, C * self.leaf_weights, self._outer) + np.diag(ridge.ravel())
-        return hessian
+            H = leaf_hessian_blocks(Xa, C * self.leaf_weights, self._outer)
+            diagonal = np.arange(H.shape[1])
+            H[:, diagonal, diagonal] += ridge
+            return H
+        return blocks
 
     @cached_property
     def _outer(self):
