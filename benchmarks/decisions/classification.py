@@ -34,11 +34,13 @@ EXACT_LN = ["newton:max_variables=800", "l-bfgs-b", "ipopt", "prox-gradient"]  #
 
 def variants(stage: str) -> dict:
     """Name -> keyword arguments (the defaults are ``{}``)."""
-    confirm = {"defaults": {}, "max_iter=10": {"max_iter": 10}, "exact LN steps, max_iter=10": {
-        "max_iter": 10, "ln_solver": ("auto", EXACT_LN)}}
+    confirm = {"defaults": {}, "tol=None (5 macro iterations)": {"tol": None},
+               "max_iter=10, tol=None": {"max_iter": 10, "tol": None},
+               "exact LN steps, max_iter=10, tol=None": {"max_iter": 10, "tol": None, "ln_solver": ("auto", EXACT_LN)}}
     if stage == "confirm":
         return confirm
-    return {**confirm, "leaf='constant'": {"leaf": "constant"}, "max_iter=3": {"max_iter": 3},
+    return {**confirm, "tol=1e-2": {"tol": 1e-2}, "leaf='constant'": {"leaf": "constant"},
+            "max_iter=3, tol=None": {"max_iter": 3, "tol": None},
             "init='cluster'": {"init": "cluster"}, "no reassignment (eps1=0)": {"eps1": 0.0},
             "leaf l2 as C=10": {"leaf_C": 10}, "leaf l2 as C=1": {"leaf_C": 1}, "leaf l2 as C=0.1": {"leaf_C": 0.1}}
 

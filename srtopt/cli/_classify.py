@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ._fit_flags import max_features
+from ._fit_flags import max_features, stopping
 from .models import PROGRESS_LEGEND, _budget_note, _check_formulation, _constraint_flags, _fit_budget, _regularization
 
 
@@ -21,7 +21,7 @@ def fit_classifier(args, X, y, groups, weights=None):
             raise ValueError(f"{flag} applies to regression; a SoftClassificationTree (--task classification) "
                              f"takes {'--init cart or cluster' if flag.startswith('--init') else 'no ' + flag}")
     options = {"depth": args.depth, "regularization": _regularization(args.regularization),
-               "max_iter": args.max_iter, "n_init": args.n_init, "time_limit": args.time_limit,
+               **stopping(args), "n_init": args.n_init, "time_limit": args.time_limit,
                "penalty": args.penalty, "working_sets": args.working_sets, "bn_solver": args.bn_solver,
                "ln_solver": args.ln_solver, "wlr_solver": args.wlr_solver, "random_state": args.random_state,
                "verbose": 0 if args.quiet else 1, "class_weight": args.class_weight,

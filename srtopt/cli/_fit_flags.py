@@ -1,6 +1,6 @@
-"""The row and feature flags of ``srtopt fit``: ``--sample-weight COLUMN`` (the rows' weights, a column that
-is not a feature) and ``--max-features K`` (at most K features in the tree), read and checked, each error in
-one line naming its flag."""
+"""The row, feature and stopping flags of ``srtopt fit``: ``--sample-weight COLUMN`` (the rows' weights, a
+column that is not a feature), ``--max-features K`` (at most K features in the tree) and ``--tol`` (the
+estimator's ``tol``), read and checked, each error in one line naming its flag."""
 
 from __future__ import annotations
 
@@ -16,6 +16,27 @@ def max_features(text):
     if value < 1:
         raise ValueError(f"--max-features must be a whole number >= 1 or 'none', got {text!r}")
     return value
+
+
+def stopping(args) -> dict:
+    """The estimator's parameters of --max-iter and --tol that were given: a number of macro iterations
+    >= 1; tol a number >= 0 or 'none' (run every macro iteration)."""
+    given = {}
+    if args.max_iter is not None:
+        if args.max_iter < 1:
+            raise ValueError(f"--max-iter must be a whole number >= 1, got {args.max_iter}")
+        given["max_iter"] = args.max_iter
+    if args.tol is not None:
+        if args.tol.lower() == "none":
+            given["tol"] = None
+        else:
+            try:
+                given["tol"] = float(args.tol)
+            except ValueError:
+                given["tol"] = -1.0
+            if not given["tol"] >= 0 or given["tol"] == float("inf"):
+                raise ValueError(f"--tol must be a number >= 0 or 'none', got {args.tol!r}")
+    return given
 
 
 def weight_column(args, columns):

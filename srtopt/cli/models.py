@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import _io
 from .._io import atomic_write, check_replaceable, exact_csv_options, is_special, regular_file
-from ._fit_flags import max_features, sample_weights, weight_column
+from ._fit_flags import max_features, sample_weights, stopping, weight_column
 
 
 def register(subparsers) -> None:
@@ -53,7 +53,12 @@ def register(subparsers) -> None:
     fit.add_argument("--leaf-ridge", type=_leaf_ridge, default="auto",
                      help="'auto' (default: 1, or on small data, N < 2^D (p + 1), chosen by 3-fold "
                           "cross-validation among 1, 1e2, 1e4, 1e6) or a number: a factor on the leaves' l2 weight")
-    fit.add_argument("--max-iter", type=int, default=10, help="macro iterations (default 10)")
+    fit.add_argument("--max-iter", type=int, default=None,
+                     help="macro iterations (default: 10 for regression, the paper's, and 5 for classification)")
+    fit.add_argument("--tol", default=None, metavar="TOL",
+                     help="stop after a macro iteration that lowers the best training objective by less than TOL "
+                          "(relative); 'none': run every macro iteration (default: none for regression, 1e-3 for "
+                          "classification)")
     fit.add_argument("--init", choices=["model-tree", "cluster", "cart"], default=None,
                      help="initial tree: 'model-tree' (default for regression), 'cluster' (the paper's) or 'cart' "
                           "(default for classification)")
@@ -427,7 +432,7 @@ def _fit_regressor(args, X, y, groups, weights=None):
     monotonic_cst, constraint_specs = _constraints(args)
     model = SoftRegressionTree(depth=args.depth, regularization=_regularization(args.regularization),
                                leaf_ridge=args.leaf_ridge,
-                               max_iter=args.max_iter, init=args.init or "model-tree", n_init=args.n_init,
+                               **stopping(args), init=args.init or "model-tree", n_init=args.n_init,
                                time_limit=args.time_limit, loss=args.loss or "squared", penalty=args.penalty,
                                working_sets=args.working_sets, bn_solver=args.bn_solver, ln_solver=args.ln_solver,
                                wlr_solver=args.wlr_solver, random_state=args.random_state,

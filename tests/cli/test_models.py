@@ -217,6 +217,12 @@ def test_show_text_dot_png(workdir, fitted, capsys):
      "--max-features must be a whole number >= 1 or 'none', got '0'"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--max-features", "4"],
      "--max-features 4 is more than the 3 feature column(s)"),
+    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--tol", "-1"],
+     "--tol must be a number >= 0 or 'none', got '-1'"),
+    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--tol", "small"],
+     "--tol must be a number >= 0 or 'none', got 'small'"),
+    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--max-iter", "0"],
+     "--max-iter must be a whole number >= 1, got 0"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sample-weight", "w"],
      "--sample-weight 'w' is not a column of '{d}/data.csv'; columns: temp, load, speed, y"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sample-weight", "y"],
@@ -701,7 +707,7 @@ def classifier_file(irisdir):
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()) as out:
         code = main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--out", str(irisdir / "m.json"),
-                     "--max-iter", "3"])
+                     "--max-iter", "3", "--tol", "none"])
     return code, out.getvalue(), err.getvalue()
 
 
@@ -714,7 +720,7 @@ def test_fit_a_text_target_fits_a_classifier(irisdir, classifier_file):
     assert lines[2].startswith("initialization: ") and sum(line.startswith("macro ") for line in lines) == 3
     model = srtopt.load(irisdir / "m.json")
     assert type(model).__name__ == "SoftClassificationTree" and model.classes_.tolist() == [
-        "setosa", "versicolor", "virginica"]
+        "setosa", "versicolor", "virginica"] and model.tol is None
     assert model.feature_names_in_.tolist() == ["sepal_length", "sepal_width", "petal_length", "petal_width"]
 
 
@@ -736,6 +742,7 @@ def test_fit_integer_labels_with_task_classification_and_constant_leaves(irisdir
     assert "training accuracy" in capsys.readouterr().out
     model = srtopt.load(out)
     assert model.leaf == "constant" and model.class_weight == "balanced" and model.classes_.tolist() == [0, 1, 2]
+    assert (model.max_iter, model.tol) == (5, 1e-3)  # the estimator's defaults, not the regression tree's
     assert main(["predict", str(out), str(irisdir / "new.csv"), "--proba"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "0,1,2"
     assert main(["show", str(out), "--top", "2"]) == 0
