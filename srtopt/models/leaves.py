@@ -224,7 +224,7 @@ class ClassLeaves:
         """u_ilk (K', n, m) of the rows Xa at the leaves ``beta`` (m rows of K' q), the scores first."""
         m = len(beta)
         U = Xa @ np.reshape(beta, (m * self.n_outputs, Xa.shape[1])).T  # (n, m K'), leaf-major
-        return U.reshape(len(Xa), m, self.n_outputs).transpose(2, 0, 1)
+        return np.ascontiguousarray(U.reshape(len(Xa), m, self.n_outputs).transpose(2, 0, 1))  # classes-first rows
 
     def losses(self, Xa, T, beta, order: int = 0):
         """R (n, m), and with ``order`` 1 dR/du (K', n, m), with 2 also d^2R/du^2 (K', K', n, m)."""

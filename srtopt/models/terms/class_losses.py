@@ -93,14 +93,17 @@ class LogLoss(ClassLoss):
 
     def evaluate(self, U, T, order=0):
         full, lse, P = _softmax(U, len(T))
-        R = lse - sum(t * u for t, u in zip(T, full))
+        R = lse - np.sum(T * full, axis=0)
         if order == 0:
             return R
-        Pf, Tf = P[len(P) - len(U):], T[len(P) - len(U):]
-        G = np.array([p - t for p, t in zip(Pf, Tf)])
+        Pf = P[len(P) - len(U):]
+        G = Pf - T[len(P) - len(U):]
         if order == 1:
             return R, G
-        return R, G, np.array([[p * ((a == b) - q) for b, q in enumerate(Pf)] for a, p in enumerate(Pf)])
+        H = -Pf[:, None] * Pf[None, :]  # p_a (delta_ab - p_b)
+        diagonal = np.arange(len(Pf))
+        H[diagonal, diagonal] += Pf
+        return R, G, H
 
 
 class MisclassificationCost(ClassLoss):
@@ -199,15 +202,14 @@ class ClassProbability(ClassLoss):
 
 
 def _softmax(U: np.ndarray, n_classes: int):
-    """(the K full scores, their logsumexp, the K class probabilities) of the free scores U (K', ...),
-    as lists of arrays: elementwise operations, no reduction along a short axis."""
-    full = full_scores(list(U), n_classes)
-    top = full[0]
-    for v in full[1:]:
-        top = np.maximum(top, v)
-    e = [np.exp(v - top) for v in full]
-    total = sum(e)
-    return full, top + np.log(total), [v / total for v in e]
+    """(the K full scores (K, ...), their logsumexp (...), the K class probabilities (K, ...)) of the free
+    scores U (K', ...): reductions along the classes' axis, the first."""
+    U = np.asarray(U, dtype=float)
+    full = np.concatenate([np.zeros_like(U[:1]), U]) if n_classes == 2 and len(U) == 1 else U
+    top = full.max(axis=0)
+    e = np.exp(full - top)
+    total = e.sum(axis=0)
+    return full, top + np.log(total), e / total
 
 
 CLASS_LOSSES = Registry("classification loss", {"log_loss": LogLoss, "cost": MisclassificationCost},
