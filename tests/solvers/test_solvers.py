@@ -327,6 +327,38 @@ def test_newton_takes_a_modified_step_where_the_hessian_is_indefinite():
         _newton_step(np.full((2, 2), np.nan), g0)
 
 
+class _WholeHessian:
+    """A formulation's value, gradient and Hessian, without its ``hessian_blocks``."""
+
+    def __init__(self, formulation):
+        self.evaluate, self.hessian, self.start = formulation.evaluate, formulation.hessian, formulation.start
+
+
+def test_newton_factorizes_a_block_diagonal_hessian_block_by_block_to_the_same_steps():
+    """An LN subproblem of logistic leaves separates by leaf: Newton's steps from its per-leaf blocks are
+    the steps of the whole block-diagonal Hessian, iterate for iterate, and reach a stationary point."""
+    from srtopt.models.leaves import ClassLeaves
+    from srtopt.models.srt import SRTProblem
+    from srtopt.models.terms.class_losses import LogLoss
+    from srtopt.solvers import NewtonSolver
+    from srtopt.tree import Tree
+
+    rng = np.random.default_rng(4)
+    X, y = rng.random((80, 3)), rng.integers(0, 3, 80)
+    problem = SRTProblem(X, y, Tree(2), mu=1.0, lambda_w=0.05, lambda_b=0.02, leaves=ClassLeaves(LogLoss(), 3,
+                                                                                                   "logistic"))
+    omega, beta = rng.standard_normal((3, 4)), np.zeros((4, 12))
+    sub = problem.leaf_subproblem(omega, beta, 1, (4, 5, 6, 7), np.arange(80))
+    blocks = sub.hessian_blocks(sub.start())
+    assert blocks.shape == (4, 12, 12)
+    for iterations in (1, 3):
+        by_blocks = NewtonSolver(max_iter=iterations).solve(sub, sub.start())
+        whole = NewtonSolver(max_iter=iterations).solve(_WholeHessian(sub), sub.start())
+        np.testing.assert_allclose(by_blocks.x, whole.x, rtol=1e-10, atol=1e-12)
+    solved = NewtonSolver().solve(sub, sub.start())
+    assert solved.status == "solved" and np.linalg.norm(sub.evaluate(solved.x)[1]) < 1e-6  # decrement 1e-12
+
+
 def test_auto_bn_solver_is_newton_on_one_node_or_small_subtrees_and_l_bfgs_b_above(rng):
     """The default BN solver: exact-Hessian Newton on the one-node subproblems of NODEC-DR's
     working sets (any size) and on subtree ones of at most 64 variables and 3000 rows,
