@@ -27,16 +27,19 @@ def stopping(args) -> dict:
             raise ValueError(f"--max-iter must be a whole number >= 1, got {args.max_iter}")
         given["max_iter"] = args.max_iter
     if args.tol is not None:
-        if args.tol.lower() == "none":
-            given["tol"] = None
-        else:
-            try:
-                given["tol"] = float(args.tol)
-            except ValueError:
-                given["tol"] = -1.0
-            if not given["tol"] >= 0 or given["tol"] == float("inf"):
-                raise ValueError(f"--tol must be a number >= 0 or 'none', got {args.tol!r}")
+        given["tol"] = None if args.tol.lower() == "none" else _tol(args.tol)
     return given
+
+
+def _tol(text) -> float:
+    """--tol's number: finite and >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < float("inf"):
+        raise ValueError(f"--tol must be a number >= 0 or 'none', got {text!r}")
+    return value
 
 
 def weight_column(args, columns):

@@ -143,7 +143,7 @@ class MaxMacroIterations:
             return "max_iter"
         if self.deadline.passed():
             return "time_limit"
-        if self.tol is not None and macro >= 1 and _stalled(history, macro, self.tol):
+        if self.tol is not None and _stalled(history, macro, self.tol):
             return "tol"
         return None
 
