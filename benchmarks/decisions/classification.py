@@ -40,7 +40,7 @@ def variants(stage: str) -> dict:
     if stage == "confirm":
         return confirm
     return {**confirm, "tol=1e-2": {"tol": 1e-2}, "leaf='constant'": {"leaf": "constant"},
-            "max_iter=3, tol=None": {"max_iter": 3, "tol": None},
+            "max_iter=3, tol=None": {"max_iter": 3, "tol": None}, "theta_b=0.8": {"theta_b": 0.8},
             "init='cluster'": {"init": "cluster"}, "no reassignment (eps1=0)": {"eps1": 0.0},
             "leaf l2 as C=10": {"leaf_C": 10}, "leaf l2 as C=1": {"leaf_C": 1}, "leaf l2 as C=0.1": {"leaf_C": 0.1}}
 
