@@ -152,7 +152,7 @@ class ProgressPrinter(Callback):
 
 
 INFO_LABELS = {"davies_bouldin": "Davies-Bouldin index", "cart_r2": "CART training R^2",
-               "model_tree_splits": "splits"}
+               "cart_accuracy": "CART training accuracy", "model_tree_splits": "splits"}
 
 
 def _describe_init(estimator) -> str:

@@ -528,7 +528,8 @@ def _subsample(problem, rng, max_rows) -> np.ndarray:
 @dataclass
 class CartInitialization:
     """Softened CART splits as the initial tree: ``init(problem, random_state)`` ->
-    (omega^0, beta^0, {"cart_r2": CART's training R^2}) (see :func:`cart_initialization`).
+    (omega^0, beta^0, {"cart_r2": CART's training R^2} or, classifying, {"cart_accuracy": its training
+    accuracy}) (see :func:`cart_initialization`).
     Not the paper's procedure; the estimators' ``init="cart"``."""
 
     slope: float = SOFT_SLOPE
@@ -537,7 +538,8 @@ class CartInitialization:
 
     def __call__(self, problem: SRTProblem, random_state=None):
         omega, beta, r2 = cart_initialization(problem, self.slope, self.min_leaf, random_state, self.max_rows)
-        return omega, beta, {"cart_r2": r2}
+        key = "cart_accuracy" if problem.leaf_model.task == "classification" else "cart_r2"
+        return omega, beta, {key: r2}
 
 
 @dataclass

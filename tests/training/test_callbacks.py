@@ -67,3 +67,18 @@ def test_a_classifier_shows_the_training_accuracy_of_its_hbp_tree(capsys):
         proba = hbp_class_probabilities(Xs, omega, beta, Tree(2), 2, model.leaf == "constant")
         shown = float(re.search(r"training accuracy (\S+),", line)[1])
         assert shown == pytest.approx(accuracy_score(y, model.classes_[proba.argmax(axis=1)]), abs=1e-4)
+
+
+def test_a_classifier_reports_the_cart_start_by_its_training_accuracy(capsys):
+    """The CART start of a classifier is a DecisionTreeClassifier: its score is an accuracy, not an R^2."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(2)
+    X = rng.random((120, 2))
+    y = np.where(X[:, 0] > X[:, 1], "a", "b")
+    SoftClassificationTree(depth=1, max_iter=1, verbose=1, random_state=0).fit(X, y)
+    line = next(line for line in capsys.readouterr().err.splitlines() if line.startswith("initialized: "))
+    assert "R^2" not in line
+    shown = float(re.search(r"CART training accuracy ([0-9.]+),", line)[1])
+    cart = DecisionTreeClassifier(max_depth=1, min_weight_fraction_leaf=0.05, random_state=0).fit(X, y)
+    assert shown == pytest.approx(cart.score(X, y), abs=1e-4)  # the only split of two features: no tie
