@@ -537,9 +537,9 @@ class CartInitialization:
     max_rows: int | None = MAX_ROWS
 
     def __call__(self, problem: SRTProblem, random_state=None):
-        omega, beta, r2 = cart_initialization(problem, self.slope, self.min_leaf, random_state, self.max_rows)
+        omega, beta, score = cart_initialization(problem, self.slope, self.min_leaf, random_state, self.max_rows)
         key = "cart_accuracy" if problem.leaf_model.task == "classification" else "cart_r2"
-        return omega, beta, {key: r2}
+        return omega, beta, {key: score}
 
 
 @dataclass

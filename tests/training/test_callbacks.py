@@ -81,4 +81,4 @@ def test_a_classifier_reports_the_cart_start_by_its_training_accuracy(capsys):
     assert "R^2" not in line
     shown = float(re.search(r"CART training accuracy ([0-9.]+),", line)[1])
     cart = DecisionTreeClassifier(max_depth=1, min_weight_fraction_leaf=0.05, random_state=0).fit(X, y)
-    assert shown == pytest.approx(cart.score(X, y), abs=1e-4)  # the only split of two features: no tie
+    assert shown == pytest.approx(cart.score(X, y), abs=1e-4)  # the same data, the same CART
