@@ -1,3 +1,3 @@
 """The version of srtopt (pyproject.toml holds the same)."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -1,16 +1,19 @@
 """Saving and loading fitted trees as versioned JSON (no pickle).
 
-File layout (format version 2)::
+File layout (format version 3)::
 
-    {"format": "srtopt-model", "format_version": 2, "srtopt_version": "0.2.0",
+    {"format": "srtopt-model", "format_version": 3, "srtopt_version": "0.3.0",
      "estimator": "SoftRegressionTree",
      "params": {...get_params(deep=False); callbacks not stored...},
      "n_features_in": p, "feature_names": [...] or null,
-     "state": {"omega_": <array>, "beta_": <array>, "scaler": {...}, ...},
+     "state": {"omega_": <array>, "beta_": <array>, "scaler": {...}, "leaf_model": {...}, ...},
      "sha256": "<hex digest of the canonical JSON of everything above>"}
 
 Every estimator stores its scaling statistics as ``state.scaler`` (x_min, x_scale,
-y_mean, y_std).  A classifier also stores ``"n_classes": K`` after ``n_features_in`` and its
+y_mean, y_std).  A soft tree stores its fitted leaf model as ``state.leaf_model``
+(:meth:`srtopt.leaf_model.LeafModel.to_json`: its basis, e.g. a spline's knots, and its link), from
+which ``beta_``'s shape and every prediction follow; a file of format version 2 (linear, constant or
+logistic leaves) is read with the leaf model its parameters name.  A classifier also stores ``"n_classes": K`` after ``n_features_in`` and its
 labels as ``state.classes_ = {"dtype": <numpy dtype string>, "labels": [...]}``: strings, integers,
 floats or booleans as JSON values, so that labels of any of these types come back as they were.
 Files of an older format version are refused with a message naming the last srtopt version that
@@ -51,58 +54,76 @@ from ._io import atomic_write, read_regular_file
 from ._model_json import (NO_JSON, decode_array, decode_labels, decode_value, encode_array, encode_labels,
                           encode_value, json_float, unfloat)
 from .tree import Tree
+from .bases import ConstantBasis, LinearBasis
+from .leaf_model import LeafModel, Softmax, leaf_model_from_json
 from .view import FittedTree, Scaling, assignment_scores, axis_reach, oblique_reach
 
 FORMAT = "srtopt-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+#: the older formats still read (their leaf model follows from the parameters)
+READS = (2,)
 #: the last srtopt version that reads each older format (loading a file there and saving it again
 #: writes the current format)
 LAST_READER = {1: "0.2.0"}
 EXCLUDED_PARAMS = ("callbacks",)
 
-# fitted attributes stored per estimator (the scaler is stored separately)
-_ARRAYS = {
-    "SoftRegressionTree": ("omega_", "beta_", "node_counts_", "leaf_mse_", "leaf_r2_", "feature_importances_",
-                           "y_range_"),
-    "ORRTRegressor": ("omega_", "beta_", "feature_importances_"),
-    "MILOTreeRegressor": ("split_feature_", "split_threshold_",
-                          "split_threshold_scaled_", "leaf_coef_", "leaf_intercept_", "leaf_coef_scaled_",
-                          "leaf_intercept_scaled_"),
-    "SoftClassificationTree": ("omega_", "beta_", "node_counts_", "leaf_class_counts_", "leaf_class_proba_",
-                               "feature_importances_"),
-    "ORCTClassifier": ("omega_", "C_", "feature_importances_"),
-}
-_SCALARS = {
-    "SoftRegressionTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_",
-                           "init_davies_bouldin_", "init_chosen_", "leaf_ridge_", "constraint_report_",
-                           "sensitive_feature_name_", "groups_", "selected_features_", "n_features_used_",
-                           "fit_seconds_"),
-    "ORRTRegressor": ("objective_", "n_iter_", "solver_status_", "fit_seconds_"),
-    "MILOTreeRegressor": ("objective_", "mip_gap_", "mip_bound_", "solver_status_", "bound_source_",
-                          "warm_start_objective_", "fit_seconds_", "l1_", "min_samples_leaf_"),
-    "SoftClassificationTree": ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_", "constraint_report_",
-                               "sensitive_feature_name_", "groups_", "selected_features_", "n_features_used_",
-                               "fit_seconds_"),
-    "ORCTClassifier": ("objective_", "n_iter_", "solver_status_", "fit_seconds_"),
-}
-_REQUIRED = {"SoftRegressionTree": ("omega_", "beta_"), "ORRTRegressor": ("omega_", "beta_"),
-             "MILOTreeRegressor": _ARRAYS["MILOTreeRegressor"],
-             "SoftClassificationTree": ("omega_", "beta_", "classes_"), "ORCTClassifier": ("omega_", "C_", "classes_")}
-#: the estimators that predict classes: they store ``classes_`` (:func:`_encode_labels`)
-CLASSIFIERS = ("SoftClassificationTree", "ORCTClassifier")
+
+@dataclasses.dataclass(frozen=True)
+class ModelFile:
+    """What a file of one estimator holds: the module that defines it, its fitted arrays and scalars (the
+    scaler and the leaf model are stored for every estimator that has them), the arrays a file must have, and
+    whether it predicts classes (it then stores ``classes_``, :func:`_encode_labels`)."""
+
+    module: str
+    arrays: tuple
+    scalars: tuple
+    required: tuple
+    classifier: bool = False
 
 
-#: the model kinds a file may hold: estimator name -> the module that defines it.  A registry
-#: by name, so that this module never imports the estimators (which import it to save).
-MODEL_KINDS = {"SoftRegressionTree": "srtopt.estimators.srt", "ORRTRegressor": "srtopt.estimators.orrt",
-               "MILOTreeRegressor": "srtopt.estimators.milo",
-               "SoftClassificationTree": "srtopt.estimators.classification", "ORCTClassifier": "srtopt.estimators.orct"}
+#: estimator name -> :class:`ModelFile`: the model kinds a file may hold.  A registry by name, so that this
+#: module never imports the estimators (which import it to save), and :func:`read_view` needs none of them.
+MODEL_FILES = {
+    "SoftRegressionTree": ModelFile(
+        "srtopt.estimators.srt",
+        ("omega_", "beta_", "node_counts_", "leaf_mse_", "leaf_r2_", "feature_importances_", "y_range_"),
+        ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_", "init_davies_bouldin_", "init_chosen_",
+         "leaf_ridge_", "constraint_report_", "sensitive_feature_name_", "groups_", "selected_features_",
+         "n_features_used_", "fit_seconds_"),
+        ("omega_", "beta_")),
+    "ORRTRegressor": ModelFile("srtopt.estimators.orrt", ("omega_", "beta_", "feature_importances_"),
+                               ("objective_", "n_iter_", "solver_status_", "fit_seconds_"), ("omega_", "beta_")),
+    "MILOTreeRegressor": ModelFile(
+        "srtopt.estimators.milo",
+        ("split_feature_", "split_threshold_", "split_threshold_scaled_", "leaf_coef_", "leaf_intercept_",
+         "leaf_coef_scaled_", "leaf_intercept_scaled_"),
+        ("objective_", "mip_gap_", "mip_bound_", "solver_status_", "bound_source_", "warm_start_objective_",
+         "fit_seconds_", "l1_", "min_samples_leaf_"),
+        ("split_feature_", "split_threshold_", "split_threshold_scaled_", "leaf_coef_", "leaf_intercept_",
+         "leaf_coef_scaled_", "leaf_intercept_scaled_")),
+    "SoftClassificationTree": ModelFile(
+        "srtopt.estimators.classification",
+        ("omega_", "beta_", "node_counts_", "leaf_class_counts_", "leaf_class_proba_", "feature_importances_"),
+        ("objective_", "n_iter_", "stopped_by_", "lambda_w_", "lambda_b_", "constraint_report_",
+         "sensitive_feature_name_", "groups_", "selected_features_", "n_features_used_", "fit_seconds_"),
+        ("omega_", "beta_", "classes_"), classifier=True),
+    "ORCTClassifier": ModelFile("srtopt.estimators.orct", ("omega_", "C_", "feature_importances_"),
+                                ("objective_", "n_iter_", "solver_status_", "fit_seconds_"),
+                                ("omega_", "C_", "classes_"), classifier=True),
+}
+
+
+def register_model_file(name: str, model_file: ModelFile) -> None:
+    """Let :func:`save` and :func:`load` take the estimator class ``name`` (defined in ``model_file.module``)."""
+    if not isinstance(model_file, ModelFile):
+        raise ValueError(f"register_model_file takes a ModelFile, got {model_file!r}")
+    MODEL_FILES[name] = model_file
 
 
 def _classes():
     import importlib
 
-    return {name: getattr(importlib.import_module(module), name) for name, module in MODEL_KINDS.items()}
+    return {name: getattr(importlib.import_module(entry.module), name) for name, entry in MODEL_FILES.items()}
 
 
 def _digest(body: dict) -> str:
@@ -136,9 +157,10 @@ def to_dict(model) -> dict:
     from . import __version__
 
     name = type(model).__name__
-    if name not in _ARRAYS:
+    if name not in MODEL_FILES:
         hint = "; save the tree it chose, model.best_estimator_" if hasattr(model, "best_estimator_") else ""
-        raise ValueError(f"cannot save a {name}; supported: {', '.join(_ARRAYS)}{hint}")
+        raise ValueError(f"cannot save a {name}; supported: {', '.join(MODEL_FILES)}{hint}")
+    entry = MODEL_FILES[name]
     check_is_fitted(model)
     params = {}
     for key, value in model.get_params(deep=False).items():
@@ -146,10 +168,12 @@ def to_dict(model) -> dict:
             continue
         encoded = _constraint_specs(value) if key == "constraints" else encode_value(value)
         params[key] = {"unserializable": repr(value)} if encoded is NO_JSON else encoded
-    state = {attr: encode_array(getattr(model, attr)) for attr in _ARRAYS[name] if hasattr(model, attr)}
-    if name in CLASSIFIERS:
+    state = {attr: encode_array(getattr(model, attr)) for attr in entry.arrays if hasattr(model, attr)}
+    if entry.classifier:
         state["classes_"] = encode_labels(model.classes_)
-    for attr in _SCALARS[name]:
+    if hasattr(model, "leaf_model_"):
+        state["leaf_model"] = model.leaf_model_.to_json()
+    for attr in entry.scalars:
         if hasattr(model, attr):
             encoded = encode_value(getattr(model, attr))
             state[attr] = None if encoded is NO_JSON else encoded
@@ -159,7 +183,7 @@ def to_dict(model) -> dict:
     names = getattr(model, "feature_names_in_", None)
     body = {"format": FORMAT, "format_version": FORMAT_VERSION, "srtopt_version": __version__,
             "estimator": name, "params": params, "n_features_in": int(model.n_features_in_),
-            **({"n_classes": len(model.classes_)} if name in CLASSIFIERS else {}),
+            **({"n_classes": len(model.classes_)} if entry.classifier else {}),
             "feature_names": None if names is None else [str(n) for n in names], "state": state}
     return {**body, "sha256": _digest(body)}
 
@@ -300,12 +324,11 @@ def read_view(path) -> FittedTree:
     mu, scaling = state["params"].get("mu"), Scaling(*state["scaler"])
     fields = {f.name for f in dataclasses.fields(FittedTree)}
     predictor = probabilities = None
-    if name == "SoftRegressionTree":
-        predictor = _hbp_predictor(state, scaling, tree)
-    elif name == "SoftClassificationTree":
-        predictor, probabilities = _hbp_classifier(state, scaling, tree)
+    if "leaf_model_" in fitted and name in ("SoftRegressionTree", "SoftClassificationTree"):
+        predictor, probabilities = _hbp_predictors(state, scaling, tree)
     if name == "ORCTClassifier":  # its leaves, the class assignments C_, read as constant leaves
-        fitted = {**fitted, "beta_": assignment_scores(fitted["C_"]), "leaf_class_proba_": fitted["C_"]}
+        fitted = {**fitted, "beta_": assignment_scores(fitted["C_"]), "leaf_class_proba_": fitted["C_"],
+                  "leaf_model_": LeafModel(ConstantBasis(p), Softmax(len(fitted["classes_"])))}
     return FittedTree(estimator=name, depth=depth, n_features_in_=p, scaler_=scaling, reach=reach,
                       feature_names_in_=state["feature_names"], mu=None if mu is None else float(mu),
                       predictor=predictor, probabilities=probabilities,
@@ -322,35 +345,27 @@ def _checked_rows(X, p) -> np.ndarray:
     return X
 
 
-def _hbp_predictor(state, scaling, tree):
-    """Raw X -> SoftRegressionTree.predict of the saved tree (:func:`srtopt.routing.hbp_prediction`)."""
+def _hbp_predictors(state, scaling, tree):
+    """(raw X -> predict, raw X -> predict_proba) of the saved soft tree: the leaf model of each row's HBP leaf
+    (:mod:`srtopt.leaf_model`), its outputs finished as the estimator's ``predict`` (a regressor's unscaled and
+    clipped to ``y_range_``, a classifier's most probable class) and, for a classifier, ``predict_proba``."""
     fitted, p = state["fitted"], state["n_features"]
+    model = fitted["leaf_model_"]
     clip = state["params"].get("clip_predictions", True) and "y_range_" in fitted
     y_range = fitted["y_range_"] if clip else None
 
+    def outputs(X):
+        from .routing import hbp_leaves, split_design  # numpy alone: quick to import
+
+        Xs = scaling.transform(_checked_rows(X, p))
+        leaves = hbp_leaves(split_design(Xs), fitted["omega_"], tree)
+        return model.predict(model.design(Xs), fitted["beta_"][tree.leaf_rows(leaves)])
+
     def predict(X):
-        from .routing import hbp_prediction  # numpy alone: quick to import
-
-        return hbp_prediction(scaling.transform(_checked_rows(X, p)), fitted["omega_"], fitted["beta_"], tree, scaling,
-                              y_range)
-
-    return predict
-
-
-def _hbp_classifier(state, scaling, tree):
-    """(raw X -> SoftClassificationTree.predict, raw X -> its predict_proba) of the saved tree
-    (:func:`srtopt.routing.hbp_class_probabilities`)."""
-    fitted, p = state["fitted"], state["n_features"]
-    classes, constant = fitted["classes_"], state["params"]["leaf"] == "constant"
+        return model.link.finish(outputs(X), scaling, y_range, fitted.get("classes_"))
 
     def predict_proba(X):
-        from .routing import hbp_class_probabilities  # numpy alone: quick to import
-
-        return hbp_class_probabilities(scaling.transform(_checked_rows(X, p)), fitted["omega_"], fitted["beta_"],
-                                       tree, len(classes), constant)
-
-    def predict(X):
-        return classes[np.argmax(predict_proba(X), axis=1)]
+        return model.link.probabilities(outputs(X))
 
     return predict, predict_proba
 
@@ -459,8 +474,15 @@ def from_dict(doc, source="model") -> object:
             continue
         kwargs[key] = decode_value(value, f"params.{key}")
     model = cls(**kwargs)
+    if hasattr(model, "_check_params"):
+        try:
+            model._check_params()
+        except ValueError as exc:
+            raise ValueError(f"{source}: {exc}") from None
     for attr, value in state["fitted"].items():
         setattr(model, attr, value)
+    if hasattr(model, "leaf_model_") and hasattr(model, "_restored_leaf_model"):
+        model.leaf_model_ = model._restored_leaf_model(model.leaf_model_)
     if state["estimator"] == "MILOTreeRegressor":
         model.model_ = None
     from .estimators.scaling import MinMaxTarget
@@ -485,9 +507,9 @@ def _checked_state(doc, source) -> dict:
     if version in LAST_READER:
         raise ValueError(f"{source} has format_version {version}, which srtopt {LAST_READER[version]} reads: "
                          f"load and save it there to convert it to format_version {FORMAT_VERSION}")
-    if version != FORMAT_VERSION:
+    if version != FORMAT_VERSION and version not in READS:
         raise ValueError(f"{source} has format_version {version!r}; this srtopt ({__version__}) reads "
-                         f"format_version {FORMAT_VERSION}")
+                         f"format_version {', '.join(map(str, (*READS, FORMAT_VERSION)))}")
     body = {k: v for k, v in doc.items() if k != "sha256"}
     if doc.get("sha256") != _digest(body):
         raise ValueError(f"{source} failed its checksum: the file was modified or corrupted")
@@ -496,8 +518,9 @@ def _checked_state(doc, source) -> dict:
         warnings.warn(f"{source} was written by srtopt {saved_version}, this is {__version__}", UserWarning,
                       stacklevel=4)
     name = doc.get("estimator")
-    if name not in MODEL_KINDS:
-        raise ValueError(f"{source}: unknown estimator {name!r}; expected one of {', '.join(MODEL_KINDS)}")
+    if name not in MODEL_FILES:
+        raise ValueError(f"{source}: unknown estimator {name!r}; expected one of {', '.join(MODEL_FILES)}")
+    entry = MODEL_FILES[name]
     params = doc.get("params")
     if not isinstance(params, dict):
         raise ValueError(f"{source}: params must be an object")
@@ -511,10 +534,10 @@ def _checked_state(doc, source) -> dict:
     if not isinstance(state, dict):
         raise ValueError(f"{source}: state must be an object")
     n_branch, n_leaves = 2**depth - 1, 2**depth
-    beta_columns, classes = p + 1, None
-    if name in CLASSIFIERS:
-        classes, beta_columns = _checked_classes(doc, state, params, p, source, name != "ORCTClassifier")
+    classes = _checked_classes(doc, state, source) if entry.classifier else None
     K = 0 if classes is None else len(classes)
+    leaf_model = _checked_leaf_model(state, params, p, classes, source) if "beta_" in entry.required else None
+    beta_columns = p + 1 if leaf_model is None else leaf_model.n_outputs * leaf_model.basis.n_columns
     shapes = {"omega_": (n_branch, p + 1), "beta_": (n_leaves, beta_columns), "node_counts_": (2 * n_leaves - 1,),
               "leaf_class_counts_": (n_leaves, K), "leaf_class_proba_": (n_leaves, K), "C_": (n_leaves, K),
               "leaf_mse_": (n_leaves,), "leaf_r2_": (n_leaves,), "feature_importances_": (p,),
@@ -522,11 +545,11 @@ def _checked_state(doc, source) -> dict:
               "split_threshold_scaled_": (n_branch,), "leaf_coef_": (n_leaves, p),
               "leaf_intercept_": (n_leaves,), "leaf_coef_scaled_": (n_leaves, p),
               "leaf_intercept_scaled_": (n_leaves,), "y_range_": (2,)}
-    for attr in _REQUIRED[name]:
+    for attr in entry.required:
         if attr not in state:
             raise ValueError(f"{source}: state lacks {attr}")
-    fitted = {}
-    for attr in _ARRAYS[name]:
+    fitted = {} if leaf_model is None else {"leaf_model_": leaf_model}
+    for attr in entry.arrays:
         if attr not in state:
             continue
         array = decode_array(state[attr], f"state.{attr}")
@@ -534,7 +557,7 @@ def _checked_state(doc, source) -> dict:
             raise ValueError(f"{source}: {attr} has shape {array.shape}, expected {shapes[attr]} for depth "
                              f"{depth} and {p} features")
         fitted[attr] = array
-    for attr in _SCALARS[name]:
+    for attr in entry.scalars:
         if attr in state:
             fitted[attr] = decode_value(state[attr], f"state.{attr}")
     if classes is not None:
@@ -547,7 +570,7 @@ def _checked_state(doc, source) -> dict:
         if np.any(f < -1) or np.any(f >= p):
             raise ValueError(f"{source}: split_feature_ must lie in -1..{p - 1}")
     scaler = _decode_scaler(state.get("scaler"), p, source)
-    finite = [a for a in _ARRAYS[name] if a not in ("leaf_mse_", "leaf_r2_", "split_threshold_",
+    finite = [a for a in entry.arrays if a not in ("leaf_mse_", "leaf_r2_", "split_threshold_",
                                                     "split_threshold_scaled_", "leaf_class_proba_") and a in fitted]
     checks = {a: fitted[a] for a in finite}
     checks.update(zip(("scaler.x_min", "scaler.x_scale", "scaler.y_mean", "scaler.y_std"), scaler))
@@ -565,22 +588,46 @@ def _checked_state(doc, source) -> dict:
             "scaler": scaler, "feature_names": names}
 
 
-def _checked_classes(doc, state, params, p, source, leaf_kind: bool = True) -> tuple:
-    """(classes_, the columns of beta_) of a classifier's file: its labels record, which the
-    declared ``n_classes`` counts, and its leaf kind, which gives the K' q columns of beta_ (None
-    without ``leaf_kind``: ORCT's leaves are the class assignments C_)."""
+def _checked_classes(doc, state, source) -> np.ndarray:
+    """classes_ of a classifier's file: its labels record, which the declared ``n_classes`` counts."""
     if "classes_" not in state:
         raise ValueError(f"{source}: state lacks classes_")
     classes = decode_labels(state["classes_"], "state.classes_")
     if doc.get("n_classes") != len(classes):
         raise ValueError(f"{source}: n_classes is {doc.get('n_classes')!r} but state.classes_ holds "
                          f"{len(classes)} labels")
-    if not leaf_kind:
-        return classes, None
+    return classes
+
+
+def _checked_leaf_model(state, params, p, classes, source) -> LeafModel:
+    """The leaf model of a soft tree's file (``state.leaf_model``; a format-2 file's from its parameters: linear
+    leaves, or a classifier's constant or logistic ones), its basis on the file's p features and its link on
+    its classes."""
+    doc = state.get("leaf_model")
+    if doc is None:
+        doc = _format2_leaf_model(params, p, classes, source)
+    try:
+        model = leaf_model_from_json(doc)
+    except ValueError as exc:
+        raise ValueError(f"{source}: state.leaf_model: {exc}") from None
+    if model.basis.n_features != p:
+        raise ValueError(f"{source}: state.leaf_model has a basis of {model.basis.n_features} features, the model "
+                         f"{p}")
+    if model.n_classes != (None if classes is None else len(classes)):
+        raise ValueError(f"{source}: state.leaf_model predicts {model.n_classes or 'no'} classes, the file "
+                         f"{'none' if classes is None else len(classes)}")
+    return model
+
+
+def _format2_leaf_model(params, p, classes, source) -> dict:
+    """The leaf model a format-2 file's parameters name."""
+    if classes is None:
+        return {"kind": "regression", "basis": LinearBasis(p).to_json(), "link": {"name": "identity"}}
     leaf = params.get("leaf")
     if leaf not in ("constant", "logistic"):
         raise ValueError(f"{source}: params.leaf must be 'constant' or 'logistic', got {leaf!r}")
-    return classes, (1 if len(classes) == 2 else len(classes)) * (1 if leaf == "constant" else p + 1)
+    basis = ConstantBasis(p) if leaf == "constant" else LinearBasis(p)
+    return {"kind": "classification", "basis": basis.to_json(), "link": {"name": "softmax", "n_classes": len(classes)}}
 
 
 def _decode_scaler(scaler, p, source) -> tuple:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import textwrap
 
-from .export.nodes import (RANKING, UNITS, as_view, classes_note, drawn_nodes, drawn_tree, node_labels, pruned_note,
-                           tree_of)
+from .export.nodes import (CURVE_GRID, RANKING, UNITS, as_view, classes_note, drawn_nodes, drawn_tree,
+                           feature_names_of, node_labels, pruned_note, scaling_of, score_name, tree_of)
 
 GAP_X, GAP_Y, MARGIN, PAD = 2.5, 4.0, 1.5, 0.4  # between boxes, between rows, around, in the box: x font size
 
@@ -156,3 +156,94 @@ def _draw(ax, boxes, tree, children, labels, title, size, fontsize, folded):
     ax.set_xlim(0, size[0])
     ax.set_ylim(0, size[1])
     ax.set_axis_off()
+
+
+def plot_leaf_curves(model, leaves=None, top=4, score=0, feature_names=None, units="original", axes=None):
+    """Small multiples of the leaves' curves: one row per leaf, one panel per feature, each the feature's effect
+    f_j(x) on the leaf's score over the feature's training range (0 at the middle of the range: a leaf's score
+    is its value there plus the sum of these), for the ``top`` features of largest effect over the leaves
+    drawn; return the axes (an array of shape (leaves, features)).
+
+    Parameters
+    ----------
+    model : SoftRegressionTree, SoftClassificationTree or FittedTree
+        A fitted soft tree; spline leaves draw curves, linear ones lines.
+    leaves : sequence of int or None, default=None
+        The leaves drawn (paper numbering); None: every leaf some input reaches.
+    top : int, default=4
+        Features per leaf row.
+    score : int, default=0
+        Which of a classifier's K' scores (its logit for two classes).
+    feature_names : sequence of str or None, default=None
+        Names of the p features; None: the model's ``feature_names_in_``, else x0, x1, ...
+    units : {"original", "scaled"}, default="original"
+        The units of x and of the effect (y's units for a regressor).
+    axes : ndarray of Axes or None, default=None
+        Axes of shape (leaves, top) to draw on; None: a new figure.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is not a fitted soft tree, a leaf is not one of the tree's reachable leaves, ``score`` or
+        ``top`` is out of range, or ``units`` is unknown.
+
+    >>> import os
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from srtopt import SoftRegressionTree
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((300, 2))
+    >>> tree = SoftRegressionTree(depth=1, leaf="spline", random_state=0).fit(X, np.sin(6 * X[:, 0]) + X[:, 1])
+    >>> axes = plot_leaf_curves(tree, top=2)
+    >>> axes.shape[1]
+    2
+    >>> axes[0, 0].figure.savefig(os.devnull, format="png")
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    model = as_view(model)
+    if model.kind != "oblique" or model.leaf_model_ is None:
+        raise ValueError("plot_leaf_curves draws a soft tree's leaves (SoftRegressionTree, SoftClassificationTree)")
+    if units not in UNITS:
+        raise ValueError(f"units must be 'original' or 'scaled', got {units!r}")
+    tree, leaf_model = tree_of(model), model.leaf_model_
+    reachable = [t for t in tree.leaves if model.reach[t - 1]]
+    leaves = reachable if leaves is None else list(leaves)
+    if not leaves or any(t not in reachable for t in leaves):
+        raise ValueError(f"leaves must be reachable leaves of the tree ({reachable}), got {leaves!r}")
+    if isinstance(score, bool) or not isinstance(score, int) or not 0 <= score < leaf_model.n_outputs:
+        raise ValueError(f"score must be an int in 0..{leaf_model.n_outputs - 1}, got {score!r}")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValueError(f"top must be an int >= 1, got {top!r}")
+    names, basis = feature_names_of(model, feature_names), leaf_model.basis
+    coefs = leaf_model.coefficients(model.beta_)[[tree.leaf_index(t) for t in leaves], score]
+    effects = np.array([[_effect(basis, coef, j) for j in range(model.n_features_in_)] for coef in coefs])
+    spread = np.ptp(effects, axis=2).max(axis=0)
+    features = [int(j) for j in np.argsort(-spread, kind="stable")[:min(top, len(names))]]
+    x_min, span, _, _ = scaling_of(model)
+    mean, std = leaf_model.link.score_units(model.scaler_) if units == "original" else (0.0, 1.0)
+    if axes is None:
+        _, axes = plt.subplots(len(leaves), len(features), figsize=(2.6 * len(features), 1.9 * len(leaves)),
+                               squeeze=False, sharey="row", constrained_layout=True)
+    name = score_name(model, score) if model.is_classifier else ("y" if units == "original" else "y_s")
+    for r, t in enumerate(leaves):
+        for c, j in enumerate(features):
+            ax = axes[r, c]
+            x = x_min[j] + span[j] * CURVE_GRID if units == "original" else CURVE_GRID
+            ax.plot(x, std * effects[r, j], color="C0")
+            ax.axhline(0.0, color="0.7", lw=0.8, zorder=0)
+            ax.set_title(f"leaf {t}: f({names[j]})", fontsize=8)
+            ax.tick_params(labelsize=7)
+        axes[r, 0].set_ylabel(f"effect on {name}", fontsize=7)
+    return axes
+
+
+def _effect(basis, coef, j):
+    """f_j of a score vector on the scaled grid, 0 at its middle."""
+    import numpy as np
+
+    values = basis.curve(j, coef, CURVE_GRID) if j in getattr(basis, "curves", {}) else (
+        coef[basis.feature_columns(j)[0]] * CURVE_GRID if len(basis.feature_columns(j)) else np.zeros_like(CURVE_GRID))
+    return values - values[len(CURVE_GRID) // 2]

@@ -66,6 +66,9 @@ class FittedTree:
     leaf_class_proba_ : ndarray of shape (2^D, K) or None
         A classifier's class probabilities of each leaf averaged over the (weighted) training
         rows it receives by HBP (for a constant leaf, its probability vector).
+    leaf_model_ : LeafModel or None
+        A soft tree's leaf model (:mod:`srtopt.leaf_model`): its basis and link; None for ORRT's linear
+        leaves and the MILO tree's.
     router : callable or None
         Raw X -> the leaf of each row (paper numbering); None for a tree read from a file.
     predictor : callable or None
@@ -99,6 +102,7 @@ class FittedTree:
     classes_: np.ndarray | None = None
     leaf_class_counts_: np.ndarray | None = None
     leaf_class_proba_: np.ndarray | None = None
+    leaf_model_: object = None
     router: Callable | None = None
     predictor: Callable | None = None
     probabilities: Callable | None = None
@@ -120,20 +124,17 @@ class FittedTree:
 
     @property
     def leaf_kind(self) -> str | None:
-        """A classifier's leaf kind, "constant" (one score coefficient per class: a class-probability
-        vector per leaf) or "logistic" (p + 1: multinomial logistic leaves); None for a regressor."""
-        if not self.is_classifier:
-            return None
-        return "constant" if self.class_scores().shape[2] == 1 else "logistic"
+        """The kind of the leaves' basis (:mod:`srtopt.bases`): "constant", "linear" or "spline"; None without a
+        leaf model (the MILO tree)."""
+        return None if self.leaf_model_ is None else self.leaf_model_.basis.kind
 
     def class_scores(self) -> np.ndarray:
         """A classifier's leaf scores in the scaled space, shape (2^D, K', q): leaf l's K' score
-        vectors (K' = 1 for two classes: the logit of ``classes_[1]``), each (b_0, b_1..b_p) for
-        logistic leaves or (b_0,) for constant ones; p_l(x) = softmax of the scores b . [1, x_s]."""
+        vectors (K' = 1 for two classes: the logit of ``classes_[1]``) of the leaf basis's q columns
+        (``leaf_model_.basis``); p_l(x) = softmax of the scores b . Xa(x_s)."""
         if not self.is_classifier:
             raise ValueError(f"class_scores applies to a classifier; this tree is a {self.estimator}")
-        K = len(self.classes_)
-        return self.beta_.reshape(self.beta_.shape[0], 1 if K == 2 else K, -1)
+        return self.leaf_model_.coefficients(self.beta_)
 
     def apply(self, X) -> np.ndarray:
         """The leaf of each row of raw ``X`` (the HBP leaf of a soft tree)."""

@@ -240,13 +240,13 @@ def test_node_counts_count_the_rows_whose_hbp_path_visits_each_node():
 def test_incremental_objective_matches_the_full_evaluation(depth, loss_name):
     """Points that differ from the last one in one subtree (as NODEC's steps do), anywhere
     in the tree, and points that differ everywhere: value and gradients as the full kernel."""
-    from srtopt.models.leaves import LinearLeaves
+    from srtopt.models.leaves import linear_leaves
     from srtopt.models.terms import make_loss
 
     rng = np.random.default_rng(depth)
     n, p, tree = 500, 4, Tree(depth)
     X, y, s = rng.random((n, p)), rng.standard_normal(n), rng.random(n)
-    Z, Xa, loss = kernels.split_design(X), kernels.leaf_design(X), LinearLeaves(make_loss(loss_name))
+    Z, Xa, loss = kernels.split_design(X), kernels.leaf_design(X), linear_leaves(make_loss(loss_name), p)
     incremental = kernels.IncrementalObjective(Z, Xa, y, s, 1.3, loss, tree)
     in_full = kernels.IncrementalObjective(Z, Xa, y, s, 1.3, loss, tree, max_entries=0)
     omega, beta = 3 * rng.standard_normal((tree.n_branch, p + 1)), rng.standard_normal((tree.n_leaves, p + 1))
@@ -272,13 +272,13 @@ def test_incremental_objective_matches_the_full_evaluation(depth, loss_name):
 def test_incremental_objective_redoes_only_what_changed_and_matches_the_full_evaluation(change):
     """A BN step changes splits only, an LN step leaves only, the root's step one split: the
     kept p_it and losses of the rest are reused, and value and gradients stay exact."""
-    from srtopt.models.leaves import LinearLeaves
+    from srtopt.models.leaves import linear_leaves
     from srtopt.models.terms import make_loss
 
     rng = np.random.default_rng(7)
     n, p, tree = 400, 3, Tree(4)
     X, y, s = rng.random((n, p)), rng.standard_normal(n), rng.random(n)
-    Z, Xa, loss = kernels.split_design(X), kernels.leaf_design(X), LinearLeaves(make_loss("squared"))
+    Z, Xa, loss = kernels.split_design(X), kernels.leaf_design(X), linear_leaves(make_loss("squared"), p)
     incremental = kernels.IncrementalObjective(Z, Xa, y, s, 1.1, loss, tree)
     omega, beta = 3 * rng.standard_normal((tree.n_branch, p + 1)), rng.standard_normal((tree.n_leaves, p + 1))
     incremental(omega, beta)

@@ -149,7 +149,9 @@ def _set(path, value):
     (_set(["estimator"], "RandomForestRegressor"), "unknown estimator 'RandomForestRegressor'"),
     (_set(["params", "depth"], 3), r"omega_ has shape \(3, 4\), expected \(7, 4\)"),
     (_set(["params", "nonsense"], 1), "has no parameter 'nonsense'"),
-    (_set(["n_features_in"], 2), r"omega_ has shape \(3, 4\), expected \(3, 3\)"),
+    (_set(["n_features_in"], 2), "state.leaf_model has a basis of 3 features, the model 2"),
+    (_set(["state", "leaf_model", "basis", "kind"], "quadratic"), "unknown leaf basis"),
+    (_set(["state", "leaf_model", "link", "name"], "exp"), "unknown leaf link 'exp'"),
     (_set(["state", "beta_", "shape"], [2, 8]), r"beta_ has shape \(2, 8\), expected \(4, 4\)"),
     (_set(["state", "beta_", "shape"], [4, 5]), "has shape \\[4, 5\\] but 16 values"),
     (_set(["state", "omega_", "data", 0], "inf"), "omega_ holds non-finite values"),
@@ -211,7 +213,7 @@ def test_a_format_1_file_names_the_version_that_reads_it():
     message = str(error.value)
     assert "\n" not in message
     assert message.endswith("has format_version 1, which srtopt 0.2.0 reads: load and save it there to "
-                            "convert it to format_version 2")
+                            "convert it to format_version 3")
 
 
 def test_milo_keeps_its_scaling_in_scaler_like_the_soft_trees(data, tmp_path):
@@ -434,8 +436,8 @@ def saved_classifier(iris, tmp_path):
     (_set(["state", "classes_"], ["setosa", "versicolor"]), "state.classes_ is not a record of class labels"),
     (lambda doc: doc["state"].pop("classes_"), "state lacks classes_"),
     (_set(["n_classes"], 4), "n_classes is 4 but state.classes_ holds 3 labels"),
-    (_set(["params", "leaf"], "linear"), "params.leaf must be 'constant' or 'logistic', got 'linear'"),
-    (_set(["params", "leaf"], "logistic"), r"beta_ has shape \(4, 3\), expected \(4, 15\)"),
+    (_set(["state", "leaf_model", "basis", "kind"], "linear"), r"beta_ has shape \(4, 3\), expected \(4, 15\)"),
+    (_set(["state", "leaf_model", "link", "n_classes"], 2), "state.leaf_model predicts 2 classes, the file 3"),
     (_set(["state", "leaf_class_counts_", "shape"], [4, 2]), "has shape \\[4, 2\\] but 12 values"),
 ])
 def test_invalid_classifier_contents_are_refused_with_a_clear_message(saved_classifier, edit, match):
@@ -445,6 +447,27 @@ def test_invalid_classifier_contents_are_refused_with_a_clear_message(saved_clas
     for reader in (srtopt.load, read_view):
         with pytest.raises(ValueError, match=match):
             reader(saved_classifier)
+
+
+def test_a_parameter_out_of_its_rules_is_refused_by_load(saved_classifier):
+    _rewrite(saved_classifier, _set(["params", "leaf"], "linear"))
+    with pytest.raises(ValueError, match="classifier.json': leaf must be 'constant', 'logistic', 'spline'"):
+        srtopt.load(saved_classifier)
+
+
+def test_a_format_2_file_loads_with_the_leaf_model_its_parameters_name(saved_classifier, iris):
+    """Files written before leaf models were stored (format 2: constant, logistic or linear leaves) load, and
+    predict as before."""
+    from srtopt.persistence import read_view
+
+    doc = json.loads(saved_classifier.read_text())
+    expected = srtopt.load(saved_classifier).predict_proba(iris[0])
+    body = {k: v for k, v in doc.items() if k != "sha256"}
+    body["format_version"] = 2
+    body["state"].pop("leaf_model")
+    saved_classifier.write_text(json.dumps({**body, "sha256": _digest(body)}))
+    np.testing.assert_array_equal(srtopt.load(saved_classifier).predict_proba(iris[0]), expected)
+    np.testing.assert_array_equal(read_view(saved_classifier).predict_proba(iris[0]), expected)
 
 
 def test_a_classifier_with_many_classes_is_not_taken_for_an_oversized_file(tmp_path):

@@ -34,7 +34,7 @@ def fit_classifier(args, X, y, groups, weights=None):
     _check_formulation(args, classification=True)
     model._check_params()  # a bad parameter is reported before the progress header
     if args.time_limit is not None:
-        model.set_params(time_limit=_fit_budget(args.time_limit))
+        model.set_params(time_limit=_fit_budget(args.time_limit, model))
     if not args.quiet:  # once the data are checked: a bad target is the only line
         model.set_params(callbacks=[_Header(args.time_limit)])
     model.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))

@@ -442,7 +442,7 @@ def _fit_regressor(args, X, y, groups, weights=None):
     model._check_params()  # a bad parameter is reported before the progress header
     if args.cv_depths is not None and args.cv is None:
         raise ValueError("--cv-depths needs --cv K (the depths are compared by K-fold cross-validation)")
-    budget = None if args.time_limit is None else _fit_budget(args.time_limit)
+    budget = None if args.time_limit is None else _fit_budget(args.time_limit, model)
     if args.cv is not None:
         model = _choose_split_weight(model.set_params(time_limit=None), args.cv, args.random_state, X, y, args.quiet,
                                      args.cv_depths, groups, budget, weights)
@@ -456,14 +456,14 @@ def _fit_regressor(args, X, y, groups, weights=None):
     return model, f"training R^2 {model.score(X, y, sample_weight=weights):.4f}"
 
 
-def _fit_budget(time_limit: float) -> float:
+def _fit_budget(time_limit: float, estimator) -> float:
     """The fit's share of ``--time-limit``, which counts from the command's start: what remains
-    after starting, reading the data and loading the compiled kernels (at least a tenth of it),
-    to 0.1 s."""
-    from ..estimators.srt import _load_kernels
+    after starting, reading the data and loading the compiled kernels of ``estimator``'s class (at
+    least a tenth of it), to 0.1 s."""
+    from ..estimators.soft_tree import _load_kernels
     from . import STARTED
 
-    _load_kernels()
+    _load_kernels(type(estimator))
     left = time_limit - (time.perf_counter() - STARTED)
     return round(max(left, time_limit / 10), 1)
 

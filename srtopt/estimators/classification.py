@@ -3,47 +3,38 @@ SRT's NODEC-DR on the soft model's classification loss."""
 
 from __future__ import annotations
 
-import functools
-import time
-import warnings
+import copy
+import dataclasses
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import kernels
-from ..models.constraints import Monotone, make_constraints
+from ..leaf_model import LeafModel
 from ..models.leaves import ClassLeaves
-from ..models.srt import SRTProblem
-from ..models.terms import make_penalties
 from ..models.terms.class_losses import ClassLoss, make_class_loss
-from ..solvers import make_solver
-from ..solvers.deadline import Deadline
-from ..training.callbacks import ProgressPrinter, as_callbacks
-from ..training.working_sets import make_working_sets
 from ..tree import Tree
-from ..training.feasibility import polish
-from .constrained import (code_groups, constraint_report, constraint_terms, in_training_units, protected_groups,
-                          training_units)
 from .class_targets import ClassTargetsMixin
-from .nodec_tree import NodecTree
-from .params import (FRACTION, INTEGER, NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, VERBOSE, Integer, Kind, Options,
-                     Pair, Parses, Real, check_parameters)
-from .reading import SoftTreeMixin
-from .regularization import parse_reading, regularization_lambdas
-from .scaling import MinMaxTarget, _n_rows, scaled_input
-from .srt import _load_kernels, init_entries
-from .threads import one_blas_thread
+from .params import NONE, Kind, Options, Parses, Real
+from .scaling import scaled_input
+from .soft_tree import SoftTree, init_entries
 
-LEAF_KINDS = ("constant", "logistic")
+#: the leaf kinds ``leaf`` names, and the basis of each (:mod:`srtopt.bases`)
+LEAF_BASES = {"constant": "constant", "logistic": "linear", "spline": "spline"}
 INITS = ("cart", "cluster")
-#: the LN solvers "auto" tries: three steps of Newton's method on the exact Hessian while the subproblem has at
-#: most 800 coefficients, 30 iterations of L-BFGS-B beyond (the Hessian of K' q coefficients per leaf costs
-#: N (K' q)^2); the LN subproblems are convex and warm-started, and inexact steps are measured as accurate
-#: (docs/classification.md)
-LN_AUTO = ["newton:max_variables=800,max_iter=3", "l-bfgs-b:max_iter=30", "ipopt", "prox-gradient"]
 
 
-class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEstimator):
+def leaf_spec(value):
+    """``leaf`` checked: "constant", "logistic", "spline" or a spline spec, or a LeafModel."""
+    if isinstance(value, LeafModel):
+        return value
+    if not isinstance(value, str) or value.split(":")[0].strip().lower() not in LEAF_BASES:
+        raise ValueError(f"leaf must be 'constant', 'logistic', 'spline' (options n_knots, smoothing) or a LeafModel, "
+                         f"got {value!r}")
+    return value
+
+
+class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseEstimator):
     """Soft classification tree: oblique soft splits, class-probability leaves, single-leaf (HBP)
     predictions, trained by NODEC-DR.
 
@@ -62,9 +53,12 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
     ----------
     depth : int, default=2
         Depth D of the maximal binary tree (2^D - 1 branch nodes, 2^D leaves).
-    leaf : {"constant", "logistic"}, default="logistic"
-        The leaf model: a class-probability vector, or a multinomial logistic regression on the
-        features (docs/classification.md has the measurement behind the default).
+    leaf : {"constant", "logistic", "spline"}, spec or LeafModel, default="logistic"
+        The leaf model: a class-probability vector, a multinomial logistic regression on the
+        features (docs/classification.md has the measurement behind the default), or an additive
+        logistic model whose scores are a cubic spline per feature ("spline", "spline:n_knots=7"; the
+        basis of :class:`~srtopt.estimators.srt.SoftRegressionTree`'s spline leaves); or a
+        :class:`~srtopt.leaf_model.LeafModel` of your own.
     loss : str or ClassLoss, default="log_loss"
         "log_loss": -log p_l(y_i | x_i), the soft model's log loss; "cost": ORCT's expected
         misclassification cost sum_k p_lk(x_i) C[y_i, k] with C 1 off the diagonal
@@ -152,7 +146,9 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
         Split weights in the scaled space, column 0 the intercepts.
     beta_ : ndarray of shape (2^D, K' q)
         Leaf coefficients: leaf l's K' score vectors of q coefficients (q = 1 for constant leaves,
-        p + 1 for logistic ones), one after the other; K' = 1 for two classes.
+        p + 1 for logistic ones, more for spline ones), one after the other; K' = 1 for two classes.
+    leaf_model_ : LeafModel
+        The fitted leaf model: its basis and its link (the softmax of the K' scores).
     scaler_ : MinMaxTarget
         The training statistics of the internal scaling of X.
     objective_ : float
@@ -216,129 +212,40 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
         self.time_limit, self.callbacks, self.verbose = time_limit, callbacks, verbose
         self.random_state, self.n_jobs = random_state, n_jobs
 
-    AUTO_SPECS = {"ln": LN_AUTO}
+    INITS = INITS
 
     _parameter_constraints = {
-        "depth": [Integer(1)], "leaf": [Options(*LEAF_KINDS)], "mu": [POSITIVE], "wlr_C": [POSITIVE],
-        "tau": [POSITIVE], "init_scale": [POSITIVE],
+        **SoftTree._parameter_constraints,
+        "leaf": [Parses("'constant', 'logistic', 'spline', a spline spec or a LeafModel", leaf_spec)],
         "leaf_ridge": [Real(0, None, "neither", text="a number > 0 (a factor on lambda_b)")],
-        **{name: [Integer(1)] for name in ("max_iter", "n_init", "n_restarts", "restart_iter")},
-        **{name: [FRACTION] for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b")},
-        "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE], "tol": [NONE, NONNEGATIVE],
-        "wlr_weights": [Options("labels", "routing")],
-        "max_subproblem_rows": [NONE, Integer(2)], "verbose": VERBOSE, "n_jobs": [NONE, INTEGER],
-        "random_state": RANDOM_STATE,
-        "regularization": [NONE, NONNEGATIVE, Pair(NONNEGATIVE, "finite numbers >= 0 (lambda_w, lambda_b)"),
-                           Parses("a reading such as 'l2' or 'l2:split=10'", parse_reading, str)],
         "loss": [Parses("'log_loss', 'cost' or a ClassLoss", make_class_loss, (str, ClassLoss))],
         "class_weight": [NONE, Options("balanced"), Kind("a dict {class label: weight}", dict)],
-        "penalty": [Parses("None, a penalty name or spec, a Penalty or a list of these", make_penalties)],
-        "constraints": [Parses("None, a constraint spec, a Constraint or a list of these", make_constraints)],
-        "monotonic_cst": [NONE, Parses("signs in {-1, 0, 1}, one per feature, or a dict {feature: sign}", Monotone,
-                                       (list, tuple, dict, np.ndarray))],
-        "working_sets": [Parses("a working-set rule's name or a callable rule(tree)", make_working_sets)],
-        "init": [Parses("'cart', 'cluster', a callable or a list of these",
-                        functools.partial(init_entries, names=INITS))],
-        **{f"{kind}_solver": [Parses("a solver spec or a solver object", functools.partial(make_solver, kind))]
-           for kind in ("bn", "ln", "wlr")},
-        "callbacks": [NONE, Parses("a list of Callback objects or callables", as_callbacks, (list, tuple))],
-        "max_features": [NONE, Integer(1)],  # at most the number of features: checked at fit
+        "init": [Parses("'cart', 'cluster', a callable or a list of these", lambda init: init_entries(init, INITS))],
     }
 
-    def _check_params(self):
-        check_parameters(self)
-
-    @one_blas_thread
-    def fit(self, X, y, sample_weight=None, sensitive_features=None):
-        """Fit the tree by NODEC-DR on (X, y).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, p)
-            Training inputs (numbers; a DataFrame keeps its column names).
-        y : array-like of shape (n_samples,)
-            Class labels (numbers or strings), at least two classes.
-        sample_weight : array-like of shape (n_samples,) or None, default=None
-            Row weights s_i (they replace the 1/N of eq. obj), times the weights of ``class_weight``.
-        sensitive_features : array-like of shape (n_samples,), str or None, default=None
-            The protected group of every row, for ``parity`` (an array, or the name of a column of the
-            DataFrame X, which is then not a feature).
-
-        Returns
-        -------
-        SoftClassificationTree
-            The fitted tree.
-        """
-        self._check_params()
-        if self.time_limit is not None:
-            _load_kernels()
-        started = time.perf_counter()
-        deadline = Deadline.active().within(self.time_limit)  # time_limit covers the whole fit
-        user_constraints = constraint_terms(self)
-        X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
-        given = X  # the budget's inner fits keep a DataFrame's names
+    def _check_targets(self, X, y):
         X, codes = self._check_data(X, y)
-        given = given if hasattr(given, "columns") else X
-        weights = self._weights(codes, sample_weight)
-        groups = None
-        if group_values is not None:
-            groups, self.groups_ = code_groups(group_values, weights)
-        params = {"sample_weight": sample_weight, "sensitive_features": groups}
-        budget, penalties = self._feature_budget(given, self.classes_[codes], params, deadline)
-        user_constraints += budget
         if self.monotonic_cst is not None and self.n_classes_ != 2:
             raise ValueError(f"monotonic_cst makes the probability of classes_[1] monotone: it needs two classes, "
                              f"not {self.n_classes_}")
-        self.scaler_ = MinMaxTarget().fit(X, None, weights)
-        tree = Tree(int(self.depth))
-        lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, weights.sum())
-        leaves = ClassLeaves(make_class_loss(self.loss), len(self.classes_), self.leaf)
-        leaves.loss.targets(codes[:1], len(self.classes_))  # a cost matrix of the wrong size fails here
-        problem = SRTProblem(self.scaler_.transform(X), codes, tree, float(self.mu), lambda_w,
-                             lambda_b * self.leaf_ridge, weights, penalties=penalties,
-                             constraints=in_training_units(user_constraints, training_units(self, leaves.loss)),
-                             groups=groups, leaves=leaves)
-        callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
-        solvers = self._solvers(problem)
-        with deadline:
-            result = self._train(problem, solvers, deadline, callbacks)
-        self.omega_, self.beta_ = result.omega, result.beta
-        self.objective_, self.n_iter_, self.stopped_by_ = result.objective, result.n_macro, result.stopped_by
-        self.history_ = [record.as_dict() for record in result.history]
-        if self.stopped_by_ == "time_limit":
-            limit = "the time limit" if self.time_limit is None else f"time_limit={self.time_limit:g} s"
-            warnings.warn(f"{limit} reached after {self.n_iter_} macro iteration(s): the "
-                          f"tree is the best found by then (stopped_by_='time_limit')", UserWarning, stacklevel=3)
-        self.lambda_w_, self.lambda_b_ = lambda_w, problem.lambda_b
-        self._close_unreached(problem.X)
-        with deadline:
-            self._meet_constraints(problem, solvers["ln"], user_constraints)
-        self._store_training_statistics(problem.X, codes, weights)
-        self.fit_seconds_ = time.perf_counter() - started
-        for callback in callbacks:
-            getattr(callback, "on_fit_end", lambda estimator: None)(self)
-        return self
+        return X, self.classes_[codes], codes
 
-    def _meet_constraints(self, problem, ln_solver, user_constraints):
-        """The coefficients within their bounds, the leaves polished so that the constraints hold for the
-        HBP leaves too (:func:`~srtopt.training.feasibility.polish`), each class's recall bound met by
-        ``predict()`` (:meth:`_meet_recall`), the report, and a warning for a row that does not hold."""
-        self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver)
-        self.omega_, self.beta_ = problem.project(self.omega_, self.beta_)
-        self.beta_ = problem.policy.repair_predictions(self.omega_, self.beta_)
-        self.constraint_report_ = constraint_report(self, user_constraints, problem, getattr(self, "groups_", []))
-        failing = [row for row in self.constraint_report_ if not row["holds"]]
-        if failing:
-            worst = ", ".join(f"{row['row']} = {row['soft']:.4g} for the soft model and {row['predict']:.4g} for "
-                              f"predict() (bound {row['bound']})" for row in failing[:3])
-            warnings.warn(f"the constraints could not be met; the tree is the most feasible one found: {worst}",
-                          UserWarning, stacklevel=4)
+    def _row_weights(self, targets, sample_weight):
+        return self._weights(targets, sample_weight)
 
-    def _training_prediction(self, problem):
-        """predict_proba() of the training rows (their HBP leaves' class probabilities, in code order):
-        what the report checks the constraints on (``predict()`` takes the most probable class)."""
-        return kernels.hbp_class_probabilities(problem.X, self.omega_, self.beta_, Tree(int(self.depth)),
-                                               self.n_classes_, self.leaf == "constant")
+    def _leaf_model(self, n_features):
+        """Class leaves of ``loss`` on the basis ``leaf`` names, or a copy of the user's leaf model."""
+        if isinstance(self.leaf, LeafModel):
+            return copy.deepcopy(self.leaf)
+        name, _, options = self.leaf.partition(":")
+        loss = make_class_loss(self.loss)
+        loss.targets(np.zeros(1, dtype=np.int64), self.n_classes_)  # a cost matrix of the wrong size fails here
+        basis = LEAF_BASES[name.strip().lower()] + (f":{options}" if options else "")
+        return ClassLeaves(loss, self.n_classes_, basis)
+
+    def _training_problem(self, problem, context):
+        """lambda_b times ``leaf_ridge``."""
+        return dataclasses.replace(problem, lambda_b=problem.lambda_b * self.leaf_ridge)
 
     def predict_proba(self, X, mixture=False):
         """Class probabilities.
@@ -360,15 +267,14 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
         if not isinstance(mixture, (bool, np.bool_)):
             raise ValueError(f"mixture must be True or False, got {mixture!r}")
         Xs = scaled_input(self, X)
-        tree, constant = Tree(int(self.depth)), self.leaf == "constant"
         if not mixture:
-            return kernels.hbp_class_probabilities(Xs, self.omega_, self.beta_, tree, self.n_classes_, constant)
-        S = kernels.split_probabilities(kernels.split_design(Xs), self.omega_, float(self.mu))
-        P = kernels.leaf_probabilities(S, tree)
-        Xa = kernels.class_design(Xs, constant)
-        B = self.beta_.reshape(tree.n_leaves, -1, Xa.shape[1])
-        leaf_probabilities = kernels.class_probabilities(np.einsum("iq,lkq->ilk", Xa, B), self.n_classes_)
-        return np.einsum("il,ilk->ik", P, leaf_probabilities)
+            return self._outputs(Xs)
+        tree, model = Tree(int(self.depth)), self.leaf_model_
+        P = kernels.leaf_probabilities(kernels.split_probabilities(kernels.split_design(Xs), self.omega_,
+                                                                   float(self.mu)), tree)
+        Xa = model.design(Xs)
+        U = np.einsum("iq,lkq->ilk", Xa, self.beta_.reshape(tree.n_leaves, model.n_outputs, Xa.shape[1]))
+        return np.einsum("il,ilk->ik", P, kernels.class_probabilities(U, self.n_classes_))
 
     def predict_log_proba(self, X):
         """log of :meth:`predict_proba` (the HBP leaf's), shape (n_samples, K)."""
@@ -391,27 +297,22 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
         probabilities = self.predict_proba(X)
         return self.classes_[np.argmax(probabilities, axis=1)]
 
-    def _store_training_statistics(self, Xs, codes, weights):
-        """leaf_class_counts_ and leaf_class_proba_ of the HBP routing of the scaled training data,
-        and feature_importances_."""
-        tree = Tree(int(self.depth))
-        rows = tree.leaf_rows(kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree))
+    def _store_leaf_statistics(self, problem, y, weights):
+        """leaf_class_counts_ and leaf_class_proba_ of the HBP routing of the training rows."""
+        tree, codes = problem.tree, np.asarray(problem.y, dtype=np.int64)
+        rows = tree.leaf_rows(problem.hbp_leaves(self.omega_))
         counts = np.zeros((tree.n_leaves, self.n_classes_))
         np.add.at(counts, (rows, codes), weights)
         self.leaf_class_counts_ = counts
-        proba = kernels.hbp_class_probabilities(Xs, self.omega_, self.beta_, tree, self.n_classes_,
-                                                self.leaf == "constant")
         mass = np.zeros((tree.n_leaves, self.n_classes_))
-        np.add.at(mass, rows, weights[:, None] * proba)
+        np.add.at(mass, rows, weights[:, None] * self._outputs(problem.X))
         with np.errstate(invalid="ignore", divide="ignore"):
             self.leaf_class_proba_ = mass / counts.sum(axis=1, keepdims=True)  # NaN: a leaf without rows
-        self._store_feature_importances(Xs, weights)
-        self._store_selected_features(1 if self.n_classes_ == 2 else self.n_classes_)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
+    @classmethod
+    def _warm_up_data(cls):
+        X = np.random.default_rng(0).random((40, 2))
+        return X, np.where(X[:, 0] > X[:, 1], "a", "b")
 
 
 __all__ = ["SoftClassificationTree"]

@@ -149,7 +149,7 @@ def constraint_report(estimator, user_terms, problem, labels) -> list[dict]:
         elif isinstance(term, SoftMean):
             rows += _soft_rows(name, term, estimator, problem, labels, units)
         elif isinstance(term, VariableBounds) and not isinstance(term, FeatureSubset):
-            rows += _variable_rows(name, term, omega, beta)
+            rows += _variable_rows(name, term, omega, beta, problem.leaf_model)
     return rows
 
 
@@ -158,9 +158,7 @@ def report_on(estimator, X, y, sensitive_features=None, sample_weight=None) -> l
     row's value for the soft model and for ``predict()`` on those rows, in the format of
     ``constraint_report_`` (the fit's groups, ``groups_``, code the rows' groups; a classifier's rows
     are weighted as in its fit, by ``class_weight`` too)."""
-    from ..models.leaves import ClassLeaves
     from ..models.srt import SRTProblem
-    from ..models.terms.class_losses import make_class_loss
     from ..tree import Tree
     from .scaling import check_sample_weight
 
@@ -174,7 +172,8 @@ def report_on(estimator, X, y, sensitive_features=None, sample_weight=None) -> l
             raise ValueError(f"sensitive_features holds the group {unknown[0]!r}, which the fit did not see "
                              f"(its groups: {labels})")
         groups = np.array([labels.index(v) for v in np.asarray(group_values).tolist()], dtype=np.int64)
-    tree, Xs = Tree(int(estimator.depth)), estimator.scaler_.transform(X)
+    tree, Xs, leaves = Tree(int(estimator.depth)), estimator.scaler_.transform(X), estimator.leaf_model_
+    units = training_units(estimator, leaves.loss)
     if hasattr(estimator, "classes_"):
         y = np.asarray(y)
         codes = np.minimum(np.searchsorted(estimator.classes_, y), len(estimator.classes_) - 1)
@@ -182,15 +181,12 @@ def report_on(estimator, X, y, sensitive_features=None, sample_weight=None) -> l
         if len(unknown):
             raise ValueError(f"y holds the label {unknown[0].tolist()!r}, not a class of the fit "
                              f"({', '.join(map(repr, estimator.classes_.tolist()))})")
-        leaves = ClassLeaves(make_class_loss(estimator.loss), len(estimator.classes_), estimator.leaf)
-        units = training_units(estimator, leaves.loss)
-        problem = SRTProblem(Xs, codes, tree, float(estimator.mu), weights=estimator._weights(codes, sample_weight),
-                             constraints=in_training_units(user_terms, units), groups=groups, leaves=leaves)
+        targets, weights = codes, estimator._weights(codes, sample_weight)
     else:
-        loss = make_loss(estimator.loss)
-        problem = SRTProblem(Xs, estimator.scaler_.transform_y(np.asarray(y, float)), tree, float(estimator.mu),
-                             weights=check_sample_weight(sample_weight, X.shape[0], 1), loss=loss,
-                             constraints=in_training_units(user_terms, training_units(estimator, loss)), groups=groups)
+        targets, weights = estimator.scaler_.transform_y(np.asarray(y, float)), check_sample_weight(sample_weight,
+                                                                                                   X.shape[0], 1)
+    problem = SRTProblem(Xs, targets, tree, float(estimator.mu), weights=weights,
+                         constraints=in_training_units(user_terms, units), groups=groups, leaves=leaves)
     return constraint_report(estimator, user_terms, problem, labels)
 
 
@@ -245,10 +241,11 @@ def _soft_rows(name, term, estimator, problem, labels, units):
     return rows
 
 
-def _variable_rows(name, term, omega, beta):
+def _variable_rows(name, term, omega, beta, leaf_model):
     """The row of other variable bounds: the coefficients' largest excess over them (0 once clipped)."""
     q = omega.shape[1]
-    (lo_w, hi_w), (lo_b, hi_b) = term.split_bounds(q), term.leaf_bounds(beta.shape[1])
+    (lo_w, hi_w), (lo_b, hi_b) = term.split_bounds(q), leaf_model.basis.column_bounds(*term.leaf_bounds(q))
+    lo_b, hi_b = np.tile(lo_b, leaf_model.n_outputs), np.tile(hi_b, leaf_model.n_outputs)
     excess = max(float(np.max(np.maximum(lo - x, x - hi), initial=0.0)) for x, lo, hi in
                  ((omega, lo_w, hi_w), (beta, lo_b, hi_b)))
     return [_row(name, "coefficients beyond their bounds", "= 0", excess, excess, excess <= FEASIBILITY_TOL,

@@ -19,7 +19,8 @@ from .regularization import NO_L2, parse_reading
 from ..models.constraints import SoftMean
 from .constrained import constraint_terms, report_on
 from .scaling import check_fit_arrays
-from .srt import SoftRegressionTree, _load_kernels
+from .soft_tree import _load_kernels
+from .srt import SoftRegressionTree
 
 SPLITTER = "a cross-validation splitter"
 SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/departures.md, "Choosing the split weight by cross-validation"
@@ -153,7 +154,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         """
         self._check_params()
         if self.time_limit is not None:
-            _load_kernels()  # a fresh process loads (or compiles) them: before the clock starts
+            _load_kernels(SoftRegressionTree)  # a fresh process loads (or compiles) them: before the clock starts
         deadline = Deadline.active().within(self.time_limit)
         estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
         reading = _reading_of(estimator.regularization)

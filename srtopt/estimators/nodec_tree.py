@@ -72,12 +72,10 @@ class NodecTree:
             return result
         return algorithm.run(problem, state=result.state)
 
-    #: the specs "auto" tries per kind, where the estimator's differ from :data:`srtopt.solvers.AUTO`
-    AUTO_SPECS: dict = {}
-
     def _solvers(self, problem) -> dict:
-        """The configured BN, LN and WLR solvers, checked against the formulations they will get."""
-        solvers = {kind: self._solver(kind) for kind in ("bn", "ln", "wlr")}
+        """The configured BN, LN and WLR solvers, checked against the formulations they will get; "auto" LN
+        steps try the leaf model's ``ln_specs`` where it has them."""
+        solvers = {kind: self._solver(kind, problem) for kind in ("bn", "ln", "wlr")}
         tree = problem.tree
         omega = np.zeros((tree.n_branch, problem.n_features + 1))
         beta = np.zeros((tree.n_leaves, problem.Xa.shape[1] * problem.leaf_model.n_outputs))
@@ -92,11 +90,12 @@ class NodecTree:
                                  f"{verdict.reason}")
         return solvers
 
-    def _solver(self, kind: str):
-        """The solver of ``{kind}_solver``: "auto" tries :attr:`AUTO_SPECS` [kind] where given."""
+    def _solver(self, kind: str, problem):
+        """The solver of ``{kind}_solver``: "auto" for the LN step tries the leaf model's ``ln_specs`` where given."""
         spec = getattr(self, f"{kind}_solver")
-        if isinstance(spec, str) and spec == "auto" and kind in self.AUTO_SPECS:
-            return Auto(kind, specs=self.AUTO_SPECS[kind])
+        specs = problem.leaf_model.ln_specs if kind == "ln" else None
+        if isinstance(spec, str) and spec == "auto" and specs:
+            return Auto(kind, specs=list(specs))
         return make_solver(kind, spec)
 
     def _initializations(self, wlr_solver) -> list:
@@ -158,10 +157,10 @@ class NodecTree:
         return clone(self).set_params(max_features=None, penalty=list(penalties),
                                       constraints=list(make_constraints(self.constraints)) + list(budget))
 
-    def _store_selected_features(self, outputs: int = 1):
+    def _store_selected_features(self):
         """selected_features_ (the features with a nonzero weight in a split or a leaf, by name when X had
-        names) and n_features_used_; ``outputs``: the scores per leaf."""
-        used = np.flatnonzero(feature_norms(self.omega_, self.beta_, outputs) > 0)
+        names) and n_features_used_."""
+        used = np.flatnonzero(feature_norms(self.omega_, self.beta_, self.leaf_model_) > 0)
         names = getattr(self, "feature_names_in_", None)
         self.selected_features_ = (used if names is None else np.asarray(names)[used]).tolist()
         self.n_features_used_ = len(used)

@@ -26,7 +26,10 @@ from .params import (NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, HasMethod, Integ
 from .orrt import whole_problem_solver
 from .reading import SoftTreeMixin
 from .scaling import MinMaxTarget, scaled_input
-from .srt import _load_kernels
+from ..bases import ConstantBasis
+from ..leaf_model import LeafModel, Softmax
+from .soft_tree import _load_kernels
+from .srt import SoftRegressionTree
 from .threads import one_blas_thread
 
 
@@ -166,7 +169,7 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         """
         check_parameters(self)
         if self.time_limit is not None:
-            _load_kernels()  # a fresh process loads (or compiles) them: before the clock starts
+            _load_kernels(SoftRegressionTree)  # a fresh process loads (or compiles) them: before the clock starts
         deadline = Deadline.active().within(self.time_limit)
         started = time.perf_counter()
         X, codes = self._check_data(X, y)
@@ -205,7 +208,8 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         """The fitted tree as the readers see it (:meth:`TreeMixin.tree_view`), its leaves the class
         assignments C_ as constant class-probability leaves (:func:`srtopt.view.assignment_scores`)."""
         view = super().tree_view()
-        return dataclasses.replace(view, beta_=assignment_scores(self.C_), leaf_class_proba_=np.asarray(self.C_))
+        return dataclasses.replace(view, beta_=assignment_scores(self.C_), leaf_class_proba_=np.asarray(self.C_),
+                                   leaf_model_=LeafModel(ConstantBasis(self.n_features_in_), Softmax(len(self.classes_))))
 
     def reachable_nodes(self):
         """Every node: the prediction sums over all the leaves."""

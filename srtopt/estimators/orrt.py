@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import kernels
 from .._announce import announce_if_slow
 from .._spec import parse_spec
+from ..models.leaves import linear_leaves
 from ..models.orrt import ORRTObjective, soft_prediction
 from ..models.terms import make_loss, make_penalties
 from ..solvers import make_solver
@@ -104,6 +105,8 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         Split weights, row t - 1 for branch node t, column 0 the intercept (scaled units).
     beta_ : ndarray of shape (2^D, p + 1)
         Leaf models, row l for leaf 2^D + l, column 0 the intercept (scaled units).
+    leaf_model_ : LeafModel
+        The linear leaves of the loss (:mod:`srtopt.leaf_model`), as the readers see them.
     scaler_ : MinMaxTarget
         The training statistics of the internal scaling (x_min, x_scale, y_mean, y_std).
     objective_ : float
@@ -225,6 +228,7 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
             warnings.warn(f"the time limit passed during start {len(self.starts_)} of {self.n_starts}: the best "
                           f"solution found by then is kept", UserWarning, stacklevel=3)
         self.omega_, self.beta_ = problem.split(x)
+        self.leaf_model_ = linear_leaves(make_loss(self.loss), X.shape[1])
         self._store_feature_importances(self.scaler_.transform(X), np.ones(X.shape[0]))
         self.fit_seconds_ = time.perf_counter() - start_time
         return self

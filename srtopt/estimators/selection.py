@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models.constraints import FeatureSubset, make_constraints
-from ..models.terms import FeatureL1, layout, make_penalties
+from ..models.terms import FeatureL1, make_penalties
 from ..solvers.deadline import Deadline
 from .scaling import take_rows
 
@@ -33,11 +33,15 @@ def check_max_features(value, n_features: int):
     return int(value)
 
 
-def feature_norms(omega: np.ndarray, beta: np.ndarray, outputs: int = 1) -> np.ndarray:
-    """The group norm of every feature's weights over the splits and the leaves (module docstring);
-    ``outputs``: the scores per leaf, K' (:mod:`srtopt.models.terms.layout`)."""
+def feature_norms(omega: np.ndarray, beta: np.ndarray, leaf_model) -> np.ndarray:
+    """The group norm of every feature's weights over the splits and the leaves (module docstring): its split
+    weights / p and every leaf column that carries it (the columns of its basis, in each of the K' score
+    blocks of ``leaf_model``)."""
     p = omega.shape[1] - 1
-    return np.sqrt(np.sum((omega[:, 1:] / p) ** 2, axis=0) + layout.feature_squares(layout.rows(beta, outputs), p))
+    owners = np.tile(leaf_model.basis.column_features(), leaf_model.n_outputs)
+    squares = np.zeros(p)
+    np.add.at(squares, owners[owners >= 0], np.sum(beta[:, owners >= 0] ** 2, axis=0))
+    return np.sqrt(np.sum((omega[:, 1:] / p) ** 2, axis=0) + squares)
 
 
 #: folds of the held-out ranking
@@ -119,8 +123,7 @@ def l1_support(estimator, X, y, fit_params: dict, deadline: Deadline) -> list[in
                  for p in make_penalties(estimator.penalty)]
     model = clone(estimator).set_params(penalty=penalties, callbacks=None, verbose=0, time_limit=deadline.share(2))
     model.fit(X, y, **fit_params)
-    outputs = 1 if getattr(model, "n_classes_", 2) == 2 else model.n_classes_
-    return np.flatnonzero(feature_norms(model.omega_, model.beta_, outputs) > 0).tolist()
+    return np.flatnonzero(feature_norms(model.omega_, model.beta_, model.leaf_model_) > 0).tolist()
 
 
 def relaxed(penalties) -> tuple:

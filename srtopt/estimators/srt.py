@@ -2,88 +2,36 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-import functools
 import sys
-import time
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .. import kernels
-from .._announce import announce_if_slow
-from ..models.constraints import Monotone, make_constraints
-from ..models.srt import SRTProblem
-from ..models.terms import LeafShrinkage, make_loss, make_penalties
-from ..solvers import make_solver
-from ..solvers.deadline import Deadline
-from ..training.callbacks import ProgressPrinter, as_callbacks
-from ..training.feasibility import polish
+from ..leaf_model import LeafModel
+from ..models.leaves import RegressionLeaves
+from ..models.terms import LeafShrinkage, make_loss
 from ..training.initialization import ModelTreeInitialization
-from ..training.working_sets import make_working_sets
-from ..tree import Tree
-from .constrained import (
-    code_groups,
-    constraint_report,
-    constraint_terms,
-    in_training_units,
-    protected_groups,
-    training_units,
-)
 from .leaf_ridge import FOLDS, choose_leaf_ridge, linear_center
-from .nodec_tree import NodecTree
-from .params import (
-    BOOLEAN,
-    FRACTION,
-    INTEGER,
-    NONE,
-    NONNEGATIVE,
-    POSITIVE,
-    RANDOM_STATE,
-    VERBOSE,
-    Integer,
-    Options,
-    Pair,
-    Parses,
-    Real,
-    check_parameters,
-)
-from .reading import RegressorScoreMixin, SoftTreeMixin
-from .regularization import parse_reading, regularization_lambdas
-from .scaling import (
-    MinMaxTarget,
-    _n_rows,
-    check_fit_arrays,
-    check_sample_weight,
-    scaled_input,
-)
-from .threads import one_blas_thread
+from .params import BOOLEAN, Options, Parses, Real
+from .reading import RegressorScoreMixin
+from .scaling import check_fit_arrays, check_sample_weight, scaled_input
+from .soft_tree import SoftTree, init_entries
 
 INITS = ("model-tree", "cluster", "cart")  # the named initializations (SoftRegressionTree's init)
 
 
-def init_entries(init, names=None) -> list:
-    """The entries of ``init``: itself, or the items of a list or tuple, each one of ``INITS`` or a
-    callable ``init(problem, random_state)``.
-
-    Raises
-    ------
-    ValueError
-        If the list is empty or an entry is neither.
-    """
-    names = INITS if names is None else names
-    entries = list(init) if isinstance(init, (list, tuple)) else [init]
-    if not entries:
-        raise ValueError("init must not be an empty list")
-    for entry in entries:
-        if not (entry in names if isinstance(entry, str) else callable(entry)):
-            raise ValueError(f"init must be {', '.join(map(repr, names))}, a callable init(problem, random_state) "
-                             f"or a list of these, got {entry!r}")
-    return entries
+def leaf_spec(value):
+    """``leaf`` checked: "linear", "spline" or a spec "spline:n_knots=7,smoothing=gcv", or a LeafModel."""
+    if isinstance(value, LeafModel):
+        return value
+    if not isinstance(value, str) or value.split(":")[0].strip().lower() not in ("linear", "spline"):
+        raise ValueError(f"leaf must be 'linear', 'spline' (options n_knots, smoothing) or a LeafModel, got {value!r}")
+    return value
 
 
-class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
+class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
     """Soft Regression Tree with single-leaf (HBP) predictions, trained by NODEC-DR.
 
     The tree has oblique soft splits p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij)
@@ -127,6 +75,14 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         :class:`~srtopt.models.terms.Loss`; or a callable mapping a CasADi symbol r to a
         CasADi expression, e.g. ``lambda r: casadi.log(casadi.cosh(r))`` (value, gradient
         and Hessian by CasADi's AD).
+    leaf : {"linear", "spline"}, spec or LeafModel, default="linear"
+        The leaf model.  "linear": the SRT's linear leaves yhat = beta_0 + sum_j beta_j x_j (eq. obj).
+        "spline": an additive model per leaf, yhat = beta_0 + sum_j f_j(x_j), each f_j the linear term plus a
+        cubic spline on knots at the training quantiles of x_j (5, ``"spline:n_knots=7"``), extrapolated
+        linearly; its smoothness (a P-spline penalty on the curves' second differences) chosen by
+        generalized cross-validation on one additive model of all rows (``"spline:smoothing=1e-3"`` fixes
+        it); the splits stay oblique on the raw features (:mod:`srtopt.bases`).  A
+        :class:`~srtopt.leaf_model.LeafModel` of your own (docs/formulations.md, "Writing a leaf model").
     penalty : str, Penalty, list of these or None, default=None
         Penalty terms added to E beside the l2 terms: "split_l1" (strength * the l1 norm
         of the split weights omega_jt, j >= 1: sparse oblique splits), "feature_l1"
@@ -265,8 +221,12 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         (slopes 0, intercept +-40/mu: every row goes to the other side), so the empty subtree is
         pruned: no input reaches it, ``get_n_leaves`` does not count it and the views do not draw
         it (:func:`srtopt.kernels.close_unreached`).
-    beta_ : ndarray of shape (2^D, p + 1)
-        Leaf models in the scaled space, row l for leaf 2^D + l, column 0 the intercept.
+    beta_ : ndarray of shape (2^D, q)
+        Leaf models in the scaled space, row l for leaf 2^D + l, column 0 the intercept; q = p + 1 for linear
+        leaves (the slopes in columns 1..p), more for spline leaves (``leaf_model_.basis`` says which columns
+        carry each feature).
+    leaf_model_ : LeafModel
+        The fitted leaf model: its basis (for spline leaves the knots and the smoothness) and its link.
     scaler_ : MinMaxTarget
         The training statistics of the internal scaling (x_min, x_scale, y_mean, y_std).
     n_features_in_ : int
@@ -366,7 +326,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
                  wlr_weights="labels", n_restarts=1, restart_iter=2, max_subproblem_rows=100_000,
                  clip_predictions=True, n_jobs=None, loss="squared", penalty=None, working_sets="subtree",
                  init="model-tree", leaf_ridge="auto", leaf_center="linear", monotonic_cst=None, constraints=None,
-                 max_features=None, tol=None):
+                 max_features=None, tol=None, leaf="linear"):
         self.depth, self.mu, self.regularization = depth, mu, regularization
         self.max_iter, self.n_init, self.tol = max_iter, n_init, tol
         self.eps1, self.eps2, self.eps3, self.zeta = eps1, eps2, eps3, zeta
@@ -381,146 +341,52 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         self.loss, self.penalty, self.working_sets, self.init = loss, penalty, working_sets, init
         self.leaf_ridge, self.leaf_center = leaf_ridge, leaf_center
         self.monotonic_cst, self.constraints, self.max_features = monotonic_cst, constraints, max_features
+        self.leaf = leaf
+
+    INITS = INITS
 
     _parameter_constraints = {
-        "depth": [Integer(1)], "mu": [POSITIVE], "wlr_C": [POSITIVE], "tau": [POSITIVE], "init_scale": [POSITIVE],
-        **{name: [Integer(1)] for name in ("max_iter", "n_init", "n_restarts", "restart_iter")},
-        **{name: [FRACTION] for name in ("eps1", "eps2", "eps3", "zeta", "theta_w", "theta_b")},
-        "k0": [NONE, Integer(0)], "time_limit": [NONE, POSITIVE], "tol": [NONE, NONNEGATIVE],
-        "regularization": [NONE, NONNEGATIVE, Pair(NONNEGATIVE, "finite numbers >= 0 (lambda_w, lambda_b)"),
-                           Parses("a reading such as 'l2' or 'l2:split=10'", parse_reading, str)],
+        **SoftTree._parameter_constraints,
+        "leaf": [Parses("'linear', 'spline', a spline spec or a LeafModel", leaf_spec)],
         "leaf_ridge": [Options("auto"), Real(0, None, "neither", text="a number > 0 (a factor on lambda_b)")],
-        "leaf_center": [Options("linear", "zero")], "wlr_weights": [Options("labels", "routing")],
-        "max_subproblem_rows": [NONE, Integer(2)], "clip_predictions": [BOOLEAN], "verbose": VERBOSE,
-        "n_jobs": [NONE, INTEGER], "random_state": RANDOM_STATE,
-        "max_features": [NONE, Integer(1)],  # at most the number of features: checked at fit
+        "leaf_center": [Options("linear", "zero")], "clip_predictions": [BOOLEAN],
         "loss": [Parses("a loss name or spec, a Loss or a callable", make_loss)],
-        "penalty": [Parses("None, a penalty name or spec, a Penalty or a list of these", make_penalties)],
-        "constraints": [Parses("None, a constraint spec, a Constraint or a list of these", make_constraints)],
-        "monotonic_cst": [NONE, Parses("signs in {-1, 0, 1}, one per feature, or a dict {feature: sign}", Monotone,
-                                       (list, tuple, dict, np.ndarray))],
-        "working_sets": [Parses("a working-set rule's name or a callable rule(tree)", make_working_sets)],
-        "init": [Parses("'model-tree', 'cluster', 'cart', a callable or a list of these", init_entries)],
-        **{f"{kind}_solver": [Parses("a solver spec or a solver object", functools.partial(make_solver, kind))]
-           for kind in ("bn", "ln", "wlr")},
-        "callbacks": [NONE, Parses("a list of Callback objects or callables", as_callbacks, (list, tuple))],
+        "init": [Parses("'model-tree', 'cluster', 'cart', a callable or a list of these",
+                        lambda init: init_entries(init, INITS))],
     }
 
-    def _check_params(self):
-        check_parameters(self)
-
-    @one_blas_thread
-    def fit(self, X, y, sample_weight=None, sensitive_features=None):
-        """Fit the tree by NODEC-DR.
-
-        X is min-max scaled to [0, 1] and y standardized with the training statistics
-        (``scaler_``); on small data ``leaf_ridge="auto"`` chooses its factor; the initial tree of
-        ``init`` is restored to the constraints; NODEC-DR runs macro iterations until
-        ``max_iter``, ``time_limit`` or a callback's stop; with constraints the leaves are then
-        polished to meet them (``constraint_report_``).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (N, p)
-            Training inputs, finite.  A DataFrame's column names become ``feature_names_in_``.
-        y : array-like of shape (N,)
-            Training targets, finite.
-        sample_weight : array-like of shape (N,), float or None, default=None
-            Weights s_i >= 0 of the rows, normalized to sum to 1 in place of eq. (obj)'s 1/N; a
-            row of weight 0 is as if absent.  None: equal weights.
-        sensitive_features : array-like of shape (N,), str or None, default=None
-            The protected group of every row, for the group constraints ("parity",
-            "group_loss"): an array, or the name of a column of the DataFrame X (which is then
-            not a feature).
-
-        Returns
-        -------
-        self : SoftRegressionTree
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            If a parameter breaks its rules (:class:`~srtopt.estimators.params.InvalidParameterError`),
-            X or y are not finite numbers of matching rows, there are fewer rows (of positive
-            weight) than leaves, ``max_features`` exceeds p, a constraint names no feature of X
-            or lacks its groups, or a solver does not accept the subproblems.
-
-        Warns
-        -----
-        UserWarning
-            When ``time_limit`` ended training (``stopped_by_ == "time_limit"``) or a constraint
-            does not hold on the returned tree.
-        """
-        self._check_params()
-        if self.time_limit is not None:
-            _load_kernels()  # a fresh installation compiles them: before the clock starts
-        started = time.perf_counter()
-        deadline = Deadline.active().within(self.time_limit)  # time_limit covers the whole fit
-        user_constraints = constraint_terms(self)
-        X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
-        frame = X
+    def _check_targets(self, X, y):
         X, y = check_fit_arrays(self, X, y, 2**self.depth)
-        given = frame if hasattr(frame, "columns") else X  # the inner fits keep a DataFrame's names
-        weights = check_sample_weight(sample_weight, X.shape[0], 2**int(self.depth))
-        groups = None
-        if group_values is not None:
-            groups, self.groups_ = code_groups(group_values, weights)
-        params = {"sample_weight": sample_weight, "sensitive_features": groups}
-        budget, penalties = self._feature_budget(given, y, params, deadline)
-        user_constraints += budget
-        self.scaler_ = MinMaxTarget().fit(X, y, weights)
-        tree = Tree(int(self.depth))
-        lambda_w, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, weights.sum())
-        loss = make_loss(self.loss)
-        units = training_units(self, loss)
-        problem = SRTProblem(self.scaler_.transform(X), self.scaler_.transform_y(y), tree, float(self.mu), lambda_w,
-                             lambda_b, weights, loss, penalties,
-                             in_training_units(user_constraints, units), groups)
+        return X, y, y
+
+    def _row_weights(self, targets, sample_weight):
+        return check_sample_weight(sample_weight, len(targets), 2**int(self.depth))
+
+    def _leaf_model(self, n_features):
+        """The leaf model of ``leaf``: value leaves of ``loss`` on the basis it names, or a copy of the user's."""
+        if isinstance(self.leaf, LeafModel):
+            return copy.deepcopy(self.leaf)
+        return RegressionLeaves(make_loss(self.loss), self.leaf)
+
+    def _training_problem(self, problem, context):
+        """``y_range_``, and ``leaf_ridge`` (on small data, "auto" chooses its factor by cross-validation,
+        :func:`~.leaf_ridge.choose_leaf_ridge`) as a larger lambda_b or a pull towards the model of all rows."""
+        self.y_range_ = np.array([context["y"][context["weights"] > 0].min(), context["y"][context["weights"] > 0].max()])
+        sample_weight = None if context["sample_weight"] is None else context["weights"]
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
-            self._without_selection(budget, penalties), given, y, None if sample_weight is None else weights,
-            lambda_b, deadline, groups, problem)
-        problem = self._leaf_shrinkage(problem, lambda_b)
+            self._without_selection(context["budget"], context["penalties"]), context["given"], context["y"],
+            sample_weight, context["lambda_b"], context["deadline"], context["groups"], problem)
         if self.verbose and self.leaf_ridge_losses_:
-            print(f"small data ({X.shape[0]} rows, {2**self.depth} leaves of {X.shape[1] + 1} coefficients): "
-                  f"lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation", file=sys.stderr)
-        callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
-        solvers = self._solvers(problem)
-        with deadline:
-            result = self._train(problem, solvers, deadline, callbacks)
-        self.omega_, self.beta_ = result.omega, result.beta
-        self.objective_, self.n_iter_ = result.objective, result.n_macro
-        self.history_ = [record.as_dict() for record in result.history]
-        self.stopped_by_ = result.stopped_by
-        if self.stopped_by_ == "time_limit":
-            limit = "the time limit" if self.time_limit is None else f"time_limit={self.time_limit:g} s"
-            warnings.warn(f"{limit} reached after {self.n_iter_} macro iteration(s): the "
-                          f"tree is the best found by then (stopped_by_='time_limit'); a larger time_limit may "
-                          f"find a better one", UserWarning, stacklevel=3)
-        self.lambda_w_, self.lambda_b_ = lambda_w, problem.lambda_b
-        self.y_range_ = np.array([y[weights > 0].min(), y[weights > 0].max()])
-        Xs = problem.X
-        self._close_unreached(Xs)
-        with deadline:
-            self._meet_constraints(problem, solvers["ln"], user_constraints)
-        try:
-            self._store_training_statistics(Xs, y, weights)
-        except MemoryError:  # the model is complete: it must not be lost for want of its statistics
-            tree = Tree(int(self.depth))
-            self.leaf_mse_, self.leaf_r2_ = np.full(tree.n_leaves, np.nan), np.full(tree.n_leaves, np.nan)
-            self.feature_importances_ = np.full(X.shape[1], np.nan)
-            warnings.warn("out of memory while computing the training statistics (leaf_mse_, leaf_r2_, "
-                          "feature_importances_): they are NaN; the fitted model is complete", UserWarning, stacklevel=3)
-        self.fit_seconds_ = time.perf_counter() - started
-        for callback in callbacks:
-            getattr(callback, "on_fit_end", lambda estimator: None)(self)
-        return self
+            print(f"small data ({problem.X.shape[0]} rows, {problem.tree.n_leaves} leaves of {problem.Xa.shape[1]} "
+                  f"coefficients): lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation",
+                  file=sys.stderr)
+        return self._leaf_shrinkage(problem, context["lambda_b"])
 
     def _leaf_shrinkage(self, problem, lambda_b):
         """``problem`` with the leaf-ridge factor f = ``leaf_ridge_``: for f > 1 and ``leaf_center="linear"``,
-        the paper's lambda_b and (f - 1) lambda_b pulling every leaf towards the linear model of
-        :func:`~.leaf_ridge.linear_center` (``leaf_center_``); otherwise lambda_b times f (also
-        under an l1 term on the leaves, whose zeros a nonzero center would pull back)."""
+        the paper's lambda_b and (f - 1) lambda_b pulling every leaf towards the model of all rows on the leaf
+        basis (:func:`~.leaf_ridge.linear_center`, ``leaf_center_``); otherwise lambda_b times f (also under an
+        l1 term on the leaves, whose zeros a nonzero center would pull back)."""
         self.leaf_center_ = None
         factor = self.leaf_ridge_
         sparse_leaves = any(not p.smooth and "beta" in p.blocks for p in problem.penalties)
@@ -532,32 +398,21 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
 
     @staticmethod
     def _free_center(problem):
-        """:func:`~.leaf_ridge.linear_center` on the features whose leaf slopes the constraints leave free
-        (a FeatureSubset fixes the others at 0: a center on them would pull the kept slopes towards the
-        coefficients of a regression that had them)."""
+        """:func:`~.leaf_ridge.linear_center` on the leaf columns the constraints leave free (a FeatureSubset
+        fixes the others at 0: a center on them would pull the kept coefficients towards those of a regression
+        that had them)."""
         bounds = problem.constraint_set.bounds
-        free = np.ones(problem.n_features, dtype=bool)
+        q = problem.Xa.shape[1]
+        free = np.ones(q, dtype=bool)
         if bounds is not None:
-            free = ~((bounds[2][0, 1:] == 0) & (bounds[3][0, 1:] == 0))
-        center = np.zeros(problem.n_features + 1)
-        center[np.r_[True, free]] = linear_center(problem.X[:, free], problem.y, problem.counts)
+            free = ~((bounds[2][0] == 0) & (bounds[3][0] == 0))
+        free[0] = True
+        center = np.zeros(q)
+        center[free] = linear_center(problem.Xa[:, free][:, 1:], problem.y, problem.counts)
         return center
 
-    def _meet_constraints(self, problem, ln_solver, user_constraints):
-        """The coefficients within their bounds exactly, the predictions polished to meet the
-        soft-mean constraints (:func:`~srtopt.training.feasibility.polish`), the report, and a
-        warning for a constraint that does not hold."""
-        clip = self.scaler_.transform_y(self.y_range_) if self.clip_predictions else None
-        self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver, clip)
-        self.omega_, self.beta_ = problem.project(self.omega_, self.beta_)
-        self.constraint_report_ = constraint_report(self, user_constraints, problem, getattr(self, "groups_", []))
-        failing = [row for row in self.constraint_report_ if not row["holds"]]
-        if failing:
-            worst = ", ".join(f"{row['row']} = {row['soft']:.4g} for the soft model and {row['predict']:.4g} for "
-                              f"predict() (bound {row['bound']})" for row in failing[:3])
-            when = " within the time limit" if self.stopped_by_ == "time_limit" else ""
-            warnings.warn(f"the constraints could not be met{when}; the tree is the most feasible one found: {worst}",
-                          UserWarning, stacklevel=4)
+    def _clip(self):
+        return self.scaler_.transform_y(self.y_range_) if self.clip_predictions else None
 
     def _named_initializations(self, wlr_solver) -> dict:
         """Name -> factory of the initializations ``init`` may name: "model-tree" and those of
@@ -565,10 +420,10 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         return {"model-tree": ModelTreeInitialization, **super()._named_initializations(wlr_solver)}
 
     def predict(self, X):
-        """Predict with the linear model of each row's HBP leaf (eq. prediction_model).
+        """Predict with the leaf model of each row's HBP leaf (eq. prediction_model).
 
         Each row follows the branch of higher probability p_it at every node to one leaf
-        (:meth:`apply`), whose linear model gives the prediction.
+        (:meth:`apply`), whose model gives the prediction.
 
         Parameters
         ----------
@@ -590,24 +445,17 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
 
     def _predict_scaled(self, Xs):
         """:meth:`predict` of the scaled rows Xs."""
-        y_range = self.y_range_ if self.clip_predictions and hasattr(self, "y_range_") else None
-        return kernels.hbp_prediction(Xs, self.omega_, self.beta_, Tree(int(self.depth)), self.scaler_, y_range)
+        prediction = self.scaler_.inverse_y(self._outputs(Xs))
+        if self.clip_predictions and hasattr(self, "y_range_"):
+            prediction = np.clip(prediction, *self.y_range_)
+        return prediction
 
-    def summary(self, units="original"):
-        """One row per node (pandas DataFrame), see :func:`srtopt.export.summary`."""
-        from ..export import summary
-
-        return summary(self, units=units)
-
-    def _store_training_statistics(self, Xs, y, weights):
-        """leaf_mse_, leaf_r2_ of the HBP routing of the scaled training data Xs and
-        feature_importances_ (computed on standardized y: no overflow for |y| near 1e300, where the
-        MSE in y's units is infinite)."""
-        tree = Tree(int(self.depth))
-        leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, tree)
-        self._store_feature_importances(Xs, weights)
-        self._store_selected_features()
-        pred, ys = kernels.hbp_predict(Xs, self.omega_, self.beta_, tree), self.scaler_.transform_y(y)
+    def _store_leaf_statistics(self, problem, y, weights):
+        """leaf_mse_ and leaf_r2_ of the HBP routing of the training rows (computed on standardized y: no
+        overflow for |y| near 1e300, where the MSE in y's units is infinite)."""
+        tree = problem.tree
+        leaves = problem.hbp_leaves(self.omega_)
+        pred, ys = self._outputs(problem.X), self.scaler_.transform_y(y)
         self.leaf_mse_ = np.full(tree.n_leaves, np.nan)
         self.leaf_r2_ = np.full(tree.n_leaves, np.nan)
         for leaf in tree.leaves:
@@ -622,18 +470,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
             if rows.sum() > 1 and sst > 0:
                 self.leaf_r2_[tree.leaf_index(leaf)] = 1.0 - sse / sst
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
-
-
-@functools.cache
-def _load_kernels():
-    """Fit a tiny tree once per process, so that numba loads the compiled kernels from its disk
-    cache, or compiles them after installation (several seconds, announced), before the clock of
-    a fit with a ``time_limit`` starts."""
-    X = np.random.default_rng(0).random((40, 2))
-    with announce_if_slow("srtopt: compiling the soft tree's kernels, once after installation (seconds; not "
-                          "counted in time_limit)"):
-        SoftRegressionTree(depth=2, max_iter=1, n_init=1, leaf_ridge=1.0, random_state=0).fit(X, X[:, 0] - X[:, 1])
+    @classmethod
+    def _warm_up_data(cls):
+        X = np.random.default_rng(0).random((40, 2))
+        return X, X[:, 0] - X[:, 1]

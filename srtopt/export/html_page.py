@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from .nodes import (RANKING, as_view, class_names, class_rule, class_titles, classes_note, classes_text, constraint_table,
-                    count_text,
-                    drawn_tree, feature_names_of, fmt, leaf_class_counts, leaf_class_mix, leaf_scores, node_counts,
-                    original_units, pruned_note, scaling_of, score_name, terms_text, tree_of)
+                    count_text, drawn_tree, feature_names_of, fmt, leaf_class_counts, leaf_class_mix, leaf_scores,
+                    node_counts, original_units, pruned_note, scaling_of, score_formula, score_name, terms_text,
+                    tree_of)
 
 
 def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
@@ -93,9 +93,11 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
             "x_min": x_min.tolist(), "x_scale": span.tolist(), "y_mean": float(y_mean), "y_std": float(y_std),
             "omega": model.omega_.tolist(), "beta": model.beta_.tolist(), "prediction": "soft" if soft else "hbp",
             "leaves": [t for t in tree.leaves if model.reach[t - 1]]}
+    leaves = model.leaf_model_
+    data.update(n_scores=leaves.n_outputs, q=leaves.basis.n_columns, basis=_page_basis(leaves.basis),
+                score_names=leaves.link.score_names(model.classes_))
     if model.is_classifier:
-        scores = model.class_scores()
-        data.update(classes=class_names(model), n_scores=scores.shape[1], q=scores.shape[2])
+        data.update(classes=class_names(model))
     parts = {
         "__TITLE__": html.escape(f"{model.estimator}, depth {tree.depth}, {p} features{classes_note(model)}"),
         "__FACTS__": _html_facts(model, counts, y_mean, y_std, soft),
@@ -114,6 +116,14 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
 
         Path(path).write_text(page, encoding="utf-8")
     return page
+
+
+def _page_basis(basis) -> dict:
+    """The leaf basis as the page's script evaluates it: its kind, and for a spline its curves' pieces
+    (:meth:`srtopt.bases.SplineBasis.pieces`) and scale."""
+    curves = getattr(basis, "curves", {})
+    return {"kind": basis.kind, "scale": float(getattr(basis, "scale", 1.0)),
+            "curves": [basis.pieces(j) for j in sorted(curves)]}
 
 
 def _html_facts(model, counts, y_mean, y_std, soft):
@@ -142,7 +152,7 @@ def _html_tree(model, names, counts, statistics):
     import html
 
     tree, p = tree_of(model), model.n_features_in_
-    split, leaf = original_units(model)
+    split = original_units(model)[0]
     root, structure, _ = drawn_tree(model)
     mse, r2 = statistics.get("mse"), statistics.get("r2")
 
@@ -155,13 +165,12 @@ def _html_tree(model, names, counts, statistics):
             children = ""
         elif tree.is_leaf(t):
             i = tree.leaf_index(t)
-            b, c = model.beta_[i], leaf[i]
+            b = model.beta_[i]
             score = "" if r2 is None else " · " + " · ".join(
                 f"{name} {value:.4g}" if np.isfinite(value) else f"{name} n/a" for name, value in
                 (("leaf R^2", r2[i]), ("MSE", mse[i])))
-            head = f"leaf {t}{share}{score} · y = {fmt(c[0])} {terms_text(c[1:], b[1:], names, 3)}"
-            formulas = [("original", f"y = {fmt(c[0])} {terms_text(c[1:], b[1:], names, None)}"),
-                        ("scaled", f"y_s = {fmt(b[0])} {terms_text(b[1:], b[1:], names, None)}")]
+            head = f"leaf {t}{share}{score} · {score_formula(model, b, 'y', names, 3, 'original')}"
+            formulas = [(units, score_formula(model, b, "y", names, None, units)) for units in ("original", "scaled")]
             children = ""
         else:
             w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
@@ -189,11 +198,10 @@ def _class_leaf(model, i, names, statistics):
     if counts is not None:
         formulas.append(("rows", classes_text(counts[i], classes, None, count_text, nonzero=True)))
     if not constant:
-        scaled, original = model.class_scores()[i], original_units(model)[1][i]
-        for k in range(scaled.shape[0]):
-            b, c, name = scaled[k], original[k], score_name(model, k)
-            formulas += [("original", f"{name} = {fmt(c[0])} {terms_text(c[1:], b[1:], names, None)}"),
-                         ("scaled", f"{name} = {fmt(b[0])} {terms_text(b[1:], b[1:], names, None)}")]
+        scores = model.class_scores()[i]
+        for k in range(scores.shape[0]):
+            formulas += [(units, score_formula(model, scores[k], score_name(model, k), names, None, units))
+                         for units in ("original", "scaled")]
     return classes_text(mix, classes, 3), formulas
 
 

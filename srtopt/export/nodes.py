@@ -175,12 +175,13 @@ def original_units(model):
     if model.kind != "oblique":
         raise ValueError("original_units applies to oblique trees (omega_/beta_); MILOTreeRegressor "
                          "stores its thresholds and leaf models in original units already")
-    x_min, span, y_mean, y_std = scaling_of(model)
+    x_min, span, _, _ = scaling_of(model)
     p = model.n_features_in_
     a = model.omega_[:, 1:] / (p * span)
     split = np.column_stack([model.omega_[:, 0] - a @ x_min, a])
-    return split, linear_in_original(model.class_scores() if model.is_classifier else model.beta_, x_min, span,
-                                     y_mean, y_std)
+    leaves = model.leaf_model_
+    scores = linear_in_original(leaves.linear_part(model.beta_), x_min, span, *leaves.link.score_units(model.scaler_))
+    return split, scores if model.is_classifier else scores[:, 0]
 
 
 def linear_in_original(B, x_min, span, y_mean, y_std):
@@ -191,6 +192,54 @@ def linear_in_original(B, x_min, span, y_mean, y_std):
         return y_mean + y_std * B
     c = y_std * B[..., 1:] / span
     return np.concatenate([(y_mean + y_std * (B[..., 0] - (B[..., 1:] / span) @ x_min))[..., None], c], axis=-1)
+
+
+#: points of the training range (scaled) on which a curve's effect is read
+CURVE_GRID = np.linspace(0.0, 1.0, 65)
+
+
+def curve_effects(model, coef) -> tuple[float, np.ndarray, np.ndarray]:
+    """A score vector ``coef`` (q,) of a leaf with curves, read as u = u_0 + sum_j f_j(x_j) with every f_j 0 at the
+    middle of its feature's training range: (u_0, the lowest and the highest f_j over that range (p,)), in
+    scaled units.  A feature without a curve has f_j = b_j (x_s - 1/2)."""
+    basis, p = model.leaf_model_.basis, model.n_features_in_
+    low, high, middle = np.zeros(p), np.zeros(p), 0.0
+    for j in range(p):
+        values = basis.curve(j, coef, CURVE_GRID) if j in basis.curves else coef[1 + j] * CURVE_GRID
+        at_middle = float(values[len(CURVE_GRID) // 2])
+        middle += at_middle
+        low[j], high[j] = values.min() - at_middle, values.max() - at_middle
+    return float(coef[0] + middle), low, high
+
+
+def score_terms(model, coef, name, names, top, units) -> tuple[str, list[str]]:
+    """("name = b_0", its terms) of a score vector ``coef`` (q,) in ``units`` ("original": mean + std u, the
+    link's units; "scaled": u itself, a value's name with "_s"): the linear terms of a linear or constant basis
+    ranked as :data:`RANKING` says ("+1.2*x"), or for a basis with curves the value at the middle of every
+    feature's training range and each feature's effect over that range, "+f(x)[lowest, highest]", the largest
+    first; "... (k more)" for the terms past ``top``."""
+    leaves = model.leaf_model_
+    mean, std = leaves.link.score_units(model.scaler_) if units == "original" else (0.0, 1.0)
+    shown = f"{name}_s" if units == "scaled" and name == "y" else name
+    if not leaves.curved(model.beta_):
+        x_min, span, _, _ = scaling_of(model)
+        linear = leaves.basis.linear_part(coef)
+        c = linear_in_original(linear, x_min, span, mean, std) if units == "original" else linear
+        terms, rest = ranked_terms(c[1:], linear[1:], names, top)
+        return f"{shown} = {fmt(c[0])}", terms + ([f"... ({rest} more)"] if rest else [])
+    middle, low, high = curve_effects(model, coef)
+    order = np.argsort(-(high - low), kind="stable")
+    order = order[(high - low)[order] > 0]
+    kept = order if top is None else order[:top]
+    terms = [f"+f({names[j]})[{std * low[j]:+.4g}, {std * high[j]:+.4g}]" for j in kept]
+    rest = [f"... ({len(order) - len(kept)} more)"] if len(order) > len(kept) else []
+    return f"{shown} = {fmt(mean + std * middle)} (mid-range)", terms + rest
+
+
+def score_formula(model, coef, name, names, top, units) -> str:
+    """:func:`score_terms` on one line."""
+    head, terms = score_terms(model, coef, name, names, top, units)
+    return " ".join([head] + terms)
 
 
 def node_counts(model, X=None):
@@ -205,17 +254,15 @@ def node_counts(model, X=None):
 
 
 def leaf_scores(model, X, y, tree):
-    """Per-leaf MSE and R^2 of the HBP leaf's own linear model on the rows routed there."""
+    """Per-leaf MSE and R^2 of the HBP leaf's own model on the rows routed there."""
     leaves = np.asarray(model.apply(X))
-    _, leaf = original_units(model)
-    Xa = np.column_stack([np.ones(len(leaves)), np.asarray(X, dtype=float)])
+    pred = np.asarray(model.predict(X), dtype=float)
     mse, r2 = np.full(tree.n_leaves, np.nan), np.full(tree.n_leaves, np.nan)
     for t in tree.leaves:
         rows = leaves == t
         if not rows.any():
             continue
-        pred = Xa[rows] @ leaf[tree.leaf_index(t)]
-        sse = np.mean((y[rows] - pred) ** 2)
+        sse = np.mean((y[rows] - pred[rows]) ** 2)
         sst = np.var(y[rows])
         mse[tree.leaf_index(t)] = sse
         if rows.sum() > 1 and sst > 0:
@@ -240,7 +287,7 @@ def leaf_class_mix(model, X=None) -> np.ndarray:
     """(2^D, K): the class mix each leaf of a classifier shows: a constant leaf's probabilities, a
     logistic leaf's averaged over its training rows (``leaf_class_proba_``; NaN where unknown) or,
     with ``X``, over the rows of X it receives by HBP."""
-    if X is not None and model.leaf_kind == "logistic":
+    if X is not None and model.leaf_kind != "constant":
         tree = tree_of(model)
         rows = tree.leaf_rows(np.asarray(model.apply(X)))
         mass = np.zeros((tree.n_leaves, model.n_classes_))
@@ -276,7 +323,7 @@ def classes_note(model) -> str:
     """What a title adds for a classifier: ", logistic leaves, 3 classes: A, B, C" ("" for a regressor)."""
     if not model.is_classifier:
         return ""
-    return f", {model.leaf_kind} leaves, {model.n_classes_} classes: {', '.join(class_names(model))}"
+    return f", {model.leaf_model_.describe()}, {model.n_classes_} classes: {', '.join(class_names(model))}"
 
 
 def share_text(v, name) -> str:
@@ -329,8 +376,9 @@ def class_rule(model) -> str:
     if model.leaf_kind == "constant":
         return (f"constant leaves: each leaf holds one class-probability vector ({scores}, a constant); each "
                 f"leaf shows it, then its training rows by class (HBP)")
-    return (f"logistic leaves: {scores}, linear in x; each leaf shows its class probabilities averaged over its "
-            f"training rows, its training rows by class (HBP), then its class scores")
+    shape = "linear in x" if model.leaf_kind == "linear" else "a curve per feature"
+    return (f"{model.leaf_model_.describe()}: {scores}, {shape}; each leaf shows its class probabilities averaged "
+            f"over its training rows, its training rows by class (HBP), then its class scores")
 
 
 #: How every view (text, DOT, plot, HTML) orders the terms of a split or leaf.
@@ -365,7 +413,7 @@ def node_labels(model, feature_names, top, X, units, folded=()):
     labels = {}
     kind = model.kind
     if kind == "oblique":
-        split, leaf = original_units(model) if units == "original" else (model.omega_, model.beta_)
+        split = original_units(model)[0] if units == "original" else model.omega_
 
     def term_lines(coef, scaled):
         terms, rest = ranked_terms(coef, scaled, names, top)
@@ -392,8 +440,8 @@ def node_labels(model, feature_names, top, X, units, folded=()):
         elif tree.is_leaf(t) and model.is_classifier:
             lines += class_leaf_lines(model, tree.leaf_index(t), names, top, units, X)
         elif tree.is_leaf(t):
-            c = leaf[tree.leaf_index(t)]
-            lines += [f"{y_name} = {fmt(c[0])}"] + term_lines(c[1:], model.beta_[tree.leaf_index(t), 1:])
+            head, terms = score_terms(model, model.beta_[tree.leaf_index(t)], "y", names, top, units)
+            lines += [head] + terms
         else:
             a = split[tree.branch_index(t)]
             lines.append("left if " + fmt(a[0]) + ("" if units == "original"
@@ -412,13 +460,11 @@ def class_leaf_lines(model, i, names, top, units, X=None) -> list[str]:
     lines = ranked_classes(mix, classes, top)
     if counts is not None:
         lines.append("rows: " + classes_text(counts[i], classes, top, count_text, nonzero=True))
-    if model.leaf_kind == "logistic":
-        scaled = model.class_scores()[i]
-        scores = original_units(model)[1][i] if units == "original" else scaled
+    if model.leaf_kind != "constant":
+        scores = model.class_scores()[i]
         for k in shown_scores(model, mix, top):
-            terms, rest = ranked_terms(scores[k, 1:], scaled[k, 1:], names, top)
-            lines += [f"{score_name(model, k)} = {fmt(scores[k, 0])}"] + [f"  {term}" for term in terms]
-            lines += [f"  ... ({rest} more)"] if rest else []
+            head, terms = score_terms(model, scores[k], score_name(model, k), names, top, units)
+            lines += [head] + [f"  {term}" for term in terms]
     return lines
 
 

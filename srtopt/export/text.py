@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .nodes import (RANKING, UNITS, as_view, class_names, class_rule, class_titles, classes_text, constraint_table,
                     count_text, drawn_tree, feature_names_of, fmt, folded_text, leaf_class_counts, leaf_class_mix, node_counts,
-                    original_units, pruned_note, scaling_of, score_name, shown_scores, terms_text, tree_of)
+                    original_units, pruned_note, scaling_of, score_formula, score_name, shown_scores, terms_text, tree_of)
 
 
 def export_text(model, feature_names=None, top=3, X=None, units="both", max_depth=None) -> str:
@@ -87,10 +87,10 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
         return _export_text_classifier(model, feature_names, top, X, units, (root, children, folded))
     tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
     _, _, y_mean, y_std = scaling_of(model)
-    split, leaf = original_units(model)
+    split = original_units(model)[0]
     counts = node_counts(model, X)
     name = model.estimator
-    lines = [f"{name}(depth={tree.depth}), {p} features"]
+    lines = [f"{name}(depth={tree.depth}{_leaf_note(model)}), {p} features"]
     if name == "ORRTRegressor":
         lines.append("  note: ORRT predicts sum_t P_t(x) yhat_t(x) over all leaves; the routing and "
                      "counts below follow the HBP path of its splits (display only)")
@@ -100,6 +100,8 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
     if units in ("both", "original"):
         lines.append("  original: raw feature units, y in its own units")
     lines.append(f"  {RANKING}")
+    if model.leaf_model_.curved(model.beta_):
+        lines.append(f"  {CURVES}")
     if note := pruned_note(model):
         lines.append(f"  {note}")
 
@@ -107,9 +109,9 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
         return _oblique_split(model, split, names, top, units, t)
 
     def leaf_text(t):
-        b, c = model.beta_[tree.leaf_index(t)], leaf[tree.leaf_index(t)]
-        return [""] + _shown(units, scaled=f"scaled:   y_s = {fmt(b[0])} {terms_text(b[1:], b[1:], names, top)}",
-                             original=f"original: y = {fmt(c[0])} {terms_text(c[1:], b[1:], names, top)}")
+        b = model.beta_[tree.leaf_index(t)]
+        return [""] + _shown(units, scaled=f"scaled:   {score_formula(model, b, 'y', names, top, 'scaled')}",
+                             original=f"original: {score_formula(model, b, 'y', names, top, 'original')}")
 
     lines += _node_lines(model, (root, children, folded), counts, split_text, leaf_text)
     return "\n".join(lines + export_constraints(model).splitlines())
@@ -169,9 +171,9 @@ def _export_text_milo(model, feature_names, top, X, units, structure):
 def _export_text_classifier(model, feature_names, top, X, units, structure):
     tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
     classes, mix, class_counts = class_titles(model), leaf_class_mix(model, X), leaf_class_counts(model, X)
-    split, scores = original_units(model)
+    split = original_units(model)[0]
     scaled_scores = model.class_scores()
-    lines = [f"{model.estimator}(depth={tree.depth}, leaf={model.leaf_kind}), {p} features, {len(classes)} classes: "
+    lines = [f"{model.estimator}(depth={tree.depth}{_leaf_note(model)}), {p} features, {len(classes)} classes: "
              f"{', '.join(class_names(model))}",
              ("  note: ORCT predicts the class of largest sum_t P_t(x) C_t over all leaves; the routing and counts "
               "below follow the HBP path of its splits (display only)" if model.estimator == "ORCTClassifier" else
@@ -193,16 +195,28 @@ def _export_text_classifier(model, feature_names, top, X, units, structure):
         lines = [" " + classes_text(mix[i], classes, top)]
         if class_counts is not None:
             lines.append("training rows: " + classes_text(class_counts[i], classes, top, count_text, nonzero=True))
-        if model.leaf_kind == "logistic":
+        if model.leaf_kind != "constant":
             for k in shown_scores(model, mix[i], top):
-                b, c, name = scaled_scores[i, k], scores[i, k], score_name(model, k)
-                lines += _shown(units, scaled=f"scaled:   {name} = {fmt(b[0])} {terms_text(b[1:], b[1:], names, top)}",
-                                original=f"original: {name} = {fmt(c[0])} {terms_text(c[1:], b[1:], names, top)}")
+                b, name = scaled_scores[i, k], score_name(model, k)
+                lines += _shown(units, scaled=f"scaled:   {score_formula(model, b, name, names, top, 'scaled')}",
+                                original=f"original: {score_formula(model, b, name, names, top, 'original')}")
         return lines
 
     counts = node_counts(model, X)
     return "\n".join(lines + _node_lines(model, structure, counts, split_text, leaf_text)
                      + export_constraints(model).splitlines())
+
+
+#: what a leaf with curves shows (:func:`~.nodes.score_terms`)
+CURVES = ("curves: a leaf reads u = u(mid-range) + sum of f(x) over its features, each f 0 at the middle of the "
+          "feature's training range; f(x)[a, b] gives the lowest and highest effect over that range (in the "
+          "score's units), the largest range first")
+
+
+def _leaf_note(model) -> str:
+    """", leaf=spline" and the like in a title (nothing for the SRT's linear leaves, nor ORRT's)."""
+    name = model.leaf_model_.leaf_name
+    return "" if name == "linear" else f", leaf={name}"
 
 
 def _oblique_split(model, split, names, top, units, t) -> list[str]:

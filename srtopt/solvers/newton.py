@@ -14,7 +14,7 @@ import numpy as np
 
 from .base import Acceptance, Solver, SolverResult, interrupt_requested, should_stop, smooth_problem
 from .deadline import Deadline
-from .least_squares import cholesky_solve
+from ..linalg import cholesky_solve
 
 EIGENVALUE_FLOOR = 1e-8  # relative floor of the modified Hessian's eigenvalues (nonconvex problems)
 

@@ -40,7 +40,7 @@ import numpy as np
 from scipy import sparse
 
 from .base import Acceptance, Availability, Solver, SolverResult, termination
-from .least_squares import normal_equations
+from ..linalg import normal_equations
 
 
 _LIBC = ctypes.CDLL(None)

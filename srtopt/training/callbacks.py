@@ -30,7 +30,6 @@ import time
 
 import numpy as np
 
-from .. import routing
 
 HOOKS = ("on_fit_begin", "on_run_begin", "on_inner_iteration", "on_macro_end", "on_run_end", "on_fit_end")
 
@@ -112,7 +111,8 @@ class ProgressPrinter(Callback):
     def on_run_begin(self, state):
         if self.problem is None:
             return
-        details = "".join(f", {INFO_LABELS.get(key, key)} {value:.4g}" for key, value in state.info.items()
+        labels = {**INFO_LABELS, "cart_score": f"CART training {self.problem.leaf_model.score_name}"}
+        details = "".join(f", {labels.get(key, key)} {value:.4g}" for key, value in state.info.items()
                           if isinstance(value, (int, float)))
         self.say(f"initialized: E = {state.E:.6g}, {self._training_fit(state.omega, state.beta)}{details}")
 
@@ -134,16 +134,12 @@ class ProgressPrinter(Callback):
                  f"{self._training_fit(state.omega, state.beta)}, leaf share min {share.min():.3f} max {share.max():.3f}")
 
     def _training_fit(self, omega, beta) -> str:
-        """The HBP tree's training R^2 (regression) or accuracy (classification), weighted by the rows'
+        """The HBP tree's training fit by its leaf model's ``score`` (R^2 or accuracy), weighted by the rows'
         weights s_i (R^2 is the same on y's scale and on the standardized one)."""
         p = self.problem
-        leaves = p.leaf_model
-        if leaves.task == "classification":
-            proba = routing.hbp_class_probabilities(p.X, omega, beta, p.tree, leaves.n_classes, leaves.kind == "constant")
-            return f"training accuracy {float(p.s @ (proba.argmax(axis=1) == p.y)) / p.s.sum():.4f}"
-        residual = p.y - routing.hbp_predict(p.X, omega, beta, p.tree)
-        spread = p.y - (p.s @ p.y) / p.s.sum()
-        return f"training R^2 {1.0 - (p.s @ residual**2) / max(p.s @ spread**2, np.finfo(float).tiny):.4f}"
+        outputs = p.leaf_model.predict(p.Xa, beta[p.tree.leaf_rows(p.hbp_leaves(omega))])
+        name, value = p.leaf_model.score(outputs, p.y, p.s)
+        return f"training {name} {value:.4f}"
 
     def on_fit_end(self, estimator):
         if getattr(estimator, "stopped_by_", None) == "time_limit":
@@ -151,8 +147,7 @@ class ProgressPrinter(Callback):
                   file=self.stream or sys.stderr)
 
 
-INFO_LABELS = {"davies_bouldin": "Davies-Bouldin index", "cart_r2": "CART training R^2",
-               "cart_accuracy": "CART training accuracy", "model_tree_splits": "splits"}
+INFO_LABELS = {"davies_bouldin": "Davies-Bouldin index", "model_tree_splits": "splits"}
 
 
 def _describe_init(estimator) -> str:

@@ -44,13 +44,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils import check_random_state
 
 from .. import kernels
 from ..models.srt import SRTProblem, WLRProxy
 from ..solvers.deadline import Deadline
-from ..solvers.least_squares import weighted_ridge
+from ..bases import LinearBasis
+from ..linalg import weighted_ridge
 from ..solvers.newton import NewtonSolver
 from ..tree import Tree
 
@@ -170,23 +170,10 @@ def split_from_logistic(X, left, right, weights, mu, solver, bounds=None) -> np.
 
 
 def leaf_start(problem: SRTProblem, rows_of) -> np.ndarray:
-    """beta^0: for every leaf t the regression on the rows ``rows_of(t)``, weighted by the sample
-    weights (every initialization's leaf models); for classification leaves the rows' smoothed
-    class frequencies (:meth:`~srtopt.models.leaves.ClassLeaves.constant_start`), a row of weight k
-    counting k times, which the first LN steps refine."""
-    w = problem.counts
-    if problem.leaf_model.task == "classification":
-        codes = np.asarray(problem.y, dtype=int)
-        return np.array([problem.leaf_model.constant_start(codes[rows_of(t)], w[rows_of(t)], problem.Xa.shape[1])
-                         for t in problem.tree.leaves])
-    return np.array([leaf_from_regression(problem.Xa, problem.y, rows_of(t), w) for t in problem.tree.leaves])
-
-
-def leaf_from_regression(Xa, y, rows, weights) -> np.ndarray:
-    """beta_t from a (weighted) linear regression on the points of leaf t (0 model if empty)."""
-    if len(rows) == 0 or not np.any(weights[rows] > 0):
-        return np.r_[np.average(y, weights=weights), np.zeros(Xa.shape[1] - 1)]
-    return weighted_ridge(Xa[rows], y[rows], weights[rows], 0.0)
+    """beta^0: for every leaf t its leaf model's start on the rows ``rows_of(t)`` (every initialization's
+    leaf models: a weighted regression for value leaves, the smoothed class frequencies for classification
+    leaves, :meth:`srtopt.leaf_model.LeafModel.start`), which the first LN steps refine."""
+    return np.array([problem.leaf_model.start(problem, rows_of(t)) for t in problem.tree.leaves])
 
 
 def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=None, wlr_solver=None,
@@ -279,19 +266,19 @@ class WarmStart:
 
 def cart_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf: float = MIN_LEAF,
                         random_state=None, max_rows: int | None = MAX_ROWS):
-    """(omega^0, beta^0, CART's training R^2 or accuracy): the splits of a depth-D CART tree
-    (scikit-learn's ``DecisionTreeRegressor``, or ``DecisionTreeClassifier`` on the class codes of
-    a classification problem; leaves of at least ``min_leaf`` of the rows), each made soft
+    """(omega^0, beta^0, CART's training score): the splits of a depth-D CART tree (the leaf model's
+    ``partition_tree``: scikit-learn's ``DecisionTreeRegressor``, or ``DecisionTreeClassifier`` on the class
+    codes of a classification problem; leaves of at least ``min_leaf`` of the rows), each made soft
     (:func:`soft_tree_start`).  On more than ``max_rows`` rows CART is fitted on a weighted
     subsample of ``max_rows`` rows; the leaf models use all rows."""
     X, y = problem.X, problem.y
     rng = check_random_state(random_state)
     sample = _subsample(problem, rng, max_rows)
     features = np.flatnonzero(problem.constraint_set.split_features())
-    kind = DecisionTreeClassifier if problem.leaf_model.task == "classification" else DecisionTreeRegressor
     weighted = len(sample) == len(y)  # the rows count by their weights (a row of weight k as k rows)
-    cart = kind(max_depth=problem.tree.depth, random_state=rng.randint(2**31 - 1),
-                **({"min_weight_fraction_leaf": min_leaf} if weighted else {"min_samples_leaf": min_leaf}))
+    cart = problem.leaf_model.partition_tree(
+        max_depth=problem.tree.depth, random_state=rng.randint(2**31 - 1),
+        **({"min_weight_fraction_leaf": min_leaf} if weighted else {"min_samples_leaf": min_leaf}))
     cart.fit(X[sample][:, features], y[sample], sample_weight=problem.counts if weighted else None)
     splits, node = {}, {1: 0}  # heap index t -> CART node id
     for t in problem.tree.branch_nodes:
@@ -332,7 +319,8 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
         return omega, beta, len(_SPLITS[key])
     sample = _subsample(problem, check_random_state(random_state), max_rows)  # random_state matters if drawn
     sample = sample[problem.s[sample] > 0]  # a row of weight 0 neither splits nor fits
-    X, y, Xa = problem.X[sample], problem.y[sample], problem.Xa[sample]
+    X, y = problem.X[sample], problem.y[sample]
+    Xa = LinearBasis(problem.n_features).design(X)  # the splits are chosen for linear leaves, whatever the leaf model
     w = np.ones(len(sample)) if drawn else problem.counts[sample]  # drawn: equal weights
     columns = _leaf_columns(X, y, w)
     Xa = Xa[:, columns]
@@ -367,9 +355,9 @@ _STARTS: dict = {}
 
 
 def _remembered_start(problem, key, splits, slope):
-    """:func:`soft_tree_start` of remembered splits, itself remembered (by ``key`` and mu: it
-    depends on nothing else), as copies: the leaf-ridge guard's four factors on a fold start alike."""
-    start_key = (key, float(problem.mu))
+    """:func:`soft_tree_start` of remembered splits, itself remembered (by ``key``, mu, the leaf model and
+    lambda_b: it depends on nothing else), as copies: the leaf-ridge guard's fits on a fold start alike."""
+    start_key = (key, float(problem.mu), problem.leaf_model.key, problem.lambda_b)
     if start_key not in _STARTS:
         _STARTS[start_key] = soft_tree_start(problem, splits, slope)
         while len(_STARTS) > MEMORY:
@@ -528,8 +516,8 @@ def _subsample(problem, rng, max_rows) -> np.ndarray:
 @dataclass
 class CartInitialization:
     """Softened CART splits as the initial tree: ``init(problem, random_state)`` ->
-    (omega^0, beta^0, {"cart_r2": CART's training R^2} or, classifying, {"cart_accuracy": its training
-    accuracy}) (see :func:`cart_initialization`).
+    (omega^0, beta^0, {"cart_score": CART's training score, its R^2 or its accuracy}) (see
+    :func:`cart_initialization`).
     Not the paper's procedure; the estimators' ``init="cart"``."""
 
     slope: float = SOFT_SLOPE
@@ -538,8 +526,7 @@ class CartInitialization:
 
     def __call__(self, problem: SRTProblem, random_state=None):
         omega, beta, score = cart_initialization(problem, self.slope, self.min_leaf, random_state, self.max_rows)
-        key = "cart_accuracy" if problem.leaf_model.task == "classification" else "cart_r2"
-        return omega, beta, {key: score}
+        return omega, beta, {"cart_score": score}
 
 
 @dataclass

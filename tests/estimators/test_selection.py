@@ -4,6 +4,8 @@ support reported, and bad input refused before fitting."""
 import numpy as np
 import pytest
 
+from srtopt.bases import SplineBasis
+
 import srtopt
 from srtopt import SoftRegressionTree
 from srtopt.estimators.selection import _rounds, feature_norms
@@ -110,10 +112,17 @@ def test_the_support_is_saved(tmp_path):
 
 
 def test_the_norms_and_the_rounds():
+    from srtopt.models.leaves import RegressionLeaves, linear_leaves
+    from srtopt.models.terms import SQUARED
+
     omega, beta = np.zeros((3, 4)), np.zeros((4, 4))
     omega[0, 1], beta[2, 3] = 3.0, 4.0
-    np.testing.assert_allclose(feature_norms(omega, beta), [1.0, 0.0, 4.0])  # omega on x_j / p
+    np.testing.assert_allclose(feature_norms(omega, beta, linear_leaves(SQUARED, 3)), [1.0, 0.0, 4.0])  # omega / p
     assert [_rounds(p, 3) for p in (3, 4, 6, 16)] == [0, 1, 2, 4]
+    spline = RegressionLeaves(SQUARED, SplineBasis.fit(np.random.default_rng(0).random((50, 3))))
+    beta = np.zeros((4, spline.basis.n_columns))
+    beta[1, spline.basis.wiggle_columns(1)[0]] = 5.0  # a curve alone makes feature 1 used
+    np.testing.assert_allclose(feature_norms(omega, beta, spline), [1.0, 5.0, 0.0])
 
 
 @pytest.mark.parametrize("params, message", [

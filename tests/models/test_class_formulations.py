@@ -1,4 +1,4 @@
-"""The SRT formulations with classification leaves (models/leaves.py's ClassLeaves) and the
+"""The SRT formulations with classification leaves (srtopt.models.leaves.ClassLeaves) and the
 classification constraints: numpy values and derivatives against finite differences, and the CasADi
 and Pyomo renderings against the numpy reference."""
 
@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from srtopt import kernels
+from srtopt.bases import ConstantBasis, LinearBasis
 from srtopt.models.constraints import ClassRecall, Parity, TrainingUnits
 from srtopt.models.leaves import ClassLeaves
 from srtopt.models.pyomo_backend import render_pyomo
@@ -18,7 +19,7 @@ LEAVES = [("constant", 2, LogLoss()), ("logistic", 2, LogLoss()), ("constant", 3
 
 
 def _problem(rng, leaf, K, loss, depth=2, n=40, p=2, constraints=(), groups=None):
-    tree, leaves = Tree(depth), ClassLeaves(loss, K, leaf)
+    tree, leaves = Tree(depth), ClassLeaves(loss, K, (ConstantBasis if leaf == "constant" else LinearBasis)(p))
     X, y = rng.random((n, p)), rng.integers(0, K, n)
     y[:K] = np.arange(K)  # every class present
     problem = SRTProblem(X, y, tree, mu=1.3, lambda_w=0.05, lambda_b=0.02, constraints=constraints, groups=groups,
@@ -99,7 +100,7 @@ def test_classification_constraint_rows(leaf, case):
     g = bound.values(problem, omega, beta)
     S = kernels.split_probabilities(problem.Z, omega, problem.mu)
     P = kernels.leaf_probabilities(S, problem.tree)
-    leaf_p = kernels.class_probabilities(problem.leaf_model.scores(problem.Xa, beta).transpose(1, 2, 0), K)
+    leaf_p = kernels.class_probabilities(problem.leaf_model.leaf_scores(problem.Xa, beta).transpose(1, 2, 0), K)
     soft = np.sum(P * leaf_p[:, :, 1], axis=1)  # the probability of class code 1 ("b")
     if case == "recall":
         rows = problem.y == 1

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from srtopt.solvers.least_squares import MAX_CONDITION, cholesky_solve, weighted_ridge
+from srtopt.linalg import MAX_CONDITION, cholesky_solve, weighted_ridge
 
 
 @pytest.fixture

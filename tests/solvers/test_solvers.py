@@ -337,6 +337,7 @@ class _WholeHessian:
 def test_newton_factorizes_a_block_diagonal_hessian_block_by_block_to_the_same_steps():
     """An LN subproblem of logistic leaves separates by leaf: Newton's steps from its per-leaf blocks are
     the steps of the whole block-diagonal Hessian, iterate for iterate, and reach a stationary point."""
+    from srtopt.bases import LinearBasis
     from srtopt.models.leaves import ClassLeaves
     from srtopt.models.srt import SRTProblem
     from srtopt.models.terms.class_losses import LogLoss
@@ -346,7 +347,7 @@ def test_newton_factorizes_a_block_diagonal_hessian_block_by_block_to_the_same_s
     rng = np.random.default_rng(4)
     X, y = rng.random((80, 3)), rng.integers(0, 3, 80)
     problem = SRTProblem(X, y, Tree(2), mu=1.0, lambda_w=0.05, lambda_b=0.02, leaves=ClassLeaves(LogLoss(), 3,
-                                                                                                   "logistic"))
+                                                                                                   LinearBasis(3)))
     omega, beta = rng.standard_normal((3, 4)), np.zeros((4, 12))
     sub = problem.leaf_subproblem(omega, beta, 1, (4, 5, 6, 7), np.arange(80))
     blocks = sub.hessian_blocks(sub.start())

@@ -16,9 +16,6 @@ import numbers
 
 import numpy as np
 
-from ... import kernels
-from ..leaves import ClassLeaves
-from ..terms.class_losses import ClassProbability
 from .soft_means import SoftMean
 
 
@@ -68,14 +65,12 @@ class ClassRecall(SoftMean):
         return self._code
 
     def bind(self, problem):
-        if problem.leaf_model.task != "classification":
-            raise ValueError("class_recall constrains a class: it needs a classifier (SoftClassificationTree)")
+        problem.leaf_model.class_values(self.code)  # a value leaf refuses: class_recall needs a classifier
         rows = (np.asarray(problem.y) == self.code) * problem.s
         return self._bound(problem, (rows / rows.sum())[:, None])
 
     def leaf_function(self, problem):
-        leaves = problem.leaf_model
-        return ClassLeaves(ClassProbability(self.code), leaves.n_classes, leaves.kind)
+        return problem.leaf_model.class_values(self.code)
 
     def repair_predictions(self, problem, omega, beta):
         """Raise the class's score by the least delta in every leaf (the intercept of its score; for two
@@ -84,7 +79,8 @@ class ClassRecall(SoftMean):
         does the soft model's."""
         leaves, c = problem.leaf_model, self.code
         rows = np.flatnonzero(np.asarray(problem.y) == c)
-        U = kernels.hbp_class_scores(problem.X[rows], omega, beta, problem.tree, leaves.kind == "constant")
+        leaf_rows = problem.tree.leaf_rows(problem.hbp_leaves(omega)[rows])
+        U = leaves.scores(problem.Xa[rows], beta[leaf_rows])
         full = np.column_stack([np.zeros(len(rows)), U]) if leaves.n_classes == 2 else U
         margin = np.delete(full, c, axis=1).max(axis=1) - full[:, c]  # the shift that makes c the most probable
         order = np.argsort(margin)

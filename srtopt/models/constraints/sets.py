@@ -18,16 +18,16 @@ from .soft_means import GroupLoss, Parity, SoftMean
 @dataclass
 class ConstraintSet:
     """The constraints of an SRT problem, bound to its data: the variable bounds of every split
-    and leaf, and the soft means.  A leaf's row of beta holds ``leaf_outputs`` blocks of ``leaf_q``
-    coefficients (one per score of a classification leaf; ``leaf_q`` 1 for constant leaves, None: q),
-    each block bounded as the features' bounds say."""
+    and leaf, and the soft means.  A leaf's row of beta holds ``leaf_outputs`` blocks of the columns of
+    ``leaf_basis`` (one per score of a classification leaf; None: the linear basis [1, x]), each block
+    bounded as the features' bounds say (:meth:`srtopt.bases.Basis.column_bounds`)."""
 
     terms: tuple = ()
     q: int = 0
     n_branch: int = 0
     n_leaves: int = 0
     leaf_outputs: int = 1
-    leaf_q: int | None = None
+    leaf_basis: object = None
     bounds: tuple | None = field(init=False, default=None)
 
     def __post_init__(self):
@@ -48,7 +48,9 @@ class ConstraintSet:
                     raise ValueError(f"contradictory constraints: the {where} of column {j + 1} of the problem "
                                      f"(feature {j}) must lie in [{lo[j + 1]:g}, {hi[j + 1]:g}] (training units): "
                                      f"its variable bounds disagree")
-            lo_b, hi_b = (np.tile(v[:self.leaf_q], self.leaf_outputs) for v in (lo_b, hi_b))
+            if self.leaf_basis is not None:
+                lo_b, hi_b = self.leaf_basis.column_bounds(lo_b, hi_b)
+            lo_b, hi_b = (np.tile(v, self.leaf_outputs) for v in (lo_b, hi_b))
             self.bounds = (np.tile(lo_w, (self.n_branch, 1)), np.tile(hi_w, (self.n_branch, 1)),
                            np.tile(lo_b, (self.n_leaves, 1)), np.tile(hi_b, (self.n_leaves, 1)))
 

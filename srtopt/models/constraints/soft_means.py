@@ -8,8 +8,6 @@ import numbers
 import numpy as np
 
 from ... import kernels
-from ..leaves import ClassLeaves, LinearValues
-from ..terms.class_losses import ClassProbability
 from ..terms.operations import NUMPY
 from .base import Constraint
 
@@ -56,8 +54,9 @@ class SoftMean(Constraint):
         return 1.0
 
     def leaf_function(self, problem):
-        """The leaf model that gives v_il and its derivatives (module docstring)."""
-        return LinearValues(self)
+        """The leaf model that gives v_il and its derivatives (module docstring): the problem's leaf model's
+        ``mean_values`` of this term."""
+        return problem.leaf_model.mean_values(self)
 
     def predicted_values(self, problem, prediction) -> np.ndarray:
         """v_i of ``predict()``'s prediction of every training row (training units), whose W-weighted sums
@@ -323,22 +322,14 @@ class Parity(MeanPrediction):
         return Parity(self.gap / units.y_std)
 
     def leaf_function(self, problem):
-        """The predictions (regression), or the probability of the second class (two classes: parity of
-        the positive rate)."""
-        leaves = problem.leaf_model
-        if leaves.task != "classification":
-            return super().leaf_function(problem)
-        if leaves.n_classes != 2:
-            raise ValueError(f"parity compares the groups' rates of the positive class: it needs two classes, not "
-                             f"{leaves.n_classes}")
-        return ClassLeaves(ClassProbability(1), 2, leaves.kind)
+        """The leaf model's output values (``output_values``): the predictions of a value leaf, the probability
+        of the second class of a two-class leaf (parity of the positive rate)."""
+        return problem.leaf_model.output_values(self)
 
     def predicted_values(self, problem, prediction):
-        """The rows' values for ``predict()``: its prediction (regression), or its probability of the second
-        class (``prediction``: the class probabilities of every row's HBP leaf, (n, 2))."""
-        if problem.leaf_model.task == "classification":
-            return np.asarray(prediction)[:, 1]
-        return super().predicted_values(problem, prediction)
+        """The rows' values for ``predict()``: the leaf model's ``mean_output`` of its prediction (the value
+        itself, or the probability of the second class)."""
+        return problem.leaf_model.mean_output(prediction)
 
     def row_weights(self, s, groups):
         return group_differences(s, groups)

@@ -13,7 +13,7 @@ from ..constraints.base import REACH_FLOOR
 from ..constraints.policy import ConstraintPolicy
 from ..constraints.sets import ConstraintSet
 from ..terms.losses import SQUARED, Loss
-from ..leaves import LinearLeaves
+from ..leaves import linear_leaves
 from ..terms.penalties import L2, Penalty
 from .base import MEMO_SIZE, stationarity_gradient
 from .branch import BranchSubproblem
@@ -26,8 +26,8 @@ class SRTProblem:
     """Training data of eq. (obj): X in [0,1]^p, standardized y, weights s_i (sum 1), the loss
     term (default: squared) and the penalty terms beside the l2 term of lambda_w, lambda_b; the
     constraint terms (:mod:`.constraints`, in the problem's units) and the protected group of each
-    row (integer codes 0, 1, ...; needed by the group constraints).  ``leaves``: the leaf model
-    (:mod:`..leaves`; None: the SRT's linear leaves with ``loss``); a classification problem gives
+    row (integer codes 0, 1, ...; needed by the group constraints).  ``leaves``: the fitted leaf model
+    (:mod:`srtopt.leaf_model`; None: the SRT's linear leaves with ``loss``); a classification problem gives
     :class:`~..leaves.ClassLeaves`, y the class codes 0..K-1, and ``loss`` is its loss."""
 
     X: np.ndarray
@@ -45,7 +45,7 @@ class SRTProblem:
 
     def __post_init__(self):
         if self.leaves is not None:
-            self.loss = self.leaves.loss
+            self.loss = getattr(self.leaves, "loss", self.loss)
         n = self.X.shape[0]
         self.s = np.full(n, 1.0 / n) if self.weights is None else self.weights / self.weights.sum()
         self.penalties = tuple(term.bind(self) for term in self.penalties)
@@ -58,7 +58,7 @@ class SRTProblem:
             self.groups = np.asarray(self.groups, dtype=np.int64)
         self.constraints = tuple(term.bind(self) for term in self.constraints)
         self.constraint_set = ConstraintSet(self.constraints, self.X.shape[1] + 1, self.tree.n_branch,
-                                            self.tree.n_leaves, self.leaf_model.n_outputs, self.Xa.shape[1])
+                                            self.tree.n_leaves, self.leaf_model.n_outputs, self.leaf_model.basis)
 
     @cached_property
     def Z(self) -> np.ndarray:
@@ -71,8 +71,8 @@ class SRTProblem:
 
     @property
     def leaf_model(self):
-        """The leaf model (:mod:`..leaves`): ``leaves``, or the linear leaves of ``loss``."""
-        return LinearLeaves(self.loss) if self.leaves is None else self.leaves
+        """The leaf model (:mod:`srtopt.leaf_model`): ``leaves``, or the linear leaves of ``loss``."""
+        return linear_leaves(self.loss, self.X.shape[1]) if self.leaves is None else self.leaves
 
     @cached_property
     def targets(self) -> np.ndarray:

@@ -335,7 +335,13 @@ class FeatureL1(Penalty):
 
     def bind(self, problem) -> "FeatureL1":
         """A copy for ``problem`` (:meth:`Penalty.bind`) whose strength, if None, is ``SCALE / sqrt(N)``, N the
-        sum of the problem's row weights."""
+        sum of the problem's row weights.  The groups are each feature's split weights and linear leaf weights:
+        a leaf basis with more columns per feature (spline leaves) is refused."""
+        basis = problem.leaf_model.basis
+        if basis.n_columns not in (1, problem.n_features + 1):
+            raise ValueError(f"feature_l1 groups each feature's split weights and linear leaf weights; the "
+                             f"{basis.kind} leaves carry more columns per feature: use max_features to keep a few "
+                             f"features, or linear leaves")
         out = super().bind(problem)
         if out.strength is None:
             out.strength = self.SCALE / float(np.sqrt(problem.counts.sum()))

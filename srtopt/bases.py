@@ -1,0 +1,351 @@
+"""The leaf bases of a soft tree: the columns a leaf model reads from a scaled row, in numpy alone (a saved
+tree predicts without numba or scikit-learn).
+
+A basis maps the scaled rows Xs (n, p) to the leaf design Xa (n, q), column 0 the intercept, and says which
+columns carry each feature (the penalties, the constraints and the readers group a feature's columns):
+
+* :class:`ConstantBasis`: Xa = [1] (q = 1: constant leaves);
+* :class:`LinearBasis`: Xa = [1, x_s] (q = p + 1: the SRT's linear leaves, eq. obj);
+* :class:`SplineBasis`: Xa = [1, x_s, W_1(x_s1), ..., W_p(x_sp)], the linear leaf and each curved feature's
+  wiggle columns: f_j(x) = b_j x + W_j(x) . c_j is a cubic spline in x (an additive model per leaf).
+
+The spline of feature j lives on knots at its training quantiles (unique values; scikit-learn's
+``SplineTransformer`` conventions: ``degree`` extra knots beyond each end at the end intervals' spacing, and
+linear extrapolation beyond the boundary knots, the value and slope of the boundary carried on).  Its B-spline
+coefficients a (K of them) split into the null space of the P-spline penalty, the second divided differences of
+a on the Greville abscissae g (the coefficients a = 1 and a = g give the functions 1 and x), which the linear
+leaf holds, and the rest, the wiggle: W_j(x) = B_j(x) U_j Lambda_j^(-1/2) s, with P = U Lambda U^T the
+penalty's eigendecomposition on its range.  So ||D2 a||^2 = ||c_j||^2 / s^2: the l2 term of eq. (obj) on the
+wiggle coefficients is the P-spline smoothness penalty, of strength lambda_b / s^2, and s (``scale``) sets it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: a feature gets a curve when it has at least this many distinct training values (a binary or few-valued
+#: column keeps its linear term alone)
+MIN_DISTINCT = 8
+
+
+class Basis:
+    """The leaf design of a basis (module docstring): ``design(Xs)``, its ``n_columns`` and the columns of
+    each feature (``feature_columns``); ``to_json`` and :func:`basis_from_json` its file form."""
+
+    kind = ""
+
+    def __init__(self, n_features: int):
+        self.n_features = int(n_features)
+
+    def design(self, Xs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__}.design(Xs) must give the leaf design (n, q), column 0 "
+                                  f"the intercept")
+
+    @property
+    def n_columns(self) -> int:
+        raise NotImplementedError(f"{type(self).__name__}.n_columns must give q, the columns of the design")
+
+    def feature_columns(self, j: int) -> np.ndarray:
+        """The columns of the design that carry feature j (none for a constant leaf)."""
+        raise NotImplementedError(f"{type(self).__name__}.feature_columns(j) must give feature j's columns")
+
+    def linear_columns(self) -> np.ndarray:
+        """The column of each feature's linear term, -1 where the basis has none: (p,)."""
+        return np.full(self.n_features, -1)
+
+    def smooth_columns(self) -> np.ndarray:
+        """The columns whose l2 weight is a smoothness penalty (a spline's wiggles; none here)."""
+        return np.zeros(0, dtype=int)
+
+    def linear_part(self, coef: np.ndarray) -> np.ndarray:
+        """The intercept and each feature's linear weight (..., 1 + p) of coefficient vectors (..., q) on this
+        basis (0 where a feature has no linear term); (..., 1) when no feature has one (a constant leaf)."""
+        columns = self.linear_columns()
+        if np.all(columns < 0):
+            return coef[..., :1]
+        return np.concatenate([coef[..., :1], np.where(columns >= 0, coef[..., np.maximum(columns, 0)], 0.0)], axis=-1)
+
+    def column_bounds(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds (q,) of a leaf's columns from bounds (p + 1,) on [intercept, each feature's linear term]
+        (the form of :mod:`srtopt.models.constraints.bounds`)."""
+        raise NotImplementedError(f"{type(self).__name__}.column_bounds(lower, upper) must map bounds on "
+                                  f"[intercept, features] to the design's columns")
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "n_features": self.n_features}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "Basis":
+        return cls(int(doc["n_features"]))
+
+    def column_features(self) -> np.ndarray:
+        """The feature of each column (q,), -1 for the intercept."""
+        owner = np.full(self.n_columns, -1)
+        for j in range(self.n_features):
+            owner[self.feature_columns(j)] = j
+        return owner
+
+    def __eq__(self, other):
+        return isinstance(other, Basis) and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    @property
+    def key(self) -> tuple:
+        """What identifies the design: formulations and remembered starts of equal keys share it."""
+        return (self.kind, self.n_features)
+
+
+class ConstantBasis(Basis):
+    """Xa = [1]: a constant leaf."""
+
+    kind = "constant"
+
+    def design(self, Xs):
+        return np.ones((np.shape(Xs)[0], 1))
+
+    @property
+    def n_columns(self) -> int:
+        return 1
+
+    def feature_columns(self, j):
+        return np.zeros(0, dtype=int)
+
+    def column_bounds(self, lower, upper):
+        return np.asarray(lower[:1], float), np.asarray(upper[:1], float)
+
+
+class LinearBasis(Basis):
+    """Xa = [1, x_s]: a linear leaf (eq. obj)."""
+
+    kind = "linear"
+
+    def design(self, Xs):
+        return np.hstack([np.ones((Xs.shape[0], 1)), Xs])
+
+    @property
+    def n_columns(self) -> int:
+        return self.n_features + 1
+
+    def feature_columns(self, j):
+        return np.array([1 + j])
+
+    def linear_columns(self):
+        return np.arange(1, self.n_features + 1)
+
+    def column_bounds(self, lower, upper):
+        return np.asarray(lower, float), np.asarray(upper, float)
+
+
+class SplineBasis(LinearBasis):
+    """Xa = [1, x_s, W_1(x_s1), ..., W_p(x_sp)] (module docstring): the linear leaf and a cubic spline's
+    wiggle per curved feature.
+
+    Parameters
+    ----------
+    n_features : int
+        p.
+    curves : dict
+        {feature j: (knots, M)}: the boundary and interior knots of feature j (increasing, at least 3) and the
+        map M (K, K - 2) from the wiggle coefficients to the B-spline coefficients (``U Lambda^(-1/2)``).
+    degree : int, default=3
+        The splines' degree.
+    scale : float, default=1.0
+        s: the wiggle columns are B_j M_j s, so the l2 weight lambda_b on their coefficients is a smoothness
+        penalty of strength lambda_b / s^2.
+    """
+
+    kind = "spline"
+
+    def __init__(self, n_features: int, curves: dict, degree: int = 3, scale: float = 1.0):
+        super().__init__(n_features)
+        self.curves = {int(j): (np.asarray(knots, float), np.asarray(M, float)) for j, (knots, M) in curves.items()}
+        self.degree, self.scale = int(degree), float(scale)
+        self._offsets = {}
+        start = 1 + n_features
+        for j in sorted(self.curves):
+            self._offsets[j] = start
+            start += self.curves[j][1].shape[1]
+        self._q = start
+
+    @classmethod
+    def fit(cls, Xs: np.ndarray, weights=None, n_knots: int = 5, degree: int = 3) -> "SplineBasis":
+        """The basis of the scaled training rows Xs: knots at the ``n_knots`` quantiles of each feature with
+        at least :data:`MIN_DISTINCT` distinct values (rows of weight 0 left out; tied quantiles merged; a
+        feature of fewer than 3 knots keeps its linear term alone); scale 1."""
+        seen = Xs if weights is None else Xs[np.asarray(weights) > 0]
+        curves = {}
+        for j in range(Xs.shape[1]):
+            if len(np.unique(seen[:, j])) < MIN_DISTINCT:
+                continue
+            knots = np.unique(np.quantile(seen[:, j], np.linspace(0.0, 1.0, n_knots)))
+            if len(knots) >= 3:
+                curves[j] = (knots, wiggle_map(knot_vector(knots, degree), degree))
+        return cls(Xs.shape[1], curves, degree)
+
+    def with_scale(self, scale: float) -> "SplineBasis":
+        """This basis with the wiggle columns scaled by ``scale`` (see the class docstring)."""
+        return SplineBasis(self.n_features, self.curves, self.degree, scale)
+
+    def design(self, Xs):
+        linear = super().design(Xs)
+        if not self.curves:
+            return linear
+        return np.hstack([linear] + [self.wiggle(j, Xs[:, j]) for j in sorted(self.curves)])
+
+    def wiggle(self, j: int, x: np.ndarray) -> np.ndarray:
+        """The wiggle columns W_j(x) (n, K - 2) of curved feature j at its scaled values x."""
+        knots, M = self.curves[j]
+        return bspline_design(x, knot_vector(knots, self.degree), self.degree) @ M * self.scale
+
+    @property
+    def n_columns(self) -> int:
+        return self._q
+
+    def feature_columns(self, j):
+        linear = np.array([1 + j])
+        if j not in self.curves:
+            return linear
+        return np.r_[linear, np.arange(self._offsets[j], self._offsets[j] + self.curves[j][1].shape[1])]
+
+    def wiggle_columns(self, j: int) -> np.ndarray:
+        """The wiggle columns of feature j (none for a feature without a curve)."""
+        return self.feature_columns(j)[1:]
+
+    def smooth_columns(self) -> np.ndarray:
+        return np.arange(1 + self.n_features, self._q)
+
+    def column_bounds(self, lower, upper):
+        """The linear columns bounded as their features; a curve's wiggle columns fixed at 0 where its
+        feature's linear term is bounded (a monotone or slope-bounded feature is a line in every leaf, a
+        feature left out has no curve), free otherwise."""
+        lo, hi = np.full(self._q, -np.inf), np.full(self._q, np.inf)
+        lo[:self.n_features + 1], hi[:self.n_features + 1] = lower, upper
+        for j in self.curves:
+            if np.isfinite(lower[1 + j]) or np.isfinite(upper[1 + j]):
+                lo[self.wiggle_columns(j)] = hi[self.wiggle_columns(j)] = 0.0
+        return lo, hi
+
+    def curve(self, j: int, coef: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """f_j(x) = b_j x + W_j(x) . c_j of a leaf's coefficients ``coef`` (q,) at scaled values x."""
+        columns = self.feature_columns(j)
+        value = coef[columns[0]] * np.asarray(x, float)
+        return value + (self.wiggle(j, np.asarray(x, float)) @ coef[columns[1:]] if len(columns) > 1 else 0.0)
+
+    def bspline_coefficients(self, j: int, coef: np.ndarray) -> np.ndarray:
+        """The B-spline coefficients a (K,) of f_j for a leaf's coefficients ``coef`` (q,): the linear term's
+        b_j g (g the Greville abscissae) plus the wiggle's M c s."""
+        knots, M = self.curves[j]
+        columns = self.feature_columns(j)
+        return coef[columns[0]] * greville(knot_vector(knots, self.degree), self.degree) + M @ coef[columns[1:]] * self.scale
+
+    def pieces(self, j: int) -> dict:
+        """Feature j's wiggle columns as piecewise polynomials on its knots, for a reader that evaluates them
+        without a B-spline routine (the web page of :func:`srtopt.export.export_html`): {"breaks": the knots,
+        "columns": [{"coef": per interval i the coefficients (highest power first) of the polynomial in
+        x - knots[i], "left"/"right": (value, slope) at the first/last knot, continued linearly beyond}]},
+        unscaled (times ``scale`` they are the design's columns)."""
+        from scipy.interpolate import BSpline, PPoly
+
+        knots, M = self.curves[j]
+        t = knot_vector(knots, self.degree)
+        columns = []
+        for column in M.T:
+            spline = BSpline(t, column, self.degree)
+            poly = PPoly.from_spline(spline)
+            inside = [int(np.searchsorted(poly.x, k, side="right")) - 1 for k in knots[:-1]]
+            ends = np.array([knots[0], knots[-1]])
+            values, slopes = spline(ends), spline.derivative()(ends)
+            columns.append({"coef": poly.c[:, inside].T.tolist(), "left": [float(values[0]), float(slopes[0])],
+                            "right": [float(values[1]), float(slopes[1])]})
+        return {"feature": j, "breaks": knots.tolist(), "columns": columns}
+
+    def to_json(self) -> dict:
+        return {**super().to_json(), "degree": self.degree, "scale": self.scale,
+                "curves": [{"feature": j, "knots": knots.tolist(), "map": M.tolist()}
+                           for j, (knots, M) in sorted(self.curves.items())]}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "SplineBasis":
+        """The basis of its file form, every part checked (ValueError naming the first that is wrong)."""
+        p, degree, scale = doc["n_features"], doc["degree"], doc["scale"]
+        if not (_count(p, 1) and _count(degree, 1) and degree <= 5 and np.isfinite(scale) and scale > 0):
+            raise ValueError(f"n_features {p!r}, degree {degree!r} or scale {scale!r} out of range")
+        curves = {}
+        for curve in doc["curves"]:
+            j, knots, M = curve["feature"], np.asarray(curve["knots"], float), np.asarray(curve["map"], float)
+            K = len(knots) + degree - 1
+            if not (_count(j, 0) and j < p and j not in curves and knots.ndim == 1 and len(knots) >= 3
+                    and np.all(np.diff(knots) > 0) and M.shape == (K, K - 2) and np.isfinite(M).all()):
+                raise ValueError(f"the curve of feature {j!r} has knots {knots.shape} or a map {M.shape} that do "
+                                 f"not make a spline of degree {degree}")
+            curves[j] = (knots, M)
+        return cls(p, curves, degree, scale)
+
+    @property
+    def key(self) -> tuple:
+        return (self.kind, self.n_features, self.degree, self.scale,
+                tuple((j, knots.tobytes()) for j, (knots, _) in sorted(self.curves.items())))
+
+
+def _count(value, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def knot_vector(knots: np.ndarray, degree: int) -> np.ndarray:
+    """The full knot vector of the boundary and interior ``knots``: ``degree`` more beyond each end, spaced as
+    the end interval (scikit-learn's ``SplineTransformer``)."""
+    knots = np.asarray(knots, float)
+    steps = np.arange(1, degree + 1)
+    return np.r_[knots[0] - (knots[1] - knots[0]) * steps[::-1], knots, knots[-1] + (knots[-1] - knots[-2]) * steps]
+
+
+def greville(t: np.ndarray, degree: int) -> np.ndarray:
+    """The Greville abscissae of the knot vector t: the B-spline coefficients of the function x."""
+    K = len(t) - degree - 1
+    return np.array([t[i + 1:i + degree + 1].mean() for i in range(K)])
+
+
+def wiggle_map(t: np.ndarray, degree: int) -> np.ndarray:
+    """M = U Lambda^(-1/2) (K, K - 2): the P-spline penalty ||D2 a||^2 (second divided differences of the
+    coefficients a on the Greville abscissae, whose null space is the functions 1 and x) is ||c||^2 for
+    a = M c, over the penalty's range."""
+    g = greville(t, degree)
+    K = len(g)
+    first = np.diff(np.eye(K), axis=0) / np.diff(g)[:, None]
+    second = np.diff(first, axis=0) / ((g[2:] - g[:-2]) / 2)[:, None]
+    values, vectors = np.linalg.eigh(second.T @ second)
+    kept = np.argsort(values)[2:]  # the two null directions (1 and x) are the linear leaf's
+    return vectors[:, kept] / np.sqrt(values[kept])
+
+
+def bspline_design(x: np.ndarray, t: np.ndarray, degree: int) -> np.ndarray:
+    """The B-spline basis (n, K) of the knot vector t at x, extrapolated linearly beyond the boundary knots
+    t[degree] and t[-degree-1] (each function continued with its value and slope there)."""
+    from scipy.interpolate import BSpline  # only a spline leaf needs it: a quick import for the others
+
+    x = np.asarray(x, float)
+    low, high = t[degree], t[-degree - 1]
+    inside = np.clip(x, low, high)
+    B = BSpline.design_matrix(inside, t, degree, extrapolate=False).toarray()
+    outside = x != inside
+    if outside.any():
+        K = len(t) - degree - 1
+        slopes = BSpline(t, np.eye(K), degree).derivative()(np.array([low, high]))
+        beyond = np.where(x < low, x - low, 0.0)[:, None] * slopes[0] + np.where(x > high, x - high, 0.0)[:, None] * slopes[1]
+        B = B + np.where(outside[:, None], beyond, 0.0)
+    return B
+
+
+BASES = {"constant": ConstantBasis, "linear": LinearBasis, "spline": SplineBasis}
+
+
+def basis_from_json(doc: dict) -> Basis:
+    """The basis of its file form (``Basis.to_json``); ValueError for an unknown kind or a malformed one."""
+    if not isinstance(doc, dict) or doc.get("kind") not in BASES:
+        raise ValueError(f"unknown leaf basis {doc!r}: expected one of {', '.join(BASES)}")
+    try:
+        return BASES[doc["kind"]].from_json(doc)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"malformed {doc['kind']} leaf basis: {exc}") from None

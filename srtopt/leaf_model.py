@@ -1,0 +1,291 @@
+"""The leaf-model contract of a soft tree, and what a fitted leaf model predicts, in numpy alone.
+
+E = sum_i s_i sum_l P_il R_il + the penalties (eq. obj): the splits' side of NODEC (the kernels, the working
+sets, the reassignment heuristic, the BN solvers) sees a leaf model only through the losses R_il, so a leaf
+model is one object that owns its whole life:
+
+* **its design**: the basis (:mod:`srtopt.bases`) that maps a scaled row to the leaf design Xa_i, and the
+  scores u_il = B_l Xa_i (K' per leaf, ``beta`` row l viewed as K' x q);
+* **its targets**: whether y is standardized (``standardizes``) and the rows' targets T;
+* **its training**: its start on the rows of an initial partition (``start``), R_il with its derivatives in
+  the scores (``losses``, ``gradient``, ``hessian_blocks``), its CasADi and Pyomo renderings, the LN solvers
+  "auto" tries (``ln_specs``), the greedy tree that starts it (``partition_tree``) and the fit it reports
+  (``score``);
+* **its predictions**: ``predict`` maps the scores through its link (:class:`Identity`: the value, in
+  standardized y; :class:`Softmax`: the class probabilities);
+* **its reading and file form**: ``describe`` names its outputs, ``to_json`` / :func:`leaf_model_from_json`;
+* **the values the constraints average** (``mean_values``, ``class_values``).
+
+:class:`LeafModel` is the contract: every training method raises ``NotImplementedError`` saying what it must
+give.  The prediction side is implemented here once, from the basis and the link, so a leaf model read from a
+file predicts and is drawn without the training layers (``srtopt.models.leaves`` implements the linear,
+spline, constant and logistic leaves; a researcher's own leaf model subclasses one of them or
+:class:`LeafModel` and registers with :func:`register_leaf_model`).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from .bases import Basis, basis_from_json
+from .routing import class_probabilities
+
+
+class Identity:
+    """The link of a leaf that predicts one value: the score itself (y standardized)."""
+
+    name = "identity"
+    n_outputs = 1
+
+    def __call__(self, U: np.ndarray) -> np.ndarray:
+        """The values (n,) of the scores U (n, 1)."""
+        return U[:, 0]
+
+    def to_json(self) -> dict:
+        return {"name": self.name}
+
+    def finish(self, outputs, scaling, y_range=None, classes=None) -> np.ndarray:
+        """A regressor's predictions of the outputs: unscaled to y's units (``scaling.inverse_y``), clipped to
+        ``y_range`` when given."""
+        prediction = scaling.inverse_y(outputs)
+        return prediction if y_range is None else np.clip(prediction, *y_range)
+
+    def probabilities(self, outputs):
+        raise ValueError("a leaf model of one value predicts numbers, not class probabilities (fit a "
+                         "SoftClassificationTree)")
+
+    def score_names(self, classes=None) -> list[str]:
+        """How the views name the score in original units (the scaled one adds "_s")."""
+        return ["y"]
+
+    def leaf_name(self, basis_kind: str) -> str:
+        """The leaves' name for a basis kind: the kind itself ("linear", "spline")."""
+        return basis_kind
+
+    def score_units(self, scaling) -> tuple[float, float]:
+        """(mean, std): the score in original units is mean + std u (y's)."""
+        return float(scaling.y_mean), float(scaling.y_std)
+
+
+class Softmax:
+    """The link of a classification leaf: the class probabilities softmax(u) (n, K) of its K' free scores
+    (K' = 1 for two classes, the logit of the second class)."""
+
+    name = "softmax"
+
+    def __init__(self, n_classes: int):
+        if int(n_classes) < 2:
+            raise ValueError(f"a classification leaf needs at least 2 classes, got {n_classes!r}")
+        self.n_classes = int(n_classes)
+        self.n_outputs = 1 if self.n_classes == 2 else self.n_classes
+
+    def __call__(self, U):
+        return class_probabilities(U, self.n_classes)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "n_classes": self.n_classes}
+
+    def finish(self, outputs, scaling=None, y_range=None, classes=None) -> np.ndarray:
+        """A classifier's predictions of the outputs (class probabilities): the most probable class, a label
+        of ``classes``."""
+        return np.asarray(classes)[np.argmax(outputs, axis=1)]
+
+    def probabilities(self, outputs):
+        return outputs
+
+    def score_names(self, classes=None) -> list[str]:
+        """"logit p(B)" of two classes, else "score(c)" per class."""
+        names = [str(c) for c in classes] if classes is not None else [f"class {k}" for k in range(self.n_classes)]
+        return [f"logit p({names[1]})"] if self.n_classes == 2 else [f"score({name})" for name in names]
+
+    def score_units(self, scaling) -> tuple[float, float]:
+        """(0, 1): a class score has no units."""
+        return 0.0, 1.0
+
+    def leaf_name(self, basis_kind: str) -> str:
+        """The leaves' name for a basis kind: a linear basis makes logistic leaves."""
+        return "logistic" if basis_kind == "linear" else basis_kind
+
+
+LINKS = {"identity": lambda doc: Identity(), "softmax": lambda doc: Softmax(doc["n_classes"])}
+
+
+class LeafModel:
+    """The leaf-model contract (module docstring): a basis, a link, and the training methods a subclass
+    implements.
+
+    Parameters
+    ----------
+    basis : Basis
+        The leaf design (:mod:`srtopt.bases`).
+    link : Identity or Softmax
+        What the scores predict.
+    """
+
+    #: the registry name (:func:`register_leaf_model`), also the file form's "kind"
+    kind = "leaf"
+    #: whether y is standardized before training (a value leaf of the squared loss); False: y as given
+    standardizes = False
+
+    def __init__(self, basis: Basis, link):
+        self.basis, self.link = basis, link
+
+    # ------------------------------------------------------------------ design and predictions
+    @property
+    def n_outputs(self) -> int:
+        """K': scores per leaf."""
+        return self.link.n_outputs
+
+    @property
+    def n_classes(self):
+        """K of a classification leaf (None for a value leaf)."""
+        return getattr(self.link, "n_classes", None)
+
+    def design(self, Xs: np.ndarray) -> np.ndarray:
+        """Xa (n, q) of the scaled rows Xs."""
+        return self.basis.design(Xs)
+
+    def scores(self, Xa: np.ndarray, beta: np.ndarray) -> np.ndarray:
+        """u_i (n, K') of row i at the leaf ``beta[i]`` (beta row-aligned with Xa: (n, K' q))."""
+        return np.einsum("iq,ikq->ik", Xa, np.reshape(beta, (len(Xa), self.n_outputs, Xa.shape[1])))
+
+    def predict(self, Xa: np.ndarray, beta: np.ndarray) -> np.ndarray:
+        """What row i predicts at the leaf ``beta[i]``: a value in the training units (n,), or class
+        probabilities (n, K)."""
+        return self.link(self.scores(Xa, beta))
+
+    def with_basis(self, basis: Basis) -> "LeafModel":
+        """A copy of this leaf model on another (fitted) basis."""
+        out = copy.copy(self)
+        out.basis = basis
+        return out
+
+    @property
+    def key(self) -> tuple:
+        """What identifies the leaf model for the formulations and the remembered starts."""
+        return (self.kind, self.basis.key, self.link.to_json()["name"], self.n_classes)
+
+    # ------------------------------------------------------------------ reading
+    def coefficients(self, beta: np.ndarray) -> np.ndarray:
+        """The leaves' score vectors (m, K', q) of ``beta`` (m, K' q)."""
+        return np.reshape(beta, (len(beta), self.n_outputs, -1))
+
+    def linear_part(self, beta: np.ndarray) -> np.ndarray:
+        """(m, K', 1 + p) of the intercepts and each feature's linear weight (0 where the basis has no linear
+        term: a constant leaf gives (m, K', 1))."""
+        return self.basis.linear_part(self.coefficients(beta))
+
+    def curved(self, beta: np.ndarray) -> list[int]:
+        """The features whose curve bends in some leaf (a spline basis's wiggle weights not all 0)."""
+        B = self.coefficients(beta)
+        return [j for j in getattr(self.basis, "curves", {}) if np.any(B[..., self.basis.wiggle_columns(j)] != 0)]
+
+    # ------------------------------------------------------------------ file form
+    def to_json(self) -> dict:
+        """The file form: {"kind", "basis", "link"} (and what a subclass adds)."""
+        return {"kind": self.kind, "basis": self.basis.to_json(), "link": self.link.to_json()}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "LeafModel":
+        """The leaf model of its file form, as far as predicting and reading go."""
+        return cls(basis_from_json(doc["basis"]), LINKS[doc["link"]["name"]](doc["link"]))
+
+    def fitted(self, Xs, targets, weights, lambda_b) -> "LeafModel":
+        """This leaf model prepared on the scaled training rows (e.g. a spline basis's knots and smoothing);
+        itself by default."""
+        return self
+
+    # ------------------------------------------------------------------ training (subclasses)
+    def targets(self, y: np.ndarray) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__}.targets(y) must give the rows' targets T (n, width)")
+
+    def target_width(self) -> int:
+        raise NotImplementedError(f"{type(self).__name__}.target_width() must give the columns of T")
+
+    def start(self, problem, rows: np.ndarray) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__}.start(problem, rows) must give a leaf's coefficients "
+                                  f"(K' q,) fitted to the training rows ``rows`` of an initial partition")
+
+    def losses(self, Xa, T, beta, order: int = 0):
+        raise NotImplementedError(f"{type(self).__name__}.losses(Xa, T, beta, order) must give R (n, m) of the rows "
+                                  f"at the leaves beta (m, K' q), with order 1 also dR/du (K', n, m), with 2 also "
+                                  f"d^2R/du^2 (K', K', n, m)")
+
+    def gradient(self, Xa, W, D) -> np.ndarray:
+        """sum_i W_il D_kil Xa_i: the gradient in beta (m, K' q) of sum_il W_il R_il, D = dR/du (K', n, m)."""
+        n, m = W.shape
+        WD = (W[None] * D).transpose(2, 0, 1).reshape(m * self.n_outputs, n)  # (m K', n), leaf-major
+        return (WD @ Xa).reshape(m, -1)
+
+    def casadi(self, Xa, T, B):
+        raise NotImplementedError(f"{type(self).__name__}.casadi(Xa, T, B) must give R (n x m CasADi MX) of the "
+                                  f"rows at the leaves B (m x K' q)")
+
+    def pyomo(self, xa, t, b):
+        raise NotImplementedError(f"{type(self).__name__}.pyomo(xa, t, b) must give R of one row at one leaf as a "
+                                  f"Pyomo expression of its coefficients b")
+
+    #: the LN solver specs "auto" tries, in order (None: those of :data:`srtopt.solvers.AUTO`)
+    ln_specs = None
+
+    def partition_tree(self, **options):
+        raise NotImplementedError(f"{type(self).__name__}.partition_tree(**options) must give the scikit-learn "
+                                  f"CART estimator whose splits start the tree (init='cart')")
+
+    def score(self, outputs, y, s) -> tuple[str, float]:
+        raise NotImplementedError(f"{type(self).__name__}.score(outputs, y, s) must give (name, value) of the "
+                                  f"fit of predictions ``outputs`` to y, weighted by s (e.g. ('R^2', 0.9))")
+
+    def mean_values(self, term) -> "LeafModel":
+        raise NotImplementedError(f"{type(self).__name__}.mean_values(term) must give the leaf model whose R_il is "
+                                  f"the value a soft-mean constraint averages (e.g. the prediction)")
+
+    def mean_output(self, prediction) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__}.mean_output(prediction) must give the value a group's "
+                                  f"mean compares, per row of predict()")
+
+    def class_values(self, code: int) -> "LeafModel":
+        raise ValueError("this constraint bounds a class's probability: it needs a classifier "
+                         "(SoftClassificationTree)")
+
+    @property
+    def leaf_name(self) -> str:
+        """The leaves' name, as an estimator's ``leaf`` parameter names them: "linear", "spline", "constant",
+        "logistic"."""
+        return self.link.leaf_name(self.basis.kind)
+
+    def describe(self) -> str:
+        """How a title names the leaves: "linear leaves", "logistic leaves", ..."""
+        return f"{self.leaf_name} leaves"
+
+
+#: name -> leaf-model class: how a file's leaf model is read back (:func:`leaf_model_from_json`)
+LEAF_MODELS: dict = {}
+
+
+def register_leaf_model(cls):
+    """Register a :class:`LeafModel` subclass under its ``kind`` (usable as a decorator), so that a model
+    file holding it is read back by that class."""
+    if not (isinstance(cls, type) and issubclass(cls, LeafModel)):
+        raise ValueError(f"register_leaf_model takes a LeafModel subclass, got {cls!r}")
+    LEAF_MODELS[cls.kind] = cls
+    return cls
+
+
+def leaf_model_from_json(doc) -> LeafModel:
+    """The leaf model of its file form: its registered class's ``from_json``, else, for a kind this process
+    has not registered, a :class:`LeafModel` that predicts and reads (the basis and link are enough)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("basis"), dict) or not isinstance(doc.get("link"), dict):
+        raise ValueError(f"malformed leaf model {str(doc)[:80]!r}: expected an object with basis and link")
+    if doc["link"].get("name") not in LINKS:
+        raise ValueError(f"unknown leaf link {doc['link'].get('name')!r}; expected one of {', '.join(LINKS)}")
+    cls = LEAF_MODELS.get(doc.get("kind"), LeafModel)
+    try:
+        model = cls.from_json(doc)
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"malformed leaf model: {exc}") from None
+    if cls is LeafModel:
+        model.kind = str(doc.get("kind"))  # a kind this process has not registered: saved again as it was
+    return model

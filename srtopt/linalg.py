@@ -1,0 +1,52 @@
+"""Dense linear algebra the layers share: weighted ridge least squares by Cholesky on the normal equations,
+``lstsq`` when they are singular or ill-conditioned (the LN step's exact solver, the leaves' starts, Newton's
+steps)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import lapack
+
+MAX_CONDITION = 1e12  # normal equations worse conditioned than this are solved by lstsq instead
+
+
+def normal_equations(Xa, y, q, ridge) -> tuple[np.ndarray, np.ndarray]:
+    """(A, rhs) of the normal equations A b = rhs of min_b sum_i q_i (Xa_i b - y_i)^2 +
+    sum_k ridge_k b_k^2 / 2: A = 2 Xa^T diag(q) Xa + diag(ridge), rhs = 2 Xa^T diag(q) y (``ridge``
+    a number or one per coefficient)."""
+    XtQ2 = Xa.T * (2.0 * q)
+    A = XtQ2 @ Xa
+    A[np.diag_indices_from(A)] += ridge
+    return A, XtQ2 @ y
+
+
+def weighted_ridge(Xa, y, q, ridge, shift=0.0) -> np.ndarray:
+    """argmin_b sum_i q_i (Xa_i b - y_i)^2 + sum_k ridge_k b_k^2 / 2 - shift . b (``ridge`` and
+    ``shift`` a number or one per coefficient), by :func:`normal_equations`."""
+    A, rhs = normal_equations(Xa, y, q, ridge)
+    b = cholesky_solve(A, rhs + shift, max_condition=MAX_CONDITION)
+    if b is not None:
+        return b
+    sq, root = np.sqrt(q), np.sqrt(np.broadcast_to(ridge, Xa.shape[1]) / 2)
+    ridged = root > 0  # a ridge row of 0 changes nothing and made lstsq of a wide leaf (p + n) x p
+    target = np.broadcast_to(shift, Xa.shape[1])[ridged] / (2 * root[ridged])  # the shift: the ridge rows' target
+    A_aug = np.vstack([sq[:, None] * Xa, np.diag(root)[ridged]])
+    return np.linalg.lstsq(A_aug, np.concatenate([sq * y, target]), rcond=None)[0]
+
+
+def cholesky_solve(A, b, max_condition=None) -> np.ndarray | None:
+    """x with A x = b by Cholesky (LAPACK potrf / potrs, what ``scipy.linalg.cho_solve(cho_factor(A), b)``
+    computes, without its per-call overhead, which dominated the small systems of training); None
+    when A is not positive definite, A or b is not finite, or A's condition number exceeds
+    ``max_condition`` (LAPACK's 1-norm estimate from the factor, pocon)."""
+    if not (np.isfinite(A).all() and np.isfinite(b).all()):
+        return None
+    factor, info = lapack.dpotrf(A, lower=0, clean=0)
+    if info != 0:
+        return None
+    if max_condition is not None:
+        rcond, info = lapack.dpocon(factor, np.abs(A).sum(axis=0).max())
+        if info != 0 or not rcond * max_condition > 1.0:
+            return None
+    x, info = lapack.dpotrs(factor, b, lower=0)
+    return x if info == 0 else None

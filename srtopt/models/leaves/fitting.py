@@ -1,0 +1,82 @@
+"""A leaf basis fitted on the training rows from its spec: "linear", "constant", or "spline" with its knots at
+the training quantiles and its smoothness chosen by generalized cross-validation (GCV) on one additive model
+of all rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._spec import parse_spec
+from ...bases import Basis, ConstantBasis, LinearBasis, SplineBasis
+
+#: the smoothness strengths GCV tries (summed squared error of standardized targets + strength ||D2 a||^2)
+STRENGTHS = np.logspace(-8, 4, 49)
+SPLINE_OPTIONS = {"n_knots": 5, "smoothing": "gcv", "smoothing_factor": 1.0}
+
+
+def fit_basis(spec, Xs: np.ndarray, T: np.ndarray, weights: np.ndarray, lambda_b: float) -> Basis:
+    """The basis of ``spec`` on the scaled training rows Xs with targets T (n, k) and row weights.
+
+    "linear" and "constant" need no fit.  "spline" (options ``n_knots`` = 5, the knots per feature, >= 3;
+    ``smoothing``, "gcv" or the strength of the smoothness penalty, a number > 0; ``smoothing_factor`` = 1, a
+    factor on the strength GCV chooses): the knots of
+    :meth:`SplineBasis.fit` and the wiggle scale s that makes eq. (obj)'s l2 term lambda_b / 2 ||beta||^2
+    (on the rows' weights summing to W) the penalty strength ||D2 a||^2 of every curve, s = sqrt(W lambda_b /
+    (2 strength)); without an l2 term (lambda_b = 0) the wiggles are not penalized (s = 1)."""
+    if isinstance(spec, Basis):
+        return spec
+    name, options = parse_spec(spec)
+    p = Xs.shape[1]
+    if name in ("linear", "constant") and not options:
+        return LinearBasis(p) if name == "linear" else ConstantBasis(p)
+    if name != "spline":
+        raise ValueError(f"unknown leaf basis {spec!r}: use 'linear', 'constant' or 'spline' (options n_knots, "
+                         f"smoothing)")
+    n_knots, smoothing, factor = _spline_options(spec, options)
+    basis = SplineBasis.fit(Xs, weights, n_knots)
+    if lambda_b <= 0 or not basis.curves:
+        return basis
+    strength = factor * gcv_strength(basis, Xs, T, weights) if smoothing == "gcv" else smoothing
+    return basis.with_scale(float(np.sqrt(np.sum(weights) * lambda_b / (2.0 * strength))))
+
+
+def _spline_options(spec, options) -> tuple[int, object, float]:
+    unknown = set(options) - set(SPLINE_OPTIONS)
+    if unknown:
+        raise ValueError(f"leaf spec {spec!r}: unknown option {sorted(unknown)[0]!r}; a spline takes "
+                         f"{', '.join(SPLINE_OPTIONS)}")
+    options = {**SPLINE_OPTIONS, **options}
+    n_knots, smoothing, factor = options["n_knots"], options["smoothing"], options["smoothing_factor"]
+    if isinstance(n_knots, bool) or not isinstance(n_knots, int) or n_knots < 3:
+        raise ValueError(f"leaf spec {spec!r}: n_knots must be an integer >= 3, got {n_knots!r}")
+    if smoothing != "gcv" and (isinstance(smoothing, bool) or not isinstance(smoothing, (int, float))
+                               or not np.isfinite(smoothing) or smoothing <= 0):
+        raise ValueError(f"leaf spec {spec!r}: smoothing must be 'gcv' or a number > 0, got {smoothing!r}")
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not np.isfinite(factor) or factor <= 0:
+        raise ValueError(f"leaf spec {spec!r}: smoothing_factor must be a number > 0, got {factor!r}")
+    return n_knots, smoothing, float(factor)
+
+
+def gcv_strength(basis: SplineBasis, Xs, T, weights) -> float:
+    """The strength of :data:`STRENGTHS` of least GCV score n RSS / (n - tr H)^2 for the additive model of all
+    rows on ``basis`` (scale 1): the linear terms free, the wiggles penalized, the k columns of T fitted
+    alike (RSS summed over them), the rows weighted (weights of mean 1 on the rows of positive weight)."""
+    Xa = basis.with_scale(1.0).design(Xs)
+    w = np.asarray(weights, float)
+    seen = w > 0
+    Xa, T, w = Xa[seen], np.reshape(T, (len(T), -1))[seen], w[seen] / w[seen].mean()
+    G, H = (Xa.T * w) @ Xa, (Xa.T * w) @ T
+    penalty = np.zeros(Xa.shape[1])
+    penalty[basis.smooth_columns()] = 1.0
+    floor = 1e-10 * np.trace(G) / len(G)  # keeps collinear linear terms solvable
+    n, best = len(w), (np.inf, STRENGTHS[-1])
+    for strength in STRENGTHS:
+        A = G + np.diag(strength * penalty + floor)
+        coef = np.linalg.solve(A, np.column_stack([H, G]))
+        fitted = Xa @ coef[:, :T.shape[1]]
+        trace = np.trace(coef[:, T.shape[1]:])
+        rss = float(np.sum(w[:, None] * (T - fitted) ** 2))
+        score = n * rss / max(n - trace, 1.0) ** 2
+        if score < best[0]:
+            best = (score, strength)
+    return float(best[1])
