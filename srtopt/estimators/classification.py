@@ -273,7 +273,7 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
         if self.time_limit is not None:
             _load_kernels()
         started = time.perf_counter()
-        deadline = Deadline.active().within(self.time_limit)  # time_limit covers the whole fit
+        deadline = Deadline(self.time_limit)  # time_limit covers the whole fit
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
         given = X  # the budget's inner fits keep a DataFrame's names
@@ -300,8 +300,7 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
                              groups=groups, leaves=leaves)
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
         solvers = self._solvers(problem)
-        with deadline:
-            result = self._train(problem, solvers, deadline, callbacks)
+        result = self._train(problem, solvers, deadline, callbacks)
         self.omega_, self.beta_ = result.omega, result.beta
         self.objective_, self.n_iter_, self.stopped_by_ = result.objective, result.n_macro, result.stopped_by
         self.history_ = [record.as_dict() for record in result.history]
@@ -311,19 +310,18 @@ class SoftClassificationTree(NodecTree, ClassTargetsMixin, SoftTreeMixin, Classi
                           f"tree is the best found by then (stopped_by_='time_limit')", UserWarning, stacklevel=3)
         self.lambda_w_, self.lambda_b_ = lambda_w, problem.lambda_b
         self._close_unreached(problem.X)
-        with deadline:
-            self._meet_constraints(problem, solvers["ln"], user_constraints)
+        self._meet_constraints(problem, solvers["ln"], user_constraints, deadline)
         self._store_training_statistics(problem.X, codes, weights)
         self.fit_seconds_ = time.perf_counter() - started
         for callback in callbacks:
             getattr(callback, "on_fit_end", lambda estimator: None)(self)
         return self
 
-    def _meet_constraints(self, problem, ln_solver, user_constraints):
+    def _meet_constraints(self, problem, ln_solver, user_constraints, deadline):
         """The coefficients within their bounds, the leaves polished so that the constraints hold for the
         HBP leaves too (:func:`~srtopt.training.feasibility.polish`), each class's recall bound met by
         ``predict()`` (:meth:`_meet_recall`), the report, and a warning for a row that does not hold."""
-        self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver)
+        self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver, deadline=deadline)
         self.omega_, self.beta_ = problem.project(self.omega_, self.beta_)
         self.beta_ = problem.policy.repair_predictions(self.omega_, self.beta_)
         self.constraint_report_ = constraint_report(self, user_constraints, problem, getattr(self, "groups_", []))

@@ -456,7 +456,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         if self.time_limit is not None:
             _load_kernels()  # a fresh installation compiles them: before the clock starts
         started = time.perf_counter()
-        deadline = Deadline.active().within(self.time_limit)  # time_limit covers the whole fit
+        deadline = Deadline(self.time_limit)  # time_limit covers the whole fit
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
         frame = X
@@ -486,8 +486,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
                   f"lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation", file=sys.stderr)
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
         solvers = self._solvers(problem)
-        with deadline:
-            result = self._train(problem, solvers, deadline, callbacks)
+        result = self._train(problem, solvers, deadline, callbacks)
         self.omega_, self.beta_ = result.omega, result.beta
         self.objective_, self.n_iter_ = result.objective, result.n_macro
         self.history_ = [record.as_dict() for record in result.history]
@@ -501,8 +500,7 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         self.y_range_ = np.array([y[weights > 0].min(), y[weights > 0].max()])
         Xs = problem.X
         self._close_unreached(Xs)
-        with deadline:
-            self._meet_constraints(problem, solvers["ln"], user_constraints)
+        self._meet_constraints(problem, solvers["ln"], user_constraints, deadline)
         try:
             self._store_training_statistics(Xs, y, weights)
         except MemoryError:  # the model is complete: it must not be lost for want of its statistics
@@ -543,12 +541,12 @@ class SoftRegressionTree(NodecTree, SoftTreeMixin, RegressorScoreMixin, BaseEsti
         center[np.r_[True, free]] = linear_center(problem.X[:, free], problem.y, problem.counts)
         return center
 
-    def _meet_constraints(self, problem, ln_solver, user_constraints):
+    def _meet_constraints(self, problem, ln_solver, user_constraints, deadline):
         """The coefficients within their bounds exactly, the predictions polished to meet the
         soft-mean constraints (:func:`~srtopt.training.feasibility.polish`), the report, and a
         warning for a constraint that does not hold."""
         clip = self.scaler_.transform_y(self.y_range_) if self.clip_predictions else None
-        self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver, clip)
+        self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver, clip, deadline)
         self.omega_, self.beta_ = problem.project(self.omega_, self.beta_)
         self.constraint_report_ = constraint_report(self, user_constraints, problem, getattr(self, "groups_", []))
         failing = [row for row in self.constraint_report_ if not row["holds"]]
