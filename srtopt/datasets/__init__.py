@@ -46,8 +46,8 @@ from .download import (
     source_urls,
 )
 from .files import dataset_label, dataset_task, file_dataset, is_file_dataset
-from .loading import load
-from .registry import CLASSIFICATION_DATASETS, DATA_ENV, DATASETS, Dataset, DatasetInfo, dataset_names, get_info
+from .loading import get_info, load
+from .registry import CLASSIFICATION_DATASETS, DATA_ENV, DATASETS, Dataset, DatasetInfo, dataset_names
 
 __all__ = [
     "CLASSIFICATION_DATASETS",

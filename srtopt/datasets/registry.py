@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CLASSIFICATION_DATASETS", "DATASETS", "DATA_ENV", "Dataset", "DatasetInfo", "dataset_names", "get_info"]
+__all__ = ["CLASSIFICATION_DATASETS", "DATASETS", "DATA_ENV", "Dataset", "DatasetInfo", "dataset_names",
+           "registry_info"]
 
 #: task -> the environment variable naming the directory of its CSV files
 DATA_ENV = {"regression": "SRTOPT_DATA", "classification": "SRTOPT_CLASSIFICATION_DATA"}
@@ -169,14 +170,14 @@ def dataset_names(task: str = "regression") -> list[str]:
     return [slug for slug, info in _ALL.items() if info.task == task]
 
 
-def get_info(slug: str) -> DatasetInfo:
-    """The registry entry of dataset ``slug``.
+def registry_info(slug: str) -> DatasetInfo:
+    """The entry of dataset ``slug`` in the registries (:func:`~srtopt.datasets.loading.get_info` knows
+    the file datasets too).
 
     Parameters
     ----------
     slug : str
-        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`, or the name of a file
-        dataset (:func:`~srtopt.datasets.files.file_dataset`: its file is read and checked).
+        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`.
 
     Returns
     -------
@@ -186,12 +187,8 @@ def get_info(slug: str) -> DatasetInfo:
     Raises
     ------
     ValueError
-        If ``slug`` is not a dataset of the registry nor a file dataset's name.
+        If ``slug`` is not a dataset of the registries (the message lists them).
     """
-    from .files import is_file_dataset, load_file_dataset
-
-    if is_file_dataset(slug):
-        return load_file_dataset(slug).info
     try:
         return _ALL[slug]
     except KeyError:
