@@ -171,24 +171,9 @@ def dataset_names(task: str = "regression") -> list[str]:
 
 
 def registry_info(slug: str) -> DatasetInfo:
-    """The entry of dataset ``slug`` in the registries (:func:`~srtopt.datasets.loading.get_info` knows
-    the file datasets too).
-
-    Parameters
-    ----------
-    slug : str
-        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`.
-
-    Returns
-    -------
-    DatasetInfo
-        Its registry entry.
-
-    Raises
-    ------
-    ValueError
-        If ``slug`` is not a dataset of the registries (the message lists them).
-    """
+    """The entry of dataset ``slug`` in the registries, :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`;
+    a ValueError listing them when it is in neither.  :func:`~srtopt.datasets.loading.get_info` knows the
+    file datasets too."""
     try:
         return _ALL[slug]
     except KeyError:
