@@ -15,9 +15,10 @@ Two evaluators feed IPOPT the objective and its exact gradient:
 Neither is ever rebuilt inside the NODEC loop.  Ctrl-C, SIGTERM or SIGHUP during a solve (through
 :func:`~.base.solve_interruptibly`, which records the signal instead of letting its handler raise
 inside a callback) or the deadline the solve was given stops IPOPT at its next iteration,
-quietly (each adapter's iteration callback holds the deadline of its current solve).  The symbolic evaluator's solver is built in a thread (:func:`_built`: CasADi's exact
-Hessian of a large model takes minutes, in C++, where no signal is handled), so that a signal and
-the deadline also end that wait; the solve then returns its start, unevaluated (objective NaN,
+quietly (each adapter's iteration callback holds the deadline of its current solve).  The
+symbolic evaluator's solver is built in a thread (:func:`_built`: CasADi's exact Hessian of a
+large model takes minutes, in C++, where no signal is handled), so that a signal and the
+deadline also end that wait; the solve then returns its start, unevaluated (objective NaN,
 not ``usable()``).
 
 Constraints (:mod:`srtopt.models.constraints`) go to IPOPT as they are: the formulation's
