@@ -8,8 +8,10 @@ A solver of your own, registered under a name and used for the BN subproblems of
 
 ``AdamSolver`` follows the one solver contract of :mod:`srtopt.solvers.base`: it says which
 formulations it accepts (smooth ones: ``evaluate(x) -> (f, grad)``), its version, takes
-the shared configuration (tol, max_iter, time_limit, verbosity), maps its statuses
-through ``termination``, and is clone-safe (its parameters are its constructor's).
+the shared configuration (tol, max_iter, time_limit, verbosity), returns its best point once the
+deadline it is given passes, maps its statuses through ``termination``, and is clone-safe (its
+parameters are its constructor's).  ``Solver.solve(problem, x0, deadline=...)`` makes the checks
+(availability, constraints, a deadline already passed) and calls ``_solve(problem, x0, deadline)``.
 ``register_solver`` makes ``bn_solver="adam:lr=0.05"`` a spec like the built-in ones.
 """
 
@@ -40,12 +42,12 @@ class AdamSolver(Solver):
     def version(self) -> str:
         return "adam 1.0 (examples/custom_solver.py)"
 
-    def _solve(self, problem, x0):
+    def _solve(self, problem, x0, deadline):
         x, m, v = x0.copy(), np.zeros_like(x0), np.zeros_like(x0)
         best = problem.evaluate(x)[0], x.copy()
         status, it = "iteration limit", 0
         for it in range(1, self.max_iter + 1):
-            if should_stop():  # the time limit or Ctrl-C
+            if should_stop(deadline):  # the deadline (the fit's time_limit, or this solver's) or Ctrl-C
                 status = "stopped"
                 break
             f, g = problem.evaluate(x)

@@ -3,11 +3,9 @@
 Paper: Consolo, Amaldi, Manno, "Soft regression trees: a model variant and a
 decomposition training algorithm".  Design notes: ``docs/design.md``.
 
->>> import numpy as np
 >>> import srtopt
->>> rng = np.random.default_rng(0)
->>> X = rng.random((200, 3))
->>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
+>>> from srtopt.datasets import make_piecewise
+>>> X, y = make_piecewise()  # 200 rows, 3 features: y = 2 x1 where x0 > 0.5, else -x2
 >>> tree = srtopt.SoftRegressionTree(depth=2, random_state=0).fit(X, y)
 >>> tree.predict(X[:5]).shape, tree.get_n_leaves()
 ((5,), 4)

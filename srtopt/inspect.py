@@ -430,12 +430,8 @@ def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=Non
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from srtopt import SoftRegressionTree
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((200, 3))
-    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
-    >>> tree = SoftRegressionTree(depth=2, max_iter=2, random_state=0).fit(X, y)
+    >>> from srtopt.datasets import example_tree
+    >>> tree, X, y = example_tree(max_iter=2)  # depth 2, on 200 rows: y = 2 x1 where x0 > 0.5, else -x2
     >>> snap = capture(tree, X, y, node=2, macro=1)  # second visit of node 2
     >>> bn = snap.bn()  # the BN subproblem over omega_2 on the rows I_2
     >>> bn.kind, bn.node, bn.n_variables  # omega_2: intercept and 3 weights

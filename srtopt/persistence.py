@@ -276,12 +276,8 @@ def load(path):
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> import numpy as np
-    >>> from srtopt import SoftRegressionTree
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((200, 3))
-    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
-    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> from srtopt.datasets import example_tree
+    >>> tree, X, y = example_tree()  # depth 2, on 200 rows: y = 2 x1 where x0 > 0.5, else -x2
     >>> with tempfile.TemporaryDirectory() as folder:  # removed afterwards
     ...     tree.save(Path(folder) / "model.json")
     ...     again = load(Path(folder) / "model.json")

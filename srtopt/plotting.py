@@ -36,12 +36,8 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
     >>> import os
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> import numpy as np
-    >>> from srtopt import SoftRegressionTree
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((200, 3))
-    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
-    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> from srtopt.datasets import example_tree
+    >>> tree, X, y = example_tree()  # depth 2, on 200 rows: y = 2 x1 where x0 > 0.5, else -x2
     >>> ax = plot_tree(tree, top=None)  # every coefficient
     >>> sum(text.get_text().startswith(("node", "leaf")) for text in ax.texts)
     7

@@ -16,15 +16,20 @@ def layer(module: str) -> int:
     return LAYERS.get(parts[1], 7) if len(parts) > 1 else 7
 
 
-def imports(path: Path, root: Path = PACKAGE.parent):
-    """(module name, [(imported module, line, enclosing function or None)]) for every import of
-    srtopt in ``path``, a file of the package under ``root``."""
+def imports(path: Path, root: Path = PACKAGE.parent, runtime: bool = False):
+    """(module name, [(imported name, line, enclosing function or None)]) for every import of srtopt in
+    ``path``, a file of the package under ``root``: ``import a.b`` names a.b, ``from a import b`` a.b (a
+    submodule or a name of a; :func:`tests.test_import_cycles.module_of` tells which).  ``runtime``: without
+    the imports under ``if TYPE_CHECKING:``, which never run."""
     name = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
 
     def visit(node, function):
         for child in ast.iter_child_nodes(node):
             inner = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
+            if runtime and isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                yield from visit(ast.Module(child.orelse, []), function)  # only an else branch runs
+                continue
             if isinstance(child, ast.Import):
                 yield from ((a.name, child.lineno, function) for a in child.names)
             elif isinstance(child, ast.ImportFrom):
@@ -32,8 +37,7 @@ def imports(path: Path, root: Path = PACKAGE.parent):
                 if child.level:
                     parts = package.split(".")
                     base = ".".join(parts[:len(parts) - child.level + 1] + ([base] if base else []))
-                targets = [base] if child.module else [f"{base}.{a.name}" for a in child.names]
-                yield from ((t, child.lineno, function) for t in targets)
+                yield from ((f"{base}.{a.name}", child.lineno, function) for a in child.names)
             yield from visit(child, inner)
 
     return name, [(t, line, f) for t, line, f in visit(ast.parse(path.read_text()), None)
@@ -56,5 +60,5 @@ def test_the_checker_resolves_relative_imports_inside_functions(tmp_path):
     source.write_text("from ..tree import Tree\n\ndef f():\n    from ..export import summary\n")
     name, found = imports(source, tmp_path)
     assert name == "srtopt.models.thing"
-    assert found == [("srtopt.tree", 1, None), ("srtopt.export", 4, "f")]
+    assert found == [("srtopt.tree.Tree", 1, None), ("srtopt.export.summary", 4, "f")]
     assert [layer(t) for t, _, _ in found] == [1, 7] and layer(name) == 3

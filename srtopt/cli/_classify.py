@@ -1,12 +1,12 @@
 """``srtopt fit`` of a SoftClassificationTree (``--task classification``, or a target column of
-text): the flags of :mod:`srtopt.cli.models` read for a classifier."""
+text): the flags of :mod:`srtopt.cli.models` read for a classifier (those both read: :mod:`._fit_flags`)."""
 
 from __future__ import annotations
 
 import sys
 
-from ._fit_flags import max_features, stopping
-from .models import PROGRESS_LEGEND, _budget_note, _check_formulation, _constraint_flags, _fit_budget, _regularization
+from ._fit_flags import (PROGRESS_LEGEND, budget_note, check_formulation, constraint_flags, fit_budget, max_features,
+                         regularization, stopping)
 
 
 def fit_classifier(args, X, y, groups, weights=None):
@@ -20,7 +20,7 @@ def fit_classifier(args, X, y, groups, weights=None):
         if value is not None:
             raise ValueError(f"{flag} applies to regression; a SoftClassificationTree (--task classification) "
                              f"takes {'--init cart or cluster' if flag.startswith('--init') else 'no ' + flag}")
-    options = {"depth": args.depth, "regularization": _regularization(args.regularization),
+    options = {"depth": args.depth, "regularization": regularization(args.regularization),
                **stopping(args), "n_init": args.n_init, "time_limit": args.time_limit,
                "penalty": args.penalty, "working_sets": args.working_sets, "bn_solver": args.bn_solver,
                "ln_solver": args.ln_solver, "wlr_solver": args.wlr_solver, "random_state": args.random_state,
@@ -31,10 +31,10 @@ def fit_classifier(args, X, y, groups, weights=None):
     options.update({key: value for key, value in given.items() if value is not None})
     model = SoftClassificationTree(**options)
     model.set_params(**_class_constraints(args, model))
-    _check_formulation(args, classification=True)
+    check_formulation(args, classification=True)
     model._check_params()  # a bad parameter is reported before the progress header
     if args.time_limit is not None:
-        model.set_params(time_limit=_fit_budget(args.time_limit, model))
+        model.set_params(time_limit=fit_budget(args.time_limit, model))
     if not args.quiet:  # once the data are checked: a bad target is the only line
         model.set_params(callbacks=[_Header(args.time_limit)])
     model.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
@@ -47,7 +47,7 @@ def _class_constraints(args, estimator) -> dict:
     parameter for it."""
     import inspect
 
-    monotonic_cst, flagged = _constraint_flags(args)
+    monotonic_cst, flagged = constraint_flags(args)
     wanted = {"monotonic_cst": ("--monotone", monotonic_cst),
               "constraints": (flagged[0][0] if flagged else "", [spec for _, spec in flagged] or None),
               "sensitive_features": ("--sensitive", args.sensitive)}
@@ -67,7 +67,7 @@ class _Header:
     def on_fit_begin(self, problem, estimator):
         print(f"fitting SoftClassificationTree(depth={estimator.depth}, leaf={estimator.leaf}) on {len(problem.y)} "
               f"rows x {estimator.n_features_in_} features, {estimator.n_classes_} classes"
-              f"{_budget_note(estimator, self.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
+              f"{budget_note(estimator, self.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
 
 
 __all__ = ["fit_classifier"]

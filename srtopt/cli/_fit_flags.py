@@ -1,8 +1,13 @@
-"""The row, feature and stopping flags of ``srtopt fit``: ``--sample-weight COLUMN`` (the rows' weights, a
-column that is not a feature), ``--max-features K`` (at most K features in the tree) and ``--tol`` (the
-estimator's ``tol``), read and checked, each error in one line naming its flag."""
+"""The flags of ``srtopt fit`` that the regressor's fit (:mod:`srtopt.cli.models`) and the classifier's
+(:mod:`srtopt.cli._classify`) share, read and checked, each error in one line naming its flag: the numeric
+columns, ``--sample-weight COLUMN`` (the rows' weights, a column that is not a feature), ``--max-features
+K`` (at most K features in the tree), ``--max-iter`` and ``--tol``, ``--regularization``, the constraint
+flags, the formulation and solver flags; and what both print and budget: the fit's share of
+``--time-limit`` and the legend of the progress lines."""
 
 from __future__ import annotations
+
+import time
 
 
 def max_features(text):
@@ -57,11 +62,118 @@ def weight_column(args, columns):
 
 def sample_weights(frame, column, path):
     """The --sample-weight column as weights: numbers, finite, >= 0, not all 0."""
-    from .models import _numeric
-
-    w = _numeric(frame, [column], path)[column].to_numpy(dtype=float)
+    w = numeric_columns(frame, [column], path)[column].to_numpy(dtype=float)
     if (w < 0).any():
         raise ValueError(f"column {column!r} of {path!r} (--sample-weight) has negative weights")
     if not w.any():
         raise ValueError(f"column {column!r} of {path!r} (--sample-weight) weighs every row 0")
     return w
+
+
+def numeric_columns(frame, columns, path):
+    """The ``columns`` of ``frame`` (read from ``path``), each checked to hold finite numbers."""
+    import numpy as np
+    import pandas as pd
+
+    bad = [c for c in columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    if bad:
+        raise ValueError(f"column(s) {', '.join(map(repr, bad))} of {path!r} are not numeric")
+    missing = [c for c in columns if frame[c].isna().any()]
+    if missing:
+        raise ValueError(f"column(s) {', '.join(map(repr, missing))} of {path!r} have missing values")
+    infinite = [c for c in columns if np.isinf(frame[c].to_numpy(dtype=float)).any()]
+    if infinite:
+        raise ValueError(f"column(s) {', '.join(map(repr, infinite))} of {path!r} hold infinite values")
+    return frame[columns]
+
+
+def regularization(text):
+    """--regularization: a number (lambda_w = lambda_b), else a reading as the estimator takes it
+    ('l2', 'l2:split=10', 'none', ...)."""
+    from ..estimators.regularization import READINGS, parse_reading
+
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        parse_reading(text)
+    except ValueError:
+        raise ValueError(f"--regularization must be 'none', {', '.join(map(repr, READINGS))} (optionally with "
+                         f"':split=FACTOR') or a number, got {text!r}") from None
+    return text.lower()
+
+
+PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the training objective (eq. obj), the soft "
+                   "model's, where every row pays every leaf's loss weighted by its probability of reaching it (at the "
+                   "initial tree a leaf fitted on few rows can make it hundreds of times the next one's); best = the "
+                   "lowest E so far, the tree the fit returns (with k0 unset, as in the paper, the convergence "
+                   "safeguards are off and E may rise between macro iterations); training R^2 (accuracy) = the "
+                   "tree's own fit (HBP predictions, weighted by --sample-weight), the scale of the last line; leaf "
+                   "share min/max = the smallest and largest fraction of the training rows that HBP routes to a "
+                   "single leaf (min 0: an empty leaf; max 1: every row in one leaf)")
+
+
+def fit_budget(time_limit: float, estimator) -> float:
+    """The fit's share of ``--time-limit``, which counts from the command's start: what remains
+    after starting, reading the data and loading the compiled kernels of ``estimator``'s class (at
+    least a tenth of it), to 0.1 s."""
+    from ..estimators.soft_tree import _load_kernels
+    from . import STARTED
+
+    _load_kernels(type(estimator))
+    left = time_limit - (time.perf_counter() - STARTED)
+    return round(max(left, time_limit / 10), 1)
+
+
+def budget_note(model, time_limit) -> str:
+    """", S s of the L s time limit left for the fit" for the progress header ("" without --time-limit)."""
+    if time_limit is None:
+        return ""
+    return f", {model.time_limit:g} s of the {time_limit:g} s time limit left for the fit"
+
+
+def constraint_flags(args):
+    """(monotonic_cst or None, [(flag, constraint spec)]) of the constraint flags (each error names its flag)."""
+    monotonic_cst = {}
+    for item in args.monotone or ():
+        name, _, sign = item.rpartition("=")
+        if not name or sign not in ("1", "-1", "+1", "0"):
+            raise ValueError(f"--monotone takes NAME=1 or NAME=-1, got {item!r}")
+        if monotonic_cst.setdefault(name, int(sign)) != int(sign):
+            raise ValueError(f"--monotone: {name!r} is given the contradictory signs {monotonic_cst[name]} and "
+                             f"{int(sign)}; give one")
+    flagged = [("--constraint", spec) for spec in args.constraint or ()]
+    for item in args.leaf_bounds or ():
+        name, _, bounds = item.rpartition("=")
+        low, colon, high = bounds.partition(":")
+        try:
+            low, high = (float(v) if v.strip() else None for v in (low, high))
+        except ValueError:
+            low = high = colon = None
+        if not name or not colon:
+            raise ValueError(f"--leaf-bounds takes NAME=LOW:HIGH (a side may be empty), got {item!r}")
+        flagged.append(("--leaf-bounds", f"leaf_bounds:feature={name},lower={low},upper={high}"))
+    flagged += [("--parity", f"parity:gap={args.parity}")] if args.parity is not None else []
+    flagged += [("--group-loss", f"group_loss:bound={args.group_loss}")] if args.group_loss is not None else []
+    return monotonic_cst or None, flagged
+
+
+def check_formulation(args, classification=False):
+    """The formulation and solver flags, checked before the fit (each error names its flag)."""
+    from ..models.terms import make_loss, make_penalties
+    from ..models.terms.class_losses import make_class_loss
+    from ..solvers import make_solver
+    from ..training.working_sets import make_working_sets
+
+    loss = (lambda: make_class_loss(args.loss or "log_loss")) if classification else lambda: make_loss(
+        args.loss or "squared")
+    checks = [("--loss", loss), ("--penalty", lambda: make_penalties(args.penalty)),
+              ("--working-sets", lambda: make_working_sets(args.working_sets))]
+    checks += [(f"--{kind}-solver", lambda kind=kind: make_solver(kind, getattr(args, f"{kind}_solver")))
+               for kind in ("bn", "ln", "wlr")]
+    for flag, check in checks:
+        try:
+            check()
+        except ValueError as exc:
+            raise ValueError(f"{flag}: {exc}") from None

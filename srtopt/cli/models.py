@@ -20,13 +20,13 @@ import re
 import secrets
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
 from .. import _io
 from .._io import atomic_write, check_replaceable, exact_csv_options, is_special, regular_file
-from ._fit_flags import max_features, sample_weights, stopping, weight_column
+from ._fit_flags import (PROGRESS_LEGEND, budget_note, check_formulation, constraint_flags, fit_budget, max_features,
+                         numeric_columns, regularization, sample_weights, stopping, weight_column)
 
 
 def register(subparsers) -> None:
@@ -218,22 +218,6 @@ def _check_header(path, separator) -> None:
                          f"in its header; rename them")
 
 
-def _numeric(frame, columns, path):
-    import numpy as np
-    import pandas as pd
-
-    bad = [c for c in columns if not pd.api.types.is_numeric_dtype(frame[c])]
-    if bad:
-        raise ValueError(f"column(s) {', '.join(map(repr, bad))} of {path!r} are not numeric")
-    missing = [c for c in columns if frame[c].isna().any()]
-    if missing:
-        raise ValueError(f"column(s) {', '.join(map(repr, missing))} of {path!r} have missing values")
-    infinite = [c for c in columns if np.isinf(frame[c].to_numpy(dtype=float)).any()]
-    if infinite:
-        raise ValueError(f"column(s) {', '.join(map(repr, infinite))} of {path!r} hold infinite values")
-    return frame[columns]
-
-
 def _out_path(path, inputs):
     """--out checked before any work: "-" is standard output; otherwise it is not a directory,
     it is none of the ``inputs`` (after symlinks, relative paths and hard links), and a file
@@ -307,34 +291,7 @@ def _leaf_ridge(text):
         raise argparse.ArgumentTypeError(f"must be 'auto' or a number > 0, got {text!r}") from None
 
 
-def _regularization(text):
-    """--regularization: a number (lambda_w = lambda_b), else a reading as the estimator takes it
-    ('l2', 'l2:split=10', 'none', ...)."""
-    from ..estimators.regularization import READINGS, parse_reading
-
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        parse_reading(text)
-    except ValueError:
-        raise ValueError(f"--regularization must be 'none', {', '.join(map(repr, READINGS))} (optionally with "
-                         f"':split=FACTOR') or a number, got {text!r}") from None
-    return text.lower()
-
-
 # ------------------------------------------------------------------------ fit
-PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the training objective (eq. obj), the soft "
-                   "model's, where every row pays every leaf's loss weighted by its probability of reaching it (at the "
-                   "initial tree a leaf fitted on few rows can make it hundreds of times the next one's); best = the "
-                   "lowest E so far, the tree the fit returns (with k0 unset, as in the paper, the convergence "
-                   "safeguards are off and E may rise between macro iterations); training R^2 (accuracy) = the "
-                   "tree's own fit (HBP predictions, weighted by --sample-weight), the scale of the last line; leaf "
-                   "share min/max = the smallest and largest fraction of the training rows that HBP routes to a "
-                   "single leaf (min 0: an empty leaf; max 1: every row in one leaf)")
-
-
 def run_fit(args) -> int:
     frame = _read_csv(args.data, args.sep)
     columns = [str(c) for c in frame.columns]
@@ -365,13 +322,13 @@ def run_fit(args) -> int:
                          f"feature)")
     if not features:
         raise ValueError(f"{args.data!r} has no feature column besides the target {args.target!r}")
-    X = _numeric(frame, features, args.data)
+    X = numeric_columns(frame, features, args.data)
     budget = max_features(args.max_features)
     if budget is not None and budget > X.shape[1]:
         raise ValueError(f"--max-features {budget} is more than the {X.shape[1]} feature column(s)")
     classify = _task(args.task, frame[args.target]) == "classification"
     y = _labels(frame, args.target, args.data) if classify else \
-        _numeric(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
+        numeric_columns(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
     out = _out_path(args.out, [args.data])  # fail before a long fit, not after
     groups = None if args.sensitive is None else frame[args.sensitive].to_numpy()
     if groups is not None and frame[args.sensitive].isna().any():
@@ -430,7 +387,7 @@ def _fit_regressor(args, X, y, groups, weights=None):
             raise ValueError(f"{flag} applies to a classifier (--task classification); the target "
                              f"{args.target!r} is fitted by a SoftRegressionTree")
     monotonic_cst, constraint_specs = _constraints(args)
-    model = SoftRegressionTree(depth=args.depth, regularization=_regularization(args.regularization),
+    model = SoftRegressionTree(depth=args.depth, regularization=regularization(args.regularization),
                                leaf_ridge=args.leaf_ridge,
                                **stopping(args), init=args.init or "model-tree", n_init=args.n_init,
                                time_limit=args.time_limit, loss=args.loss or "squared", penalty=args.penalty,
@@ -438,11 +395,11 @@ def _fit_regressor(args, X, y, groups, weights=None):
                                wlr_solver=args.wlr_solver, random_state=args.random_state,
                                verbose=0 if args.quiet else 1, monotonic_cst=monotonic_cst,
                                constraints=constraint_specs, max_features=max_features(args.max_features))
-    _check_formulation(args)  # the formulation and solver flags, each error naming its flag
+    check_formulation(args)  # the formulation and solver flags, each error naming its flag
     model._check_params()  # a bad parameter is reported before the progress header
     if args.cv_depths is not None and args.cv is None:
         raise ValueError("--cv-depths needs --cv K (the depths are compared by K-fold cross-validation)")
-    budget = None if args.time_limit is None else _fit_budget(args.time_limit, model)
+    budget = None if args.time_limit is None else fit_budget(args.time_limit, model)
     if args.cv is not None:
         model = _choose_split_weight(model.set_params(time_limit=None), args.cv, args.random_state, X, y, args.quiet,
                                      args.cv_depths, groups, budget, weights)
@@ -450,54 +407,10 @@ def _fit_regressor(args, X, y, groups, weights=None):
         model.set_params(time_limit=budget)
         if not args.quiet:
             print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {X.shape[1]} features"
-                  f"{_budget_note(model, args.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
+                  f"{budget_note(model, args.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
         model.fit(X, y, sample_weight=weights, sensitive_features=groups)
     # before the save: once --out is replaced, the work is done
     return model, f"training R^2 {model.score(X, y, sample_weight=weights):.4f}"
-
-
-def _fit_budget(time_limit: float, estimator) -> float:
-    """The fit's share of ``--time-limit``, which counts from the command's start: what remains
-    after starting, reading the data and loading the compiled kernels of ``estimator``'s class (at
-    least a tenth of it), to 0.1 s."""
-    from ..estimators.soft_tree import _load_kernels
-    from . import STARTED
-
-    _load_kernels(type(estimator))
-    left = time_limit - (time.perf_counter() - STARTED)
-    return round(max(left, time_limit / 10), 1)
-
-
-def _budget_note(model, time_limit) -> str:
-    if time_limit is None:
-        return ""
-    return f", {model.time_limit:g} s of the {time_limit:g} s time limit left for the fit"
-
-
-def _constraint_flags(args):
-    """(monotonic_cst or None, [(flag, constraint spec)]) of the constraint flags (each error names its flag)."""
-    monotonic_cst = {}
-    for item in args.monotone or ():
-        name, _, sign = item.rpartition("=")
-        if not name or sign not in ("1", "-1", "+1", "0"):
-            raise ValueError(f"--monotone takes NAME=1 or NAME=-1, got {item!r}")
-        if monotonic_cst.setdefault(name, int(sign)) != int(sign):
-            raise ValueError(f"--monotone: {name!r} is given the contradictory signs {monotonic_cst[name]} and "
-                             f"{int(sign)}; give one")
-    flagged = [("--constraint", spec) for spec in args.constraint or ()]
-    for item in args.leaf_bounds or ():
-        name, _, bounds = item.rpartition("=")
-        low, colon, high = bounds.partition(":")
-        try:
-            low, high = (float(v) if v.strip() else None for v in (low, high))
-        except ValueError:
-            low = high = colon = None
-        if not name or not colon:
-            raise ValueError(f"--leaf-bounds takes NAME=LOW:HIGH (a side may be empty), got {item!r}")
-        flagged.append(("--leaf-bounds", f"leaf_bounds:feature={name},lower={low},upper={high}"))
-    flagged += [("--parity", f"parity:gap={args.parity}")] if args.parity is not None else []
-    flagged += [("--group-loss", f"group_loss:bound={args.group_loss}")] if args.group_loss is not None else []
-    return monotonic_cst or None, flagged
 
 
 def _constraints(args):
@@ -505,7 +418,7 @@ def _constraints(args):
     error names its flag)."""
     from ..models.constraints import make_constraints
 
-    monotonic_cst, flagged = _constraint_flags(args)
+    monotonic_cst, flagged = constraint_flags(args)
     terms = []
     for flag, spec in flagged:
         try:
@@ -546,26 +459,6 @@ def _write_model(data, out):
             raise OSError(f"{reason}, nor a copy in {tempfile.gettempdir()} ({again.strerror or again}): the "
                           "fitted model is lost") from None
         raise OSError(f"{reason}; the fitted model was saved to {kept} instead") from None
-
-
-def _check_formulation(args, classification=False):
-    """The formulation and solver flags, checked before the fit (each error names its flag)."""
-    from ..models.terms import make_loss, make_penalties
-    from ..models.terms.class_losses import make_class_loss
-    from ..solvers import make_solver
-    from ..training.working_sets import make_working_sets
-
-    loss = (lambda: make_class_loss(args.loss or "log_loss")) if classification else lambda: make_loss(
-        args.loss or "squared")
-    checks = [("--loss", loss), ("--penalty", lambda: make_penalties(args.penalty)),
-              ("--working-sets", lambda: make_working_sets(args.working_sets))]
-    checks += [(f"--{kind}-solver", lambda kind=kind: make_solver(kind, getattr(args, f"{kind}_solver")))
-               for kind in ("bn", "ln", "wlr")]
-    for flag, check in checks:
-        try:
-            check()
-        except ValueError as exc:
-            raise ValueError(f"{flag}: {exc}") from None
 
 
 def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None, groups=None, time_limit=None,
@@ -613,14 +506,14 @@ def run_predict(args) -> int:
         if missing:
             raise ValueError(f"{args.data!r} lacks the model's feature column(s) "
                              f"{', '.join(map(repr, missing))}")
-        X = _numeric(frame, list(names), args.data)
+        X = numeric_columns(frame, list(names), args.data)
     else:
         if frame.shape[1] != model.n_features_in_:
             raise ValueError(f"{args.data!r} has {frame.shape[1]} columns, the model expects "
                              f"{model.n_features_in_} (it was fitted without column names)")
         warnings.warn(f"the model was fitted without column names: the columns of {args.data!r} are taken by "
                       f"position, in this order: {', '.join(map(str, frame.columns))}")
-        X = _numeric(frame, list(frame.columns), args.data).to_numpy()
+        X = numeric_columns(frame, list(frame.columns), args.data).to_numpy()
     import pandas as pd
 
     if args.proba:

@@ -26,7 +26,8 @@ The sha256 of the CSV is checked on every load, so a result is never computed
 on a file that differs from the paper's.
 
 A CSV file of one's own runs beside them as a file dataset (:func:`file_dataset`: its path, target column,
-task and sha256 make its name; ``srtopt bench --datasets my.csv --target y``).
+task and sha256 make its name; ``srtopt bench --datasets my.csv --target y``).  :func:`make_piecewise`
+makes the small synthetic data of the docstring examples, :func:`example_tree` the tree fitted on them.
 
 Modules: :mod:`.registry` (the registries' entries), :mod:`.loading` (:func:`load`), :mod:`.files`
 (file datasets), :mod:`.download` (the cache and :func:`fetch`), :mod:`.build` (the CSV built from the
@@ -46,8 +47,9 @@ from .download import (
     source_urls,
 )
 from .files import dataset_label, dataset_task, file_dataset, is_file_dataset
-from .loading import load
-from .registry import CLASSIFICATION_DATASETS, DATA_ENV, DATASETS, Dataset, DatasetInfo, dataset_names, get_info
+from .loading import get_info, load
+from .registry import CLASSIFICATION_DATASETS, DATA_ENV, DATASETS, Dataset, DatasetInfo, dataset_names
+from .synthetic import example_tree, make_piecewise
 
 __all__ = [
     "CLASSIFICATION_DATASETS",
@@ -64,11 +66,13 @@ __all__ = [
     "dataset_label",
     "dataset_names",
     "dataset_task",
+    "example_tree",
     "fetch",
     "file_dataset",
     "get_info",
     "is_file_dataset",
     "load",
+    "make_piecewise",
     "source_limit",
     "source_url",
     "source_urls",

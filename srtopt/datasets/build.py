@@ -9,7 +9,7 @@ import hashlib
 import numpy as np
 
 from . import _classification_sources, _regression_sources
-from .registry import CLASSIFICATION_DATASETS, DATASETS, DatasetInfo, get_info
+from .registry import CLASSIFICATION_DATASETS, DATASETS, DatasetInfo, registry_info
 
 __all__ = ["ChecksumError", "build_csv"]
 
@@ -49,7 +49,7 @@ def build_csv(slug: str, raw) -> bytes:
     ChecksumError
         If the CSV built is not byte-identical to the registry's file.
     """
-    info = get_info(slug)
+    info = registry_info(slug)
     raws = [raw] if isinstance(raw, (bytes, bytearray)) else list(raw)
     if len(raws) != len(info.source_files):
         raise ValueError(f"dataset {slug!r} has {len(info.source_files)} source files, {len(raws)} given")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .._io import atomic_write
 from .build import ChecksumError, _source_note, build_csv
-from .registry import DATA_ENV, DatasetInfo, get_info
+from .registry import DATA_ENV, DatasetInfo, registry_info
 
 __all__ = ["SOURCE_BASE_URL", "DatasetCacheError", "DatasetDownloadError", "cache_dir", "fetch", "source_limit",
            "source_url", "source_urls"]
@@ -90,7 +90,7 @@ def source_urls(slug: str, base_url: str | None = None) -> list[str]:
     ValueError
         If ``slug`` is not a dataset of the registries.
     """
-    info = get_info(slug)
+    info = registry_info(slug)
     base = (base_url or os.environ.get("SRTOPT_SOURCE_URL") or SOURCE_BASE_URL).rstrip("/")
     return [f"{base}/{info.source_repo}/{info.source_commit}/{path}" for path, _ in info.source_files]
 
@@ -114,7 +114,7 @@ def source_limit(slug: str) -> int:
     ValueError
         If ``slug`` is not a dataset of the registry.
     """
-    return 4 * get_info(slug).size + 2**16
+    return 4 * registry_info(slug).size + 2**16
 
 
 def _download(url: str, slug: str, partial) -> bytes:
@@ -201,7 +201,7 @@ def fetch(slug: str, *, cache: Path | str | None = None, base_url: str | None = 
     ChecksumError
         If the downloaded file cannot be transformed or the built CSV has the wrong sha256.
     """
-    info = get_info(slug)
+    info = registry_info(slug)
     target_dir = _writable_cache(Path(cache).expanduser() if cache is not None else _task_cache(info), info)
     urls = source_urls(slug, base_url)
     raws = []

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._io import exact_csv_options, read_regular_file
 from .build import ChecksumError, _sha256
-from .registry import Dataset, DatasetInfo
+from .registry import CLASSIFICATION_DATASETS, Dataset, DatasetInfo
 
 __all__ = ["dataset_label", "dataset_task", "file_dataset", "is_file_dataset", "load_file_dataset"]
 
@@ -85,8 +85,6 @@ def dataset_label(name: str) -> str:
 def dataset_task(name: str) -> str:
     """The task ("regression" or "classification") of a dataset, from the registry or a file dataset's
     name (its file is not read); a name of neither counts as regression."""
-    from .registry import CLASSIFICATION_DATASETS
-
     if is_file_dataset(name):
         return _fields(name)[2]
     return "classification" if name in CLASSIFICATION_DATASETS else "regression"

@@ -1,6 +1,6 @@
-"""Loading a dataset: its CSV found in ``data_home=``, the task's data directory
-(:data:`~srtopt.datasets.registry.DATA_ENV`) or the download cache, checked against the registry's
-sha256 on every load."""
+"""Loading a dataset, of the registries or a file dataset: its entry (:func:`get_info`), its CSV found in
+``data_home=``, the task's data directory (:data:`~srtopt.datasets.registry.DATA_ENV`) or the download
+cache, checked against the registry's sha256 on every load."""
 
 from __future__ import annotations
 
@@ -15,9 +15,33 @@ from .._io import read_regular_file
 from .build import ChecksumError, _sha256
 from .download import _task_cache, fetch
 from .files import is_file_dataset, load_file_dataset
-from .registry import _ALL, DATA_ENV, Dataset, DatasetInfo, get_info
+from .registry import _ALL, DATA_ENV, Dataset, DatasetInfo, registry_info
 
-__all__ = ["load"]
+__all__ = ["get_info", "load"]
+
+
+def get_info(slug: str) -> DatasetInfo:
+    """The registry entry of dataset ``slug``.
+
+    Parameters
+    ----------
+    slug : str
+        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`, or the name of a file
+        dataset (:func:`~srtopt.datasets.files.file_dataset`: its file is read and checked).
+
+    Returns
+    -------
+    DatasetInfo
+        Its registry entry.
+
+    Raises
+    ------
+    ValueError
+        If ``slug`` is not a dataset of the registry nor a file dataset's name.
+    """
+    if is_file_dataset(slug):
+        return load_file_dataset(slug).info
+    return registry_info(slug)
 
 
 def _explicit_home(data_home, info: DatasetInfo) -> Path | None:
@@ -69,7 +93,7 @@ def load(slug: str, data_home=None, *, download: bool = True) -> Dataset:
     """
     if is_file_dataset(slug):
         return load_file_dataset(slug)
-    info = get_info(slug)
+    info = registry_info(slug)
     home = _explicit_home(data_home, info)
     if home is not None:
         path = home / info.filename

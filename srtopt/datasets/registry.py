@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CLASSIFICATION_DATASETS", "DATASETS", "DATA_ENV", "Dataset", "DatasetInfo", "dataset_names", "get_info"]
+__all__ = ["CLASSIFICATION_DATASETS", "DATASETS", "DATA_ENV", "Dataset", "DatasetInfo", "dataset_names",
+           "registry_info"]
 
 #: task -> the environment variable naming the directory of its CSV files
 DATA_ENV = {"regression": "SRTOPT_DATA", "classification": "SRTOPT_CLASSIFICATION_DATA"}
@@ -169,29 +170,10 @@ def dataset_names(task: str = "regression") -> list[str]:
     return [slug for slug, info in _ALL.items() if info.task == task]
 
 
-def get_info(slug: str) -> DatasetInfo:
-    """The registry entry of dataset ``slug``.
-
-    Parameters
-    ----------
-    slug : str
-        A dataset name of :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`, or the name of a file
-        dataset (:func:`~srtopt.datasets.files.file_dataset`: its file is read and checked).
-
-    Returns
-    -------
-    DatasetInfo
-        Its registry entry.
-
-    Raises
-    ------
-    ValueError
-        If ``slug`` is not a dataset of the registry nor a file dataset's name.
-    """
-    from .files import is_file_dataset, load_file_dataset
-
-    if is_file_dataset(slug):
-        return load_file_dataset(slug).info
+def registry_info(slug: str) -> DatasetInfo:
+    """The entry of dataset ``slug`` in the registries, :data:`DATASETS` or :data:`CLASSIFICATION_DATASETS`;
+    a ValueError listing them when it is in neither.  :func:`~srtopt.datasets.loading.get_info` knows the
+    file datasets too."""
     try:
         return _ALL[slug]
     except KeyError:

@@ -155,7 +155,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         self._check_params()
         if self.time_limit is not None:
             _load_kernels(SoftRegressionTree)  # a fresh process loads (or compiles) them: before the clock starts
-        deadline = Deadline.active().within(self.time_limit)
+        deadline = Deadline(self.time_limit)
         estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
         reading = _reading_of(estimator.regularization)
         weights = [float(w) for w in self.split_weights]
@@ -168,20 +168,19 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         held_out = splitter.get_n_splits(X, y) if _soft_constraints(estimator) else 0
         fits = len(depths) * (len(candidates) * splitter.get_n_splits(X, y) + (estimator.leaf_ridge == "auto")) + 1 \
             + held_out
-        with deadline:
-            seconds = deadline.share(fits)
-            share = _within(estimator, seconds)
-            grid = [{"depth": [d], "regularization": candidates, "leaf_ridge": [_leaf_ridge(share, d, X, y, params)]}
-                    for d in depths]
-            search = _Search(share, grid, cv=splitter, n_jobs=self.n_jobs, error_score="raise", refit=False)
-            with deadline.within(deadline.left() - (seconds or 0)):  # a share is left for the refit
-                search.fit(X, y, **params)
-            refit = _within(estimator, deadline.share(1 + held_out)).set_params(**search.best_params_)
-            self.best_estimator_ = refit.fit(X, y, **params)
-            self.constraint_report_ = self.best_estimator_.constraint_report_
-            if held_out:
-                self.constraint_report_ = _held_out(refit, splitter, X, y, params, self.constraint_report_, deadline)
-                self.best_estimator_.constraint_report_ = self.constraint_report_
+        seconds = deadline.share(fits)
+        share = _within(estimator, seconds)
+        grid = [{"depth": [d], "regularization": candidates, "leaf_ridge": [_leaf_ridge(share, d, X, y, params)]}
+                for d in depths]
+        search = _Search(share, grid, deadline.within(deadline.left() - (seconds or 0)),  # a share left for the refit
+                         cv=splitter, n_jobs=self.n_jobs)
+        search.fit(X, y, **params)
+        refit = _within(estimator, deadline.share(1 + held_out)).set_params(**search.best_params_)
+        self.best_estimator_ = refit.fit(X, y, **params)
+        self.constraint_report_ = self.best_estimator_.constraint_report_
+        if held_out:
+            self.constraint_report_ = _held_out(refit, splitter, X, y, params, self.constraint_report_, deadline)
+            self.best_estimator_.constraint_report_ = self.constraint_report_
         self.depth_ = int(search.best_params_["depth"])
         self.split_weight_ = weights[candidates.index(search.best_params_["regularization"])]
         scores = {(params["depth"], weights[candidates.index(params["regularization"])]): float(score)
@@ -215,12 +214,17 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
 
 
 class _Search(GridSearchCV):
-    """GridSearchCV that, before a deadline with a limit (the active one), evaluates the candidates
-    one at a time, in the grid's order, the folds of each in parallel, and starts none after the
-    first that would end after the deadline, judged by the longest so far."""
+    """GridSearchCV that, before a ``deadline`` with a limit, evaluates the candidates one at a time,
+    in the grid's order, the folds of each in parallel, and starts none after the first that would
+    end after the deadline, judged by the longest so far.  Each fit is bounded by the estimator's own
+    ``time_limit`` (its share of the search, :func:`_within`); no refit."""
+
+    def __init__(self, estimator, param_grid, deadline, *, cv, n_jobs):
+        super().__init__(estimator, param_grid, cv=cv, n_jobs=n_jobs, error_score="raise", refit=False)
+        self.deadline = deadline
 
     def _run_search(self, evaluate_candidates):
-        deadline, longest = Deadline.active(), 0.0
+        deadline, longest = self.deadline, 0.0
         if math.isinf(deadline.left()):
             evaluate_candidates(ParameterGrid(self.param_grid))
             return

@@ -92,11 +92,12 @@ def ridge_loo(X, y, weights):
     return np.r_[mean_y - mean_x @ slopes, slopes], float(errors[best])
 
 
-def linear_competes(problem, screen=None) -> bool:
+def linear_competes(problem, screen=None, deadline=None) -> bool:
     """Whether the linear model of :func:`linear_center` fits ``problem`` about as well as its initial
-    tree (:class:`~srtopt.training.initialization.ModelTreeInitialization`): the leave-one-out mean
-    squared error of the tree's leaf regressions, each on the rows its hard splits route there, is at
-    least ``screen`` (default ``SCREEN``) times the linear model's (both closed forms, weighted by s_i)."""
+    tree (:class:`~srtopt.training.initialization.ModelTreeInitialization`, its search stopped at
+    ``deadline``): the leave-one-out mean squared error of the tree's leaf regressions, each on the rows
+    its hard splits route there, is at least ``screen`` (default ``SCREEN``) times the linear model's
+    (both closed forms, weighted by s_i)."""
     from .. import kernels
     from ..training.initialization import ModelTreeInitialization
 
@@ -104,7 +105,7 @@ def linear_competes(problem, screen=None) -> bool:
 
     w = problem.counts
     linear = ridge_loo(problem.X, problem.y, w)[1]
-    omega, _, _ = ModelTreeInitialization()(problem)
+    omega, _, _ = ModelTreeInitialization()(problem, deadline=deadline)
     leaves = kernels.hbp_leaves(problem.Z, omega, problem.tree)
     errors = np.zeros(len(problem.y))
     for leaf in np.unique(leaves):
@@ -150,7 +151,7 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline:
     n_weighted = len(y) if sample_weight is None else float(np.sum(sample_weight))  # a row of weight k: k rows
     ratio = rows_per_coefficient(n_weighted, X.shape[1], depth)
     if ratio >= 1.0 and not (ratio < ZONE and problem is not None and estimator.leaf_center == "linear"
-                             and linear_competes(problem)):
+                             and linear_competes(problem, deadline=deadline)):
         return 1.0, {}
     fits = len(GRID) * FOLDS + 1
     share = deadline.share(fits)

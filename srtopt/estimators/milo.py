@@ -352,7 +352,7 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
         _load_kernels()
         t0 = time.perf_counter()
         limit = float(self.time_limit)
-        deadline = Deadline.active().within(limit)
+        deadline = Deadline(limit)
         cv_end, search_end = deadline.within(CV_SHARE * limit), deadline.within(SEARCH_SHARE * limit)
         X, y = check_fit_arrays(self, X, y, 1)
         D = int(self.depth)
@@ -454,8 +454,7 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
         self._say(f"{name} on the MILO model from E = {value:.6g} for at most {remaining:.1f} s; its log follows")
         solver = make_solver("milp", name, tol=float(self.mip_gap), time_limit=max(remaining, 1e-3),
                              verbosity=int(self.verbose), options=options)
-        with deadline:
-            result = solver.solve(milo, start)
+        result = solver.solve(milo, start, deadline=deadline)
         if result.bound is not None and math.isfinite(result.bound) and result.bound > bound:
             bound, self.bound_source_ = float(result.bound), name
         if result.success:

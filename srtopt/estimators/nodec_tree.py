@@ -22,7 +22,7 @@ from ..solvers import Auto, make_solver
 from ..solvers.base import acceptance
 from ..solvers.deadline import Deadline
 from ..training.feasibility import restore
-from ..training.initialization import CartInitialization, ClusterInitialization
+from ..training.initialization import CartInitialization, ClusterInitialization, initialize
 from ..training.nodec import MaxMacroIterations, NodecGS, TrainingState
 from ..training.nodec_dr import BranchStep, LeafStep, Thresholds, macro_step
 from ..training.working_sets import make_working_sets
@@ -56,8 +56,8 @@ class NodecTree:
         candidates = [(init, seed) for seed in seeds for init in inits]
         runs = []
         for init, seed in candidates:
-            omega0, beta0, *info = init(problem, seed)
-            omega0, beta0 = restore(problem, omega0, beta0, solvers["ln"])
+            omega0, beta0, *info = initialize(init, problem, seed, deadline)
+            omega0, beta0 = restore(problem, omega0, beta0, solvers["ln"], deadline)
             state = TrainingState.start_at(problem, omega0, beta0, **(info[0] if info else {}))
             algorithm = self._algorithm(problem, solvers, deadline, callbacks, seed)
             max_macro = self.restart_iter if len(candidates) > 1 else None
@@ -118,16 +118,17 @@ class NodecTree:
         return copy.deepcopy(init)
 
     def _algorithm(self, problem, solvers, deadline=None, callbacks=(), seed=None) -> NodecGS:
-        """NODEC-DR as a configuration of NODEC-GS."""
+        """NODEC-DR as a configuration of NODEC-GS, every part of it by ``deadline`` (None: none)."""
+        deadline = deadline or Deadline()
         thresholds = Thresholds(self.eps1, self.eps2, self.eps3, self.zeta)
         bn = BranchStep(solvers["bn"], solvers["wlr"], thresholds, self.theta_w, self.k0, self.tau,
                         wlr_C=self.wlr_C, wlr_weights=self.wlr_weights, max_rows=self.max_subproblem_rows,
-                        random_state=seed)
-        ln = LeafStep(solvers["ln"], self.theta_b, self.k0)
+                        random_state=seed, deadline=deadline)
+        ln = LeafStep(solvers["ln"], self.theta_b, self.k0, deadline)
         working_sets = make_working_sets(self.working_sets if isinstance(self.working_sets, str)
                                          else copy.deepcopy(self.working_sets))
-        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, deadline or Deadline(), self.tol),
-                       thresholds.decay, callbacks, macro_step(problem))
+        return NodecGS(working_sets, bn, ln, MaxMacroIterations(self.max_iter, deadline, self.tol),
+                       thresholds.decay, callbacks, macro_step(problem, deadline), deadline)
 
     def _feature_budget(self, given, y, params: dict, deadline) -> tuple:
         """(the constraints a feature budget adds, the penalty terms): ``max_features=k`` keeps the k features of

@@ -170,7 +170,7 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         check_parameters(self)
         if self.time_limit is not None:
             _load_kernels(SoftRegressionTree)  # a fresh process loads (or compiles) them: before the clock starts
-        deadline = Deadline.active().within(self.time_limit)
+        deadline = Deadline(self.time_limit)
         started = time.perf_counter()
         X, codes = self._check_data(X, y)
         weights = self._weights(codes, sample_weight)
@@ -186,8 +186,7 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
             if start and deadline.passed():
                 break
             x0 = self._start(problem, rng)
-            with deadline:
-                result = solve_interruptibly(solver, problem, x0)
+            result = solve_interruptibly(solver, problem, x0, deadline)
             x, status = (result.x, result.status) if result.usable() else (x0, f"{result.status} (start kept)")
             x = problem.repair(x)
             f = problem.evaluate(x)[0]

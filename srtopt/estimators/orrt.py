@@ -195,7 +195,7 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         self._check_params()
         if self.time_limit is not None:
             _load_kernels()  # a fresh process loads (or compiles) them: before the clock starts
-        deadline = Deadline.active().within(self.time_limit)
+        deadline = Deadline(self.time_limit)
         X, y = check_fit_arrays(self, X, y, 2**self.depth)
         self.scaler_ = MinMaxTarget().fit(X, y)
         tree = Tree(int(self.depth))
@@ -212,8 +212,7 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
             if start and deadline.passed():
                 break
             x0 = rng.uniform(-1.0, 1.0, problem.n_variables)
-            with deadline:
-                result = solve_interruptibly(solver, problem, x0)
+            result = solve_interruptibly(solver, problem, x0, deadline)
             x, status, iterations = result.x, result.status, result.iterations
             f = problem.evaluate(x)[0] if result.usable() else np.inf
             if not np.isfinite(f):  # keep the start rather than a non-finite point (none: stopped before one)

@@ -158,7 +158,7 @@ class SoftTree(NodecTree, SoftTreeMixin):
         if self.time_limit is not None:
             _load_kernels(type(self))  # a fresh installation compiles them: before the clock starts
         started = time.perf_counter()
-        deadline = Deadline.active().within(self.time_limit)  # time_limit covers the whole fit
+        deadline = Deadline(self.time_limit)  # time_limit covers the whole fit
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
         frame = X
@@ -179,13 +179,11 @@ class SoftTree(NodecTree, SoftTreeMixin):
                                              "groups": groups, "budget": budget, "penalties": penalties})
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
         solvers = self._solvers(problem)
-        with deadline:
-            result = self._train(problem, solvers, deadline, callbacks)
+        result = self._train(problem, solvers, deadline, callbacks)
         self._store_result(result)
         self.lambda_b_ = problem.lambda_b
         self._close_unreached(problem.X)
-        with deadline:
-            self._meet_constraints(problem, solvers["ln"], user_constraints)
+        self._meet_constraints(problem, solvers["ln"], user_constraints, deadline)
         try:
             self._store_training_statistics(problem, y, weights)
         except MemoryError:  # the model is complete: it must not be lost for want of its statistics
@@ -224,12 +222,12 @@ class SoftTree(NodecTree, SoftTreeMixin):
                           f"then (stopped_by_='time_limit'); a larger time_limit may find a better one", UserWarning,
                           stacklevel=4)
 
-    def _meet_constraints(self, problem, ln_solver, user_constraints):
+    def _meet_constraints(self, problem, ln_solver, user_constraints, deadline):
         """The leaves polished so that the soft-mean constraints hold for the HBP predictions too
         (:func:`~srtopt.training.feasibility.polish`), the coefficients within their bounds exactly, the
         policy's repair of ``predict()`` (a class-recall bound), the report, and a warning for a constraint
         row that does not hold."""
-        self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver, self._clip())
+        self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver, self._clip(), deadline)
         self.omega_, self.beta_ = problem.project(self.omega_, self.beta_)
         self.beta_ = problem.policy.repair_predictions(self.omega_, self.beta_)
         self.constraint_report_ = constraint_report(self, user_constraints, problem, getattr(self, "groups_", []))

@@ -57,12 +57,8 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from srtopt import SoftRegressionTree
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((200, 3))
-    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
-    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> from srtopt.datasets import example_tree
+    >>> tree, X, y = example_tree()  # depth 2, on 200 rows: y = 2 x1 where x0 > 0.5, else -x2
     >>> page = export_html(tree)
     >>> page.startswith("<!DOCTYPE html>"), page.count('<details class="node')
     (True, 7)

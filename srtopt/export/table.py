@@ -86,12 +86,8 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from srtopt import SoftRegressionTree
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((200, 3))
-    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
-    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> from srtopt.datasets import example_tree
+    >>> tree, X, y = example_tree()  # depth 2, on 200 rows: y = 2 x1 where x0 > 0.5, else -x2
     >>> table = summary(tree)
     >>> list(table["kind"]), int(table.loc[0, "n_samples"])
     (['split', 'split', 'split', 'leaf', 'leaf', 'leaf', 'leaf'], 200)

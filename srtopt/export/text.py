@@ -57,12 +57,8 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from srtopt import SoftRegressionTree
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((200, 3))
-    >>> y = np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 2])
-    >>> tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    >>> from srtopt.datasets import example_tree
+    >>> tree, X, y = example_tree()  # depth 2, on 200 rows: y = 2 x1 where x0 > 0.5, else -x2
     >>> text = export_text(tree, feature_names=["dose", "age", "weight"])
     >>> print(text.splitlines()[0])
     SoftRegressionTree(depth=2), 3 features

@@ -14,7 +14,7 @@ Dunn's thesis, 2018) with linear leaves.  It minimizes the MILO tree's objective
 * repeat until a whole pass changes nothing: a local optimum;
 * restart from random trees (a random feature and the value of a random point at every
   node) and keep the best local optimum, until ``n_restarts`` or the deadline (a
-  :class:`~srtopt.solvers.deadline.Deadline`, active during the search, so that the absolute
+  :class:`~srtopt.solvers.deadline.Deadline`, handed to every node visit, so that the absolute
   loss's leaf fits stop at it too).
 
 The first descent starts from the tree without splits, visiting the root first, so it
@@ -161,9 +161,8 @@ class LocalSearch:
         best, log, descents = None, [], 0
         while descents < max(n_restarts, 1) and (descents == 0 or not deadline.passed()):
             features, thresholds = (a.copy() for a in queue[descents]) if descents < len(queue) else self._random()
-            with deadline:
-                self.descend(features, thresholds, deadline)
-                value, coef = tree_objective(self.objective, self.X, self.y, features, thresholds, self.depth)
+            self.descend(features, thresholds, deadline)
+            value, coef = tree_objective(self.objective, self.X, self.y, features, thresholds, self.depth, deadline)
             descents += 1
             if best is None or value < best.objective - 1e-12 * max(1.0, abs(best.objective)):
                 best = LocalSearchResult(features, thresholds, value, coef, descents, log)
@@ -182,12 +181,13 @@ class LocalSearch:
         thresholds : ndarray of shape (2^D - 1,), dtype float
             Threshold of branch node t at index t - 1; updated in place.
         deadline : Deadline or None, default=None
-            Checked before every node visit; None: no limit.
+            Checked before every node visit, and given to its leaf fits; None: no limit.
 
         Returns
         -------
         None
         """
+        deadline = Deadline() if deadline is None else deadline
         first = True
         while True:
             order = self.rng.permutation(np.arange(1, self.tree.n_branch + 1))
@@ -196,13 +196,13 @@ class LocalSearch:
                 first = False
             improved = False
             for t in order:
-                if deadline is not None and deadline.passed():
+                if deadline.passed():
                     return
-                improved |= self.visit(features, thresholds, int(t))
+                improved |= self.visit(features, thresholds, int(t), deadline)
             if not improved:
                 return
 
-    def visit(self, features, thresholds, t) -> bool:
+    def visit(self, features, thresholds, t, deadline=None) -> bool:
         """Re-optimize the subtree of node t (module docstring); True if it changed.
 
         Parameters
@@ -213,6 +213,9 @@ class LocalSearch:
             Threshold of branch node t at index t - 1; updated in place.
         t : int
             The branch node, 1 to 2^D - 1 (1 the root, 2t and 2t + 1 its children).
+        deadline : Deadline or None, default=None
+            When the absolute loss's leaf fits must end (:func:`~.objective.subtree_value`); None:
+            no limit.
 
         Returns
         -------
@@ -223,7 +226,7 @@ class LocalSearch:
         rows = self._rows_at(features, thresholds, t)
         if rows.size == 0:
             return False
-        _, current = self._value(features, thresholds, t, rows)
+        _, current = self._value(features, thresholds, t, rows, deadline)
         trials = [self._with_split(features, thresholds, t, -1, 0.0)]
         for j, b in self._best_splits(features, thresholds, t, rows):
             trials.append(self._with_split(features, thresholds, t, j, b))
@@ -231,7 +234,7 @@ class LocalSearch:
             trials += [self._promoted(features, thresholds, t, child) for child in (2 * t, 2 * t + 1)]
         best, chosen = current, None
         for trial in trials:
-            _, value = self._value(*trial, t, rows)
+            _, value = self._value(*trial, t, rows, deadline)
             if value < best - 1e-10 * max(1.0, abs(best)):
                 best, chosen = value, trial
         if chosen is None:
@@ -240,8 +243,9 @@ class LocalSearch:
         return True
 
     # --------------------------------------------------------------- helpers
-    def _value(self, features, thresholds, t, rows):
-        return subtree_value(self.objective, self.X, self.y, rows, features, thresholds, t, self.depth, self.n)
+    def _value(self, features, thresholds, t, rows, deadline):
+        return subtree_value(self.objective, self.X, self.y, rows, features, thresholds, t, self.depth, self.n,
+                             deadline)
 
     def _rows_at(self, features, thresholds, t):
         leaf = route(self.X, features, thresholds, self.depth)

@@ -81,12 +81,12 @@ class AxisObjective:
             raise ValueError(f"min_samples_leaf must be an integer >= 1, got {self.min_samples_leaf!r}")
 
 
-def _squared_fits(objective, X, y, leaf_index, n_leaves, n_total):
+def _squared_fits(objective, X, y, leaf_index, n_leaves, n_total, deadline):
     coef, value, counts = kernels.leaf_fits(X, y, leaf_index, n_leaves, objective.l1 * n_total, objective.l2 * n_total)
     return coef, value, counts
 
 
-def _absolute_fits(objective, X, y, leaf_index, n_leaves, n_total):
+def _absolute_fits(objective, X, y, leaf_index, n_leaves, n_total, deadline):
     from srtopt.solvers.least_absolute import lad_lasso_fit
 
     p = X.shape[1]
@@ -95,24 +95,26 @@ def _absolute_fits(objective, X, y, leaf_index, n_leaves, n_total):
     counts = np.bincount(leaf_index, minlength=n_leaves)
     for leaf in np.flatnonzero(counts):
         rows = leaf_index == leaf
-        coef[leaf], value[leaf] = lad_lasso_fit(X[rows], y[rows], objective.l1 * n_total, objective.coef_bound)
+        coef[leaf], value[leaf] = lad_lasso_fit(X[rows], y[rows], objective.l1 * n_total, objective.coef_bound,
+                                                deadline)
     return coef, value, counts
 
 
-def subtree_value(objective, X, y, rows, features, thresholds, root, depth, n_total):
-    """(coef, value) of the subtree of ``root`` on ``rows``: its leaves fitted exactly; value
+def subtree_value(objective, X, y, rows, features, thresholds, root, depth, n_total, deadline=None):
+    """(coef, value) of the subtree of ``root`` on ``rows``: its leaves fitted exactly (the absolute
+    loss's linear programs by ``deadline``, :func:`~srtopt.solvers.least_absolute.lad_lasso_fit`); value
     in sum units (N times E's share), inf when a leaf breaks ``min_samples_leaf``."""
     levels = depth - Tree.node_depth(root)
     index = kernels.subtree_leaves(X, rows, features, thresholds, root, levels)
     fits = _squared_fits if objective.loss == "squared" else _absolute_fits
-    coef, value, counts = fits(objective, X[rows], y[rows], index, 2**levels, n_total)
+    coef, value, counts = fits(objective, X[rows], y[rows], index, 2**levels, n_total, deadline)
     if np.any((counts > 0) & (counts < objective.min_samples_leaf)):
         return coef, math.inf
     splits = sum(1 for s in Tree(depth).subtree_branch(root) if features[s - 1] >= 0)
     return coef, float(value.sum()) + objective.cp * n_total * splits
 
 
-def tree_objective(objective, X, y, features, thresholds, depth):
+def tree_objective(objective, X, y, features, thresholds, depth, deadline=None):
     """E of the tree (:class:`AxisObjective`) and its leaf models (2^D, p+1).
 
     Parameters
@@ -130,6 +132,9 @@ def tree_objective(objective, X, y, features, thresholds, depth):
         is < the threshold.
     depth : int
         Tree depth D.
+    deadline : Deadline or None, default=None
+        When the absolute loss's leaf fits must end (their least-squares fits after it); None: no
+        limit.
 
     Returns
     -------
@@ -147,7 +152,7 @@ def tree_objective(objective, X, y, features, thresholds, depth):
         feasible (:class:`srtopt.tree.Tree` rejects it when the splits are counted).
     """
     n = X.shape[0]
-    coef, value = subtree_value(objective, X, y, np.arange(n), features, thresholds, 1, depth, n)
+    coef, value = subtree_value(objective, X, y, np.arange(n), features, thresholds, 1, depth, n, deadline)
     return value / n, coef
 
 

@@ -23,8 +23,8 @@ A spec is
   ``"pyomo/highs"`` (LN), ``"pyomo/cbc"`` (MILP);
 * either of these followed by options, ``"name:key=value,key=value"``, e.g.
   ``"ipopt:tol=1e-8,hessian=exact"`` (values are Python literals, else strings);
-* a configured adapter object (anything with ``solve``), passed through after the
-  availability check.
+* a configured adapter object (anything with ``solve(problem, x0, *, deadline=None)``),
+  passed through after the availability check.
 
 Strings are the clone-safe, grid-searchable form for estimators
 (``SoftRegressionTree(bn_solver="ipopt:tol=1e-8")``); adapter objects work too
@@ -48,6 +48,7 @@ from .base import (
     TerminationCondition,
     acceptance,
     availability,
+    signature_refusal,
     termination,
 )
 from .cyipopt_solver import IpoptCyipopt
@@ -147,7 +148,7 @@ PYOMO_PREFIX = "pyomo/"
 
 def register_solver(kind: str, name: str, factory) -> None:
     """Make ``name`` (and ``"name:key=value,..."``) a solver spec of ``kind``: ``factory(**options)``
-    must return an adapter (anything with ``solve(problem, x0)``; see :mod:`.base`).
+    must return an adapter (anything with ``solve(problem, x0, *, deadline=None)``; see :mod:`.base`).
 
     Parameters
     ----------
@@ -258,11 +259,13 @@ class Auto(Solver):
     def version(self) -> str:
         return ", ".join(f"{a.name}: {a.version()}" for a, _ in self.candidates if hasattr(a, "version"))
 
-    def solve(self, problem, x0) -> SolverResult:
+    def solve(self, problem, x0=None, *, deadline=None) -> SolverResult:
+        """The chosen adapter's ``solve`` (which makes the checks of :meth:`Solver.solve`, with this
+        ``time_limit`` among its options); a ValueError when no candidate accepts ``problem``."""
         adapter = self.choose(problem)
         if adapter is None:
             raise ValueError(f"auto {self.kind} solver: {self.accepts(problem).reason}")
-        return adapter.solve(problem, x0)
+        return adapter.solve(problem, x0, deadline=deadline)
 
 
 def available_solvers(kind: str) -> dict[str, Availability]:
@@ -325,6 +328,7 @@ def make_solver(kind: str, spec, **options):
     spec : str or solver object
         A spec string ("name", "auto", "pyomo/<name>", each optionally with ":key=value,...") or an
         adapter object (anything with ``solve``), which is returned after the availability check.
+        Either must follow the contract's signature (:func:`signature_refusal`).
     **options
         Keyword options of the adapter, overriding those of the spec (ignored for an object).
 
@@ -336,7 +340,8 @@ def make_solver(kind: str, spec, **options):
     Raises
     ------
     ValueError
-        If ``kind`` is unknown or the options are not accepted by the adapter.
+        If ``kind`` is unknown, the options are not accepted by the adapter or its ``solve`` does
+        not take the deadline.
     SolverUnavailableError
         If the solver is unknown or not installed (a ValueError naming the available ones).
 
@@ -366,6 +371,9 @@ def make_solver(kind: str, spec, **options):
         label = getattr(solver, "name", type(solver).__name__)
         raise SolverUnavailableError(f"{kind} solver {label!r} is not available: {status.install}. "
                                      f"{_listing(kind)}")
+    refusal = signature_refusal(solver)
+    if refusal:
+        raise ValueError(f"{kind} solver: {refusal}")
     return solver
 
 

@@ -1,11 +1,13 @@
 """The one contract every solver adapter follows, modelled on ``pyomo.contrib.solver``'s
 ``SolverBase``; :class:`Solver` implements it for the built-in adapters.
 
-``solver.solve(problem, x0) -> SolverResult``.  ``problem`` is a formulation from
-:mod:`srtopt.models` (``evaluate(x) -> (f, grad)``, ``start()``, ``render()``,
-``structure_key``, and for nonsmooth objectives ``evaluate_smooth``, ``prox``,
-``nonsmooth``); ``x0`` the start.  Adapters never raise on a failed solve: they report
-it in ``success``/``status``/``termination_condition`` so training can fall back.
+``solver.solve(problem, x0, *, deadline=None) -> SolverResult``.  ``problem`` is a formulation
+from :mod:`srtopt.models` (``evaluate(x) -> (f, grad)``, ``start()``, ``render()``,
+``structure_key``, and for nonsmooth objectives ``evaluate_smooth``, ``prox``, ``nonsmooth``);
+``x0`` the start; ``deadline`` a :class:`~.deadline.Deadline` (None: none), the time budget of the
+caller, by which the solve returns its current point.  The deadline travels only so, as an
+argument: an adapter reads no other.  Adapters never raise on a failed solve: they report it in
+``success``/``status``/``termination_condition`` so training can fall back.
 
 Besides ``solve``, an adapter has
 
@@ -15,6 +17,7 @@ Besides ``solve``, an adapter has
 * ``accepts(problem)`` -- an :class:`Acceptance`: truthy when the adapter can solve
   that formulation (smooth or not, quadratic, with a Hessian, a MILO tree, ...),
   otherwise saying why not; training checks it before handing a subproblem over;
+* ``takes_constraints`` -- the kinds of constraints it enforces (:func:`acceptance`);
 * ``version()`` -- the version of the underlying solver (text);
 * the shared configuration ``tol``, ``max_iter``, ``time_limit``, ``verbosity``
   (:class:`Solver`), and ``get_params()`` / ``set_params(**params)`` (the arguments
@@ -28,6 +31,10 @@ Besides ``solve``, an adapter has
   SciPy's L-BFGS-B driver), where Ctrl-C raises KeyboardInterrupt and nothing swallows it,
   so :func:`solve_interruptibly` calls it directly instead of recording SIGINT around it
   (what the swap costs per solve: docs/benchmarks.md).
+
+:class:`Solver`'s ``solve`` makes the checks once for every adapter built on it (the solver is
+available, the problem carries no constraint it does not take, the deadline has not passed) and
+hands the problem, the start and the deadline to the adapter's ``_solve``.
 
 :class:`TerminationCondition` uses the names of
 ``pyomo.contrib.solver.results.TerminationCondition``; ``status`` keeps the
@@ -208,10 +215,10 @@ ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "
 _ARRIVED: list = []  # the ending signals recorded during the current solve_interruptibly (main thread)
 
 
-def should_stop() -> bool:
-    """Whether an iterative solver should return now (Ctrl-C pressed or the active
-    :class:`~.deadline.Deadline` passed)."""
-    return interrupt_requested() or Deadline.active().passed()
+def should_stop(deadline: Deadline) -> bool:
+    """Whether an iterative solver should return now: Ctrl-C pressed or ``deadline``, the one its
+    solve was given, passed."""
+    return interrupt_requested() or deadline.passed()
 
 
 def interrupt_requested() -> bool:
@@ -221,8 +228,8 @@ def interrupt_requested() -> bool:
     return bool(_ARRIVED)
 
 
-def solve_interruptibly(solver, problem, x0) -> SolverResult:
-    """``solver.solve(problem, x0)``, except that a Ctrl-C (SIGINT), SIGTERM or SIGHUP during the
+def solve_interruptibly(solver, problem, x0, deadline: Deadline | None = None) -> SolverResult:
+    """``solver.solve(problem, x0, deadline=deadline)``, except that a Ctrl-C (SIGINT), SIGTERM or SIGHUP during the
     solve is handled when the solve ends (its handler raises there: KeyboardInterrupt, or the
     CLI's exception for SIGTERM), even if the solver swallowed the exception (CasADi turns one
     raised in its callbacks into a status, IPOPT's ``NonIpopt_Exception_Thrown``, prints it with
@@ -234,9 +241,9 @@ def solve_interruptibly(solver, problem, x0) -> SolverResult:
     chosen = getattr(solver, "choose", lambda problem: None)(problem)
     solver = chosen if chosen is not None else solver
     if getattr(solver, "python_loop", False):
-        return solver.solve(problem, x0)
+        return solver.solve(problem, x0, deadline=deadline)
     with _recording_signals(raise_at_once=not getattr(solver, "stops_on_interrupt", False)):
-        return solver.solve(problem, x0)
+        return solver.solve(problem, x0, deadline=deadline)
 
 
 @contextlib.contextmanager
@@ -381,6 +388,23 @@ def acceptance(solver, problem) -> Acceptance:
     return result if isinstance(result, Acceptance) else Acceptance(bool(result), "")
 
 
+def signature_refusal(solver) -> str | None:
+    """Why ``solver`` does not follow the contract's signature, ``solve(problem, x0, *, deadline)`` (and,
+    for a :class:`Solver`, ``_solve(problem, x0, deadline)``, which its ``solve`` calls); None: it does."""
+    label = getattr(solver, "name", type(solver).__name__)
+    try:
+        inspect.signature(solver.solve).bind(None, None, deadline=None)
+    except TypeError:
+        return f"{label!r}: solve must take the deadline, solve(problem, x0, *, deadline=None) (srtopt.solvers.base)"
+    if isinstance(solver, Solver):
+        try:
+            inspect.signature(solver._solve).bind(None, None, None)
+        except TypeError:
+            return f"{label!r}: a Solver's _solve must take the deadline, _solve(problem, x0, deadline) " \
+                   f"(srtopt.solvers.base)"
+    return None
+
+
 class SolverUnavailableError(ValueError):
     """A requested solver is unknown or not installed (raised at ``make_solver`` time)."""
 
@@ -440,14 +464,15 @@ class Solver(SolverParams):
     max_iter : int or None
         Iteration limit (None: its default).
     time_limit : float or None
-        Seconds for one solve; the adapter returns its current point after it (the active
-        :class:`~.deadline.Deadline`, if earlier, also applies).
+        Seconds for one solve; the adapter returns its current point after them, or at the
+        deadline ``solve`` is given if that comes first.
     verbosity : int
         0 silent; 1 and more: the solver's own log.
 
     Subclasses implement :meth:`_solve` (and :meth:`accepts`, :meth:`version`,
-    :meth:`available` when they differ from the defaults); :meth:`solve` times the call,
-    applies ``time_limit`` and names the result.
+    :meth:`available` when they differ from the defaults; :meth:`_start` and :meth:`_unsolved`
+    when their start is not a vector of the formulation); :meth:`solve` makes the checks, times
+    the call, applies the deadline and names the result.
     """
 
     name = "solver"
@@ -458,6 +483,7 @@ class Solver(SolverParams):
 
     def __init__(self, tol=None, max_iter=None, time_limit=None, verbosity=0):
         self.tol, self.max_iter, self.time_limit, self.verbosity = tol, max_iter, time_limit, verbosity
+        self._availability = None  # available(), asked at the first solve
 
     def available(self) -> Availability:
         return Availability(True)
@@ -470,25 +496,57 @@ class Solver(SolverParams):
     def version(self) -> str:
         return f"srtopt {__version__}"
 
-    def solve(self, problem, x0=None) -> SolverResult:
-        """Solve ``problem`` from ``x0`` (default: ``problem.start()``).  A ValueError if it carries
-        constraints the adapter does not take (:func:`constraint_refusal`): none is ever ignored."""
+    def solve(self, problem, x0=None, *, deadline: Deadline | None = None) -> SolverResult:
+        """Solve ``problem`` from ``x0`` (default: ``problem.start()``), by ``deadline`` and within
+        ``time_limit`` seconds, whichever comes first.
+
+        The checks of every adapter, made here: a :class:`SolverUnavailableError` if the solver
+        cannot run here, a ValueError if ``problem`` carries constraints the adapter does not take
+        (:func:`constraint_refusal`: none is ever ignored).  A deadline that has passed before the
+        solve begins gives the start back unsolved (:meth:`_unsolved`); otherwise :meth:`_solve`
+        gets the deadline and returns its current point once it passes, and a solve it stopped is
+        reported as ``maxTimeLimit`` (not ``interrupted``, which is kept for Ctrl-C)."""
+        self._check_available()
         refusal = constraint_refusal(self, problem)
         if refusal:
             raise ValueError(refusal)
-        start = time.perf_counter()
-        if x0 is None and hasattr(problem, "start"):
-            x0 = problem.start()
-        with Deadline.active().within(self.time_limit) as deadline:
-            result = self._solve(problem, None if x0 is None else np.asarray(x0, float))
+        started = time.perf_counter()
+        deadline = (deadline or Deadline()).within(self.time_limit)
+        x0 = self._start(problem, x0)
+        if deadline.passed():
+            result = self._unsolved(problem, x0)
+        else:
+            result = self._solve(problem, x0, deadline)
             if result.termination_condition is TerminationCondition.interrupted and deadline.passed() \
-                    and not interrupt_requested():  # stopped by the time limit, not by Ctrl-C
+                    and not interrupt_requested():  # stopped by the deadline, not by Ctrl-C
                 result.termination_condition = TerminationCondition.maxTimeLimit
-        result.seconds = time.perf_counter() - start
+        result.seconds = time.perf_counter() - started
         result.solver = result.solver or self.name
         return result
 
-    def _solve(self, problem, x0) -> SolverResult:
+    def _check_available(self) -> None:
+        """A :class:`SolverUnavailableError` saying what to install when :meth:`available` says no
+        (asked once per adapter)."""
+        if self._availability is None:
+            self._availability = availability(self)
+        if not self._availability:
+            raise SolverUnavailableError(f"solver {self.name!r} is not available: {self._availability.install}")
+
+    def _start(self, problem, x0):
+        """The start handed to :meth:`_solve`: ``x0`` as a float vector (None: ``problem.start()``)."""
+        if x0 is None and hasattr(problem, "start"):
+            x0 = problem.start()
+        return None if x0 is None else np.asarray(x0, float)
+
+    def _unsolved(self, problem, x0) -> SolverResult:
+        """The result of a solve whose deadline had passed before it began: the start, its
+        objective, ``maxTimeLimit``."""
+        objective = problem.evaluate(x0)[0] if x0 is not None and hasattr(problem, "evaluate") else np.nan
+        return SolverResult(x0, float(objective), False, "deadline passed before the solve", 0, 0.0, None,
+                            TerminationCondition.maxTimeLimit, self.name)
+
+    def _solve(self, problem, x0, deadline: Deadline) -> SolverResult:
+        """The adapter's solve from ``x0``, its current point returned once ``deadline`` passes."""
         raise NotImplementedError
 
     def _result(self, x, objective, raw_status, iterations, raw=None, success=None, **extra) -> SolverResult:

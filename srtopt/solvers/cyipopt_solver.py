@@ -31,10 +31,11 @@ CYIPOPT_INSTALL = ("cyipopt is not installed. Debian/Ubuntu: `apt-get install co
 
 
 class _Oracle:
-    """cyipopt problem object: f and grad from one ``evaluate`` call per point."""
+    """cyipopt problem object: f and grad from one ``evaluate`` call per point; IPOPT stops at
+    ``deadline``."""
 
-    def __init__(self, problem):
-        self.problem = problem
+    def __init__(self, problem, deadline):
+        self.problem, self.deadline = problem, deadline
         self._x, self._fg, self.iterations = None, None, 0
 
     def _eval(self, x):
@@ -55,16 +56,16 @@ class _Oracle:
         return np.zeros(0)
 
     def intermediate(self, alg_mod, iter_count, *args):
-        """Continue unless Ctrl-C was pressed or the active deadline passed (:func:`~.base.should_stop`)."""
+        """Continue unless Ctrl-C was pressed or the deadline passed (:func:`~.base.should_stop`)."""
         self.iterations = int(iter_count)
-        return not should_stop()
+        return not should_stop(self.deadline)
 
 
 class _ExactOracle(_Oracle):
     """With the exact Hessian (lower triangle); cyipopt uses it only if these methods exist."""
 
-    def __init__(self, problem, hessian):
-        super().__init__(problem)
+    def __init__(self, problem, deadline, hessian):
+        super().__init__(problem, deadline)
         self._hess = hessian
         self._rows, self._cols = np.tril_indices(problem.start().size)
 
@@ -117,14 +118,14 @@ class IpoptCyipopt(Solver):
         return smooth_problem(problem, "render" if self.hessian == "exact" and not own else None,
                               "CasADi rendering for the exact Hessian")
 
-    def _solve(self, problem, x0) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         import cyipopt
 
         if self.hessian == "exact":
             own = getattr(problem, "hessian", None)
-            oracle = _ExactOracle(problem, own if own is not None else self._derivatives.hessian(problem))
+            oracle = _ExactOracle(problem, deadline, own if own is not None else self._derivatives.hessian(problem))
         else:
-            oracle = _Oracle(problem)
+            oracle = _Oracle(problem, deadline)
         nlp = cyipopt.Problem(n=x0.size, m=0, problem_obj=oracle)
         for key, value in {"print_level": 5 if self.verbosity else 0, "sb": "yes", "tol": float(self.tol),
                            "max_iter": int(self.max_iter), "hessian_approximation": self.hessian,

@@ -14,10 +14,11 @@ Two evaluators feed IPOPT the objective and its exact gradient:
 
 Neither is ever rebuilt inside the NODEC loop.  Ctrl-C, SIGTERM or SIGHUP during a solve (through
 :func:`~.base.solve_interruptibly`, which records the signal instead of letting its handler raise
-inside a callback) or the active :class:`~.deadline.Deadline` stops IPOPT at its next iteration,
-quietly.  The symbolic evaluator's solver is built in a thread (:func:`_built`: CasADi's exact
-Hessian of a large model takes minutes, in C++, where no signal is handled), so that a signal and
-the deadline also end that wait; the solve then returns its start, unevaluated (objective NaN,
+inside a callback) or the deadline the solve was given stops IPOPT at its next iteration,
+quietly (each adapter's iteration callback holds the deadline of its current solve).  The
+symbolic evaluator's solver is built in a thread (:func:`_built`: CasADi's exact Hessian of a
+large model takes minutes, in C++, where no signal is handled), so that a signal and the
+deadline also end that wait; the solve then returns its start, unevaluated (objective NaN,
 not ``usable()``).
 
 Constraints (:mod:`srtopt.models.constraints`) go to IPOPT as they are: the formulation's
@@ -36,6 +37,7 @@ import numpy as np
 
 from .base import (CONSTRAINT_KINDS, Acceptance, Availability, Solver, SolverResult, TerminationCondition,
                    cached_rendering, should_stop, smooth_problem, termination)
+from .deadline import Deadline
 from .reformulations import VariableSplit
 
 
@@ -85,6 +87,7 @@ class IpoptCasadi(Solver):
         super().__init__(tol, max_iter, time_limit, verbosity)
         self.hessian, self.evaluator, self.options = hessian, evaluator, options
         self._cache: dict = {}
+        self._stop = None  # the iteration callback of this adapter's solvers, built on first use
 
     def available(self) -> Availability:
         if ca.has_nlpsol("ipopt"):
@@ -134,11 +137,12 @@ class IpoptCasadi(Solver):
                 "ipopt.sb": "yes", "ipopt.tol": self.tol, "ipopt.max_iter": self.max_iter,
                 "ipopt.constr_viol_tol": CONSTRAINT_TOL,
                 "ipopt.hessian_approximation": "exact" if exact else "limited-memory",
-                "iteration_callback": _stop_on_interrupt(),
+                "iteration_callback": self._stop,
                 **{f"ipopt.{k}": v for k, v in (self.options or {}).items()}}
 
-    def _solver(self, problem):
-        """(nlpsol, parameter values) for ``problem``, built on first use of its shape."""
+    def _solver(self, problem, deadline):
+        """(nlpsol, parameter values) for ``problem``, built on first use of its shape (a build that
+        outlasts ``deadline`` is abandoned: :func:`_built`)."""
         oracle_route, exact = self._route(problem)
         if oracle_route:
             n, m = problem.start().size, getattr(problem, "n_constraints", 0)
@@ -156,13 +160,17 @@ class IpoptCasadi(Solver):
             return solver, []
         options = self._options(exact)
         return cached_rendering(self._cache, problem,
-                                lambda model: _built(lambda: ca.nlpsol(problem.name, "ipopt", model.nlp, options)))
+                                lambda model: _built(lambda: ca.nlpsol(problem.name, "ipopt", model.nlp, options),
+                                                     deadline))
 
-    def _solve(self, problem, x0) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         split = VariableSplit(problem) if getattr(problem, "nonsmooth", ()) else None
         target = split or problem
+        if self._stop is None:
+            self._stop = _StopOnInterrupt()
+        self._stop.deadline = deadline
         try:
-            solver, p_value = self._solver(target)
+            solver, p_value = self._solver(target, deadline)
         except _Stopped:  # Ctrl-C or the deadline while a solver was built: the start, not evaluated
             return SolverResult(x0, np.nan, False, "User_Requested_Stop", 0, 0.0, None, TerminationCondition.interrupted,
                                 self.name)
@@ -186,10 +194,11 @@ class _Stopped(Exception):
 THREADSAFE = "-DCASADI_WITH_THREADSAFE_SYMBOLICS" in ca.CasadiMeta.compiler_flags().split()
 
 
-def _built(build):
+def _built(build, deadline):
     """``build()``, run in a daemon thread (CasADi 3.7+ releases the GIL while it builds) while this one
-    polls :func:`~.base.should_stop` every 50 ms and raises :class:`_Stopped` when it says so; the
-    abandoned build runs to its end in the background (CasADi cannot stop it) and is dropped.
+    polls :func:`~.base.should_stop` (Ctrl-C or ``deadline``) every 50 ms and raises :class:`_Stopped`
+    when it says so; the abandoned build runs to its end in the background (CasADi cannot stop it)
+    and is dropped.
     Without :data:`THREADSAFE` symbolics, ``build()`` runs here."""
     if not THREADSAFE:
         return build()
@@ -205,7 +214,7 @@ def _built(build):
     thread.start()
     while thread.is_alive():
         thread.join(0.05)
-        if thread.is_alive() and should_stop():
+        if thread.is_alive() and should_stop(deadline):
             raise _Stopped
     if isinstance(result[0], Exception):
         raise result[0]
@@ -230,10 +239,13 @@ def _bounds(problem) -> dict:
 
 class _StopOnInterrupt(ca.Callback):
     """IPOPT's iteration callback: 1 (stop, status ``User_Requested_Stop``) once Ctrl-C was
-    pressed (or SIGTERM, SIGHUP arrived) or the active deadline passed (:func:`~srtopt.solvers.base.should_stop`).  Its inputs are empty (CasADi accepts that), so no iterate is copied to Python."""
+    pressed (or SIGTERM, SIGHUP arrived) or ``deadline``, that of the solve under way, passed
+    (:func:`~srtopt.solvers.base.should_stop`).  Its inputs are empty (CasADi accepts that), so no
+    iterate is copied to Python."""
 
     def __init__(self):
         ca.Callback.__init__(self)
+        self.deadline = Deadline()
         self.construct("srt_stop_on_interrupt", {})
 
     def get_n_in(self):
@@ -246,17 +258,7 @@ class _StopOnInterrupt(ca.Callback):
         return ca.Sparsity(0, 0)
 
     def eval(self, arg):
-        return [int(should_stop())]
-
-
-_STOP = []
-
-
-def _stop_on_interrupt() -> _StopOnInterrupt:
-    """The one :class:`_StopOnInterrupt` (built on first use; solvers keep only a reference)."""
-    if not _STOP:
-        _STOP.append(_StopOnInterrupt())
-    return _STOP[0]
+        return [int(should_stop(self.deadline))]
 
 
 class _Oracle(ca.Callback):

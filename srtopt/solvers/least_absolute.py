@@ -3,10 +3,10 @@
     min_{b0, b}  sum_i |y_i - b0 - x_i . b| + mu1 ||b||_1,   |b_j| <= coef_bound,
 
 solved exactly as a linear program by HiGHS (through :func:`scipy.optimize.linprog`):
-b = u - v with u, v >= 0, and each residual split as e+ - e-.  HiGHS stops at the active
-:class:`~.deadline.Deadline`; a fit it does not finish, or that starts after the deadline, is the
-least-squares slopes instead (clipped to the bound) with the median residual as intercept, and
-their objective value.
+b = u - v with u, v >= 0, and each residual split as e+ - e-.  HiGHS stops at the
+:class:`~.deadline.Deadline` the fit is given; a fit it does not finish, or that starts after the
+deadline, is the least-squares slopes instead (clipped to the bound) with the median residual as
+intercept, and their objective value.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .deadline import Deadline
 __all__ = ["lad_lasso_fit"]
 
 
-def lad_lasso_fit(X, y, mu1, coef_bound=math.inf):
+def lad_lasso_fit(X, y, mu1, coef_bound=math.inf, deadline: Deadline | None = None):
     """``(coef, value)``: coef (p+1,) with coef[0] the intercept, value the minimum.
 
     Parameters
@@ -35,14 +35,16 @@ def lad_lasso_fit(X, y, mu1, coef_bound=math.inf):
         Weight of the l1 penalty on the slopes b (the intercept b0 is free).
     coef_bound : float, default=math.inf
         Bound on every |b_j|; inf: none.
+    deadline : Deadline or None, default=None
+        When the linear program must end (None: no limit).
 
     Returns
     -------
     coef : ndarray of shape (p + 1,)
         (b0, b_1..b_p); zeros when n = 0.
     value : float
-        The objective at ``coef``: its minimum (0.0 when n = 0), or, when the active deadline
-        stopped the linear program, that of the least-squares line (an upper bound).
+        The objective at ``coef``: its minimum (0.0 when n = 0), or, when ``deadline`` stopped
+        the linear program, that of the least-squares line (an upper bound).
 
     Raises
     ------
@@ -62,7 +64,8 @@ def lad_lasso_fit(X, y, mu1, coef_bound=math.inf):
     n, p = X.shape
     if n == 0:
         return np.zeros(p + 1), 0.0
-    seconds = Deadline.active().left()
+    deadline = deadline or Deadline()
+    seconds = deadline.left()
     if seconds <= 0:
         return _least_squares(X, y, mu1, coef_bound)
     cost = np.concatenate([[0.0], np.full(2 * p, float(mu1)), np.ones(2 * n)])
@@ -72,7 +75,7 @@ def lad_lasso_fit(X, y, mu1, coef_bound=math.inf):
     bounds = np.r_[[(-np.inf, np.inf)], np.tile([(0.0, float(coef_bound))], (2 * p, 1)), np.tile([(0.0, np.inf)], (2 * n, 1))]
     result = linprog(cost, A_eq=equalities, b_eq=y, bounds=bounds, method="highs",
                      options={} if math.isinf(seconds) else {"time_limit": seconds})
-    if result.status == 1 and Deadline.active().passed():
+    if result.status == 1 and deadline.passed():
         return _least_squares(X, y, mu1, coef_bound)
     if result.status != 0:
         raise RuntimeError(f"the LAD leaf fit failed: {result.message}")

@@ -34,8 +34,8 @@ def squared_leaf_problem(problem) -> Acceptance:
 
 class ExactLeastSquares(Solver):
     """LN solver: closed-form solve of a :class:`~srtopt.models.srt.LeafSubproblem` of the
-    squared loss and the l2 term, leaf by leaf (a direct method: ``tol``, ``max_iter`` and
-    ``time_limit`` do not apply); coefficients fixed by the constraints (a feature left out of
+    squared loss and the l2 term, leaf by leaf (a direct method: ``tol`` and ``max_iter`` do not
+    apply, nor a deadline once the solve has begun); coefficients fixed by the constraints (a feature left out of
     the tree) keep their values, the others are solved for."""
 
     name = "exact"
@@ -48,7 +48,7 @@ class ExactLeastSquares(Solver):
     def accepts(self, problem) -> Acceptance:
         return squared_leaf_problem(problem)
 
-    def _solve(self, problem, x0=None) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         (Xa, y), Q = problem.design, problem.leaf_weights
         ridge, shift = problem.ridge(), problem.ridge_shift()
         bounds = problem.bounds()
@@ -69,7 +69,8 @@ class LsqrLeastSquares(Solver):
     """LN solver: SciPy's iterative LSQR on each leaf's weighted least-squares problem
     (``damp`` = sqrt(lambda_b / 2)), the solver the paper's experiments used.  With
     its default tolerances and iteration limit (2 (p + 1)) it stops early on an
-    ill-conditioned leaf: an implicit regularization of unregularized "SRT"."""
+    ill-conditioned leaf: an implicit regularization of unregularized "SRT".  A deadline applies
+    before the solve begins (:meth:`~.base.Solver.solve`)."""
 
     name = "lsqr"
 
@@ -88,7 +89,7 @@ class LsqrLeastSquares(Solver):
                                      "term alone)")
         return verdict
 
-    def _solve(self, problem, x0=None) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         from scipy.sparse.linalg import lsqr
 
         (Xa, y), Q = problem.design, problem.leaf_weights

@@ -22,7 +22,8 @@ from .base import Acceptance, Solver, SolverResult
 
 class SklearnLogistic(Solver):
     """Solve a :class:`~srtopt.models.srt.WLRProxy` with scikit-learn (lbfgs); ``verbosity``
-    is ``LogisticRegression``'s ``verbose`` (``time_limit`` does not apply)."""
+    is ``LogisticRegression``'s ``verbose`` (the deadline and ``time_limit`` apply only before the solve
+    begins)."""
 
     name = "sklearn-logistic"
 
@@ -37,7 +38,7 @@ class SklearnLogistic(Solver):
             return Acceptance(False, f"{type(problem).__name__} is not a weighted logistic regression (WLRProxy)")
         return Acceptance(True)
 
-    def _solve(self, problem, x0) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         if len(np.unique(problem.c)) < 2:
             return self._result(x0, problem.evaluate(x0)[0], "single class", 0, success=False)
         p, n, mu = problem.Z.shape[1] - 1, len(problem.c), problem.mu

@@ -6,13 +6,15 @@
 * :class:`PyomoMILP` -- any other Pyomo ``SolverFactory`` MILP solver (cbc, glpk, scip,
   gurobi, cplex, ...), with its own time-limit option name.
 
-``solve(milo, start)``: ``start`` is the warm start already loaded into the model's
-variables (or None); the solution, if any, is loaded into the model and returned as
+``solve(milo, start, deadline=...)``: ``start`` is the warm start already loaded into the
+model's variables (or None); the solution, if any, is loaded into the model and returned as
 the vector of its variable values, with the incumbent objective and the best proven
-bound (``SolverResult.bound``).  ``time_limit`` is the seconds for the whole call
-(model loading included; HiGHS gets at least a tenth of it); ``tol`` the relative MIP
-gap at which HiGHS stops (other solvers take their gap option through ``options``, its
-name differs from solver to solver).
+bound (``SolverResult.bound``).  The solve ends at the deadline: the earlier of ``time_limit``
+seconds for the whole call (model loading included) and the deadline ``solve`` is given; HiGHS
+gets at least a tenth of the time there was when the call began.  A deadline passed before the
+call returns the model's values as they are (its start) with ``maxTimeLimit``.  ``tol`` is the
+relative MIP gap at which HiGHS stops (other solvers take their gap option through
+``options``, its name differs from solver to solver).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import io
 import logging
 import math
 import os
-import time
 import warnings
 
 import numpy as np
@@ -37,7 +38,7 @@ TIME_OPTION = {  # the time-limit option of the legacy Pyomo interfaces
     "gurobi_direct": "TimeLimit", "gurobi_persistent": "TimeLimit", "cplex": "timelimit",
     "cplex_direct": "timelimit", "cplex_persistent": "timelimit", "xpress": "maxtime",
 }
-MIN_TIME_SHARE = 0.1  # the solver gets at least this share of time_limit
+MIN_TIME_SHARE = 0.1  # the solver gets at least this share of the time there was at the call
 
 
 def milo_problem(problem) -> Acceptance:
@@ -50,11 +51,27 @@ def _values(milo) -> np.ndarray:
     return np.array([v.value if v.value is not None else np.nan for v in milo._vars()], float)
 
 
-class HighsMILP(Solver):
+class _MILPSolver(Solver):
+    """What the MILP adapters share: a MILO tree model (its start loaded in its variables, ``x0``
+    only saying whether there is one) and the result of a solve the deadline did not let begin."""
+
+    family = "pyomo"
+
+    def accepts(self, problem) -> Acceptance:
+        return milo_problem(problem)
+
+    def _start(self, problem, x0):
+        return x0
+
+    def _unsolved(self, problem, x0) -> SolverResult:
+        return SolverResult(_values(problem), math.nan, False, "maxTimeLimit", 0, 0.0, None,
+                            termination(self.family, "maxTimeLimit"), self.name)
+
+
+class HighsMILP(_MILPSolver):
     """HiGHS through ``pyomo.contrib.appsi.solvers.Highs``; ``options`` are HiGHS options."""
 
     name = "highs"
-    family = "pyomo"
 
     def __init__(self, tol=1e-4, max_iter=None, time_limit=60.0, verbosity=0, options=None):
         super().__init__(tol, max_iter, time_limit, verbosity)
@@ -75,17 +92,13 @@ class HighsMILP(Solver):
 
         return f"HiGHS {'.'.join(map(str, Highs().version()))} (Pyomo APPSI)"
 
-    def accepts(self, problem) -> Acceptance:
-        return milo_problem(problem)
-
-    def solve(self, problem, x0=None) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         from pyomo.contrib.appsi.solvers import Highs
 
-        start = time.perf_counter()
+        budget = deadline.left()
         opt = Highs()
         opt.set_instance(problem.model)
-        budget = self.time_limit or math.inf
-        opt.config.time_limit = max(budget - (time.perf_counter() - start), MIN_TIME_SHARE * budget)
+        opt.config.time_limit = max(deadline.left(), MIN_TIME_SHARE * budget)
         opt.config.mip_gap = float(self.tol)
         opt.config.load_solution = False
         opt.config.stream_solver = bool(self.verbosity)
@@ -100,11 +113,10 @@ class HighsMILP(Solver):
         found = res.best_feasible_objective is not None
         if found:
             opt.load_vars()
-        return _milp_result(self, problem, status, found, res.best_feasible_objective, res.best_objective_bound,
-                            res, time.perf_counter() - start)
+        return _milp_result(self, problem, status, found, res.best_feasible_objective, res.best_objective_bound, res)
 
 
-class ScipMIQP(Solver):
+class ScipMIQP(_MILPSolver):
     """SCIP through Pyomo's ``scip_direct`` interface (``pip install pyscipopt``): MILPs and the
     MIQP of the squared-loss MILO tree; the start's integer values are handed to SCIP as a
     solution, and it reports its dual bound.
@@ -116,7 +128,6 @@ class ScipMIQP(Solver):
     and the caller keeps its own incumbent."""
 
     name = "scip"
-    family = "pyomo"
 
     def __init__(self, tol=1e-4, max_iter=None, time_limit=60.0, verbosity=0, options=None):
         super().__init__(tol, max_iter, time_limit, verbosity)
@@ -141,13 +152,8 @@ class ScipMIQP(Solver):
     def version(self) -> str:
         return f"SCIP {'.'.join(map(str, self._factory().version()))} (Pyomo scip_direct)"
 
-    def accepts(self, problem) -> Acceptance:
-        return milo_problem(problem)
-
-    def solve(self, problem, x0=None) -> SolverResult:
-        start = time.perf_counter()
-        budget = self.time_limit or math.inf
-        remaining = max(budget - (time.perf_counter() - start), MIN_TIME_SHARE * budget)
+    def _solve(self, problem, x0, deadline) -> SolverResult:
+        remaining = deadline.left()
         options = {"limits/time": remaining} if math.isfinite(remaining) else {}
         options.update(self.options or {})
 
@@ -167,7 +173,7 @@ class ScipMIQP(Solver):
         if found:
             for var, value in zip(problem._vars(), values):
                 var.set_value(None if np.isnan(value) else float(value), skip_validation=True)
-        return _milp_result(self, problem, status, found, objective, bound, None, time.perf_counter() - start)
+        return _milp_result(self, problem, status, found, objective, bound, None)
 
 
 def _in_child(solve, timeout):
@@ -208,10 +214,8 @@ def _child_main(sender, solve):
         os._exit(0)
 
 
-class PyomoMILP(Solver):
+class PyomoMILP(_MILPSolver):
     """Any Pyomo ``SolverFactory`` MILP solver by name; ``options`` are passed verbatim."""
-
-    family = "pyomo"
 
     def __init__(self, solver="cbc", tol=1e-4, max_iter=None, time_limit=60.0, verbosity=0, options=None):
         super().__init__(tol, max_iter, time_limit, verbosity)
@@ -242,17 +246,13 @@ class PyomoMILP(Solver):
         found = self._factory().version()
         return f"{self.solver} {'.'.join(map(str, found)) if isinstance(found, tuple) else found}"
 
-    def accepts(self, problem) -> Acceptance:
-        return milo_problem(problem)
-
-    def solve(self, problem, x0=None) -> SolverResult:
-        start = time.perf_counter()
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         opt = self._factory()
-        key = TIME_OPTION.get(self.solver)
-        if key is None:
-            warnings.warn(f"no known time-limit option for solver {self.solver!r}; time_limit is not enforced")
-        elif self.time_limit is not None:
-            opt.options[key] = float(self.time_limit)
+        key, seconds = TIME_OPTION.get(self.solver), deadline.left()
+        if key is None and math.isfinite(seconds):
+            warnings.warn(f"no known time-limit option for solver {self.solver!r}; the deadline is not enforced")
+        elif math.isfinite(seconds):
+            opt.options[key] = seconds
         for k, v in (self.options or {}).items():
             opt.options[k] = v
         kwargs = {"load_solutions": False, "tee": bool(self.verbosity)}
@@ -270,13 +270,13 @@ class PyomoMILP(Solver):
         except Exception:
             bound = None
         return _milp_result(self, problem, pyomo_termination_name(res.solver.termination_condition), found,
-                            objective, bound, res, time.perf_counter() - start)
+                            objective, bound, res)
 
 
-def _milp_result(solver, problem, status, found, objective, bound, raw, seconds) -> SolverResult:
+def _milp_result(solver, problem, status, found, objective, bound, raw) -> SolverResult:
     objective = float(objective) if objective is not None else math.nan
     bound = None if bound is None or not math.isfinite(bound) else float(bound)
-    return SolverResult(_values(problem) if found else None, objective, found, status, 0, seconds, raw,
+    return SolverResult(_values(problem) if found else None, objective, found, status, 0, 0.0, raw,
                         termination(solver.family, status, found), solver.name, bound)
 
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Acceptance, Solver, SolverResult, interrupt_requested, should_stop, smooth_problem
-from .deadline import Deadline
+from .base import Acceptance, Solver, SolverResult, should_stop, smooth_problem
 from ..linalg import cholesky_solve
 
 EIGENVALUE_FLOOR = 1e-8  # relative floor of the modified Hessian's eigenvalues (nonconvex problems)
@@ -23,10 +22,9 @@ class NewtonSolver(Solver):
     """Damped Newton on a formulation with ``evaluate(x) -> (f, g)`` and ``hessian(x)``.
 
     Stops when the Newton decrement g^T H^-1 g / 2 falls below ``tol`` (relative to
-    1 + |f|) or after ``max_iter`` iterations; its own ``time_limit`` and Ctrl-C are
-    checked at each iteration, the active :class:`~.deadline.Deadline` from the second on
-    (one step is always taken).  On a nonconvex problem the
-    step is a modified Newton step (:func:`_newton_step`).
+    1 + |f|) or after ``max_iter`` iterations; Ctrl-C and the deadline (``time_limit`` or the
+    one ``solve`` is given) are checked at each iteration.  On a nonconvex problem the step is a
+    modified Newton step (:func:`_newton_step`).
 
     Options that restrict what it accepts (the BN default tries
     ``"newton:max_blocks=1,needs_minimizer=True,penalties=l2"``, then the same with
@@ -72,13 +70,12 @@ class NewtonSolver(Solver):
                 return Acceptance(False, f"its penalties {sorted(names)} are not among penalties={sorted(allowed)}")
         return smooth_problem(problem, "hessian", "exact Hessian (hessian(x))")
 
-    def _solve(self, problem, x0) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         x, free = _fix(problem, x0)
         f, g = problem.evaluate(x)
         status, it = "iteration limit", 0
-        own = Deadline(self.time_limit)
         for it in range(1, self.max_iter + 1):
-            if interrupt_requested() or own.passed() or (it > 1 and should_stop()):
+            if should_stop(deadline):
                 status = "stopped"
                 break
             step = _step(problem, x, g, free)

@@ -33,7 +33,8 @@ class ProxGradient(Solver):
     Stops when the relative decrease of F in an iteration falls below ``tol`` and the
     proximal-gradient mapping ||z - x|| / alpha below ``sqrt(tol)``, from the second iteration
     on (the first step's length is a guess, 1 / max|grad f|, not a curvature estimate: on a flat
-    objective its decrease says nothing), or after ``max_iter`` iterations; ``time_limit`` and Ctrl-C are checked at each iteration.
+    objective its decrease says nothing), or after ``max_iter`` iterations; the deadline
+    (``time_limit`` or the one ``solve`` is given) and Ctrl-C are checked at each iteration.
     """
 
     name = "prox-gradient"
@@ -56,7 +57,7 @@ class ProxGradient(Solver):
                                      "joint proximal operator here")
         return Acceptance(True)
 
-    def _solve(self, problem, x0) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         if getattr(problem, "nonsmooth", ()):
             smooth, prox, h = problem.evaluate_smooth, problem.prox, problem.nonsmooth_value
         else:
@@ -70,7 +71,7 @@ class ProxGradient(Solver):
         recent, best = [F], (F, x)
         alpha, status, it = 1.0 / max(1.0, float(np.max(np.abs(g), initial=0.0))), "iteration limit", 0
         for it in range(1, self.max_iter + 1):
-            if should_stop():
+            if should_stop(deadline):
                 status = "stopped"
                 break
             step = _backtrack(smooth, prox, h, x, g, max(recent), alpha)

@@ -16,6 +16,8 @@ Pyomo's own ``cyipopt`` solver also needs the PyNumero ASL library
 
 from __future__ import annotations
 
+import math
+
 from .base import (CONSTRAINT_KINDS, Acceptance, Availability, Solver, SolverResult, TerminationCondition,
                    smooth_problem, termination)
 
@@ -59,7 +61,8 @@ class PyomoSolver(Solver):
     tol, max_iter : passed as the solver options ``tol``/``max_iter`` for IPOPT-like NLP
         solvers (ignored otherwise; use ``options``).
     options : dict of solver options, passed verbatim.
-    time_limit : passed as ``max_wall_time`` to IPOPT-like solvers.
+    time_limit : seconds per solve; the seconds to the deadline (this or the one ``solve`` is given)
+        are passed as ``max_wall_time`` to IPOPT-like solvers.
     verbosity : >= 1 shows the solver's log (``tee``).
     """
 
@@ -107,7 +110,7 @@ class PyomoSolver(Solver):
     def accepts(self, problem) -> Acceptance:
         return smooth_problem(problem, "render_pyomo", "Pyomo rendering")
 
-    def _solve(self, problem, x0) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         from ..models.pyomo_backend import render_pyomo
 
         model = render_pyomo(problem)
@@ -115,7 +118,8 @@ class PyomoSolver(Solver):
         opt = self._factory()
         options = dict(self.options or {})
         if self.solver in _NLP_ITER_OPTIONS:
-            for key, value in (("tol", self.tol), ("max_iter", self.max_iter), ("max_wall_time", self.time_limit)):
+            seconds = deadline.left() if math.isfinite(deadline.left()) else None
+            for key, value in (("tol", self.tol), ("max_iter", self.max_iter), ("max_wall_time", seconds)):
                 if value is not None:
                     options.setdefault(key, value)
         try:

@@ -249,8 +249,9 @@ def _with_rows(qp: LeafQP, problem) -> LeafQP:
 class HighsQP(Solver):
     """LN step with HiGHS's (active-set) QP solver through ``highspy``, the QPs of
     :func:`leaf_qps`, in one ``Highs`` object kept for the adapter's life (its options set
-    once, the model replaced at each solve).  ``time_limit`` is HiGHS's ``time_limit`` for
-    each QP."""
+    once, the model replaced at each solve).  Each QP gets HiGHS's ``time_limit`` of the seconds
+    left to the deadline: the earlier of ``time_limit`` from the solve's start and the deadline
+    ``solve`` is given."""
 
     name = "highs"
     family = "highs"
@@ -274,10 +275,11 @@ class HighsQP(Solver):
     def accepts(self, problem) -> Acceptance:
         return qp_leaf_problem(problem)
 
-    def _solve(self, problem, x0=None) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         h, x, statuses, iterations, raw = self._solver(), [], [], 0, []
         for qp in leaf_qps(problem):
             _pass_qp(h, qp)
+            h.setOptionValue("time_limit", max(deadline.left(), 0.0))  # inf: no limit
             h.run()
             info = h.getInfo()
             x.append(np.asarray(h.getSolution().col_value, float)[qp.beta])
@@ -301,8 +303,6 @@ class HighsQP(Solver):
             h.setOptionValue("dual_feasibility_tolerance", max(self.tol, 1e-10))
             h.setOptionValue("primal_feasibility_tolerance", max(self.tol, 1e-10))
             h.setOptionValue("qp_iteration_limit", int(self.max_iter))
-            if self.time_limit is not None:
-                h.setOptionValue("time_limit", float(self.time_limit))
             self._highs = h
         return self._highs
 
@@ -341,7 +341,8 @@ _CONIC_OPTIONS = {
 
 class CasadiQP(Solver):
     """LN step as the QP of :func:`leaf_qp` with ``casadi.conic(plugin)``, one conic per
-    sparsity pattern (reused across leaves and iterations)."""
+    sparsity pattern (reused across leaves and iterations).  The plugins take no time limit: a
+    deadline applies before the solve begins (:meth:`~.base.Solver.solve`)."""
 
     family = "conic"
     takes_constraints = frozenset({"fixed", "bounds", "linear"})
@@ -368,7 +369,7 @@ class CasadiQP(Solver):
     def accepts(self, problem) -> Acceptance:
         return qp_leaf_problem(problem)
 
-    def _solve(self, problem, x0=None) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         x, ok, statuses, iterations = [], True, [], 0
         for qp in leaf_qps(problem):
             solver, h, a = self._conic(qp.H, qp.A)

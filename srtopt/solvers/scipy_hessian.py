@@ -33,9 +33,9 @@ class ScipyHessian(Solver):
     def accepts(self, problem) -> Acceptance:
         return smooth_problem(problem, "render", "CasADi rendering for the Hessian")
 
-    def _solve(self, problem, x0) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         hess = self._derivatives.hessian(problem)
-        res = minimize_until_asked(problem.evaluate, x0, hess=hess, method=self.method, tol=self.tol,
+        res = minimize_until_asked(problem.evaluate, x0, deadline, hess=hess, method=self.method, tol=self.tol,
                                    options={"maxiter": self.max_iter, "disp": bool(self.verbosity)})
         return SolverResult(np.asarray(res.x), float(res.fun), bool(res.success), str(res.message),
                             int(res.get("nit", 0)), 0.0, res, termination(self.family, res.status, res.success),

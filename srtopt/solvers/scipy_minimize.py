@@ -32,7 +32,8 @@ class ScipyMinimize(Solver):
     ``tol`` is SciPy's ``tol`` (for L-BFGS-B its ftol and gtol, for SLSQP its ftol), ``max_iter``
     its ``maxiter``; SLSQP also gets the formulation's constraint rows (module docstring).  A
     formulation with ``variable_scale()`` (the typical size of each variable) is solved in x / scale (L-BFGS-B is not invariant to the variables'
-    scales); ``time_limit`` and Ctrl-C are polled in the iteration callback;
+    scales); the deadline (``time_limit`` or the one ``solve`` is given) and Ctrl-C are polled in the
+    iteration callback;
     ``verbosity`` >= 1 prints one line per solve (SciPy's own printing options are
     deprecated for L-BFGS-B)."""
 
@@ -56,10 +57,10 @@ class ScipyMinimize(Solver):
                                      f"a variable split")
         return Acceptance(True)
 
-    def _solve(self, problem, x0) -> SolverResult:
+    def _solve(self, problem, x0, deadline) -> SolverResult:
         split = VariableSplit(problem) if getattr(problem, "nonsmooth", ()) else None
         if split is not None:
-            res = minimize_until_asked(split.evaluate, split.y_of(x0), method=self.method, tol=self.tol,
+            res = minimize_until_asked(split.evaluate, split.y_of(x0), deadline, method=self.method, tol=self.tol,
                                        options={"maxiter": self.max_iter}, bounds=list(zip(*split.bounds)))
             x = split.x_of(res.x)
             f = problem.evaluate_smooth(x)[0] + problem.nonsmooth_value(x)
@@ -69,7 +70,7 @@ class ScipyMinimize(Solver):
             box = None if bounds is None else list(zip(*np.broadcast_arrays(bounds[0] / scale, bounds[1] / scale)))
             rows = scaled_rows(problem, scale) if getattr(problem, "n_constraints", 0) else ()
             res = minimize_until_asked(lambda v: _scaled(problem.evaluate(v * scale), scale), np.asarray(x0) / scale,
-                                       method=self.method, tol=self.tol, options={"maxiter": self.max_iter},
+                                       deadline, method=self.method, tol=self.tol, options={"maxiter": self.max_iter},
                                        **({} if box is None else {"bounds": box}),
                                        **({"constraints": rows} if rows else {}))
             x, f = np.asarray(res.x) * scale, float(res.fun)
@@ -113,17 +114,17 @@ def scaled_rows(problem, scale) -> list[dict]:
     return rows
 
 
-def minimize_until_asked(fun, x0, **options) -> OptimizeResult:
+def minimize_until_asked(fun, x0, deadline, **options) -> OptimizeResult:
     """``scipy.optimize.minimize(fun, x0, jac=True, **options)`` that returns its current
     iterate (``success`` False, status :data:`STOPPED`) once :func:`~srtopt.solvers.base.should_stop`
-    (Ctrl-C or the time limit).  The callback raises StopIteration; SciPy >= 1.11 returns its
+    (Ctrl-C or ``deadline``).  The callback raises StopIteration; SciPy >= 1.11 returns its
     current iterate then (status 99), older versions and SLSQP let it escape, and the last
     iterate the callback saw is returned here."""
     seen = {"x": np.asarray(x0, float), "nit": 0}
 
     def callback(x, *_):
         seen["x"], seen["nit"] = np.array(getattr(x, "x", x), float), seen["nit"] + 1
-        if should_stop():
+        if should_stop(deadline):
             raise StopIteration
 
     try:

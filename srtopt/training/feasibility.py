@@ -18,7 +18,7 @@ the model that ``predict()`` uses meet the constraints too:
   problem solved again, until no other row leaves the range (at most ``CLIP_ROUNDS`` solves):
   then the constraints hold for the clipped predictions exactly.
 
-Both solve only before the active :class:`~srtopt.solvers.deadline.Deadline` (the fit's
+Both solve only before the :class:`~srtopt.solvers.deadline.Deadline` they are given (the fit's
 ``time_limit``); their solvers stop at it.
 """
 
@@ -33,30 +33,32 @@ from ..solvers.deadline import Deadline
 CLIP_ROUNDS = 10  # solves of the polish that hold the clipped rows
 
 
-def restore(problem, omega, beta, ln_solver):
-    """(omega, beta) within the bounds and, where it can be, meeting the constraint rows
-    (module docstring).  Without constraints, (omega, beta) unchanged."""
+def restore(problem, omega, beta, ln_solver, deadline: Deadline | None = None):
+    """(omega, beta) within the bounds and, where it can be, meeting the constraint rows, solved by
+    ``deadline`` (module docstring).  Without constraints, (omega, beta) unchanged."""
+    deadline = deadline or Deadline()
     omega, beta = problem.project(omega, beta)
-    if problem.violation(omega, beta) <= FEASIBILITY_TOL or Deadline.active().passed():
+    if problem.violation(omega, beta) <= FEASIBILITY_TOL or deadline.passed():
         return omega, beta
     sub = problem.leaf_subproblem(omega, beta, 1, problem.tree.leaves, np.arange(len(problem.y)))
-    x = _solve(ln_solver, sub)
+    x = _solve(ln_solver, sub, deadline)
     if x is not None and sub.violation(x) < sub.violation(sub.start()):
         beta = sub.with_x(x)
     return omega, beta
 
 
-def polish(problem, omega, beta, ln_solver, clip=None):
+def polish(problem, omega, beta, ln_solver, clip=None, deadline: Deadline | None = None):
     """beta whose soft model and HBP predictions on the training data both meet the soft-mean
     constraints (module docstring), the predictions clipped to ``clip`` = (lower, upper) in training
-    units (None: not clipped); ``beta`` when the constraint policy asks for no repair or no solve
-    meets them."""
+    units (None: not clipped), solved by ``deadline``; ``beta`` when the constraint policy asks for no
+    repair or no solve meets them."""
     if not problem.policy.repairs:
         return beta
+    deadline = deadline or Deadline()
     leaves, n = problem.hbp_leaves(omega), len(problem.y)
     held, values, best = np.zeros(n, dtype=bool), np.zeros(n), beta
     for _ in range(CLIP_ROUNDS):
-        if Deadline.active().passed():
+        if deadline.passed():
             return best
         routing = Routing(leaves, held, values)
         hard = [(term, routing) for term in problem.constraint_set.soft]
@@ -66,7 +68,7 @@ def polish(problem, omega, beta, ln_solver, clip=None):
             hold = HeldPredictions(rows, np.where(low, -np.inf, clip[1]), np.where(low, clip[0], np.inf))
             hard.append((hold.bind(problem), Routing(leaves)))
         sub = problem.leaf_subproblem(omega, beta, 1, problem.tree.leaves, np.arange(n), hard=hard)
-        x = _solve(ln_solver, sub)
+        x = _solve(ln_solver, sub, deadline)
         if x is None or sub.violation(x) > FEASIBILITY_TOL:
             return best
         best = sub.with_x(x)
@@ -81,12 +83,13 @@ def polish(problem, omega, beta, ln_solver, clip=None):
     return best
 
 
-def _solve(solver, sub):
-    """The solver's x for ``sub`` (None if it does not accept it, fails or returns no finite point)."""
+def _solve(solver, sub, deadline):
+    """The solver's x for ``sub`` by ``deadline`` (None if it does not accept it, fails or returns no
+    finite point)."""
     if not acceptance(solver, sub):
         return None
     try:
-        result = solve_interruptibly(solver, sub, sub.start())
+        result = solve_interruptibly(solver, sub, sub.start(), deadline)
     except Exception:  # a solver fault leaves the coefficients as they are
         return None
     return result.x if result.usable() else None

@@ -30,7 +30,9 @@ splits (docs/departures.md, "A greedy model tree").
 An initialization is any callable ``init(problem, random_state)`` returning
 (omega^0, beta^0) or (omega^0, beta^0, info dict) for an
 :class:`~srtopt.models.srt.SRTProblem` (X scaled to [0, 1], y standardized);
-:class:`ClusterInitialization` is the paper's, the estimators' ``init="cluster"``.
+:class:`ClusterInitialization` is the paper's, the estimators' ``init="cluster"``.  One that
+also takes a keyword ``deadline`` is given the fit's :class:`~srtopt.solvers.deadline.Deadline`
+(:func:`initialize`): the searches of the model tree and the clustering's repetitions stop at it.
 The three split only on the features the constraints leave to the splits (not a monotone
 feature); the rest of the constraints is restored after them
 (:func:`~srtopt.training.feasibility.restore`).
@@ -39,6 +41,7 @@ feature); the rest of the constraints is restored after them
 from __future__ import annotations
 
 import hashlib
+import inspect
 import time
 from dataclasses import dataclass
 
@@ -176,8 +179,16 @@ def leaf_start(problem: SRTProblem, rows_of) -> np.ndarray:
     return np.array([problem.leaf_model.start(problem, rows_of(t)) for t in problem.tree.leaves])
 
 
+def initialize(init, problem: SRTProblem, random_state, deadline: Deadline) -> tuple:
+    """``init(problem, random_state)``: (omega^0, beta^0) or (omega^0, beta^0, info); ``deadline`` is
+    passed as a keyword to an initialization that takes one (module docstring)."""
+    takes = "deadline" in inspect.signature(init).parameters
+    return init(problem, random_state, deadline=deadline) if takes else init(problem, random_state)
+
+
 def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=None, wlr_solver=None,
-                           max_rows: int | None = MAX_ROWS, split_scale: float = 1.0, n_jobs=None):
+                           max_rows: int | None = MAX_ROWS, split_scale: float = 1.0, n_jobs=None,
+                           deadline: Deadline | None = None):
     """(omega^0, beta^0, Davies-Bouldin index of the chosen partition).
 
     ``split_scale`` multiplies the logistic regressions' omega^0 (1: the paper).  Those
@@ -185,9 +196,11 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
     sit where the logistic CDF is flat and the BN gradient is tiny (docs/departures.md,
     "The clustering start's own settings"); a factor below 1 starts from softer splits with the same
     hyperplanes.  ``n_jobs`` threads run the r repetitions (each has its own seed drawn
-    from ``random_state``, so the result does not depend on ``n_jobs``); once the
-    training deadline is nearer than twice the last batch's time, no further batch of
-    repetitions starts (the first always runs)."""
+    from ``random_state``, so the result does not depend on ``n_jobs``); once ``deadline``
+    (None: none) is nearer than twice the last batch's time, no further batch of repetitions
+    starts (the first always runs).  The logistic regressions always finish (a handful of
+    Newton steps each)."""
+    deadline = deadline or Deadline()
     X, y, tree = problem.X, problem.y, problem.tree
     # the sample weights as given: the logistic regressions' ridge is scikit-learn's C = 1, a row of weight k as k rows
     w = problem.counts
@@ -201,7 +214,7 @@ def cluster_initialization(problem: SRTProblem, n_init: int = 10, random_state=N
         for first in range(0, n_init, batch):
             # time_limit: keep the repetitions done when the next batch and the regressions
             # after it (about one batch's time) would not end before the deadline
-            if partitions and Deadline.active().left() < 2 * batch_seconds:
+            if partitions and deadline.left() < 2 * batch_seconds:
                 break
             started = time.perf_counter()
             partitions += parallel(delayed(_partition)(X[sample], tree, w[sample], seed)
@@ -237,9 +250,9 @@ class ClusterInitialization:
     wlr_solver: object = None
     n_jobs: int | None = None
 
-    def __call__(self, problem: SRTProblem, random_state=None):
+    def __call__(self, problem: SRTProblem, random_state=None, deadline: Deadline | None = None):
         omega, beta, db = cluster_initialization(problem, self.n_init, random_state, self.wlr_solver, self.max_rows,
-                                                 self.split_scale, self.n_jobs)
+                                                 self.split_scale, self.n_jobs, deadline)
         return omega, beta, {"davies_bouldin": db}
 
 
@@ -291,7 +304,8 @@ def cart_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf
 
 
 def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf: float = MIN_LEAF,
-                              bins: int = 16, random_state=None, max_rows: int | None = MAX_ROWS, top=None):
+                              bins: int = 16, random_state=None, max_rows: int | None = MAX_ROWS, top=None,
+                              deadline: Deadline | None = None):
     """(omega^0, beta^0, number of splits): a depth-D model tree grown greedily, each split
     x_j <= c chosen (:func:`linear_split`) so that ridge regressions on its two sides fit
     best, i.e. for linear leaves, as SRT has (CART chooses for constant leaves); each split
@@ -301,8 +315,8 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     split search use the intercept and the ``WIDE`` features most correlated with y, only the
     ``WIDE // 2`` features whose best constant-leaf split lowers the residuals' error most are
     tried as split features, at half the cuts (otherwise the search costs O(p^3) per feature;
-    measured in docs/departures.md, "Leaf ridge").  At the
-    training deadline (``time_limit``) the splits found so far are kept.
+    measured in docs/departures.md, "Leaf ridge").  At ``deadline`` (the fit's ``time_limit``;
+    None: none) the splits found so far are kept.
 
     ``top``: the split weights omega (2^d - 1, p + 1) of a shallower tree, d < D, kept as the
     top d levels; the model tree grows below each of its leaves from the rows HBP routes
@@ -311,6 +325,7 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
     The splits of the last ``MEMORY`` problems are remembered (keyed by the data, the depth
     and the parameters), and the soft start made from them: the leaf-ridge guard's fits of one
     fold and the final fit start alike."""
+    deadline = deadline or Deadline()
     drawn = max_rows is not None and len(problem.y) > max_rows  # a subsample, drawn with probabilities s_i
     key = None if top is not None else _memory_key(problem, slope, min_leaf, bins, random_state if drawn else None,
                                                    max_rows)
@@ -336,12 +351,12 @@ def model_tree_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, mi
             continue  # a node of top, or below a node that did not split
         rows = C.pop(t)
         split = (linear_split(X[rows], Xa[rows], y[rows], w[rows], bins, min_rows, MODEL_TREE_RIDGE * w[rows].sum(),
-                              allowed) if w[rows].sum() >= 2 * min_rows and not Deadline.active().passed() else None)
+                              allowed, deadline) if w[rows].sum() >= 2 * min_rows and not deadline.passed() else None)
         if split is not None:
             splits[t] = split
             left = X[rows, split[0]] <= split[1]
             C[2 * t], C[2 * t + 1] = rows[left], rows[~left]
-    if key is not None and not Deadline.active().passed():  # a search the deadline cut short is not remembered
+    if key is not None and not deadline.passed():  # a search the deadline cut short is not remembered
         _SPLITS[key] = splits
         while len(_SPLITS) > MEMORY:
             _SPLITS.pop(next(iter(_SPLITS)))
@@ -374,7 +389,7 @@ def _memory_key(problem, *parameters) -> tuple:
     return digest.digest(), problem.X.shape, problem.tree.depth, repr(parameters)
 
 
-def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
+def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None, deadline: Deadline | None = None):
     """(j, c) of the split x_j <= c, c midway between one of the ``bins``-quantiles of x_j and the
     next larger value of x_j (so that no row lies on the softened split, where HBP's routing would
     be decided by rounding), that minimizes the sum
@@ -382,7 +397,9 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
     is not penalized); None if no split leaves ``min_rows`` rows on each side.  ``allowed``:
     a boolean mask of the features a split may use (None: all).  The normal equations of
     every cut come from cumulative per-bin Gram matrices (one pass over the rows per feature).
-    Rows count by their weights w (the quantiles and ``min_rows`` too: a row of weight k as k rows)."""
+    Rows count by their weights w (the quantiles and ``min_rows`` too: a row of weight k as k rows).
+    At ``deadline`` (None: none) the best split of the features scanned so far."""
+    deadline = deadline or Deadline()
     wX = Xa * w[:, None]
     wy2 = w * y * y
     G_all, h_all, yy_all = wX.T @ Xa, wX.T @ y, wy2.sum()
@@ -393,7 +410,7 @@ def linear_split(X, Xa, y, w, bins, min_rows, ridge, allowed=None):
         bins = max(2, bins // 2)
     quantiles = weighted_quantiles(X, np.linspace(0, 1, bins + 1)[1:-1], w)
     for j in _split_candidates(X, Xa, y, w, quantiles):
-        if Deadline.active().passed():
+        if deadline.passed():
             break
         if allowed is not None and not allowed[j]:
             continue
@@ -553,13 +570,13 @@ class GrowInitialization:
     min_leaf: float = MIN_LEAF
     max_rows: int | None = MAX_ROWS
 
-    def __call__(self, problem: SRTProblem, random_state=None):
+    def __call__(self, problem: SRTProblem, random_state=None, deadline: Deadline | None = None):
         top = np.asarray(getattr(self.tree, "omega_", None) if self.tree is not None else None, dtype=float)
         if top.ndim != 2 or top.shape[1] != problem.n_features + 1 or not 1 <= len(top) < problem.tree.n_branch:
             raise ValueError(f"GrowInitialization needs a fitted tree of depth < {problem.tree.depth} on "
                              f"{problem.n_features} features, got {self.tree!r}")
         omega, beta, count = model_tree_initialization(problem, self.slope, self.min_leaf, random_state=random_state,
-                                                       max_rows=self.max_rows, top=top)
+                                                       max_rows=self.max_rows, top=top, deadline=deadline)
         return omega, beta, {"model_tree_splits": count}
 
 
@@ -575,7 +592,7 @@ class ModelTreeInitialization:
     bins: int = 16
     max_rows: int | None = MAX_ROWS
 
-    def __call__(self, problem: SRTProblem, random_state=None):
+    def __call__(self, problem: SRTProblem, random_state=None, deadline: Deadline | None = None):
         omega, beta, count = model_tree_initialization(problem, self.slope, self.min_leaf, self.bins, random_state,
-                                                       self.max_rows)
+                                                       self.max_rows, deadline=deadline)
         return omega, beta, {"model_tree_splits": count}

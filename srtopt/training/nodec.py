@@ -8,8 +8,8 @@ The orchestrator only sequences pluggable parts:
 * ``ln_step(problem, omega, beta, t, W_L, k)`` -> (beta, info) or (beta, info, solves);
 * ``termination(macro, history)`` -> a reason to stop or None, checked before each
   macro iteration and after each inner iteration (a time limit stops after the
-  current one, whose LN step is skipped once the active
-  :class:`~srtopt.solvers.deadline.Deadline` has passed);
+  current one, whose LN step is skipped once the run's
+  :class:`~srtopt.solvers.deadline.Deadline`, ``NodecGS(deadline=...)``, has passed);
 * ``macro_step(problem, omega, beta, k)`` -> (omega, beta, info, solves) or None: an
   extra step over all variables at the end of each macro iteration (NODEC-DR uses it
   for penalties that couple every block, ``feature_l1``), recorded as an inner
@@ -168,14 +168,17 @@ def _step_output(out):
 
 
 class NodecGS:
-    """Run NODEC-GS from (omega^0, beta^0) with the given parts."""
+    """Run NODEC-GS from (omega^0, beta^0) with the given parts; ``deadline`` (None: none) skips
+    the LN step of an inner iteration whose BN step ended after it (the steps and ``termination``
+    are given the same deadline by whoever configures them)."""
 
     def __init__(self, working_sets: Callable, bn_step: Callable, ln_step: Callable,
                  termination: Callable, end_of_macro: Callable | None = None, callbacks=(),
-                 macro_step: Callable | None = None):
+                 macro_step: Callable | None = None, deadline: Deadline | None = None):
         self.working_sets, self.bn_step, self.ln_step = working_sets, bn_step, ln_step
         self.termination, self.end_of_macro, self.macro_step = termination, end_of_macro, macro_step
         self.callbacks = as_callbacks(callbacks)
+        self.deadline = deadline or Deadline()
 
     def run(self, problem, omega=None, beta=None, state: TrainingState | None = None,
             max_macro: int | None = None) -> TrainingResult:
@@ -213,7 +216,7 @@ class NodecGS:
         s.solves.extend(solves)
         s.omega_after_bn = s.omega
         E_bn = problem.objective(s.omega, s.beta)
-        if Deadline.active().passed():  # the time limit fell in the BN step: the LN step would overrun it
+        if self.deadline.passed():  # the time limit fell in the BN step: the LN step would overrun it
             ln = {"update": "skipped", "status": "the time limit passed"}
         else:
             beta, ln, solves = _step_output(self.ln_step(problem, s.omega, s.beta, t, W_L, s.k))

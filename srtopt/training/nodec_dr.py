@@ -38,6 +38,7 @@ from ..models.terms import layout
 from ..solvers import make_solver
 from ..solvers.armijo import armijo_step
 from ..solvers.base import acceptance, solve_interruptibly
+from ..solvers.deadline import Deadline
 from .nodec import Solve
 from .subproblems import branch_subproblem, hbp_rows, leaf_subproblem
 
@@ -68,15 +69,15 @@ def _solver_name(solver, problem) -> str:
     return getattr(chosen or solver, "name", type(solver).__name__)
 
 
-def _solve_safely(solver, subproblem, x0, kind):
-    """Run a solver; return (x or None, info, :class:`~.nodec.Solve`).  A formulation the solver
-    does not accept, an exception and non-finite output are failures (a fallback follows)."""
+def _solve_safely(solver, subproblem, x0, kind, deadline):
+    """Run a solver by ``deadline``; return (x or None, info, :class:`~.nodec.Solve`).  A formulation the
+    solver does not accept, an exception and non-finite output are failures (a fallback follows)."""
     accepted = acceptance(solver, subproblem)
     if not accepted:
         return None, {"solver": _solver_name(solver, subproblem), "status": f"not accepted: {accepted.reason}"}, \
             Solve(kind, subproblem)
     try:
-        result = solve_interruptibly(solver, subproblem, x0)  # Ctrl-C ends training
+        result = solve_interruptibly(solver, subproblem, x0, deadline)  # Ctrl-C ends training
     except Exception as exc:  # a solver fault must not end training (fallback follows)
         return None, {"solver": _solver_name(solver, subproblem), "status": f"raised {type(exc).__name__}: {exc}"}, \
             Solve(kind, subproblem)
@@ -88,11 +89,14 @@ def _solve_safely(solver, subproblem, x0, kind):
 
 class BranchStep:
     """BN step of NODEC-DR: threshold test, UpdateBranchNode candidate, Armijo reference,
-    acceptance by conditions (18)-(19) when the safeguards are on."""
+    acceptance by conditions (18)-(19) when the safeguards are on; its solves end by ``deadline``
+    (None: none)."""
 
     def __init__(self, bn_solver, wlr_solver, thresholds: Thresholds, theta_w=0.1, k0=None,
-                 tau=1e-6, armijo=None, wlr_C=1.0, wlr_weights="labels", max_rows=None, random_state=None):
+                 tau=1e-6, armijo=None, wlr_C=1.0, wlr_weights="labels", max_rows=None, random_state=None,
+                 deadline: Deadline | None = None):
         self.bn_solver, self.wlr_solver, self.thresholds = bn_solver, wlr_solver, thresholds
+        self.deadline = deadline or Deadline()
         self.wlr_weights, self.max_rows = wlr_weights, max_rows
         self.rng = check_random_state(random_state)
         self.theta_w, self.k0, self.tau, self.wlr_C = theta_w, k0, tau, wlr_C
@@ -159,7 +163,7 @@ class BranchStep:
         if sub is None:
             return omega, {**info, "update": "empty"}, []
         info["n_rows"] = len(sub.rows)
-        x, solve_info, solve = _solve_safely(self.bn_solver, sub, sub.start(), "bn")
+        x, solve_info, solve = _solve_safely(self.bn_solver, sub, sub.start(), "bn", self.deadline)
         info.update(update="heuristic-nlp", **solve_info)
         if x is None:
             return None, info, [solve]
@@ -172,7 +176,7 @@ class BranchStep:
         """The data-point reassignment heuristic: the WLR proxy on omega_t (rows I_t, their routing
         ``left``) solved; (candidate omega or None when its solver failed, solve info, solve)."""
         wlr = self.wlr_problem(problem, omega, beta, t, rows, left)
-        x, info, solve = _solve_safely(self.wlr_solver, wlr, wlr.start(), "wlr")
+        x, info, solve = _solve_safely(self.wlr_solver, wlr, wlr.start(), "wlr", self.deadline)
         if x is None:
             return None, info, solve
         candidate = omega.copy()
@@ -241,12 +245,14 @@ class BranchStep:
 class LeafStep:
     """LN step of NODEC-DR: threshold test, then the leaf subproblem, solved by ``ln_solver``
     (the "auto" choice: exact weighted least squares for the squared loss, a QP for Huber,
-    ...), with the "auto" choice as fallback on failure; an ascent is not taken."""
+    ...), with the "auto" choice as fallback on failure; an ascent is not taken.  Its solves end
+    by ``deadline`` (None: none)."""
 
-    def __init__(self, ln_solver=None, theta_b=0.1, k0=None):
+    def __init__(self, ln_solver=None, theta_b=0.1, k0=None, deadline: Deadline | None = None):
         self.ln_solver = ln_solver or make_solver("ln", "auto")
         self.theta_b, self.k0 = theta_b, k0
         self._fallback = make_solver("ln", "auto")
+        self.deadline = deadline or Deadline()
 
     def safeguards(self, k) -> bool:
         """Whether the convergence safeguards are on at inner iteration k (k >= k0): then the LN
@@ -270,11 +276,11 @@ class LeafStep:
         sub = leaf_subproblem(problem, omega, beta, t, W_L, self.safeguards(k))
         if sub is None:
             return beta, {"update": "empty"}, []
-        x, info, solve = _solve_safely(self.ln_solver, sub, sub.start(), "ln")
+        x, info, solve = _solve_safely(self.ln_solver, sub, sub.start(), "ln", self.deadline)
         solves = [solve]
         info["update"] = "solved"
         if x is None:
-            x, fallback, solve = _solve_safely(self._fallback, sub, sub.start(), "ln-fallback")
+            x, fallback, solve = _solve_safely(self._fallback, sub, sub.start(), "ln-fallback", self.deadline)
             solves.append(solve)
             info.update(update="fallback", fallback_status=fallback["status"])
         if x is None:  # even the fallback failed (non-finite data): keep beta
@@ -293,14 +299,16 @@ class JointProxStep:
     proximal-gradient solve of E over all variables (``solver``, by default
     ``prox-gradient`` with at most 50 iterations) from the current iterate.  Block steps
     only shrink a feature's weights while its other weights are nonzero (the group norm
-    is smooth there); this step can set a whole group to zero.  It never increases E."""
+    is smooth there); this step can set a whole group to zero.  It never increases E.  Its solve
+    ends by ``deadline`` (None: none)."""
 
-    def __init__(self, solver=None):
+    def __init__(self, solver=None, deadline: Deadline | None = None):
         self.solver = solver or make_solver("full", "prox-gradient:max_iter=50")
+        self.deadline = deadline or Deadline()
 
     def __call__(self, problem, omega, beta, k):
         full = problem.full(omega, beta)
-        x, info, solve = _solve_safely(self.solver, full, full.start(), "joint")
+        x, info, solve = _solve_safely(self.solver, full, full.start(), "joint", self.deadline)
         info["update"] = "joint-prox"
         if x is None or full.evaluate(x)[0] > full.evaluate(full.start())[0]:
             info["kept_start"] = True
@@ -316,10 +324,12 @@ class GroupZeroingStep:
     that does not increase E.  The block steps minimize the term's majorizer, which shrinks the
     groups of unneeded features towards zero without reaching it; this step makes the zeros
     exact, and the refit lets the other features take over what a dropped one fitted
-    (docs/formulations.md, "feature_l1").  It never increases E."""
+    (docs/formulations.md, "feature_l1").  It never increases E.  Its solves end by ``deadline``
+    (None: none)."""
 
-    def __init__(self, ln_solver=None):
+    def __init__(self, ln_solver=None, deadline: Deadline | None = None):
         self.ln_solver = ln_solver or make_solver("ln", "auto")
+        self.deadline = deadline or Deadline()
 
     def __call__(self, problem, omega, beta, k):
         E, p, outputs, q = problem.objective(omega, beta), problem.n_features, problem.leaf_model.n_outputs, \
@@ -348,18 +358,18 @@ class GroupZeroingStep:
         columns = [c for j in dropped for c in layout.feature_columns(j, q, outputs)]
         sub = problem.leaf_subproblem(omega, beta, 1, problem.tree.leaves, np.arange(len(problem.y)),
                                       zero_columns=tuple(sorted(columns)))
-        x, _, solve = _solve_safely(self.ln_solver, sub, sub.start(), "ln")
+        x, _, solve = _solve_safely(self.ln_solver, sub, sub.start(), "ln", self.deadline)
         solves.append(solve)
         return beta if x is None else sub.with_x(x)
 
 
-def macro_step(problem):
+def macro_step(problem, deadline: Deadline | None = None):
     """The macro step for the nonsmooth penalties of ``problem`` that couple omega and beta
     (None when there is none): :class:`GroupZeroingStep` for majorized feature_l1 terms,
-    :class:`JointProxStep` otherwise."""
+    :class:`JointProxStep` otherwise; its solves end by ``deadline``."""
     coupled = [term for term in problem.nonsmooth if len(term.blocks) > 1]
     if not coupled:
         return None
     if all(getattr(term, "method", None) == "majorize" for term in coupled):
-        return GroupZeroingStep()
-    return JointProxStep()
+        return GroupZeroingStep(deadline=deadline)
+    return JointProxStep(deadline=deadline)

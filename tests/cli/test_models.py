@@ -198,6 +198,32 @@ def test_show_text_dot_png(workdir, fitted, capsys):
     assert (workdir / "tree.dot").read_text().startswith("digraph")
 
 
+def _one_error_line(capsys, command):
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
+    assert lines[0].startswith(f"srtopt {command}: error: ")
+    return lines[0]
+
+
+#: the start of a fit of the test data (``{d}``: the folder of ``refused``)
+FIT = ["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json"]
+
+
+@pytest.fixture
+def refused(capsys):
+    """``refused(argv, folder)``: the one line ``srtopt argv`` prints when it refuses them ("{d}" in argv
+    standing for ``folder``), once checked that it exits with status 2, no traceback and nothing else."""
+
+    def run(argv, folder):
+        d = str(folder)
+        capsys.readouterr()
+        assert main([a.replace("{d}", d) for a in argv]) == 2
+        return _one_error_line(capsys, argv[0])
+
+    return run
+
+
 @pytest.mark.parametrize("argv, message", [
     (["fit", "{d}/data.csv", "--target", "Y", "--out", "{d}/m.json"],
      "--target 'Y' is not a column of '{d}/data.csv'; columns: temp, load, speed, y"),
@@ -207,28 +233,21 @@ def test_show_text_dot_png(workdir, fitted, capsys):
     (["fit", "{d}/empty.csv", "--target", "y", "--out", "{d}/m.json"], "data file '{d}/empty.csv' is empty"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/nodir/m.json"], "--out: directory '{d}/nodir' does not exist"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}"], "--out '{d}' is a directory; give a file name"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--depth", "0"], "depth must be an integer >= 1, got 0"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--regularization", "lots"],
+    ([*FIT, "--depth", "0"], "depth must be an integer >= 1, got 0"),
+    ([*FIT, "--regularization", "lots"],
      "--regularization must be 'none', 'l2', 'l2-slopes', 'l2-mean', 'l2-calibrated' (optionally with "
      "':split=FACTOR') or a number"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--features", "temp", "wind"],
-     "--features: 'wind' not in '{d}/data.csv'"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--max-features", "0"],
-     "--max-features must be a whole number >= 1 or 'none', got '0'"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--max-features", "4"],
-     "--max-features 4 is more than the 3 feature column(s)"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--tol", "-1"],
-     "--tol must be a number >= 0 or 'none', got '-1'"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--tol", "small"],
-     "--tol must be a number >= 0 or 'none', got 'small'"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--max-iter", "0"],
-     "--max-iter must be a whole number >= 1, got 0"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sample-weight", "w"],
+    ([*FIT, "--features", "temp", "wind"], "--features: 'wind' not in '{d}/data.csv'"),
+    ([*FIT, "--max-features", "0"], "--max-features must be a whole number >= 1 or 'none', got '0'"),
+    ([*FIT, "--max-features", "4"], "--max-features 4 is more than the 3 feature column(s)"),
+    ([*FIT, "--tol", "-1"], "--tol must be a number >= 0 or 'none', got '-1'"),
+    ([*FIT, "--tol", "small"], "--tol must be a number >= 0 or 'none', got 'small'"),
+    ([*FIT, "--max-iter", "0"], "--max-iter must be a whole number >= 1, got 0"),
+    ([*FIT, "--sample-weight", "w"],
      "--sample-weight 'w' is not a column of '{d}/data.csv'; columns: temp, load, speed, y"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sample-weight", "y"],
-     "--sample-weight must name another column than --target"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sample-weight", "speed", "--features", "temp",
-      "speed"], "--features must not contain the --sample-weight column 'speed' (it is not a feature)"),
+    ([*FIT, "--sample-weight", "y"], "--sample-weight must name another column than --target"),
+    ([*FIT, "--sample-weight", "speed", "--features", "temp", "speed"],
+     "--features must not contain the --sample-weight column 'speed' (it is not a feature)"),
     (["fit", "{d}/weights.csv", "--target", "y", "--out", "{d}/m.json", "--sample-weight", "w"],
      "column 'w' of '{d}/weights.csv' (--sample-weight) has negative weights"),
     (["predict", "{d}/missing.json", "{d}/data.csv"], "model file '{d}/missing.json' not found"),
@@ -236,23 +255,16 @@ def test_show_text_dot_png(workdir, fitted, capsys):
     (["predict", "{d}/model.json", "{d}/text.csv"], "'{d}/text.csv' lacks the model's feature column(s) 'temp', 'load', 'speed'"),
     (["show", "{d}/model.json", "--format", "png"], "--format png needs --out FILE.png"),
     (["show", "{d}/model.json", "--top", "0"], "--top must be >= 1 or 'all', got 0"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sep", "ab"],
-     "--sep takes one character (or 'tab'), got 'ab'"),
-    (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/m.json", "--sep", ""], "--sep takes one character"),
+    ([*FIT, "--sep", "ab"], "--sep takes one character (or 'tab'), got 'ab'"),
+    ([*FIT, "--sep", ""], "--sep takes one character"),
     (["predict", "{d}/model.json", "{d}/data.csv", "--sep", ",,"], "--sep takes one character (or 'tab'), got ',,'"),
 ])
-def test_user_mistakes_print_one_line(workdir, fitted, capsys, argv, message):
-    d = str(workdir)
+def test_user_mistakes_print_one_line(workdir, fitted, refused, argv, message):
     (workdir / "text.csv").write_text("name,y\nfoo,1\nbar,2\n")
     (workdir / "holes.csv").write_text("a,y\n1,1\n,2\n3,3\n")
     (workdir / "empty.csv").write_text("")
     (workdir / "weights.csv").write_text("a,w,y\n1,1,1\n2,-1,2\n3,1,3\n4,1,4\n5,1,5\n")
-    assert main([a.replace("{d}", d) for a in argv]) == 2
-    captured = capsys.readouterr()
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in captured.err
-    assert lines[0].startswith(f"srtopt {argv[0]}: error: ")
-    assert message.replace("{d}", d) in lines[0]
+    assert message.replace("{d}", str(workdir)) in refused(argv, workdir)
 
 
 def test_a_weight_column_weighs_the_rows_as_the_estimators_sample_weight_and_is_no_feature(workdir, capsys):
@@ -356,14 +368,6 @@ def test_bench_help_names_every_registered_method(capsys):
     assert "srt-l2-literal" in method_names() and "cart-clf" in method_names()
     assert f"regression: {', '.join(method_names('regression'))};" in text
     assert f"classification: {', '.join(method_names('classification'))};" in text
-
-
-def _one_error_line(capsys, command):
-    captured = capsys.readouterr()
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
-    assert lines[0].startswith(f"srtopt {command}: error: ")
-    return lines[0]
 
 
 def test_out_that_resolves_to_an_input_is_refused(workdir, fitted, capsys, monkeypatch):
@@ -641,23 +645,31 @@ def test_fit_cv_depths_without_cv_is_refused(workdir, capsys):
     assert "--cv-depths needs --cv K" in capsys.readouterr().err
 
 
-def test_fit_with_constraints_and_show_what_holds(tmp_path, capsys):
+@pytest.fixture
+def grouped(tmp_path):
+    """(tmp_path, the frame it holds as data.csv): 120 rows of features age, load, speed, a protected column
+    group ("a", "b") that shows in age, and y, shifted by 1 in group "b"."""
     rng = np.random.default_rng(3)
     X = rng.random((120, 3))
     group = np.where(X[:, 0] + 0.3 * rng.random(120) > 0.6, "b", "a")
     frame = pd.DataFrame({"age": X[:, 0], "load": X[:, 1], "speed": X[:, 2], "group": group,
                           "y": 2 * X[:, 0] - X[:, 2] + (group == "b")})
     frame.to_csv(tmp_path / "data.csv", index=False)
-    code = main(["fit", str(tmp_path / "data.csv"), "--target", "y", "--sensitive", "group", "--parity", "0.05",
-                 "--monotone", "speed=-1", "--leaf-bounds", "load=:0.5", "--out", str(tmp_path / "m.json"),
+    return tmp_path, frame
+
+
+def test_fit_with_constraints_and_show_what_holds(grouped, capsys):
+    folder, frame = grouped
+    code = main(["fit", str(folder / "data.csv"), "--target", "y", "--sensitive", "group", "--parity", "0.05",
+                 "--monotone", "speed=-1", "--leaf-bounds", "load=:0.5", "--out", str(folder / "m.json"),
                  "--quiet"])
     assert code == 0
-    model = srtopt.load(tmp_path / "m.json")
+    model = srtopt.load(folder / "m.json")
     assert model.feature_names_in_.tolist() == ["age", "load", "speed"] and model.groups_ == ["a", "b"]
-    prediction = model.predict(frame[["age", "load", "speed"]])
+    prediction, group = model.predict(frame[["age", "load", "speed"]]), frame["group"].to_numpy()
     assert abs(prediction[group == "b"].mean() - prediction[group == "a"].mean()) <= 0.05 + 1e-9
     capsys.readouterr()
-    assert main(["show", str(tmp_path / "m.json")]) == 0
+    assert main(["show", str(folder / "m.json")]) == 0
     table = capsys.readouterr().out.split("constraints (training data):")[1]
     assert re.search(r"parity:gap=0.05\s+mean\(b\) - mean\(a\)\s+within \+-0.05 .* yes", table)
     assert re.search(r"speed: splits using it\s+= 0\s+0\s+0\s+yes", table)
@@ -790,7 +802,7 @@ def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, ca
     (["predict", "{d}/m.json", "{d}/new.csv", "--proba", "--column", "p"],
      "--column names the one prediction column; --proba writes one column per class"),
 ])
-def test_classification_mistakes_print_one_line(irisdir, classifier_file, capsys, argv, message):
+def test_classification_mistakes_print_one_line(irisdir, classifier_file, refused, argv, message):
     d = str(irisdir)
     frame = pd.read_csv(irisdir / "iris.csv")
     frame.iloc[:50].to_csv(irisdir / "one.csv", index=False)
@@ -798,12 +810,7 @@ def test_classification_mistakes_print_one_line(irisdir, classifier_file, capsys
     if not (irisdir / "regression.json").exists():
         assert main(["fit", d + "/codes.csv", "--target", "code", "--quiet", "--max-iter", "1", "--out",
                      d + "/regression.json"]) == 0
-    capsys.readouterr()
-    assert main([a.replace("{d}", d) for a in argv]) == 2
-    captured = capsys.readouterr()
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
-    assert lines[0].startswith(f"srtopt {argv[0]}: error: ") and message.replace("{d}", d) in lines[0]
+    assert message.replace("{d}", d) in refused(argv, irisdir)
     assert not (irisdir / "x.json").exists()
 
 
@@ -828,23 +835,18 @@ def test_a_classifier_predicts_and_shows_without_the_estimator_stack(irisdir, cl
 
 
 # ---------------------------------------------------------------- a user's constraints
-def test_fit_takes_a_declared_constraint_and_says_what_holds(tmp_path, capsys):
-    rng = np.random.default_rng(3)
-    X = rng.random((120, 3))
-    group = np.where(X[:, 0] + 0.3 * rng.random(120) > 0.6, "b", "a")
-    frame = pd.DataFrame({"age": X[:, 0], "load": X[:, 1], "speed": X[:, 2], "group": group,
-                          "y": 2 * X[:, 0] - X[:, 2] + (group == "b")})
-    frame.to_csv(tmp_path / "data.csv", index=False)
-    code = main(["fit", str(tmp_path / "data.csv"), "--target", "y", "--sensitive", "group", "--depth", "2",
+def test_fit_takes_a_declared_constraint_and_says_what_holds(grouped, capsys):
+    folder, _ = grouped
+    code = main(["fit", str(folder / "data.csv"), "--target", "y", "--sensitive", "group", "--depth", "2",
                  "--constraint", "row_mean:value='residual',over='groups',lower=-0.01,upper=0.01",
-                 "--out", str(tmp_path / "m.json"), "--quiet"])
+                 "--out", str(folder / "m.json"), "--quiet"])
     out = capsys.readouterr().out
     assert code == 0 and "; constraints: 2 of 2 rows hold on the training data)" in out
-    assert main(["show", str(tmp_path / "m.json"), "--format", "html"]) == 0
+    assert main(["show", str(folder / "m.json"), "--format", "html"]) == 0
     page = capsys.readouterr().out
     assert '<table id="constraints-table">' in page and "mean residual of group b" in page
-    assert main(["fit", str(tmp_path / "data.csv"), "--target", "y", "--sensitive", "group",
-                 "--constraint", "group_bias:bound=1", "--out", str(tmp_path / "never.json")]) == 2
+    assert main(["fit", str(folder / "data.csv"), "--target", "y", "--sensitive", "group",
+                 "--constraint", "group_bias:bound=1", "--out", str(folder / "never.json")]) == 2
     assert "--constraint: unknown constraint 'group_bias:bound=1'; use one of 'monotone'" in capsys.readouterr().err
 
 

@@ -111,7 +111,7 @@ def test_unknown_and_unavailable_solvers_are_clear_errors():
         def available(self):
             return Availability(False, "pip install missing")
 
-        def solve(self, problem, x0):
+        def solve(self, problem, x0, *, deadline=None):
             raise AssertionError("never called")
 
     with pytest.raises(SolverUnavailableError, match="pip install missing"):

@@ -149,7 +149,7 @@ def test_solvers_that_cannot_take_a_constraint_refuse_it_naming_those_that_can(c
     class Mine:  # a user's adapter: it declares no constraint, so it is never handed one
         name = "mine"
 
-        def solve(self, problem, x0):
+        def solve(self, problem, x0, *, deadline=None):
             raise AssertionError("never called")
 
     assert not acceptance(Mine(), bn.formulation)

@@ -1,7 +1,8 @@
 """The one solver contract: every registered adapter says whether it is available (and why not),
 which formulations it accepts (and why not), its version; shares tol, max_iter, time_limit
-and verbosity; survives scikit-learn's clone; and maps its raw status through the one
-termination table.  register_solver adds a user's solver; "auto" picks per subproblem."""
+and verbosity; survives scikit-learn's clone; maps its raw status through the one termination
+table; stops by the deadline it is given and refuses the constraints it does not take.
+register_solver adds a user's solver; "auto" picks per subproblem."""
 
 import copy
 import time
@@ -14,7 +15,8 @@ from srtopt import SoftRegressionTree
 from srtopt.models.terms import FeatureL1, Huber, Penalty, SplitL1
 from srtopt.solvers import (SOLVERS, Acceptance, Availability, Solver, SolverResult, TerminationCondition,
                             make_solver, register_solver)
-from srtopt.solvers.base import acceptance
+from srtopt.solvers.base import CONSTRAINT_KINDS, acceptance
+from srtopt.solvers.deadline import Deadline
 
 from ..conftest import random_tree_problem
 
@@ -37,6 +39,111 @@ def test_every_adapter_follows_the_contract(kind, name):
     assert twin is not solver and twin.get_params() == params
     assert isinstance(solver.accepts(object()), Acceptance) and not solver.accepts(object())
     assert solver.accepts(object()).reason
+
+
+def _available(kind, name):
+    solver = SOLVERS[kind][name]()
+    if not solver.available():
+        pytest.skip(f"{kind}:{name} unavailable: {solver.available().install}")
+    return solver
+
+
+@pytest.fixture(scope="module")
+def formulations():
+    """One unconstrained formulation of each kind an adapter may take: a BN and an LN subproblem, a
+    WLR proxy, E over all variables, and a MILO tree model with its start loaded."""
+    from srtopt.milo.model import MILOSolution, MILOTree
+    from srtopt.training.nodec_dr import BranchStep, Thresholds
+
+    problem, omega, beta = random_tree_problem(np.random.default_rng(2), 2, n=50)
+    rows = np.arange(50)
+    wlr = BranchStep(None, None, Thresholds()).wlr_problem(problem, omega, beta, 1, rows, rows < 20)
+    X, y = problem.X[:20], problem.y[:20]
+    milo = MILOTree(X, y, 1)
+    milo.set_solution(MILOSolution(np.array([0]), np.array([0.5]), np.zeros(2), np.zeros((2, 3)),
+                                   np.where(X[:, 0] < 0.5, 2, 3)))
+    smooth = [problem.branch_subproblem(omega, beta, 1, (1, 2, 3), rows),
+              problem.leaf_subproblem(omega, beta, 1, problem.tree.leaves, rows), wlr, problem.full(omega, beta)]
+    for formulation in smooth:  # the compiled kernels loaded before any clock starts
+        formulation.evaluate(formulation.start())
+    return [*smooth, milo]
+
+
+@pytest.mark.parametrize("kind,name", ALL, ids=[f"{k}:{n}" for k, n in ALL])
+def test_every_adapter_returns_its_start_at_once_for_a_deadline_already_passed(formulations, kind, name):
+    from srtopt.solvers.milp import _values
+
+    solver = _available(kind, name)
+    problem = next(f for f in formulations if acceptance(solver, f))
+    milp = not hasattr(problem, "start")
+    start = _values(problem) if milp else problem.start()
+    began = time.perf_counter()
+    result = solver.solve(problem, None if milp else start, deadline=Deadline(0))
+    assert time.perf_counter() - began < 0.5
+    assert result.termination_condition is TerminationCondition.maxTimeLimit and not result.success
+    np.testing.assert_array_equal(result.x, start)
+    assert milp or result.objective == problem.evaluate(start)[0]
+
+
+def _carriers():
+    """{constraint kind: a subproblem that carries it}: fixed (a feature subset, BN), bounds (a monotone
+    leaf slope, LN), linear (parity, LN), nonlinear (parity, BN)."""
+    from srtopt.models.constraints import FeatureSubset, Monotone, Parity
+    from srtopt.models.srt import SRTProblem
+    from srtopt.tree import Tree
+
+    rng = np.random.default_rng(0)
+    X, groups = rng.random((80, 3)), rng.integers(0, 2, 80)
+    y, rows = rng.standard_normal(80) + 2 * groups, np.arange(80)
+    omega, beta = 2 * rng.standard_normal((3, 4)), rng.standard_normal((4, 4))
+
+    def problem(constraint):
+        return SRTProblem(X, y, Tree(2), mu=1.3, lambda_w=0.05, lambda_b=0.02, groups=groups, constraints=(constraint,))
+
+    bn = lambda p: p.branch_subproblem(omega, beta, 1, (1, 2, 3), rows)  # noqa: E731
+    ln = lambda p: p.leaf_subproblem(omega, beta, 1, p.tree.leaves, rows)  # noqa: E731
+    carriers = {"fixed": bn(problem(FeatureSubset([0, 1]))), "bounds": ln(problem(Monotone([1, 0, 0]))),
+                "linear": ln(problem(Parity(0.01))), "nonlinear": bn(problem(Parity(0.01)))}
+    assert {kind: sorted(sub.constraint_kinds()) for kind, sub in carriers.items()} == {
+        kind: [kind] for kind in carriers}
+    return carriers
+
+
+@pytest.mark.parametrize("kind,name", ALL, ids=[f"{k}:{n}" for k, n in ALL])
+def test_every_adapter_refuses_the_constraints_it_does_not_take(kind, name):
+    solver = _available(kind, name)
+    for constraint, problem in _carriers().items():
+        if constraint in solver.takes_constraints:
+            continue
+        assert not acceptance(solver, problem)
+        with pytest.raises(ValueError, match=f"does not take its constraints \\({constraint}\\)"):
+            solver.solve(problem, deadline=Deadline(60))
+    assert solver.takes_constraints <= CONSTRAINT_KINDS
+
+
+@pytest.mark.parametrize("time_limit,seconds,bound", [(100.0, 5.0, 5.0), (2.0, 60.0, 2.0), (None, None, np.inf)])
+def test_highs_qp_gives_each_qp_the_time_left_to_the_earlier_of_its_limit_and_the_deadline(
+        formulations, time_limit, seconds, bound):
+    solver = make_solver("ln", "highs", time_limit=time_limit)
+    result = solver.solve(formulations[1], deadline=Deadline(seconds))
+    assert result.success and 0 < solver._highs.getOptionValue("time_limit")[1] <= bound
+
+
+def test_an_adapter_whose_solve_does_not_take_the_deadline_is_refused_at_configuration():
+    class Old:
+        name = "old"
+
+        def solve(self, problem, x0):
+            raise AssertionError("never called")
+
+    class OldSubclass(Halving):
+        def _solve(self, problem, x0):
+            raise AssertionError("never called")
+
+    with pytest.raises(ValueError, match="'old': solve must take the deadline"):
+        make_solver("bn", Old())
+    with pytest.raises(ValueError, match="_solve must take the deadline, _solve\\(problem, x0, deadline\\)"):
+        make_solver("bn", OldSubclass())
 
 
 @pytest.fixture
@@ -159,7 +266,7 @@ class Halving(Solver):
         super().__init__(tol, max_iter, time_limit, verbosity)
         self.step = step
 
-    def _solve(self, problem, x0):
+    def _solve(self, problem, x0, deadline):
         x = x0.copy()
         for _ in range(self.max_iter):
             x = x - self.step * problem.evaluate(x)[1]

@@ -1,4 +1,5 @@
-"""srtopt.solvers.deadline: the one time budget, its arithmetic and the active deadline."""
+"""srtopt.solvers.deadline: the one time budget, its arithmetic; a plain value that nothing reads
+unless it is passed."""
 
 import math
 
@@ -32,27 +33,17 @@ def test_a_deadline_of_zero_seconds_has_passed():
     assert Deadline(0).passed() and Deadline(0).left() <= 0
 
 
-def test_the_active_deadline_is_the_innermost_block_and_restored_after():
-    assert Deadline.active().left() == math.inf  # outside any block
-    outer, inner = Deadline(3600), Deadline(0)
-    with outer:
-        assert Deadline.active() is outer and not should_stop()
-        with inner:
-            assert Deadline.active() is inner and should_stop()
-            with outer:  # the same object may be entered again
-                assert Deadline.active() is outer
-            assert Deadline.active() is inner
-        assert Deadline.active() is outer
-    assert Deadline.active().left() == math.inf
+def test_should_stop_reads_the_deadline_it_is_given():
+    assert should_stop(Deadline(0)) and not should_stop(Deadline(3600)) and not should_stop(Deadline())
 
 
-def test_a_thread_has_its_own_active_deadline():
-    import threading
+def test_no_deadline_is_ambient():
+    """The deadline is not a context: a Deadline is no context manager, and nothing in the package
+    reads one it was not handed (no contextvars, no Deadline.active)."""
+    import pathlib
 
-    seen = []
-    with Deadline(0):
-        thread = threading.Thread(target=lambda: seen.append(Deadline.active().passed()))
-        thread.start()
-        thread.join()
-        assert Deadline.active().passed()
-    assert seen == [False]
+    import srtopt
+
+    assert not hasattr(Deadline, "__enter__") and not hasattr(Deadline, "active")
+    sources = pathlib.Path(srtopt.__file__).parent.rglob("*.py")
+    assert not [path.name for path in sources if "contextvars" in path.read_text()]

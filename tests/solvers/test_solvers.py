@@ -160,7 +160,7 @@ class _SignalsItself:
     def __init__(self, stops_on_interrupt):
         self.stops_on_interrupt = stops_on_interrupt
 
-    def solve(self, problem, x0):
+    def solve(self, problem, x0, *, deadline=None):
         import os
         import signal
 
@@ -238,7 +238,7 @@ class _SeesHandler:
     def __init__(self, python_loop):
         self.python_loop, self.seen = python_loop, None
 
-    def solve(self, problem, x0):
+    def solve(self, problem, x0, *, deadline=None):
         import signal
 
         self.seen = signal.getsignal(signal.SIGINT)
@@ -266,20 +266,31 @@ def test_solvers_with_a_python_loop_run_under_the_callers_sigint_handler(rng):
     assert not getattr(make_solver("bn", "ipopt"), "python_loop", False)
 
 
-@pytest.mark.parametrize("spec", ["l-bfgs-b", "ipopt", "slsqp"])
-def test_a_passed_deadline_stops_the_solver_at_its_first_iteration(rng, spec):
-    """time_limit reaches the solvers: inside an active Deadline, they poll should_stop() each iteration."""
-    from srtopt.solvers import make_solver
+@pytest.mark.parametrize("spec", ["l-bfgs-b", "ipopt", "slsqp", "trust-exact", "newton", "prox-gradient"])
+def test_a_deadline_that_passes_during_the_solve_stops_the_solver_at_its_next_iteration(rng, spec):
+    """The deadline given to solve reaches the solver's loop (IPOPT's iteration callback, SciPy's
+    callback, Newton's and the proximal gradient's loops): it passes at the third evaluation of the
+    objective (its moment moved, whatever the clock), and the solve returns its current point."""
+    from srtopt.solvers import TerminationCondition, make_solver
     from srtopt.solvers.deadline import Deadline
 
     problem, omega, beta = random_tree_problem(rng, 2)
     sub = problem.branch_subproblem(omega, beta, 1, (1, 2, 3), np.arange(60))
-    solver = make_solver("bn", spec)
+    solver = make_solver("bn", spec, tol=1e-14)
     free = solver.solve(sub, sub.start())
-    with Deadline(0):
-        stopped = solver.solve(sub, sub.start())
-    assert free.iterations > 2
-    assert stopped.iterations <= 1 and not stopped.success
+    deadline, calls, evaluate = Deadline(), [], sub.evaluate
+
+    def evaluate_until_the_deadline(x):
+        calls.append(x)
+        if len(calls) == 3:
+            deadline.at = -np.inf  # the deadline passes now
+        return evaluate(x)
+
+    sub.evaluate = evaluate_until_the_deadline
+    stopped = solver.solve(sub, sub.start(), deadline=deadline)
+    assert free.iterations > 3 and stopped.iterations <= 3, (free.iterations, stopped.iterations)
+    assert stopped.termination_condition is TerminationCondition.maxTimeLimit and stopped.usable()
+    assert stopped.objective <= sub.value(sub.start())
 
 
 def test_l_bfgs_b_solves_the_bn_subproblem_in_scaled_variables_and_returns_omega(rng):

@@ -16,14 +16,14 @@ from srtopt.tree import Tree
 class Raising:
     name = "raising"
 
-    def solve(self, problem, x0):
+    def solve(self, problem, x0, *, deadline=None):
         raise RuntimeError("injected fault")
 
 
 class ReturnsNaN:
     name = "nan"
 
-    def solve(self, problem, x0):
+    def solve(self, problem, x0, *, deadline=None):
         return SolverResult(np.full_like(x0, np.nan), float("nan"), False, "nan point", 1, 0.0)
 
 
@@ -32,7 +32,7 @@ class ReportsFailure:
 
     name = "failing"
 
-    def solve(self, problem, x0):
+    def solve(self, problem, x0, *, deadline=None):
         x = np.asarray(x0, float) + 0.05
         return SolverResult(x, float(problem.evaluate(x)[0]), False, "Maximum_Iterations_Exceeded", 3, 0.0)
 

@@ -1,5 +1,5 @@
 """srtopt.training.feasibility: the start restored and the predictions polished to the
-constraints, each solving only before the active deadline."""
+constraints, each solving only before the deadline it is given."""
 
 import numpy as np
 
@@ -26,8 +26,7 @@ def test_restore_and_polish_solve_before_the_deadline_and_leave_the_coefficients
     assert problem.violation(omega, beta) > FEASIBILITY_TOL
     assert problem.violation(*restore(problem, omega, beta, solver)) <= FEASIBILITY_TOL
     assert not np.array_equal(polish(problem, omega, beta, solver), beta)
-    with Deadline(0):
-        late_omega, late_beta = restore(problem, omega, beta, solver)
-        assert polish(problem, omega, beta, solver) is beta
+    late_omega, late_beta = restore(problem, omega, beta, solver, Deadline(0))
+    assert polish(problem, omega, beta, solver, deadline=Deadline(0)) is beta
     for late, projected in zip((late_omega, late_beta), problem.project(omega, beta)):
         np.testing.assert_array_equal(late, projected)
