@@ -41,9 +41,12 @@ def mpg_tree(auto_mpg):
 def pages(mpg_tree, auto_mpg, tmp_path_factory):
     folder = tmp_path_factory.mktemp("html")
     orrt = ORRTRegressor(depth=2, mu=1.0, solver="slsqp", max_iter=30, random_state=0).fit(*auto_mpg)
+    spline = SoftRegressionTree(depth=2, leaf="spline", clip_predictions=False, random_state=0).fit(*auto_mpg)
     export_html(mpg_tree, folder / "srt.html")
     export_html(orrt, folder / "orrt.html", X=auto_mpg[0], y=auto_mpg[1])
-    return {"srt": (mpg_tree, folder / "srt.html"), "orrt": (orrt, folder / "orrt.html")}
+    export_html(spline, folder / "spline.html")
+    return {"srt": (mpg_tree, folder / "srt.html"), "orrt": (orrt, folder / "orrt.html"),
+            "spline": (spline, folder / "spline.html")}
 
 
 @pytest.fixture(scope="module")
@@ -214,6 +217,28 @@ def test_a_row_typed_into_the_form(browser, pages, auto_mpg):
     field.clear()
     browser.find_element("id", "route").click()
     assert browser.find_element("id", "row-error").text == "not a number: weight"
+    assert _console_errors(browser) == []
+
+
+@pytest.mark.parametrize("stretch", [1.0, 1.5])
+def test_a_spline_page_routes_a_row_and_shows_each_features_contribution(browser, pages, auto_mpg, stretch):
+    """The page's script evaluates the spline leaves (their curves as pieces, linear beyond the training range:
+    ``stretch`` 1.5 sends the row out of it) as predict() does, and splits the HBP leaf's prediction into the
+    intercept and each feature's effect b_j x_s + W_j(x_s) c_j (times y's standard deviation)."""
+    model, path = pages["spline"]
+    row = auto_mpg[0].iloc[[7]] * stretch
+    _open(browser, path, _row_query(row, 0))
+    _check_route(browser, model, row)
+    cells = browser.find_elements("css selector", "[data-contribution]")
+    shown = np.array([float(cell.get_attribute("data-contribution")) for cell in cells])
+    assert shown.sum() == pytest.approx(model.predict(row)[0], rel=1e-10)
+    leaves, basis = model.leaf_model_, model.leaf_model_.basis
+    Xs = model.scaler_.transform(row.to_numpy())
+    coef = model.beta_[Tree(2).leaf_index(int(model.apply(row)[0]))]
+    expected = [model.scaler_.y_mean + model.scaler_.y_std * coef[0]]
+    expected += [model.scaler_.y_std * (leaves.design(Xs)[0, basis.feature_columns(j)] @ coef[basis.feature_columns(j)])
+                 for j in range(model.n_features_in_)]
+    np.testing.assert_allclose(shown, expected, rtol=1e-9, atol=1e-9)
     assert _console_errors(browser) == []
 
 

@@ -1,0 +1,132 @@
+"""Spline leaves (leaf="spline") of both soft trees: what they fit, what they keep of the constraints, what a
+file keeps of them, and the refusals."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from srtopt import SoftClassificationTree, SoftRegressionTree, load
+from srtopt.persistence import read_view
+
+
+def _truth(X):
+    """sin(9 x0) + 4 (x1 - 1/2)^2: additive and bent, so that a line per leaf needs many leaves."""
+    return np.sin(9 * X[:, 0]) + 4 * (X[:, 1] - 0.5) ** 2
+
+
+@pytest.fixture(scope="module")
+def curved():
+    rng = np.random.default_rng(0)
+    X = rng.random((600, 3))
+    return X, _truth(X) + 0.1 * rng.standard_normal(600)
+
+
+@pytest.fixture(scope="module")
+def spline_tree(curved):
+    return SoftRegressionTree(depth=2, leaf="spline", random_state=0).fit(*curved)
+
+
+def _held_out_r2(model, seed=1):
+    X = np.random.default_rng(seed).random((2000, 3))
+    return model.score(X, _truth(X))
+
+
+def test_spline_leaves_fit_curves_that_linear_leaves_cannot(curved, spline_tree):
+    linear = SoftRegressionTree(depth=2, random_state=0).fit(*curved)
+    assert _held_out_r2(spline_tree) > 0.98 > 0.9 > _held_out_r2(linear)  # measured: 0.999 and 0.818
+    assert spline_tree.leaf_model_.basis.kind == "spline" and sorted(spline_tree.leaf_model_.basis.curves) == [0, 1, 2]
+    assert spline_tree.beta_.shape[1] == spline_tree.leaf_model_.basis.n_columns
+
+
+def test_a_strong_smoothing_gives_the_linear_leaves_back(curved):
+    linear = SoftRegressionTree(depth=1, random_state=0, leaf_ridge=1.0).fit(*curved)
+    stiff = SoftRegressionTree(depth=1, random_state=0, leaf_ridge=1.0, leaf="spline:smoothing=1e9").fit(*curved)
+    X = np.random.default_rng(3).random((200, 3))
+    np.testing.assert_allclose(stiff.predict(X), linear.predict(X), atol=2e-3)
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_a_monotone_feature_never_moves_against_its_sign(curved, sign):
+    X, y = curved
+    tree = SoftRegressionTree(depth=2, leaf="spline", random_state=0, monotonic_cst={0: sign}).fit(X, y)
+    rng = np.random.default_rng(4)
+    grid = rng.uniform(-1.0, 2.0, (300, 3))  # beyond the training range: the extrapolation too
+    for _ in range(3):
+        moved = grid.copy()
+        moved[:, 0] += rng.uniform(0.0, 0.5, 300)
+        assert np.all(sign * (tree.predict(moved) - tree.predict(grid)) >= -1e-9)
+        grid = moved
+    assert all(row["holds"] for row in tree.constraint_report_)
+
+
+def test_parity_holds_with_spline_leaves(curved):
+    X, y = curved
+    groups = (X[:, 2] > 0.5).astype(int)
+    tree = SoftRegressionTree(depth=2, leaf="spline", random_state=0, constraints="parity:gap=0.05").fit(
+        X, y + groups, sensitive_features=groups)
+    assert all(row["holds"] for row in tree.constraint_report_)
+    prediction = tree.predict(X)
+    assert abs(prediction[groups == 1].mean() - prediction[groups == 0].mean()) <= 0.05 + 1e-6
+
+
+def test_a_feature_budget_keeps_the_curves_of_its_features_only(curved):
+    X, y = curved
+    tree = SoftRegressionTree(depth=1, leaf="spline", random_state=0, max_features=2).fit(X, y)
+    assert tree.n_features_used_ <= 2
+    dropped = sorted(set(range(3)) - set(tree.selected_features_))
+    basis = tree.leaf_model_.basis
+    for j in dropped:
+        assert np.all(tree.beta_[:, basis.feature_columns(j)] == 0) and np.all(tree.omega_[:, 1 + j] == 0)
+
+
+def test_a_spline_tree_is_saved_and_read_back(spline_tree, curved, tmp_path):
+    path = tmp_path / "spline.json"
+    spline_tree.save(path)
+    X = np.random.default_rng(5).uniform(-0.5, 1.5, (100, 3))
+    np.testing.assert_array_equal(load(path).predict(X), spline_tree.predict(X))
+    np.testing.assert_array_equal(read_view(path).predict(X), spline_tree.predict(X))
+
+
+def test_spline_classification_leaves(tmp_path):
+    rng = np.random.default_rng(6)
+    X = rng.random((500, 2))
+    labels = np.where(np.sin(6 * X[:, 0]) + 0.3 * rng.standard_normal(500) > X[:, 1], "up", "down")
+    tree = SoftClassificationTree(depth=1, leaf="spline", random_state=0).fit(X, labels)
+    logistic = SoftClassificationTree(depth=1, random_state=0).fit(X, labels)
+    test = rng.random((2000, 2))
+    truth = np.where(np.sin(6 * test[:, 0]) > test[:, 1], "up", "down")
+    assert np.mean(tree.predict(test) == truth) > np.mean(logistic.predict(test) == truth) + 0.03
+    proba = tree.predict_proba(rng.uniform(-2.0, 3.0, (50, 2)))
+    assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1.0)
+    tree.save(tmp_path / "c.json")
+    np.testing.assert_array_equal(read_view(tmp_path / "c.json").predict_proba(test), tree.predict_proba(test))
+
+
+def test_a_class_recall_bound_holds_with_spline_leaves():
+    rng = np.random.default_rng(7)
+    X = rng.random((400, 2))
+    labels = np.where(X[:, 0] + 0.4 * rng.standard_normal(400) > 0.7, "B", "A")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the bound holds: no warning
+        tree = SoftClassificationTree(depth=1, leaf="spline", random_state=0,
+                                      constraints="class_recall:class=B,lower=0.9").fit(X, labels)
+    assert np.mean(tree.predict(X[labels == "B"]) == "B") >= 0.9
+
+
+@pytest.mark.parametrize("estimator, leaf, message", [
+    (SoftRegressionTree, "spline:n_knots=2", "n_knots must be an integer >= 3"),
+    (SoftRegressionTree, "spline:smoothing=-1", "smoothing must be 'gcv' or a number > 0"),
+    (SoftRegressionTree, "spline:knots=4", "unknown option 'knots'"),
+    (SoftRegressionTree, "quadratic", "leaf must be 'linear', 'spline'"),
+    (SoftClassificationTree, "linear", "leaf must be 'constant', 'logistic', 'spline'"),
+])
+def test_bad_leaf_specs_are_refused_in_one_line(curved, estimator, leaf, message):
+    X, y = curved
+    with pytest.raises(ValueError, match=message):
+        estimator(leaf=leaf).fit(X, y if estimator is SoftRegressionTree else y > 1)
+
+
+def test_feature_l1_says_it_takes_linear_leaves(curved):
+    with pytest.raises(ValueError, match="feature_l1 groups each feature's split weights and linear leaf weights"):
+        SoftRegressionTree(leaf="spline", penalty="feature_l1:strength=0.01,relax=False").fit(*curved)

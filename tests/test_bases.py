@@ -1,0 +1,121 @@
+"""The leaf bases: the spline basis is scikit-learn's SplineTransformer basis (same knots, linear
+extrapolation), holds the linear leaf, its wiggle map turns the l2 term into the P-spline penalty, its
+pieces evaluate to its columns, and its file form is checked."""
+
+import numpy as np
+import pytest
+from sklearn.preprocessing import SplineTransformer
+
+from srtopt.bases import (ConstantBasis, LinearBasis, SplineBasis, basis_from_json, bspline_design, greville,
+                          knot_vector, wiggle_map)
+
+
+@pytest.fixture(scope="module")
+def rows():
+    rng = np.random.default_rng(0)
+    X = rng.random((400, 3))
+    X[:, 2] = rng.integers(0, 2, 400)  # a binary column: no curve
+    return X
+
+
+def test_the_basis_is_scikit_learns_spline_basis_with_linear_extrapolation(rows):
+    basis = SplineBasis.fit(rows, n_knots=5)
+    assert sorted(basis.curves) == [0, 1]
+    knots, _ = basis.curves[0]
+    reference = SplineTransformer(knots=knots[:, None], degree=3, extrapolation="linear").fit(rows[:, [0]])
+    x = np.linspace(-0.5, 1.5, 81)
+    np.testing.assert_allclose(bspline_design(x, knot_vector(knots, 3), 3), reference.transform(x[:, None]),
+                               atol=1e-13)
+
+
+def test_the_spline_basis_holds_the_linear_leaf_and_the_wiggles_are_the_penalty(rows):
+    basis = SplineBasis.fit(rows)
+    knots, M = basis.curves[0]
+    t = knot_vector(knots, 3)
+    x = np.linspace(-1.0, 2.0, 61)  # extrapolation included
+    B = bspline_design(x, t, 3)
+    np.testing.assert_allclose(B @ greville(t, 3), x, atol=1e-12)  # the function x
+    np.testing.assert_allclose(B.sum(axis=1), 1.0, atol=1e-12)  # the function 1
+    g = greville(t, 3)
+    first = np.diff(np.eye(len(g)), axis=0) / np.diff(g)[:, None]
+    D2 = np.diff(first, axis=0) / ((g[2:] - g[:-2]) / 2)[:, None]
+    c = np.random.default_rng(1).standard_normal(M.shape[1])
+    assert np.sum((D2 @ (M @ c)) ** 2) == pytest.approx(np.sum(c**2), rel=1e-9)
+    assert np.abs(D2 @ g).max() < 1e-9  # x is not penalized
+    Xa = basis.with_scale(0.3).design(rows)
+    assert Xa.shape == (400, basis.n_columns) and np.linalg.matrix_rank(Xa) == basis.n_columns
+    np.testing.assert_allclose(basis.with_scale(0.3).wiggle(0, rows[:, 0]), 0.3 * bspline_design(rows[:, 0], t, 3) @ M)
+
+
+def test_a_curve_is_its_linear_term_plus_its_wiggle(rows):
+    basis = SplineBasis.fit(rows).with_scale(0.5)
+    coef = np.random.default_rng(2).standard_normal(basis.n_columns)
+    x = np.linspace(-0.2, 1.2, 15)
+    X = np.zeros((15, 3))
+    X[:, 1] = x
+    expected = basis.design(X) @ coef - basis.design(np.zeros((1, 3)))[0] @ coef  # only feature 1 moves
+    curve = basis.curve(1, coef, x) - basis.curve(1, coef, np.zeros(1))
+    np.testing.assert_allclose(curve, expected, atol=1e-12)
+    a = basis.bspline_coefficients(1, coef)
+    knots, _ = basis.curves[1]
+    np.testing.assert_allclose(bspline_design(x, knot_vector(knots, 3), 3) @ a, basis.curve(1, coef, x), atol=1e-12)
+
+
+def test_the_pieces_evaluate_to_the_columns(rows):
+    basis = SplineBasis.fit(rows).with_scale(0.7)
+    pieces = basis.pieces(0)
+    breaks = np.asarray(pieces["breaks"])
+
+    def evaluate(column, v):
+        if v < breaks[0]:
+            return column["left"][0] + column["left"][1] * (v - breaks[0])
+        if v > breaks[-1]:
+            return column["right"][0] + column["right"][1] * (v - breaks[-1])
+        i = min(int(np.searchsorted(breaks, v, side="right")) - 1, len(breaks) - 2)
+        return np.polyval(column["coef"][i], v - breaks[i])
+
+    x = np.linspace(-0.4, 1.4, 37)
+    evaluated = np.array([[0.7 * evaluate(column, v) for column in pieces["columns"]] for v in x])
+    np.testing.assert_allclose(evaluated, basis.wiggle(0, x), atol=1e-12)
+
+
+def test_feature_columns_and_bounds(rows):
+    basis = SplineBasis.fit(rows)
+    owners = basis.column_features()
+    assert owners[0] == -1 and list(owners[1:4]) == [0, 1, 2]
+    assert all(owners[c] == 1 for c in basis.feature_columns(1)) and len(basis.feature_columns(2)) == 1
+    lower, upper = np.full(4, -np.inf), np.full(4, np.inf)
+    lower[2] = 0.0  # feature 1 increasing: a line in every leaf
+    lo, hi = basis.column_bounds(lower, upper)
+    assert np.all(lo[basis.wiggle_columns(1)] == 0) and np.all(hi[basis.wiggle_columns(1)] == 0)
+    assert np.all(np.isinf(lo[basis.wiggle_columns(0)])) and lo[2] == 0.0
+    assert ConstantBasis(3).column_bounds(lower, upper)[0].shape == (1,)
+
+
+@pytest.mark.parametrize("basis", [ConstantBasis(3), LinearBasis(3), "spline"])
+def test_the_file_form_gives_the_same_basis(rows, basis):
+    basis = SplineBasis.fit(rows).with_scale(0.25) if basis == "spline" else basis
+    again = basis_from_json(basis.to_json())
+    assert again == basis
+    np.testing.assert_array_equal(again.design(rows), basis.design(rows))
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda d: d.update(kind="quadratic"), "unknown leaf basis"),
+    (lambda d: d.update(scale=-1.0), "out of range"),
+    (lambda d: d["curves"][0].update(knots=[0.0, 0.5, 0.4, 1.0, 1.1]), "do not make a spline"),
+    (lambda d: d["curves"][0].update(feature=7), "do not make a spline"),
+    (lambda d: d["curves"][0].update(map=[[1.0]]), "do not make a spline"),
+    (lambda d: d.pop("degree"), "malformed spline leaf basis"),
+])
+def test_a_malformed_file_form_is_refused(rows, edit, match):
+    doc = SplineBasis.fit(rows).to_json()
+    edit(doc)
+    with pytest.raises(ValueError, match=match):
+        basis_from_json(doc)
+
+
+def test_wiggle_map_has_the_penalty_range():
+    t = knot_vector(np.array([0.0, 0.2, 0.5, 0.9, 1.0]), 3)
+    M = wiggle_map(t, 3)
+    assert M.shape == (7, 5) and np.linalg.matrix_rank(M) == 5
