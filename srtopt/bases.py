@@ -341,8 +341,11 @@ def bspline_design(x: np.ndarray, t: np.ndarray, degree: int) -> np.ndarray:
 BASES = {"constant": ConstantBasis, "linear": LinearBasis, "spline": SplineBasis}
 
 
-def basis_from_json(doc: dict) -> Basis:
-    """The basis of its file form (``Basis.to_json``); ValueError for an unknown kind or a malformed one."""
+def basis_from_json(doc) -> Basis | str:
+    """The basis of its file form (``Basis.to_json``), or a spec string as it is (a basis not yet fitted);
+    ValueError for an unknown kind or a malformed one."""
+    if isinstance(doc, str):
+        return doc
     if not isinstance(doc, dict) or doc.get("kind") not in BASES:
         raise ValueError(f"unknown leaf basis {doc!r}: expected one of {', '.join(BASES)}")
     try:

@@ -19,9 +19,8 @@ import numba
 import numpy as np
 from scipy.special import expit
 
-from .routing import (CHUNK_ROWS, class_design, class_probabilities, hbp_class_probabilities,  # noqa: F401
-                      hbp_class_scores, hbp_leaves, hbp_predict, hbp_prediction, leaf_design, row_chunks,
-                      split_design)
+from .routing import (CHUNK_ROWS, class_probabilities, hbp_leaves, hbp_predict, leaf_design,  # noqa: F401
+                      row_chunks, split_design)
 from .tree import Tree
 
 def split_probabilities(Z: np.ndarray, omega: np.ndarray, mu: float) -> np.ndarray:

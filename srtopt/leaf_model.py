@@ -56,9 +56,9 @@ class Identity:
         raise ValueError("a leaf model of one value predicts numbers, not class probabilities (fit a "
                          "SoftClassificationTree)")
 
-    def score_names(self, classes=None) -> list[str]:
-        """How the views name the score in original units (the scaled one adds "_s")."""
-        return ["y"]
+    def score_names(self, classes=None, scaled=False) -> list[str]:
+        """How the views name the score: "y", or "y_s" in the scaled units."""
+        return ["y_s" if scaled else "y"]
 
     def leaf_name(self, basis_kind: str) -> str:
         """The leaves' name for a basis kind: the kind itself ("linear", "spline")."""
@@ -95,8 +95,8 @@ class Softmax:
     def probabilities(self, outputs):
         return outputs
 
-    def score_names(self, classes=None) -> list[str]:
-        """"logit p(B)" of two classes, else "score(c)" per class."""
+    def score_names(self, classes=None, scaled=False) -> list[str]:
+        """"logit p(B)" of two classes, else "score(c)" per class (in both units)."""
         names = [str(c) for c in classes] if classes is not None else [f"class {k}" for k in range(self.n_classes)]
         return [f"logit p({names[1]})"] if self.n_classes == 2 else [f"score({name})" for name in names]
 
@@ -184,8 +184,10 @@ class LeafModel:
 
     # ------------------------------------------------------------------ file form
     def to_json(self) -> dict:
-        """The file form: {"kind", "basis", "link"} (and what a subclass adds)."""
-        return {"kind": self.kind, "basis": self.basis.to_json(), "link": self.link.to_json()}
+        """The file form: {"kind", "basis", "link"} (and what a subclass adds); a basis not yet fitted is its
+        spec (a string)."""
+        basis = self.basis if isinstance(self.basis, str) else self.basis.to_json()
+        return {"kind": self.kind, "basis": basis, "link": self.link.to_json()}
 
     @classmethod
     def from_json(cls, doc: dict) -> "LeafModel":
@@ -277,15 +279,21 @@ def register_leaf_model(cls):
 def leaf_model_from_json(doc) -> LeafModel:
     """The leaf model of its file form: its registered class's ``from_json``, else, for a kind this process
     has not registered, a :class:`LeafModel` that predicts and reads (the basis and link are enough)."""
-    if not isinstance(doc, dict) or not isinstance(doc.get("basis"), dict) or not isinstance(doc.get("link"), dict):
+    if (not isinstance(doc, dict) or not isinstance(doc.get("basis"), (dict, str))
+            or not isinstance(doc.get("link"), dict)):
         raise ValueError(f"malformed leaf model {str(doc)[:80]!r}: expected an object with basis and link")
-    if doc["link"].get("name") not in LINKS:
-        raise ValueError(f"unknown leaf link {doc['link'].get('name')!r}; expected one of {', '.join(LINKS)}")
     cls = LEAF_MODELS.get(doc.get("kind"), LeafModel)
+    if cls is LeafModel and doc["link"].get("name") not in LINKS:
+        raise ValueError(f"unknown leaf link {doc['link'].get('name')!r} of a {doc.get('kind')!r} leaf model; "
+                         f"expected one of {', '.join(LINKS)} (a leaf model of your own: import the module that "
+                         f"registers it, register_leaf_model, before loading)")
     try:
         model = cls.from_json(doc)
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed leaf model: {exc}") from None
     if cls is LeafModel:
         model.kind = str(doc.get("kind"))  # a kind this process has not registered: saved again as it was
+    if model.link.to_json() != doc["link"]:
+        raise ValueError(f"a {doc.get('kind')!r} leaf model has the link {model.link.to_json()}, the file says "
+                         f"{doc['link']}")
     return model

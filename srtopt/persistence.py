@@ -166,7 +166,8 @@ def to_dict(model) -> dict:
     for key, value in model.get_params(deep=False).items():
         if key in EXCLUDED_PARAMS:
             continue
-        encoded = _constraint_specs(value) if key == "constraints" else encode_value(value)
+        encoded = (_constraint_specs(value) if key == "constraints" else
+                   {"leaf_model": value.to_json()} if isinstance(value, LeafModel) else encode_value(value))
         params[key] = {"unserializable": repr(value)} if encoded is NO_JSON else encoded
     state = {attr: encode_array(getattr(model, attr)) for attr in entry.arrays if hasattr(model, attr)}
     if entry.classifier:
@@ -468,7 +469,8 @@ def from_dict(doc, source="model") -> object:
             warnings.warn(f"{source}: parameter {key}={value['unserializable']} was not stored; "
                           f"using the default {signature[key].default!r}", UserWarning, stacklevel=3)
             continue
-        kwargs[key] = decode_value(value, f"params.{key}")
+        kwargs[key] = (leaf_model_from_json(value["leaf_model"]) if isinstance(value, dict) and set(value) == {"leaf_model"}
+                       else decode_value(value, f"params.{key}"))
     model = cls(**kwargs)
     if hasattr(model, "_check_params"):
         try:

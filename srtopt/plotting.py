@@ -14,7 +14,7 @@ from __future__ import annotations
 import textwrap
 
 from .export.nodes import (CURVE_GRID, RANKING, UNITS, as_view, classes_note, drawn_nodes, drawn_tree,
-                           feature_names_of, node_labels, pruned_note, scaling_of, score_name, tree_of)
+                           feature_names_of, node_labels, pruned_note, scaling_of, tree_of)
 
 GAP_X, GAP_Y, MARGIN, PAD = 2.5, 4.0, 1.5, 0.4  # between boxes, between rows, around, in the box: x font size
 
@@ -223,7 +223,7 @@ def plot_leaf_curves(model, leaves=None, top=4, score=0, feature_names=None, uni
     if axes is None:
         _, axes = plt.subplots(len(leaves), len(features), figsize=(2.6 * len(features), 1.9 * len(leaves)),
                                squeeze=False, sharey="row", constrained_layout=True)
-    name = score_name(model, score) if model.is_classifier else ("y" if units == "original" else "y_s")
+    name = leaf_model.link.score_names(model.classes_, scaled=units == "scaled")[score]
     for r, t in enumerate(leaves):
         for c, j in enumerate(features):
             ax = axes[r, c]

@@ -49,13 +49,6 @@ def hbp_predict(X: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) 
     return np.einsum("ij,ij->i", Xa, beta[tree.leaf_rows(leaves)])
 
 
-def hbp_prediction(Xs, omega, beta, tree: Tree, scaling, y_range=None) -> np.ndarray:
-    """SoftRegressionTree's prediction in y's units: :func:`hbp_predict` of the scaled rows ``Xs``,
-    unscaled by ``scaling`` (its ``inverse_y``) and clipped to ``y_range`` = (low, high) when given."""
-    prediction = scaling.inverse_y(hbp_predict(Xs, omega, beta, tree))
-    return prediction if y_range is None else np.clip(prediction, *y_range)
-
-
 def class_probabilities(U: np.ndarray, n_classes: int) -> np.ndarray:
     """softmax of the K class scores, (..., K), from the K' free scores U (..., K'): for two classes
     U holds the second class's score, the first class's being 0.
@@ -70,24 +63,5 @@ def class_probabilities(U: np.ndarray, n_classes: int) -> np.ndarray:
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
-def class_design(X: np.ndarray, constant: bool) -> np.ndarray:
-    """The leaf design of a classification leaf: a column of ones (constant leaves) or [1, X]."""
-    return np.ones((X.shape[0], 1)) if constant else leaf_design(X)
-
-
-def hbp_class_scores(Xs, omega, beta, tree: Tree, constant: bool) -> np.ndarray:
-    """The K' free class scores (n, K') of the HBP leaf of every scaled row: u = B_l Xa_i, beta_l viewed
-    as K' x q."""
-    leaves = hbp_leaves(split_design(Xs), omega, tree)
-    Xa = class_design(Xs, constant)
-    B = beta[tree.leaf_rows(leaves)].reshape(len(Xs), -1, Xa.shape[1])
-    return np.einsum("iq,ikq->ik", Xa, B)
-
-
-def hbp_class_probabilities(Xs, omega, beta, tree: Tree, n_classes: int, constant: bool) -> np.ndarray:
-    """SoftClassificationTree's class probabilities (n, K): those of the HBP leaf of every scaled row."""
-    return class_probabilities(hbp_class_scores(Xs, omega, beta, tree, constant), n_classes)
-
-
-__all__ = ["CHUNK_ROWS", "class_design", "class_probabilities", "hbp_class_probabilities", "hbp_class_scores",
-           "hbp_leaves", "hbp_predict", "hbp_prediction", "leaf_design", "row_chunks", "split_design"]
+__all__ = ["CHUNK_ROWS", "class_probabilities", "hbp_leaves", "hbp_predict", "leaf_design", "row_chunks",
+           "split_design"]

@@ -7,8 +7,7 @@ The fields keep the names of the estimators' fitted attributes.  Oblique trees
 (SoftRegressionTree, ORRTRegressor, SoftClassificationTree) fill ``omega_``, ``beta_`` and ``mu``;
 the MILO tree (axis-aligned splits) fills ``split_feature_`` and the leaf models.  A classifier
 also fills ``classes_`` and the per-leaf class statistics; its ``beta_`` row l holds leaf l's
-K' class-score vectors of q coefficients one after the other
-(:func:`srtopt.routing.hbp_class_probabilities`).
+K' class-score vectors of q coefficients one after the other (``leaf_model_``, :mod:`srtopt.leaf_model`).
 """
 
 from __future__ import annotations

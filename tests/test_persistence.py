@@ -151,7 +151,7 @@ def _set(path, value):
     (_set(["params", "nonsense"], 1), "has no parameter 'nonsense'"),
     (_set(["n_features_in"], 2), "state.leaf_model has a basis of 3 features, the model 2"),
     (_set(["state", "leaf_model", "basis", "kind"], "quadratic"), "unknown leaf basis"),
-    (_set(["state", "leaf_model", "link", "name"], "exp"), "unknown leaf link 'exp'"),
+    (_set(["state", "leaf_model", "link", "name"], "exp"), "a 'regression' leaf model has the link \\{'name': 'identity'\\}"),
     (_set(["state", "beta_", "shape"], [2, 8]), r"beta_ has shape \(2, 8\), expected \(4, 4\)"),
     (_set(["state", "beta_", "shape"], [4, 5]), "has shape \\[4, 5\\] but 16 values"),
     (_set(["state", "omega_", "data", 0], "inf"), "omega_ holds non-finite values"),

@@ -24,7 +24,6 @@ from ..models.constraints import (
     VariableBounds,
     make_constraints,
 )
-from ..models.terms import make_loss
 
 
 def constraint_terms(estimator) -> tuple:

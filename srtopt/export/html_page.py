@@ -7,7 +7,7 @@ import numpy as np
 
 from .nodes import (RANKING, as_view, class_names, class_rule, class_titles, classes_note, classes_text, constraint_table,
                     count_text, drawn_tree, feature_names_of, fmt, leaf_class_counts, leaf_class_mix, leaf_scores,
-                    node_counts, original_units, pruned_note, scaling_of, score_formula, score_name, terms_text,
+                    node_counts, original_units, pruned_note, scaling_of, score_formula, terms_text,
                     tree_of)
 
 
@@ -165,8 +165,8 @@ def _html_tree(model, names, counts, statistics):
             score = "" if r2 is None else " · " + " · ".join(
                 f"{name} {value:.4g}" if np.isfinite(value) else f"{name} n/a" for name, value in
                 (("leaf R^2", r2[i]), ("MSE", mse[i])))
-            head = f"leaf {t}{share}{score} · {score_formula(model, b, 'y', names, 3, 'original')}"
-            formulas = [(units, score_formula(model, b, "y", names, None, units)) for units in ("original", "scaled")]
+            head = f"leaf {t}{share}{score} · {score_formula(model, b, 0, names, 3, 'original')}"
+            formulas = [(units, score_formula(model, b, 0, names, None, units)) for units in ("original", "scaled")]
             children = ""
         else:
             w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
@@ -196,7 +196,7 @@ def _class_leaf(model, i, names, statistics):
     if not constant:
         scores = model.class_scores()[i]
         for k in range(scores.shape[0]):
-            formulas += [(units, score_formula(model, scores[k], score_name(model, k), names, None, units))
+            formulas += [(units, score_formula(model, scores[k], k, names, None, units))
                          for units in ("original", "scaled")]
     return classes_text(mix, classes, 3), formulas
 

@@ -212,15 +212,15 @@ def curve_effects(model, coef) -> tuple[float, np.ndarray, np.ndarray]:
     return float(coef[0] + middle), low, high
 
 
-def score_terms(model, coef, name, names, top, units) -> tuple[str, list[str]]:
-    """("name = b_0", its terms) of a score vector ``coef`` (q,) in ``units`` ("original": mean + std u, the
-    link's units; "scaled": u itself, a value's name with "_s"): the linear terms of a linear or constant basis
+def score_terms(model, coef, k, names, top, units) -> tuple[str, list[str]]:
+    """("name = b_0", its terms) of the vector ``coef`` (q,) of score k in ``units`` ("original": mean + std u,
+    the link's units; "scaled": u itself), named by the link: the linear terms of a linear or constant basis
     ranked as :data:`RANKING` says ("+1.2*x"), or for a basis with curves the value at the middle of every
     feature's training range and each feature's effect over that range, "+f(x)[lowest, highest]", the largest
     first; "... (k more)" for the terms past ``top``."""
     leaves = model.leaf_model_
     mean, std = leaves.link.score_units(model.scaler_) if units == "original" else (0.0, 1.0)
-    shown = f"{name}_s" if units == "scaled" and name == "y" else name
+    shown = leaves.link.score_names(model.classes_, scaled=units == "scaled")[k]
     if not leaves.curved(model.beta_):
         x_min, span, _, _ = scaling_of(model)
         linear = leaves.basis.linear_part(coef)
@@ -236,9 +236,9 @@ def score_terms(model, coef, name, names, top, units) -> tuple[str, list[str]]:
     return f"{shown} = {fmt(mean + std * middle)} (mid-range)", terms + rest
 
 
-def score_formula(model, coef, name, names, top, units) -> str:
+def score_formula(model, coef, k, names, top, units) -> str:
     """:func:`score_terms` on one line."""
-    head, terms = score_terms(model, coef, name, names, top, units)
+    head, terms = score_terms(model, coef, k, names, top, units)
     return " ".join([head] + terms)
 
 
@@ -362,12 +362,6 @@ def shown_scores(model, mix_row, top) -> list[int]:
     return [int(k) for k in (order if top is None else order[:top])]
 
 
-def score_name(model, k) -> str:
-    """How a view names class score k: "logit p(B)" for two classes, else "score(k)"."""
-    names = class_names(model)
-    return f"logit p({names[1]})" if model.n_classes_ == 2 else f"score({names[k]})"
-
-
 def class_rule(model) -> str:
     """One sentence: how a classifier's leaves give the class probabilities and what a view shows."""
     two = model.n_classes_ == 2
@@ -440,7 +434,7 @@ def node_labels(model, feature_names, top, X, units, folded=()):
         elif tree.is_leaf(t) and model.is_classifier:
             lines += class_leaf_lines(model, tree.leaf_index(t), names, top, units, X)
         elif tree.is_leaf(t):
-            head, terms = score_terms(model, model.beta_[tree.leaf_index(t)], "y", names, top, units)
+            head, terms = score_terms(model, model.beta_[tree.leaf_index(t)], 0, names, top, units)
             lines += [head] + terms
         else:
             a = split[tree.branch_index(t)]
@@ -463,7 +457,7 @@ def class_leaf_lines(model, i, names, top, units, X=None) -> list[str]:
     if model.leaf_kind != "constant":
         scores = model.class_scores()[i]
         for k in shown_scores(model, mix, top):
-            head, terms = score_terms(model, scores[k], score_name(model, k), names, top, units)
+            head, terms = score_terms(model, scores[k], k, names, top, units)
             lines += [head] + [f"  {term}" for term in terms]
     return lines
 

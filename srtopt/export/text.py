@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .nodes import (RANKING, UNITS, as_view, class_names, class_rule, class_titles, classes_text, constraint_table,
                     count_text, drawn_tree, feature_names_of, fmt, folded_text, leaf_class_counts, leaf_class_mix, node_counts,
-                    original_units, pruned_note, scaling_of, score_formula, score_name, shown_scores, terms_text, tree_of)
+                    original_units, pruned_note, scaling_of, score_formula, shown_scores, terms_text, tree_of)
 
 
 def export_text(model, feature_names=None, top=3, X=None, units="both", max_depth=None) -> str:
@@ -106,8 +106,8 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
 
     def leaf_text(t):
         b = model.beta_[tree.leaf_index(t)]
-        return [""] + _shown(units, scaled=f"scaled:   {score_formula(model, b, 'y', names, top, 'scaled')}",
-                             original=f"original: {score_formula(model, b, 'y', names, top, 'original')}")
+        return [""] + _shown(units, scaled=f"scaled:   {score_formula(model, b, 0, names, top, 'scaled')}",
+                             original=f"original: {score_formula(model, b, 0, names, top, 'original')}")
 
     lines += _node_lines(model, (root, children, folded), counts, split_text, leaf_text)
     return "\n".join(lines + export_constraints(model).splitlines())
@@ -193,9 +193,9 @@ def _export_text_classifier(model, feature_names, top, X, units, structure):
             lines.append("training rows: " + classes_text(class_counts[i], classes, top, count_text, nonzero=True))
         if model.leaf_kind != "constant":
             for k in shown_scores(model, mix[i], top):
-                b, name = scaled_scores[i, k], score_name(model, k)
-                lines += _shown(units, scaled=f"scaled:   {score_formula(model, b, name, names, top, 'scaled')}",
-                                original=f"original: {score_formula(model, b, name, names, top, 'original')}")
+                b = scaled_scores[i, k]
+                lines += _shown(units, scaled=f"scaled:   {score_formula(model, b, k, names, top, 'scaled')}",
+                                original=f"original: {score_formula(model, b, k, names, top, 'original')}")
         return lines
 
     counts = node_counts(model, X)

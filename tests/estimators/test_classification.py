@@ -54,8 +54,7 @@ def _leaf_mix(tree, X):
     """Every leaf's class probabilities for every row (n, leaves, K), from the coefficients."""
     from srtopt import kernels
 
-    Xs = tree.scaler_.transform(X)
-    Xa = kernels.class_design(Xs, tree.leaf == "constant")
+    Xa = tree.leaf_model_.design(tree.scaler_.transform(X))
     B = tree.beta_.reshape(len(tree.beta_), -1, Xa.shape[1])
     return kernels.class_probabilities(np.einsum("iq,lkq->ilk", Xa, B), tree.n_classes_)
 

@@ -53,9 +53,6 @@ def _hbp_rows(model, omega, Xs):
 
 
 def test_a_classifier_shows_the_training_accuracy_of_its_hbp_tree(capsys):
-    from srtopt.routing import hbp_class_probabilities
-    from srtopt.tree import Tree
-
     rng = np.random.default_rng(1)
     X = rng.random((150, 3))
     y = np.where(X[:, 0] + 0.2 * rng.standard_normal(150) > 0.5, "a", "b")
@@ -63,8 +60,9 @@ def test_a_classifier_shows_the_training_accuracy_of_its_hbp_tree(capsys):
     model = SoftClassificationTree(depth=2, max_iter=2, verbose=1, random_state=0, callbacks=[iterates]).fit(X, y)
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("macro")]
     Xs = model.scaler_.transform(X)
+    Xa = model.leaf_model_.design(Xs)
     for (omega, beta), line in zip(iterates.seen[1:], lines):
-        proba = hbp_class_probabilities(Xs, omega, beta, Tree(2), 2, model.leaf == "constant")
+        proba = model.leaf_model_.predict(Xa, beta[_hbp_rows(model, omega, Xs)])
         shown = float(re.search(r"training accuracy (\S+),", line)[1])
         assert shown == pytest.approx(accuracy_score(y, model.classes_[proba.argmax(axis=1)]), abs=1e-4)
 

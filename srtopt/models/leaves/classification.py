@@ -49,7 +49,7 @@ class ClassLeaves(LeafModel):
         if isinstance(self.basis, Basis):
             return self
         onehot = np.eye(self.n_classes)[np.asarray(targets, dtype=int)]
-        return type(self)(self.loss, self.n_classes, fit_basis(self.basis, Xs, onehot, weights, lambda_b))
+        return self.with_basis(fit_basis(self.basis, Xs, onehot, weights, lambda_b))
 
     @classmethod
     def from_json(cls, doc):

@@ -41,7 +41,7 @@ class RegressionLeaves(LeafModel):
     def fitted(self, Xs, targets, weights, lambda_b) -> "RegressionLeaves":
         if isinstance(self.basis, Basis):
             return self
-        return type(self)(self.loss, fit_basis(self.basis, Xs, targets[:, None], weights, lambda_b))
+        return self.with_basis(fit_basis(self.basis, Xs, targets[:, None], weights, lambda_b))
 
     @classmethod
     def from_json(cls, doc):

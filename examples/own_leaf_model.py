@@ -1,0 +1,142 @@
+"""
+A leaf model of your own: Poisson leaves for counts
+===================================================
+
+A soft tree whose leaves predict counts: leaf l gives row i the rate mu_il = exp(u_il), u_il = beta_l . [1, x_s],
+and R_il = mu_il - y_i u_il, the Poisson deviance up to terms free of beta.  The splits and NODEC-DR are the
+SRT's: they see a leaf model only through R_il (docs/formulations.md, "Writing a leaf model").
+
+    PYTHONPATH=. python examples/own_leaf_model.py      (SRTOPT_EXAMPLES_QUICK=1: a smaller run)
+
+Everything is written against the public contract of :mod:`srtopt.leaf_model`, in this one file:
+
+* ``Exp``, the link: what the scores predict (the rate), how the views name the score ("log mu") and its
+  units (none: no standardization);
+* ``PoissonDeviance``, a named loss, so that the solvers see what the LN subproblems are (not least squares:
+  the "auto" LN step takes Newton's method on the exact Hessian the leaf model gives);
+* ``PoissonLeaves``, the leaf model: counts as they are (``standardizes = False``), R_il with its derivatives
+  in the score, its CasADi and Pyomo forms, its start (the log of the mean count of its rows), the CART that
+  starts the splits (scikit-learn's Poisson criterion), the fit it reports (the share of deviance explained).
+
+It is registered (``register_leaf_model``), so a model file that holds it is read back by it.  The example
+fits it on counts whose log rate is bent by a split, beside the same tree with linear leaves fitted to the
+counts, prints the tree, saves and loads it.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+import casadi as ca
+import numpy as np
+
+import srtopt
+from srtopt import SoftRegressionTree
+from srtopt.export import export_text
+from srtopt.leaf_model import Identity, register_leaf_model
+from srtopt.models.leaves import RegressionLeaves
+from srtopt.models.terms.losses import Loss
+
+QUICK = bool(os.environ.get("SRTOPT_EXAMPLES_QUICK"))
+
+
+class Exp(Identity):
+    """The rate mu = exp(u) of a leaf's score u (the log link); counts need no standardization."""
+
+    name = "exp"
+
+    def __call__(self, U):
+        return np.exp(np.minimum(U[:, 0], 700.0))  # exp overflows beyond 709
+
+    def score_names(self, classes=None, scaled=False):
+        return ["log mu"]
+
+    def score_units(self, scaling):
+        return 0.0, 1.0
+
+
+class PoissonDeviance(Loss):
+    """The name the solvers see (least squares and the QP refuse it, Newton takes it)."""
+
+    name = "poisson"
+    nonnegative = False
+
+
+@register_leaf_model
+class PoissonLeaves(RegressionLeaves):
+    """mu_il = exp(Xa_i . beta_l), R_il = mu_il - y_i log mu_il."""
+
+    kind = "poisson"
+    standardizes = False
+
+    def __init__(self, basis="linear"):
+        super().__init__(PoissonDeviance(), basis)
+        self.link = Exp()
+
+    @classmethod
+    def from_json(cls, doc):
+        from srtopt.bases import basis_from_json
+
+        return cls(basis_from_json(doc["basis"]))
+
+    def start(self, problem, rows):
+        w = problem.counts[rows]
+        mean = np.average(problem.y[rows], weights=w) if w.sum() > 0 else np.average(problem.y, weights=problem.counts)
+        return np.r_[np.log(max(mean, 1e-3)), np.zeros(problem.Xa.shape[1] - 1)]
+
+    def losses(self, Xa, T, beta, order=0):
+        U = np.minimum(Xa @ beta.T, 700.0)
+        mu = np.exp(U)
+        R = mu - T[:, None] * U
+        if order == 0:
+            return R
+        D = (mu - T[:, None])[None]
+        return (R, D) if order == 1 else (R, D, mu[None, None])
+
+    def casadi(self, Xa, T, B):
+        U = ca.mtimes(Xa, B.T)
+        return ca.exp(U) - ca.repmat(T, 1, B.shape[0]) * U
+
+    def pyomo(self, xa, t, b):
+        import pyomo.environ as pyo
+
+        u = sum(float(a) * v for a, v in zip(xa, b))
+        return pyo.exp(u) - float(t) * u
+
+    def partition_tree(self, **options):
+        from sklearn.tree import DecisionTreeRegressor
+
+        return DecisionTreeRegressor(criterion="poisson", **options)
+
+    score_name = "deviance explained"
+
+    def score(self, outputs, y, s):
+        def deviance(mu):
+            return float(s @ (2 * (np.where(y > 0, y * np.log(np.where(y > 0, y, 1) / mu), 0.0) - (y - mu))))
+
+        return self.score_name, 1.0 - deviance(outputs) / deviance(np.full_like(y, (s @ y) / s.sum()))
+
+
+def counts(n, rng):
+    """Counts whose log rate is 0.5 + 1.5 x0 where x1 < 0.5, and 2 - 2 x0 beyond."""
+    X = rng.random((n, 3))
+    log_rate = np.where(X[:, 1] < 0.5, 0.5 + 1.5 * X[:, 0], 2.0 - 2.0 * X[:, 0])
+    return X, rng.poisson(np.exp(log_rate)).astype(float), np.exp(log_rate)
+
+
+rng = np.random.default_rng(0)
+X, y, _ = counts(800 if QUICK else 4000, rng)
+X_test, _, rate_test = counts(2000, rng)
+poisson = SoftRegressionTree(depth=1, leaf=PoissonLeaves(), leaf_ridge=1.0, random_state=0).fit(X, y)
+linear = SoftRegressionTree(depth=1, random_state=0).fit(X, y)
+for name, model in [("Poisson leaves", poisson), ("linear leaves", linear)]:
+    error = np.mean((model.predict(X_test) - rate_test) ** 2)
+    print(f"{name:15s} mean squared error of the rate on new rows: {error:.4f}")
+print(export_text(poisson, feature_names=["x0", "x1", "x2"]))
+
+with tempfile.TemporaryDirectory() as folder:
+    path = Path(folder) / "poisson.json"
+    poisson.save(path)
+    again = srtopt.load(path)
+assert np.array_equal(again.predict(X_test), poisson.predict(X_test))
+print(f"saved and loaded: {type(again.leaf_model_).__name__}, the same predictions")
