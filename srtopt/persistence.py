@@ -55,6 +55,7 @@ from ._model_json import (NO_JSON, decode_array, decode_labels, decode_value, en
                           encode_value, json_float, unfloat)
 from .tree import Tree
 from .bases import ConstantBasis, LinearBasis
+from .encoding import TableEncoder
 from .leaf_model import LeafModel, Softmax, leaf_model_from_json
 from .view import FittedTree, Scaling, assignment_scores, axis_reach, oblique_reach
 
@@ -174,6 +175,8 @@ def to_dict(model) -> dict:
         state["classes_"] = encode_labels(model.classes_)
     if hasattr(model, "leaf_model_"):
         state["leaf_model"] = model.leaf_model_.to_json()
+    if getattr(model, "encoder_", None) is not None:
+        state["encoder"] = model.encoder_.to_json()
     for attr in entry.scalars:
         if hasattr(model, attr):
             encoded = encode_value(getattr(model, attr))
@@ -326,8 +329,10 @@ def read_view(path) -> FittedTree:
     if name == "ORCTClassifier":  # its leaves, the class assignments C_, read as constant leaves
         fitted = {**fitted, "beta_": assignment_scores(fitted["C_"]), "leaf_class_proba_": fitted["C_"],
                   "leaf_model_": LeafModel(ConstantBasis(p), Softmax(len(fitted["classes_"])))}
-    return FittedTree(estimator=name, depth=depth, n_features_in_=p, scaler_=scaling, reach=reach,
-                      feature_names_in_=state["feature_names"], mu=None if mu is None else float(mu),
+    encoder = state["encoder"]
+    names = state["feature_names"] if encoder is None else np.array(encoder.names, dtype=object)
+    return FittedTree(estimator=name, depth=depth, n_features_in_=len(scaling.x_min), scaler_=scaling, reach=reach,
+                      feature_names_in_=names, mu=None if mu is None else float(mu),
                       predictor=predictor, probabilities=probabilities,
                       **{k: v for k, v in fitted.items() if k in fields})
 
@@ -351,10 +356,12 @@ def _hbp_predictors(state, scaling, tree):
     clip = state["params"].get("clip_predictions", True) and "y_range_" in fitted
     y_range = fitted["y_range_"] if clip else None
 
+    encoder = state["encoder"]
+
     def outputs(X):
         from .routing import hbp_leaves, split_design  # numpy alone: quick to import
 
-        Xs = scaling.transform(_checked_rows(X, p))
+        Xs = scaling.transform(_checked_rows(X, p) if encoder is None else _encoded_rows(encoder, X))
         leaves = hbp_leaves(split_design(Xs), fitted["omega_"], tree)
         return model.predict(model.design(Xs), fitted["beta_"][tree.leaf_rows(leaves)])
 
@@ -365,6 +372,16 @@ def _hbp_predictors(state, scaling, tree):
         return model.link.probabilities(outputs(X))
 
     return predict, predict_proba
+
+
+def _encoded_rows(encoder, X) -> np.ndarray:
+    """Raw rows of a table (a DataFrame, or a 2-D array of its columns in order) encoded as at fit; refused
+    (one line) unless the numbers are finite."""
+    encoded = encoder.transform(X)
+    if not np.isfinite(encoded).all():
+        raise ValueError(f"X holds an infinity (first in column {int(np.argwhere(~np.isfinite(encoded))[0, 1])} of the "
+                         f"encoded table)")
+    return encoded
 
 
 def _read_json(path) -> tuple[dict, str]:
@@ -490,6 +507,8 @@ def from_dict(doc, source="model") -> object:
     model.n_features_in_ = state["n_features"]
     if state["feature_names"] is not None:
         model.feature_names_in_ = state["feature_names"]
+    if state["encoder"] is not None:
+        model.encoder_ = state["encoder"]
     return model
 
 
@@ -534,11 +553,14 @@ def _checked_state(doc, source) -> dict:
     n_branch, n_leaves = 2**depth - 1, 2**depth
     classes = _checked_classes(doc, state, source) if entry.classifier else None
     K = 0 if classes is None else len(classes)
-    leaf_model = _checked_leaf_model(state, params, p, classes, source) if "beta_" in entry.required else None
-    beta_columns = p + 1 if leaf_model is None else leaf_model.n_outputs * leaf_model.basis.n_columns
-    shapes = {"omega_": (n_branch, p + 1), "beta_": (n_leaves, beta_columns), "node_counts_": (2 * n_leaves - 1,),
-              "leaf_class_counts_": (n_leaves, K), "leaf_class_proba_": (n_leaves, K), "C_": (n_leaves, K),
-              "leaf_mse_": (n_leaves,), "leaf_r2_": (n_leaves,), "feature_importances_": (p,),
+    encoder = _checked_encoder(state, p, doc.get("feature_names"), source)
+    p_tree = p if encoder is None else len(encoder.names)  # the tree's columns: the encoded ones
+    leaf_model = _checked_leaf_model(state, params, p_tree, classes, source) if "beta_" in entry.required else None
+    beta_columns = p_tree + 1 if leaf_model is None else leaf_model.n_outputs * leaf_model.basis.n_columns
+    shapes = {"omega_": (n_branch, p_tree + 1), "beta_": (n_leaves, beta_columns),
+              "node_counts_": (2 * n_leaves - 1,), "leaf_class_counts_": (n_leaves, K),
+              "leaf_class_proba_": (n_leaves, K), "C_": (n_leaves, K), "leaf_mse_": (n_leaves,),
+              "leaf_r2_": (n_leaves,), "feature_importances_": (p_tree,),
               "split_feature_": (n_branch,), "split_threshold_": (n_branch,),
               "split_threshold_scaled_": (n_branch,), "leaf_coef_": (n_leaves, p),
               "leaf_intercept_": (n_leaves,), "leaf_coef_scaled_": (n_leaves, p),
@@ -567,7 +589,7 @@ def _checked_state(doc, source) -> dict:
         f = fitted["split_feature_"]
         if np.any(f < -1) or np.any(f >= p):
             raise ValueError(f"{source}: split_feature_ must lie in -1..{p - 1}")
-    scaler = _decode_scaler(state.get("scaler"), p, source)
+    scaler = _decode_scaler(state.get("scaler"), p_tree, source)
     finite = [a for a in entry.arrays if a not in ("leaf_mse_", "leaf_r2_", "split_threshold_",
                                                     "split_threshold_scaled_", "leaf_class_proba_") and a in fitted]
     checks = {a: fitted[a] for a in finite}
@@ -583,7 +605,22 @@ def _checked_state(doc, source) -> dict:
             raise ValueError(f"{source}: feature_names must be {p} strings")
         names = np.array(names, dtype=object)
     return {"estimator": name, "params": params, "depth": depth, "n_features": p, "fitted": fitted,
-            "scaler": scaler, "feature_names": names}
+            "scaler": scaler, "feature_names": names, "encoder": encoder}
+
+
+def _checked_encoder(state, p, feature_names, source):
+    """The table encoder of a file (``state.encoder``; None without one), on the file's p columns and, for a
+    DataFrame's fit, its feature names."""
+    doc = state.get("encoder")
+    if doc is None:
+        return None
+    try:
+        encoder = TableEncoder.from_json(doc)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{source}: state.encoder is malformed: {exc}") from None
+    if len(encoder.columns_) != p or (feature_names is not None and encoder.columns_ != feature_names):
+        raise ValueError(f"{source}: state.encoder encodes the columns {encoder.columns_[:5]}, not the model's {p}")
+    return encoder
 
 
 def _checked_classes(doc, state, source) -> np.ndarray:

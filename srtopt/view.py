@@ -51,13 +51,14 @@ class FittedTree:
     depth : int
         D.
     n_features_in_ : int
-        p.
+        p, the tree's columns (for a fit on a table with text or missing cells, its encoded columns).
     scaler_ : Scaling
         The training statistics of the internal scaling.
     reach : ndarray of bool, shape (2^(D+1) - 1,)
         True at index t - 1 when some input reaches node t (:func:`oblique_reach`, :func:`axis_reach`).
     feature_names_in_ : ndarray of str or None
-        The feature names seen at fit.
+        The names of the tree's columns: the feature names seen at fit, or the encoded columns' ("Home = owner",
+        "Age (missing)").
     classes_ : ndarray of shape (K,) or None
         A classifier's class labels, in the order of its probabilities; None for a regressor.
     leaf_class_counts_ : ndarray of shape (2^D, K) or None

@@ -24,6 +24,7 @@ from ..models.constraints import (
     VariableBounds,
     make_constraints,
 )
+from .tabular import tree_columns
 
 
 def constraint_terms(estimator) -> tuple:
@@ -77,9 +78,7 @@ def code_groups(values, weights) -> tuple[np.ndarray, list]:
 
 def training_units(estimator, loss) -> TrainingUnits:
     """The TrainingUnits of a fitted scaler and the features' names (x0, x1, ... without names)."""
-    names = getattr(estimator, "feature_names_in_", None)
-    p = estimator.n_features_in_
-    names = tuple(str(n) for n in names) if names is not None else tuple(f"x{j}" for j in range(p))
+    names = tuple(tree_columns(estimator))
     degree = {"squared": 2, "absolute": 1}.get(loss.name)
     classes = tuple(getattr(estimator, "classes_", ()))
     scaler = estimator.scaler_

@@ -16,11 +16,24 @@ def distinct_rows(X, y, weights=None, groups=None) -> tuple[np.ndarray, np.ndarr
     """(rows, codes): the rows of positive weight and, for each, the index of its distinct row among
     the sorted distinct rows of (X, y, groups)."""
     rows = np.arange(len(y)) if weights is None else np.flatnonzero(np.asarray(weights) > 0)
-    columns = [np.asarray(X, dtype=np.float64)[rows], np.asarray(y, dtype=np.float64)[rows][:, None]]
+    columns = [_numbers(X)[rows], _codes(y)[rows][:, None]]
     if groups is not None:
         columns.append(np.asarray(groups, dtype=np.float64)[rows][:, None])
     _, codes = np.unique(np.hstack(columns), axis=0, return_inverse=True)
     return rows, np.ravel(codes)
+
+
+def _numbers(X) -> np.ndarray:
+    """X as floats: a table with text or missing cells by its encoding (rows equal in the table stay equal)."""
+    from ..encoding import TableEncoder, needs_encoding
+
+    return TableEncoder().fit(X).transform(X) if needs_encoding(X) else np.asarray(X, dtype=np.float64)
+
+
+def _codes(y) -> np.ndarray:
+    """y as floats: numbers as they are, labels by their index among the sorted labels."""
+    y = np.asarray(y)
+    return y.astype(np.float64) if y.dtype.kind in "fiub" else np.unique(y, return_inverse=True)[1].astype(float)
 
 
 def n_distinct(X, y, weights=None) -> int:

@@ -29,6 +29,7 @@ from ..training.working_sets import make_working_sets
 from ..tree import Tree
 from .selection import (check_max_features, feature_norms, l1_support, relaxed, screen_features, screens,
                         select_features)
+from .tabular import input_columns_to_tree, tree_columns
 
 
 class NodecTree:
@@ -139,10 +140,11 @@ class NodecTree:
         k = check_max_features(self.max_features, given.shape[1])
         penalties = make_penalties(self.penalty)
         if k is not None and k < given.shape[1]:
-            return (FeatureSubset(select_features(self, given, y, params, k, deadline)),), penalties
+            kept = select_features(self, given, y, params, k, deadline)
+            return (FeatureSubset(input_columns_to_tree(self, kept)),), penalties
         if relaxed(penalties) != penalties:
             support = (screen_features if screens(penalties) else l1_support)(self, given, y, params, deadline)
-            return (FeatureSubset(support),), relaxed(penalties)
+            return (FeatureSubset(input_columns_to_tree(self, support)),), relaxed(penalties)
         return (), penalties
 
     def _without_selection(self, budget: tuple, penalties: tuple):
@@ -162,7 +164,7 @@ class NodecTree:
         """selected_features_ (the features with a nonzero weight in a split or a leaf, by name when X had
         names) and n_features_used_."""
         used = np.flatnonzero(feature_norms(self.omega_, self.beta_, self.leaf_model_) > 0)
-        names = getattr(self, "feature_names_in_", None)
+        names = getattr(self, "feature_names_in_", None) if getattr(self, "encoder_", None) is None else tree_columns(self)
         self.selected_features_ = (used if names is None else np.asarray(names)[used]).tolist()
         self.n_features_used_ = len(used)
 

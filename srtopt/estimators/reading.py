@@ -89,6 +89,9 @@ class TreeMixin:
         s = self.scaler_
         fields = {f.name: getattr(self, f.name, None) for f in dataclasses.fields(FittedTree) if f.name.endswith("_")}
         fields["scaler_"] = s.scaling()
+        if getattr(self, "encoder_", None) is not None:  # the readers name and count the tree's columns
+            fields["feature_names_in_"] = np.array(self.encoder_.names, dtype=object)
+            fields["n_features_in_"] = len(self.encoder_.names)
         return FittedTree(estimator=type(self).__name__, depth=self.get_depth(), reach=self.reachable_nodes(),
                           mu=getattr(self, "mu", None), router=self.apply, predictor=self.predict,
                           probabilities=getattr(self, "predict_proba", None), **fields)

@@ -78,11 +78,19 @@ def check_sample_weight(sample_weight, n_samples: int, min_rows: int = 1) -> np.
 
 def scaled_input(estimator, X):
     """X of predict/apply, validated against the fit and min-max scaled like the training data (a
-    DataFrame's column of the protected group, named at fit by ``sensitive_features``, is dropped)."""
+    DataFrame's column of the protected group, named at fit by ``sensitive_features``, is dropped; a fit on
+    a table encoded its columns, ``encoder_``: so are these)."""
     check_is_fitted(estimator)
     group = getattr(estimator, "sensitive_feature_name_", None)
     if group is not None and group in getattr(X, "columns", ()):
         X = X.drop(columns=group)
+    if getattr(estimator, "encoder_", None) is not None:  # the table's columns checked, then encoded
+        from .tabular import encoded_for_predict
+
+        X = _naming("X", lambda: encoded_for_predict(estimator, X))
+        if not np.isfinite(X).all():
+            raise ValueError(f"X holds an infinity (first in column {_nonfinite_column(X)} of the encoded table)")
+        return estimator.scaler_.transform(X)
     X = _naming("X", lambda: validate_data(estimator, X, reset=False, dtype=np.float64,
                                            ensure_all_finite=True), X)
     return estimator.scaler_.transform(X)

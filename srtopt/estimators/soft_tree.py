@@ -31,6 +31,7 @@ from .params import (FRACTION, INTEGER, NONE, NONNEGATIVE, POSITIVE, RANDOM_STAT
 from .reading import SoftTreeMixin
 from .regularization import parse_reading, regularization_lambdas
 from .scaling import MinMaxTarget, _n_rows
+from .tabular import by_column_name, encoded_for_fit, keep_input_columns
 from .threads import one_blas_thread
 
 
@@ -126,7 +127,9 @@ class SoftTree(NodecTree, SoftTreeMixin):
         Parameters
         ----------
         X : array-like or DataFrame of shape (N, p)
-            Training inputs, finite.  A DataFrame's column names become ``feature_names_in_``.
+            Training inputs.  A DataFrame's column names become ``feature_names_in_``; its text, categorical
+            and boolean columns, and missing cells anywhere, are encoded into the tree's columns (``encoder_``,
+            :mod:`srtopt.encoding`).
         y : array-like of shape (N,)
             Training targets: numbers (regression) or class labels (classification).
         sample_weight : array-like of shape (N,), float or None, default=None
@@ -162,7 +165,10 @@ class SoftTree(NodecTree, SoftTreeMixin):
         user_constraints = constraint_terms(self)
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
         frame = X
+        X, self.encoder_ = encoded_for_fit(X)
         X, y, targets = self._check_targets(X, y)
+        keep_input_columns(self, self.encoder_)
+        user_constraints = by_column_name(user_constraints, self)
         given = frame if hasattr(frame, "columns") else X  # the inner fits keep a DataFrame's names
         weights = self._row_weights(targets, sample_weight)
         groups = None
@@ -271,8 +277,8 @@ class SoftTree(NodecTree, SoftTreeMixin):
         return summary(self, units=units)
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags = super().__sklearn_tags__()  # tables: text and categorical columns, missing cells (encoder_)
+        tags.input_tags.allow_nan = tags.input_tags.string = tags.input_tags.categorical = True
         return tags
 
 

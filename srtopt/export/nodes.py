@@ -390,7 +390,12 @@ def ranked_terms(coef, scaled, names, top):
     nonzero = np.flatnonzero(scaled)
     order = nonzero[np.argsort(-np.abs(scaled[nonzero]), kind="stable")]
     shown = order if top is None else order[:top]
-    return [f"{fmt(coef[j])}*{names[j]}" for j in shown], len(order) - len(shown)
+    return [f"{fmt(coef[j])}*{_term_name(names[j])}" for j in shown], len(order) - len(shown)
+
+
+def _term_name(name: str) -> str:
+    """An encoded column's name in a term: "[Home = owner]", "[Age (missing)]" (a plain name as it is)."""
+    return f"[{name}]" if " = " in name or name.endswith(" (missing)") else name
 
 
 def terms_text(coef, scaled, names, top) -> str:

@@ -8,17 +8,28 @@ from srtopt import ORRTRegressor, SoftRegressionTree
 
 @pytest.mark.parametrize("estimator", [SoftRegressionTree, ORRTRegressor])
 @pytest.mark.parametrize("X_bad,y_bad,match", [
-    (np.array([[np.nan, 1.0]] * 10), np.ones(10), "NaN"),
     (np.array([[np.inf, 1.0]] * 10), np.ones(10), "infinity"),
     (np.arange(10.0), np.ones(10), "X must be 2-D"),
     (np.ones((10, 2)), np.ones(9), "X has 10, y has 9"),
     (np.random.default_rng(0).random((3, 2)), np.ones(3), "fewer than the 4 leaves"),
-    (np.array([["a", "b"]] * 10), np.ones(10), "could not convert|dtype"),
     (np.ones((10, 2)), np.r_[np.nan, np.ones(9)], "y contains NaN"),
 ])
 def test_bad_input_names_the_argument(estimator, X_bad, y_bad, match):
     with pytest.raises(ValueError, match=match):
         estimator(depth=2).fit(X_bad, y_bad)
+
+
+@pytest.mark.parametrize("X_bad,match", [
+    (np.array([[np.nan, 1.0]] * 10), {SoftRegressionTree: "column 'x0' of X is empty \\(every cell missing\\): drop it",
+                                      ORRTRegressor: "NaN"}),
+    (np.array([["a", "b"]] * 10), {ORRTRegressor: "could not convert|dtype"}),
+])
+def test_what_only_the_soft_tree_takes(X_bad, match):
+    """The soft tree encodes text and missing cells (srtopt.encoding) but refuses a column with nothing in it;
+    ORRT takes numbers only."""
+    for estimator, expected in match.items():
+        with pytest.raises(ValueError, match=expected):
+            estimator(depth=2).fit(X_bad, np.arange(10.0))
 
 
 def _outlier_data():
@@ -64,4 +75,4 @@ def test_messages_name_the_problem():
         SoftRegressionTree(depth=1).fit(frame, X[:, 0])
     X[5, 1] = np.nan
     with pytest.raises(ValueError, match=r"contains NaN.*\(first in column 1\)"):
-        SoftRegressionTree(depth=1).fit(X, X[:, 0])
+        ORRTRegressor(depth=1).fit(X, X[:, 0])
