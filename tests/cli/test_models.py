@@ -228,7 +228,7 @@ def refused(capsys):
     (["fit", "{d}/data.csv", "--target", "Y", "--out", "{d}/m.json"],
      "--target 'Y' is not a column of '{d}/data.csv'; columns: temp, load, speed, y"),
     (["fit", "{d}/missing.csv", "--target", "y", "--out", "{d}/m.json"], "data file '{d}/missing.csv' not found"),
-    (["fit", "{d}/text.csv", "--target", "y", "--out", "{d}/m.json"], "column(s) 'name' of '{d}/text.csv' are not numeric"),
+    (["fit", "{d}/text.csv", "--target", "y", "--out", "{d}/m.json"], "column 'name' of '{d}/text.csv' holds text ('foo', 'bar'), not numbers: encode it as numbers"),
     (["fit", "{d}/holes.csv", "--target", "y", "--out", "{d}/m.json"], "column(s) 'a' of '{d}/holes.csv' have missing values"),
     (["fit", "{d}/empty.csv", "--target", "y", "--out", "{d}/m.json"], "data file '{d}/empty.csv' is empty"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/nodir/m.json"], "--out: directory '{d}/nodir' does not exist"),
@@ -753,7 +753,7 @@ def test_fit_integer_labels_with_task_classification_and_constant_leaves(irisdir
                  "constant", "--class-weight", "balanced", "--quiet", "--out", str(out)]) == 0
     assert "training accuracy" in capsys.readouterr().out
     model = srtopt.load(out)
-    assert model.leaf == "constant" and model.class_weight == "balanced" and model.classes_.tolist() == [0, 1, 2]
+    assert model.leaf == "constant" and model.class_weight == "balanced" and model.classes_.tolist() == ["0", "1", "2"]
     assert (model.max_iter, model.tol) == (5, 1e-3)  # the estimator's defaults, not the regression tree's
     assert main(["predict", str(out), str(irisdir / "new.csv"), "--proba"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "0,1,2"
@@ -783,7 +783,8 @@ def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, ca
     (["fit", "{d}/codes.csv", "--target", "sepal_length", "--task", "classification", "--out", "{d}/x.json"],
      "Unknown label type: y looks continuous (35 distinct values such as 4.3, 4.4, 4.5)"),
     (["fit", "{d}/iris.csv", "--target", "species", "--task", "regression", "--out", "{d}/x.json"],
-     "column(s) 'species' of '{d}/iris.csv' are not numeric"),
+     "column 'species' of '{d}/iris.csv' (--target) holds text ('setosa', 'versicolor', 'virginica'), not numbers: "
+     "encode it as numbers (one 0/1 column per category); or give --task classification if it holds class labels"),
     (["fit", "{d}/codes.csv", "--target", "code", "--leaf", "constant", "--out", "{d}/x.json"],
      "--leaf applies to a classifier (--task classification); the target 'code' is fitted by a SoftRegressionTree"),
     (["fit", "{d}/iris.csv", "--target", "species", "--cv", "3", "--out", "{d}/x.json"],
