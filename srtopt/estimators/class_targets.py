@@ -16,7 +16,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import validate_data
 
-from .scaling import _check_numeric_columns, _naming, check_array_kind, check_sample_weight
+from .scaling import _check_numeric_columns, _naming, check_array_kind, check_sample_weight, check_spans
 
 
 class ClassTargetsMixin:
@@ -41,6 +41,7 @@ class ClassTargetsMixin:
         if X.shape[0] < 2**self.depth:
             raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {2**self.depth} leaves of the tree; "
                              f"use a smaller depth or more data")
+        check_spans(X, getattr(self, "feature_names_in_", None))
         return X, codes.astype(np.int64)
 
     def _weights(self, codes, sample_weight) -> np.ndarray:

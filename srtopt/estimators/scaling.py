@@ -35,7 +35,22 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
     if X.shape[0] < min_rows:
         raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {min_rows} leaves of the "
                          f"tree; use a smaller depth or more data")
+    check_spans(X, getattr(estimator, "feature_names_in_", None))
+    check_spans(y[:, None], what=["y"])
     return X, y
+
+
+def check_spans(X, names=None, what=None) -> None:
+    """Refuse in one line a column of X whose largest value minus its smallest overflows (the scaling
+    divides by it): "column 'a' of X" by its name in ``names`` or its index, or ``what[j]``."""
+    span = np.max(X, axis=0) / 2 - np.min(X, axis=0) / 2
+    wide = np.flatnonzero(~(span < np.finfo(float).max / 2))
+    if wide.size == 0:
+        return
+    j = int(wide[0])
+    column = what[j] if what is not None else f"column {str(names[j]) if names is not None else j!r} of X"
+    raise ValueError(f"{column} spans {X[:, j].min():.3g} to {X[:, j].max():.3g}, a range larger than the largest "
+                     f"float ({np.finfo(float).max:.3g}): rescale it (divide it by 1e10, say) before fitting")
 
 
 def check_array_kind(X) -> None:
@@ -111,8 +126,9 @@ def check_sample_weight(sample_weight, n_samples: int, min_rows: int = 1) -> np.
 
 
 def scaled_input(estimator, X):
-    """X of predict/apply, validated against the fit and min-max scaled like the training data (a
-    DataFrame's column of the protected group, named at fit by ``sensitive_features``, is dropped)."""
+    """X of predict/apply, validated against the fit and min-max scaled like the training data, C-ordered
+    whatever the layout of X (a DataFrame's column of the protected group, named at fit by
+    ``sensitive_features``, is dropped)."""
     check_is_fitted(estimator)
     group = getattr(estimator, "sensitive_feature_name_", None)
     if group is not None and group in getattr(X, "columns", ()):
@@ -120,14 +136,16 @@ def scaled_input(estimator, X):
     check_array_kind(X)
     X = _naming("X", lambda: validate_data(estimator, X, reset=False, dtype=np.float64,
                                            ensure_all_finite=True), X)
-    return estimator.scaler_.transform(X)
+    return estimator.scaler_.transform(np.ascontiguousarray(X))  # rows laid out alike: the same sums, bit for bit
 
 
 def _naming(argument, call, X=None):
     """Run a scikit-learn validation; prefix its error with the argument when it names none and
-    name the first column of ``X`` holding NaN or infinity."""
+    name the first column of ``X`` holding NaN or infinity.  Its fast check of finiteness sums the
+    values: numbers near the largest float overflow there silently, as they are finite."""
     try:
-        return call()
+        with np.errstate(over="ignore", invalid="ignore"):
+            return call()
     except ValueError as exc:
         column = _nonfinite_column(X) if X is not None and re.search(r"NaN|infinity", str(exc)) else None
         first, newline, rest = str(exc).partition("\n")

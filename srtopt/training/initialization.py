@@ -292,7 +292,9 @@ def cart_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf
     cart = problem.leaf_model.partition_tree(
         max_depth=problem.tree.depth, random_state=rng.randint(2**31 - 1),
         **({"min_weight_fraction_leaf": min_leaf} if weighted else {"min_samples_leaf": min_leaf}))
-    cart.fit(X[sample][:, features], y[sample], sample_weight=problem.counts if weighted else None)
+    # the weights relative to the largest: CART's impurities square weighted counts, which overflow from ~1e154
+    relative = problem.counts / problem.counts.max() if weighted else None
+    cart.fit(X[sample][:, features], y[sample], sample_weight=relative)
     splits, node = {}, {1: 0}  # heap index t -> CART node id
     for t in problem.tree.branch_nodes:
         c = node.get(t, -1)
