@@ -100,14 +100,14 @@ PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the tr
 
 def fit_budget(time_limit: float, estimator) -> float:
     """The fit's share of ``--time-limit``, which counts from the command's start: what remains
-    after starting, reading the data and loading the compiled kernels of ``estimator``'s class (at
-    least a tenth of it), to 0.1 s."""
+    after starting, reading the data and loading the compiled kernels of ``estimator``'s class, to 0.01 s
+    (at least that: a fit whose time is up returns its initial tree)."""
     from ..estimators.soft_tree import _load_kernels
     from . import STARTED
 
     _load_kernels(type(estimator))
     left = time_limit - (time.perf_counter() - STARTED)
-    return round(max(left, time_limit / 10), 1)
+    return max(round(left, 2), 0.01)
 
 
 def budget_note(model, time_limit) -> str:
