@@ -142,14 +142,16 @@ class CsvTable:
         about = f" ({flag})" if flag else ""
         for column in columns:
             if not pd.api.types.is_numeric_dtype(self.frame[column]):
-                raise ValueError(f"column {column!r} of {self.path!r}{about} {column_refusal(self.frame[column], remedy)}")
+                refusal = column_refusal(self.frame[column], remedy)
+                raise ValueError(f"column {column!r} of {self.path!r}{about} {refusal}")
         empty = [c for c in columns if self.frame[c].isna().all()]
         if empty:
             raise ValueError(f"column(s) {_names(empty)} of {self.path!r}{about} are empty in every row")
         missing = [c for c in columns if self.frame[c].isna().any()]
         if missing:
             raise ValueError(f"column(s) {_names(missing)} of {self.path!r}{about} have missing values"
-                             f"{self.missing_note(missing)}: fill or drop those rows" + (f", or {remedy}" if remedy else ""))
+                             f"{self.missing_note(missing)}: fill or drop those rows"
+                             + (f", or {remedy}" if remedy else ""))
         infinite = [c for c in columns if np.isinf(self.frame[c].to_numpy(dtype=float)).any()]
         if infinite:
             raise ValueError(f"column(s) {_names(infinite)} of {self.path!r}{about} hold infinite values")
@@ -254,9 +256,15 @@ def _number_flags(values) -> str:
     """The flags that read every value of ``values`` as a number, each mark they name found in some
     value ("" if no way of :data:`WRITINGS` does): one way, or several joined by "or"."""
     fits = [flags for flags, thousands, decimal in WRITINGS
-            if all(values.str.contains(mark, regex=False).any() for mark in (thousands, decimal.replace(".", "")) if mark)
+            if all(values.str.contains(mark, regex=False).any() for mark in _marks(thousands, decimal))
             and values.str.fullmatch(_number(thousands, decimal)).all()]
     return " or ".join(fits)
+
+
+def _marks(thousands: str, decimal: str) -> list:
+    """The marks of a way of writing numbers that pandas' default reading does not know: its thousands
+    mark, its decimal mark unless '.'."""
+    return [mark for mark in (thousands, "" if decimal == "." else decimal) if mark]
 
 
 def _number(thousands: str, decimal: str) -> str:

@@ -66,8 +66,8 @@ class ClassTargetsMixin:
     def score(self, X, y, sample_weight=None):
         """Accuracy of :meth:`predict` on (X, y) (scikit-learn's ``score``); labels of y the tree was not
         fitted on count as errors, with a warning that names them."""
-        unseen = [label for label in dict.fromkeys(np.asarray(checked_labels(y)).tolist())
-                  if label not in set(np.asarray(self.classes_).tolist())]
+        known = set(np.asarray(self.classes_).tolist())
+        unseen = [label for label in dict.fromkeys(np.asarray(checked_labels(y)).tolist()) if label not in known]
         if unseen:
             shown = ", ".join(map(repr, unseen[:3])) + (", ..." if len(unseen) > 3 else "")
             warnings.warn(f"y holds {len(unseen)} label(s) the tree was not fitted on ({shown}): their rows count as "

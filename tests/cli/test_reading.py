@@ -138,11 +138,12 @@ def test_an_empty_column_is_left_out_and_a_row_number_column_pointed_out(tmp_pat
     assert main(["fit", data, "--target", "y", "--out", model, *QUICK]) == 0
     assert capsys.readouterr().err.splitlines() == [
         f"srtopt fit: warning: column 'notes' of '{data}' is empty in every row: it is left out of the features",
-        f"srtopt fit: warning: column 'id' of '{data}' holds a different whole number in every row, like an identifier; "
-        f"it is a feature: leave it out with --features if it is one"]
+        f"srtopt fit: warning: column 'id' of '{data}' holds a different whole number in every row, like an "
+        f"identifier; it is a feature: leave it out with --features if it is one"]
     assert srtopt.load(model).feature_names_in_.tolist() == ["a", "b", "id"]
     assert main(["fit", data, "--target", "y", "--features", "a", "notes", "--out", model, *QUICK]) == 2
-    assert _one_error(capsys).endswith(f"--features: column(s) 'notes' of '{data}' are empty in every row; leave them out")
+    assert _one_error(capsys).endswith(f"--features: column(s) 'notes' of '{data}' are empty in every row; leave "
+                                       f"them out")
 
 
 @pytest.mark.parametrize("flags, message", [

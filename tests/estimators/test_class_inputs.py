@@ -131,8 +131,9 @@ def test_a_column_whose_range_overflows_is_refused_at_fit():
 def test_a_model_that_load_would_refuse_is_not_written(tmp_path):
     model = _quick().fit(X30, Y3)
     model.feature_importances_ = np.array([np.nan, 0.5])
-    _refused(lambda: model.save(tmp_path / "m.json"), r"^SoftClassificationTree cannot be saved, a file of it would not "
-                                                      r"load: the model: feature_importances_ holds non-finite values$")
+    _refused(lambda: model.save(tmp_path / "m.json"), r"^SoftClassificationTree cannot be saved, a file of it would "
+                                                      r"not load: the model: feature_importances_ holds non-finite "
+                                                      r"values$")
     assert not (tmp_path / "m.json").exists()
 
 
