@@ -340,9 +340,8 @@ def read_view(path) -> FittedTree:
 
 
 def _checked_rows(X, p) -> np.ndarray:
-    """Raw X as C-ordered floats (as the estimator's predictions take them), refused (one line) unless it
-    holds finite rows of ``p`` features."""
-    X = np.ascontiguousarray(X, dtype=float)
+    """Raw X as floats, refused (one line) unless it holds finite rows of ``p`` features."""
+    X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != p:
         raise ValueError(f"X has shape {X.shape}: the model expects rows of {p} features")
     if not np.isfinite(X).all():

@@ -1,8 +1,9 @@
 """time_limit as a wall-clock budget: each case in a fresh process, the seconds from ``fit``'s call
 to its return (for the command line: from the command's start to its exit) against the bound
 1.1 x time_limit + 1 s, the median of ``RUNS`` runs (the machine is shared); and the seconds from a
-Ctrl-C (SIGINT) to the fit's KeyboardInterrupt (to the command's exit), against 2 s.  Random data: y = x_0 + noise for regression; for
-classification K classes cut from x_0 + x_1 / 2 + noise at its quantiles.
+Ctrl-C (SIGINT) to the fit's KeyboardInterrupt (to the command's exit), against 2 s.  Random data:
+y = x_0 + noise for regression; for classification K classes cut from x_0 + x_1 / 2 + noise at its
+quantiles.
 
     PYTHONPATH=. python benchmarks/perf/time_limits.py
 """

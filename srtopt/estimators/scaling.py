@@ -126,9 +126,8 @@ def check_sample_weight(sample_weight, n_samples: int, min_rows: int = 1) -> np.
 
 
 def scaled_input(estimator, X):
-    """X of predict/apply, validated against the fit and min-max scaled like the training data, C-ordered
-    whatever the layout of X (a DataFrame's column of the protected group, named at fit by
-    ``sensitive_features``, is dropped)."""
+    """X of predict/apply, validated against the fit and min-max scaled like the training data (a
+    DataFrame's column of the protected group, named at fit by ``sensitive_features``, is dropped)."""
     check_is_fitted(estimator)
     group = getattr(estimator, "sensitive_feature_name_", None)
     if group is not None and group in getattr(X, "columns", ()):
@@ -136,7 +135,7 @@ def scaled_input(estimator, X):
     check_array_kind(X)
     X = _naming("X", lambda: validate_data(estimator, X, reset=False, dtype=np.float64,
                                            ensure_all_finite=True), X)
-    return estimator.scaler_.transform(np.ascontiguousarray(X))  # rows laid out alike: the same sums, bit for bit
+    return estimator.scaler_.transform(X)
 
 
 def _naming(argument, call, X=None):
