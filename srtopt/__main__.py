@@ -1,9 +1,24 @@
-import sys
+"""``python -m srtopt`` and the ``srtopt`` command: :func:`program`."""
 
-try:
-    from srtopt.cli import main
-except KeyboardInterrupt:  # Ctrl-C while Python starts: one line, as later
-    print("srtopt: interrupted", file=sys.stderr)
-    sys.exit(130)
+import signal
 
-sys.exit(main())
+
+def program():
+    """Run the command line (:func:`srtopt.cli.run`).  Ctrl-C, SIGTERM and SIGHUP are caught from the
+    first statement: one that comes while the command line's modules load is remembered, and ends the
+    command with its one line once they have."""
+    early = []
+
+    def remember(signum, frame):
+        early.append(signum)
+
+    remember.srtopt_startup = True  # the command line's handlers replace it (srtopt.cli._install_handlers)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, remember)
+    from srtopt.cli import run
+
+    run(early)
+
+
+if __name__ == "__main__":
+    program()

@@ -19,13 +19,24 @@ import numba
 import numpy as np
 from scipy.special import expit
 
-from .routing import (CHUNK_ROWS, class_probabilities, hbp_leaves, hbp_predict, leaf_design,  # noqa: F401
+from .routing import (CHUNK_ROWS, bounded_rows, class_probabilities, hbp_leaves, hbp_predict, leaf_design,  # noqa: F401
                       row_chunks, split_design)
 from .tree import Tree
 
 def split_probabilities(Z: np.ndarray, omega: np.ndarray, mu: float) -> np.ndarray:
     """p_it = F(z_i . omega_t) for every branch node (eq. cdf), shape (n, |tau_B|)."""
     return expit(mu * (Z @ omega.T))
+
+
+def mixture_probabilities(model, Xs, omega, beta, tree: Tree, mu: float) -> np.ndarray:
+    """The soft model's class probabilities sum_l P_il p_l(x_i), (n, K), of the scaled rows ``Xs``
+    (:func:`bounded_rows`): every leaf's, under the classification leaf model ``model`` (its design and
+    link, :mod:`srtopt.leaf_model`), weighted by the probability of reaching the leaf."""
+    Xs = bounded_rows(Xs)
+    P = leaf_probabilities(split_probabilities(split_design(Xs), omega, mu), tree)
+    Xa = model.design(Xs)
+    U = np.einsum("iq,lkq->ilk", Xa, beta.reshape(tree.n_leaves, model.n_outputs, Xa.shape[1]))
+    return np.einsum("il,ilk->ik", P, model.link(U))
 
 
 def leaf_probabilities(S: np.ndarray, tree: Tree, root: int = 1) -> np.ndarray:

@@ -30,7 +30,8 @@ import copy
 import numpy as np
 
 from .bases import Basis, basis_from_json
-from .routing import class_probabilities
+from .routing import bounded_rows, class_probabilities, hbp_leaves, split_design
+from .tree import Tree
 
 
 class Identity:
@@ -155,6 +156,21 @@ class LeafModel:
         """What row i predicts at the leaf ``beta[i]``: a value in the training units (n,), or class
         probabilities (n, K)."""
         return self.link(self.scores(Xa, beta))
+
+    def hbp_outputs(self, Xs: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) -> np.ndarray:
+        """What each scaled row predicts at the leaf of its HBP path (eq. prediction_model), as :meth:`predict`:
+        the estimator's and a model file's predictions.  The rows are taken C-ordered and within
+        +-:data:`~srtopt.routing.SCALED_BOUND` (:func:`~srtopt.routing.bounded_rows`: the same numbers for any
+        memory layout, finite ones for any finite row), the scores leaf by leaf."""
+        Xs = bounded_rows(Xs)
+        rows = tree.leaf_rows(hbp_leaves(split_design(Xs), omega, tree))
+        Xa = self.design(Xs)
+        B = self.coefficients(beta)
+        U = np.empty((len(Xs), self.n_outputs))
+        for leaf in np.unique(rows):
+            at = rows == leaf
+            U[at] = np.einsum("iq,kq->ik", Xa[at], B[leaf])
+        return self.link(U)
 
     def with_basis(self, basis: Basis) -> "LeafModel":
         """A copy of this leaf model on another (fitted) basis."""

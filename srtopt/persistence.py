@@ -241,8 +241,15 @@ def save(model, path) -> None:
 
 
 def dumps(model) -> str:
-    """The text :func:`save` writes: the versioned JSON document of a fitted estimator."""
-    return json.dumps(to_dict(model), indent=1, allow_nan=False) + "\n"
+    """The text :func:`save` writes: the versioned JSON document of a fitted estimator, read back with
+    every check of :func:`load` first (a ValueError says why a document that load would refuse is not
+    written)."""
+    text = json.dumps(to_dict(model), indent=1, allow_nan=False) + "\n"
+    try:
+        _checked_state(_parsed(text), "the model")
+    except ValueError as exc:
+        raise ValueError(f"{type(model).__name__} cannot be saved, a file of it would not load: {exc}") from None
+    return text
 
 
 # --------------------------------------------------------------------- load
@@ -359,11 +366,8 @@ def _hbp_predictors(state, scaling, tree):
     encoder = state["encoder"]
 
     def outputs(X):
-        from .routing import hbp_leaves, split_design  # numpy alone: quick to import
-
         Xs = scaling.transform(_checked_rows(X, p) if encoder is None else _encoded_rows(encoder, X))
-        leaves = hbp_leaves(split_design(Xs), fitted["omega_"], tree)
-        return model.predict(model.design(Xs), fitted["beta_"][tree.leaf_rows(leaves)])
+        return model.hbp_outputs(Xs, fitted["omega_"], fitted["beta_"], tree)
 
     def predict(X):
         return model.link.finish(outputs(X), scaling, y_range, fitted.get("classes_"))
@@ -395,13 +399,18 @@ def _read_json(path) -> tuple[dict, str]:
         raise ValueError(f"cannot read {source}: {exc}") from None
     _check_declared_size(text, source)
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_int64), source
+        return _parsed(text), source
     except json.JSONDecodeError as exc:
         raise ValueError(f"{source} is not valid JSON (truncated or corrupt?): {exc}") from None
     except _OutOfRange as exc:
         raise ValueError(f"{source} holds {exc}") from None
     except RecursionError:
         raise ValueError(f"{source} is nested too deeply to be a model file") from None
+
+
+def _parsed(text: str) -> dict:
+    """The JSON document of ``text``, every number within the range of float64 and int64."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_int64)
 
 
 MAX_FILE_BYTES = 256 * 2**20  # a depth-12 tree with 1000 features takes about 180 MB

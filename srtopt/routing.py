@@ -10,6 +10,9 @@ import numpy as np
 from .tree import Tree
 
 CHUNK_ROWS = 1 << 16  # rows per block of the full-data kernels (bounds their temporaries)
+#: the largest scaled feature value a prediction sees (the training rows span [0, 1]): a finite input however
+#: far out, or a feature of a tiny training range, gives finite outputs
+SCALED_BOUND = 1e100
 
 
 def split_design(X: np.ndarray) -> np.ndarray:
@@ -49,19 +52,27 @@ def hbp_predict(X: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) 
     return np.einsum("ij,ij->i", Xa, beta[tree.leaf_rows(leaves)])
 
 
+def bounded_rows(Xs: np.ndarray) -> np.ndarray:
+    """Scaled rows as a prediction takes them: C-ordered (a row's sums do not depend on how the caller's array
+    lies in memory) and within +-:data:`SCALED_BOUND`."""
+    return np.clip(np.ascontiguousarray(Xs, dtype=float), -SCALED_BOUND, SCALED_BOUND)
+
+
 def class_probabilities(U: np.ndarray, n_classes: int) -> np.ndarray:
     """softmax of the K class scores, (..., K), from the K' free scores U (..., K'): for two classes
-    U holds the second class's score, the first class's being 0.
+    U holds the second class's score, the first class's being 0.  An infinite score counts as the
+    largest float: the probabilities stay finite.
 
     >>> class_probabilities(np.array([[0.0], [np.log(3.0)]]), 2).round(3)
     array([[0.5 , 0.5 ],
            [0.25, 0.75]])
     """
     full = np.concatenate([np.zeros(U.shape[:-1] + (1,)), U], axis=-1) if n_classes == 2 and U.shape[-1] == 1 else U
+    full = np.clip(full, -np.finfo(float).max, np.finfo(float).max)
     full = full - np.max(full, axis=-1, keepdims=True)
     e = np.exp(full)
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
-__all__ = ["CHUNK_ROWS", "class_probabilities", "hbp_leaves", "hbp_predict", "leaf_design", "row_chunks",
-           "split_design"]
+__all__ = ["CHUNK_ROWS", "SCALED_BOUND", "bounded_rows", "class_probabilities", "hbp_leaves", "hbp_predict",
+           "leaf_design", "row_chunks", "split_design"]

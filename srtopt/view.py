@@ -30,7 +30,10 @@ class Scaling(NamedTuple):
     y_std: float
 
     def transform(self, X):
-        return (X - self.x_min) / self.x_scale
+        """x_s of the rows X; a finite value far outside the training range may overflow to +-inf, silently
+        (the predictions bound the scaled rows, :func:`srtopt.routing.bounded_rows`)."""
+        with np.errstate(over="ignore"):
+            return (X - self.x_min) / self.x_scale
 
     def transform_y(self, y):
         return (y - self.y_mean) / self.y_std

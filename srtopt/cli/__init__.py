@@ -31,8 +31,21 @@ import threading
 import time
 import warnings
 
+def _process_start() -> float:
+    """When this process started, in ``time.perf_counter()`` seconds (Linux: its start time in /proc, which
+    counts the interpreter's own start; elsewhere: now, as this module is imported)."""
+    now = time.perf_counter()
+    try:
+        with open("/proc/self/stat") as stat, open("/proc/uptime") as uptime:
+            ticks = int(stat.read().rpartition(")")[2].split()[19])  # field 22, after the command's name
+            since_boot = float(uptime.read().split()[0])
+        return now - max(since_boot - ticks / os.sysconf("SC_CLK_TCK"), 0.0)
+    except (OSError, ValueError, IndexError):
+        return now
+
+
 #: when the command started (perf_counter seconds): ``fit --time-limit`` counts from here
-STARTED = time.perf_counter()
+STARTED = _process_start()
 
 COMMANDS = ("srtopt.cli.demo", "srtopt.cli.experiments", "srtopt.cli.models")
 
@@ -116,23 +129,42 @@ def _inside_numba(frame) -> bool:
     return False
 
 
+_SIGNALLED = {signal.SIGINT: KeyboardInterrupt, signal.SIGTERM: Terminated, signal.SIGHUP: HungUp}
+
+
 def _install_handlers() -> dict:
     """SIGTERM raises :class:`Terminated`, SIGINT KeyboardInterrupt (as Python's own handler
-    does, but numba-safe); returns the previous handlers.  Signals are handled in the main
+    does, but numba-safe; SIGINT only in place of Python's handler or the program's first one,
+    :func:`srtopt.__main__.program`); returns the previous handlers.  Signals are handled in the main
     thread only: elsewhere nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         return {}
     wanted = {signal.SIGTERM: _raising(Terminated), signal.SIGHUP: _raising(HungUp)}
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    current = signal.getsignal(signal.SIGINT)
+    if current is signal.default_int_handler or getattr(current, "srtopt_startup", False):
         wanted[signal.SIGINT] = _raising(KeyboardInterrupt)
     return {signum: signal.signal(signum, handler) for signum, handler in wanted.items()}
 
 
-def main(argv=None) -> int:
-    prefix, args = "srtopt", None
+#: the ``on_interrupt`` note of a command before its arguments are parsed (its parser sets the same)
+FIRST_NOTES = {"fit": "--out was not written"}
+#: the commands that end the process as soon as they are done (:func:`run`)
+QUICK_EXIT = ("fit", "predict", "show")
+
+
+def main(argv=None, early=(), program=False) -> int:
+    """Run the command of ``argv`` (default: the command line's) and return its exit status (module
+    docstring).  ``early``: the signals that came before this function was called (:func:`run`), each
+    ending the command as if it came now; ``program``: the handlers are kept (signals held) after the
+    command, for :func:`run`'s exit, instead of restored."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _before_parsing(argv)
+    prefix = f"srtopt {args.command}" if args.command else "srtopt"
     _PENDING.clear()
     previous = _install_handlers()
     try:
+        for signum in early:
+            raise _SIGNALLED[signum]()
         parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
@@ -153,17 +185,50 @@ def main(argv=None) -> int:
     except (KeyboardInterrupt, Terminated) as exc:
         return _interrupted(exc, prefix, args)
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        if program:
+            _HELD.append(True)  # the command has ended: a signal from now on is remembered, not raised
+        else:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+
+
+def run(early=()):
+    """The program ``srtopt``: :func:`main` on the command line, then the exit.  A command of
+    :data:`QUICK_EXIT` ends the process at once (``os._exit``, its output flushed) instead of waiting
+    for Python's teardown (a second or two of unloading CasADi, numba and scikit-learn), during which a
+    signal would kill it without a word; a signal after its last line changes nothing.  The others
+    exit as Python does, the handlers they replaced restored."""
+    command = _before_parsing(sys.argv[1:]).command
+    quick = command in QUICK_EXIT
+    status = main(early=early, program=quick)
+    if not quick:
+        sys.exit(status)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader gone (`| head`) or a closed stream: nothing left to say
+            pass
+    os._exit(status)
+
+
+def _before_parsing(argv) -> argparse.Namespace:
+    """The command and its first ``on_interrupt`` note, read from ``argv`` before it is parsed (a signal
+    may come while the parser is built)."""
+    command = argv[0] if argv and not argv[0].startswith("-") else None
+    return argparse.Namespace(command=command, on_interrupt=FIRST_NOTES.get(command, ""))
 
 
 def _interrupted(exc, prefix, args) -> int:
     """One line for Ctrl-C, SIGTERM or SIGHUP, with the command's ``on_interrupt`` note as it is now,
-    and the exit status."""
-    note = getattr(args, "on_interrupt", "")
-    verb, status = ("interrupted", 130) if isinstance(exc, KeyboardInterrupt) else (exc.verb, exc.status)
-    print(f"{prefix}: {verb}{'; ' + note if note else ''}", file=sys.stderr)
-    return status
+    and the exit status; a second signal while it is written is remembered, not raised."""
+    _HELD.append(True)
+    try:
+        note = getattr(args, "on_interrupt", "")
+        verb, status = ("interrupted", 130) if isinstance(exc, KeyboardInterrupt) else (exc.verb, exc.status)
+        print(f"{prefix}: {verb}{'; ' + note if note else ''}", file=sys.stderr, flush=True)
+        return status
+    finally:
+        _HELD.pop()
 
 
 def _failure(exc, prefix) -> int:
@@ -190,4 +255,4 @@ def _failure(exc, prefix) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -29,6 +29,7 @@ def fit_classifier(args, X, y, groups, weights=None):
     given = {"init": args.init, "leaf": args.leaf, "loss": args.loss,
              "leaf_ridge": None if args.leaf_ridge == "auto" else args.leaf_ridge}
     options.update({key: value for key, value in given.items() if value is not None})
+    _refuse_continuous(y)
     model = SoftClassificationTree(**options)
     model.set_params(**_class_constraints(args, model))
     check_formulation(args, classification=True)
@@ -39,6 +40,17 @@ def fit_classifier(args, X, y, groups, weights=None):
         model.set_params(callbacks=[_Header(args.time_limit)])
     model.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
     return model, f"training accuracy {model.score(X, y, sample_weight=weights):.4f}"
+
+
+def _refuse_continuous(labels) -> None:
+    """Refuse class labels, read as text, that are numbers which look continuous (the estimator's line)."""
+    import pandas as pd
+
+    from ..estimators.class_targets import refuse_continuous
+
+    numbers = pd.to_numeric(pd.Series(labels), errors="coerce")
+    if numbers.notna().all():
+        refuse_continuous(numbers.to_numpy(dtype=float))
 
 
 def _class_constraints(args, estimator) -> dict:

@@ -1,6 +1,6 @@
 """The flags of ``srtopt fit`` that the regressor's fit (:mod:`srtopt.cli.models`) and the classifier's
-(:mod:`srtopt.cli._classify`) share, read and checked, each error in one line naming its flag: the numeric
-columns, ``--sample-weight COLUMN`` (the rows' weights, a column that is not a feature), ``--max-features
+(:mod:`srtopt.cli._classify`) share, read and checked, each error in one line naming its flag:
+``--sample-weight COLUMN`` (the rows' weights, a column that is not a feature), ``--max-features
 K`` (at most K features in the tree), ``--max-iter`` and ``--tol``, ``--regularization``, the constraint
 flags, the formulation and solver flags; and what both print and budget: the fit's share of
 ``--time-limit`` and the legend of the progress lines."""
@@ -60,31 +60,15 @@ def weight_column(args, columns):
     return column
 
 
-def sample_weights(frame, column, path):
-    """The --sample-weight column as weights: numbers, finite, >= 0, not all 0."""
-    w = numeric_columns(frame, [column], path)[column].to_numpy(dtype=float)
+def sample_weights(table, column):
+    """The --sample-weight column of the CSV ``table`` (:class:`~._table.CsvTable`) as weights: numbers,
+    finite, >= 0, not all 0."""
+    w = table.numbers([column], "--sample-weight", remedy="")[column].to_numpy(dtype=float)
     if (w < 0).any():
-        raise ValueError(f"column {column!r} of {path!r} (--sample-weight) has negative weights")
+        raise ValueError(f"column {column!r} of {table.path!r} (--sample-weight) has negative weights")
     if not w.any():
-        raise ValueError(f"column {column!r} of {path!r} (--sample-weight) weighs every row 0")
+        raise ValueError(f"column {column!r} of {table.path!r} (--sample-weight) weighs every row 0")
     return w
-
-
-def numeric_columns(frame, columns, path):
-    """The ``columns`` of ``frame`` (read from ``path``), each checked to hold finite numbers."""
-    import numpy as np
-    import pandas as pd
-
-    bad = [c for c in columns if not pd.api.types.is_numeric_dtype(frame[c])]
-    if bad:
-        raise ValueError(f"column(s) {', '.join(map(repr, bad))} of {path!r} are not numeric")
-    missing = [c for c in columns if frame[c].isna().any()]
-    if missing:
-        raise ValueError(f"column(s) {', '.join(map(repr, missing))} of {path!r} have missing values")
-    infinite = [c for c in columns if np.isinf(frame[c].to_numpy(dtype=float)).any()]
-    if infinite:
-        raise ValueError(f"column(s) {', '.join(map(repr, infinite))} of {path!r} hold infinite values")
-    return frame[columns]
 
 
 def regularization(text):
@@ -116,14 +100,14 @@ PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the tr
 
 def fit_budget(time_limit: float, estimator) -> float:
     """The fit's share of ``--time-limit``, which counts from the command's start: what remains
-    after starting, reading the data and loading the compiled kernels of ``estimator``'s class (at
-    least a tenth of it), to 0.1 s."""
+    after starting, reading the data and loading the compiled kernels of ``estimator``'s class, to 0.01 s
+    (at least that: a fit whose time is up returns its initial tree)."""
     from ..estimators.soft_tree import _load_kernels
     from . import STARTED
 
     _load_kernels(type(estimator))
     left = time_limit - (time.perf_counter() - STARTED)
-    return round(max(left, time_limit / 10), 1)
+    return max(round(left, 2), 0.01)
 
 
 def budget_note(model, time_limit) -> str:

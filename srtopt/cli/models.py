@@ -16,7 +16,6 @@ import argparse
 import contextlib
 import io
 import os
-import re
 import secrets
 import sys
 import tempfile
@@ -24,9 +23,10 @@ import warnings
 from pathlib import Path
 
 from .. import _io
-from .._io import atomic_write, check_replaceable, exact_csv_options, is_special, regular_file
+from .._io import atomic_write, check_replaceable, is_special
 from ._fit_flags import (PROGRESS_LEGEND, budget_note, check_formulation, constraint_flags, fit_budget, max_features,
-                         numeric_columns, regularization, sample_weights, stopping, weight_column)
+                         regularization, sample_weights, stopping, weight_column)
+from ._table import add_reading_flags, read_table
 
 
 def register(subparsers) -> None:
@@ -36,7 +36,7 @@ def register(subparsers) -> None:
                     "--task classification) on the numeric columns of a CSV file (header row required) and save "
                     "it (versioned JSON). Progress per macro iteration on stderr.")
     fit.add_argument("data", help="CSV file with a header row")
-    fit.add_argument("--sep", default=None, help=SEP_HELP)
+    add_reading_flags(fit)
     fit.add_argument("--target", required=True, help="name of the column to predict")
     fit.add_argument("--task", choices=TASKS, default="auto",
                      help="'regression' (a SoftRegressionTree), 'classification' (a SoftClassificationTree: the "
@@ -131,7 +131,7 @@ def register(subparsers) -> None:
                     "labels, or with --proba the probability of every class.")
     predict.add_argument("model", help="model file written by 'srtopt fit'")
     predict.add_argument("data", help="CSV file with a header row")
-    predict.add_argument("--sep", default=None, help=SEP_HELP)
+    add_reading_flags(predict)
     predict.add_argument("--out", default=None, help="CSV file for the predictions (default or '-': stdout)")
     predict.add_argument("--column", default=None, help="name of the prediction column (default 'prediction')")
     predict.add_argument("--proba", action="store_true",
@@ -160,62 +160,9 @@ def register(subparsers) -> None:
 
 # ---------------------------------------------------------------------- helpers
 TASKS = ("auto", "regression", "classification")
-SEP_HELP = ("field separator of the CSV file, e.g. ';' or 'tab' (default: detected from the first lines "
-            "among , ; tab |)")
-SEPARATORS = ",;\t|"
-
-
 def _top(text):
     """--top: a number of terms, or 'all' (None)."""
     return None if text == "all" else int(text)
-
-
-def _separator(path, sep):
-    """The field separator: ``sep`` as given ('tab' or '\\t' for a tab), else sniffed from the file's
-    first lines among , ; tab | (a comma when nothing else fits, e.g. a single column)."""
-    import csv
-
-    if sep is not None:
-        sep = "\t" if sep in ("tab", "\\t") else sep
-        if len(sep) != 1:
-            raise ValueError(f"--sep takes one character (or 'tab'), got {sep!r}")
-        return sep
-    with open(path, newline="", errors="replace") as handle:
-        sample = handle.read(64 * 1024)
-    try:
-        return csv.Sniffer().sniff(sample, delimiters=SEPARATORS).delimiter
-    except csv.Error:
-        return ","
-
-
-def _read_csv(path, sep=None):
-    import pandas as pd
-
-    path = regular_file(path, "data file")
-    separator = _separator(path, sep)
-    _check_header(path, separator)
-    try:
-        frame = pd.read_csv(path, sep=separator, **exact_csv_options())
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"data file {str(path)!r} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise ValueError(f"data file {str(path)!r} is not a readable CSV: {str(exc).splitlines()[0]}") from None
-    if frame.empty:
-        raise ValueError(f"data file {str(path)!r} has no data rows")
-    return frame
-
-
-def _check_header(path, separator) -> None:
-    """Refuse a header that names a column twice (pandas would rename the second ``x.1`` silently)."""
-    import csv
-    from collections import Counter
-
-    with open(path, newline="", errors="replace") as handle:
-        header = next(csv.reader(handle, delimiter=separator), [])
-    repeated = [name for name, count in Counter(name.strip() for name in header).items() if count > 1 and name]
-    if repeated:
-        raise ValueError(f"data file {str(path)!r} names column(s) {', '.join(map(repr, repeated))} more than once "
-                         f"in its header; rename them")
 
 
 def _out_path(path, inputs):
@@ -293,9 +240,8 @@ def _leaf_ridge(text):
 
 # ------------------------------------------------------------------------ fit
 def run_fit(args) -> int:
-    frame = _read_csv(args.data, args.sep)
-    columns = [str(c) for c in frame.columns]
-    frame.columns = columns
+    table = read_table(args.data, args)
+    frame, columns = table.frame, table.columns
     if args.target not in columns:
         raise ValueError(f"--target {args.target!r} is not a column of {args.data!r}; columns: "
                          f"{', '.join(columns)}")
@@ -306,10 +252,6 @@ def run_fit(args) -> int:
         raise ValueError("--sensitive must name another column than --target")
     weight_name = weight_column(args, columns)
     features = args.features or [c for c in columns if c not in (args.target, args.sensitive, weight_name)]
-    unnamed = [c for c in features if re.fullmatch(r"Unnamed: \d+", c)] if not args.features else []
-    if unnamed:
-        warnings.warn(f"column {unnamed[0]!r} of {args.data!r} has no header (a saved row index?) and is used as a "
-                      "feature; drop it from the file or choose the columns with --features")
     unknown = [c for c in features if c not in columns]
     if unknown:
         raise ValueError(f"--features: {', '.join(map(repr, unknown))} not in {args.data!r}")
@@ -320,20 +262,21 @@ def run_fit(args) -> int:
     if weight_name is not None and weight_name in features:
         raise ValueError(f"--features must not contain the --sample-weight column {weight_name!r} (it is not a "
                          f"feature)")
+    features = table.features(features, chosen=bool(args.features))
     if not features:
         raise ValueError(f"{args.data!r} has no feature column besides the target {args.target!r}")
-    X = numeric_columns(frame, features, args.data)
+    X = table.numbers(features)
     budget = max_features(args.max_features)
     if budget is not None and budget > X.shape[1]:
         raise ValueError(f"--max-features {budget} is more than the {X.shape[1]} feature column(s)")
     classify = _task(args.task, frame[args.target]) == "classification"
-    y = _labels(frame, args.target, args.data) if classify else \
-        numeric_columns(frame, [args.target], args.data)[args.target].to_numpy(dtype=float)
+    y = table.labels(args.target) if classify else \
+        table.numbers([args.target], "--target", _REGRESSION_TARGET)[args.target].to_numpy(dtype=float)
     out = _out_path(args.out, [args.data])  # fail before a long fit, not after
     groups = None if args.sensitive is None else frame[args.sensitive].to_numpy()
     if groups is not None and frame[args.sensitive].isna().any():
         raise ValueError(f"column {args.sensitive!r} of {args.data!r} (--sensitive) has missing values")
-    weights = None if weight_name is None else sample_weights(frame, weight_name, args.data)
+    weights = None if weight_name is None else sample_weights(table, weight_name)
     if classify:
         from ._classify import fit_classifier as fit
     else:
@@ -361,6 +304,10 @@ def _constraints_note(model) -> str:
     return note + ("" if holding == len(report) else "; 'srtopt show' prints the table")
 
 
+#: what to do with a regression target that is not numbers
+_REGRESSION_TARGET = "give --task classification if it holds class labels"
+
+
 def _task(task, target) -> str:
     """--task, 'auto' read from the target column: classification for text, booleans or categories."""
     import pandas as pd
@@ -369,13 +316,6 @@ def _task(task, target) -> str:
         return task
     numeric = pd.api.types.is_numeric_dtype(target) and not pd.api.types.is_bool_dtype(target)
     return "regression" if numeric else "classification"
-
-
-def _labels(frame, target, path):
-    """The class labels of the target column (any values but missing ones)."""
-    if frame[target].isna().any():
-        raise ValueError(f"column {target!r} of {path!r} (--target) has missing values")
-    return frame[target].to_numpy()
 
 
 def _fit_regressor(args, X, y, groups, weights=None):
@@ -498,22 +438,21 @@ def run_predict(args) -> int:
                          f"fit a classifier with 'srtopt fit --task classification'")
     if model.predictor is None:
         model = load(args.model)
-    frame = _read_csv(args.data, args.sep)
-    frame.columns = [str(c) for c in frame.columns]
+    table = read_table(args.data, args)
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
-        missing = [n for n in names if n not in frame.columns]
+        missing = [n for n in names if n not in table.columns]
         if missing:
             raise ValueError(f"{args.data!r} lacks the model's feature column(s) "
                              f"{', '.join(map(repr, missing))}")
-        X = numeric_columns(frame, list(names), args.data)
+        X = table.numbers(list(names), remedy="")
     else:
-        if frame.shape[1] != model.n_features_in_:
-            raise ValueError(f"{args.data!r} has {frame.shape[1]} columns, the model expects "
+        if len(table.columns) != model.n_features_in_:
+            raise ValueError(f"{args.data!r} has {len(table.columns)} columns, the model expects "
                              f"{model.n_features_in_} (it was fitted without column names)")
         warnings.warn(f"the model was fitted without column names: the columns of {args.data!r} are taken by "
-                      f"position, in this order: {', '.join(map(str, frame.columns))}")
-        X = numeric_columns(frame, list(frame.columns), args.data).to_numpy()
+                      f"position, in this order: {', '.join(table.columns)}")
+        X = table.numbers(table.columns, remedy="").to_numpy()
     import pandas as pd
 
     if args.proba:

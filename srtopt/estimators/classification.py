@@ -269,12 +269,8 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
         Xs = scaled_input(self, X)
         if not mixture:
             return self._outputs(Xs)
-        tree, model = Tree(int(self.depth)), self.leaf_model_
-        P = kernels.leaf_probabilities(kernels.split_probabilities(kernels.split_design(Xs), self.omega_,
-                                                                   float(self.mu)), tree)
-        Xa = model.design(Xs)
-        U = np.einsum("iq,lkq->ilk", Xa, self.beta_.reshape(tree.n_leaves, model.n_outputs, Xa.shape[1]))
-        return np.einsum("il,ilk->ik", P, kernels.class_probabilities(U, self.n_classes_))
+        return kernels.mixture_probabilities(self.leaf_model_, Xs, self.omega_, self.beta_, Tree(int(self.depth)),
+                                             float(self.mu))
 
     def predict_log_proba(self, X):
         """log of :meth:`predict_proba` (the HBP leaf's), shape (n_samples, K)."""

@@ -12,6 +12,8 @@ what holds after the fit.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..models.constraints import (
@@ -27,18 +29,38 @@ from ..models.constraints import (
 from .tabular import tree_columns
 
 
+#: what each kind of tree takes, for the line refusing a constraint of the other kind
+TAKES = {"classification": "a SoftClassificationTree takes class_recall, parity (two classes), monotonic_cst and "
+                           "max_features",
+         "regression": "a SoftRegressionTree takes parity, group_loss, row_mean, monotonic_cst and leaf_bounds"}
+
+
 def constraint_terms(estimator) -> tuple:
-    """The constraint terms of ``estimator.constraints`` and ``estimator.monotonic_cst`` (user units)."""
+    """The constraint terms of ``estimator.constraints`` and ``estimator.monotonic_cst`` (user units); a term
+    that does not apply to the estimator's kind of tree (its ``tasks``) is refused in one line."""
+    from sklearn.base import is_classifier
+
     terms = make_constraints(estimator.constraints)
     if estimator.monotonic_cst is not None:
         terms += (Monotone(estimator.monotonic_cst),)
+    task = "classification" if is_classifier(estimator) else "regression"
+    for term in terms:
+        if task not in term.tasks:
+            raise ValueError(f"constraints: {term.name} constrains a {term.tasks[0]} tree, not a "
+                             f"{type(estimator).__name__}; {TAKES[task]}")
     return terms
 
 
-def protected_groups(X, sensitive_features, n_rows: int):
-    """(X without the group's column, the group of each row or None, the column's name or None)."""
+def protected_groups(X, sensitive_features, n_rows: int, terms=None):
+    """(X without the group's column, the group of each row or None, the column's name or None); given the
+    constraint ``terms``, groups that none of them compares are not used, with a warning."""
     if sensitive_features is None:
         return X, None, None
+    if terms is not None and not any(term.needs_groups for term in terms):
+        X, _, name = protected_groups(X, sensitive_features, n_rows)
+        warnings.warn("sensitive_features gives the protected groups, but no constraint compares groups (parity, "
+                      "group_loss, a row_mean over groups): they are not used", UserWarning, stacklevel=3)
+        return X, None, name
     if isinstance(sensitive_features, str):
         columns = getattr(X, "columns", None)
         if columns is None or sensitive_features not in columns:

@@ -33,6 +33,18 @@ from .srt import SoftRegressionTree
 from .threads import one_blas_thread
 
 
+#: seconds of a fit without time_limit beyond which its first start warns how long the others will take
+LONG_FIT = 60.0
+
+
+def _warn_if_long(first: float, starts: int) -> None:
+    """Warn when ``starts`` starts, the first of which took ``first`` seconds, would take long."""
+    if starts > 1 and first * starts > LONG_FIT:
+        warnings.warn(f"the first of {starts} starts took {first:.0f} s: the fit will take about "
+                      f"{first * starts / 60:.0f} minutes; set time_limit (seconds for the whole fit) or fewer "
+                      f"n_starts", UserWarning, stacklevel=4)
+
+
 class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEstimator):
     """Optimal randomized classification tree (ORCT), the soft-tree baseline of classification.
 
@@ -65,11 +77,13 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         Weights of the classes, multiplying ``sample_weight`` (scikit-learn's meaning; the per-class
         weights of the misclassification cost).
     solver : str or solver object, default="auto"
-        A solver spec of kind "full" (:mod:`srtopt.solvers`): "auto" or "ipopt" (IPOPT through CasADi,
+        A solver spec of kind "full" (:mod:`srtopt.solvers`): "ipopt" (IPOPT through CasADi,
         exact Hessian by AD), "ipopt:hessian=limited-memory" (the numpy value and gradient, L-BFGS),
-        "pyomo/<name>", options after a colon; or an adapter object, used as given.
+        "pyomo/<name>", options after a colon; or an adapter object, used as given.  "auto": "ipopt" up
+        to 2500 variables, L-BFGS beyond (:attr:`AUTO_SPECS`).
     n_starts : int, default=20
-        Number of random starts; the best objective is kept.
+        Number of random starts; the best objective is kept.  Without ``time_limit``, a first start
+        that makes the whole fit take more than a minute warns how long it will take.
     max_iter : int, default=200
         Iteration limit of each solve.
     tol : float or None, default=None
@@ -133,8 +147,13 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         "random_state": RANDOM_STATE,
     }
 
+    #: what solver="auto" tries: IPOPT with the exact Hessian up to 2500 variables, with L-BFGS beyond (an
+    #: iteration on the dense Hessian of 6000 variables takes seconds and cannot be stopped: a time limit
+    #: would wait for it), the proximal gradient
+    AUTO_SPECS = ["ipopt:max_variables=2500", "ipopt:hessian=limited-memory", "prox-gradient"]
+
     def _make_solver(self, problem):
-        return whole_problem_solver(self, problem, "ORCT")
+        return whole_problem_solver(self, problem, "ORCT", self.AUTO_SPECS)
 
     def _start(self, problem, rng) -> np.ndarray:
         """omega uniform in [-b, b] (b = omega_bound, 1 when unbounded), each C_t uniform on the simplex."""
@@ -192,6 +211,8 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
             f = problem.evaluate(x)[0]
             self.starts_.append({"objective": float(f), "status": status, "success": result.success,
                                  "iterations": result.iterations, "seconds": result.seconds})
+            if start == 0 and self.time_limit is None:
+                _warn_if_long(time.perf_counter() - started, self.n_starts)
             if best is None or f < best[1]:
                 best = (x, f, status, result.iterations)
         if deadline.passed():

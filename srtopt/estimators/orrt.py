@@ -28,15 +28,18 @@ from .scaling import MinMaxTarget, check_fit_arrays, scaled_input
 from .threads import one_blas_thread
 
 
-def whole_problem_solver(estimator, problem, name: str):
+def whole_problem_solver(estimator, problem, name: str, auto_specs=None):
     """The "full" solver of ``estimator.solver`` for a baseline that solves its whole problem at once
-    (ORRT, ORCT): its ``max_iter`` and ``tol`` unless the spec sets them, checked against ``problem``."""
+    (ORRT, ORCT): its ``max_iter`` and ``tol`` unless the spec sets them, checked against ``problem``;
+    "auto" tries ``auto_specs`` when given (else :data:`srtopt.solvers.AUTO`'s)."""
     if hasattr(estimator.solver, "solve"):
         solver = make_solver("full", estimator.solver)
     else:
         tol = {} if estimator.tol is None else {"tol": float(estimator.tol)}
-        shared = {"max_iter": int(estimator.max_iter), **tol}
-        solver = make_solver("full", estimator.solver, **{**shared, **parse_spec(estimator.solver)[1]})
+        spec, options = parse_spec(estimator.solver)
+        shared = {"max_iter": int(estimator.max_iter), **tol,
+                  **({"specs": auto_specs} if spec == "auto" and auto_specs else {})}
+        solver = make_solver("full", estimator.solver, **{**shared, **options})
     verdict = acceptance(solver, problem)
     if not verdict:
         raise ValueError(f"solver={estimator.solver!r} does not accept this {name} problem: {verdict.reason}")

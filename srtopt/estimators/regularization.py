@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from .._spec import parse_spec
+from ..models.srt.problem import COUNTED_ROWS
 from ..tree import Tree
 
 __all__ = ["LAMBDA_ROWS", "NO_L2", "READINGS", "parse_reading", "regularization_lambdas"]
@@ -16,7 +17,7 @@ SPLIT_FACTOR = 0.01  # "l2": lambda_w is the paper's value on the summed error t
 CALIBRATION = 1e-3  # "l2-calibrated": the paper's lambdas times CALIBRATION / N
 READINGS = ("l2", "l2-slopes", "l2-mean", "l2-calibrated")
 NO_L2 = "none"  # the word for None, no l2 term, in Python as on the command line (any case)
-LAMBDA_ROWS = 100_000  # the readings' N counts at most this many rows (docs/departures.md, "Large N")
+LAMBDA_ROWS = COUNTED_ROWS  # the readings' N counts at most this many rows (docs/departures.md, "Large N")
 
 
 def regularization_lambdas(regularization, p: int, tree: Tree, n: float) -> tuple[float, float]:

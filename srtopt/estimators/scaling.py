@@ -20,9 +20,7 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
     """Validate (X, y) for fit with errors that name the argument."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
-    if isinstance(X, (list, tuple, np.ndarray)) and np.ndim(X) == 1:
-        raise ValueError("X must be 2-D (n_samples, n_features), got a 1-D array; "
-                         "reshape a single feature with X.reshape(-1, 1)")
+    check_array_kind(X)
     n_x, n_y = _n_rows(X), _n_rows(y)
     if n_x is not None and n_y is not None and n_x != n_y:
         raise ValueError(f"X and y have different numbers of rows: X has {n_x}, y has {n_y}")
@@ -37,7 +35,58 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
     if X.shape[0] < min_rows:
         raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {min_rows} leaves of the "
                          f"tree; use a smaller depth or more data")
+    check_spans(X, getattr(estimator, "feature_names_in_", None))
+    check_spans(y[:, None], what=["y"])
     return X, y
+
+
+def check_spans(X, names=None, what=None) -> None:
+    """Refuse in one line a column of X whose largest value minus its smallest overflows (the scaling
+    divides by it): "column 'a' of X" by its name in ``names`` or its index, or ``what[j]``."""
+    span = np.max(X, axis=0) / 2 - np.min(X, axis=0) / 2
+    wide = np.flatnonzero(~(span < np.finfo(float).max / 2))
+    if wide.size == 0:
+        return
+    j = int(wide[0])
+    column = what[j] if what is not None else f"column {str(names[j]) if names is not None else j!r} of X"
+    raise ValueError(f"{column} spans {X[:, j].min():.3g} to {X[:, j].max():.3g}, a range larger than the largest "
+                     f"float ({np.finfo(float).max:.3g}): rescale it (divide it by 1e10, say) before fitting")
+
+
+def check_array_kind(X) -> None:
+    """Refuse in one line an X that is 1-D, holds complex numbers, or is a DataFrame whose column names
+    mix strings and other types (scikit-learn's errors print the whole array, or raise a TypeError)."""
+    columns = getattr(X, "columns", None)
+    if columns is not None:
+        if len({isinstance(name, str) for name in columns}) > 1:
+            shown = ", ".join(map(repr, list(columns)[:4])) + (", ..." if len(columns) > 4 else "")
+            raise ValueError(f"X's column names mix strings and other types ({shown}): make them all strings, e.g. "
+                             f"X.columns = X.columns.astype(str)")
+        kinds = {dtype.kind for dtype in X.dtypes}
+    else:
+        array = _as_array(X)
+        if array is None:
+            return
+        if array.ndim == 1:
+            raise ValueError(f"X must be 2-D (n_samples, n_features), got a 1-D array of {len(array)} values. Reshape "
+                             f"your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single row")
+        kinds = {array.dtype.kind}
+    if "c" in kinds:
+        raise ValueError("Complex data not supported: X holds complex numbers, a tree takes real ones; pass their "
+                         "real parts, X.real, or their moduli, abs(X)")
+
+
+def _as_array(X):
+    """X itself if it is a numpy array, a list or tuple as one (None if its rows differ in length, or X
+    is anything else: scikit-learn checks those)."""
+    if isinstance(X, np.ndarray):
+        return X
+    if isinstance(X, (list, tuple)):
+        try:
+            return np.asarray(X)
+        except ValueError:
+            return None
+    return None
 
 
 def _check_numeric_columns(X) -> None:
@@ -84,6 +133,7 @@ def scaled_input(estimator, X):
     group = getattr(estimator, "sensitive_feature_name_", None)
     if group is not None and group in getattr(X, "columns", ()):
         X = X.drop(columns=group)
+    check_array_kind(X)
     if getattr(estimator, "encoder_", None) is not None:  # the table's columns checked, then encoded
         from .tabular import encoded_for_predict
 
@@ -98,9 +148,11 @@ def scaled_input(estimator, X):
 
 def _naming(argument, call, X=None):
     """Run a scikit-learn validation; prefix its error with the argument when it names none and
-    name the first column of ``X`` holding NaN or infinity."""
+    name the first column of ``X`` holding NaN or infinity.  Its fast check of finiteness sums the
+    values: numbers near the largest float overflow there silently, as they are finite."""
     try:
-        return call()
+        with np.errstate(over="ignore", invalid="ignore"):
+            return call()
     except ValueError as exc:
         column = _nonfinite_column(X) if X is not None and re.search(r"NaN|infinity", str(exc)) else None
         first, newline, rest = str(exc).partition("\n")

@@ -14,6 +14,8 @@ gets leaf slopes as large as a weak true one (measured in docs/formulations.md, 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..models.constraints import FeatureSubset, make_constraints
@@ -58,16 +60,41 @@ SCREEN_Z = 4.0
 
 def select_features(estimator, X, y, fit_params: dict, k: int, deadline: Deadline) -> list[int]:
     """The k features kept by recursive elimination (module docstring): ``FOLDS`` fits per round of
-    clones of ``estimator`` (``max_features=None``, a FeatureSubset added to its constraints), each
-    with an equal share of the time left before ``deadline`` (the final fit gets one too)."""
-    keep = list(range(X.shape[1]))
+    clones of ``estimator`` (``max_features=None``, a FeatureSubset added to its constraints).  With a
+    time limit the elimination takes half the time left before ``deadline``, each of its fits an
+    equal share; once that half has passed, the k best of the last ranking are kept (before any
+    ranking: the k of largest univariate statistic, :func:`univariate_ranking`)."""
+    selection = deadline.within(deadline.share(2))
+    keep, ranking = list(range(X.shape[1])), None
     rounds = _rounds(len(keep), k)
     for done in range(rounds):
-        scores = _held_out_importances(estimator, X, y, fit_params, keep,
-                                       deadline.share((rounds - done) * FOLDS + 1)).mean(axis=1)
+        found = _held_out_importances(estimator, X, y, fit_params, keep, selection,
+                                      selection.share((rounds - done) * FOLDS))
+        if found is None:
+            break
+        ranking = dict(zip(keep, found.mean(axis=1)))
         kept = len(keep) - max(1, (len(keep) - k + 1) // 2)
-        keep = sorted(np.asarray(keep)[np.argsort(-scores, kind="stable")[:max(kept, k)]].tolist())
+        keep = _best(keep, ranking, max(kept, k))
+    if len(keep) > k:
+        keep = _best(keep, ranking or dict(zip(keep, univariate_ranking(estimator, X, y)[keep])), k)
     return keep
+
+
+def _best(features, ranking: dict, count: int) -> list[int]:
+    """The ``count`` features of ``features`` of largest ``ranking`` (ties: the first), in order."""
+    order = np.argsort([-ranking[j] for j in features], kind="stable")
+    return sorted(np.asarray(features)[order[:count]].tolist())
+
+
+def univariate_ranking(estimator, X, y) -> np.ndarray:
+    """Each feature's univariate statistic: the F statistic of its one-way analysis of variance by class
+    (a classifier), of its correlation with y (a regression); 0 where it is undefined (a constant)."""
+    from sklearn.base import is_classifier
+    from sklearn.feature_selection import f_classif, f_regression
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistic = (f_classif if is_classifier(estimator) else f_regression)(np.asarray(X, float), np.asarray(y))[0]
+    return np.nan_to_num(statistic, nan=0.0, posinf=np.finfo(float).max)
 
 
 def screen_features(estimator, X, y, fit_params: dict, deadline: Deadline) -> list[int]:
@@ -75,36 +102,78 @@ def screen_features(estimator, X, y, fit_params: dict, deadline: Deadline) -> li
     tree of ``estimator`` without its selecting feature_l1 terms fitted on all features) is more than
     ``SCREEN_Z`` standard errors above 0; the most important one when none is.  A column of pure
     noise has importance 0 in expectation; a weak true column is kept when the held-out rows say it
-    predicts, whatever the size of its weights.  Each fit gets an equal share of the time left
-    before ``deadline`` (the final fit gets one too)."""
+    predicts, whatever the size of its weights.  Each fit gets an equal share of half the time left
+    before ``deadline``; once that has passed, every feature is kept."""
     from sklearn.base import clone
 
     dense = clone(estimator).set_params(penalty=list(relaxed(make_penalties(estimator.penalty))))
-    values = _held_out_importances(dense, X, y, fit_params, list(range(X.shape[1])), deadline.share(FOLDS + 1))
+    screening = deadline.within(deadline.share(2))
+    values = _held_out_importances(dense, X, y, fit_params, list(range(X.shape[1])), screening,
+                                   screening.share(FOLDS))
+    if values is None:
+        return list(range(X.shape[1]))
     mean, error = values.mean(axis=1), values.std(axis=1, ddof=1) / np.sqrt(values.shape[1])
     keep = np.flatnonzero(mean > SCREEN_Z * error)
     return keep.tolist() if keep.size else [int(np.argmax(mean))]
 
 
-def _held_out_importances(estimator, X, y, fit_params, keep, time_limit) -> np.ndarray:
+def _held_out_importances(estimator, X, y, fit_params, keep, deadline, time_limit):
     """The permutation importances of the features of ``keep`` on the held-out folds, (len(keep),
-    FOLDS x REPEATS): one column per fold and shuffle."""
+    FOLDS x REPEATS): one column per fold and shuffle; each fit within ``time_limit`` seconds, the
+    folds done by ``deadline`` (None when it passes before the first is)."""
     from sklearn.base import clone
-    from sklearn.inspection import permutation_importance
     from sklearn.model_selection import KFold
 
     rows = np.arange(len(y))
     constraints = list(make_constraints(estimator.constraints)) + [FeatureSubset(keep)]
     values = []
     for train, test in KFold(FOLDS, shuffle=True, random_state=0).split(rows):
+        if deadline.passed():
+            break
         model = clone(estimator).set_params(max_features=None, callbacks=None, verbose=0, constraints=constraints,
                                             time_limit=time_limit)
-        model.fit(take_rows(X, train), np.asarray(y)[train], **{name: None if value is None else np.asarray(value)[train]
-                                                                for name, value in fit_params.items()})
-        found = permutation_importance(model, take_rows(X, test), np.asarray(y)[test], n_repeats=REPEATS,
-                                       random_state=0)
-        values.append(found.importances[keep])
-    return np.hstack(values)
+        with warnings.catch_warnings():  # a fit stopped by its share of the time says so: not the user's limit
+            warnings.filterwarnings("ignore", message=".*time_limit=.* reached")
+            model.fit(take_rows(X, train), np.asarray(y)[train], **{name: None if value is None else
+                                                                    np.asarray(value)[train]
+                                                                    for name, value in fit_params.items()})
+        found = permutation_importances(model, take_rows(X, test), np.asarray(y)[test], keep, deadline)
+        if found is None:
+            break
+        values.append(found)
+    return np.hstack(values) if values else None
+
+
+def permutation_importances(model, X, y, columns, deadline=None):
+    """(len(columns), REPEATS): how much ``model``'s score (accuracy, or R^2) on (X, y) drops when each of
+    ``columns`` is shuffled, ``REPEATS`` times: scikit-learn's ``permutation_importance`` with
+    ``random_state=0``, on these columns alone (the others are not shuffled: a column's shuffles do not
+    depend on the others'); None when ``deadline`` passes before the last column."""
+    seed = np.random.RandomState(0).randint(np.iinfo(np.int32).max + 1)
+    values = np.asarray(X, dtype=float)
+    frame = getattr(X, "columns", None)
+    shuffled = values.copy()
+    baseline = _score(model, X, y)
+    out = np.empty((len(columns), REPEATS))
+    for row, j in enumerate(columns):
+        if deadline is not None and deadline.passed():
+            return None
+        rng, order = np.random.RandomState(seed), np.arange(len(values))
+        for repeat in range(REPEATS):
+            rng.shuffle(order)
+            shuffled[:, j] = shuffled[order, j]
+            out[row, repeat] = baseline - _score(model, shuffled if frame is None else
+                                                 X.__class__(shuffled, columns=frame, index=X.index), y)
+        shuffled[:, j] = values[:, j]
+    return out
+
+
+def _score(model, X, y) -> float:
+    """Accuracy of a classifier (a label it was not fitted on counts as an error, silently), R^2 of a
+    regression."""
+    if hasattr(model, "classes_"):
+        return float(np.mean(model.predict(X) == y))
+    return float(model.score(X, y))
 
 
 def screens(penalties) -> bool:

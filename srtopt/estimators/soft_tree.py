@@ -12,7 +12,6 @@ import warnings
 
 import numpy as np
 
-from .. import kernels
 from .._announce import announce_if_slow
 from ..models.constraints import Monotone, make_constraints
 from ..models.srt import SRTProblem
@@ -163,7 +162,8 @@ class SoftTree(NodecTree, SoftTreeMixin):
         started = time.perf_counter()
         deadline = Deadline(self.time_limit)  # time_limit covers the whole fit
         user_constraints = constraint_terms(self)
-        X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X))
+        X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X),
+                                                                         user_constraints)
         frame = X
         X, self.encoder_ = encoded_for_fit(X)
         X, y, targets = self._check_targets(X, y)
@@ -261,9 +261,7 @@ class SoftTree(NodecTree, SoftTreeMixin):
     def _outputs(self, Xs) -> np.ndarray:
         """The leaf model's predictions at the HBP leaf of each scaled row: values in training units, or class
         probabilities."""
-        leaves = kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, Tree(int(self.depth)))
-        model = self.leaf_model_
-        return model.predict(model.design(Xs), self.beta_[Tree(int(self.depth)).leaf_rows(leaves)])
+        return self.leaf_model_.hbp_outputs(Xs, self.omega_, self.beta_, Tree(int(self.depth)))
 
     def _training_prediction(self, problem):
         """``predict()`` of the training rows in the problem's units: what the report checks the constraints

@@ -66,6 +66,10 @@ class IpoptCasadi(Solver):
         "oracle" unless the exact Hessian is asked of a formulation without one.
     time_limit, verbosity : seconds per solve (polled at every iteration) and IPOPT's
         ``print_level`` (0 silent, 1 and more: 5).
+    max_variables : int or None
+        Refuse (``accepts``) a formulation of more variables: an "auto" list then takes the next
+        candidate (the exact Hessian's dense factorization grows as n^3, and an iteration cannot be
+        stopped: one of 6000 variables takes seconds).
 
     With the oracle evaluator IPOPT also takes a formulation whose nonsmooth part is a
     weighted l1 term, as the variable split of
@@ -79,13 +83,13 @@ class IpoptCasadi(Solver):
     takes_constraints = CONSTRAINT_KINDS
 
     def __init__(self, hessian="exact", tol=IPOPT_TOL, max_iter=200, options=None, evaluator=None,
-                 time_limit=None, verbosity=0):
+                 time_limit=None, verbosity=0, max_variables=None):
         if hessian not in ("limited-memory", "exact"):
             raise ValueError(f"hessian must be 'limited-memory' or 'exact', got {hessian!r}")
         if evaluator not in (None, "oracle", "symbolic"):
             raise ValueError(f"evaluator must be 'oracle', 'symbolic' or None, got {evaluator!r}")
         super().__init__(tol, max_iter, time_limit, verbosity)
-        self.hessian, self.evaluator, self.options = hessian, evaluator, options
+        self.hessian, self.evaluator, self.options, self.max_variables = hessian, evaluator, options, max_variables
         self._cache: dict = {}
         self._stop = None  # the iteration callback of this adapter's solvers, built on first use
 
@@ -116,6 +120,9 @@ class IpoptCasadi(Solver):
         return self._route(problem)[0]
 
     def accepts(self, problem) -> Acceptance:
+        if self.max_variables is not None and np.size(problem.start()) > self.max_variables:
+            return Acceptance(False, f"it has {np.size(problem.start())} variables, more than max_variables="
+                                     f"{self.max_variables}")
         smooth = smooth_problem(problem)
         if getattr(problem, "nonsmooth", ()) and getattr(problem, "n_constraints", 0):
             return Acceptance(False, "IPOPT takes a nonsmooth term (by a variable split) only without constraint rows")
@@ -147,7 +154,7 @@ class IpoptCasadi(Solver):
         if oracle_route:
             n, m = problem.start().size, getattr(problem, "n_constraints", 0)
             if (n, m, exact) not in self._cache:
-                oracle = _Oracle(n, m)
+                oracle = _Oracle(n, m, exact)
                 x = ca.MX.sym("x", n)
                 nlp = {"x": x, "f": oracle(x), **({"g": oracle.rows(x)} if m else {})}
                 derivatives = {"grad_f": oracle.gradient, **({"hess_lag": oracle.hessian} if exact else {}),
@@ -268,11 +275,12 @@ class _Oracle(ca.Callback):
     (seven calls per iteration instead of four).  Value and gradient are computed together
     and kept for the last x (IPOPT asks for both at each accepted point)."""
 
-    def __init__(self, n: int, m: int = 0):
+    def __init__(self, n: int, m: int = 0, exact: bool = True):
         ca.Callback.__init__(self)
         self.n, self.m, self.problem, self._x, self._fg = n, m, None, None, None
         self.construct(f"srt_oracle_{n}_{m}", {})
-        self.gradient, self.hessian = _OracleGradient(self), _OracleHessian(self)
+        self.gradient = _OracleGradient(self)
+        self.hessian = _OracleHessian(self) if exact else None  # its n^2 / 2 entries: only when IPOPT asks for it
         if m:
             self.rows, self.jacobian = _OracleRows(self), _OracleJacobian(self)
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import math
 import time
 from dataclasses import dataclass
 
@@ -278,21 +279,25 @@ class WarmStart:
 
 
 def cart_initialization(problem: SRTProblem, slope: float = SOFT_SLOPE, min_leaf: float = MIN_LEAF,
-                        random_state=None, max_rows: int | None = MAX_ROWS):
+                        random_state=None, max_rows: int | None = MAX_ROWS, deadline: Deadline | None = None):
     """(omega^0, beta^0, CART's training score): the splits of a depth-D CART tree (the leaf model's
     ``partition_tree``: scikit-learn's ``DecisionTreeRegressor``, or ``DecisionTreeClassifier`` on the class
     codes of a classification problem; leaves of at least ``min_leaf`` of the rows), each made soft
     (:func:`soft_tree_start`).  On more than ``max_rows`` rows CART is fitted on a weighted
-    subsample of ``max_rows`` rows; the leaf models use all rows."""
+    subsample of ``max_rows`` rows, and of fewer when it would not end in half the time left before
+    ``deadline`` (None: none; :func:`_cart_rows`); the leaf models use all rows."""
     X, y = problem.X, problem.y
     rng = check_random_state(random_state)
-    sample = _subsample(problem, rng, max_rows)
     features = np.flatnonzero(problem.constraint_set.split_features())
+    seconds = (deadline or Deadline()).left() / 2
+    sample = _subsample(problem, rng, _cart_rows(max_rows, len(y), len(features), seconds))
     weighted = len(sample) == len(y)  # the rows count by their weights (a row of weight k as k rows)
     cart = problem.leaf_model.partition_tree(
         max_depth=problem.tree.depth, random_state=rng.randint(2**31 - 1),
         **({"min_weight_fraction_leaf": min_leaf} if weighted else {"min_samples_leaf": min_leaf}))
-    cart.fit(X[sample][:, features], y[sample], sample_weight=problem.counts if weighted else None)
+    # the weights relative to the largest: CART's impurities square weighted counts, which overflow from ~1e154
+    relative = problem.counts / problem.counts.max() if weighted else None
+    cart.fit(X[sample][:, features], y[sample], sample_weight=relative)
     splits, node = {}, {1: 0}  # heap index t -> CART node id
     for t in problem.tree.branch_nodes:
         c = node.get(t, -1)
@@ -522,6 +527,24 @@ def soft_tree_start(problem: SRTProblem, splits: dict, slope: float, top=None):
     return omega, leaf_start(problem, lambda t: np.flatnonzero(leaves == t))
 
 
+#: seconds per row x feature x log2(rows) of a CART fit of depth 3 (2.6e-8 to 3.4e-8 measured on 50 to 66,000
+#: rows of 20 to 2000 features, benchmarks/results/time_limits.md), a little above
+CART_SECONDS = 4e-8
+#: the rows CART is fitted on at least, however short the time left
+CART_MIN_ROWS = 200
+
+
+def _cart_rows(max_rows, n: int, p: int, seconds: float):
+    """``max_rows`` (None: every row), fewer when CART on p features would not split them in ``seconds``
+    (``CART_SECONDS`` n p log2 n), but at least ``CART_MIN_ROWS``."""
+    if not math.isfinite(seconds):
+        return max_rows
+    rows = max(seconds, 0.0) / (CART_SECONDS * max(p, 1))
+    for _ in range(3):  # n = seconds / (c p log2 n), to a few percent
+        rows = max(seconds, 0.0) / (CART_SECONDS * max(p, 1) * max(math.log2(max(rows, 2.0)), 1.0))
+    return int(min(max_rows or n, max(rows, CART_MIN_ROWS)))
+
+
 def _subsample(problem, rng, max_rows) -> np.ndarray:
     """All row indices, or ``max_rows`` drawn without replacement with probabilities s_i."""
     n = len(problem.y)
@@ -541,8 +564,9 @@ class CartInitialization:
     min_leaf: float = MIN_LEAF
     max_rows: int | None = MAX_ROWS
 
-    def __call__(self, problem: SRTProblem, random_state=None):
-        omega, beta, score = cart_initialization(problem, self.slope, self.min_leaf, random_state, self.max_rows)
+    def __call__(self, problem: SRTProblem, random_state=None, deadline: Deadline | None = None):
+        omega, beta, score = cart_initialization(problem, self.slope, self.min_leaf, random_state, self.max_rows,
+                                                 deadline)
         return omega, beta, {"cart_score": score}
 
 

@@ -228,7 +228,8 @@ def refused(capsys):
     (["fit", "{d}/data.csv", "--target", "Y", "--out", "{d}/m.json"],
      "--target 'Y' is not a column of '{d}/data.csv'; columns: temp, load, speed, y"),
     (["fit", "{d}/missing.csv", "--target", "y", "--out", "{d}/m.json"], "data file '{d}/missing.csv' not found"),
-    (["fit", "{d}/text.csv", "--target", "y", "--out", "{d}/m.json"], "column(s) 'name' of '{d}/text.csv' are not numeric"),
+    (["fit", "{d}/text.csv", "--target", "y", "--out", "{d}/m.json"],
+     "column 'name' of '{d}/text.csv' holds text ('foo', 'bar'), not numbers: encode it as numbers"),
     (["fit", "{d}/holes.csv", "--target", "y", "--out", "{d}/m.json"], "column(s) 'a' of '{d}/holes.csv' have missing values"),
     (["fit", "{d}/empty.csv", "--target", "y", "--out", "{d}/m.json"], "data file '{d}/empty.csv' is empty"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/nodir/m.json"], "--out: directory '{d}/nodir' does not exist"),
@@ -482,50 +483,38 @@ def test_warnings_are_one_line(tmp_path, capsys):
     assert len(err) == 1
 
 
+def _imported(argv, heavy=("sklearn", "pyomo", "casadi", "numba"), cwd=None):
+    """(stdout, the ``heavy`` packages imported) of ``python -X importtime -m srtopt ARGV``: Python itself
+    lists every module it imports."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "srtopt", *map(str, argv)], capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=120, cwd=cwd)
+    modules = {line.rpartition("|")[2].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    return done.stdout, sorted(name for name in heavy if name in modules)
+
+
 @pytest.mark.slow
 def test_help_and_usage_errors_import_nothing_heavy():
     """``srtopt --help`` and an argparse usage error answer before scikit-learn, Pyomo or CasADi
     are imported (they cost seconds: the CLI imports what a subcommand needs when it runs)."""
-    probe = ("import sys, runpy; sys.argv = ['srtopt', *sys.argv[1:]]\n"
-             "try:\n    runpy.run_module('srtopt', run_name='__main__')\n"
-             "except SystemExit:\n    pass\n"
-             "print(sorted(m for m in ('sklearn', 'pyomo', 'casadi', 'scipy', 'numba') if m in sys.modules))")
-    env = dict(os.environ, PYTHONPATH=str(REPO))
     for argv in (["--help"], ["fit", "--help"], ["fit", "data.csv"], ["bench", "--help"]):
-        done = subprocess.run([sys.executable, "-c", probe, *argv], env=env, capture_output=True, text=True,
-                              timeout=120)
-        assert done.stdout.strip().splitlines()[-1] == "[]", (argv, done.stdout[-300:], done.stderr[-300:])
+        assert _imported(argv, ("sklearn", "pyomo", "casadi", "scipy", "numba"))[1] == [], argv
 
 
 @pytest.mark.slow
 def test_show_reads_the_file_without_the_estimator_stack(workdir, fitted):
     """``srtopt show`` answers from the saved file alone: scikit-learn, Pyomo, CasADi and numba
     are never imported (they cost seconds), and the text is the loaded estimator's."""
-    probe = ("import sys, runpy; sys.argv = ['srtopt', *sys.argv[1:]]\n"
-             "try:\n    runpy.run_module('srtopt', run_name='__main__')\n"
-             "except SystemExit:\n    pass\n"
-             "print(sorted(m for m in ('sklearn', 'pyomo', 'casadi', 'numba') if m in sys.modules))")
     model = workdir / "model.json"
-    done = subprocess.run([sys.executable, "-c", probe, "show", str(model)], capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=120)
-    *text, modules = done.stdout.strip().splitlines()
-    assert modules == "[]", (done.stdout[-300:], done.stderr[-300:])
-    assert "\n".join(text) == export_text(srtopt.load(model))
+    text, heavy = _imported(["show", model])
+    assert heavy == [] and text.strip() == export_text(srtopt.load(model))
 
 
 @pytest.mark.slow
 def test_predict_reads_the_file_without_the_estimator_stack(workdir, fitted):
     """``srtopt predict`` of a saved SoftRegressionTree predicts from the file alone (no scikit-learn,
     Pyomo, CasADi or numba: they cost seconds), as the loaded estimator does."""
-    probe = ("import sys, runpy; sys.argv = ['srtopt', *sys.argv[1:]]\n"
-             "try:\n    runpy.run_module('srtopt', run_name='__main__')\n"
-             "except SystemExit:\n    pass\n"
-             "print(sorted(m for m in ('sklearn', 'pyomo', 'casadi', 'numba') if m in sys.modules))")
     model, out = workdir / "model.json", workdir / "quick.csv"
-    done = subprocess.run([sys.executable, "-c", probe, "predict", str(model), str(workdir / "new.csv"), "--out",
-                           str(out)], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)),
-                          timeout=120)
-    assert done.stdout.strip().splitlines()[-1] == "[]", (done.stdout[-300:], done.stderr[-300:])
+    assert _imported(["predict", model, workdir / "new.csv", "--out", out])[1] == []
     new = pd.read_csv(workdir / "new.csv")
     loaded = srtopt.load(model)
     # equal up to the CSV's printing of the floats (the oldest pandas allowed drops the last bit)
@@ -753,7 +742,7 @@ def test_fit_integer_labels_with_task_classification_and_constant_leaves(irisdir
                  "constant", "--class-weight", "balanced", "--quiet", "--out", str(out)]) == 0
     assert "training accuracy" in capsys.readouterr().out
     model = srtopt.load(out)
-    assert model.leaf == "constant" and model.class_weight == "balanced" and model.classes_.tolist() == [0, 1, 2]
+    assert model.leaf == "constant" and model.class_weight == "balanced" and model.classes_.tolist() == ["0", "1", "2"]
     assert (model.max_iter, model.tol) == (5, 1e-3)  # the estimator's defaults, not the regression tree's
     assert main(["predict", str(out), str(irisdir / "new.csv"), "--proba"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "0,1,2"
@@ -783,7 +772,8 @@ def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, ca
     (["fit", "{d}/codes.csv", "--target", "sepal_length", "--task", "classification", "--out", "{d}/x.json"],
      "Unknown label type: y looks continuous (35 distinct values such as 4.3, 4.4, 4.5)"),
     (["fit", "{d}/iris.csv", "--target", "species", "--task", "regression", "--out", "{d}/x.json"],
-     "column(s) 'species' of '{d}/iris.csv' are not numeric"),
+     "column 'species' of '{d}/iris.csv' (--target) holds text ('setosa', 'versicolor', 'virginica'), not numbers: "
+     "encode it as numbers (one 0/1 column per category); or give --task classification if it holds class labels"),
     (["fit", "{d}/codes.csv", "--target", "code", "--leaf", "constant", "--out", "{d}/x.json"],
      "--leaf applies to a classifier (--task classification); the target 'code' is fitted by a SoftRegressionTree"),
     (["fit", "{d}/iris.csv", "--target", "species", "--cv", "3", "--out", "{d}/x.json"],
@@ -818,20 +808,13 @@ def test_classification_mistakes_print_one_line(irisdir, classifier_file, refuse
 def test_a_classifier_predicts_and_shows_without_the_estimator_stack(irisdir, classifier_file):
     """``srtopt predict --proba`` and ``srtopt show`` of a saved classifier answer from the file alone
     (no scikit-learn, Pyomo, CasADi or numba), as the loaded estimator does."""
-    probe = ("import sys, runpy; sys.argv = ['srtopt', *sys.argv[1:]]\n"
-             "try:\n    runpy.run_module('srtopt', run_name='__main__')\n"
-             "except SystemExit:\n    pass\n"
-             "print(sorted(m for m in ('sklearn', 'pyomo', 'casadi', 'numba') if m in sys.modules))")
     model, out = irisdir / "m.json", irisdir / "quick.csv"
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    for argv in (["predict", str(model), str(irisdir / "new.csv"), "--proba", "--out", str(out)], ["show", str(model)]):
-        done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, env=env,
-                              timeout=120)
-        assert done.stdout.strip().splitlines()[-1] == "[]", (done.stdout[-300:], done.stderr[-300:])
+    assert _imported(["predict", model, irisdir / "new.csv", "--proba", "--out", out])[1] == []
+    text, heavy = _imported(["show", model])
     loaded = srtopt.load(model)
     new = pd.read_csv(irisdir / "new.csv")[loaded.feature_names_in_]
     np.testing.assert_allclose(pd.read_csv(out).to_numpy(), loaded.predict_proba(new), rtol=1e-13, atol=1e-15)
-    assert "\n".join(done.stdout.strip().splitlines()[:-1]) == export_text(loaded)
+    assert heavy == [] and text.strip() == export_text(loaded)
 
 
 # ---------------------------------------------------------------- a user's constraints

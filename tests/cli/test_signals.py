@@ -138,3 +138,90 @@ def test_signals_held_raises_the_signal_when_the_step_ends(monkeypatch):
             handler(signal.SIGTERM, sys._getframe())
             steps.append("done")
     assert steps == ["done"] and not cli._HELD
+
+
+# ------------------------------------------------- signals at the edges of a command, in real processes
+REPO = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+
+def _caught_signals(pid) -> int:
+    """The mask of the signals process ``pid`` has handlers for (0 once it is gone): /proc's SigCgt."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1], 16) for line in status if line.startswith("SigCgt:"))
+    except (FileNotFoundError, ProcessLookupError, StopIteration):
+        return 0
+
+
+def _srtopt(tmp_path, *argv):
+    """``python -m srtopt ARGV`` started in ``tmp_path`` (this checkout first on the path)."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.Popen([sys.executable, "-m", "srtopt", *argv], cwd=tmp_path, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _fit_argv(tmp_path, rows=40):
+    import numpy as np
+    import pandas as pd
+
+    X = np.random.default_rng(0).random((rows, 3))
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "y": np.sin(6 * X[:, 0]) + X[:, 1] * X[:, 2]}).to_csv(
+        tmp_path / "data.csv", index=False)
+    (tmp_path / "model.json").write_text("the old model\n")
+    return ["fit", "data.csv", "--target", "y", "--out", "model.json"]
+
+
+@pytest.mark.parametrize("signum, status, verb", [(signal.SIGINT, 130, "interrupted"),
+                                                  (signal.SIGTERM, 143, "terminated"),
+                                                  (signal.SIGHUP, 129, "hung up")])
+@pytest.mark.parametrize("wait", [0.0, 0.4])
+def test_a_signal_as_the_command_starts_is_one_line_and_leaves_out_alone(tmp_path, signum, status, verb, wait):
+    """Sent as soon as the program has its handlers (its first statement; before it, Python's own
+    start-up), or while its modules load: the one line of any signal, --out untouched."""
+    proc = _srtopt(tmp_path, *_fit_argv(tmp_path), "--depth", "3", "--max-iter", "50")
+    while not _caught_signals(proc.pid) & (1 << (signal.SIGHUP - 1)) and proc.poll() is None:
+        time.sleep(0.001)
+    time.sleep(wait)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err, out) == (status, f"srtopt fit: {verb}; --out was not written\n", "")
+    assert (tmp_path / "model.json").read_text() == "the old model\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "model.json"]
+
+
+@pytest.mark.parametrize("signum, status, verb", [(signal.SIGINT, 130, "interrupted"),
+                                                  (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_after_the_saved_line_never_kills_the_command_without_a_word(tmp_path, signum, status, verb):
+    """Sent as soon as "saved" is read: the command has ended (Python's teardown, a second or two in
+    which a signal killed it silently, is skipped), or it says the model was saved; the file loads."""
+    import srtopt
+
+    proc = _srtopt(tmp_path, *_fit_argv(tmp_path), "--depth", "1", "--max-iter", "1", "--quiet")
+    saved = proc.stdout.readline()
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=120)
+    assert saved == "saved model.json (training R^2 " + saved.split("R^2 ")[1] and out == ""
+    assert (proc.returncode, err) in [(0, ""), (status, f"srtopt fit: {verb}; the model was saved to model.json\n")]
+    assert srtopt.load(tmp_path / "model.json").depth == 1
+
+
+@pytest.mark.slow
+def test_a_second_ctrl_c_after_the_first_line_adds_nothing(tmp_path):
+    """The first Ctrl-C's line is written, then the command ends at once: a second Ctrl-C, sent as soon
+    as that line is read, finds it gone or held (no second line, no traceback)."""
+    proc = _srtopt(tmp_path, *_fit_argv(tmp_path, rows=3000), "--depth", "3", "--max-iter", "100")
+    for line in proc.stderr:
+        if line.startswith("macro 1:"):
+            break
+    proc.send_signal(signal.SIGINT)
+    for line in proc.stderr:
+        if "interrupted" in line:
+            break
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    out, rest = proc.communicate(timeout=120)
+    assert (proc.returncode, line, rest, out) == (130, "srtopt fit: interrupted; --out was not written\n", "", "")
+    assert (tmp_path / "model.json").read_text() == "the old model\n"

@@ -89,6 +89,8 @@ class Constraint(Term):
     name = "constraint"
     #: whether the constraint compares protected groups (``fit(..., sensitive_features=...)``)
     needs_groups = False
+    #: the trees it applies to: "regression" (a SoftRegressionTree's), "classification" or both
+    tasks = ("regression", "classification")
 
     def __sklearn_clone__(self) -> "Constraint":
         """A copy, for scikit-learn's ``clone`` of an estimator that holds the constraint (its

@@ -37,6 +37,7 @@ class ClassRecall(SoftMean):
     """
 
     name = "class_recall"
+    tasks = ("classification",)
 
     def __init__(self, lower=None, **label):
         if set(label) - {"class"} or "class" not in label:

@@ -73,6 +73,7 @@ class RowMean(SoftMean):
     """
 
     name = "row_mean"
+    tasks = ("regression",)
 
     def __init__(self, value="prediction", over="all", lower=None, upper=None, per_leaf=False, degree=None):
         self.value, self.over, self.lower_bound, self.upper_bound = value, over, lower, upper

@@ -367,6 +367,7 @@ class GroupLoss(SoftMean):
     """
 
     name = "group_loss"
+    tasks = ("regression",)
     needs_groups = True
 
     def __init__(self, bound=None):

@@ -15,8 +15,11 @@ from .fitting import fit_basis
 #: the LN solvers "auto" tries: three steps of Newton's method on the exact Hessian while the subproblem has at
 #: most 800 coefficients, 30 iterations of L-BFGS-B beyond (the Hessian of K' q coefficients per leaf costs
 #: N (K' q)^2); the LN subproblems are convex and warm-started, and inexact steps are measured as accurate
-#: (docs/classification.md)
-LN_AUTO = ("newton:max_variables=800,max_iter=3", "l-bfgs-b:max_iter=30", "ipopt", "prox-gradient")
+#: (docs/classification.md).  With constraint rows IPOPT: its exact Hessian up to 1000 coefficients, L-BFGS
+#: beyond (an iteration on the dense Hessian of n coefficients costs n^3 / 3 and cannot be stopped: 0.6 s at
+#: 1240, benchmarks/results/time_limits.md)
+LN_AUTO = ("newton:max_variables=800,max_iter=3", "l-bfgs-b:max_iter=30", "ipopt:max_variables=1000",
+           "ipopt:hessian=limited-memory", "prox-gradient")
 
 
 @register_leaf_model

@@ -21,6 +21,11 @@ from .leaf import LeafSubproblem
 from .objective import SRTObjective
 
 
+#: the rows that weights count for at most, where more would change nothing: the l2 weights' N
+#: (:data:`srtopt.estimators.regularization.LAMBDA_ROWS`) and :attr:`SRTProblem.counts`
+COUNTED_ROWS = 100_000
+
+
 @dataclass
 class SRTProblem:
     """Training data of eq. (obj): X in [0,1]^p, standardized y, weights s_i (sum 1), the loss
@@ -47,7 +52,7 @@ class SRTProblem:
         if self.leaves is not None:
             self.loss = getattr(self.leaves, "loss", self.loss)
         n = self.X.shape[0]
-        self.s = np.full(n, 1.0 / n) if self.weights is None else self.weights / self.weights.sum()
+        self.s = np.full(n, 1.0 / n) if self.weights is None else self.counts / self.counts.sum()
         self.penalties = tuple(term.bind(self) for term in self.penalties)
         self._memo: dict = {}
         self._routing: tuple = (None, None)
@@ -82,8 +87,17 @@ class SRTProblem:
     @cached_property
     def counts(self) -> np.ndarray:
         """The rows' weights before normalization (ones without weights): what a row counts for where
-        the method counts rows, so that a row of integer weight k counts as k repeated rows."""
-        return np.ones(self.X.shape[0]) if self.weights is None else np.asarray(self.weights, float)
+        the method counts rows, so that a row of integer weight k counts as k repeated rows.  Weights
+        summing to more than ``max(N, COUNTED_ROWS)`` rows count in proportion to that many (from their
+        ratios to the largest, so that weights scaled by any factor count alike, and none overflows)."""
+        if self.weights is None:
+            return np.ones(self.X.shape[0])
+        weights = np.asarray(self.weights, float)
+        most = max(len(weights), COUNTED_ROWS)
+        if weights.sum() <= most:
+            return weights
+        ratios = weights / weights.max()
+        return ratios * (most / ratios.sum())
 
     @property
     def n_features(self) -> int:
