@@ -339,7 +339,7 @@ def read_view(path) -> FittedTree:
     encoder = state["encoder"]
     names = state["feature_names"] if encoder is None else np.array(encoder.names, dtype=object)
     return FittedTree(estimator=name, depth=depth, n_features_in_=len(scaling.x_min), scaler_=scaling, reach=reach,
-                      feature_names_in_=names, mu=None if mu is None else float(mu),
+                      feature_names_in_=names, mu=None if mu is None else float(mu), encoder_=encoder,
                       predictor=predictor, probabilities=probabilities,
                       **{k: v for k, v in fitted.items() if k in fields})
 

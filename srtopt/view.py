@@ -72,6 +72,9 @@ class FittedTree:
     leaf_model_ : LeafModel or None
         A soft tree's leaf model (:mod:`srtopt.leaf_model`): its basis and link; None for ORRT's linear
         leaves and the MILO tree's.
+    encoder_ : TableEncoder or None
+        The encoding of a table with text or missing cells (:mod:`srtopt.encoding`): the tree's columns are
+        its encoded ones, ``feature_names_in_`` their names; None for a fit on numbers.
     router : callable or None
         Raw X -> the leaf of each row (paper numbering); None for a tree read from a file.
     predictor : callable or None
@@ -106,6 +109,7 @@ class FittedTree:
     leaf_class_counts_: np.ndarray | None = None
     leaf_class_proba_: np.ndarray | None = None
     leaf_model_: object = None
+    encoder_: object = None
     router: Callable | None = None
     predictor: Callable | None = None
     probabilities: Callable | None = None

@@ -8,14 +8,16 @@
   mean missing, or only those of ``--na-values`` (an empty cell always); ``--thousands`` and
   ``--decimal`` read numbers written as ``1,234`` or ``1,5``.  When text was read as missing, the line
   about the missing values says which (:meth:`CsvTable.missing_note`).
-* A column that is not numbers gets one line that says what it holds and what to do
-  (:func:`column_refusal`): text, a mix of numbers and text, numbers written as text, dates, an
-  identifier.  An empty column is left out of the features, and a column of whole numbers that
-  differ in every row is pointed out, each in a warning of one line (:meth:`CsvTable.features`).
+* A feature column of text is categories, and a missing cell of a feature is a missing value
+  (:meth:`CsvTable.table`; the soft trees encode both, :mod:`srtopt.encoding`); text read as missing is
+  reported in one line.  A column that is neither numbers nor categories gets one line that says what
+  it holds and what to do (:func:`column_refusal`): a mix of numbers and text, numbers written as text,
+  dates, an identifier.  An empty column is left out of the features, and a column of whole numbers
+  that differ in every row is pointed out, each in a warning of one line (:meth:`CsvTable.features`).
 
 What is done with each kind of column is decided here alone: :data:`TEXT_KINDS` names the kinds
-:func:`column_kind` tells apart, and :func:`column_refusal` says what each gets (today every one is
-refused; a column of categories is what the tabular work will read as such).
+:func:`column_kind` tells apart, :data:`CATEGORIES` the one read as categories, and
+:func:`column_refusal` says what the others get.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ SHOWN = 3
 FEATURE_REMEDY = "leave it out with --features"
 #: the kinds of a column that is not numbers (:func:`column_kind`)
 TEXT_KINDS = ("written numbers", "dates", "identifier", "mixed", "text")
+#: the kind a feature table reads as categories (:meth:`CsvTable.table`)
+CATEGORIES = "text"
 
 
 def add_reading_flags(parser) -> None:
@@ -155,6 +159,27 @@ class CsvTable:
         infinite = [c for c in columns if np.isinf(self.frame[c].to_numpy(dtype=float)).any()]
         if infinite:
             raise ValueError(f"column(s) {_names(infinite)} of {self.path!r}{about} hold infinite values")
+        return self.frame[columns]
+
+    def table(self, columns, flag="", remedy=FEATURE_REMEDY):
+        """The frame of the feature ``columns`` as the soft trees take it: numbers, with missing cells, and
+        columns of text as categories; any other column refused in one line (:func:`column_refusal`), an
+        infinite value refused, and the text read as missing reported in a warning of one line."""
+        import numpy as np
+        import pandas as pd
+
+        about = f" ({flag})" if flag else ""
+        for column in columns:
+            numeric = pd.api.types.is_numeric_dtype(self.frame[column])
+            if not numeric and column_kind(self.frame[column])[0] != CATEGORIES:
+                raise ValueError(f"column {column!r} of {self.path!r}{about} {column_refusal(self.frame[column], remedy)}")
+            if numeric and np.isinf(self.frame[column].to_numpy(dtype=float)).any():
+                raise ValueError(f"column {column!r} of {self.path!r}{about} holds infinite values")
+        missing = [c for c in columns if self.frame[c].isna().any()]
+        note = self.missing_note(missing)
+        if note:
+            warnings.warn(f"column(s) {_names(missing)} of {self.path!r} have missing values{note}: the tree takes "
+                          f"them as missing")
         return self.frame[columns]
 
     def missing_note(self, columns) -> str:
@@ -322,5 +347,5 @@ def _names(columns) -> str:
     return ", ".join(map(repr, columns))
 
 
-__all__ = ["CsvTable", "SEP_HELP", "TEXT_KINDS", "add_reading_flags", "check_header", "column_kind", "column_refusal",
+__all__ = ["CATEGORIES", "CsvTable", "SEP_HELP", "TEXT_KINDS", "add_reading_flags", "check_header", "column_kind", "column_refusal",
            "read_table", "separator"]

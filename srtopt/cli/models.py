@@ -265,7 +265,7 @@ def run_fit(args) -> int:
     features = table.features(features, chosen=bool(args.features))
     if not features:
         raise ValueError(f"{args.data!r} has no feature column besides the target {args.target!r}")
-    X = table.numbers(features)
+    X = table.table(features)
     budget = max_features(args.max_features)
     if budget is not None and budget > X.shape[1]:
         raise ValueError(f"--max-features {budget} is more than the {X.shape[1]} feature column(s)")
@@ -439,20 +439,20 @@ def run_predict(args) -> int:
     if model.predictor is None:
         model = load(args.model)
     table = read_table(args.data, args)
-    names = getattr(model, "feature_names_in_", None)
+    names, count = _input_columns(model)
     if names is not None:
         missing = [n for n in names if n not in table.columns]
         if missing:
             raise ValueError(f"{args.data!r} lacks the model's feature column(s) "
                              f"{', '.join(map(repr, missing))}")
-        X = table.numbers(list(names), remedy="")
+        X = table.table(list(names), remedy="")
     else:
-        if len(table.columns) != model.n_features_in_:
+        if len(table.columns) != count:
             raise ValueError(f"{args.data!r} has {len(table.columns)} columns, the model expects "
-                             f"{model.n_features_in_} (it was fitted without column names)")
+                             f"{count} (it was fitted without column names)")
         warnings.warn(f"the model was fitted without column names: the columns of {args.data!r} are taken by "
                       f"position, in this order: {', '.join(table.columns)}")
-        X = table.numbers(table.columns, remedy="").to_numpy()
+        X = table.table(table.columns, remedy="").to_numpy()
     import pandas as pd
 
     if args.proba:
@@ -461,6 +461,16 @@ def run_predict(args) -> int:
         preds = pd.DataFrame({args.column or "prediction": model.predict(X)})
     _write_out(out or "-", preds.to_csv(index=False).encode("utf-8"), f"{len(preds)} predictions")
     return 0
+
+
+def _input_columns(model) -> tuple:
+    """(the names of the table columns a model reads, or None without names; their number): a fit on a table
+    with text or missing cells reads its table's columns (``encoder_``), not its encoded ones."""
+    encoder = getattr(model, "encoder_", None)
+    if encoder is not None:
+        return (list(encoder.columns_) if encoder.named_ else None), len(encoder.columns_)
+    names = getattr(model, "feature_names_in_", None)
+    return (None if names is None else list(names)), model.n_features_in_
 
 
 # ----------------------------------------------------------------------- show

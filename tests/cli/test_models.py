@@ -229,8 +229,7 @@ def refused(capsys):
      "--target 'Y' is not a column of '{d}/data.csv'; columns: temp, load, speed, y"),
     (["fit", "{d}/missing.csv", "--target", "y", "--out", "{d}/m.json"], "data file '{d}/missing.csv' not found"),
     (["fit", "{d}/text.csv", "--target", "y", "--out", "{d}/m.json"],
-     "column 'name' of '{d}/text.csv' holds text ('foo', 'bar'), not numbers: encode it as numbers"),
-    (["fit", "{d}/holes.csv", "--target", "y", "--out", "{d}/m.json"], "column(s) 'a' of '{d}/holes.csv' have missing values"),
+     "column 'name' of '{d}/text.csv' holds 1 cell(s) of text among numbers, the first 'bar' in row 2"),
     (["fit", "{d}/empty.csv", "--target", "y", "--out", "{d}/m.json"], "data file '{d}/empty.csv' is empty"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}/nodir/m.json"], "--out: directory '{d}/nodir' does not exist"),
     (["fit", "{d}/data.csv", "--target", "y", "--out", "{d}"], "--out '{d}' is a directory; give a file name"),
@@ -261,8 +260,7 @@ def refused(capsys):
     (["predict", "{d}/model.json", "{d}/data.csv", "--sep", ",,"], "--sep takes one character (or 'tab'), got ',,'"),
 ])
 def test_user_mistakes_print_one_line(workdir, fitted, refused, argv, message):
-    (workdir / "text.csv").write_text("name,y\nfoo,1\nbar,2\n")
-    (workdir / "holes.csv").write_text("a,y\n1,1\n,2\n3,3\n")
+    (workdir / "text.csv").write_text("name,y\n1,1\nbar,2\n")
     (workdir / "empty.csv").write_text("")
     (workdir / "weights.csv").write_text("a,w,y\n1,1,1\n2,-1,2\n3,1,3\n4,1,4\n5,1,5\n")
     assert message.replace("{d}", str(workdir)) in refused(argv, workdir)

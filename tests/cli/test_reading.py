@@ -73,18 +73,39 @@ def test_text_read_as_missing_in_a_feature_is_said_and_na_values_chooses_it(tmp_
     columns["b"][[3, 7]] = ["NA", "null"]
     columns["y"] = columns["a"]
     data, out = _write(tmp_path / "d.csv", columns), str(tmp_path / "m.json")
-    assert main(["fit", data, "--target", "y", "--out", out, *QUICK]) == 2
-    assert _one_error(capsys).endswith(
-        f"column(s) 'b' of '{data}' have missing values (text read as missing: 'NA' in 1 cell of 'b', 'null' in 1 "
-        f"cell of 'b'; --na-values sets which strings mean missing): fill or drop those rows, or leave it out with "
-        f"--features")
+    assert main(["fit", data, "--target", "y", "--out", out, *QUICK]) == 0
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"srtopt fit: warning: column(s) 'b' of '{data}' have missing values (text read as missing: 'NA' in 1 cell of "
+        f"'b', 'null' in 1 cell of 'b'; --na-values sets which strings mean missing): the tree takes them as missing"]
     assert main(["fit", data, "--target", "y", "--out", out, "--na-values", "null", *QUICK]) == 2
     assert _one_error(capsys).endswith(f"column 'b' of '{data}' holds 1 cell(s) of text among numbers, the first "
                                        f"'NA' in row 4: correct those cells; or leave it out with --features")
     columns["b"][[3, 7]] = ["?", "0.5"]
     data = _write(tmp_path / "d.csv", columns)
-    assert main(["fit", data, "--target", "y", "--out", out, "--na-values", "?", *QUICK]) == 2
-    assert "(text read as missing: '?' in 1 cell of 'b'; --na-values" in _one_error(capsys)
+    assert main(["fit", data, "--target", "y", "--out", out, "--na-values", "?", *QUICK]) == 0
+    assert "(text read as missing: '?' in 1 cell of 'b'; --na-values" in capsys.readouterr().err
+
+
+def test_a_text_column_is_categories_and_empty_cells_are_missing_in_fit_predict_and_show(tmp_path, capsys):
+    """A feature column of text is read as categories and an empty cell as a missing value: the model file keeps
+    the encoding, predict reads the same columns (a category the fit did not see is named), show names the
+    encoded columns."""
+    columns = _features()
+    columns["colour"] = np.array(["red", "blue", "green"])[np.arange(60) % 3]
+    columns["y"] = columns["a"].astype(float) + (columns["colour"] == "red")
+    columns["b"][[2, 5]] = ""
+    data, model = _write(tmp_path / "d.csv", columns), str(tmp_path / "m.json")
+    assert main(["fit", data, "--target", "y", "--out", model, *QUICK]) == 0
+    fitted = srtopt.load(model)
+    assert fitted.encoder_.names == ["a", "b", "b (missing)", "colour = blue", "colour = green", "colour = red"]
+    columns["colour"][0] = "teal"
+    new = _write(tmp_path / "new.csv", columns)
+    capsys.readouterr()
+    assert main(["predict", model, new, "--out", str(tmp_path / "p.csv")]) == 0
+    assert "warning: categories the fit did not keep: colour: 'teal'" in capsys.readouterr().err
+    assert len(pd.read_csv(tmp_path / "p.csv")) == 60
+    assert main(["show", model]) == 0
+    assert "[colour = red]" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("values, says", [
@@ -95,8 +116,6 @@ def test_text_read_as_missing_in_a_feature_is_said_and_na_values_chooses_it(tmp_
                          "read them as numbers"),
     (["2024-01-05", "2024-02-11"], "holds dates ('2024-01-05'), not numbers: make numeric columns of them (a day "
                                    "count, the month); or leave it out with --features"),
-    (["red", "blue"], "holds text ('red', 'blue'), not numbers: encode it as numbers (one 0/1 column per "
-                      "category); or leave it out with --features"),
     (["3", "abc"], "holds 30 cell(s) of text among numbers, the first 'abc' in row 2: correct those cells; or leave "
                    "it out with --features"),
     (None, "holds a different text in every row ('A-0', 'A-1', 'A-2', ...), like an identifier, not numbers: leave it "

@@ -1,0 +1,202 @@
+"""Real tabular data (text columns, empty cells): the soft trees fitted on the table as it is, against the same
+trees and the usual models behind scikit-learn's usual pipeline, and the models that take tables natively.
+
+    PYTHONPATH=. SRTOPT_TABULAR_DATA=/path/to/datasets_tabular python benchmarks/decisions/tabular.py
+
+Datasets: the eight tables of ``srtopt.datasets.TABULAR_DATASETS`` (five classification, three regression),
+read from ``SRTOPT_TABULAR_DATA``.  Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True,
+random_state=0) (``--folds 4`` for every fold); accuracy (classification) or R^2 (regression) on the test rows,
+fit seconds; random_state 0.
+
+Models:
+
+* ``soft tree``: SoftRegressionTree / SoftClassificationTree (depth 3, defaults) on the raw table;
+* ``soft tree, imputed``: the same on the table whose numeric empty cells hold the training median (no
+  missing indicators), the imputation-alone reading;
+* ``soft tree CV``: SoftRegressionTreeCV / SoftClassificationTreeCV on the raw table (when the estimator
+  exists);
+* ``... (pipeline)``: behind the usual pipeline (one-hot with ``min_frequency=10`` and a "(missing)" category
+  for text columns, median imputation with indicators for numeric ones): the soft tree, ridge / logistic
+  regression (RidgeCV / LogisticRegression), CART of depth 4, RandomForest(100);
+* ``HGB``: HistGradientBoosting with native categories and NaN;
+* ``EBM``: interpret's ExplainableBoosting (one outer bag) on the raw table (optional: left out when
+  ``interpret`` is missing).
+
+Runs go to ``benchmarks/results/tabular.jsonl`` (not committed; a run already there is skipped); the table to
+``benchmarks/results/tabular.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+import numpy as np
+
+from benchmarks.common import RESULTS, write_report
+from benchmarks.decisions.defaults import run_into_store, stored
+
+STORE = RESULTS / "tabular.jsonl"
+MODELS = ["soft tree", "soft tree, imputed", "soft tree CV", "soft tree (pipeline)", "linear (pipeline)",
+          "CART (pipeline)", "RF (pipeline)", "HGB", "EBM"]
+
+
+def load(name):
+    """(X as a DataFrame, y, task) of a tabular dataset."""
+    from srtopt.datasets import load_table
+
+    return load_table(name, os.environ.get("SRTOPT_TABULAR_DATA"))
+
+
+def pipeline(estimator, X):
+    """``estimator`` behind the usual pipeline for the columns of X."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    text = [c for c in X.columns if X[c].dtype == object]
+    numbers = [c for c in X.columns if c not in text]
+    encode = ColumnTransformer([
+        ("text", make_pipeline(SimpleImputer(strategy="constant", fill_value="(missing)"),
+                               OneHotEncoder(handle_unknown="infrequent_if_exist", min_frequency=10,
+                                             sparse_output=False)), text),
+        ("numbers", SimpleImputer(strategy="median", add_indicator=True), numbers)])
+    return make_pipeline(encode, estimator)
+
+
+def make(model, task, X):
+    from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoostingRegressor,
+                                  RandomForestClassifier, RandomForestRegressor)
+    from sklearn.linear_model import LogisticRegression, RidgeCV
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    import srtopt
+
+    classify = task == "classification"
+    tree = (srtopt.SoftClassificationTree if classify else srtopt.SoftRegressionTree)(depth=3, random_state=0)
+    if model in ("soft tree", "soft tree, imputed"):
+        return tree
+    if model == "soft tree CV":
+        return (srtopt.SoftClassificationTreeCV() if classify else srtopt.SoftRegressionTreeCV(random_state=0))
+    if model == "soft tree (pipeline)":
+        return pipeline(tree, X)
+    if model == "linear (pipeline)":
+        return pipeline(LogisticRegression(max_iter=2000) if classify else RidgeCV(alphas=np.logspace(-3, 3, 13)), X)
+    if model == "CART (pipeline)":
+        return pipeline((DecisionTreeClassifier if classify else DecisionTreeRegressor)(max_depth=4, random_state=0), X)
+    if model == "RF (pipeline)":
+        return pipeline((RandomForestClassifier if classify else RandomForestRegressor)(100, random_state=0), X)
+    if model == "HGB":
+        kind = HistGradientBoostingClassifier if classify else HistGradientBoostingRegressor
+        return kind(categorical_features="from_dtype", random_state=0)
+    if model == "EBM":
+        from interpret.glassbox import ExplainableBoostingClassifier, ExplainableBoostingRegressor
+
+        return (ExplainableBoostingClassifier if classify else ExplainableBoostingRegressor)(
+            outer_bags=1, n_jobs=1, random_state=0)
+    raise ValueError(model)
+
+
+def prepared(model, X_train, X_test):
+    """The tables a model gets: the raw ones; medians in the numeric empty cells (``imputed``); text as pandas
+    categories (HGB's native categories)."""
+    if model == "soft tree, imputed":
+        numbers = [c for c in X_train.columns if X_train[c].dtype != object]
+        medians = X_train[numbers].median()
+        return X_train.fillna(medians), X_test.fillna(medians)
+    if model == "HGB":
+        text = [c for c in X_train.columns if X_train[c].dtype == object]
+        X_train, X_test = X_train.copy(), X_test.copy()
+        for c in text:
+            categories = X_train[c].dropna().unique()
+            X_train[c] = X_train[c].astype("category").cat.set_categories(categories)
+            X_test[c] = X_test[c].astype("category").cat.set_categories(categories)
+        return X_train, X_test
+    return X_train, X_test
+
+
+def run(dataset, model, fold):
+    from sklearn.metrics import accuracy_score, r2_score
+    from threadpoolctl import threadpool_limits
+
+    from srtopt.experiments.protocol import fold_indices
+
+    X, y, task = load(dataset)
+    train, test = fold_indices(len(y), 4, 0, fold, y=y if task == "classification" else None)
+    X_train, X_test = prepared(model, X.iloc[train], X.iloc[test])
+    estimator = make(model, task, X)
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        estimator.fit(X_train, y[train])
+        seconds = time.perf_counter() - start
+        predicted = estimator.predict(X_test)
+    score = accuracy_score(y[test], predicted) if task == "classification" else r2_score(y[test], predicted)
+    return dict(dataset=dataset, model=model, fold=fold, task=task, score=float(score), seconds=seconds)
+
+
+def available(model) -> bool:
+    import importlib.util
+
+    import srtopt
+
+    if model == "EBM":
+        return importlib.util.find_spec("interpret") is not None
+    if model == "soft tree CV":
+        return hasattr(srtopt, "SoftClassificationTreeCV")
+    return True
+
+
+def report(datasets, models, folds) -> list[str]:
+    rows = [r for r in stored(STORE) if r["dataset"] in datasets and r["model"] in models and r["fold"] in folds]
+    models = [m for m in models if any(r["model"] == m for r in rows)]
+    cells = {}
+    for r in rows:
+        cells.setdefault((r["dataset"], r["model"]), []).append(r)
+    lines = ["# Real tabular data", "",
+             "Command: `PYTHONPATH=. SRTOPT_TABULAR_DATA=/path/to/datasets_tabular python benchmarks/decisions/tabular.py`",
+             "", f"{len(rows)} runs, folds {sorted(folds)} of (Stratified)KFold(4, shuffle, seed 0); accuracy "
+             "(classification) or test R^2 (regression); fit seconds in parentheses.", "",
+             "| dataset | task | " + " | ".join(models) + " |", "|---|---|" + "---:|" * len(models)]
+    means = {(task, m): [] for task in ("classification", "regression") for m in models}
+    for d in datasets:
+        task = next((r["task"] for r in rows if r["dataset"] == d), "?")
+        values = []
+        for m in models:
+            runs = cells.get((d, m), [])
+            score, seconds = (np.mean([r["score"] for r in runs]), np.mean([r["seconds"] for r in runs])) if runs else (
+                np.nan, np.nan)
+            if task in ("classification", "regression"):
+                means[(task, m)].append(score)
+            values.append(f"{score:.3f} ({seconds:.1f})")
+        lines.append(f"| {d} | {task} | " + " | ".join(values) + " |")
+    for task in ("classification", "regression"):
+        lines.append(f"| **mean** | {task} | " + " | ".join(f"**{np.nanmean(means[(task, m)]):.3f}**" for m in models)
+                     + " |")
+    return lines
+
+
+def main(argv=None) -> int:
+    from srtopt.datasets import TABULAR_DATASETS
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", nargs="+", default=MODELS)
+    parser.add_argument("--datasets", nargs="+", default=list(TABULAR_DATASETS))
+    parser.add_argument("--folds", type=int, default=1, help="how many of the 4 folds (1: fold 0)")
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    models = [m for m in args.models if available(m)]
+    folds = list(range(args.folds))
+    tasks = [(d, m, f) for d in args.datasets for m in models for f in folds]
+    run_into_store(STORE, run, tasks, lambda r: (r["dataset"], r["model"], r["fold"]), args.jobs,
+                   describe=lambda r: f"{r['dataset']} {r['model']} fold {r['fold']}: {r['score']:.3f}, "
+                                      f"{r['seconds']:.1f} s")
+    write_report(RESULTS / "tabular.md", report(args.datasets, MODELS, folds))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
