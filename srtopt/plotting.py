@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import textwrap
 
-from .export.nodes import (CURVE_GRID, RANKING, UNITS, as_view, classes_note, drawn_nodes, drawn_tree,
-                           feature_names_of, node_labels, pruned_note, scaling_of, tree_of)
+from .export.dot import node_labels
+from .export.leaf_readers import title_note
+from .export.nodes import (CURVE_GRID, RANKING, UNITS, as_view, drawn_nodes, drawn_tree, feature_names_of, pruned_note,
+                           scaling_of, tree_of)
 
 GAP_X, GAP_Y, MARGIN, PAD = 2.5, 4.0, 1.5, 0.4  # between boxes, between rows, around, in the box: x font size
 
@@ -52,7 +54,7 @@ def plot_tree(model, ax=None, feature_names=None, top=3, X=None, units="original
     structure, drawn = (root, children), drawn_nodes(root, children)
     labels = {t: "\n".join(lines) for t, lines in node_labels(model, feature_names, top, X, units, folded).items()
               if t in drawn}
-    title = textwrap.fill(f"{model.estimator}, depth {tree.depth}{classes_note(model)} ({units} units)", 90)
+    title = textwrap.fill(f"{model.estimator}, depth {tree.depth}{title_note(model)} ({units} units)", 90)
     title += f"\n{RANKING}"
     if note := pruned_note(model):
         title += "\n" + textwrap.fill(note, 90)

@@ -70,8 +70,8 @@ class FittedTree:
         A classifier's class probabilities of each leaf averaged over the (weighted) training
         rows it receives by HBP (for a constant leaf, its probability vector).
     leaf_model_ : LeafModel or None
-        A soft tree's leaf model (:mod:`srtopt.leaf_model`): its basis and link; None for ORRT's linear
-        leaves and the MILO tree's.
+        A soft tree's leaf model (:mod:`srtopt.leaf_model`): its basis and link (ORRT's linear leaves and
+        ORCT's constant class leaves too); None for the MILO tree's.
     encoder_ : TableEncoder or None
         The encoding of a table with text or missing cells (:mod:`srtopt.encoding`): the tree's columns are
         its encoded ones, ``feature_names_in_`` their names; None for a fit on numbers.
@@ -119,30 +119,6 @@ class FittedTree:
         """"milo" for axis-aligned splits, "oblique" for soft oblique ones."""
         return "milo" if self.split_feature_ is not None else "oblique"
 
-    @property
-    def is_classifier(self) -> bool:
-        """Whether the tree predicts classes (``classes_`` is set)."""
-        return self.classes_ is not None
-
-    @property
-    def n_classes_(self) -> int | None:
-        """K, the number of classes of a classifier (None for a regressor)."""
-        return None if self.classes_ is None else len(self.classes_)
-
-    @property
-    def leaf_kind(self) -> str | None:
-        """The kind of the leaves' basis (:mod:`srtopt.bases`): "constant", "linear" or "spline"; None without a
-        leaf model (the MILO tree)."""
-        return None if self.leaf_model_ is None else self.leaf_model_.basis.kind
-
-    def class_scores(self) -> np.ndarray:
-        """A classifier's leaf scores in the scaled space, shape (2^D, K', q): leaf l's K' score
-        vectors (K' = 1 for two classes: the logit of ``classes_[1]``) of the leaf basis's q columns
-        (``leaf_model_.basis``); p_l(x) = softmax of the scores b . Xa(x_s)."""
-        if not self.is_classifier:
-            raise ValueError(f"class_scores applies to a classifier; this tree is a {self.estimator}")
-        return self.leaf_model_.coefficients(self.beta_)
-
     def apply(self, X) -> np.ndarray:
         """The leaf of each row of raw ``X`` (the HBP leaf of a soft tree)."""
         if self.router is None:
@@ -161,7 +137,7 @@ class FittedTree:
     def predict_proba(self, X) -> np.ndarray:
         """A classifier's class probabilities of each row of raw ``X``, shape (n_samples, K), the
         columns in the order of ``classes_``; a regressor has none (one-line ValueError)."""
-        if not self.is_classifier:
+        if self.classes_ is None:
             raise ValueError(f"predict_proba needs a classifier: this model is a {self.estimator}, which predicts "
                              f"numbers, not classes (fit a SoftClassificationTree)")
         if self.probabilities is None:
@@ -176,7 +152,7 @@ class FittedTree:
 
 def assignment_scores(C: np.ndarray) -> np.ndarray:
     """Constant-leaf scores (2^D, K') whose softmax is each row of the class assignments ``C``
-    (2^D, K), as :meth:`FittedTree.class_scores` reads them: log C (the logit of the second class
+    (2^D, K), as the leaf model's ``coefficients`` read them: log C (the logit of the second class
     for K = 2), a zero entry at the log of the smallest float, so that ORCT's leaves read as
     constant class-probability leaves."""
     logs = np.log(np.maximum(np.asarray(C, dtype=float), np.finfo(float).tiny))

@@ -395,7 +395,7 @@ def test_orct_round_trip_and_its_views(iris, tmp_path):
     assignments C_ as constant leaves)."""
     from srtopt import ORCTClassifier
     from srtopt.export import export_graphviz, export_html, export_text
-    from srtopt.export.nodes import leaf_class_mix
+    from srtopt.export.leaf_readers import leaf_class_mix
     from srtopt.persistence import read_view
 
     X, y = iris[0].to_numpy(), _labels("str", iris[1])

@@ -433,7 +433,7 @@ def run_predict(args) -> int:
         raise ValueError("--column names the one prediction column; --proba writes one column per class, named by "
                          "the class")
     model = read_view(args.model)  # a soft tree predicts without loading the estimator (quick)
-    if args.proba and not model.is_classifier:
+    if args.proba and model.classes_ is None:
         raise ValueError(f"--proba: {args.model!r} holds a {model.estimator}, which predicts numbers, not classes; "
                          f"fit a classifier with 'srtopt fit --task classification'")
     if model.predictor is None:

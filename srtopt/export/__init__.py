@@ -12,10 +12,13 @@ and, for logistic leaves, their class scores.
 Every writer works on the tree's :class:`~srtopt.view.FittedTree` (``model.tree_view()``, or
 :func:`srtopt.persistence.read_view` of a saved model), in its own module:
 
-* :mod:`.nodes`: what the writers share (the nodes drawn, original units, ranked terms);
+* :mod:`.nodes`: what the writers share (the nodes drawn, the splits in original units, a leaf
+  score's formula, ranked terms);
+* :mod:`.leaf_readers`: what differs between value leaves and class leaves, one reader per family of
+  the leaf model's link (:func:`~.leaf_readers.reader_of`), and :func:`original_units`;
 * :mod:`.table`: :func:`summary` and :func:`decision_path`;
 * :mod:`.text`: :func:`export_text` and :func:`export_constraints`;
-* :mod:`.dot`: :func:`export_graphviz` and :func:`render_graphviz`;
+* :mod:`.dot`: :func:`export_graphviz`, :func:`render_graphviz` and the boxes' lines;
 * :mod:`.html_page`: :func:`export_html`.
 
 Coordinates: :mod:`srtopt.export.nodes` (module docstring).
@@ -23,7 +26,8 @@ Coordinates: :mod:`srtopt.export.nodes` (module docstring).
 
 from .dot import export_graphviz, render_graphviz
 from .html_page import export_html
-from .nodes import RANKING, UNITS, original_units, reachable_nodes
+from .leaf_readers import original_units
+from .nodes import RANKING, UNITS, reachable_nodes
 from .table import decision_path, summary
 from .text import export_constraints, export_text
 

@@ -1,10 +1,13 @@
-"""Graphviz DOT source of a fitted tree (:func:`export_graphviz`) and its rendering
-(:func:`render_graphviz`).
+"""Graphviz DOT source of a fitted tree (:func:`export_graphviz`), its rendering
+(:func:`render_graphviz`), and the lines of its boxes (:func:`node_labels`), which
+:func:`srtopt.plotting.plot_tree` draws too.
 """
 
 from __future__ import annotations
 
-from .nodes import RANKING, UNITS, as_view, classes_note, drawn_nodes, drawn_tree, node_labels, tree_of
+from .leaf_readers import reader_of, title_note
+from .nodes import (RANKING, UNITS, as_view, drawn_nodes, drawn_tree, feature_names_of, fmt, folded_text, node_counts,
+                    original_splits, ranked_terms, tree_of)
 
 
 def export_graphviz(model, feature_names=None, top=3, X=None, units="original", max_depth=None) -> str:
@@ -49,7 +52,7 @@ def export_graphviz(model, feature_names=None, top=3, X=None, units="original", 
     tree = tree_of(model)
     root, children, folded = drawn_tree(model, max_depth)
     labels = node_labels(model, feature_names, top, X, units, folded)
-    title = f"{model.estimator} depth {tree.depth}{classes_note(model)} ({units} units; {RANKING})"
+    title = f"{model.estimator} depth {tree.depth}{title_note(model)} ({units} units; {RANKING})"
     out = ["digraph srt {", f'  label="{_dot_escape(title)}"; labelloc=t;',
            '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
            '  edge [fontname="Helvetica", fontsize=9];']
@@ -62,6 +65,60 @@ def export_graphviz(model, feature_names=None, top=3, X=None, units="original", 
         out.append(f'  n{t} -> n{right} [label="no"];')
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def node_labels(model, feature_names, top, X, units, folded=()):
+    """{node: label lines} for DOT and matplotlib rendering: one coordinate system, one term
+    per line, terms in the order :data:`~.nodes.RANKING` states; a soft tree's leaves as the
+    reader of its leaves writes them (:func:`~.leaf_readers.reader_of`)."""
+    tree, names, counts = tree_of(model), feature_names_of(model, feature_names), node_counts(model, X)
+    lines_of = (_milo_lines(model, names, top, units) if model.kind == "milo" else
+                _oblique_lines(model, names, top, X, units))
+    labels = {}
+    for t in range(1, 2 ** (tree.depth + 1)):
+        head = f"{'leaf' if tree.is_leaf(t) else 'node'} {t}" + (f"  n={counts[t - 1]}" if counts is not None else "")
+        labels[t] = [head] + ([folded_text(model, t)] if t in folded else lines_of(t))
+    return labels
+
+
+def _oblique_lines(model, names, top, X, units):
+    """t -> the label lines of node t of a soft tree: its hyperplane, or its leaf as its reader writes it."""
+    tree, reader = tree_of(model), reader_of(model, X)
+    split = original_splits(model) if units == "original" else model.omega_
+
+    def lines(t):
+        if tree.is_leaf(t):
+            return reader.label_lines(tree.leaf_index(t), names, top, units)
+        i = tree.branch_index(t)
+        head = "left if " + fmt(split[i][0]) + ("" if units == "original" else f" + (1/{model.n_features_in_}) *")
+        terms = _term_lines(split[i][1:], model.omega_[i, 1:], names, top) or ["+0"]
+        return [head] + (terms + [">= 0"] if terms[-1].endswith("more)") else terms[:-1] + [terms[-1] + " >= 0"])
+
+    return lines
+
+
+def _milo_lines(model, names, top, units):
+    """t -> the label lines of node t of a MILO tree: its axis-aligned split, or its leaf's linear model."""
+    tree, y_name = tree_of(model), "y" if units == "original" else "y_s"
+
+    def lines(t):
+        if tree.is_leaf(t):
+            i = tree.leaf_index(t)
+            scaled = model.leaf_coef_scaled_[i]
+            b0, b = ((model.leaf_intercept_[i], model.leaf_coef_[i]) if units == "original"
+                     else (model.leaf_intercept_scaled_[i], scaled))
+            return [f"{y_name} = {fmt(b0)}"] + _term_lines(b, scaled, names, top)
+        j = int(model.split_feature_[t - 1])
+        threshold = model.split_threshold_ if units == "original" else model.split_threshold_scaled_
+        return ["no split" if j < 0 else f"{names[j]} < {threshold[t - 1]:.4g}"]
+
+    return lines
+
+
+def _term_lines(coef, scaled, names, top) -> list[str]:
+    """The ranked terms (:func:`~.nodes.ranked_terms`), one per line, "... (k more)" for those left out."""
+    terms, rest = ranked_terms(coef, scaled, names, top)
+    return terms + ([f"... ({rest} more)"] if rest else [])
 
 
 def _dot_escape(text: str) -> str:

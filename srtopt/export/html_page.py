@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .nodes import (RANKING, as_view, class_names, class_rule, class_titles, classes_note, classes_text, constraint_table,
-                    count_text, drawn_tree, feature_names_of, fmt, leaf_class_counts, leaf_class_mix, leaf_scores,
-                    node_counts, original_units, pruned_note, scaling_of, score_formula, terms_text,
-                    tree_of)
+from .leaf_readers import reader_of
+from .nodes import (RANKING, as_view, constraint_table, drawn_tree, feature_names_of, fmt, node_counts, original_splits,
+                    pruned_note, scaling_of, terms_text, tree_of)
 
 
 def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
@@ -76,13 +75,7 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
         raise ValueError("export_html: y needs X (the leaf scores are computed on the rows of X)")
     tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
     x_min, span, y_mean, y_std = scaling_of(model)
-    counts = node_counts(model, X)
-    if model.is_classifier:
-        statistics = {"mix": leaf_class_mix(model, X), "counts": leaf_class_counts(model, X, y)}
-    else:
-        statistics = {"mse": getattr(model, "leaf_mse_", None), "r2": getattr(model, "leaf_r2_", None)}
-        if y is not None:
-            statistics["mse"], statistics["r2"] = leaf_scores(model, X, np.asarray(y, dtype=float), tree)
+    counts, reader = node_counts(model, X), reader_of(model, X, y)
     soft = model.estimator in ("ORRTRegressor", "ORCTClassifier")
     page = resources.files("srtopt").joinpath("data/tree_page.html").read_text("utf-8")
     data = {"depth": tree.depth, "p": p, "n_leaves": tree.n_leaves, "mu": float(model.mu), "features": names,
@@ -91,14 +84,12 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
             "leaves": [t for t in tree.leaves if model.reach[t - 1]]}
     leaves = model.leaf_model_
     data.update(n_scores=leaves.n_outputs, q=leaves.basis.n_columns, basis=_page_basis(leaves.basis),
-                score_names=leaves.link.score_names(model.classes_))
-    if model.is_classifier:
-        data.update(classes=class_names(model))
+                score_names=leaves.link.score_names(model.classes_), **reader.page_fields())
     parts = {
-        "__TITLE__": html.escape(f"{model.estimator}, depth {tree.depth}, {p} features{classes_note(model)}"),
-        "__FACTS__": _html_facts(model, counts, y_mean, y_std, soft),
-        "__TREE__": _html_tree(model, names, counts, statistics),
-        "__LEAF_OUTPUT__": "most probable class at x (p)" if model.is_classifier else "leaf model y_t(x)",
+        "__TITLE__": html.escape(f"{model.estimator}, depth {tree.depth}, {p} features{reader.title_note()}"),
+        "__FACTS__": _html_facts(model, counts, reader),
+        "__TREE__": _html_tree(model, names, counts, reader),
+        "__LEAF_OUTPUT__": reader.leaf_output,
         "__FORM__": "\n".join(f'<label>{html.escape(name)} <input type="number" step="any" id="x-{j}" '
                               f'name="{html.escape(name)}" value="{x_min[j] + span[j] / 2:.6g}"></label>'
                               for j, name in enumerate(names)),
@@ -122,51 +113,35 @@ def _page_basis(basis) -> dict:
             "curves": [basis.pieces(j) for j in sorted(curves)]}
 
 
-def _html_facts(model, counts, y_mean, y_std, soft):
+def _html_facts(model, counts, reader):
+    """The page's facts: how a row is predicted, the units (the target's as the leaves' ``reader`` scales
+    it), the routing, the ranking."""
     import html
 
-    rule = ("ORCT predicts the class of largest sum_t P_it C_t over all leaves; the routing and counts follow "
-            "the HBP path of its splits (display only)." if model.estimator == "ORCTClassifier" else
-            "ORRT predicts sum_t P_it y_t(x) over all leaves; the routing and counts follow the HBP path of "
-            "its splits (display only)." if soft else
-            "A row is predicted by the class of largest probability at the single leaf of its "
-            f"highest-branch-probability (HBP) path; {class_rule(model)}." if model.is_classifier else
-            "A row is predicted by the linear model of the single leaf of its highest-branch-probability "
-            "(HBP) path.")
     rows = "" if counts is None else f"{counts[0]} training rows routed by HBP. "
-    target = "" if model.is_classifier else f", y_s = (y - {y_mean:.6g}) / {y_std:.6g}"
     return "\n".join(f'<p class="facts">{html.escape(text)}</p>' for text in (
-        rule,
+        reader.page_rule(),
         f"{rows}Scaled units: x_s = (x - min) / (max - min) of the training data"
-        f"{target}; split t goes left iff p_t = F(mu u_t) >= 0.5 with "
+        f"{reader.target_note()}; split t goes left iff p_t = F(mu u_t) >= 0.5 with "
         f"u_t = omega_0t + (1/p) sum_j omega_jt x_s,j, F the logistic CDF, mu = {float(model.mu):g}.",
         f"Formulas in full; {RANKING}."))
 
 
-def _html_tree(model, names, counts, statistics):
-    """Nested <details> of every node: its formulas, statistics and (for a split) its subtrees."""
+def _html_tree(model, names, counts, reader):
+    """Nested <details> of every node: its formulas, statistics (a leaf's as its ``reader`` writes them) and
+    (for a split) its subtrees."""
     import html
 
     tree, p = tree_of(model), model.n_features_in_
-    split = original_units(model)[0]
+    split = original_splits(model)
     root, structure, _ = drawn_tree(model)
-    mse, r2 = statistics.get("mse"), statistics.get("r2")
 
     def node(t):
         share = "" if counts is None else (f" · {counts[t - 1]} rows"
                                            f" ({100 * counts[t - 1] / max(counts[0], 1):.1f} %)")
-        if tree.is_leaf(t) and model.is_classifier:
-            head, formulas = _class_leaf(model, tree.leaf_index(t), names, statistics)
+        if tree.is_leaf(t):
+            head, formulas = reader.page_leaf(tree.leaf_index(t), names)
             head = f"leaf {t}{share} · {head}"
-            children = ""
-        elif tree.is_leaf(t):
-            i = tree.leaf_index(t)
-            b = model.beta_[i]
-            score = "" if r2 is None else " · " + " · ".join(
-                f"{name} {value:.4g}" if np.isfinite(value) else f"{name} n/a" for name, value in
-                (("leaf R^2", r2[i]), ("MSE", mse[i])))
-            head = f"leaf {t}{share}{score} · {score_formula(model, b, 0, names, 3, 'original')}"
-            formulas = [(units, score_formula(model, b, 0, names, None, units)) for units in ("original", "scaled")]
             children = ""
         else:
             w, a = model.omega_[tree.branch_index(t)], split[tree.branch_index(t)]
@@ -183,22 +158,6 @@ def _html_tree(model, names, counts, statistics):
 
     note = pruned_note(model)
     return (f'<p class="note">{html.escape(note)}</p>\n' if note else "") + node(root)
-
-
-def _class_leaf(model, i, names, statistics):
-    """(head, [(label, formula)]) of a classifier's leaf of row i: its classes of largest share in
-    the head; in full its class mix, its rows by class and a logistic leaf's class scores."""
-    classes, mix, counts = class_titles(model), statistics["mix"][i], statistics["counts"]
-    constant = model.leaf_kind == "constant"
-    formulas = [("p" if constant else "mean p", classes_text(mix, classes, None))]
-    if counts is not None:
-        formulas.append(("rows", classes_text(counts[i], classes, None, count_text, nonzero=True)))
-    if not constant:
-        scores = model.class_scores()[i]
-        for k in range(scores.shape[0]):
-            formulas += [(units, score_formula(model, scores[k], k, names, None, units))
-                         for units in ("original", "scaled")]
-    return classes_text(mix, classes, 3), formulas
 
 
 def _html_importances(model, names):

@@ -1,6 +1,7 @@
-"""What every writer of :mod:`srtopt.export` reads from a fitted tree: its
-:class:`~srtopt.view.FittedTree`, the nodes a view draws, the feature names, the
-coefficients in original units, the row counts and the ranked terms of a formula.
+"""What every writer of :mod:`srtopt.export` reads from a fitted tree, whatever its leaves: its
+:class:`~srtopt.view.FittedTree`, the nodes a view draws, the feature names, the splits in
+original units, a leaf score's formula, the row counts and the ranked terms of a formula.  What
+differs between value leaves and class leaves is read by :mod:`.leaf_readers`.
 
 Two coordinate systems, always labelled:
 
@@ -24,11 +25,8 @@ models above with mean 0 and std 1 (a classifier's y statistics).
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
-from ..routing import class_probabilities
 from ..tree import Tree
 from ..view import FittedTree
 
@@ -145,43 +143,17 @@ def scaling_of(model):
     return s.x_min, s.x_scale, s.y_mean, s.y_std
 
 
-def original_units(model):
-    """(split, leaf): the oblique splits and leaf models in raw feature units.
-
-    ``split`` (2^D - 1, p + 1): row t-1 holds (a_0, a_1..a_p), node t goes left
-    iff a_0 + a . x >= 0.  ``leaf`` (2^D, p + 1): row holds (c_0, c_1..c_p),
-    y = c_0 + c . x; for a classifier, (2^D, K', q): leaf l's K' class scores, each
-    (c_0, c_1..c_p) (logistic leaves) or (c_0,) (constant leaves).  See the module
-    docstring for the formulas.
-
-    Parameters
-    ----------
-    model : SoftRegressionTree, ORRTRegressor or SoftClassificationTree
-        A fitted oblique tree.
-
-    Returns
-    -------
-    split : ndarray of shape (2^D - 1, p + 1)
-        Row t - 1: (a_0, a_1..a_p) of branch node t.
-    leaf : ndarray of shape (2^D, p + 1), or (2^D, K', q) for a classifier
-        Row t - 2^D: (c_0, c_1..c_p) of leaf t, y in its own units; a classifier's class scores.
-
-    Raises
-    ------
-    ValueError
-        If ``model`` is a MILOTreeRegressor (already in original units) or not a fitted tree.
-    """
+def original_splits(model) -> np.ndarray:
+    """The oblique splits in raw feature units, shape (2^D - 1, p + 1): row t - 1 holds (a_0, a_1..a_p) of
+    branch node t, which goes left iff a_0 + a . x >= 0 (module docstring); the splits' half of
+    :func:`~.leaf_readers.original_units`.  ValueError for a MILO tree (already in original units)."""
     model = as_view(model)
     if model.kind != "oblique":
         raise ValueError("original_units applies to oblique trees (omega_/beta_); MILOTreeRegressor "
                          "stores its thresholds and leaf models in original units already")
     x_min, span, _, _ = scaling_of(model)
-    p = model.n_features_in_
-    a = model.omega_[:, 1:] / (p * span)
-    split = np.column_stack([model.omega_[:, 0] - a @ x_min, a])
-    leaves = model.leaf_model_
-    scores = linear_in_original(leaves.linear_part(model.beta_), x_min, span, *leaves.link.score_units(model.scaler_))
-    return split, scores if model.is_classifier else scores[:, 0]
+    a = model.omega_[:, 1:] / (model.n_features_in_ * span)
+    return np.column_stack([model.omega_[:, 0] - a @ x_min, a])
 
 
 def linear_in_original(B, x_min, span, y_mean, y_std):
@@ -253,128 +225,6 @@ def node_counts(model, X=None):
     return None if counts is None else np.asarray(counts)
 
 
-def leaf_scores(model, X, y, tree):
-    """Per-leaf MSE and R^2 of the HBP leaf's own model on the rows routed there."""
-    leaves = np.asarray(model.apply(X))
-    pred = np.asarray(model.predict(X), dtype=float)
-    mse, r2 = np.full(tree.n_leaves, np.nan), np.full(tree.n_leaves, np.nan)
-    for t in tree.leaves:
-        rows = leaves == t
-        if not rows.any():
-            continue
-        sse = np.mean((y[rows] - pred[rows]) ** 2)
-        sst = np.var(y[rows])
-        mse[tree.leaf_index(t)] = sse
-        if rows.sum() > 1 and sst > 0:
-            r2[tree.leaf_index(t)] = 1 - sse / sst
-    return mse, r2
-
-
-# ------------------------------------------------------------------ classifiers
-def class_names(model) -> list[str]:
-    """A classifier's class labels as text (column names, formulas: "p(B)")."""
-    return [str(c) for c in model.classes_]
-
-
-def class_titles(model) -> list[str]:
-    """A classifier's class labels as a list of shares or counts writes them: the label, or "class 1"
-    for a label that reads as a number ("82.0% class 1", not "82.0% 1")."""
-    return [f"class {name}" if re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|True|False", name) else name
-            for name in class_names(model)]
-
-
-def leaf_class_mix(model, X=None) -> np.ndarray:
-    """(2^D, K): the class mix each leaf of a classifier shows: a constant leaf's probabilities, a
-    logistic leaf's averaged over its training rows (``leaf_class_proba_``; NaN where unknown) or,
-    with ``X``, over the rows of X it receives by HBP."""
-    if X is not None and model.leaf_kind != "constant":
-        tree = tree_of(model)
-        rows = tree.leaf_rows(np.asarray(model.apply(X)))
-        mass = np.zeros((tree.n_leaves, model.n_classes_))
-        np.add.at(mass, rows, model.predict_proba(X))
-        with np.errstate(invalid="ignore"):
-            return mass / np.bincount(rows, minlength=tree.n_leaves)[:, None]
-    if model.leaf_kind == "constant":
-        return class_probabilities(model.class_scores()[..., 0], model.n_classes_)
-    mix = model.leaf_class_proba_
-    return np.full((tree_of(model).n_leaves, model.n_classes_), np.nan) if mix is None else np.asarray(mix)
-
-
-def leaf_class_counts(model, X=None, y=None):
-    """(2^D, K): the rows of each class each leaf receives by HBP: those stored at fit (weighted
-    training rows), or those of ``X`` with labels ``y``; None if unknown (``X`` without ``y``)."""
-    if X is None:
-        counts = model.leaf_class_counts_
-        return None if counts is None else np.asarray(counts)
-    if y is None:
-        return None
-    tree, index = tree_of(model), {label: k for k, label in enumerate(model.classes_.tolist())}
-    unknown = [label for label in np.asarray(y).tolist() if label not in index]
-    if unknown:
-        raise ValueError(f"y holds the label {unknown[0]!r}, which is not a class of the model (classes: "
-                         f"{', '.join(class_names(model))})")
-    codes = np.array([index[label] for label in np.asarray(y).tolist()], dtype=np.int64)
-    counts = np.zeros((tree.n_leaves, model.n_classes_))
-    np.add.at(counts, (tree.leaf_rows(np.asarray(model.apply(X))), codes), 1.0)
-    return counts
-
-
-def classes_note(model) -> str:
-    """What a title adds for a classifier: ", logistic leaves, 3 classes: A, B, C" ("" for a regressor)."""
-    if not model.is_classifier:
-        return ""
-    return f", {model.leaf_model_.describe()}, {model.n_classes_} classes: {', '.join(class_names(model))}"
-
-
-def share_text(v, name) -> str:
-    """A class's share as the views write it: "82.0% B"."""
-    return f"{100 * v:.1f}% {name}"
-
-
-def count_text(v, name) -> str:
-    """A class's rows as the views write them: "120 B"."""
-    return f"{v:g} {name}"
-
-
-def ranked_classes(values, names, top, text=share_text, nonzero=False) -> list[str]:
-    """Entries text(value, name) of the classes in decreasing order of ``values``, the ``top`` first
-    (None: all) and "... (k more)" for the rest; NaN values (a leaf without rows) and, if
-    ``nonzero``, zero ones are left out; ["no rows"] when nothing is left."""
-    values = np.asarray(values, dtype=float)
-    order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
-    order = order[~np.isnan(values[order]) & ((values[order] != 0) if nonzero else True)]
-    shown = order if top is None else order[:top]
-    rest = [f"... ({len(order) - len(shown)} more)"] if len(order) > len(shown) else []
-    return [text(values[k], names[k]) for k in shown] + rest if len(order) else ["no rows"]
-
-
-def classes_text(values, names, top, text=share_text, nonzero=False) -> str:
-    """:func:`ranked_classes` on one line."""
-    return ", ".join(ranked_classes(values, names, top, text, nonzero))
-
-
-def shown_scores(model, mix_row, top) -> list[int]:
-    """The class scores a view shows for a leaf with class mix ``mix_row``: the one logit of two
-    classes, else those of the ``top`` classes of largest share (None: all)."""
-    if model.n_classes_ == 2:
-        return [0]
-    order = np.argsort(-np.nan_to_num(mix_row, nan=-np.inf), kind="stable")
-    return [int(k) for k in (order if top is None else order[:top])]
-
-
-def class_rule(model) -> str:
-    """One sentence: how a classifier's leaves give the class probabilities and what a view shows."""
-    two = model.n_classes_ == 2
-    scores = (f"the leaf's logit p({class_names(model)[1]}) = log(p({class_names(model)[1]}) / "
-              f"p({class_names(model)[0]}))" if two else "p = softmax of the leaf's class scores")
-    if model.leaf_kind == "constant":
-        return (f"constant leaves: each leaf holds one class-probability vector ({scores}, a constant); each "
-                f"leaf shows it, then its training rows by class (HBP)")
-    shape = "linear in x" if model.leaf_kind == "linear" else "a curve per feature"
-    return (f"{model.leaf_model_.describe()}: {scores}, {shape}; each leaf shows its class probabilities averaged "
-            f"over its training rows, its training rows by class (HBP), then its class scores")
-
-
 #: How every view (text, DOT, plot, HTML) orders the terms of a split or leaf.
 RANKING = ("terms in order of |raw coefficient| x training range of the feature, i.e. of |scaled "
            "coefficient| (scale-free: the same order in both units)")
@@ -404,67 +254,9 @@ def terms_text(coef, scaled, names, top) -> str:
     return " ".join(terms + ([f"... ({rest} more)"] if rest else [])) or "+0"
 
 
-def node_labels(model, feature_names, top, X, units, folded=()):
-    """{node: label lines} for DOT and matplotlib rendering: one coordinate system, one term
-    per line, terms in the order :data:`RANKING` states."""
-    tree, names = tree_of(model), feature_names_of(model, feature_names)
-    counts = node_counts(model, X)
-    labels = {}
-    kind = model.kind
-    if kind == "oblique":
-        split = original_units(model)[0] if units == "original" else model.omega_
-
-    def term_lines(coef, scaled):
-        terms, rest = ranked_terms(coef, scaled, names, top)
-        return terms + ([f"... ({rest} more)"] if rest else [])
-
-    for t in range(1, 2 ** (tree.depth + 1)):
-        head = f"{'leaf' if tree.is_leaf(t) else 'node'} {t}"
-        lines = [head + (f"  n={counts[t - 1]}" if counts is not None else "")]
-        if t in folded:
-            labels[t] = lines + [folded_text(model, t)]
-            continue
-        y_name = "y" if units == "original" else "y_s"
-        if kind == "milo":
-            if tree.is_leaf(t):
-                i = tree.leaf_index(t)
-                scaled = model.leaf_coef_scaled_[i]
-                b0, b = ((model.leaf_intercept_[i], model.leaf_coef_[i]) if units == "original"
-                         else (model.leaf_intercept_scaled_[i], scaled))
-                lines += [f"{y_name} = {fmt(b0)}"] + term_lines(b, scaled)
-            else:
-                j = int(model.split_feature_[t - 1])
-                thr = model.split_threshold_ if units == "original" else model.split_threshold_scaled_
-                lines.append("no split" if j < 0 else f"{names[j]} < {thr[t - 1]:.4g}")
-        elif tree.is_leaf(t) and model.is_classifier:
-            lines += class_leaf_lines(model, tree.leaf_index(t), names, top, units, X)
-        elif tree.is_leaf(t):
-            head, terms = score_terms(model, model.beta_[tree.leaf_index(t)], 0, names, top, units)
-            lines += [head] + terms
-        else:
-            a = split[tree.branch_index(t)]
-            lines.append("left if " + fmt(a[0]) + ("" if units == "original"
-                                                    else f" + (1/{model.n_features_in_}) *"))
-            terms = term_lines(a[1:], model.omega_[tree.branch_index(t), 1:]) or ["+0"]
-            lines += terms + [">= 0"] if terms[-1].endswith("more)") else terms[:-1] + [terms[-1] + " >= 0"]
-        labels[t] = lines
-    return labels
-
-
-def class_leaf_lines(model, i, names, top, units, X=None) -> list[str]:
-    """The label lines of a classifier's leaf of row i (DOT, plot): its ``top`` classes by share,
-    one per line, its training rows by class (not with ``X``), and for a logistic leaf the class
-    scores of its ``top`` classes (``units``), one term per line, ranked as :data:`RANKING` says."""
-    mix, counts, classes = leaf_class_mix(model, X)[i], leaf_class_counts(model, X), class_titles(model)
-    lines = ranked_classes(mix, classes, top)
-    if counts is not None:
-        lines.append("rows: " + classes_text(counts[i], classes, top, count_text, nonzero=True))
-    if model.leaf_kind != "constant":
-        scores = model.class_scores()[i]
-        for k in shown_scores(model, mix, top):
-            head, terms = score_terms(model, scores[k], k, names, top, units)
-            lines += [head] + [f"  {term}" for term in terms]
-    return lines
+def shown_lines(units, **lines) -> list[str]:
+    """The ``lines`` {units: text} that ``units`` ("both", "original" or "scaled") shows, in their order."""
+    return [text for kind, text in lines.items() if units in ("both", kind)]
 
 
 def constraint_table(model) -> list[tuple[str, ...]]:
@@ -493,4 +285,4 @@ def drawn_nodes(root, children) -> list[int]:
     return sorted({root, *(child for pair in children.values() for child in pair)})
 
 
-__all__ = ["RANKING", "UNITS", "original_units", "reachable_nodes"]
+__all__ = ["RANKING", "UNITS", "reachable_nodes"]

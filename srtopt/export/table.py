@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .nodes import (UNITS, as_view, class_names, feature_names_of, leaf_class_counts, leaf_class_mix, leaf_scores,
-                    node_counts, original_units, tree_of)
+from .leaf_readers import reader_of
+from .nodes import UNITS, as_view, feature_names_of, node_counts, original_splits, tree_of
 
 
 def decision_path(model, X):
@@ -102,21 +102,14 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
         raise ValueError(f"units must be one of {UNITS}, got {units!r}")
     if (X is None) != (y is None):
         raise ValueError("summary needs both X and y, or neither (then the fit-time statistics)")
-    tree, names = tree_of(model), feature_names_of(model, feature_names)
-    split, leaf = original_units(model) if units == "original" else (model.omega_, model.beta_)
+    tree, names, reader = tree_of(model), feature_names_of(model, feature_names), reader_of(model, X, y)
+    split = original_splits(model) if units == "original" else model.omega_
+    leaf, statistics = reader.table_leaves(units), reader.table_columns()
     counts, reach = node_counts(model, X), model.reach
-    if model.is_classifier:
-        statistics = _class_columns(model, X, y, tree)
-    else:
-        mse, r2 = getattr(model, "leaf_mse_", None), getattr(model, "leaf_r2_", None)
-        if X is not None:
-            mse, r2 = leaf_scores(model, X, np.asarray(y, dtype=float), tree)
-        statistics = {"leaf_mse": _leaf_columns(mse, tree), "leaf_r2": _leaf_columns(r2, tree)}
     rows = []
     for t in range(1, 2 ** (tree.depth + 1)):
         is_leaf = tree.is_leaf(t)
-        coef = (np.full(len(names) + 1, np.nan) if is_leaf and model.is_classifier else
-                leaf[tree.leaf_index(t)] if is_leaf else split[tree.branch_index(t)])
+        coef = leaf[tree.leaf_index(t)] if is_leaf else split[tree.branch_index(t)]
         row = {"node": t, "kind": "leaf" if is_leaf else "split", "depth": tree.node_depth(t),
                "parent": tree.parent(t) if t > 1 else None,
                "n_samples": int(counts[t - 1]) if counts is not None else None,
@@ -130,26 +123,6 @@ def summary(model, X=None, y=None, units="original", feature_names=None):
     frame["parent"] = frame["parent"].astype("Int64")
     frame["n_samples"] = frame["n_samples"].astype("Int64")
     return frame
-
-
-def _leaf_columns(values, tree):
-    """Per-leaf ``values`` (2^D, ...) at index t - 1 of every node, NaN at the splits (None stays None)."""
-    if values is None:
-        return None
-    values = np.asarray(values, dtype=float)
-    return np.concatenate([np.full((tree.n_leaves - 1,) + values.shape[1:], np.nan), values])
-
-
-def _class_columns(model, X, y, tree) -> dict:
-    """{column: values at index t - 1}: a classifier's rows of each class at every node ("n(c)",
-    a split's the sums over its leaves) and each leaf's class mix ("p(c)")."""
-    counts, names = leaf_class_counts(model, X, y), class_names(model)
-    at_nodes = _leaf_columns(counts, tree)
-    for t in reversed(tree.branch_nodes) if counts is not None else ():  # children before parents
-        at_nodes[t - 1] = at_nodes[2 * t - 1] + at_nodes[2 * t]
-    shares = _leaf_columns(leaf_class_mix(model, X), tree)
-    columns = {f"n({name})": None if at_nodes is None else at_nodes[:, k] for k, name in enumerate(names)}
-    return columns | {f"p({name})": shares[:, k] for k, name in enumerate(names)}
 
 
 __all__ = ["decision_path", "summary"]

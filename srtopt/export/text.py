@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from .nodes import (RANKING, UNITS, as_view, class_names, class_rule, class_titles, classes_text, constraint_table,
-                    count_text, drawn_tree, feature_names_of, fmt, folded_text, leaf_class_counts, leaf_class_mix, node_counts,
-                    original_units, pruned_note, scaling_of, score_formula, shown_scores, terms_text, tree_of)
+from .leaf_readers import reader_of
+from .nodes import (RANKING, UNITS, as_view, constraint_table, drawn_tree, feature_names_of, fmt, folded_text,
+                    node_counts, original_splits, pruned_note, shown_lines, terms_text, tree_of)
 
 
 def export_text(model, feature_names=None, top=3, X=None, units="both", max_depth=None) -> str:
@@ -79,38 +79,7 @@ def export_text(model, feature_names=None, top=3, X=None, units="both", max_dept
     root, children, folded = drawn_tree(model, max_depth)
     if model.kind == "milo":
         return _export_text_milo(model, feature_names, top, X, units, (root, children, folded))
-    if model.is_classifier:
-        return _export_text_classifier(model, feature_names, top, X, units, (root, children, folded))
-    tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
-    _, _, y_mean, y_std = scaling_of(model)
-    split = original_units(model)[0]
-    counts = node_counts(model, X)
-    name = model.estimator
-    lines = [f"{name}(depth={tree.depth}{_leaf_note(model)}), {p} features"]
-    if name == "ORRTRegressor":
-        lines.append("  note: ORRT predicts sum_t P_t(x) yhat_t(x) over all leaves; the routing and "
-                     "counts below follow the HBP path of its splits (display only)")
-    if units in ("both", "scaled"):
-        lines.append(f"  scaled:   x_s = (x - min) / (max - min) of the training data, "
-                     f"y_s = (y - {y_mean:.6g}) / {y_std:.6g}")
-    if units in ("both", "original"):
-        lines.append("  original: raw feature units, y in its own units")
-    lines.append(f"  {RANKING}")
-    if model.leaf_model_.curved(model.beta_):
-        lines.append(f"  {CURVES}")
-    if note := pruned_note(model):
-        lines.append(f"  {note}")
-
-    def split_text(t):
-        return _oblique_split(model, split, names, top, units, t)
-
-    def leaf_text(t):
-        b = model.beta_[tree.leaf_index(t)]
-        return [""] + _shown(units, scaled=f"scaled:   {score_formula(model, b, 0, names, top, 'scaled')}",
-                             original=f"original: {score_formula(model, b, 0, names, top, 'original')}")
-
-    lines += _node_lines(model, (root, children, folded), counts, split_text, leaf_text)
-    return "\n".join(lines + export_constraints(model).splitlines())
+    return _export_text_oblique(model, feature_names, top, X, units, (root, children, folded))
 
 
 def export_constraints(model) -> str:
@@ -150,36 +119,30 @@ def _export_text_milo(model, feature_names, top, X, units, structure):
 
     def split_text(t):
         j = int(model.split_feature_[t - 1])
-        return [" " + "; ".join(_shown(units, original=f"original: {names[j]} < {model.split_threshold_[t - 1]:.6g}",
-                                       scaled=f"scaled: {names[j]}_s < {model.split_threshold_scaled_[t - 1]:.6g}"))]
+        original, scaled = model.split_threshold_[t - 1], model.split_threshold_scaled_[t - 1]
+        return [" " + "; ".join(shown_lines(units, original=f"original: {names[j]} < {original:.6g}",
+                                            scaled=f"scaled: {names[j]}_s < {scaled:.6g}"))]
 
     def leaf_text(t):
         i = tree.leaf_index(t)
         scaled = model.leaf_coef_scaled_[i]
-        return [""] + _shown(units, scaled=f"scaled:   y_s = {fmt(model.leaf_intercept_scaled_[i])} "
-                                           f"{terms_text(scaled, scaled, names, top)}",
-                             original=f"original: y = {fmt(model.leaf_intercept_[i])} "
-                                      f"{terms_text(model.leaf_coef_[i], scaled, names, top)}")
+        return [""] + shown_lines(units, scaled=f"scaled:   y_s = {fmt(model.leaf_intercept_scaled_[i])} "
+                                                f"{terms_text(scaled, scaled, names, top)}",
+                                  original=f"original: y = {fmt(model.leaf_intercept_[i])} "
+                                           f"{terms_text(model.leaf_coef_[i], scaled, names, top)}")
 
     return "\n".join(lines + _node_lines(model, structure, counts, split_text, leaf_text))
 
 
-def _export_text_classifier(model, feature_names, top, X, units, structure):
-    tree, names, p = tree_of(model), feature_names_of(model, feature_names), model.n_features_in_
-    classes, mix, class_counts = class_titles(model), leaf_class_mix(model, X), leaf_class_counts(model, X)
-    split = original_units(model)[0]
-    scaled_scores = model.class_scores()
-    lines = [f"{model.estimator}(depth={tree.depth}{_leaf_note(model)}), {p} features, {len(classes)} classes: "
-             f"{', '.join(class_names(model))}",
-             ("  note: ORCT predicts the class of largest sum_t P_t(x) C_t over all leaves; the routing and counts "
-              "below follow the HBP path of its splits (display only)" if model.estimator == "ORCTClassifier" else
-              "  a row is predicted by the leaf of its HBP path: the class of largest probability there"),
-             f"  {class_rule(model)}"]
-    if units in ("both", "scaled"):
-        lines.append("  scaled:   x_s = (x - min) / (max - min) of the training data")
-    if units in ("both", "original"):
-        lines.append("  original: raw feature units")
-    lines.append(f"  {RANKING}")
+def _export_text_oblique(model, feature_names, top, X, units, structure):
+    """The text of a soft tree (SRT, ORRT, soft classification tree, ORCT): its head, where its leaves' reader
+    (:func:`~.leaf_readers.reader_of`) writes the classes, the prediction rule and the units, then the splits
+    and the leaves."""
+    tree, names, reader = tree_of(model), feature_names_of(model, feature_names), reader_of(model, X)
+    split = original_splits(model)
+    lines = [f"{model.estimator}(depth={tree.depth}{_leaf_note(model)}), {model.n_features_in_} features"
+             f"{reader.text_title_note()}", *reader.text_rule(), *reader.units_lines(units), f"  {RANKING}",
+             *reader.text_notes()]
     if note := pruned_note(model):
         lines.append(f"  {note}")
 
@@ -187,26 +150,10 @@ def _export_text_classifier(model, feature_names, top, X, units, structure):
         return _oblique_split(model, split, names, top, units, t)
 
     def leaf_text(t):
-        i = tree.leaf_index(t)
-        lines = [" " + classes_text(mix[i], classes, top)]
-        if class_counts is not None:
-            lines.append("training rows: " + classes_text(class_counts[i], classes, top, count_text, nonzero=True))
-        if model.leaf_kind != "constant":
-            for k in shown_scores(model, mix[i], top):
-                b = scaled_scores[i, k]
-                lines += _shown(units, scaled=f"scaled:   {score_formula(model, b, k, names, top, 'scaled')}",
-                                original=f"original: {score_formula(model, b, k, names, top, 'original')}")
-        return lines
+        return reader.text_leaf(tree.leaf_index(t), names, top, units)
 
-    counts = node_counts(model, X)
-    return "\n".join(lines + _node_lines(model, structure, counts, split_text, leaf_text)
+    return "\n".join(lines + _node_lines(model, structure, node_counts(model, X), split_text, leaf_text)
                      + export_constraints(model).splitlines())
-
-
-#: what a leaf with curves shows (:func:`~.nodes.score_terms`)
-CURVES = ("curves: a leaf reads u = u(mid-range) + sum of f(x) over its features, each f 0 at the middle of the "
-          "feature's training range; f(x)[a, b] gives the lowest and highest effect over that range (in the "
-          "score's units), the largest range first")
 
 
 def _leaf_note(model) -> str:
@@ -220,13 +167,9 @@ def _oblique_split(model, split, names, top, units, t) -> list[str]:
     original-units rows."""
     i, p = tree_of(model).branch_index(t), model.n_features_in_
     w, a = model.omega_[i], split[i]
-    return [""] + _shown(units, scaled=f"scaled:   {fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, top)}) >= 0",
-                         original=f"original: {fmt(a[0])} {terms_text(a[1:], w[1:], names, top)} >= 0")
-
-
-def _shown(units, **lines) -> list[str]:
-    """The ``lines`` {units: text} that ``units`` ("both", "original" or "scaled") shows, in their order."""
-    return [text for kind, text in lines.items() if units in ("both", kind)]
+    return [""] + shown_lines(units,
+                              scaled=f"scaled:   {fmt(w[0])} + (1/{p}) ({terms_text(w[1:], w[1:], names, top)}) >= 0",
+                              original=f"original: {fmt(a[0])} {terms_text(a[1:], w[1:], names, top)} >= 0")
 
 
 def _node_lines(model, structure, counts, split_text, leaf_text) -> list[str]:

@@ -48,7 +48,7 @@ def _names_in(line, names):
 def test_every_view_ranks_terms_by_the_scale_free_weight(frame):
     """Both lines of export_text and the DOT/plot labels list the features of a split or leaf in
     the order of |scaled coefficient|, whatever the features' units (dose is ~1000x age)."""
-    from srtopt.export.nodes import node_labels
+    from srtopt.export.dot import node_labels
 
     X, y = frame
     model = SoftRegressionTree(depth=2, max_iter=2, n_init=1, random_state=0).fit(X, y)
@@ -136,7 +136,8 @@ def test_the_class_mix_a_leaf_shows_is_its_probabilities_on_its_rows(classifiers
     """A constant leaf shows its probability vector; a logistic leaf its probabilities averaged over
     the training rows HBP sends it (leaf_class_proba_), which are the rows' predict_proba; the rows
     by class are the labels of those rows."""
-    from srtopt.export.nodes import as_view, leaf_class_counts, leaf_class_mix
+    from srtopt.export.leaf_readers import leaf_class_counts, leaf_class_mix
+    from srtopt.export.nodes import as_view
 
     X, y = iris
     for model in classifiers.values():
@@ -156,7 +157,8 @@ def test_the_class_mix_a_leaf_shows_is_its_probabilities_on_its_rows(classifiers
 
 
 def test_class_titles_say_class_for_a_label_that_reads_as_a_number(classifiers, binary):
-    from srtopt.export.nodes import as_view, class_titles
+    from srtopt.export.leaf_readers import class_titles
+    from srtopt.export.nodes import as_view
 
     assert class_titles(as_view(classifiers["constant"])) == ["setosa", "versicolor", "virginica"]
     assert class_titles(as_view(binary)) == ["class 0", "class 1"]
