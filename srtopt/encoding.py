@@ -36,6 +36,8 @@ def needs_encoding(X) -> bool:
         if any(dtype.kind not in "fiu" for _, dtype in X.dtypes.items()):
             return True
         return bool(X.isna().to_numpy().any())
+    if np.asarray(X).dtype.kind == "c":  # complex numbers: the numeric checks refuse them
+        return False
     try:
         values = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):

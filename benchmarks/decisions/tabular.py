@@ -57,7 +57,7 @@ def pipeline(estimator, X):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder
 
-    text = [c for c in X.columns if X[c].dtype == object]
+    text = _text_columns(X)
     numbers = [c for c in X.columns if c not in text]
     encode = ColumnTransformer([
         ("text", make_pipeline(SimpleImputer(strategy="constant", fill_value="(missing)"),
@@ -65,6 +65,13 @@ def pipeline(estimator, X):
                                              sparse_output=False)), text),
         ("numbers", SimpleImputer(strategy="median", add_indicator=True), numbers)])
     return make_pipeline(encode, estimator)
+
+
+def _text_columns(X) -> list:
+    """The columns of X that hold text (pandas' object or string dtype)."""
+    import pandas as pd
+
+    return [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
 
 
 def make(model, task, X):
@@ -104,11 +111,11 @@ def prepared(model, X_train, X_test):
     """The tables a model gets: the raw ones; medians in the numeric empty cells (``imputed``); text as pandas
     categories (HGB's native categories)."""
     if model == "soft tree, imputed":
-        numbers = [c for c in X_train.columns if X_train[c].dtype != object]
+        numbers = [c for c in X_train.columns if c not in _text_columns(X_train)]
         medians = X_train[numbers].median()
         return X_train.fillna(medians), X_test.fillna(medians)
     if model == "HGB":
-        text = [c for c in X_train.columns if X_train[c].dtype == object]
+        text = _text_columns(X_train)
         X_train, X_test = X_train.copy(), X_test.copy()
         for c in text:
             categories = X_train[c].dropna().unique()

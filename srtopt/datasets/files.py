@@ -6,7 +6,9 @@ the data are and what is predicted, the task is the target's (numbers: regressio
 classification), and the sha256 of the file's bytes pins its content.  The name is the dataset's key in a
 results store, so the store says which data every run saw; :func:`load_file_dataset` (and
 :func:`~srtopt.datasets.load` given such a name) checks the sha256 on every load, as for the registry's
-files.  Every other column is a feature: numbers, none missing or infinite.
+files.  Every other column is a feature: numbers (X an array), or a table with text columns or empty cells
+(X a DataFrame; a run encodes it on each training fold, :mod:`srtopt.encoding`); none infinite, the target
+never missing.
 """
 
 from __future__ import annotations
@@ -126,7 +128,8 @@ def _load(name: str, mtime_ns: int) -> Dataset:
         raise ChecksumError(f"dataset file {str(path)!r} changed since it was named: sha256 {got}, expected "
                             f"{sha256}; name it again (a store keeps the runs of each content apart)")
     X, y, features, _ = _read(data, str(path), target)
-    X.setflags(write=False)
+    if isinstance(X, np.ndarray):
+        X.setflags(write=False)
     y.setflags(write=False)
     classes = tuple(sorted(set(y.tolist()))) if task == "classification" else ()
     info = DatasetInfo(slug=name, name=path.name, n_rows=len(y), n_features=X.shape[1], target=target,
@@ -159,19 +162,21 @@ def _read(data: bytes, path: str, target: str):
     if not features or frame.empty:
         raise ValueError(f"dataset file {path!r} has no {'feature column' if not features else 'data row'}")
     numeric = pd.api.types.is_numeric_dtype
-    bad = [c for c in features if not numeric(frame[c]) or pd.api.types.is_bool_dtype(frame[c])]
-    if bad:
-        raise ValueError(f"dataset file {path!r}: column(s) {', '.join(map(repr, bad))} are not numeric")
-    if frame.isna().any().any():
-        raise ValueError(f"dataset file {path!r}: column(s) {', '.join(map(repr, frame.columns[frame.isna().any()]))}"
-                         f" have missing values")
-    X = frame[features].to_numpy(dtype=float)
-    if not np.isfinite(X).all():
+    if frame[target].isna().any():
+        raise ValueError(f"dataset file {path!r}: the target {target!r} has missing values")
+    table = frame[features]
+    plain = all(numeric(table[c]) and not pd.api.types.is_bool_dtype(table[c]) for c in features)
+    if plain and not table.isna().any().any():
+        X = np.ascontiguousarray(table.to_numpy(dtype=float))
+    else:  # a table: text columns as text, empty cells missing
+        X = table.reset_index(drop=True)
+    numbers = [c for c in features if numeric(table[c]) and not pd.api.types.is_bool_dtype(table[c])]
+    if numbers and np.isinf(table[numbers].to_numpy(dtype=float)).any():
         raise ValueError(f"dataset file {path!r} holds infinite values")
     column = frame[target]
     if numeric(column) and not pd.api.types.is_bool_dtype(column):
         y = column.to_numpy(dtype=float)
         if not np.isfinite(y).all():
             raise ValueError(f"dataset file {path!r}: the target {target!r} holds infinite values")
-        return np.ascontiguousarray(X), y, features, "regression"
-    return np.ascontiguousarray(X), column.astype(str).to_numpy(dtype=str), features, "classification"
+        return X, y, features, "regression"
+    return X, column.astype(str).to_numpy(dtype=str), features, "classification"

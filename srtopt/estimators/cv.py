@@ -18,7 +18,7 @@ from .reading import RegressorScoreMixin
 from .regularization import NO_L2, parse_reading
 from ..models.constraints import SoftMean
 from .constrained import constraint_terms, report_on
-from .scaling import check_fit_arrays
+from .scaling import check_table
 from .soft_tree import _load_kernels
 from .srt import SoftRegressionTree
 
@@ -159,7 +159,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         estimator = clone(self.estimator) if self.estimator is not None else SoftRegressionTree(depth=3)
         reading = _reading_of(estimator.regularization)
         weights = [float(w) for w in self.split_weights]
-        check_fit_arrays(self, X, y, 1)  # errors that name the argument; sets feature_names_in_
+        check_table(self, X, y)  # errors that name the argument; sets feature_names_in_
         depths = [estimator.depth] if self.depths is None else [int(d) for d in self.depths]
         candidates = [f"{reading}:split={w!r}" for w in weights]
         params = {name: value for name, value in (("sample_weight", sample_weight),

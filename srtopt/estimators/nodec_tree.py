@@ -29,7 +29,7 @@ from ..training.working_sets import make_working_sets
 from ..tree import Tree
 from .selection import (check_max_features, feature_norms, l1_support, relaxed, screen_features, screens,
                         select_features)
-from .tabular import input_columns_to_tree, tree_columns
+from .tabular import tree_columns
 
 
 class NodecTree:
@@ -140,11 +140,10 @@ class NodecTree:
         k = check_max_features(self.max_features, given.shape[1])
         penalties = make_penalties(self.penalty)
         if k is not None and k < given.shape[1]:
-            kept = select_features(self, given, y, params, k, deadline)
-            return (FeatureSubset(input_columns_to_tree(self, kept)),), penalties
+            return (FeatureSubset(select_features(self, given, y, params, k, deadline)),), penalties
         if relaxed(penalties) != penalties:
             support = (screen_features if screens(penalties) else l1_support)(self, given, y, params, deadline)
-            return (FeatureSubset(input_columns_to_tree(self, support)),), relaxed(penalties)
+            return (FeatureSubset(support),), relaxed(penalties)
         return (), penalties
 
     def _without_selection(self, budget: tuple, penalties: tuple):

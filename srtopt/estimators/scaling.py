@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..view import Scaling
+from .tabular import encoded_for_fit, encoded_for_predict, keep_input_columns
 
 
 def check_fit_arrays(estimator, X, y, min_rows: int):
@@ -89,6 +90,14 @@ def _as_array(X):
     return None
 
 
+def check_table(estimator, X, y) -> None:
+    """The checks of a search's (X, y) before its inner fits, a table with text or missing cells taken as the
+    soft trees take it; sets ``feature_names_in_``/``n_features_in_`` from X's own columns."""
+    encoded, encoder = encoded_for_fit(X)
+    check_fit_arrays(estimator, encoded, y, 1)
+    keep_input_columns(estimator, encoder)
+
+
 def _check_numeric_columns(X) -> None:
     """A DataFrame column that is not numeric, named (scikit-learn's error names only a value)."""
     dtypes = getattr(X, "dtypes", None)
@@ -135,8 +144,6 @@ def scaled_input(estimator, X):
         X = X.drop(columns=group)
     check_array_kind(X)
     if getattr(estimator, "encoder_", None) is not None:  # the table's columns checked, then encoded
-        from .tabular import encoded_for_predict
-
         X = _naming("X", lambda: encoded_for_predict(estimator, X))
         if not np.isfinite(X).all():
             raise ValueError(f"X holds an infinity (first in column {_nonfinite_column(X)} of the encoded table)")

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from ..encoding import needs_encoding
 from ..models.constraints import FeatureSubset, make_constraints
 from ..models.terms import FeatureL1, make_penalties
 from ..solvers.deadline import Deadline
@@ -150,7 +151,8 @@ def permutation_importances(model, X, y, columns, deadline=None):
     ``random_state=0``, on these columns alone (the others are not shuffled: a column's shuffles do not
     depend on the others'); None when ``deadline`` passes before the last column."""
     seed = np.random.RandomState(0).randint(np.iinfo(np.int32).max + 1)
-    values = np.asarray(X, dtype=float)
+    table = needs_encoding(X)  # text or missing cells: shuffled as the table it is
+    values = X.copy() if table else np.asarray(X, dtype=float)
     frame = getattr(X, "columns", None)
     shuffled = values.copy()
     baseline = _score(model, X, y)
@@ -161,10 +163,17 @@ def permutation_importances(model, X, y, columns, deadline=None):
         rng, order = np.random.RandomState(seed), np.arange(len(values))
         for repeat in range(REPEATS):
             rng.shuffle(order)
+            if table:
+                shuffled.iloc[:, j] = shuffled.iloc[order, j].to_numpy()
+                out[row, repeat] = baseline - _score(model, shuffled, y)
+                continue
             shuffled[:, j] = shuffled[order, j]
             out[row, repeat] = baseline - _score(model, shuffled if frame is None else
                                                  X.__class__(shuffled, columns=frame, index=X.index), y)
-        shuffled[:, j] = values[:, j]
+        if table:
+            shuffled.iloc[:, j] = values.iloc[:, j].to_numpy()
+        else:
+            shuffled[:, j] = values[:, j]
     return out
 
 

@@ -168,7 +168,6 @@ class SoftTree(NodecTree, SoftTreeMixin):
         X, self.encoder_ = encoded_for_fit(X)
         X, y, targets = self._check_targets(X, y)
         keep_input_columns(self, self.encoder_)
-        user_constraints = by_column_name(user_constraints, self)
         given = frame if hasattr(frame, "columns") else X  # the inner fits keep a DataFrame's names
         weights = self._row_weights(targets, sample_weight)
         groups = None
@@ -176,7 +175,7 @@ class SoftTree(NodecTree, SoftTreeMixin):
             groups, self.groups_ = code_groups(group_values, weights)
         budget, penalties = self._feature_budget(given, y, {"sample_weight": sample_weight,
                                                             "sensitive_features": groups}, deadline)
-        user_constraints += budget
+        user_constraints = by_column_name(user_constraints + budget, self)  # the table's columns, encoded
         leaves = self._leaf_model(X.shape[1])
         self.scaler_ = MinMaxTarget().fit(X, targets if leaves.standardizes else None, weights)
         problem, lambda_b = self._problem(leaves, X, targets, weights, penalties, user_constraints, groups)

@@ -63,10 +63,11 @@ def _check_two_dimensional(X) -> None:
 
 
 def by_column_name(terms, estimator) -> tuple:
-    """The constraint terms with a ``monotonic_cst`` given as one sign per input column turned into signs by
-    column name, when an encoder makes the tree's columns differ from the table's (a numeric column keeps
-    its name; a sign on a text column is then refused by name)."""
-    from ..models.constraints import Monotone
+    """The constraint terms in the tree's columns when an encoder makes them differ from the table's: a
+    ``monotonic_cst`` of one sign per table column becomes signs by column name (a numeric column keeps its
+    name; a sign on a text column is then refused by name), and a feature subset of table columns (names or
+    positions; a feature budget's) keeps every encoded column of each."""
+    from ..models.constraints import FeatureSubset, Monotone
 
     encoder = getattr(estimator, "encoder_", None)
     if encoder is None:
@@ -78,6 +79,10 @@ def by_column_name(terms, estimator) -> tuple:
                 raise ValueError(f"monotonic_cst has {len(term.signs)} entries, but X has {len(encoder.columns_)} "
                                  f"columns: give one sign (-1, 0 or 1) per column, or a dict by column name")
             term = Monotone({name: sign for name, sign in zip(encoder.columns_, term.signs) if sign})
+        elif type(term) is FeatureSubset:
+            positions = [encoder.columns_.index(c) if isinstance(c, str) and c in encoder.columns_ else c
+                         for c in term.keep]
+            term = FeatureSubset(input_columns_to_tree(estimator, positions))
         out.append(term)
     return tuple(out)
 

@@ -276,6 +276,25 @@ def logistic_regression(depth, seed, **params):
     return make_pipeline(StandardScaler(), LogisticRegression(random_state=seed, **params))
 
 
+def ridge_regression(depth, seed, **params):
+    """Standardized features, then sklearn's RidgeCV (alphas 1e-3 .. 1e3, 13 on a log grid, chosen by leave-one-out);
+    the depth is not used, ``params`` go to RidgeCV."""
+    import numpy as np
+    from sklearn.linear_model import RidgeCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    params = {"alphas": np.logspace(-3, 3, 13), **params}
+    return make_pipeline(StandardScaler(), RidgeCV(**params))
+
+
+def hist_gradient_boosting(depth, seed, **params):
+    """sklearn's HistGradientBoostingRegressor with its defaults (the depth is not used)."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    return HistGradientBoostingRegressor(random_state=seed, **params)
+
+
 def orct_classifier(depth, seed, **params):
     """ORCT (Blanquero et al. 2021), the soft-tree baseline of classification: IPOPT from
     ``n_starts`` random starts (its defaults; ``params`` go to ORCTClassifier)."""
@@ -314,8 +333,10 @@ for _name, _factory, _requires in (
     ("streed", streed, ("pystreed", "STreeDPiecewiseLinearRegressor")),
     ("cart", cart, None),
     ("rf", random_forest, None),
+    ("ridge", ridge_regression, None),
+    ("hgb", hist_gradient_boosting, None),
 ):
-    register_method(_name, _factory)
+    register_method(_name, _factory, uses_depth=_name not in ("ridge", "hgb"))
     if _requires:
         _REQUIRES[_name] = _requires
 

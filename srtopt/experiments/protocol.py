@@ -168,6 +168,19 @@ def scale_fold(X_train, X_test, y_train, y_test):
     )
 
 
+def _encoded_fold(table, train, test):
+    """A table (text columns, empty cells) as numbers, encoded on its training rows (:mod:`srtopt.encoding`):
+    the same columns for every method of the run."""
+    import warnings
+
+    from srtopt.encoding import TableEncoder
+
+    encoder = TableEncoder().fit(table.iloc[train])
+    with warnings.catch_warnings():  # a category of the test rows only: counted in none of the columns
+        warnings.simplefilter("ignore", UserWarning)
+        return encoder.transform(table)
+
+
 def _min_max(X_train, X_test):
     """X_train and X_test min-max scaled with the training statistics, and those (x_min, x_range);
     a feature constant on the training fold maps to 0."""
@@ -308,6 +321,7 @@ def execute_run(spec: RunSpec, factory, data_home=None, data=None) -> dict[str, 
             X, y = data
         classify = get_info(spec.dataset).task == "classification"
         train, test = fold_indices(len(y), spec.n_folds, spec.split_seed, spec.fold, y if classify else None)
+        X = _encoded_fold(X, train, test) if hasattr(X, "iloc") else X
         if classify:
             X_train, X_test, _, _ = _min_max(X[train], X[test])
             y_train, y_test = _codes(y[train], y[test])

@@ -61,8 +61,7 @@ def test_a_changed_file_is_refused_under_its_old_name(csv):
 
 @pytest.mark.parametrize("edit, target, message", [
     (lambda f: f, "z", "has no column 'z' (the target); columns: a, b, y"),
-    (lambda f: f.assign(b=["x"] * 30), "y", "column(s) 'b' are not numeric"),
-    (lambda f: f.assign(a=np.nan), "y", "column(s) 'a' have missing values"),
+    (lambda f: f.assign(y=np.where(np.arange(30) == 2, np.nan, f["y"])), "y", "the target 'y' has missing values"),
     (lambda f: f[["y"]], "y", "has no feature column"),
 ])
 def test_bad_files_are_refused_in_one_line(csv, edit, target, message):
@@ -70,3 +69,18 @@ def test_bad_files_are_refused_in_one_line(csv, edit, target, message):
     edit(frame).to_csv(path, index=False)
     with pytest.raises(ValueError, match=re.escape(message)):
         file_dataset(path, target)
+
+
+def test_a_table_with_text_and_missing_cells_is_a_file_dataset(csv):
+    """Text columns and empty cells make X a table; a run encodes it on each training fold."""
+    from srtopt.experiments.protocol import RunSpec, execute_run
+    from srtopt.experiments.methods import get_method
+
+    path, frame = csv
+    frame.assign(b=np.where(np.arange(30) % 2 == 0, "left", "right"), a=np.where(np.arange(30) == 4, np.nan,
+                                                                                  frame["a"])).to_csv(path, index=False)
+    name = file_dataset(path, "y")
+    dataset = load(name)
+    assert hasattr(dataset.X, "columns") and dataset.X["b"].tolist()[:2] == ["left", "right"]
+    run = execute_run(RunSpec(name, 1, "srt-l2", "{}", 3, 0, 0, 0), get_method("srt-l2"))
+    assert run["status"] == "ok", run["error"]

@@ -1,0 +1,97 @@
+"""Tables as people have them: both soft trees and the CV search take a DataFrame with text, categorical and
+boolean columns and missing cells as it is, predict raw rows, keep the encoding in their files, and refuse
+what cannot be learned from in one line."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from srtopt import SoftClassificationTree, SoftRegressionTree, SoftRegressionTreeCV, load
+from srtopt.persistence import read_view
+
+
+@pytest.fixture(scope="module")
+def frame():
+    """y depends on a category and on a number, some numbers missing (and missing rows shifted up)."""
+    rng = np.random.default_rng(0)
+    n = 300
+    X = pd.DataFrame({"size": rng.random(n), "home": np.array(["owner", "rent", "parents"])[rng.integers(0, 3, n)],
+                      "member": rng.random(n) > 0.5, "band": pd.Categorical(rng.choice(["a", "b"], n))})
+    y = 2 * X["size"] + (X["home"] == "owner") * 1.5 + 0.1 * rng.standard_normal(n)
+    missing = rng.random(n) < 0.15
+    y = np.where(missing, y + 1.0, y)
+    X.loc[missing, "size"] = np.nan
+    return X, np.asarray(y)
+
+
+def test_a_regressor_fits_and_predicts_a_raw_table(frame, tmp_path):
+    X, y = frame
+    tree = SoftRegressionTree(depth=2, random_state=0).fit(X, y)
+    assert tree.n_features_in_ == 4 and list(tree.feature_names_in_) == ["size", "home", "member", "band"]
+    assert sorted(tree.encoder_.names) == ["band = a", "band = b", "home = owner", "home = parents", "home = rent",
+                                           "member", "size", "size (missing)"]
+    assert tree.score(X, y) > 0.9  # the missing rows' shift is learned through the indicator
+    tree.save(tmp_path / "t.json")
+    np.testing.assert_array_equal(load(tmp_path / "t.json").predict(X), tree.predict(X))
+    np.testing.assert_array_equal(read_view(tmp_path / "t.json").predict(X), tree.predict(X))
+    assert "[home = owner]" in tree.summary().columns.tolist() or "home = owner" in tree.summary().columns.tolist()
+
+
+def test_a_classifier_fits_a_raw_table_with_text_labels(frame):
+    X, y = frame
+    labels = np.where(y > np.median(y), "high", "low")
+    tree = SoftClassificationTree(depth=2, random_state=0).fit(X, labels)
+    assert tree.score(X, labels) > 0.85 and tree.predict_proba(X.iloc[:5]).shape == (5, 2)
+
+
+def test_the_search_takes_a_table(frame):
+    X, y = frame
+    search = SoftRegressionTreeCV(SoftRegressionTree(depth=1, random_state=0, max_iter=2), cv=2, random_state=0,
+                                  split_weights=(1.0,)).fit(X, y)
+    assert search.n_features_in_ == 4 and search.best_estimator_.encoder_ is not None
+
+
+def test_a_category_the_fit_did_not_see_is_named_at_predict(frame):
+    X, y = frame
+    tree = SoftRegressionTree(depth=1, random_state=0, max_iter=2).fit(X, y)
+    new = X.iloc[:3].copy()
+    new.loc[new.index[0], "home"] = "boat"
+    with pytest.warns(UserWarning, match="categories the fit did not keep: home: 'boat'"):
+        tree.predict(new)
+
+
+def test_a_monotone_column_by_position_or_by_name(frame):
+    X, y = frame
+    by_position = SoftRegressionTree(depth=1, random_state=0, monotonic_cst=[1, 0, 0, 0]).fit(X, y)
+    by_name = SoftRegressionTree(depth=1, random_state=0, monotonic_cst={"size": 1}).fit(X, y)
+    np.testing.assert_array_equal(by_position.predict(X), by_name.predict(X))
+    grid = X.iloc[:50].copy()
+    low, high = grid.assign(size=0.2), grid.assign(size=0.8)
+    assert np.all(by_name.predict(high) >= by_name.predict(low) - 1e-9)
+    with pytest.raises(ValueError, match="monotonic_cst: feature 'home' is not a column of X"):
+        SoftRegressionTree(depth=1, monotonic_cst=[0, 1, 0, 0]).fit(X, y)
+
+
+def test_a_feature_budget_keeps_whole_columns(frame):
+    X, y = frame
+    tree = SoftRegressionTree(depth=1, random_state=0, max_features=2).fit(X, y)
+    kept = {name.split(" ")[0] for name in tree.selected_features_}
+    assert len(kept) <= 2 and kept <= {"size", "home", "member", "band"}
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda X, y: (X.assign(size=np.nan), y), "column 'size' of X is empty \\(every cell missing\\): drop it"),
+    (lambda X, y: (X.assign(when=pd.Timestamp("2024-01-01")), y), "column 'when' of X holds dates"),
+    (lambda X, y: (X, np.where(np.arange(len(y)) == 3, np.nan, y)), "y contains NaN"),
+])
+def test_refusals_in_one_line(frame, edit, message):
+    X, y = edit(*frame)
+    with pytest.raises(ValueError, match=message):
+        SoftRegressionTree(depth=1).fit(X, y)
+
+
+def test_missing_groups_are_refused(frame):
+    X, y = frame
+    groups = np.where(np.arange(len(y)) % 2 == 0, "a", None)
+    with pytest.raises(ValueError, match="sensitive_features has 150 missing value"):
+        SoftRegressionTree(depth=1, constraints="parity:gap=0.5").fit(X, y, sensitive_features=groups)

@@ -1,0 +1,98 @@
+"""The table encoder: numeric columns with a median and a missing indicator, text and categorical columns as one
+indicator per category with rare ones pooled and a missing category, warnings for what the fit did not see, and
+the file form."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from srtopt.encoding import MISSING, OTHER, TableEncoder, needs_encoding
+
+
+@pytest.fixture
+def table():
+    rng = np.random.default_rng(0)
+    n = 60
+    frame = pd.DataFrame({
+        "age": rng.integers(20, 70, n).astype(float),
+        "home": np.array(["owner", "rent", "parents"])[np.arange(n) % 3],
+        "rare": ["common"] * 55 + ["odd1", "odd2", "odd3", "odd4", "odd5"],
+        "member": np.arange(n) % 2 == 0,
+        "score": pd.Categorical(np.array(["low", "high"])[np.arange(n) % 2]),
+    })
+    frame.loc[[1, 4], "age"] = np.nan
+    frame.loc[7, "home"] = None
+    return frame
+
+
+def test_the_encoded_columns_and_their_groups(table):
+    encoder = TableEncoder().fit(table)
+    assert encoder.names == ["age", f"age {MISSING}", "home = owner", "home = parents", "home = rent",
+                             f"home = {MISSING}", "rare = common", f"rare = {OTHER}", "member",
+                             "score = high", "score = low"]
+    assert encoder.groups.tolist() == [0, 0, 1, 1, 1, 1, 2, 2, 3, 4, 4]
+    Z = encoder.transform(table)
+    assert Z.shape == (60, 11) and np.isfinite(Z).all()
+    median = float(np.nanmedian(table["age"]))
+    assert Z[1, 0] == median and Z[1, 1] == 1.0 and Z[0, 1] == 0.0
+    assert Z[7, 5] == 1.0 and Z[7, 2:5].sum() == 0.0  # missing text: the (missing) category alone
+    assert Z[57, 7] == 1.0 and Z[57, 6] == 0.0  # a rare category pooled into (other)
+    assert Z[:, 8].tolist() == table["member"].astype(float).tolist()
+
+
+def test_what_the_fit_did_not_see_is_named(table):
+    encoder = TableEncoder().fit(table)
+    new = table.iloc[:3].copy()
+    new.loc[0, "rare"] = "odd1"  # seen and pooled at fit: not new
+    new.loc[1, "rare"] = "brand-new"
+    new.loc[2, "home"] = "castle"
+    new["member"] = new["member"].astype(object)
+    new.loc[0, "member"] = None  # a missing cell in a column that had none
+    with pytest.warns(UserWarning) as record:
+        Z = encoder.transform(new)
+    messages = " | ".join(str(w.message) for w in record)
+    assert "rare: 'brand-new'" in messages and "home: 'castle'" in messages and "odd1" not in messages
+    assert "column(s) 'member', which had none at fit: they take the training median" in messages
+    assert Z[2, 2:6].sum() == 0.0  # home has no (other): the new category is in none of its columns
+    assert Z[1, 7] == 1.0  # rare has one: the new category goes there
+
+
+@pytest.mark.parametrize("column, message", [
+    ([np.nan] * 4, "column 'c' of X is empty \\(every cell missing\\): drop it"),
+    (pd.to_datetime(["2024-01-01"] * 4), "column 'c' of X holds dates: convert it to numbers"),
+])
+def test_refusals_name_the_column(column, message):
+    with pytest.raises(ValueError, match=message):
+        TableEncoder().fit(pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "c": column}))
+
+
+def test_the_columns_must_be_the_fits(table):
+    encoder = TableEncoder().fit(table)
+    with pytest.raises(ValueError, match="X lacks the column\\(s\\) 'home' of the fit"):
+        encoder.transform(table.drop(columns="home").assign(other=1))
+    with pytest.raises(ValueError, match="X has 4 columns, the model was fitted on 5"):
+        encoder.transform(table.drop(columns="home"))
+    with pytest.raises(ValueError, match="column 'age' of X was numeric at fit and holds text now"):
+        encoder.transform(table.assign(age="old"))
+
+
+def test_an_array_with_missing_cells_is_encoded_by_position():
+    X = np.array([[1.0, np.nan], [2.0, 3.0], [np.nan, 4.0]] * 5)
+    assert needs_encoding(X) and not needs_encoding(np.nan_to_num(X))
+    encoder = TableEncoder().fit(X)
+    assert encoder.names == ["x0", f"x0 {MISSING}", "x1", f"x1 {MISSING}"] and not encoder.named_
+
+
+def test_the_file_form_gives_the_same_encoding(table):
+    encoder = TableEncoder().fit(table)
+    again = TableEncoder.from_json(encoder.to_json())
+    assert again.names == encoder.names
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(again.transform(table), encoder.transform(table))
+    bad = encoder.to_json()
+    bad["columns"][1]["categories"].append(bad["columns"][1]["categories"][0])
+    with pytest.raises(ValueError, match="malformed categorical column 'home'"):
+        TableEncoder.from_json(bad)
