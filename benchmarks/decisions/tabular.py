@@ -13,8 +13,11 @@ Models:
 * ``soft tree``: SoftRegressionTree / SoftClassificationTree (depth 3, defaults) on the raw table;
 * ``soft tree, imputed``: the same on the table whose numeric empty cells hold the training median (no
   missing indicators), the imputation-alone reading;
-* ``soft tree CV``: SoftRegressionTreeCV / SoftClassificationTreeCV on the raw table (when the estimator
-  exists);
+* ``soft tree, pooled below 5`` / ``30``: categories of fewer training rows pooled (the default: 10);
+* ``soft tree, group ridge``: a text column's indicators enter the leaves scaled by 1 / sqrt(its levels), so
+  the l2 term on their weights grows with the levels (a group's weights shrink as one feature's);
+* ``soft tree CV``: SoftRegressionTreeCV (depths 1, 2, 3, the best mean R^2) / SoftClassificationTreeCV on the
+  raw table (when the estimator exists); ``soft tree CV, one-SE``: the same with ``rule="one-se"``;
 * ``... (pipeline)``: behind the usual pipeline (one-hot with ``min_frequency=10`` and a "(missing)" category
   for text columns, median imputation with indicators for numeric ones): the soft tree, ridge / logistic
   regression (RidgeCV / LogisticRegression), CART of depth 4, RandomForest(100);
@@ -39,8 +42,11 @@ from benchmarks.common import RESULTS, write_report
 from benchmarks.decisions.defaults import run_into_store, stored
 
 STORE = RESULTS / "tabular.jsonl"
-MODELS = ["soft tree", "soft tree, imputed", "soft tree CV", "soft tree (pipeline)", "linear (pipeline)",
-          "CART (pipeline)", "RF (pipeline)", "HGB", "EBM"]
+MODELS = ["soft tree", "soft tree, imputed", "soft tree, pooled below 5", "soft tree, pooled below 30",
+          "soft tree, group ridge", "soft tree CV", "soft tree CV, one-SE", "soft tree (pipeline)",
+          "linear (pipeline)", "CART (pipeline)", "RF (pipeline)", "HGB", "EBM"]
+#: the variants that encode the table in the benchmark (a pooling threshold, or the columns' groups for the leaves)
+ENCODED = {"soft tree, pooled below 5": 5, "soft tree, pooled below 30": 30, "soft tree, group ridge": 10}
 
 
 def load(name):
@@ -86,8 +92,12 @@ def make(model, task, X):
     tree = (srtopt.SoftClassificationTree if classify else srtopt.SoftRegressionTree)(depth=3, random_state=0)
     if model in ("soft tree", "soft tree, imputed"):
         return tree
-    if model == "soft tree CV":
-        return (srtopt.SoftClassificationTreeCV() if classify else srtopt.SoftRegressionTreeCV(random_state=0))
+    if model.startswith("soft tree CV"):
+        rule = "one-se" if model.endswith("one-SE") else "best"
+        if classify:
+            return srtopt.SoftClassificationTreeCV(random_state=0, **({"rule": rule} if rule != "best" else {}))
+        return srtopt.SoftRegressionTreeCV(srtopt.SoftRegressionTree(depth=3, random_state=0), depths=(1, 2, 3),
+                                           random_state=0, rule=rule)
     if model == "soft tree (pipeline)":
         return pipeline(tree, X)
     if model == "linear (pipeline)":
@@ -105,6 +115,48 @@ def make(model, task, X):
         return (ExplainableBoostingClassifier if classify else ExplainableBoostingRegressor)(
             outer_bags=1, n_jobs=1, random_state=0)
     raise ValueError(model)
+
+
+class GroupScaledBasis:
+    """The linear leaf basis [1, x_s * scale]: the indicators of a text column of L levels scaled by 1 /
+    sqrt(L), so that eq. (obj)'s l2 term weighs their coefficients L times (the ``group ridge`` variant)."""
+
+    @staticmethod
+    def make(encoder):
+        from srtopt.bases import LinearBasis
+
+        sizes = np.bincount(encoder.groups)[encoder.groups]
+        scale = np.where(encoder.categorical(), 1.0 / np.sqrt(sizes), 1.0)
+
+        class Scaled(LinearBasis):
+            def design(self, Xs):
+                return np.hstack([np.ones((len(Xs), 1)), Xs * scale])
+
+            @property
+            def key(self):
+                return ("group-scaled", self.n_features, scale.tobytes())
+
+        return Scaled(len(scale))
+
+
+def encoded_run(model, task, X_train, X_test, n_classes):
+    """(estimator, train, test) of a variant that encodes the table here (:data:`ENCODED`); ``n_classes``: of the
+    training labels (None for regression)."""
+    import srtopt
+    from srtopt.encoding import TableEncoder
+    from srtopt.models.leaves import ClassLeaves, RegressionLeaves
+    from srtopt.models.terms import SQUARED
+    from srtopt.models.terms.class_losses import LogLoss
+
+    encoder = TableEncoder(ENCODED[model]).fit(X_train)
+    A, B = encoder.transform(X_train), encoder.transform(X_test)
+    classify = task == "classification"
+    kind = srtopt.SoftClassificationTree if classify else srtopt.SoftRegressionTree
+    if model != "soft tree, group ridge":
+        return kind(depth=3, random_state=0), A, B
+    basis = GroupScaledBasis.make(encoder)
+    leaves = ClassLeaves(LogLoss(), n_classes, basis) if classify else RegressionLeaves(SQUARED, basis)
+    return kind(depth=3, random_state=0, leaf=leaves), A, B
 
 
 def prepared(model, X_train, X_test):
@@ -133,8 +185,12 @@ def run(dataset, model, fold):
 
     X, y, task = load(dataset)
     train, test = fold_indices(len(y), 4, 0, fold, y=y if task == "classification" else None)
-    X_train, X_test = prepared(model, X.iloc[train], X.iloc[test])
-    estimator = make(model, task, X)
+    if model in ENCODED:
+        n_classes = len(np.unique(y[train])) if task == "classification" else None
+        estimator, X_train, X_test = encoded_run(model, task, X.iloc[train], X.iloc[test], n_classes)
+    else:
+        X_train, X_test = prepared(model, X.iloc[train], X.iloc[test])
+        estimator = make(model, task, X)
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         start = time.perf_counter()
@@ -148,13 +204,16 @@ def run(dataset, model, fold):
 def available(model) -> bool:
     import importlib.util
 
-    import srtopt
+    return model != "EBM" or importlib.util.find_spec("interpret") is not None
 
-    if model == "EBM":
-        return importlib.util.find_spec("interpret") is not None
-    if model == "soft tree CV":
-        return hasattr(srtopt, "SoftClassificationTreeCV")
-    return True
+
+def runnable(dataset, model) -> bool:
+    """Whether srtopt has the model for the dataset's task (SoftClassificationTreeCV may not exist yet)."""
+    import srtopt
+    from srtopt.datasets import TABULAR_DATASETS
+
+    return not (model.startswith("soft tree CV") and TABULAR_DATASETS[dataset].task == "classification"
+                and not hasattr(srtopt, "SoftClassificationTreeCV"))
 
 
 def report(datasets, models, folds) -> list[str]:
@@ -197,7 +256,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     models = [m for m in args.models if available(m)]
     folds = list(range(args.folds))
-    tasks = [(d, m, f) for d in args.datasets for m in models for f in folds]
+    tasks = [(d, m, f) for d in args.datasets for m in models for f in folds if runnable(d, m)]
     run_into_store(STORE, run, tasks, lambda r: (r["dataset"], r["model"], r["fold"]), args.jobs,
                    describe=lambda r: f"{r['dataset']} {r['model']} fold {r['fold']}: {r['score']:.3f}, "
                                       f"{r['seconds']:.1f} s")

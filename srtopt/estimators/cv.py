@@ -13,7 +13,8 @@ from sklearn.model_selection import GridSearchCV, KFold, ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 
 from ..solvers.deadline import Deadline
-from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, check_parameters
+from .params import (INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, Options,
+                     check_parameters)
 from .reading import RegressorScoreMixin
 from .regularization import NO_L2, parse_reading
 from ..models.constraints import SoftMean
@@ -59,6 +60,11 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         Fits run in parallel (joblib's meaning: None = 1, -1 = all cores).
     random_state : int, RandomState or None, default=None
         Seeds the shuffle of the folds when ``cv`` is an int.
+    rule : {"best", "one-se"}, default="best"
+        Which candidate is refit: the one of the best mean R^2, or the simplest whose mean R^2 is within one
+        standard error (over the folds) of the best's -- the smallest depth, then the heaviest split weight --
+        Breiman's one-standard-error rule, for small noisy data where the best mean is mostly luck
+        (docs/tabular.md measures it).
     time_limit : float or None, default=None
         Seconds for the whole search, the refit included: each cross-validation fit (and the
         one that resolves ``leaf_ridge="auto"``) gets an equal share, at most the estimator's own
@@ -106,15 +112,16 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, split_weights=SPLIT_WEIGHTS, cv=5, n_jobs=None, random_state=None,
-                 depths=None, time_limit=None):
+                 depths=None, time_limit=None, rule="best"):
         self.estimator, self.split_weights, self.cv = estimator, split_weights, cv
         self.n_jobs, self.random_state, self.depths, self.time_limit = n_jobs, random_state, depths, time_limit
+        self.rule = rule
 
     _parameter_constraints = {
         "split_weights": [Items(POSITIVE, "numbers > 0")], "cv": [Integer(2), HasMethod(SPLITTER, "split")],
         "n_jobs": [NONE, INTEGER], "depths": [NONE, Items(Integer(1), "integers >= 1")],
         "estimator": [NONE, Kind("a SoftRegressionTree", SoftRegressionTree)], "random_state": RANDOM_STATE,
-        "time_limit": [NONE, POSITIVE],
+        "time_limit": [NONE, POSITIVE], "rule": [Options("best", "one-se")],
     }
 
     def _check_params(self):
@@ -175,14 +182,15 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         search = _Search(share, grid, deadline.within(deadline.left() - (seconds or 0)),  # a share left for the refit
                          cv=splitter, n_jobs=self.n_jobs)
         search.fit(X, y, **params)
-        refit = _within(estimator, deadline.share(1 + held_out)).set_params(**search.best_params_)
+        chosen = search.best_params_ if self.rule == "best" else one_standard_error(search.cv_results_)
+        refit = _within(estimator, deadline.share(1 + held_out)).set_params(**chosen)
         self.best_estimator_ = refit.fit(X, y, **params)
         self.constraint_report_ = self.best_estimator_.constraint_report_
         if held_out:
             self.constraint_report_ = _held_out(refit, splitter, X, y, params, self.constraint_report_, deadline)
             self.best_estimator_.constraint_report_ = self.constraint_report_
-        self.depth_ = int(search.best_params_["depth"])
-        self.split_weight_ = weights[candidates.index(search.best_params_["regularization"])]
+        self.depth_ = int(chosen["depth"])
+        self.split_weight_ = weights[candidates.index(chosen["regularization"])]
         scores = {(params["depth"], weights[candidates.index(params["regularization"])]): float(score)
                   for params, score in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"])}
         self.cv_scores_ = {w: scores[self.depth_, w] for w in weights if (self.depth_, w) in scores}
@@ -211,6 +219,23 @@ class SoftRegressionTreeCV(RegressorScoreMixin, BaseEstimator):
         """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
+
+
+def one_standard_error(results) -> dict:
+    """The parameters of the simplest candidate of a search's ``cv_results_`` whose mean test score is within
+    one standard error (the folds' standard deviation / sqrt(folds)) of the best's: the smallest depth, then
+    the heaviest split weight ("l2:split=w")."""
+    folds = sum(1 for key in results if key.startswith("split") and key.endswith("_test_score"))
+    means = np.asarray(results["mean_test_score"], float)
+    best = int(np.nanargmax(means))
+    floor = means[best] - results["std_test_score"][best] / np.sqrt(folds)
+    params = results["params"]
+    within = [i for i in range(len(params)) if means[i] >= floor]
+    return params[min(within, key=lambda i: (params[i]["depth"], -_split_weight(params[i]["regularization"])))]
+
+
+def _split_weight(reading: str) -> float:
+    return float(reading.rpartition("split=")[2])
 
 
 class _Search(GridSearchCV):

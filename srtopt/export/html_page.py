@@ -83,6 +83,8 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
             "omega": model.omega_.tolist(), "beta": model.beta_.tolist(), "prediction": "soft" if soft else "hbp",
             "leaves": [t for t in tree.leaves if model.reach[t - 1]]}
     leaves = model.leaf_model_
+    if model.encoder_ is not None:  # the form takes a row of the table, which the script encodes
+        data["table"] = model.encoder_.to_json()["columns"]
     data.update(n_scores=leaves.n_outputs, q=leaves.basis.n_columns, basis=_page_basis(leaves.basis),
                 score_names=leaves.link.score_names(model.classes_), **reader.page_fields())
     parts = {
@@ -90,9 +92,7 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
         "__FACTS__": _html_facts(model, counts, reader),
         "__TREE__": _html_tree(model, names, counts, reader),
         "__LEAF_OUTPUT__": reader.leaf_output,
-        "__FORM__": "\n".join(f'<label>{html.escape(name)} <input type="number" step="any" id="x-{j}" '
-                              f'name="{html.escape(name)}" value="{x_min[j] + span[j] / 2:.6g}"></label>'
-                              for j, name in enumerate(names)),
+        "__FORM__": _html_form(model, names, x_min, span),
         "__IMPORTANCES__": _html_importances(model, names),
         "__CONSTRAINTS__": _html_constraints(model),
         "__MODEL__": json.dumps(data).replace("<", "\\u003c"),
@@ -103,6 +103,30 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
 
         Path(path).write_text(page, encoding="utf-8")
     return page
+
+
+def _html_form(model, names, x_min, span) -> str:
+    """The form's fields: one number per feature, at the middle of its training range; for a fit on a table
+    (``encoder_``), one field per table column: a number (empty: missing) at its training median, or a choice
+    among its categories ("(other)", "(missing)" where the fit had them)."""
+    import html
+
+    if model.encoder_ is None:
+        return "\n".join(f'<label>{html.escape(name)} <input type="number" step="any" id="x-{j}" '
+                         f'name="{html.escape(name)}" value="{x_min[j] + span[j] / 2:.6g}"></label>'
+                         for j, name in enumerate(names))
+    fields = []
+    for j, spec in enumerate(model.encoder_.to_json()["columns"]):
+        name = html.escape(spec["name"])
+        if spec["kind"] == "number":
+            fields.append(f'<label>{name} <input type="text" inputmode="decimal" id="c-{j}" name="{name}" '
+                          f'value="{spec["median"]:.6g}" placeholder="(missing)"></label>')
+            continue
+        options = [(c, c) for c in spec["categories"]] + ([("(other)", "(other)")] if spec["other"] else []) + (
+            [("", "(missing)")] if spec["missing"] else [])
+        choices = "".join(f'<option value="{html.escape(value)}">{html.escape(text)}</option>' for value, text in options)
+        fields.append(f'<label>{name} <select id="c-{j}" name="{name}">{choices}</select></label>')
+    return "\n".join(fields)
 
 
 def _page_basis(basis) -> dict:

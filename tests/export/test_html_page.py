@@ -425,3 +425,35 @@ def test_export_html_of_a_classifier_embeds_its_scores_and_writes_every_formula(
     X, y = iris
     page = export_html(model, X=X.iloc[:100], y=y[:100])  # the rows of X with their labels
     assert "50 setosa" in page and "50 virginica" not in page
+
+
+@pytest.fixture(scope="module")
+def table_page(tmp_path_factory):
+    """A tree fitted on a table with a text column and missing numbers, and its page."""
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    n = 240
+    frame = pd.DataFrame({"size": rng.random(n) * 10, "home": np.array(["owner", "rent", "parents"])[rng.integers(0, 3, n)]})
+    y = frame["size"] + 4.0 * (frame["home"] == "owner") + 0.2 * rng.standard_normal(n)
+    frame.loc[rng.random(n) < 0.1, "size"] = np.nan
+    tree = SoftRegressionTree(depth=2, random_state=0, clip_predictions=False).fit(frame, np.asarray(y))
+    path = tmp_path_factory.mktemp("table") / "table.html"
+    export_html(tree, path)
+    return tree, frame, path
+
+
+@pytest.mark.parametrize("size, home", [("3.5", "owner"), ("", "rent"), ("7", "parents")])
+def test_a_table_page_takes_a_row_of_the_table(browser, table_page, size, home):
+    """The form of a fit on a table asks for the table's columns (a category chosen, a number or nothing) and
+    the page's script encodes the row as the fit did: its prediction is predict()'s."""
+    import pandas as pd
+
+    tree, frame, path = table_page
+    _open(browser, path, urlencode({"size": size, "home": home}))
+    row = pd.DataFrame({"size": [float(size) if size else np.nan], "home": [home]})
+    result = browser.find_element("id", "result")
+    np.testing.assert_allclose(float(result.get_attribute("data-prediction")), tree.predict(row)[0], rtol=1e-12)
+    assert int(result.get_attribute("data-leaf")) == int(tree.apply(row)[0])
+    assert browser.find_element("id", "c-1").tag_name == "select"
+    assert _console_errors(browser) == []
