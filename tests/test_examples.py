@@ -94,3 +94,10 @@ def test_own_leaf_model_example_fits_shows_saves_and_loads_poisson_leaves():
     assert set(errors) == {"Poisson", "linear"} and all(0 < e < 5 for e in errors.values())
     assert sum("log mu = " in line for line in out) >= 4
     assert out[-1] == "saved and loaded: PoissonLeaves, the same predictions"
+
+
+def test_spline_leaves_example_fits_curves_linear_leaves_miss():
+    out = _run_quick("spline_leaves")
+    r2 = {line.split()[0]: float(line.split("test R^2 ")[1].split(",")[0]) for line in out[:2]}
+    assert r2["spline"] > r2["linear"] + 0.1
+    assert any("+f(dose)[" in line for line in out)
