@@ -44,6 +44,10 @@ def register(subparsers) -> None:
                           "holds text or booleans, else regression (integer class labels need --task "
                           "classification)")
     fit.add_argument("--depth", type=int, default=2, help="tree depth D (default 2)")
+    fit.add_argument("--leaf", default=None,
+                     help="the leaf model: 'linear' (a regression's default) or 'spline' (a curve per feature); for a "
+                          "classifier 'logistic' (its default), 'constant' or 'spline'; a spline spec such as "
+                          "'spline:n_knots=7' (docs: 'Leaf models')")
     fit.add_argument("--out", required=True, help="where to write the model (JSON; '-' for standard output)")
     fit.add_argument("--regularization", default="l2",
                      help="'l2' (default; the paper's lambdas on the summed error, see docs/departures.md), "
@@ -99,9 +103,6 @@ def register(subparsers) -> None:
                                                                   "'newton', 'sklearn', ...")
     classification = fit.add_argument_group("classification", "the SoftClassificationTree parameters of the same "
                                                               "names (with --task classification)")
-    classification.add_argument("--leaf", choices=("constant", "logistic"), default=None,
-                                help="the leaves: 'constant' (a class-probability vector each) or 'logistic' "
-                                     "(a multinomial logistic model on the features); default: the estimator's")
     classification.add_argument("--class-weight", choices=("balanced",), default=None,
                                 help="'balanced': weight each class inversely to its frequency")
     constraints = fit.add_argument_group(
@@ -322,13 +323,12 @@ def _fit_regressor(args, X, y, groups, weights=None):
     """(the fitted SoftRegressionTree, or the one --cv chose; "training R^2 ...", weighted by ``weights``)."""
     from ..estimators import SoftRegressionTree
 
-    for flag, value in (("--leaf", args.leaf), ("--class-weight", args.class_weight)):
-        if value is not None:
-            raise ValueError(f"{flag} applies to a classifier (--task classification); the target "
-                             f"{args.target!r} is fitted by a SoftRegressionTree")
+    if args.class_weight is not None:
+        raise ValueError(f"--class-weight applies to a classifier (--task classification); the target "
+                         f"{args.target!r} is fitted by a SoftRegressionTree")
     monotonic_cst, constraint_specs = _constraints(args)
     model = SoftRegressionTree(depth=args.depth, regularization=regularization(args.regularization),
-                               leaf_ridge=args.leaf_ridge,
+                               leaf_ridge=args.leaf_ridge, leaf=args.leaf or "linear",
                                **stopping(args), init=args.init or "model-tree", n_init=args.n_init,
                                time_limit=args.time_limit, loss=args.loss or "squared", penalty=args.penalty,
                                working_sets=args.working_sets, bn_solver=args.bn_solver, ln_solver=args.ln_solver,

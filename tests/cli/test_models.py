@@ -358,6 +358,18 @@ def test_fit_init_option_chooses_the_initial_tree(workdir, capsys):
     assert "invalid choice: 'kmeans'" in capsys.readouterr().err
 
 
+def test_fit_leaf_option_gives_the_regression_spline_leaves(workdir, capsys):
+    from srtopt import load
+
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--depth", "1", "--max-iter", "1",
+                 "--leaf", "spline:n_knots=4", "--out", str(workdir / "spline.json")]) == 0
+    model = load(workdir / "spline.json")
+    assert model.leaf == "spline:n_knots=4"
+    assert [len(knots) for knots, _ in model.leaf_model_.basis.curves.values()] == [4, 4, 4]
+    frame = pd.read_csv(workdir / "data.csv")
+    assert np.isfinite(model.predict(frame.drop(columns="y"))).all()
+
+
 def test_bench_help_names_every_registered_method(capsys):
     from srtopt.experiments import method_names
 
@@ -773,7 +785,7 @@ def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, ca
      "column 'species' of '{d}/iris.csv' (--target) holds text ('setosa', 'versicolor', 'virginica'), not numbers: "
      "encode it as numbers (one 0/1 column per category); or give --task classification if it holds class labels"),
     (["fit", "{d}/codes.csv", "--target", "code", "--leaf", "constant", "--out", "{d}/x.json"],
-     "--leaf applies to a classifier (--task classification); the target 'code' is fitted by a SoftRegressionTree"),
+     "leaf must be 'linear', 'spline' (options n_knots, smoothing) or a LeafModel, got 'constant'"),
     (["fit", "{d}/iris.csv", "--target", "species", "--cv", "3", "--out", "{d}/x.json"],
      "--cv applies to regression; a SoftClassificationTree (--task classification) takes no --cv"),
     (["fit", "{d}/iris.csv", "--target", "species", "--init", "model-tree", "--out", "{d}/x.json"],
