@@ -101,13 +101,14 @@ def signals_held():
 
 def _raising(exception):
     """A signal handler that raises ``exception`` where the program is, except inside numba's
-    Python helpers called from compiled code (unpickling a constant, typing an argument): an
-    exception raised there is lost or turned into numba's ``SystemError`` ("returned a result
-    with an exception set").  There the signal is sent again 10 ms later, when the program is
-    back in ordinary Python code."""
+    Python helpers called from compiled code (unpickling a constant, typing an argument) or in
+    the import system's own code (its module-lock callbacks): an exception raised there is lost
+    ("Exception ignored in ...") or turned into numba's ``SystemError`` ("returned a result with an
+    exception set").  There the signal is sent again 10 ms later, when the program is back in
+    ordinary Python code."""
 
     def handler(signum, frame):
-        if _inside_numba(frame):
+        if _inside_numba(frame) or _inside_import_system(frame):
             threading.Timer(0.01, os.kill, (os.getpid(), signum)).start()
             return
         _PENDING.append(exception)
@@ -127,6 +128,11 @@ def _inside_numba(frame) -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+def _inside_import_system(frame) -> bool:
+    """Whether ``frame`` is the import system's own code (a frozen ``importlib`` module)."""
+    return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
 
 
 _SIGNALLED = {signal.SIGINT: KeyboardInterrupt, signal.SIGTERM: Terminated, signal.SIGHUP: HungUp}

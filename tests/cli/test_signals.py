@@ -1,6 +1,6 @@
 """The CLI's signal handlers: SIGTERM and SIGINT raise where the program is, except inside
-numba's Python helpers, where the signal is sent again a moment later (numba loses an
-exception raised there, or turns it into a SystemError)."""
+numba's Python helpers or the import system's own code, where the signal is sent again a moment
+later (an exception raised there is lost, or turned into a SystemError by numba)."""
 
 import signal
 import sys
@@ -11,11 +11,17 @@ import pytest
 from srtopt import cli
 
 
-def _frame_of_module(name):
-    """A live frame whose module is ``name`` (called back from srtopt code, as numba's helpers are)."""
+def _frame_of_module(name, filename="<string>"):
+    """A live frame whose module is ``name`` (called back from srtopt code, as numba's helpers are),
+    its code from ``filename``."""
     namespace = {"__name__": name, "sys": sys}
-    exec("def here():\n    return sys._getframe()", namespace)
+    exec(compile("def here():\n    return sys._getframe()", filename, "exec"), namespace)
     return namespace["here"]()
+
+
+def _import_system_frame():
+    """A frame of the import system's own code, as its module-lock callback ``cb`` runs in."""
+    return _frame_of_module("importlib._bootstrap", "<frozen importlib._bootstrap>")
 
 
 def test_a_frame_in_numba_is_recognised_up_to_the_nearest_srtopt_frame():
@@ -24,14 +30,21 @@ def test_a_frame_in_numba_is_recognised_up_to_the_nearest_srtopt_frame():
     assert not cli._inside_numba(sys._getframe())  # pytest's and this test's frames only
 
 
-def test_the_handler_raises_outside_numba_and_resends_inside(monkeypatch):
+def test_a_frame_of_the_import_system_is_recognised():
+    assert cli._inside_import_system(_import_system_frame())
+    assert not cli._inside_import_system(sys._getframe())
+
+
+@pytest.mark.parametrize("frame", [lambda: _frame_of_module("numba.core.typing.typeof"), _import_system_frame],
+                         ids=["numba", "import system"])
+def test_the_handler_raises_in_ordinary_code_and_resends_inside(frame):
     handler = cli._raising(cli.Terminated)
     with pytest.raises(cli.Terminated):
         handler(signal.SIGTERM, sys._getframe())
     received = []
     previous = signal.signal(signal.SIGUSR1, lambda signum, frame: received.append(signum))
     try:
-        handler(signal.SIGUSR1, _frame_of_module("numba.core.typing.typeof"))  # returns, sends again later
+        handler(signal.SIGUSR1, frame())  # returns, sends again later
         for _ in range(500):
             if received:
                 break

@@ -50,16 +50,17 @@ special = st.sampled_from([np.nan, np.inf, -np.inf])
 @st.composite
 def bad_fit_input(draw):
     """(X, y, argument that must be named) for an input fit must refuse."""
-    kind = draw(st.sampled_from(["nan_X", "inf_X", "nan_y", "inf_y", "empty", "one_row", "X_1d",
-                                 "length_mismatch", "no_features", "y_2d", "X_3d", "strings"]))
+    kind = draw(st.sampled_from(["empty_column", "inf_X", "nan_y", "inf_y", "empty", "one_row", "X_1d",
+                                 "length_mismatch", "no_features", "y_2d", "X_3d"]))
     n = draw(st.integers(2, 8))
     p = draw(st.integers(1, 4))
     X = draw(hnp.arrays(np.float64, (n, p), elements=finite))
     y = draw(hnp.arrays(np.float64, (n,), elements=finite))
     name = "X"
-    if kind in ("nan_X", "inf_X"):
-        X[draw(st.integers(0, n - 1)), draw(st.integers(0, p - 1))] = np.nan if kind == "nan_X" else \
-            draw(st.sampled_from([np.inf, -np.inf]))
+    if kind == "empty_column":  # a missing cell is taken, a column of them is not
+        X[:, draw(st.integers(0, p - 1))] = np.nan
+    elif kind == "inf_X":
+        X[draw(st.integers(0, n - 1)), draw(st.integers(0, p - 1))] = draw(st.sampled_from([np.inf, -np.inf]))
     elif kind in ("nan_y", "inf_y"):
         y[draw(st.integers(0, n - 1))] = np.nan if kind == "nan_y" else draw(st.sampled_from([np.inf, -np.inf]))
         name = "y"
@@ -79,11 +80,8 @@ def bad_fit_input(draw):
         name = "y"
     elif kind == "X_3d":
         X = X[:, :, None]
-    elif kind == "strings":
-        X = X.astype(str)
-        X[0, 0] = "abc"
     dtype = draw(st.sampled_from(["float64", "float32", "int"]))
-    if dtype != "float64" and kind not in ("strings",) and np.all(np.isfinite(X)):
+    if dtype != "float64" and np.all(np.isfinite(X)):
         X = X.astype(np.float32 if dtype == "float32" else np.int64)
     container = draw(st.sampled_from(["array", "list", "frame"])) if np.ndim(X) == 2 else "array"
     return _container(X, container), y, name, kind
@@ -155,12 +153,20 @@ def _expected_warning(w):
 
 @st.composite
 def valid_fit_input(draw):
-    """Small valid data with constant/duplicate columns, huge/tiny magnitudes, int/float32, frames."""
+    """Small valid data with constant/duplicate columns, huge/tiny magnitudes, int/float32, frames,
+    missing cells and text columns (taken natively)."""
     n = draw(st.integers(2, 10))
     columns = []
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(["random", "random", "constant", "duplicate", "binary"]))
-        if kind == "constant":
+        kind = draw(st.sampled_from(["random", "random", "constant", "duplicate", "binary", "missing", "text"]))
+        if kind == "missing":
+            column = np.array(draw(st.lists(st.floats(-1, 1), min_size=n, max_size=n)))
+            column[draw(st.lists(st.integers(1, n - 1), max_size=n - 1))] = np.nan  # row 0 stays
+            columns.append(column)
+        elif kind == "text":
+            columns.append(np.array(draw(st.lists(st.sampled_from(["a", "b", "c", None]), min_size=n, max_size=n)),
+                                    dtype=object))
+        elif kind == "constant":
             columns.append(np.full(n, draw(finite)))
         elif kind == "duplicate" and columns:
             columns.append(columns[draw(st.integers(0, len(columns) - 1))].copy())
@@ -170,12 +176,16 @@ def valid_fit_input(draw):
             scale = 10.0 ** draw(st.integers(-300, 300))
             columns.append(scale * np.array(draw(st.lists(st.floats(-1, 1), min_size=n, max_size=n))))
     X = np.column_stack(columns)
+    for j in range(X.shape[1]):
+        if all(cell is None for cell in X[:, j]):
+            X[0, j] = "a"  # a column of missing cells only is refused (bad_fit_input)
     y_scale = 10.0 ** draw(st.integers(-150, 150))
     y = y_scale * np.array(draw(st.lists(st.floats(-1, 1), min_size=n, max_size=n)))
     dtype = draw(st.sampled_from(["float64", "float64", "float32", "int"]))
-    if dtype == "float32" and np.all(np.abs(X) < 1e30):
+    numeric = X.dtype != object and np.all(np.isfinite(X))
+    if dtype == "float32" and numeric and np.all(np.abs(X) < 1e30):
         X = X.astype(np.float32)
-    elif dtype == "int" and np.all(np.abs(X) < 1e9):
+    elif dtype == "int" and numeric and np.all(np.abs(X) < 1e9):
         X = np.round(X).astype(np.int64)
         y = np.round(y).astype(np.int64) if np.all(np.abs(y) < 1e9) else y
     container = draw(st.sampled_from(["array", "frame", "list"]))
