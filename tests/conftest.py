@@ -1,9 +1,12 @@
+import contextlib
 import os
 import signal
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 #: The directory of the 15 dataset CSVs (srtopt.datasets), from $SRTOPT_DATA; tests that need
 #: it skip when it is not set (.ci/run sets it).
@@ -17,6 +20,56 @@ CLASSIFICATION_DATA = (Path(os.environ["SRTOPT_CLASSIFICATION_DATA"])
 # they start with the default disposition (Python then raises KeyboardInterrupt on SIGINT).
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# One BLAS and one OpenMP thread, as .ci/run sets them (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1), unless
+# they are set already: the tests run one at a time on a machine of few cores, often beside other work,
+# where a second thread only waits (HistGradientBoosting's OpenMP loops on iris took 4-6 s, 0.1 s with
+# one thread, on a loaded 2-core machine). The environment reaches the programs and workers the tests
+# start; numpy is imported before this file, so its BLAS is limited here through threadpoolctl.
+_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+if not any(os.environ.get(name) for name in _THREAD_VARIABLES):
+    for _name in _THREAD_VARIABLES:
+        os.environ[_name] = "1"
+    threadpool_limits(limits=1)
+
+
+class StoppedClock:
+    """The clock of srtopt's deadlines, stopped: ``srtopt.solvers.deadline`` reads the time through
+    ``time.perf_counter``, and this one stands still unless the test moves it (``advance``), so a
+    ``time_limit`` runs out only when the test says so.  A test that compares two fits, or asserts what a
+    fit decided from the time left (which stages ran, a search's result), gets the same answer on a
+    loaded machine as on a quiet one.  A solver's own clock (HiGHS's, SCIP's, IPOPT's time limit) is not
+    stopped: such tests bound the solver by an iteration or node limit instead."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def __getattr__(self, name):  # anything else of the time module, as it is
+        return getattr(time, name)
+
+
+@contextlib.contextmanager
+def stopped_clock():
+    """A :class:`StoppedClock` in place of the deadlines' clock, for the block (module-scoped fixtures)."""
+    from srtopt.solvers import deadline
+
+    clock = StoppedClock()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(deadline, "time", clock)
+        yield clock
+
+
+@pytest.fixture(name="stopped_clock")
+def stopped_clock_fixture():
+    """The deadlines' clock stopped for the test (:class:`StoppedClock`)."""
+    with stopped_clock() as clock:
+        yield clock
 
 
 @pytest.fixture
