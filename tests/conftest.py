@@ -1,4 +1,5 @@
 import contextlib
+import itertools
 import os
 import signal
 import time
@@ -34,18 +35,22 @@ if not any(os.environ.get(name) for name in _THREAD_VARIABLES):
 
 
 class StoppedClock:
-    """The clock of srtopt's deadlines, stopped: ``srtopt.solvers.deadline`` reads the time through
-    ``time.perf_counter``, and this one stands still unless the test moves it (``advance``), so a
-    ``time_limit`` runs out only when the test says so.  A test that compares two fits, or asserts what a
+    """A stopped clock in place of a module's ``time``: ``perf_counter``, ``monotonic`` and ``time`` stand
+    still unless the test moves them (``advance``).  In place of the clock of srtopt's deadlines
+    (``srtopt.solvers.deadline`` reads ``time.perf_counter``; the ``stopped_clock`` fixture), a
+    ``time_limit`` runs out only when the test says so: a test that compares two fits, or asserts what a
     fit decided from the time left (which stages ran, a search's result), gets the same answer on a
     loaded machine as on a quiet one.  A solver's own clock (HiGHS's, SCIP's, IPOPT's time limit) is not
-    stopped: such tests bound the solver by an iteration or node limit instead."""
+    stopped: such tests bound the solver by an iteration or node limit instead.  Anything else of the
+    time module (``sleep``, ``strftime``) is the real one."""
 
     def __init__(self):
-        self.now = 0.0
+        self.now = time.time()
 
     def perf_counter(self) -> float:
         return self.now
+
+    monotonic = time = perf_counter
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
@@ -118,3 +123,25 @@ def load_frame(slug):
     load_csv(slug)  # skips the test when the file is missing
     frame = pd.read_csv(DATA / f"{slug}.csv")
     return frame.drop(columns="target"), frame["target"].to_numpy(dtype=float)
+
+
+def pairwise(*factors, ids):
+    """``pytest.param`` of every combination of the ``factors``' values (their product, in order),
+    those outside a set that covers every pair of values of any two factors marked ``slow``: the quick
+    loop runs each pair once (a handful of combinations), the full run all of them.  The covering set is
+    chosen greedily (the combination that covers most pairs not yet covered, the first of equals), so it
+    is the same at every run.  ``ids``: one list of names per factor."""
+    combos = list(itertools.product(*(range(len(values)) for values in factors)))
+
+    def pairs(combo):
+        return {(i, combo[i], j, combo[j]) for i, j in itertools.combinations(range(len(combo)), 2)}
+
+    uncovered, quick = set().union(*map(pairs, combos)), set()
+    while uncovered:
+        best = max(combos, key=lambda combo: len(pairs(combo) & uncovered))
+        quick.add(best)
+        uncovered -= pairs(best)
+    return [pytest.param(*(values[k] for values, k in zip(factors, combo)),
+                         id="-".join(names[k] for names, k in zip(ids, combo)),
+                         marks=() if combo in quick else pytest.mark.slow)
+            for combo in combos]
