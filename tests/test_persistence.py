@@ -290,11 +290,12 @@ def test_the_checksum_is_no_signature(srt, data, saved):
     np.testing.assert_allclose(srtopt.load(saved).predict(data[0]), srt.predict(data[0]) + 1000)
 
 
-def _load_a_file_far_larger_than_its_model(saved) -> float:
-    """Seconds until ``load`` refuses a 40 MB array in a depth-2, 3-feature model from the header's sizes."""
+def _load_a_file_far_larger_than_its_model(saved, numbers=2_000_000) -> float:
+    """Seconds until ``load`` refuses an array of ``numbers`` floats (40 MB by default) in a depth-2,
+    3-feature model from the header's sizes."""
     import time
 
-    _rewrite(saved, _set(["state", "omega_", "data"], [0.123456789012345] * 2_000_000))
+    _rewrite(saved, _set(["state", "omega_", "data"], [0.123456789012345] * numbers))
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"holds \d+ bytes, more than a model of depth 2 on 3 features can"):
         srtopt.load(saved)
@@ -302,7 +303,7 @@ def _load_a_file_far_larger_than_its_model(saved) -> float:
 
 
 def test_a_file_far_larger_than_its_declared_model_is_refused(saved):
-    _load_a_file_far_larger_than_its_model(saved)
+    _load_a_file_far_larger_than_its_model(saved, 200_000)  # 4 MB: 4 x what the header allows
 
 
 @pytest.mark.slow

@@ -830,7 +830,7 @@ def test_a_classifier_predicts_and_shows_without_the_estimator_stack(irisdir, cl
 # ---------------------------------------------------------------- a user's constraints
 def test_fit_takes_a_declared_constraint_and_says_what_holds(grouped, capsys):
     folder, _ = grouped
-    code = main(["fit", str(folder / "data.csv"), "--target", "y", "--sensitive", "group", "--depth", "2",
+    code = main(["fit", str(folder / "data.csv"), "--target", "y", "--sensitive", "group", "--depth", "1",
                  "--constraint", "row_mean:value='residual',over='groups',lower=-0.01,upper=0.01",
                  "--out", str(folder / "m.json"), "--quiet"])
     out = capsys.readouterr().out

@@ -205,6 +205,7 @@ def test_a_signal_as_the_command_starts_is_one_line_and_leaves_out_alone(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "model.json"]
 
 
+@pytest.mark.slow  # a whole fit in a program of its own: 3-4 s each on a loaded 2-core machine
 @pytest.mark.parametrize("signum, status, verb", [(signal.SIGINT, 130, "interrupted"),
                                                   (signal.SIGTERM, 143, "terminated")])
 def test_a_signal_after_the_saved_line_never_kills_the_command_without_a_word(tmp_path, signum, status, verb):

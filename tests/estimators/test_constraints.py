@@ -119,12 +119,13 @@ def test_a_column_of_the_frame_names_the_groups_and_is_not_a_feature(tmp_path):
 
 
 def test_small_data_guard_and_cross_validation_take_the_groups():
-    X, y, group = _data(n=36)  # 36 rows < 8 leaves x 5 coefficients: the leaf-ridge guard runs
-    tree = SoftRegressionTree(depth=3, random_state=0, constraints="parity:gap=0.1").fit(
+    X, y, group = _data(n=18)  # 18 rows < 4 leaves x 5 coefficients: the leaf-ridge guard runs
+    tree = SoftRegressionTree(depth=2, max_iter=2, random_state=0, constraints="parity:gap=0.1").fit(
         X, y, sensitive_features=group)
     assert tree.leaf_ridge_losses_ and abs(_gap(tree.predict(X), group)) <= 0.1 + 1e-9
-    search = SoftRegressionTreeCV(SoftRegressionTree(depth=2, random_state=0, constraints="parity:gap=0.1"), cv=3,
-                                  random_state=0).fit(X, y, sensitive_features=group)
+    search = SoftRegressionTreeCV(SoftRegressionTree(depth=2, max_iter=2, random_state=0,
+                                                     constraints="parity:gap=0.1"),
+                                  cv=2, split_weights=(1.0, 10.0), random_state=0).fit(X, y, sensitive_features=group)
     assert abs(_gap(search.predict(X), group)) <= 0.1 + 1e-9
 
 

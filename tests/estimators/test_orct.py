@@ -4,14 +4,26 @@ matrix and class weights, the time limit, and one-line errors on bad input."""
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import _get_check_estimator_ids, estimator_checks_generator
 
 from srtopt import ORCTClassifier, kernels
 from srtopt.models.orct import class_scores
 from srtopt.tree import Tree
 
 
-@parametrize_with_checks([ORCTClassifier(n_starts=5, random_state=0)])
+def _sklearn_checks():
+    """scikit-learn's checks of ORCTClassifier: its conventions with 2 starts (a third of the fits of 5:
+    5 s of CPU instead of 12), its training accuracy (check_classifiers_train asks more than 0.83, which 2
+    starts miss on its blobs) with 5."""
+    few, more = ORCTClassifier(n_starts=2, random_state=0), ORCTClassifier(n_starts=5, random_state=0)
+    for estimator in (few, more):
+        for pair in estimator_checks_generator(estimator, mark="xfail"):
+            check = pair[1] if isinstance(pair, tuple) else pair.values[1]
+            if (getattr(check, "func", check).__name__ == "check_classifiers_train") == (estimator is more):
+                yield pair
+
+
+@pytest.mark.parametrize("estimator, check", list(_sklearn_checks()), ids=_get_check_estimator_ids)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -33,7 +33,7 @@ def test_max_features_on_small_data_where_the_leaf_ridge_guard_runs():
     """40 rows < 4 leaves x 10 coefficients: the guard's fits clone a tree that holds the
     FeatureSubset constraint of the budget."""
     X, y = _data(n=40)
-    tree = SoftRegressionTree(depth=2, random_state=0, max_features=3).fit(X, y)
+    tree = SoftRegressionTree(depth=2, max_iter=2, random_state=0, max_features=3).fit(X, y)
     assert tree.leaf_ridge_losses_ and tree.n_features_used_ <= 3
 
 

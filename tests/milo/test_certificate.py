@@ -37,7 +37,7 @@ def test_certified_optimum_equals_brute_force(seed):
     optimum = brute_force(X, y, depth, objective)
     incumbent = LocalSearch(X, y, depth, objective, random_state=seed).run(n_restarts=2).objective
     for known in (math.inf, incumbent):  # with and without the local search's tree to prune
-        proof = certify(X, y, depth, objective, Deadline(60), incumbent=known)
+        proof = certify(X, y, depth, objective, Deadline(), incumbent=known)  # no limit: complete on any machine
         assert proof.complete
         assert proof.bound <= optimum * (1 + 1e-12) + 1e-15
         assert proof.bound == pytest.approx(optimum, rel=1e-7, abs=1e-12)
@@ -51,7 +51,8 @@ def test_depth_three_on_a_tiny_set():
     X = np.round(rng.random((9, 1)), 1)
     y = rng.standard_normal(9)
     objective = AxisObjective("squared", l1=0.01, min_samples_leaf=1)
-    proof = certify(X, y, 3, objective, Deadline(120))
+    proof = certify(X, y, 3, objective, Deadline())  # no limit: complete on any machine (0.3 s; the brute
+    # force, 20 s, is the slow part)
     assert proof.complete and proof.objective == pytest.approx(brute_force(X, y, 3, objective), rel=1e-9)
 
 

@@ -47,3 +47,14 @@ def test_no_deadline_is_ambient():
     assert not hasattr(Deadline, "__enter__") and not hasattr(Deadline, "active")
     sources = pathlib.Path(srtopt.__file__).parent.rglob("*.py")
     assert not [path.name for path in sources if "contextvars" in path.read_text()]
+
+
+def test_the_tests_stopped_clock_is_the_one_deadlines_read(stopped_clock):
+    """tests/conftest.py's stopped clock (the tests that compare time-limited fits take it) is the clock
+    every Deadline reads: a limit runs out when the test moves the clock, never by itself."""
+    deadline = Deadline(1.0)
+    assert deadline.left() == 1.0 and not deadline.within(0.5).passed()
+    stopped_clock.advance(0.75)
+    assert deadline.left() == pytest.approx(0.25) and not deadline.passed() and Deadline(1.0).left() == 1.0
+    stopped_clock.advance(0.25)
+    assert deadline.passed() and deadline.share(4) == pytest.approx(1e-3 / 4)

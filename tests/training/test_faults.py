@@ -2,7 +2,6 @@
 degenerate leaves and columns; the time limit, callbacks and verbose progress."""
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -173,13 +172,15 @@ def test_constant_and_duplicate_columns(data, make):
 
 
 # ------------------------------------------------------------------------ control
-def test_time_limit_stops_after_the_current_inner_iteration(data, capsys):
+def test_time_limit_stops_after_the_current_inner_iteration(data, capsys, stopped_clock):
+    """The first inner iteration outlasts the limit (its callback moves the stopped clock 0.6 s): the fit
+    stops after it, however long the initialization took on the machine."""
     calls = []
 
     def slow(record):
         calls.append(record)
         if len(calls) == 1:
-            time.sleep(0.6)
+            stopped_clock.advance(0.6)
 
     model = SoftRegressionTree(depth=3, max_iter=5, n_init=1, random_state=0, time_limit=0.5,
                                callbacks=[slow], verbose=1).fit(*data)

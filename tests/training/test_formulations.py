@@ -12,7 +12,7 @@ from srtopt.training.initialization import WarmStart
 from srtopt.training.working_sets import make_working_sets, subproblem_root
 from srtopt.tree import Tree
 
-from ..conftest import sklearn_data
+from ..conftest import pairwise, sklearn_data
 
 LOSSES = ["squared", "huber", "absolute", lambda r: ca.log(ca.cosh(r))]
 PENALTIES = [None, "split_l1:strength=1e-3", "feature_l1:strength=1e-3,relax=False"]  # the l1 fit itself
@@ -40,9 +40,12 @@ def _E(history):
     return [history[0]["E_before"]] + [r["E_after"] for r in history]
 
 
-@pytest.mark.parametrize("rule", RULES, ids=["subtree", "all", "paths", "user"])
-@pytest.mark.parametrize("penalty", PENALTIES, ids=["l2", "split_l1", "feature_l1"])
-@pytest.mark.parametrize("loss", LOSSES, ids=["squared", "huber", "absolute", "user-logcosh"])
+# 96 combinations (0.1-1 s each): the quick loop runs the 16 that take every pair of values of any two
+# of the four (pairwise), the full run all of them
+@pytest.mark.parametrize("data, loss, penalty, rule", pairwise(
+    ["friedman", "diabetes"], LOSSES, PENALTIES, RULES,
+    ids=[["friedman", "diabetes"], ["squared", "huber", "absolute", "user-logcosh"], ["l2", "split_l1", "feature_l1"],
+         ["subtree", "all", "paths", "user"]]), indirect=["data"])
 def test_safeguards_keep_E_non_increasing(data, loss, penalty, rule):
     model = SoftRegressionTree(depth=2, max_iter=2, n_init=1, k0=0, loss=loss, penalty=penalty, working_sets=rule,
                                leaf_ridge=1.0, random_state=0).fit(*data)
