@@ -3,6 +3,7 @@ the constraints, and the subproblems of a training run."""
 
 import warnings
 
+import casadi as ca
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
@@ -75,6 +76,19 @@ def test_the_expected_cost_loss_weighs_the_errors():
     costly = SoftClassificationTree(depth=2, loss=MisclassificationCost([[0, 20], [1, 0]]), random_state=0).fit(X, y)
     assert np.mean(costly.predict(X) == 0) > np.mean(plain.predict(X) == 0)
     assert np.mean(costly.predict(X)[y == 0] == 0) == 1.0
+
+
+def test_a_loss_written_as_one_callable_of_the_class_probability():
+    """-log(p) as a callable predicts as the built-in log loss (breast cancer, depth 2), and a focal loss and a
+    class-weighted one fit."""
+    X, y = load_breast_cancer(return_X_y=True)
+    built_in = SoftClassificationTree(depth=2, random_state=0).fit(X, y)
+    mine = SoftClassificationTree(depth=2, loss=lambda p: -ca.log(p), random_state=0).fit(X, y)
+    assert np.mean(mine.predict(X) == built_in.predict(X)) >= 0.99
+    focal = SoftClassificationTree(depth=2, loss=lambda p: -(1 - p) ** 2 * ca.log(p), random_state=0).fit(X, y)
+    assert focal.score(X, y) > 0.95 and focal.leaf_model_.loss.name == "probability-loss"
+    weighted = SoftClassificationTree(depth=2, loss=lambda p, c: -(5 - 4 * c) * ca.log(p), random_state=0).fit(X, y)
+    assert np.mean(weighted.predict(X) == 0) > np.mean(built_in.predict(X) == 0)  # class 0's errors cost 5x
 
 
 def test_class_weight_balanced_raises_the_minority_recall():
