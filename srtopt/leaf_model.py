@@ -14,7 +14,7 @@ model is one object that owns its whole life:
 * **its predictions**: ``predict`` maps the scores through its link (:class:`Identity`: the value, in
   standardized y; :class:`Softmax`: the class probabilities);
 * **its reading and file form**: ``describe`` names its outputs, ``to_json`` / :func:`leaf_model_from_json`;
-* **the values the constraints average** (``mean_values``, ``class_values``).
+* **the values the constraints average** (``mean_values``, ``mean_inputs``, ``class_values``).
 
 :class:`LeafModel` is the contract: every training method raises ``NotImplementedError`` saying what it must
 give.  The prediction side is implemented here once, from the basis and the link, so a leaf model read from a
@@ -263,6 +263,10 @@ class LeafModel:
     def mean_output(self, prediction) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__}.mean_output(prediction) must give the value a group's "
                                   f"mean compares, per row of predict()")
+
+    def mean_inputs(self, prediction, y, term) -> tuple:
+        raise NotImplementedError(f"{type(self).__name__}.mean_inputs(prediction, y, term) must give the arguments "
+                                  f"(yhat, y) of a soft mean's value v for every row of predict()")
 
     def class_values(self, code: int) -> "LeafModel":
         raise ValueError("this constraint bounds a class's probability: it needs a classifier "

@@ -831,6 +831,22 @@ def test_fit_takes_a_declared_constraint_and_says_what_holds(grouped, capsys):
     assert "--constraint: unknown constraint 'group_bias:bound=1'; use one of 'monotone'" in capsys.readouterr().err
 
 
+def test_a_classifier_takes_a_row_mean_of_a_class_probability(grouped, capsys):
+    """--constraint row_mean on a classifier: each group's mean probability of class "high" bounded, reported,
+    saved and loaded."""
+    folder, frame = grouped
+    frame.assign(label=np.where(frame["y"] > frame["y"].median(), "high", "low")).drop(columns="y").to_csv(
+        folder / "labels.csv", index=False)
+    code = main(["fit", str(folder / "labels.csv"), "--target", "label", "--sensitive", "group", "--depth", "2",
+                 "--constraint", "row_mean:over='groups',upper=0.6,pos_label='high'", "--out",
+                 str(folder / "c.json"), "--quiet"])
+    assert code == 0 and "constraints: 2 of 2 rows hold on the training data" in capsys.readouterr().out
+    loaded = srtopt.load(folder / "c.json")
+    assert loaded.constraints == ["row_mean:over='groups',upper=0.6,pos_label='high'"]
+    assert [row["row"] for row in loaded.constraint_report_] == ["mean prediction of p(high) of group a",
+                                                                "mean prediction of p(high) of group b"]
+
+
 @pytest.mark.slow
 def test_an_installed_packages_constraint_fits_saves_loads_and_shows_in_fresh_processes(tmp_path):
     """A package declares its constraint by an entry point ("srtopt.constraints"): the command line finds

@@ -176,6 +176,30 @@ def test_parity_of_the_positive_rate():
         constraint_report(fair, X[:3], [0, 1, 7], group[:3])
 
 
+def test_a_row_mean_bounds_a_mean_of_a_class_probability(tmp_path):
+    """RowMean on a classifier: v(p, y) of the probability p of classes_[1] (or of pos_label) and the row's
+    indicator y of that class; held for the soft model and for predict_proba on the training data, saved."""
+    import srtopt
+    from srtopt.models.constraints import RowMean
+
+    X, y = load_breast_cancer(return_X_y=True)
+    group = (X[:, 0] > 14).astype(int)
+    capped = SoftClassificationTree(depth=2, constraints="row_mean:over='groups',upper=0.6", random_state=0).fit(
+        X, y, sensitive_features=group)
+    assert all(row["holds"] for row in capped.constraint_report_)
+    p = capped.predict_proba(X)[:, 1]
+    assert [row["predict"] for row in capped.constraint_report_] == pytest.approx([p[group == 0].mean(),
+                                                                                   p[group == 1].mean()])
+    free = SoftClassificationTree(depth=2, random_state=0).fit(X, y)
+    assert free.predict_proba(X)[group == 0, 1].mean() > 0.6
+    brier = SoftClassificationTree(depth=2, constraints=RowMean("squared_error", upper=0.012, pos_label=0),
+                                   random_state=0).fit(X, y)
+    [row] = brier.constraint_report_
+    assert row["holds"] and row["predict"] == pytest.approx(np.mean((brier.predict_proba(X)[:, 0] - (y == 0)) ** 2))
+    brier.save(tmp_path / "brier.json")
+    assert srtopt.load(tmp_path / "brier.json").constraint_report_ == brier.constraint_report_
+
+
 def test_a_captured_bn_subproblem_reaches_the_same_point_through_every_route(iris):
     """The BN subproblem of a classification run: Newton's method, IPOPT through CasADi and IPOPT
     through Pyomo (pyomo-ripopt, an IPOPT port behind Pyomo's .nl interface) reach the same point."""

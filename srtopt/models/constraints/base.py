@@ -64,6 +64,20 @@ class TrainingUnits:
             raise ValueError(f"{owner}: class {label!r} is not a class of y (classes: {listed})")
         return matches[0]
 
+    def positive_code(self, label, owner: str):
+        """The code of the class whose probability a classifier's soft mean averages: ``label``'s, or without
+        one the second class's (two classes); None for a regression tree, which takes no label."""
+        if not self.classes:
+            if label is not None:
+                raise ValueError(f"{owner}: pos_label={label!r} names a class; a regression tree has none (drop it)")
+            return None
+        if label is None:
+            if len(self.classes) != 2:
+                raise ValueError(f"{owner}: with {len(self.classes)} classes, name the class whose probability it "
+                                 f"averages (pos_label=LABEL)")
+            return 1
+        return self.class_code(label, owner)
+
     @classmethod
     def identity(cls, n_features: int) -> "TrainingUnits":
         """The units of a problem built by hand: features x0, x1, ..., nothing scaled."""

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...bases import Basis
 from ...leaf_model import LeafModel, Softmax, register_leaf_model
-from ..terms.class_losses import ClassProbability, LogLoss
+from ..terms.class_losses import ClassProbability, ClassValue, LogLoss
 from ..terms.operations import CASADI, pyomo_ops
 from .fitting import fit_basis
 
@@ -117,9 +117,15 @@ class ClassLeaves(LeafModel):
         """The leaves whose "loss" is the probability of class ``code`` (class recall, parity)."""
         return ClassLeaves(ClassProbability(code), self.n_classes, self.basis)
 
-    def mean_values(self, term):
-        raise ValueError(f"the {term.name} constraint bounds a mean of a regression tree's predictions; a "
-                         f"classifier takes parity (its positive rate) and class_recall")
+    def mean_values(self, term) -> "ClassLeaves":
+        """The leaves whose "loss" is a soft mean's value v(p_c, y_c) of the probability of the term's class c
+        (``term.code``) and the row's indicator of it (:class:`~..terms.class_losses.ClassValue`)."""
+        return ClassLeaves(ClassValue(term, term.code), self.n_classes, self.basis)
+
+    def mean_inputs(self, prediction, y, term) -> tuple:
+        """(p_c, y_c) of every row: the probability of the term's class c in ``prediction`` (the class
+        probabilities, (n, K)) and whether the row is of class c."""
+        return np.asarray(prediction)[:, term.code], (np.asarray(y) == term.code).astype(float)
 
     def output_values(self, term) -> "ClassLeaves":
         """The probability of the second class, whose groups' means parity compares (two classes)."""
