@@ -17,8 +17,16 @@ the model that ``predict()`` uses meet the constraints too:
   held at the bounds they are clipped to (and kept beyond them, :class:`HeldPredictions`) and the
   problem solved again, until no other row leaves the range (at most ``CLIP_ROUNDS`` solves):
   then the constraints hold for the clipped predictions exactly.
+* :func:`repair_decisions` -- after the polish, on a classifier: the rates of ``predict()``'s decisions that a
+  constraint bounds (parity of the positive rate, equalized odds: :class:`~srtopt.models.constraints.ClassRates`)
+  made to hold on the training data by moving each leaf's score of the class, the routing fixed.  Within a leaf
+  a shift gives the class to the rows of largest margin first, so the leaf's decisions are a prefix of its
+  rows sorted by margin, and the shifts are the prefixes: a MILP over the rows' decisions x_i in {0, 1}, x of a
+  row at least x of the next in its leaf's order, lower_k <= sum_i W_ik x_i <= upper_k for every rate, of the
+  fewest (weighted) training errors, the fewest changed decisions among them (HiGHS through
+  ``scipy.optimize.milp``).  Every leaf giving no row the class meets every gap, so the MILP is feasible.
 
-Both solve only before the :class:`~srtopt.solvers.deadline.Deadline` they are given (the fit's
+All three solve only before the :class:`~srtopt.solvers.deadline.Deadline` they are given (the fit's
 ``time_limit``); their solvers stop at it.
 """
 
@@ -81,6 +89,75 @@ def polish(problem, omega, beta, ln_solver, clip=None, deadline: Deadline | None
             return best
         held, values = held | leaving, np.where(leaving, clipped, values)
     return best
+
+
+def repair_decisions(problem, omega, beta, deadline: Deadline | None = None):
+    """beta with the scores of a class shifted leaf by leaf so that ``predict()``'s rates meet every constraint
+    of the policy's ``decisions`` on the training data (module docstring), one class at a time; ``beta``
+    itself when they hold, and when the MILP finds no solution by ``deadline``."""
+    deadline = deadline or Deadline()
+    for code in dict.fromkeys(term.code for term in problem.policy.decisions):
+        terms = [term for term in problem.policy.decisions if term.code == code]
+        margin, leaves = terms[0].margins(problem, omega, beta)
+        W = np.column_stack([term.W for term in terms])
+        lower, upper = (np.concatenate([getattr(term, side) for term in terms]) for side in ("lower", "upper"))
+        current = _current(problem, terms[0], omega, beta)
+        rates = W.T @ current
+        if np.all((rates >= lower - FEASIBILITY_TOL) & (rates <= upper + FEASIBILITY_TOL)) or deadline.passed():
+            continue
+        chosen = _decisions(problem, margin, leaves, current, code, W, lower, upper, deadline)
+        if chosen is not None:
+            beta = terms[0].shifted(problem, beta, _shifts(margin, leaves, current, chosen, problem.tree.n_leaves))
+    return beta
+
+
+def _current(problem, term, omega, beta) -> np.ndarray:
+    """Whether ``predict()`` gives each training row the term's class."""
+    leaves = problem.tree.leaf_rows(problem.hbp_leaves(omega))
+    return term.predicted_values(problem, problem.leaf_model.predict(problem.Xa, beta[leaves])) > 0
+
+
+def _decisions(problem, margin, leaves, current, code, W, lower, upper, deadline):
+    """The MILP's decisions x (n,) of bool, or None (no solution by the deadline)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix, vstack
+
+    n, s = len(margin), problem.s
+    of_class = np.asarray(problem.y) == code
+    cost = s * np.where(of_class, -1.0, 1.0) + 1e-6 * s * np.where(current, -1.0, 1.0)  # errors, then changes
+    order = np.lexsort((-margin, leaves))  # each leaf's rows, largest margin first
+    same_leaf = leaves[order[1:]] == leaves[order[:-1]]
+    first, second = order[:-1][same_leaf], order[1:][same_leaf]
+    k = len(first)
+    chain = coo_matrix((np.r_[np.ones(k), -np.ones(k)], (np.r_[np.arange(k), np.arange(k)], np.r_[first, second])),
+                       shape=(k, n))
+    tied = margin[first] == margin[second]  # rows of one margin decide together
+    rows = [LinearConstraint(chain, 0, np.where(tied, 0, np.inf)), LinearConstraint(W.T, lower, upper)]
+    left = deadline.left()
+    options = {} if not np.isfinite(left) else {"time_limit": max(left, 0.01)}
+    result = milp(cost, integrality=np.ones(n), bounds=Bounds(0, 1), constraints=rows, options=options)
+    if result.x is None:
+        return None
+    return result.x > 0.5
+
+
+def _shifts(margin, leaves, current, chosen, n_leaves) -> np.ndarray:
+    """The shift delta[l] of leaf l's score that turns its rows' decisions from ``current`` into ``chosen`` (both
+    a prefix of its rows by margin): midway between the smallest margin given the class and the largest not;
+    0 where the leaf's decisions do not change."""
+    delta = np.zeros(n_leaves)
+    for leaf in np.unique(leaves):
+        at = leaves == leaf
+        if np.array_equal(current[at], chosen[at]):
+            continue
+        given, denied = margin[at][chosen[at]], margin[at][~chosen[at]]
+        if len(given) and len(denied):
+            delta[leaf] = -(given.min() + denied.max()) / 2
+        elif len(given):
+            delta[leaf] = -given.min() + 1e-9 * max(1.0, abs(given.min()))
+        else:
+            delta[leaf] = -denied.max() - 1e-9 * max(1.0, abs(denied.max()))
+    return delta
 
 
 def _solve(solver, sub, deadline):

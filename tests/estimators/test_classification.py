@@ -155,14 +155,14 @@ def test_a_class_recall_bound_holds_for_predict():
     assert row["predict"] == pytest.approx(np.mean(bound.predict(X)[y == 0] == 0))
 
 
-def test_parity_of_the_positive_rate():
+def test_parity_of_the_mean_probability():
     rng = np.random.default_rng(1)
     n = 400
     group = rng.integers(0, 2, n)
     X = np.column_stack([rng.random(n), 0.5 * group + 0.5 * rng.random(n)])  # feature 1 tells the group
     y = (X[:, 0] + X[:, 1] + 0.1 * rng.standard_normal(n) > 1.0).astype(int)
     free = SoftClassificationTree(depth=2, random_state=0).fit(X, y)
-    fair = SoftClassificationTree(depth=2, constraints="parity:gap=0.05", random_state=0).fit(
+    fair = SoftClassificationTree(depth=2, constraints="probability_parity:gap=0.05", random_state=0).fit(
         X, y, sensitive_features=group)
     [row] = fair.constraint_report_
     assert row["holds"] and abs(row["soft"]) <= 0.05 + 1e-6 and abs(row["predict"]) <= 0.05 + 1e-6

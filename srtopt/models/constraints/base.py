@@ -105,6 +105,9 @@ class Constraint(Term):
     needs_groups = False
     #: the trees it applies to: "regression" (a SoftRegressionTree's), "classification" or both
     tasks = ("regression", "classification")
+    #: whether it bounds rates of ``predict()``'s decisions, which ``repair_decisions`` (srtopt.training.feasibility)
+    #: makes hold after training
+    decides = False
 
     def __sklearn_clone__(self) -> "Constraint":
         """A copy, for scikit-learn's ``clone`` of an estimator that holds the constraint (its

@@ -27,6 +27,9 @@ class SoftMean(Constraint):
     coefficients (then g is linear in beta)."""
 
     linear = False
+    #: whether a row holds only when it holds for the soft model as well as for ``predict()`` (False: the row
+    #: bounds ``predict()``, and the soft model's value is what training carried for it)
+    binds_soft_model = True
 
     def leaf_values(self, yhat, y, ops):
         raise NotImplementedError
