@@ -159,9 +159,13 @@ class LeafModel:
 
     def hbp_outputs(self, Xs: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) -> np.ndarray:
         """What each scaled row predicts at the leaf of its HBP path (eq. prediction_model), as :meth:`predict`:
-        the estimator's and a model file's predictions.  The rows are taken C-ordered and within
-        +-:data:`~srtopt.routing.SCALED_BOUND` (:func:`~srtopt.routing.bounded_rows`: the same numbers for any
-        memory layout, finite ones for any finite row), the scores leaf by leaf."""
+        the estimator's and a model file's predictions, the link of :meth:`hbp_scores`."""
+        return self.link(self.hbp_scores(Xs, omega, beta, tree))
+
+    def hbp_scores(self, Xs: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) -> np.ndarray:
+        """The scores u_i (n, K') of each scaled row at the leaf of its HBP path.  The rows are taken C-ordered
+        and within +-:data:`~srtopt.routing.SCALED_BOUND` (:func:`~srtopt.routing.bounded_rows`: the same
+        numbers for any memory layout, finite ones for any finite row), the scores leaf by leaf."""
         Xs = bounded_rows(Xs)
         rows = tree.leaf_rows(hbp_leaves(split_design(Xs), omega, tree))
         Xa = self.design(Xs)
@@ -170,7 +174,7 @@ class LeafModel:
         for leaf in np.unique(rows):
             at = rows == leaf
             U[at] = np.einsum("iq,kq->ik", Xa[at], B[leaf])
-        return self.link(U)
+        return U
 
     def with_basis(self, basis: Basis) -> "LeafModel":
         """A copy of this leaf model on another (fitted) basis."""

@@ -278,6 +278,23 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
         return kernels.mixture_probabilities(self.leaf_model_, Xs, self.omega_, self.beta_, Tree(int(self.depth)),
                                              float(self.mu))
 
+    def decision_function(self, X):
+        """The scores of each row's HBP leaf (eq. prediction_model), whose softmax is :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, K)
+            Two classes: the logit of ``classes_[1]`` (positive: ``predict`` gives ``classes_[1]``); K > 2
+            classes: the K scores, in the order of ``classes_`` (scikit-learn's convention).
+        """
+        U = self.leaf_model_.hbp_scores(scaled_input(self, X), self.omega_, self.beta_, Tree(int(self.depth)))
+        return U[:, 0] if U.shape[1] == 1 else U
+
     def predict_log_proba(self, X):
         """log of :meth:`predict_proba` (the HBP leaf's), shape (n_samples, K)."""
         with np.errstate(divide="ignore"):
