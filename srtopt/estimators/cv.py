@@ -11,17 +11,18 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GridSearchCV, KFold, ParameterGrid, StratifiedKFold
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..solvers.deadline import Deadline
-from .class_targets import checked_labels
+from .class_targets import checked_labels, refuse_continuous
 from .classification import SoftClassificationTree
 from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, Options, check_parameters
 from .reading import RegressorScoreMixin
 from .regularization import NO_L2, parse_reading
 from ..models.constraints import SoftMean
 from .constrained import constraint_terms, report_on
-from .scaling import check_table
+from .scaling import check_array_kind, check_table
 from .soft_tree import _load_kernels
 from .srt import SoftRegressionTree
 
@@ -60,7 +61,7 @@ class SoftTreeCV(BaseEstimator):
         raise NotImplementedError
 
     def _check_data(self, X, y):
-        """Validate (X, y) with errors that name the argument; set ``n_features_in_`` (and the names)."""
+        """y for the search, (X, y) validated with errors that name the argument."""
         raise NotImplementedError
 
     def _splitter(self):
@@ -103,7 +104,7 @@ class SoftTreeCV(BaseEstimator):
             _load_kernels(self.TREE)  # a fresh process loads (or compiles) them: before the clock starts
         deadline = Deadline(self.time_limit)
         estimator = clone(self.estimator) if self.estimator is not None else self.TREE(depth=3)
-        self._check_data(X, y)
+        y = self._check_data(X, y)
         depths = [estimator.depth] if self.depths is None else [int(d) for d in self.depths]
         params = {name: value for name, value in (("sample_weight", sample_weight),
                                                   ("sensitive_features", sensitive_features)) if value is not None}
@@ -265,6 +266,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
 
     def _check_data(self, X, y):
         check_table(self, X, y)  # errors that name the argument; sets feature_names_in_
+        return y
 
     def _splitter(self):
         if isinstance(self.cv, numbers.Integral):
@@ -386,7 +388,14 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
         return SCORES[self.scoring]
 
     def _check_data(self, X, y):
-        self.classes_ = np.unique(checked_labels(np.asarray(y) if not hasattr(y, "iloc") else y))
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        check_array_kind(X)
+        labels = checked_labels(column_or_1d(y, warn=True))
+        refuse_continuous(labels)
+        check_classification_targets(labels)
+        self.classes_ = np.unique(labels)
+        return labels
 
     def _splitter(self):
         if isinstance(self.cv, numbers.Integral):
