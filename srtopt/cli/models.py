@@ -76,11 +76,14 @@ def register(subparsers) -> None:
                      help="at most K features in the whole tree, chosen on a held-out split (the estimator's "
                           "max_features); 'none' (default): every feature")
     fit.add_argument("--cv", type=int, default=None, metavar="K",
-                     help="choose the weight on the splits by K-fold cross-validation among 0.3, 1 and 10 x the "
-                          "reading's (SoftRegressionTreeCV: 3 K + 1 fits, each with --time-limit) and save the "
-                          "tree refit with it")
+                     help="regression: choose the weight on the splits by K-fold cross-validation among 0.3, 1 and "
+                          "10 x the reading's (SoftRegressionTreeCV: 3 K + 1 fits, each with --time-limit); "
+                          "classification: the depth among 1-4 and the leaves' l2 factor among 1, 10, 100 by "
+                          "stratified K-fold cross-validation on the held-out log loss (SoftClassificationTreeCV: "
+                          "12 K + 1 fits); and save the tree refit with the choice")
     fit.add_argument("--cv-depths", type=int, nargs="+", default=None, metavar="D",
-                     help="with --cv: choose the depth among these too (3 K fits per depth)")
+                     help="with --cv: choose the depth among these (regression: 3 K fits per depth; "
+                          "classification: 3 K, in place of 1-4)")
     formulation = fit.add_argument_group(
         "formulation and solvers", "the estimator's parameters of the same names (docs: 'Formulations' and "
                                    "'Solvers'); a solver spec may carry options, e.g. 'ipopt:hessian=exact,tol=1e-8'")

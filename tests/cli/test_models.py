@@ -750,6 +750,18 @@ def test_fit_integer_labels_with_task_classification_and_constant_leaves(irisdir
     assert re.search(r"leaf \d \[\d+ rows\]: \d+\.\d% class \d, \d+\.\d% class \d, \.\.\. \(1 more\)", text)
 
 
+def test_a_classifiers_depth_and_leaf_weight_chosen_by_cv(irisdir, capsys):
+    out = irisdir / "cv.json"
+    assert main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--cv", "3", "--cv-depths", "1", "2",
+                 "--random-state", "0", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "choosing the depth among 1, 2 and the leaves' l2 factor among 1, 10, 100 of SoftClassificationTree by " \
+           "3-fold cross-validation on the held-out log loss, on 150 rows" in err
+    chosen = re.search(r"chosen depth (\d), leaf l2 factor (\d+)", err)
+    model = srtopt.load(out)
+    assert (model.depth, model.leaf_ridge) == (int(chosen[1]), float(chosen[2]))
+
+
 def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, capsys):
     from srtopt.export import export_graphviz
 
@@ -774,8 +786,8 @@ def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, ca
      "encode it as numbers (one 0/1 column per category); or give --task classification if it holds class labels"),
     (["fit", "{d}/codes.csv", "--target", "code", "--leaf", "constant", "--out", "{d}/x.json"],
      "--leaf applies to a classifier (--task classification); the target 'code' is fitted by a SoftRegressionTree"),
-    (["fit", "{d}/iris.csv", "--target", "species", "--cv", "3", "--out", "{d}/x.json"],
-     "--cv applies to regression; a SoftClassificationTree (--task classification) takes no --cv"),
+    (["fit", "{d}/iris.csv", "--target", "species", "--cv-depths", "2", "--out", "{d}/x.json"],
+     "--cv-depths needs --cv K"),
     (["fit", "{d}/iris.csv", "--target", "species", "--init", "model-tree", "--out", "{d}/x.json"],
      "--init model-tree applies to regression; a SoftClassificationTree (--task classification) takes --init cart "
      "or cluster"),
