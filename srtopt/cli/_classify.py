@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ._fit_flags import (PROGRESS_LEGEND, budget_note, check_formulation, constraint_flags, fit_budget, max_features,
+from ._fit_flags import (budget_note, check_formulation, constraint_flags, fit_budget, max_features, progress_legend,
                          regularization, stopping)
 
 
@@ -102,7 +102,7 @@ class _Header:
     def on_fit_begin(self, problem, estimator):
         print(f"fitting SoftClassificationTree(depth={estimator.depth}, leaf={estimator.leaf}) on {len(problem.y)} "
               f"rows x {estimator.n_features_in_} features, {estimator.n_classes_} classes"
-              f"{budget_note(estimator, self.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
+              f"{budget_note(estimator, self.time_limit)}\n{progress_legend(True)}", file=sys.stderr, flush=True)
 
 
 __all__ = ["fit_classifier"]

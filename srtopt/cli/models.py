@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .. import _io
 from .._io import atomic_write, check_replaceable, is_special
-from ._fit_flags import (PROGRESS_LEGEND, budget_note, check_formulation, constraint_flags, fit_budget, max_features,
+from ._fit_flags import (budget_note, check_formulation, constraint_flags, fit_budget, max_features, progress_legend,
                          regularization, sample_weights, stopping, weight_column)
 from ._table import add_reading_flags, read_table
 
@@ -273,6 +273,8 @@ def run_fit(args) -> int:
     if budget is not None and budget > X.shape[1]:
         raise ValueError(f"--max-features {budget} is more than the {X.shape[1]} feature column(s)")
     classify = _task(args.task, frame[args.target]) == "classification"
+    if args.task == "auto" and not classify:
+        _hint_class_codes(frame[args.target], args.target)
     y = table.labels(args.target) if classify else \
         table.numbers([args.target], "--target", _REGRESSION_TARGET)[args.target].to_numpy(dtype=float)
     out = _out_path(args.out, [args.data])  # fail before a long fit, not after
@@ -309,6 +311,21 @@ def _constraints_note(model) -> str:
 
 #: what to do with a regression target that is not numbers
 _REGRESSION_TARGET = "give --task classification if it holds class labels"
+
+
+#: a numeric target of at most this many distinct whole numbers may be class codes (the hint of srtopt fit)
+CLASS_CODES = 20
+
+
+def _hint_class_codes(target, name) -> None:
+    """Warn that a target of few distinct whole numbers is fitted as a regression, and say how to classify."""
+    import warnings
+
+    values = target.dropna().unique()
+    if 1 < len(values) <= CLASS_CODES and all(float(v).is_integer() for v in values):
+        shown = ", ".join(f"{v:g}" for v in sorted(values)[:5]) + (", ..." if len(values) > 5 else "")
+        warnings.warn(f"the target {name!r} holds {len(values)} distinct whole numbers ({shown}): fitted as a "
+                      f"regression; give --task classification if they are class codes", UserWarning, stacklevel=2)
 
 
 def _task(task, target) -> str:
@@ -350,7 +367,7 @@ def _fit_regressor(args, X, y, groups, weights=None):
         model.set_params(time_limit=budget)
         if not args.quiet:
             print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {X.shape[1]} features"
-                  f"{budget_note(model, args.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
+                  f"{budget_note(model, args.time_limit)}\n{progress_legend(False)}", file=sys.stderr, flush=True)
         model.fit(X, y, sample_weight=weights, sensitive_features=groups)
     # before the save: once --out is replaced, the work is done
     return model, f"training R^2 {model.score(X, y, sample_weight=weights):.4f}"

@@ -750,6 +750,30 @@ def test_fit_integer_labels_with_task_classification_and_constant_leaves(irisdir
     assert re.search(r"leaf \d \[\d+ rows\]: \d+\.\d% class \d, \d+\.\d% class \d, \.\.\. \(1 more\)", text)
 
 
+def test_the_iris_line_of_the_docs_is_what_runs(irisdir, capsys, monkeypatch):
+    """docs/cli.md quotes the last line of 'srtopt fit iris.csv --target species --out model.json'."""
+    quoted = re.search(r'it ends with "(saved model\.json \(.*?\))"', (REPO / "docs" / "cli.md").read_text(),
+                       re.S)[1]
+    monkeypatch.chdir(irisdir)
+    assert main(["fit", "iris.csv", "--target", "species", "--out", "model.json"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == " ".join(quoted.split())
+    assert "training accuracy = the share of the training rows predict() classifies right" in err
+    assert "R^2" not in err  # the legend of a classifier's progress lines
+
+
+def test_an_integer_class_column_is_fitted_as_a_regression_with_a_hint(irisdir, capsys):
+    assert main(["fit", str(irisdir / "codes.csv"), "--target", "code", "--max-iter", "1",
+                 "--out", str(irisdir / "codes.json")]) == 0
+    err = capsys.readouterr().err
+    assert "srtopt fit: warning: the target 'code' holds 3 distinct whole numbers (0, 1, 2): fitted as a " \
+           "regression; give --task classification if they are class codes" in err
+    assert "training R^2 = the tree's own fit" in err and "accuracy" not in err
+    assert main(["fit", str(irisdir / "codes.csv"), "--target", "code", "--task", "regression", "--quiet",
+                 "--max-iter", "1", "--out", str(irisdir / "codes.json")]) == 0
+    assert "warning" not in capsys.readouterr().err  # --task regression says it is one
+
+
 def test_a_classifiers_depth_and_leaf_weight_chosen_by_cv(irisdir, capsys):
     out = irisdir / "cv.json"
     assert main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--cv", "3", "--cv-depths", "1", "2",

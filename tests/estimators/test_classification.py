@@ -219,6 +219,32 @@ def test_a_captured_bn_subproblem_reaches_the_same_point_through_every_route(iri
         np.testing.assert_allclose(result.x, reference.x, atol=1e-4)
 
 
+def test_a_captured_subproblem_refuses_a_solver_that_does_not_take_it(iris):
+    """A QP does not take the log loss: one line that says why, not a TypeError from inside the adapter; capture's
+    docstring names the classifier."""
+    X, labels = iris
+    ln = capture(SoftClassificationTree(depth=2, random_state=0), X, labels, node=2, macro=1).ln()
+    assert ln.solve("newton").success
+    with pytest.raises(ValueError, match=r"^the highs solver does not accept this ln subproblem: the 'log_loss' loss "
+                                         r"has no QP form; solve it with a solver that does"):
+        ln.solve("qp")
+    assert "SoftClassificationTree" in capture.__doc__
+
+
+def test_the_decision_function_is_the_hbp_leafs_scores(iris):
+    from scipy.special import expit, softmax
+
+    X, y = load_breast_cancer(return_X_y=True)
+    tree = SoftClassificationTree(depth=2, random_state=0).fit(X, y)
+    scores = tree.decision_function(X)
+    assert scores.shape == (len(X),)
+    np.testing.assert_allclose(expit(scores), tree.predict_proba(X)[:, 1], atol=1e-15)
+    np.testing.assert_array_equal(scores > 0, tree.predict(X) == tree.classes_[1])
+    X, labels = iris
+    tree = SoftClassificationTree(depth=2, random_state=0).fit(X, labels)
+    np.testing.assert_allclose(softmax(tree.decision_function(X), axis=1), tree.predict_proba(X), atol=1e-15)
+
+
 def test_time_limit_and_callbacks(iris):
     X, labels = iris
     seen = []
