@@ -62,6 +62,7 @@ from .pyomo_solver import PyomoSolver
 from .qp import CasadiQP, HighsQP
 from .scipy_hessian import ScipyHessian
 from .scipy_minimize import ScipyMinimize
+from .sqp import SQPSolver
 
 BN_LBFGSB_TOL = 1e-6  # SciPy's ftol and gtol of L-BFGS-B in "auto" (docs/departures.md, "The BN step")
 
@@ -82,6 +83,7 @@ _NLP = {
     "slsqp": _route("slsqp", lambda **kw: ScipyMinimize("SLSQP", **kw)),
     "trust-exact": _route("trust-exact", lambda **kw: ScipyHessian("trust-exact", **kw)),
     "prox-gradient": ProxGradient,
+    "sqp": SQPSolver,
 }
 
 
