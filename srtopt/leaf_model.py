@@ -8,8 +8,8 @@ model is one object that owns its whole life:
   scores u_il = B_l Xa_i (K' per leaf, ``beta`` row l viewed as K' x q);
 * **its targets**: whether y is standardized (``standardizes``) and the rows' targets T;
 * **its training**: its start on the rows of an initial partition (``start``), R_il with its derivatives in
-  the scores (``losses``, ``gradient``, ``hessian_blocks``), its CasADi and Pyomo renderings, the LN solvers
-  "auto" tries (``ln_specs``), the greedy tree that starts it (``partition_tree``) and the fit it reports
+  the scores (``losses``, ``gradient``, ``hessian_blocks``), its CasADi and Pyomo renderings, the LN and BN
+  solvers "auto" tries (``ln_specs``, ``bn_specs``), the greedy tree that starts it (``partition_tree``) and the fit it reports
   (``score``);
 * **its predictions**: ``predict`` maps the scores through its link (:class:`Identity`: the value, in
   standardized y; :class:`Softmax`: the class probabilities);
@@ -249,8 +249,9 @@ class LeafModel:
         raise NotImplementedError(f"{type(self).__name__}.pyomo(xa, t, b) must give R of one row at one leaf as a "
                                   f"Pyomo expression of its coefficients b")
 
-    #: the LN solver specs "auto" tries, in order (None: those of :data:`srtopt.solvers.AUTO`)
+    #: the LN and BN solver specs "auto" tries, in order (None: those of :data:`srtopt.solvers.AUTO`)
     ln_specs = None
+    bn_specs = None
 
     def partition_tree(self, **options):
         raise NotImplementedError(f"{type(self).__name__}.partition_tree(**options) must give the scikit-learn "

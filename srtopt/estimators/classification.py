@@ -292,7 +292,8 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
             Two classes: the logit of ``classes_[1]`` (positive: ``predict`` gives ``classes_[1]``); K > 2
             classes: the K scores, in the order of ``classes_`` (scikit-learn's convention).
         """
-        U = self.leaf_model_.hbp_scores(scaled_input(self, X), self.omega_, self.beta_, Tree(int(self.depth)))
+        Xs = scaled_input(self, X)  # checks that the tree is fitted
+        U = self.leaf_model_.hbp_scores(Xs, self.omega_, self.beta_, Tree(int(self.depth)))
         return U[:, 0] if U.shape[1] == 1 else U
 
     def predict_log_proba(self, X):

@@ -8,7 +8,8 @@ floored where it is not positive definite: the BN subproblems are nonconvex).  W
 is solved in its dual, m variables: nu minimizes 1/2 nu'M nu + nu'b + sum_k psi_k(nu_k), M = J H^-1 J',
 b = J H^-1 grad f - (g(x) folded into psi), by cyclic coordinate minimization (each coordinate in closed form),
 and d = -H^-1 (grad f + J'nu).  The step is damped on the l1 merit function f + rho sum_k violation_k
-(Armijo), rho above the multipliers' size; lambda <- nu.  It stops when the step is below ``tol`` (relative
+(Armijo), rho above the multipliers' size, no variable moving by more than :data:`STEP_CAP` in one step (the
+modified step of a nonconvex model can be long); lambda <- nu.  It stops when the step is below ``tol`` (relative
 to 1 + |x|) with the rows within :data:`CONSTRAINT_TOL`.
 
 Each iteration evaluates f, its gradient, the rows, their Jacobian and the Hessian of the Lagrangian once, in
@@ -26,6 +27,7 @@ from .base import Acceptance, Solver, SolverResult, should_stop, smooth_problem
 
 CONSTRAINT_TOL = 1e-9  # the rows' violation at a solution (below the training's FEASIBILITY_TOL)
 EIGENVALUE_FLOOR = 1e-8  # relative floor of the modified Hessian's eigenvalues
+STEP_CAP = 5.0  # the largest change of a variable in one step (a modified step on a flat, nonconvex model is long)
 DUAL_SWEEPS = 200
 
 
@@ -41,6 +43,11 @@ class SQPSolver(Solver):
     max_rows : int, default=8
         Refuse (``accepts``) a subproblem of more constraint rows: the dual's coordinate sweeps are for a
         handful.
+    max_variables : int or None, default=None
+        Refuse a subproblem of more variables (the Hessian is factorized dense, as IPOPT's is).
+    needs_rows : bool, default=False
+        Refuse a subproblem without constraint rows (an "auto" list puts SQP first for the constrained ones and
+        leaves the others to the unconstrained solvers after it).
     time_limit, verbosity : seconds per solve (polled at every iteration), unused output level.
     """
 
@@ -48,39 +55,42 @@ class SQPSolver(Solver):
     python_loop = True
     takes_constraints = frozenset({"linear", "nonlinear"})
 
-    def __init__(self, tol=1e-8, max_iter=50, max_rows=8, time_limit=None, verbosity=0):
+    def __init__(self, tol=1e-8, max_iter=50, max_rows=8, max_variables=None, needs_rows=False, time_limit=None,
+                 verbosity=0):
         super().__init__(tol, max_iter, time_limit, verbosity)
-        self.max_rows = max_rows
+        self.max_rows, self.max_variables, self.needs_rows = max_rows, max_variables, needs_rows
 
     def accepts(self, problem) -> Acceptance:
         rows = getattr(problem, "n_constraints", 0)
-        if not rows:
-            return Acceptance(False, "it has no constraint rows (an unconstrained solver is quicker)")
+        if self.needs_rows and not rows:
+            return Acceptance(False, "it has no constraint rows (needs_rows=True: an unconstrained solver is quicker)")
         if rows > self.max_rows:
             return Acceptance(False, f"it has {rows} constraint rows, more than max_rows={self.max_rows}")
-        if getattr(problem, "bounds", lambda: None)() is not None:
-            return Acceptance(False, "it has variable bounds (IPOPT takes them)")
-        if not all(getattr(block, "has_hessian", False) for block in problem.constraint_blocks):
+        if self.max_variables is not None and np.size(problem.start()) > self.max_variables:
+            return Acceptance(False, f"it has {np.size(problem.start())} variables, more than max_variables="
+                                     f"{self.max_variables}")
+        if not all(getattr(block, "has_hessian", False) for block in getattr(problem, "constraint_blocks", ())):
             return Acceptance(False, "a constraint row has no Hessian of its own")
         return smooth_problem(problem, "hessian", "exact Hessian (hessian(x))")
 
     def _solve(self, problem, x0, deadline) -> SolverResult:
-        lower, upper = problem.constraint_bounds()
+        lower, upper = getattr(problem, "constraint_bounds", lambda: (np.zeros(0), np.zeros(0)))()
         x = np.array(x0, dtype=float)
         lam, rho = np.zeros(len(lower)), 1.0
         f, grad = problem.evaluate(x)
-        g = problem.constraint_values(x)
+        g = _rows(problem, x, lower)
         status, it = "iteration limit", 0
         for it in range(1, self.max_iter + 1):
             if should_stop(deadline):
                 status = "stopped"
                 break
-            J = problem.constraint_jacobian(x)
-            H = _positive_definite(problem.lagrangian_hessian(x, 1.0, lam))
+            J = problem.constraint_jacobian(x) if len(lower) else np.zeros((0, len(x)))
+            H = _positive_definite(problem.lagrangian_hessian(x, 1.0, lam) if len(lower) else problem.hessian(x))
             d, nu = _qp_step(H, grad, J, lower - g, upper - g)
             if d is None:
                 status = "singular model"
                 break
+            d = d * min(1.0, STEP_CAP / max(float(np.max(np.abs(d), initial=0.0)), 1e-300))
             rho = max(rho, 2.0 * float(np.max(np.abs(nu), initial=0.0)))
             step = float(np.max(np.abs(d), initial=0.0))
             if step <= self.tol * (1.0 + float(np.max(np.abs(x), initial=0.0))) and \
@@ -96,6 +106,11 @@ class SQPSolver(Solver):
         feasible = _violation(g, lower, upper) <= CONSTRAINT_TOL
         return SolverResult(x, f, status == "solved" and feasible, status, it, 0.0, {"multipliers": lam},
                             solver=self.name)
+
+
+def _rows(problem, x, lower) -> np.ndarray:
+    """The constraint rows' values at x (none without rows)."""
+    return problem.constraint_values(x) if len(lower) else np.zeros(0)
 
 
 def _violation(g, lower, upper) -> float:
@@ -143,7 +158,7 @@ def _merit_search(problem, x, f, grad, g, d, rho, lower, upper):
     for _ in range(30):
         trial = x + alpha * d
         f_new, grad_new = problem.evaluate(trial)
-        g_new = problem.constraint_values(trial)
+        g_new = _rows(problem, trial, lower)
         if np.isfinite(f_new) and f_new + rho * _total_violation(g_new, lower, upper) <= \
                 merit + 1e-4 * alpha * min(slope, 0.0):
             return trial, f_new, grad_new, g_new

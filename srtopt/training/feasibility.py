@@ -118,27 +118,39 @@ def _current(problem, term, omega, beta) -> np.ndarray:
 
 
 def _decisions(problem, margin, leaves, current, code, W, lower, upper, deadline):
-    """The MILP's decisions x (n,) of bool, or None (no solution by the deadline)."""
+    """The MILP's decisions x (n,) of bool, or None (no solution by the deadline): one binary per leaf and cut
+    (the leaf's first j rows by margin given the class, j between rows of different margins), one cut per leaf."""
     from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import coo_matrix, vstack
+    from scipy.sparse import csr_matrix
 
-    n, s = len(margin), problem.s
+    s = problem.s
     of_class = np.asarray(problem.y) == code
     cost = s * np.where(of_class, -1.0, 1.0) + 1e-6 * s * np.where(current, -1.0, 1.0)  # errors, then changes
-    order = np.lexsort((-margin, leaves))  # each leaf's rows, largest margin first
-    same_leaf = leaves[order[1:]] == leaves[order[:-1]]
-    first, second = order[:-1][same_leaf], order[1:][same_leaf]
-    k = len(first)
-    chain = coo_matrix((np.r_[np.ones(k), -np.ones(k)], (np.r_[np.arange(k), np.arange(k)], np.r_[first, second])),
-                       shape=(k, n))
-    tied = margin[first] == margin[second]  # rows of one margin decide together
-    rows = [LinearConstraint(chain, 0, np.where(tied, 0, np.inf)), LinearConstraint(W.T, lower, upper)]
+    cuts, columns, rates, prices = [], [], [], []
+    for leaf in np.unique(leaves):
+        rows = np.flatnonzero(leaves == leaf)
+        rows = rows[np.argsort(-margin[rows], kind="stable")]
+        ends = np.r_[0, np.flatnonzero(np.diff(margin[rows]) != 0) + 1, len(rows)]  # cuts between distinct margins
+        prefix_cost, prefix_rate = np.r_[0.0, np.cumsum(cost[rows])], np.vstack([np.zeros(W.shape[1]),
+                                                                                   np.cumsum(W[rows], axis=0)])
+        cuts += [(rows, j) for j in ends]
+        columns.append(np.full(len(ends), len(columns)))
+        rates.append(prefix_rate[ends])
+        prices.append(prefix_cost[ends])
+    leaf_of = np.concatenate(columns)
+    one_each = csr_matrix((np.ones(len(leaf_of)), (leaf_of, np.arange(len(leaf_of)))))
+    constraints = [LinearConstraint(one_each, 1, 1), LinearConstraint(np.vstack(rates).T, lower, upper)]
     left = deadline.left()
     options = {} if not np.isfinite(left) else {"time_limit": max(left, 0.01)}
-    result = milp(cost, integrality=np.ones(n), bounds=Bounds(0, 1), constraints=rows, options=options)
+    result = milp(np.concatenate(prices), integrality=np.ones(len(leaf_of)), bounds=Bounds(0, 1),
+                  constraints=constraints, options=options)
     if result.x is None:
         return None
-    return result.x > 0.5
+    chosen = np.zeros(len(margin), dtype=bool)
+    for (rows, j), picked in zip(cuts, result.x > 0.5):
+        if picked:
+            chosen[rows[:j]] = True
+    return chosen
 
 
 def _shifts(margin, leaves, current, chosen, n_leaves) -> np.ndarray:
