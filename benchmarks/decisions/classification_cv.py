@@ -1,7 +1,7 @@
 """What ``SoftClassificationTreeCV`` chooses among, and by which score: measured on held-out folds.
 
     PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=/path/to/datasets_classification \\
-        python benchmarks/decisions/classification_cv.py --stage tune [--jobs 1]
+        python benchmarks/decisions/classification_cv.py --stage tune [--jobs 1]     # then --stage confirm
 
 The project's classification protocol (4-fold stratified CV, split seed 0, X min-max scaled on the training
 fold, labels coded by the training fold's classes; ``srtopt.experiments.protocol``) on the 10 tuning datasets of
@@ -21,6 +21,13 @@ Runs go to ``benchmarks/results/classification_cv.jsonl`` (not committed; a run 
 interrupted benchmark resumes); the tables to ``benchmarks/results/classification_cv_tune.md``: each rule's mean
 test accuracy and log loss, the oracle's (the best candidate on the test folds), the forest's and the logistic
 regression's.
+
+``--stage confirm`` runs the estimator the tuning chose, ``SoftClassificationTreeCV()`` (the experiments' method
+``sct-cv``), beside ``RandomForestClassifier(100)``, the logistic regression and the depth-3 tree on all 20
+datasets, by the experiments' runner into ``benchmarks/results/classification_cv.db`` (resumable, not committed;
+the same as ``srtopt bench --task classification --methods sct-cv rf-clf logreg-clf sct --depths 3 --folds 4
+--seeds 1 --split-seed 0``), and writes ``benchmarks/results/classification_cv_confirm.md``: the means over the 10
+held-out datasets, over the 10 tuning ones and over all 20, and per dataset.
 """
 
 from __future__ import annotations
@@ -214,12 +221,57 @@ def report(stage, datasets) -> list[str]:
     return lines
 
 
+CONFIRM_STORE = RESULTS / "classification_cv.db"
+CONFIRM_METHODS = {"sct-cv": "SoftClassificationTreeCV()", "rf-clf": "RF(100)", "logreg-clf": "logistic regression",
+                   "sct": "SoftClassificationTree(depth=3)"}
+
+
+def confirm(jobs: int, report_only: bool) -> list[str]:
+    """Run (or read) the confirm stage's store and the lines of its report."""
+    from srtopt.datasets import CLASSIFICATION_DATASETS
+    from srtopt.experiments.runner import run_benchmark
+    from srtopt.experiments.store import ResultStore
+
+    if not report_only:
+        run_benchmark(list(CLASSIFICATION_DATASETS), [3], list(CONFIRM_METHODS), folds=4, seeds=1, split_seed=0,
+                      store=CONFIRM_STORE, jobs=jobs, quiet=True)
+    with ResultStore(CONFIRM_STORE, readonly=True) as store:
+        runs = store.dataframe(status="ok")
+    per = runs.groupby(["method", "dataset"])[["accuracy_test", "log_loss_test", "seconds"]].mean()
+    groups = {"the 10 held-out datasets": GROUPS["confirm"], "the 10 tuning datasets": GROUPS["tune"],
+              "all 20": GROUPS["tune"] + GROUPS["confirm"]}
+    lines = ["# SoftClassificationTreeCV on the 20 classification datasets", "",
+             "Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python benchmarks/decisions/classification_cv.py "
+             "--stage confirm` (the classification protocol: 4-fold stratified CV, split seed 0, one seed; the "
+             "store's runs, one method after another on a 2-core machine shared with other work: compare the seconds "
+             "within a row of datasets only).", "",
+             "| datasets | " + " | ".join(f"{name}: accuracy, log loss, fit s" for name in CONFIRM_METHODS.values()) +
+             " |", "|---|" + "---:|" * len(CONFIRM_METHODS)]
+    for label, names in groups.items():
+        cells = []
+        for method in CONFIRM_METHODS:
+            means = per.loc[method].loc[names].mean()
+            cells.append(f"{means['accuracy_test']:.4f}, {means['log_loss_test']:.3f}, {means['seconds']:.2f}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += ["", "Per dataset (test accuracy / test log loss; held out: the confirm datasets):", "",
+              "| dataset | held out | " + " | ".join(CONFIRM_METHODS.values()) + " |",
+              "|---|---|" + "---:|" * len(CONFIRM_METHODS)]
+    for name in GROUPS["tune"] + GROUPS["confirm"]:
+        cells = [f"{per.loc[(m, name), 'accuracy_test']:.3f} / {per.loc[(m, name), 'log_loss_test']:.3f}"
+                 for m in CONFIRM_METHODS]
+        lines.append(f"| {name} | {'yes' if name in GROUPS['confirm'] else ''} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--stage", choices=("tune",), default="tune")
+    parser.add_argument("--stage", choices=("tune", "confirm"), default="tune")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
+    if args.stage == "confirm":
+        write_report(RESULTS / "classification_cv_confirm.md", confirm(args.jobs, args.report_only))
+        return 0
     datasets = GROUPS[args.stage]
     if not args.report_only:
         tasks = [(d, f, c) for d in datasets for f in range(4) for c in (*ANCHORS, *candidates())]
