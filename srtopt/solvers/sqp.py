@@ -6,11 +6,12 @@ At x with multipliers lambda, the step d minimizes the quadratic model 1/2 d'Hd 
 linearized, lower - g(x) <= J d <= upper - g(x), H the Hessian of the Lagrangian f + lambda'g (its eigenvalues
 floored where it is not positive definite: the BN subproblems are nonconvex).  With m rows (a handful) that QP
 is solved in its dual, m variables: nu minimizes 1/2 nu'M nu + nu'b + sum_k psi_k(nu_k), M = J H^-1 J',
-b = J H^-1 grad f - (g(x) folded into psi), by cyclic coordinate minimization (each coordinate in closed form),
-and d = -H^-1 (grad f + J'nu).  The step is damped on the l1 merit function f + rho sum_k violation_k
+b = J H^-1 grad f - (g(x) folded into psi), by trying each active set (up to :data:`ENUMERATED_ROWS` rows) or by
+cyclic coordinate minimization (each coordinate in closed form), and d = -H^-1 (grad f + J'nu).  The step is damped on the l1 merit function f + rho sum_k violation_k
 (Armijo), rho above the multipliers' size, no variable moving by more than :data:`STEP_CAP` in one step (the
-modified step of a nonconvex model can be long); lambda <- nu.  It stops when the step is below ``tol`` (relative
-to 1 + |x|) with the rows within :data:`CONSTRAINT_TOL`.
+modified step of a nonconvex model can be long); lambda <- nu.  It stops at a point whose rows hold within
+:data:`CONSTRAINT_TOL` where the step is below ``tol`` (relative to 1 + |x|) or promises a decrease below
+:data:`DECREASE_TOL` (relative to 1 + |f|).
 
 Each iteration evaluates f, its gradient, the rows, their Jacobian and the Hessian of the Lagrangian once, in
 numpy (the formulations keep the leaf values of the last point), where IPOPT's interior point method spends
@@ -20,6 +21,8 @@ fits".
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..linalg import cholesky_solve
@@ -27,8 +30,10 @@ from .base import Acceptance, Solver, SolverResult, should_stop, smooth_problem
 
 CONSTRAINT_TOL = 1e-9  # the rows' violation at a solution (below the training's FEASIBILITY_TOL)
 EIGENVALUE_FLOOR = 1e-8  # relative floor of the modified Hessian's eigenvalues
+DECREASE_TOL = 1e-12  # a feasible point where the step promises less decrease (relative to 1 + |f|) is a solution
 STEP_CAP = 5.0  # the largest change of a variable in one step (a modified step on a flat, nonconvex model is long)
 DUAL_SWEEPS = 200
+ENUMERATED_ROWS = 4  # up to this many rows the QP's active set is found by trying each (3^m at most)
 
 
 class SQPSolver(Solver):
@@ -93,8 +98,9 @@ class SQPSolver(Solver):
             d = d * min(1.0, STEP_CAP / max(float(np.max(np.abs(d), initial=0.0)), 1e-300))
             rho = max(rho, 2.0 * float(np.max(np.abs(nu), initial=0.0)))
             step = float(np.max(np.abs(d), initial=0.0))
-            if step <= self.tol * (1.0 + float(np.max(np.abs(x), initial=0.0))) and \
-                    _violation(g, lower, upper) <= CONSTRAINT_TOL:
+            small = step <= self.tol * (1.0 + float(np.max(np.abs(x), initial=0.0))) or \
+                -float(grad @ d) <= DECREASE_TOL * (1.0 + abs(f))  # the model promises no decrease worth a step
+            if small and _violation(g, lower, upper) <= CONSTRAINT_TOL:
                 status, lam = "solved", nu
                 break
             moved = _merit_search(problem, x, f, grad, g, d, rho, lower, upper)
@@ -135,6 +141,39 @@ def _qp_step(H, grad, J, low, high):
         return None, None
     Hg, HJ = solved[:, 0], solved[:, 1:]
     M, b = J @ HJ, J @ Hg
+    nu = _active_set(M, b, low, high) if len(b) <= ENUMERATED_ROWS else None
+    if nu is None:
+        nu = _coordinate_descent(M, b, low, high)
+    return -(Hg + HJ @ nu), nu
+
+
+def _active_set(M, b, low, high):
+    """The dual solution nu by trying every active set (each row at its lower bound, its upper one, or free):
+    the first whose multipliers have the signs of their sides and whose free rows hold (J d = -(b + M nu)); None
+    when rounding leaves none."""
+    sides = [[0] + [1] * bool(np.isfinite(high[k])) + [-1] * bool(np.isfinite(low[k])) for k in range(len(b))]
+    scale = 1e-10 * (1.0 + float(np.max(np.abs(b), initial=0.0)))
+    for pattern in itertools.product(*sides):
+        side = np.array(pattern)
+        active = np.flatnonzero(side)
+        nu = np.zeros(len(b))
+        if len(active):
+            bound = np.where(side[active] > 0, high[active], low[active])
+            try:
+                nu[active] = np.linalg.solve(M[np.ix_(active, active)], -(b[active] + bound))
+            except np.linalg.LinAlgError:
+                continue
+            if np.any(nu[active] * side[active] < 0):
+                continue
+        rows = -(b + M @ nu)
+        free = side == 0
+        if np.all(rows[free] >= low[free] - scale) and np.all(rows[free] <= high[free] + scale):
+            return nu
+    return None
+
+
+def _coordinate_descent(M, b, low, high) -> np.ndarray:
+    """The dual solution nu by cyclic coordinate minimization, each coordinate in closed form."""
     nu = np.zeros(len(b))
     for _ in range(DUAL_SWEEPS):
         before = nu.copy()
@@ -146,7 +185,7 @@ def _qp_step(H, grad, J, low, high):
             nu[k] = up if np.isfinite(high[k]) and up > 0 else down if np.isfinite(low[k]) and down < 0 else 0.0
         if np.max(np.abs(nu - before), initial=0.0) <= 1e-14 * (1.0 + np.max(np.abs(nu), initial=0.0)):
             break
-    return -(Hg + HJ @ nu), nu
+    return nu
 
 
 def _merit_search(problem, x, f, grad, g, d, rho, lower, upper):
