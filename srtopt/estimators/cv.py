@@ -57,7 +57,8 @@ class SoftTreeCV(BaseEstimator):
         raise NotImplementedError
 
     def _store_choice(self, best, scores):
-        """The chosen candidate's attributes, from ``best`` (its parameters) and ``scores`` {params: mean score}."""
+        """The chosen candidate's attributes, from ``best`` (its parameters) and ``scores`` [(a candidate's
+        parameters, its mean score)]."""
         raise NotImplementedError
 
     def _check_data(self, X, y):

@@ -264,6 +264,10 @@ def test_the_classification_figure_has_one_colour_per_method_and_names_a_person_
     assert [colour for *_, colour, _ in series] == [0, 0, 1, 2, 2]  # one colour per method
     assert [marker for *_, marker in series] == ["o", "s", "o", "o", "s"]  # one marker per variant of it
     assert readable_label("sct-cv", "{}", 0) == "soft tree, depth by CV"
+    search = sct[sct["depth"] == 2].assign(method="sct-cv", params="{}", depth=0)
+    searched = summarize_classification(pd.concat([frame[frame["dataset"] != "yacht"], sct, search]),
+                                        mixed_versions=False)
+    assert accuracy_series(searched)[-1][1:] == ("soft tree, depth by CV", 2, "^")  # the search in its tree's colour
 
 
 def test_write_report_of_a_classification_store(tmp_path):

@@ -118,6 +118,8 @@ def plot_r2_vs_time(summary, depth: int, path) -> Path:
 METHOD_NAMES = {"sct": "soft tree", "sct-cv": "soft tree, depth by CV", "cart-clf": "CART",
                 "rf-clf": "random forest (100 trees)", "hgb-clf": "gradient boosting (HGB)",
                 "logreg-clf": "logistic regression", "orct": "ORCT", "streed-clf": "STreeD"}
+#: a method drawn in the colour of another (its family): the searches of a tree beside the tree
+FAMILIES = {"sct-cv": "sct"}
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
 
 
@@ -135,24 +137,25 @@ def readable_label(method: str, params: str, depth: int) -> str:
 
 
 def accuracy_series(summary) -> list[tuple]:
-    """(label of the summary, readable label, the colour's index: one per method, the marker: one per variant
-    of the method) of every series of :func:`plot_accuracy_vs_time`, in the summary's order."""
+    """(label of the summary, readable label, the colour's index: one per method family, the marker: one per
+    variant of the family) of every series of :func:`plot_accuracy_vs_time`, in the summary's order."""
     part = summary[summary["runs"] > 0]
     keys = list(dict.fromkeys(zip(part["label"], part["method"], part["params"], part["depth"])))
-    methods = list(dict.fromkeys(method for _, method, _, _ in keys))
+    families = list(dict.fromkeys(FAMILIES.get(method, method) for _, method, _, _ in keys))
     seen: dict = {}
     series = []
     for label, method, params, depth in keys:
-        variant = seen.setdefault(method, [])
+        family = FAMILIES.get(method, method)
+        variant = seen.setdefault(family, [])
         variant.append(label)
-        series.append((label, readable_label(method, params, int(depth)), methods.index(method),
+        series.append((label, readable_label(method, params, int(depth)), families.index(family),
                        MARKERS[(len(variant) - 1) % len(MARKERS)]))
     return series
 
 
 def plot_accuracy_vs_time(summary, path) -> Path:
     """Mean test accuracy against mean fit seconds (log scale), one point per dataset and series of a
-    classification summary: one colour per method, one marker per variant of it (depth, parameters), each
+    classification summary: one colour per method family, one marker per variant of it (depth, parameters), each
     series named as a person writes it (:func:`readable_label`).
 
     Parameters
