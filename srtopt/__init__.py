@@ -22,7 +22,7 @@ from ._version import __version__
 # the public names, imported on first use: ``srtopt --help`` must not wait for scikit-learn
 _LAZY = {"MILOTreeRegressor": ".estimators", "ORCTClassifier": ".estimators", "ORRTRegressor": ".estimators",
          "SoftRegressionTree": ".estimators", "SoftRegressionTreeCV": ".estimators",
-         "SoftClassificationTree": ".estimators", "load": ".persistence",
+         "SoftClassificationTree": ".estimators", "SoftClassificationTreeCV": ".estimators", "load": ".persistence",
          "Tree": ".tree"}
 
 
@@ -85,8 +85,9 @@ def srt_objective(X, y, omega, beta, mu=1.0, lambda_w=0.0, lambda_b=0.0):
     return SRTProblem(X, y, Tree(n_leaves.bit_length() - 1), mu, lambda_w, lambda_b).objective(omega, beta)
 
 
-__all__ = ["MILOTreeRegressor", "ORCTClassifier", "ORRTRegressor", "SoftClassificationTree", "SoftRegressionTree",
-           "SoftRegressionTreeCV", "Tree", "load", "srt_objective", "__version__"]
+__all__ = ["MILOTreeRegressor", "ORCTClassifier", "ORRTRegressor", "SoftClassificationTree",
+           "SoftClassificationTreeCV", "SoftRegressionTree", "SoftRegressionTreeCV", "Tree", "load", "srt_objective",
+           "__version__"]
 
 
 def __getattr__(name):

@@ -4,6 +4,11 @@
 * :func:`group_gaps` -- the differences of the groups' mean predictions (group h minus group g, for
   every pair g < h: the rows of ``parity``);
 * :func:`group_losses` -- each group's mean loss (the rows of ``group_loss``);
+* :func:`group_rates` -- a classifier's rates in each group, as fairlearn names them: the selection rate (the
+  share of rows predicted ``pos_label``), the true-positive and the false-positive rate;
+* :func:`rate_gaps` -- the differences of those rates between the groups (the rows of ``parity`` and
+  ``equalized_odds`` on a classifier), and :func:`demographic_parity_difference` and
+  :func:`equalized_odds_difference`, fairlearn's two numbers (the largest rate minus the smallest);
 * :func:`constraint_report` -- a fitted tree's constraint report (``constraint_report_``) on other
   rows, e.g. a test set.
 
@@ -148,6 +153,93 @@ def group_losses(y_true, y_pred, groups, loss="squared", sample_weight=None, con
     return group_means(losses, groups, sample_weight, confidence).rename(columns={"mean": "loss"})
 
 
+#: the rates of :func:`group_rates`: name -> (which true class the rate counts over: None for every row)
+RATES = {"selection": None, "true positive": True, "false positive": False}
+
+
+def _positives(y_true, y_pred, pos_label):
+    """(y_true == pos_label, y_pred == pos_label) as floats; pos_label None: the larger of two labels (a
+    classifier's ``classes_[1]``)."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if y_true.shape != y_pred.shape:
+        raise ValueError(f"y_true and y_pred must have one shape, got {y_true.shape} and {y_pred.shape}")
+    if pos_label is None:
+        labels = np.unique(np.concatenate([y_true, y_pred]))
+        if len(labels) != 2:
+            raise ValueError(f"the labels are {labels[:5].tolist()}: give pos_label, the class whose rates are "
+                             f"compared")
+        pos_label = labels[1]
+    return (y_true == pos_label).astype(float), (y_pred == pos_label).astype(float)
+
+
+def group_rates(y_true, y_pred, groups, pos_label=None, sample_weight=None, confidence=0.95) -> pd.DataFrame:
+    """Each group's selection rate (the share of its rows predicted ``pos_label``), true-positive rate (of its
+    rows of ``pos_label``) and false-positive rate (of its other rows), with confidence intervals: fairlearn's
+    ``selection_rate``, ``true_positive_rate`` and ``false_positive_rate`` per group.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        The labels and the predicted labels (``predict()``).
+    groups : array-like of shape (n,)
+        Each row's protected group.
+    pos_label : label or None, default=None
+        The positive class; None: the larger of the two labels (``classes_[1]``).
+    sample_weight : array-like of shape (n,) or None, default=None
+        The rows' weights.
+    confidence : float, default=0.95
+        The intervals' level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rate and group: ``rate`` ("selection", "true positive", "false positive"), ``group``,
+        ``rows`` (counted in the rate), ``value``, ``low``, ``high``.
+    """
+    actual, predicted = _positives(y_true, y_pred, pos_label)
+    weights = np.ones(len(actual)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    frames = []
+    for rate, among in RATES.items():
+        over = weights if among is None else weights * (actual == among)
+        means = group_means(predicted, groups, over, confidence).rename(columns={"mean": "value"})
+        frames.append(means.assign(rate=rate)[["rate", "group", "rows", "value", "low", "high"]])
+    return pd.concat(frames, ignore_index=True)
+
+
+def rate_gaps(y_true, y_pred, groups, pos_label=None, sample_weight=None, confidence=0.95) -> pd.DataFrame:
+    """The differences of the groups' rates (:func:`group_rates`), group h minus group g for every pair g < h,
+    with confidence intervals: the selection rates' (the rows of ``parity`` on a classifier) and the
+    true-positive and false-positive rates' (those of ``equalized_odds``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rate and pair: ``rate``, ``pair`` ("h - g"), ``gap``, ``low``, ``high``, ``rows``.
+    """
+    actual, predicted = _positives(y_true, y_pred, pos_label)
+    weights = np.ones(len(actual)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    frames = []
+    for rate, among in RATES.items():
+        over = weights if among is None else weights * (actual == among)
+        frames.append(group_gaps(predicted, groups, over, confidence).assign(rate=rate))
+    return pd.concat(frames, ignore_index=True)[["rate", "pair", "gap", "low", "high", "rows"]]
+
+
+def demographic_parity_difference(y_true, y_pred, groups, pos_label=None, sample_weight=None) -> float:
+    """The largest group's selection rate minus the smallest (fairlearn's ``demographic_parity_difference``)."""
+    rates = group_rates(y_true, y_pred, groups, pos_label, sample_weight)
+    selection = rates.loc[rates["rate"] == "selection", "value"]
+    return float(selection.max() - selection.min())
+
+
+def equalized_odds_difference(y_true, y_pred, groups, pos_label=None, sample_weight=None) -> float:
+    """The larger of the spreads (largest minus smallest over the groups) of the true-positive and of the
+    false-positive rates (fairlearn's ``equalized_odds_difference``)."""
+    rates = group_rates(y_true, y_pred, groups, pos_label, sample_weight)
+    spreads = rates[rates["rate"] != "selection"].groupby("rate")["value"].agg(lambda v: v.max() - v.min())
+    return float(spreads.max())
+
+
 def constraint_report(model, X, y, sensitive_features=None, sample_weight=None) -> list[dict]:
     """A fitted tree's constraint report on the rows (X, y): every constraint row's value for the soft
     model and for ``predict()`` on them and whether it holds there, as ``constraint_report_`` gives it
@@ -184,4 +276,5 @@ def constraint_report(model, X, y, sensitive_features=None, sample_weight=None) 
     return report_on(model, X, y, sensitive_features, sample_weight)
 
 
-__all__ = ["constraint_report", "group_gaps", "group_losses", "group_means"]
+__all__ = ["constraint_report", "demographic_parity_difference", "equalized_odds_difference", "group_gaps",
+           "group_losses", "group_means", "group_rates", "rate_gaps"]

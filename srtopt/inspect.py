@@ -143,11 +143,23 @@ class Subproblem:
         raise ValueError(f"unknown backend {backend!r}; use 'casadi' or 'pyomo'")
 
     def solve(self, solver="ipopt", x0=None, **options):
-        """Solve with a solver spec or object (see :func:`srtopt.solvers.make_solver`)."""
+        """Solve with a solver spec or object (see :func:`srtopt.solvers.make_solver`).
+
+        Raises
+        ------
+        ValueError
+            If the solver does not accept the subproblem (e.g. a QP and a classifier's log loss), naming why.
+        """
         from .solvers import make_solver
+        from .solvers.base import acceptance
 
         kind = {"full": "bn"}.get(self.kind, self.kind)
-        return make_solver(kind, solver, **options).solve(self.formulation, self.x0 if x0 is None else x0)
+        made = make_solver(kind, solver, **options)
+        verdict = acceptance(made, self.formulation)
+        if not verdict:
+            raise ValueError(f"the {getattr(made, 'name', solver)} solver does not accept this {self.kind} subproblem: "
+                             f"{verdict.reason}; solve it with a solver that does (e.g. 'ipopt', 'newton')")
+        return made.solve(self.formulation, self.x0 if x0 is None else x0)
 
     def casadi_function(self) -> ca.Function:
         """x -> (f, grad) with the data embedded as constants."""
@@ -389,17 +401,17 @@ def capture_run(algorithm, problem, omega0, beta0, k=None, *, node=None, macro=N
 def capture(estimator, X, y, *, node=None, macro=None, k=None, sample_weight=None,
             sensitive_features=None) -> Snapshot:
     """Snapshot of inner iteration ``k`` (or the ``macro``-th visit of ``node``, 0-based) of
-    training ``estimator`` (a SoftRegressionTree, fitted or not) on (X, y), by re-running
-    training on a clone up to that iteration (module docstring).
+    training ``estimator`` (a SoftRegressionTree or a SoftClassificationTree, fitted or not) on (X, y), by
+    re-running training on a clone up to that iteration (module docstring).
 
     Parameters
     ----------
-    estimator : SoftRegressionTree
+    estimator : SoftRegressionTree or SoftClassificationTree
         The tree, fitted or not; a clone is trained (``verbose=0``, no ``time_limit``).
     X : array-like of shape (n_samples, p)
         Training inputs, as given to ``fit``.
     y : array-like of shape (n_samples,)
-        Training targets.
+        Training targets: numbers, or a classifier's class labels.
     node : int or None, default=None
         With ``macro`` (instead of ``k``): the branch node whose visit is captured.
     macro : int or None, default=None

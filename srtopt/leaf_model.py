@@ -8,13 +8,13 @@ model is one object that owns its whole life:
   scores u_il = B_l Xa_i (K' per leaf, ``beta`` row l viewed as K' x q);
 * **its targets**: whether y is standardized (``standardizes``) and the rows' targets T;
 * **its training**: its start on the rows of an initial partition (``start``), R_il with its derivatives in
-  the scores (``losses``, ``gradient``, ``hessian_blocks``), its CasADi and Pyomo renderings, the LN solvers
-  "auto" tries (``ln_specs``), the greedy tree that starts it (``partition_tree``) and the fit it reports
+  the scores (``losses``, ``gradient``, ``hessian_blocks``), its CasADi and Pyomo renderings, the LN and BN
+  solvers "auto" tries (``ln_specs``, ``bn_specs``), the greedy tree that starts it (``partition_tree``) and the fit it reports
   (``score``);
 * **its predictions**: ``predict`` maps the scores through its link (:class:`Identity`: the value, in
   standardized y; :class:`Softmax`: the class probabilities);
 * **its reading and file form**: ``describe`` names its outputs, ``to_json`` / :func:`leaf_model_from_json`;
-* **the values the constraints average** (``mean_values``, ``class_values``).
+* **the values the constraints average** (``mean_values``, ``mean_inputs``, ``class_values``).
 
 :class:`LeafModel` is the contract: every training method raises ``NotImplementedError`` saying what it must
 give.  The prediction side is implemented here once, from the basis and the link, so a leaf model read from a
@@ -159,9 +159,13 @@ class LeafModel:
 
     def hbp_outputs(self, Xs: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) -> np.ndarray:
         """What each scaled row predicts at the leaf of its HBP path (eq. prediction_model), as :meth:`predict`:
-        the estimator's and a model file's predictions.  The rows are taken C-ordered and within
-        +-:data:`~srtopt.routing.SCALED_BOUND` (:func:`~srtopt.routing.bounded_rows`: the same numbers for any
-        memory layout, finite ones for any finite row), the scores leaf by leaf."""
+        the estimator's and a model file's predictions, the link of :meth:`hbp_scores`."""
+        return self.link(self.hbp_scores(Xs, omega, beta, tree))
+
+    def hbp_scores(self, Xs: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) -> np.ndarray:
+        """The scores u_i (n, K') of each scaled row at the leaf of its HBP path.  The rows are taken C-ordered
+        and within +-:data:`~srtopt.routing.SCALED_BOUND` (:func:`~srtopt.routing.bounded_rows`: the same
+        numbers for any memory layout, finite ones for any finite row), the scores leaf by leaf."""
         Xs = bounded_rows(Xs)
         rows = tree.leaf_rows(hbp_leaves(split_design(Xs), omega, tree))
         Xa = self.design(Xs)
@@ -170,7 +174,7 @@ class LeafModel:
         for leaf in np.unique(rows):
             at = rows == leaf
             U[at] = np.einsum("iq,kq->ik", Xa[at], B[leaf])
-        return self.link(U)
+        return U
 
     def with_basis(self, basis: Basis) -> "LeafModel":
         """A copy of this leaf model on another (fitted) basis."""
@@ -245,8 +249,9 @@ class LeafModel:
         raise NotImplementedError(f"{type(self).__name__}.pyomo(xa, t, b) must give R of one row at one leaf as a "
                                   f"Pyomo expression of its coefficients b")
 
-    #: the LN solver specs "auto" tries, in order (None: those of :data:`srtopt.solvers.AUTO`)
+    #: the LN and BN solver specs "auto" tries, in order (None: those of :data:`srtopt.solvers.AUTO`)
     ln_specs = None
+    bn_specs = None
 
     def partition_tree(self, **options):
         raise NotImplementedError(f"{type(self).__name__}.partition_tree(**options) must give the scikit-learn "
@@ -263,6 +268,10 @@ class LeafModel:
     def mean_output(self, prediction) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__}.mean_output(prediction) must give the value a group's "
                                   f"mean compares, per row of predict()")
+
+    def mean_inputs(self, prediction, y, term) -> tuple:
+        raise NotImplementedError(f"{type(self).__name__}.mean_inputs(prediction, y, term) must give the arguments "
+                                  f"(yhat, y) of a soft mean's value v for every row of predict()")
 
     def class_values(self, code: int) -> "LeafModel":
         raise ValueError("this constraint bounds a class's probability: it needs a classifier "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ._fit_flags import (PROGRESS_LEGEND, budget_note, check_formulation, constraint_flags, fit_budget, max_features,
+from ._fit_flags import (budget_note, check_formulation, constraint_flags, fit_budget, max_features, progress_legend,
                          regularization, stopping)
 
 
@@ -14,12 +14,11 @@ def fit_classifier(args, X, y, groups, weights=None):
     refused, and the constraint flags reach the parameters of the same meaning if the estimator has them."""
     from ..estimators.classification import SoftClassificationTree
 
-    refused = [("--cv", args.cv), ("--cv-depths", args.cv_depths)]
-    refused += [("--init model-tree", True)] if args.init == "model-tree" else []
-    for flag, value in refused:
-        if value is not None:
-            raise ValueError(f"{flag} applies to regression; a SoftClassificationTree (--task classification) "
-                             f"takes {'--init cart or cluster' if flag.startswith('--init') else 'no ' + flag}")
+    if args.init == "model-tree":
+        raise ValueError("--init model-tree applies to regression; a SoftClassificationTree (--task classification) "
+                         "takes --init cart or cluster")
+    if args.cv_depths is not None and args.cv is None:
+        raise ValueError("--cv-depths needs --cv K (the depths are compared by K-fold cross-validation)")
     options = {"depth": args.depth, "regularization": regularization(args.regularization),
                **stopping(args), "n_init": args.n_init, "time_limit": args.time_limit,
                "penalty": args.penalty, "working_sets": args.working_sets, "bn_solver": args.bn_solver,
@@ -34,12 +33,36 @@ def fit_classifier(args, X, y, groups, weights=None):
     model.set_params(**_class_constraints(args, model))
     check_formulation(args, classification=True)
     model._check_params()  # a bad parameter is reported before the progress header
-    if args.time_limit is not None:
-        model.set_params(time_limit=fit_budget(args.time_limit, model))
-    if not args.quiet:  # once the data are checked: a bad target is the only line
-        model.set_params(callbacks=[_Header(args.time_limit)])
-    model.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
+    budget = None if args.time_limit is None else fit_budget(args.time_limit, model)
+    if args.cv is not None:
+        model = _choose_depth_and_leaf_weight(model, args, X, y, groups, weights, budget)
+    else:
+        model.set_params(time_limit=budget)
+        if not args.quiet:  # once the data are checked: a bad target is the only line
+            model.set_params(callbacks=[_Header(args.time_limit)])
+        model.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
     return model, f"training accuracy {model.score(X, y, sample_weight=weights):.4f}"
+
+
+def _choose_depth_and_leaf_weight(tree, args, X, y, groups, weights, time_limit):
+    """The tree refit with the depth and leaf weight that K-fold CV chose on the held-out log loss
+    (SoftClassificationTreeCV; the depths of --cv-depths, else its own), the search within ``time_limit``."""
+    from ..estimators.cv import DEPTHS, SoftClassificationTreeCV
+
+    depths = args.cv_depths or DEPTHS
+    search = SoftClassificationTreeCV(tree.set_params(verbose=0), depths=depths, cv=args.cv,
+                                      random_state=args.random_state, time_limit=time_limit)
+    if not args.quiet:
+        factors = ", ".join(f"{f:g}" for f in search.leaf_ridges)
+        print(f"choosing the depth among {', '.join(map(str, depths))} and the leaves' l2 factor among {factors} of "
+              f"SoftClassificationTree by {args.cv}-fold cross-validation on the held-out log loss, on {len(y)} rows",
+              file=sys.stderr, flush=True)
+    search.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
+    if not args.quiet:
+        best = ", ".join(f"depth {d}: {-score:.4f}" for d, score in search.depth_scores_.items())
+        print(f"best mean CV log loss per depth {best}; chosen depth {search.depth_}, leaf l2 factor "
+              f"{search.leaf_ridge_:g}", file=sys.stderr, flush=True)
+    return search.best_estimator_
 
 
 def _refuse_continuous(labels) -> None:
@@ -79,7 +102,7 @@ class _Header:
     def on_fit_begin(self, problem, estimator):
         print(f"fitting SoftClassificationTree(depth={estimator.depth}, leaf={estimator.leaf}) on {len(problem.y)} "
               f"rows x {estimator.n_features_in_} features, {estimator.n_classes_} classes"
-              f"{budget_note(estimator, self.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
+              f"{budget_note(estimator, self.time_limit)}\n{progress_legend(True)}", file=sys.stderr, flush=True)
 
 
 __all__ = ["fit_classifier"]

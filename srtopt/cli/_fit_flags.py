@@ -88,14 +88,19 @@ def regularization(text):
     return text.lower()
 
 
-PROGRESS_LEGEND = ("progress on stderr, one line per macro iteration: E = the training objective (eq. obj), the soft "
-                   "model's, where every row pays every leaf's loss weighted by its probability of reaching it (at the "
-                   "initial tree a leaf fitted on few rows can make it hundreds of times the next one's); best = the "
-                   "lowest E so far, the tree the fit returns (with k0 unset, as in the paper, the convergence "
-                   "safeguards are off and E may rise between macro iterations); training R^2 (accuracy) = the "
-                   "tree's own fit (HBP predictions, weighted by --sample-weight), the scale of the last line; leaf "
-                   "share min/max = the smallest and largest fraction of the training rows that HBP routes to a "
-                   "single leaf (min 0: an empty leaf; max 1: every row in one leaf)")
+def progress_legend(classifier: bool) -> str:
+    """The legend of the progress lines: E, best, the tree's training score (R^2 or accuracy), the leaf shares."""
+    loss = "loss (log loss by default)" if classifier else "loss (squared error by default)"
+    score = ("training accuracy = the share of the training rows predict() classifies right (HBP predictions, "
+             "weighted by --sample-weight and --class-weight)" if classifier else
+             "training R^2 = the tree's own fit (HBP predictions, weighted by --sample-weight), the scale of the last "
+             "line")
+    return ("progress on stderr, one line per macro iteration: E = the training objective (eq. obj), the soft "
+            f"model's, where every row pays every leaf's {loss} weighted by its probability of reaching it (at the "
+            "initial tree a leaf fitted on few rows can make it hundreds of times the next one's); best = the lowest E "
+            "so far, the tree the fit returns (with k0 unset, as in the paper, the convergence safeguards are off and "
+            f"E may rise between macro iterations); {score}; leaf share min/max = the smallest and largest fraction of "
+            "the training rows that HBP routes to a single leaf (min 0: an empty leaf; max 1: every row in one leaf)")
 
 
 def fit_budget(time_limit: float, estimator) -> float:

@@ -10,7 +10,7 @@ import sys
 
 #: the methods a bench runs when --methods is not given, per task
 DEFAULT_METHODS = {"regression": ["srt-l2", "cart", "rf"],
-                   "classification": ["cart-clf", "rf-clf", "hgb-clf", "logreg-clf"]}
+                   "classification": ["sct", "cart-clf", "rf-clf", "hgb-clf", "logreg-clf"]}
 
 
 def register(subparsers) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .. import _io
 from .._io import atomic_write, check_replaceable, is_special
-from ._fit_flags import (PROGRESS_LEGEND, budget_note, check_formulation, constraint_flags, fit_budget, max_features,
+from ._fit_flags import (budget_note, check_formulation, constraint_flags, fit_budget, max_features, progress_legend,
                          regularization, sample_weights, stopping, weight_column)
 from ._table import add_reading_flags, read_table
 
@@ -80,11 +80,14 @@ def register(subparsers) -> None:
                      help="at most K features in the whole tree, chosen on a held-out split (the estimator's "
                           "max_features); 'none' (default): every feature")
     fit.add_argument("--cv", type=int, default=None, metavar="K",
-                     help="choose the weight on the splits by K-fold cross-validation among 0.3, 1 and 10 x the "
-                          "reading's (SoftRegressionTreeCV: 3 K + 1 fits, each with --time-limit) and save the "
-                          "tree refit with it")
+                     help="regression: choose the weight on the splits by K-fold cross-validation among 0.3, 1 and "
+                          "10 x the reading's (SoftRegressionTreeCV: 3 K + 1 fits, each with --time-limit); "
+                          "classification: the depth among 1-4 and the leaves' l2 factor among 1, 10, 100 by "
+                          "stratified K-fold cross-validation on the held-out log loss (SoftClassificationTreeCV: "
+                          "12 K + 1 fits); and save the tree refit with the choice")
     fit.add_argument("--cv-depths", type=int, nargs="+", default=None, metavar="D",
-                     help="with --cv: choose the depth among these too (3 K fits per depth)")
+                     help="with --cv: choose the depth among these (regression: 3 K fits per depth; "
+                          "classification: 3 K, in place of 1-4)")
     formulation = fit.add_argument_group(
         "formulation and solvers", "the estimator's parameters of the same names (docs: 'Formulations' and "
                                    "'Solvers'); a solver spec may carry options, e.g. 'ipopt:hessian=exact,tol=1e-8'")
@@ -309,6 +312,21 @@ def _constraints_note(model) -> str:
 _REGRESSION_TARGET = "give --task classification if it holds class labels"
 
 
+#: a numeric target of at most this many distinct whole numbers may be class codes (the hint of srtopt fit)
+CLASS_CODES = 20
+
+
+def _hint_class_codes(y, name) -> None:
+    """Warn that a target ``y`` of few distinct whole numbers is fitted as a regression, and say how to classify."""
+    import numpy as np
+
+    values = np.unique(y)
+    if 1 < len(values) <= CLASS_CODES and all(float(v).is_integer() for v in values):
+        shown = ", ".join(f"{v:g}" for v in sorted(values)[:5]) + (", ..." if len(values) > 5 else "")
+        warnings.warn(f"the target {name!r} holds {len(values)} distinct whole numbers ({shown}): fitted as a "
+                      f"regression; give --task classification if they are class codes", UserWarning, stacklevel=2)
+
+
 def _task(task, target) -> str:
     """--task, 'auto' read from the target column: classification for text, booleans or categories."""
     import pandas as pd
@@ -337,6 +355,8 @@ def _fit_regressor(args, X, y, groups, weights=None):
                                constraints=constraint_specs, max_features=max_features(args.max_features))
     check_formulation(args)  # the formulation and solver flags, each error naming its flag
     model._check_params()  # a bad parameter is reported before the progress header
+    if args.task == "auto":  # once the input is checked: a refusal is one line
+        _hint_class_codes(y, args.target)
     if args.cv_depths is not None and args.cv is None:
         raise ValueError("--cv-depths needs --cv K (the depths are compared by K-fold cross-validation)")
     budget = None if args.time_limit is None else fit_budget(args.time_limit, model)
@@ -347,7 +367,7 @@ def _fit_regressor(args, X, y, groups, weights=None):
         model.set_params(time_limit=budget)
         if not args.quiet:
             print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {X.shape[1]} features"
-                  f"{budget_note(model, args.time_limit)}\n{PROGRESS_LEGEND}", file=sys.stderr, flush=True)
+                  f"{budget_note(model, args.time_limit)}\n{progress_legend(False)}", file=sys.stderr, flush=True)
         model.fit(X, y, sample_weight=weights, sensitive_features=groups)
     # before the save: once --out is replaced, the work is done
     return model, f"training R^2 {model.score(X, y, sample_weight=weights):.4f}"

@@ -1,13 +1,13 @@
 """scikit-learn estimators, thin over the layers below."""
 
 from .classification import SoftClassificationTree
-from .cv import SoftRegressionTreeCV
+from .cv import SoftClassificationTreeCV, SoftRegressionTreeCV
 from .orct import ORCTClassifier
 from .orrt import ORRTRegressor
 from .srt import SoftRegressionTree
 
-__all__ = ["MILOTreeRegressor", "ORCTClassifier", "ORRTRegressor", "SoftClassificationTree", "SoftRegressionTree",
-           "SoftRegressionTreeCV"]
+__all__ = ["MILOTreeRegressor", "ORCTClassifier", "ORRTRegressor", "SoftClassificationTree",
+           "SoftClassificationTreeCV", "SoftRegressionTree", "SoftRegressionTreeCV"]
 
 
 def __getattr__(name):

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .. import kernels
 from ..leaf_model import LeafModel
 from ..models.leaves import ClassLeaves
-from ..models.terms.class_losses import ClassLoss, make_class_loss
+from ..models.terms.class_losses import make_class_loss
 from ..tree import Tree
 from .class_targets import ClassTargetsMixin
 from .params import NONE, Kind, Options, Parses, Real
@@ -59,11 +59,16 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
         logistic model whose scores are a cubic spline per feature ("spline", "spline:n_knots=7"; the
         basis of :class:`~srtopt.estimators.srt.SoftRegressionTree`'s spline leaves); or a
         :class:`~srtopt.leaf_model.LeafModel` of your own.
-    loss : str or ClassLoss, default="log_loss"
+    loss : str, ClassLoss or callable, default="log_loss"
         "log_loss": -log p_l(y_i | x_i), the soft model's log loss; "cost": ORCT's expected
         misclassification cost sum_k p_lk(x_i) C[y_i, k] with C 1 off the diagonal
-        (``MisclassificationCost(cost=C)`` for another matrix); a
-        :class:`~srtopt.models.terms.class_losses.ClassLoss` of your own.
+        (``MisclassificationCost(cost=C)`` for another matrix); a name of
+        :func:`~srtopt.models.terms.class_losses.register_class_loss`; a
+        :class:`~srtopt.models.terms.class_losses.ClassLoss` of your own; or a callable of the
+        probability p of a row's class at a leaf (and, with two arguments, of its class code c)
+        returning a CasADi expression, e.g. ``lambda p: -(1 - p) ** 2 * casadi.log(p)`` (the focal
+        loss; value, gradient and Hessian by CasADi's AD,
+        :class:`~srtopt.models.terms.class_losses.ProbabilityLoss`).
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, multiplying ``sample_weight`` (scikit-learn's meaning).
     mu : float, default=1.0
@@ -218,7 +223,8 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
         **SoftTree._parameter_constraints,
         "leaf": [Parses("'constant', 'logistic', 'spline', a spline spec or a LeafModel", leaf_spec)],
         "leaf_ridge": [Real(0, None, "neither", text="a number > 0 (a factor on lambda_b)")],
-        "loss": [Parses("'log_loss', 'cost' or a ClassLoss", make_class_loss, (str, ClassLoss))],
+        "loss": [Parses("'log_loss', 'cost', a registered name, a ClassLoss or a callable p -> CasADi expression",
+                        make_class_loss)],
         "class_weight": [NONE, Options("balanced"), Kind("a dict {class label: weight}", dict)],
         "init": [Parses("'cart', 'cluster', a callable or a list of these", lambda init: init_entries(init, INITS))],
     }
@@ -271,6 +277,24 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
             return self._outputs(Xs)
         return kernels.mixture_probabilities(self.leaf_model_, Xs, self.omega_, self.beta_, Tree(int(self.depth)),
                                              float(self.mu))
+
+    def decision_function(self, X):
+        """The scores of each row's HBP leaf (eq. prediction_model), whose softmax is :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, K)
+            Two classes: the logit of ``classes_[1]`` (positive: ``predict`` gives ``classes_[1]``); K > 2
+            classes: the K scores, in the order of ``classes_`` (scikit-learn's convention).
+        """
+        Xs = scaled_input(self, X)  # checks that the tree is fitted
+        U = self.leaf_model_.hbp_scores(Xs, self.omega_, self.beta_, Tree(int(self.depth)))
+        return U[:, 0] if U.shape[1] == 1 else U
 
     def predict_log_proba(self, X):
         """log of :meth:`predict_proba` (the HBP leaf's), shape (n_samples, K)."""

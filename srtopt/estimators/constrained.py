@@ -21,6 +21,8 @@ from ..models.constraints import (
     FeatureSubset,
     LeafBounds,
     Monotone,
+    Parity,
+    RateParity,
     SoftMean,
     TrainingUnits,
     VariableBounds,
@@ -30,8 +32,8 @@ from .tabular import tree_columns
 
 
 #: what each kind of tree takes, for the line refusing a constraint of the other kind
-TAKES = {"classification": "a SoftClassificationTree takes class_recall, parity (two classes), monotonic_cst and "
-                           "max_features",
+TAKES = {"classification": "a SoftClassificationTree takes class_recall, group_recall, parity, equalized_odds and "
+                           "probability_parity (two classes), row_mean, monotonic_cst and max_features",
          "regression": "a SoftRegressionTree takes parity, group_loss, row_mean, monotonic_cst and leaf_bounds"}
 
 
@@ -44,6 +46,8 @@ def constraint_terms(estimator) -> tuple:
     if estimator.monotonic_cst is not None:
         terms += (Monotone(estimator.monotonic_cst),)
     task = "classification" if is_classifier(estimator) else "regression"
+    if task == "classification":  # a classifier's parity is that of its decisions
+        terms = tuple(RateParity(term.gap) if type(term) is Parity else term for term in terms)
     for term in terms:
         if task not in term.tasks:
             raise ValueError(f"constraints: {term.name} constrains a {term.tasks[0]} tree, not a "
@@ -257,7 +261,8 @@ def _soft_rows(name, term, estimator, problem, labels, units):
     rows = []
     for k, row in enumerate(term.row_names(labels)):
         holds = [np.isnan(v[k]) or lower[k] - tol <= v[k] <= upper[k] + tol for v in (soft, hard)]
-        rows.append(_row(name, row, _bound_text(lower[k], upper[k]), soft[k], hard[k], *holds))
+        row = _row(name, row, _bound_text(lower[k], upper[k]), soft[k], hard[k], *holds)
+        rows.append(row if term.binds_soft_model else {**row, "holds": row["holds_predict"]})
     return rows
 
 

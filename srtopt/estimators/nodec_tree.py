@@ -74,8 +74,8 @@ class NodecTree:
         return algorithm.run(problem, state=result.state)
 
     def _solvers(self, problem) -> dict:
-        """The configured BN, LN and WLR solvers, checked against the formulations they will get; "auto" LN
-        steps try the leaf model's ``ln_specs`` where it has them."""
+        """The configured BN, LN and WLR solvers, checked against the formulations they will get; "auto" BN and LN
+        steps try the leaf model's ``bn_specs`` and ``ln_specs`` where it has them."""
         solvers = {kind: self._solver(kind, problem) for kind in ("bn", "ln", "wlr")}
         tree = problem.tree
         omega = np.zeros((tree.n_branch, problem.n_features + 1))
@@ -92,9 +92,10 @@ class NodecTree:
         return solvers
 
     def _solver(self, kind: str, problem):
-        """The solver of ``{kind}_solver``: "auto" for the LN step tries the leaf model's ``ln_specs`` where given."""
+        """The solver of ``{kind}_solver``: "auto" for the BN and LN steps tries the leaf model's ``bn_specs`` and
+        ``ln_specs`` where given."""
         spec = getattr(self, f"{kind}_solver")
-        specs = problem.leaf_model.ln_specs if kind == "ln" else None
+        specs = getattr(problem.leaf_model, f"{kind}_specs", None)
         if isinstance(spec, str) and spec == "auto" and specs:
             return Auto(kind, specs=list(specs))
         return make_solver(kind, spec)

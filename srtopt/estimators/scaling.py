@@ -26,19 +26,32 @@ def check_fit_arrays(estimator, X, y, min_rows: int):
     if n_x is not None and n_y is not None and n_x != n_y:
         raise ValueError(f"X and y have different numbers of rows: X has {n_x}, y has {n_y}")
     _check_numeric_columns(X)
+    _check_numeric_target(y)
     X, y = _naming("X or y", lambda: validate_data(estimator, X, y, dtype=np.float64, y_numeric=True,
                                                    ensure_all_finite=True), X)
-    if y.dtype.kind not in "fiub":  # scikit-learn converts object arrays only, not numpy strings
-        try:
-            y = y.astype(np.float64)
-        except ValueError:
-            raise ValueError(f"y must be numeric, got values such as {str(y[0])!r}") from None
+    if y.dtype.kind not in "fiub":  # numpy strings of numbers ("1.5"): scikit-learn converts object arrays only
+        y = y.astype(np.float64)
     if X.shape[0] < min_rows:
         raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {min_rows} leaves of the "
                          f"tree; use a smaller depth or more data")
     check_spans(X, getattr(estimator, "feature_names_in_", None))
     check_spans(y[:, None], what=["y"])
     return X, y
+
+
+def _check_numeric_target(y) -> None:
+    """Refuse, in one line that points to the classifier, a target of text that is not numbers (class labels)."""
+    values = np.asarray(y)
+    if values.dtype.kind not in "OUS":
+        return
+    for value in values.ravel():
+        if not isinstance(value, str):
+            continue
+        try:
+            float(value)
+        except ValueError:
+            raise ValueError(f"y must be numbers, got values such as {str(value)!r}: for class labels use "
+                             f"SoftClassificationTree (a SoftRegressionTree fits a numeric target)") from None
 
 
 def check_spans(X, names=None, what=None) -> None:

@@ -19,7 +19,7 @@ from ..models.terms import make_penalties
 from ..solvers import make_solver
 from ..solvers.deadline import Deadline
 from ..training.callbacks import ProgressPrinter, as_callbacks
-from ..training.feasibility import polish
+from ..training.feasibility import polish, repair_decisions
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
 from .constrained import (code_groups, constraint_report, constraint_terms, in_training_units, protected_groups,
@@ -230,11 +230,13 @@ class SoftTree(NodecTree, SoftTreeMixin):
     def _meet_constraints(self, problem, ln_solver, user_constraints, deadline):
         """The leaves polished so that the soft-mean constraints hold for the HBP predictions too
         (:func:`~srtopt.training.feasibility.polish`), the coefficients within their bounds exactly, the
-        policy's repair of ``predict()`` (a class-recall bound), the report, and a warning for a constraint
+        policy's repair of ``predict()`` (a class-recall bound) and of the rates of its decisions
+        (:func:`~srtopt.training.feasibility.repair_decisions`), the report, and a warning for a constraint
         row that does not hold."""
         self.beta_ = polish(problem, self.omega_, self.beta_, ln_solver, self._clip(), deadline)
         self.omega_, self.beta_ = problem.project(self.omega_, self.beta_)
         self.beta_ = problem.policy.repair_predictions(self.omega_, self.beta_)
+        self.beta_ = repair_decisions(problem, self.omega_, self.beta_, deadline)
         self.constraint_report_ = constraint_report(self, user_constraints, problem, getattr(self, "groups_", []))
         failing = [row for row in self.constraint_report_ if not row["holds"]]
         if failing:

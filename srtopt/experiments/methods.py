@@ -321,6 +321,14 @@ def soft_classification_tree(depth, seed, **params):
     return SoftClassificationTree(depth=depth, random_state=seed, **params)
 
 
+def soft_classification_tree_cv(depth, seed, **params):
+    """``SoftClassificationTreeCV`` with its defaults (the depth among 1-4 and the leaves' l2 weight by 3-fold
+    cross-validation on the held-out log loss; the depth is not used), ``params`` to the search."""
+    from srtopt import SoftClassificationTreeCV
+
+    return SoftClassificationTreeCV(random_state=seed, **params)
+
+
 for _name, _factory, _requires in (
     ("srt", srt, ("srtopt", "SoftRegressionTree")),
     ("srt-l2", srt_l2, ("srtopt", "SoftRegressionTree")),
@@ -342,6 +350,7 @@ for _name, _factory, _requires in (
 
 for _name, _factory, _uses_depth, _requires in (
     ("sct", soft_classification_tree, True, ("srtopt", "SoftClassificationTree")),
+    ("sct-cv", soft_classification_tree_cv, False, ("srtopt", "SoftClassificationTreeCV")),
     ("cart-clf", cart_classifier, True, None),
     ("orct", orct_classifier, True, ("srtopt", "ORCTClassifier")),
     ("streed-clf", streed_classifier, True, ("pystreed", "STreeDClassifier")),

@@ -212,7 +212,9 @@ def _r2(y_true, y_pred) -> float:
 
 
 def _leaves(estimator) -> int | None:
-    """The leaves of a fitted tree: ``get_n_leaves()``, else ``tree_.n_leaves``; None for other models."""
+    """The leaves of a fitted tree (a search's: its ``best_estimator_``): ``get_n_leaves()``, else
+    ``tree_.n_leaves``; None for other models."""
+    estimator = getattr(estimator, "best_estimator_", estimator)
     if callable(getattr(estimator, "get_n_leaves", None)):
         return int(estimator.get_n_leaves())
     n_leaves = getattr(getattr(estimator, "tree_", None), "n_leaves", None)

@@ -62,6 +62,7 @@ from .pyomo_solver import PyomoSolver
 from .qp import CasadiQP, HighsQP
 from .scipy_hessian import ScipyHessian
 from .scipy_minimize import ScipyMinimize
+from .sqp import SQPSolver
 
 BN_LBFGSB_TOL = 1e-6  # SciPy's ftol and gtol of L-BFGS-B in "auto" (docs/departures.md, "The BN step")
 
@@ -82,6 +83,7 @@ _NLP = {
     "slsqp": _route("slsqp", lambda **kw: ScipyMinimize("SLSQP", **kw)),
     "trust-exact": _route("trust-exact", lambda **kw: ScipyHessian("trust-exact", **kw)),
     "prox-gradient": ProxGradient,
+    "sqp": SQPSolver,
 }
 
 
@@ -194,7 +196,8 @@ class Auto(Solver):
     verbosity : int, default=0
         Given to every candidate when nonzero.
     specs : list of str or None, default=None
-        Solver specs tried in order instead of ``AUTO[kind]``.
+        Solver specs tried in order instead of ``AUTO[kind]``; an entry "auto" stands for ``AUTO[kind]``'s
+        (``["sqp", "auto"]``: SQP first, then the defaults).
 
     Raises
     ------
@@ -217,7 +220,9 @@ class Auto(Solver):
 
     @property
     def _listed(self) -> list:
-        return AUTO[self.kind] if self.specs is None else [(spec, False) for spec in self.specs]
+        if self.specs is None:
+            return AUTO[self.kind]
+        return [entry for spec in self.specs for entry in (AUTO[self.kind] if spec == "auto" else [(spec, False)])]
 
     def _candidate(self, i: int):
         """The i-th adapter of the list, built on first use (a fit builds only those it reaches)."""

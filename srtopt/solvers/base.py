@@ -344,9 +344,9 @@ CONSTRAINT_ROUTES = {
              "(HiGHS), osqp, qpoases",
     "bounds": "l-bfgs-b, slsqp, prox-gradient, ipopt, pyomo/<name> and, for the LN step, qp (HiGHS), osqp, "
               "qpoases",
-    "linear": "slsqp, ipopt, pyomo/<name> (e.g. pyomo/ripopt, pyomo/ipopt) and, for the LN step, qp (HiGHS), "
+    "linear": "sqp, slsqp, ipopt, pyomo/<name> (e.g. pyomo/ripopt, pyomo/ipopt) and, for the LN step, qp (HiGHS), "
               "osqp, qpoases",
-    "nonlinear": "slsqp, ipopt, pyomo/<name> (e.g. pyomo/ripopt, pyomo/ipopt)",
+    "nonlinear": "sqp, slsqp, ipopt, pyomo/<name> (e.g. pyomo/ripopt, pyomo/ipopt)",
 }
 
 

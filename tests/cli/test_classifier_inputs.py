@@ -29,7 +29,8 @@ def test_group_loss_is_refused_before_any_fitting(twice, capsys):
     assert _fit(twice, "--sensitive", "g", "--group-loss", "0.5") == 2
     assert capsys.readouterr().err.splitlines() == [
         "srtopt fit: error: constraints: group_loss constrains a regression tree, not a SoftClassificationTree; a "
-        "SoftClassificationTree takes class_recall, parity (two classes), monotonic_cst and max_features"]
+        "SoftClassificationTree takes class_recall, group_recall, parity, equalized_odds and probability_parity (two "
+        "classes), row_mean, monotonic_cst and max_features"]
 
 
 def test_recall_bounds_that_cannot_both_hold_are_a_warning_and_the_last_line_says_so(twice, capsys):

@@ -375,7 +375,7 @@ def test_bench_help_names_every_registered_method(capsys):
 
     with pytest.raises(SystemExit):
         main(["bench", "--help"])
-    text = " ".join(capsys.readouterr().out.split())
+    text = re.sub(r"-\s+", "-", " ".join(capsys.readouterr().out.split()))  # argparse wraps after hyphens
     assert "srt-l2-literal" in method_names() and "cart-clf" in method_names()
     assert f"regression: {', '.join(method_names('regression'))};" in text
     assert f"classification: {', '.join(method_names('classification'))};" in text
@@ -762,6 +762,42 @@ def test_fit_integer_labels_with_task_classification_and_constant_leaves(irisdir
     assert re.search(r"leaf \d \[\d+ rows\]: \d+\.\d% class \d, \d+\.\d% class \d, \.\.\. \(1 more\)", text)
 
 
+def test_the_iris_line_of_the_docs_is_what_runs(irisdir, capsys, monkeypatch):
+    """docs/cli.md quotes the last line of 'srtopt fit iris.csv --target species --out model.json'."""
+    quoted = re.search(r'it ends with "(saved model\.json \(.*?\))"', (REPO / "docs" / "cli.md").read_text(),
+                       re.S)[1]
+    monkeypatch.chdir(irisdir)
+    assert main(["fit", "iris.csv", "--target", "species", "--out", "model.json"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == " ".join(quoted.split())
+    assert "training accuracy = the share of the training rows predict() classifies right" in err
+    assert "R^2" not in err  # the legend of a classifier's progress lines
+
+
+def test_an_integer_class_column_is_fitted_as_a_regression_with_a_hint(irisdir, capsys):
+    assert main(["fit", str(irisdir / "codes.csv"), "--target", "code", "--max-iter", "1",
+                 "--out", str(irisdir / "codes.json")]) == 0
+    err = capsys.readouterr().err
+    assert "srtopt fit: warning: the target 'code' holds 3 distinct whole numbers (0, 1, 2): fitted as a " \
+           "regression; give --task classification if they are class codes" in err
+    assert "training R^2 = the tree's own fit" in err and "accuracy" not in err
+    assert main(["fit", str(irisdir / "codes.csv"), "--target", "code", "--task", "regression", "--quiet",
+                 "--max-iter", "1", "--out", str(irisdir / "codes.json")]) == 0
+    assert "warning" not in capsys.readouterr().err  # --task regression says it is one
+
+
+def test_a_classifiers_depth_and_leaf_weight_chosen_by_cv(irisdir, capsys):
+    out = irisdir / "cv.json"
+    assert main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--cv", "3", "--cv-depths", "1", "2",
+                 "--random-state", "0", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "choosing the depth among 1, 2 and the leaves' l2 factor among 1, 10, 100 of SoftClassificationTree by " \
+           "3-fold cross-validation on the held-out log loss, on 150 rows" in err
+    chosen = re.search(r"chosen depth (\d), leaf l2 factor (\d+)", err)
+    model = srtopt.load(out)
+    assert (model.depth, model.leaf_ridge) == (int(chosen[1]), float(chosen[2]))
+
+
 def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, capsys):
     from srtopt.export import export_graphviz
 
@@ -786,8 +822,8 @@ def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, ca
      "encode it as numbers (one 0/1 column per category); or give --task classification if it holds class labels"),
     (["fit", "{d}/codes.csv", "--target", "code", "--leaf", "constant", "--out", "{d}/x.json"],
      "leaf must be 'linear', 'spline' (options n_knots, smoothing) or a LeafModel, got 'constant'"),
-    (["fit", "{d}/iris.csv", "--target", "species", "--cv", "3", "--out", "{d}/x.json"],
-     "--cv applies to regression; a SoftClassificationTree (--task classification) takes no --cv"),
+    (["fit", "{d}/iris.csv", "--target", "species", "--cv-depths", "2", "--out", "{d}/x.json"],
+     "--cv-depths needs --cv K"),
     (["fit", "{d}/iris.csv", "--target", "species", "--init", "model-tree", "--out", "{d}/x.json"],
      "--init model-tree applies to regression; a SoftClassificationTree (--task classification) takes --init cart "
      "or cluster"),
@@ -841,6 +877,22 @@ def test_fit_takes_a_declared_constraint_and_says_what_holds(grouped, capsys):
     assert main(["fit", str(folder / "data.csv"), "--target", "y", "--sensitive", "group",
                  "--constraint", "group_bias:bound=1", "--out", str(folder / "never.json")]) == 2
     assert "--constraint: unknown constraint 'group_bias:bound=1'; use one of 'monotone'" in capsys.readouterr().err
+
+
+def test_a_classifier_takes_a_row_mean_of_a_class_probability(grouped, capsys):
+    """--constraint row_mean on a classifier: each group's mean probability of class "high" bounded, reported,
+    saved and loaded."""
+    folder, frame = grouped
+    frame.assign(label=np.where(frame["y"] > frame["y"].median(), "high", "low")).drop(columns="y").to_csv(
+        folder / "labels.csv", index=False)
+    code = main(["fit", str(folder / "labels.csv"), "--target", "label", "--sensitive", "group", "--depth", "2",
+                 "--constraint", "row_mean:over='groups',upper=0.6,pos_label='high'", "--out",
+                 str(folder / "c.json"), "--quiet"])
+    assert code == 0 and "constraints: 2 of 2 rows hold on the training data" in capsys.readouterr().out
+    loaded = srtopt.load(folder / "c.json")
+    assert loaded.constraints == ["row_mean:over='groups',upper=0.6,pos_label='high'"]
+    assert [row["row"] for row in loaded.constraint_report_] == ["mean prediction of p(high) of group a",
+                                                                "mean prediction of p(high) of group b"]
 
 
 @pytest.mark.slow

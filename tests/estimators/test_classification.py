@@ -3,6 +3,7 @@ the constraints, and the subproblems of a training run."""
 
 import warnings
 
+import casadi as ca
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
@@ -77,6 +78,19 @@ def test_the_expected_cost_loss_weighs_the_errors():
     assert np.mean(costly.predict(X)[y == 0] == 0) == 1.0
 
 
+def test_a_loss_written_as_one_callable_of_the_class_probability():
+    """-log(p) as a callable predicts as the built-in log loss (breast cancer, depth 2), and a focal loss and a
+    class-weighted one fit."""
+    X, y = load_breast_cancer(return_X_y=True)
+    built_in = SoftClassificationTree(depth=2, random_state=0).fit(X, y)
+    mine = SoftClassificationTree(depth=2, loss=lambda p: -ca.log(p), random_state=0).fit(X, y)
+    assert np.mean(mine.predict(X) == built_in.predict(X)) >= 0.99
+    focal = SoftClassificationTree(depth=2, loss=lambda p: -(1 - p) ** 2 * ca.log(p), random_state=0).fit(X, y)
+    assert focal.score(X, y) > 0.95 and focal.leaf_model_.loss.name == "probability-loss"
+    weighted = SoftClassificationTree(depth=2, loss=lambda p, c: -(5 - 4 * c) * ca.log(p), random_state=0).fit(X, y)
+    assert np.mean(weighted.predict(X) == 0) > np.mean(built_in.predict(X) == 0)  # class 0's errors cost 5x
+
+
 def test_class_weight_balanced_raises_the_minority_recall():
     X, y = load_breast_cancer(return_X_y=True)
     keep = np.r_[np.flatnonzero(y == 0)[:40], np.flatnonzero(y == 1)]  # 40 of class 0 against 357
@@ -141,14 +155,14 @@ def test_a_class_recall_bound_holds_for_predict():
     assert row["predict"] == pytest.approx(np.mean(bound.predict(X)[y == 0] == 0))
 
 
-def test_parity_of_the_positive_rate():
+def test_parity_of_the_mean_probability():
     rng = np.random.default_rng(1)
     n = 400
     group = rng.integers(0, 2, n)
     X = np.column_stack([rng.random(n), 0.5 * group + 0.5 * rng.random(n)])  # feature 1 tells the group
     y = (X[:, 0] + X[:, 1] + 0.1 * rng.standard_normal(n) > 1.0).astype(int)
     free = SoftClassificationTree(depth=2, random_state=0).fit(X, y)
-    fair = SoftClassificationTree(depth=2, constraints="parity:gap=0.05", random_state=0).fit(
+    fair = SoftClassificationTree(depth=2, constraints="probability_parity:gap=0.05", random_state=0).fit(
         X, y, sensitive_features=group)
     [row] = fair.constraint_report_
     assert row["holds"] and abs(row["soft"]) <= 0.05 + 1e-6 and abs(row["predict"]) <= 0.05 + 1e-6
@@ -160,6 +174,30 @@ def test_parity_of_the_positive_rate():
     assert test["predict"] == pytest.approx(group_gaps(fair.predict_proba(X[:100])[:, 1], group[:100])["gap"][0])
     with pytest.raises(ValueError, match="y holds the label 7, not a class of the fit"):
         constraint_report(fair, X[:3], [0, 1, 7], group[:3])
+
+
+def test_a_row_mean_bounds_a_mean_of_a_class_probability(tmp_path):
+    """RowMean on a classifier: v(p, y) of the probability p of classes_[1] (or of pos_label) and the row's
+    indicator y of that class; held for the soft model and for predict_proba on the training data, saved."""
+    import srtopt
+    from srtopt.models.constraints import RowMean
+
+    X, y = load_breast_cancer(return_X_y=True)
+    group = (X[:, 0] > 14).astype(int)
+    capped = SoftClassificationTree(depth=2, constraints="row_mean:over='groups',upper=0.6", random_state=0).fit(
+        X, y, sensitive_features=group)
+    assert all(row["holds"] for row in capped.constraint_report_)
+    p = capped.predict_proba(X)[:, 1]
+    assert [row["predict"] for row in capped.constraint_report_] == pytest.approx([p[group == 0].mean(),
+                                                                                   p[group == 1].mean()])
+    free = SoftClassificationTree(depth=2, random_state=0).fit(X, y)
+    assert free.predict_proba(X)[group == 0, 1].mean() > 0.6
+    brier = SoftClassificationTree(depth=2, constraints=RowMean("squared_error", upper=0.012, pos_label=0),
+                                   random_state=0).fit(X, y)
+    [row] = brier.constraint_report_
+    assert row["holds"] and row["predict"] == pytest.approx(np.mean((brier.predict_proba(X)[:, 0] - (y == 0)) ** 2))
+    brier.save(tmp_path / "brier.json")
+    assert srtopt.load(tmp_path / "brier.json").constraint_report_ == brier.constraint_report_
 
 
 def test_a_captured_bn_subproblem_reaches_the_same_point_through_every_route(iris):
@@ -179,6 +217,32 @@ def test_a_captured_bn_subproblem_reaches_the_same_point_through_every_route(iri
             raise
         assert result.objective == pytest.approx(reference.objective, rel=1e-8, abs=1e-10)
         np.testing.assert_allclose(result.x, reference.x, atol=1e-4)
+
+
+def test_a_captured_subproblem_refuses_a_solver_that_does_not_take_it(iris):
+    """A QP does not take the log loss: one line that says why, not a TypeError from inside the adapter; capture's
+    docstring names the classifier."""
+    X, labels = iris
+    ln = capture(SoftClassificationTree(depth=2, random_state=0), X, labels, node=2, macro=1).ln()
+    assert ln.solve("newton").success
+    with pytest.raises(ValueError, match=r"^the highs solver does not accept this ln subproblem: the 'log_loss' loss "
+                                         r"has no QP form; solve it with a solver that does"):
+        ln.solve("qp")
+    assert "SoftClassificationTree" in capture.__doc__
+
+
+def test_the_decision_function_is_the_hbp_leafs_scores(iris):
+    from scipy.special import expit, softmax
+
+    X, y = load_breast_cancer(return_X_y=True)
+    tree = SoftClassificationTree(depth=2, random_state=0).fit(X, y)
+    scores = tree.decision_function(X)
+    assert scores.shape == (len(X),)
+    np.testing.assert_allclose(expit(scores), tree.predict_proba(X)[:, 1], atol=1e-15)
+    np.testing.assert_array_equal(scores > 0, tree.predict(X) == tree.classes_[1])
+    X, labels = iris
+    tree = SoftClassificationTree(depth=2, random_state=0).fit(X, labels)
+    np.testing.assert_allclose(softmax(tree.decision_function(X), axis=1), tree.predict_proba(X), atol=1e-15)
 
 
 def test_time_limit_and_callbacks(iris):

@@ -1,11 +1,14 @@
+import warnings
+
 import numpy as np
 import pytest
-from sklearn.datasets import load_diabetes
+from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.linear_model import LinearRegression
-from sklearn.model_selection import KFold, cross_val_score
+from sklearn.metrics import log_loss
+from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from srtopt import SoftRegressionTree, SoftRegressionTreeCV
+from srtopt import SoftClassificationTree, SoftClassificationTreeCV, SoftRegressionTree, SoftRegressionTreeCV
 from srtopt.estimators.regularization import regularization_lambdas
 from srtopt.export import export_text
 from srtopt.persistence import to_dict as model_to_dict
@@ -180,3 +183,47 @@ def test_a_passed_time_limit_evaluates_the_first_candidate_only_and_refits_it(li
     assert list(model.cv_scores_) == [0.3] and list(model.depth_scores_) == [1]
     assert model.split_weight_ == 0.3 and model.depth_ == 1
     assert model.best_estimator_.regularization == "l2:split=0.3" and model.best_estimator_.stopped_by_ == "time_limit"
+
+
+# ---------------------------------------------------------------- the classifier's search
+@parametrize_with_checks([SoftClassificationTreeCV(SoftClassificationTree(max_iter=2, random_state=0), depths=(1,),
+                                                   leaf_ridges=(1.0, 100.0), cv=2, random_state=0)],
+                         expected_failed_checks=lambda est: EXPECTED_FAILURES)
+def test_the_classifiers_search_is_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_the_classifiers_search_chooses_depth_and_leaf_weight_by_held_out_log_loss():
+    X, y = load_breast_cancer(return_X_y=True)
+    labels = np.array(["benign", "malignant"])[1 - y]
+    model = SoftClassificationTreeCV(depths=(1, 2), leaf_ridges=(1.0, 100.0), random_state=0).fit(X, labels)
+    assert sorted(model.cv_scores_) == [(1, 1.0), (1, 100.0), (2, 1.0), (2, 100.0)]
+    best = max(model.cv_scores_, key=model.cv_scores_.get)
+    assert (model.depth_, model.leaf_ridge_) == best and model.best_estimator_.get_depth() == best[0]
+    assert model.depth_scores_ == {d: max(v for (e, _), v in model.cv_scores_.items() if e == d) for d in (1, 2)}
+    fold_losses = []
+    for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(X, labels):
+        tree = SoftClassificationTree(depth=best[0], leaf_ridge=best[1]).fit(X[train], labels[train])
+        fold_losses.append(log_loss(labels[test], tree.predict_proba(X[test]), labels=tree.classes_))
+    assert model.cv_scores_[best] == pytest.approx(-np.mean(fold_losses), rel=1e-3)  # the heuristic subsamples at random
+    assert list(model.classes_) == ["benign", "malignant"]
+    np.testing.assert_array_equal(model.predict(X), model.best_estimator_.predict(X))
+    np.testing.assert_array_equal(model.decision_function(X) > 0, model.predict(X) == "malignant")
+    by_accuracy = SoftClassificationTreeCV(depths=(1, 2), leaf_ridges=(1.0,), scoring="accuracy",
+                                           random_state=0).fit(X, labels)
+    assert all(0.8 < score <= 1 for score in by_accuracy.cv_scores_.values())
+
+
+def test_the_classifiers_search_takes_a_class_of_few_rows_and_refuses_a_bad_score():
+    """A class too small to reach every fold's training rows scores its held-out rows at the probability floor
+    (scikit-learn's log-loss scorer refuses such a fold)."""
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 2))
+    y = np.r_[np.repeat(["a", "b"], 29), ["c", "c"]]
+    model = SoftClassificationTreeCV(depths=(1,), leaf_ridges=(1.0,), random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    assert np.isfinite(model.cv_scores_[(1, 1.0)])
+    with pytest.raises(ValueError, match="scoring must be"):
+        SoftClassificationTreeCV(scoring="auc").fit(X, y)

@@ -65,9 +65,12 @@ def test_ordinary_or_heavy_tailed_targets_do_not_warn(y, recwarn):
 
 def test_messages_name_the_problem():
     X = np.random.default_rng(0).random((40, 3))
-    with pytest.raises(ValueError, match=r"y must be numeric, got values such as 'a'"):
-        SoftRegressionTree(depth=1).fit(X, np.array(["a"] * 40))
     import pandas as pd
+
+    for labels in (np.array(["a"] * 40), pd.Series(["a"] * 40)):  # class labels: the line points to the classifier
+        with pytest.raises(ValueError, match=r"y must be numbers, got values such as 'a': for class labels use "
+                                             r"SoftClassificationTree"):
+            SoftRegressionTree(depth=1).fit(X, labels)
 
     frame = pd.DataFrame(X, columns=["u", "v", "w"])
     frame.iloc[3, 2] = np.inf

@@ -191,6 +191,30 @@ def test_bench_runs_stores_and_reports_a_csv_file_beside_a_named_dataset(capsys,
     assert f"| mine.csv: y (sha256 {digest[:8]}) |" in md and "| Yacht hydrodynamics |" in md
 
 
+def test_a_classification_bench_of_a_csv_file_runs_the_soft_tree_and_reports_its_shape(capsys, tmp_path):
+    """--task classification's default methods include the soft tree (sct), and the report gives a CSV
+    dataset's N, p and K."""
+    import numpy as np
+    import pandas as pd
+
+    from srtopt.cli.experiments import DEFAULT_METHODS
+
+    assert DEFAULT_METHODS["classification"][0] == "sct"
+    rng = np.random.default_rng(0)
+    X = rng.random((80, 3))
+    path = tmp_path / "labels.csv"
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "label": np.where(X[:, 0] > X[:, 1], "u", "v")}).to_csv(
+        path, index=False)
+    db = tmp_path / "labels.db"
+    assert main(["bench", "--task", "classification", "--datasets", str(path), "--target", "label", "--depths", "2",
+                 "--methods", "sct", "--folds", "2", "--seeds", "1", "--store", str(db), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(db), "--out", str(tmp_path / "rep"), "--no-plots"]) == 0
+    md = capsys.readouterr().out
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert f"| labels.csv: label (sha256 {digest[:8]}) | 80 | 3 | 2 |" in md
+
+
 @pytest.mark.parametrize("argv, message", [
     (["bench", "--datasets", "yacht", "--target", "y"], "--target applies to CSV files in --datasets"),
     (["bench", "--datasets", "missing.csv"], "dataset file"),

@@ -250,6 +250,26 @@ def test_classification_summary_and_tables():
     assert leaves[4] == "| pima | 768 | 8 | 2 | 4.0 | 7.5 | n/a |"
 
 
+def test_the_classification_figure_has_one_colour_per_method_and_names_a_person_writes():
+    from srtopt.experiments.report import summarize_classification
+    from srtopt.experiments.report.figures import accuracy_series, readable_label
+
+    frame = _class_rows()
+    sct = frame[frame["method"] == "cart-clf"].assign(method="sct", params='{"leaf":"constant"}')
+    summary = summarize_classification(pd.concat([frame[frame["dataset"] != "yacht"], sct]), mixed_versions=False)
+    series = accuracy_series(summary)
+    names = [name for _, name, _, _ in series]
+    assert names == ["CART, depth 2", "CART, depth 3", "random forest (100 trees)",
+                     "soft tree, constant leaves, depth 2", "soft tree, constant leaves, depth 3"]
+    assert [colour for *_, colour, _ in series] == [0, 0, 1, 2, 2]  # one colour per method
+    assert [marker for *_, marker in series] == ["o", "s", "o", "o", "s"]  # one marker per variant of it
+    assert readable_label("sct-cv", "{}", 0) == "soft tree, depth by CV"
+    search = sct[sct["depth"] == 2].assign(method="sct-cv", params="{}", depth=0)
+    searched = summarize_classification(pd.concat([frame[frame["dataset"] != "yacht"], sct, search]),
+                                        mixed_versions=False)
+    assert accuracy_series(searched)[-1][1:] == ("soft tree, depth by CV", 2, "^")  # the search in its tree's colour
+
+
 def test_write_report_of_a_classification_store(tmp_path):
     frame = _class_rows()
     out = write_report(frame[frame["dataset"] != "yacht"], tmp_path / "c", mixed_versions=False)

@@ -7,7 +7,7 @@ import pytest
 
 from srtopt import kernels
 from srtopt.bases import ConstantBasis, LinearBasis
-from srtopt.models.constraints import ClassRecall, Parity, TrainingUnits
+from srtopt.models.constraints import ClassRecall, Parity, RowMean, TrainingUnits
 from srtopt.models.leaves import ClassLeaves
 from srtopt.models.pyomo_backend import render_pyomo
 from srtopt.models.srt import SRTProblem
@@ -87,14 +87,16 @@ def _bound(term, K, groups=False):
 
 
 @pytest.mark.parametrize("leaf", ["constant", "logistic"])
-@pytest.mark.parametrize("case", ["recall", "parity"])
+@pytest.mark.parametrize("case", ["recall", "parity", "row_mean"])
 def test_classification_constraint_rows(leaf, case):
-    """The rows of class_recall and of parity (two classes: the positive rate), their Jacobians against
-    finite differences on every formulation, and their CasADi and Pyomo renderings."""
+    """The rows of class_recall, of parity (two classes: the positive rate) and of a row_mean (each group's
+    Brier score of class "b"), their Jacobians against finite differences on every formulation, and their CasADi
+    and Pyomo renderings."""
     rng = np.random.default_rng(7)
-    K = 3 if case == "recall" else 2
-    term = _bound(ClassRecall(lower=0.6, **{"class": "b"}), K) if case == "recall" else Parity(0.05)
-    groups = rng.integers(0, 2, 40) if case == "parity" else None
+    K = 2 if case == "parity" else 3
+    term = {"recall": lambda: _bound(ClassRecall(lower=0.6, **{"class": "b"}), K), "parity": lambda: Parity(0.05),
+            "row_mean": lambda: _bound(RowMean("squared_error", over="groups", upper=0.3, pos_label="b"), K)}[case]()
+    groups = rng.integers(0, 2, 40) if case != "recall" else None
     problem, omega, beta = _problem(rng, leaf, K, LogLoss(), constraints=(term,), groups=groups)
     bound = problem.constraints[0]
     g = bound.values(problem, omega, beta)
@@ -105,6 +107,9 @@ def test_classification_constraint_rows(leaf, case):
     if case == "recall":
         rows = problem.y == 1
         assert g[0] == pytest.approx(np.average(soft[rows], weights=problem.s[rows]))
+    elif case == "row_mean":
+        brier = np.sum(P * (leaf_p[:, :, 1] - (problem.y == 1)[:, None]) ** 2, axis=1)
+        np.testing.assert_allclose(g, [np.average(brier[groups == k], weights=problem.s[groups == k]) for k in (0, 1)])
     else:
         mean = [np.average(soft[groups == k], weights=problem.s[groups == k]) for k in (0, 1)]
         assert g[0] == pytest.approx(mean[1] - mean[0])

@@ -5,13 +5,18 @@ import casadi as ca
 import numpy as np
 import pytest
 
-from srtopt.models.terms.class_losses import (ClassProbability, LogLoss, MisclassificationCost, make_class_loss,
-                                              register_class_loss)
+from srtopt.models.constraints import RowMean
+from srtopt.models.terms.class_losses import (ClassProbability, ClassValue, LogLoss, MisclassificationCost,
+                                              ProbabilityLoss, make_class_loss, register_class_loss)
 from srtopt.models.terms.operations import CASADI, pyomo_ops
 
 COST = np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 1.0], [1.0, 5.0, 0.0]])
 CASES = [(LogLoss(), 2), (LogLoss(), 4), (MisclassificationCost(), 2), (MisclassificationCost(COST), 3),
-         (ClassProbability(1), 2), (ClassProbability(0), 2), (ClassProbability(2), 3)]
+         (ClassProbability(1), 2), (ClassProbability(0), 2), (ClassProbability(2), 3),
+         (ProbabilityLoss(lambda p: -ca.log(p), name="log"), 2), (ProbabilityLoss(lambda p: -ca.log(p), name="log"), 3),
+         (ProbabilityLoss(lambda p: -(1 - p) ** 2 * ca.log(p), name="focal"), 4),
+         (ProbabilityLoss(lambda p, c: -(1 + c) * ca.log(p), name="class-weighted"), 3),
+         (ClassValue(RowMean("squared_error", upper=1), 1), 2), (ClassValue(RowMean("residual", upper=1), 2), 3)]
 
 
 def _data(loss, K, rng, n=6, m=3):
@@ -70,3 +75,30 @@ def test_specs_and_bad_costs():
         MisclassificationCost([[0, 1], [1, 0]]).targets(np.array([0, 2]), 3)
     register_class_loss("doubled", lambda: MisclassificationCost([[0, 2], [2, 0]]))
     assert make_class_loss("doubled").cost == ((0.0, 2.0), (2.0, 0.0))
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_a_callable_of_the_true_class_probability_is_the_log_loss(K):
+    """-log(p) written as a callable gives the built-in log loss, its gradient and Hessian to rounding."""
+    rng = np.random.default_rng(K)
+    U, T = _data(LogLoss(), K, rng)
+    for mine, theirs in zip(ProbabilityLoss(lambda p: -ca.log(p)).evaluate(U, T, 2), LogLoss().evaluate(U, T, 2)):
+        np.testing.assert_allclose(mine, theirs, atol=1e-12)
+
+
+def test_a_named_probability_loss_and_bad_callables():
+    class Focal(ProbabilityLoss):
+        """-(1 - p)^gamma log p."""
+
+        def __init__(self, gamma=2.0):
+            self.gamma = gamma
+            super().__init__(lambda p: -(1 - p) ** gamma * ca.log(p), name="focal")
+
+    register_class_loss("focal", Focal)
+    loss = make_class_loss("focal:gamma=1")
+    U, T = _data(loss, 2, np.random.default_rng(0))
+    p = 1 / (1 + np.exp(np.where(T[1] == 1, -U[0], U[0])))  # the probability of each row's class
+    np.testing.assert_allclose(loss.value(U, T), -(1 - p) * np.log(p), rtol=1e-12)
+    assert isinstance(make_class_loss(lambda p: -ca.log(p)), ProbabilityLoss)
+    with pytest.raises(ValueError, match="takes p .* or \\(p, c\\)"):
+        make_class_loss(lambda p, c, d: p)

@@ -156,8 +156,12 @@ def test_copies_and_pickles_rebuild_the_formula():
     (lambda: RowMean(upper="high"), "row_mean upper must be a number or None"),
     (lambda: RowMean(over="group_differences", upper=1, per_leaf=True), "per_leaf bounds each leaf's mean"),
     (lambda: GroupBias(bound=-1), r"group_bias \(GroupBias, a row_mean\): lower bound 1 above the upper bound -1"),
-    (lambda: RowMean(upper=1).in_training_units(TrainingUnits(("a",), np.ones(1), classes=("x", "y"))),
-     "row_mean bounds a mean of a regression tree's predictions"),
+    (lambda: RowMean(upper=1, pos_label="x").in_training_units(TrainingUnits(("a",), np.ones(1))),
+     "pos_label='x' names a class; a regression tree has none"),
+    (lambda: RowMean(upper=1).in_training_units(TrainingUnits(("a",), np.ones(1), classes=("x", "y", "z"))),
+     r"with 3 classes, name the class whose probability it averages \(pos_label=LABEL\)"),
+    (lambda: RowMean(upper=1, pos_label="w").in_training_units(TrainingUnits(("a",), np.ones(1), classes=("x", "y"))),
+     "class 'w' is not a class of y"),
     (lambda: _problem((RowMean(over="groups", upper=1),))[0].constraint_set.soft[0].bind(
         SRTProblem(np.zeros((4, 1)), np.zeros(4), Tree(1))), "averages over the protected groups"),
 ])

@@ -20,6 +20,20 @@ def _classification_mean_cells(summary):
     return header, rows
 
 
+def _shape_cells(dataset) -> tuple:
+    """(N, p, K) of a dataset as text: the registry's, or a file dataset's read from its file (blank when the
+    file is gone or no longer the data its runs were on)."""
+    from srtopt.datasets import CLASSIFICATION_DATASETS, get_info
+
+    info = CLASSIFICATION_DATASETS.get(dataset)
+    if info is None:
+        try:
+            info = get_info(dataset)
+        except (OSError, ValueError):
+            return "", "", ""
+    return str(info.n_rows), str(info.n_features), str(info.n_classes)
+
+
 def _classification_metric_cells(summary, metric: str):
     """Header and rows of one metric's table: a row per dataset, a column per label, the mean last."""
     from srtopt.datasets import CLASSIFICATION_DATASETS, dataset_label
@@ -31,9 +45,7 @@ def _classification_metric_cells(summary, metric: str):
     rows = []
     order = {slug: i for i, slug in enumerate(CLASSIFICATION_DATASETS)}  # the registry's, then files
     for dataset in sorted(dict.fromkeys(summary["dataset"]), key=lambda name: order.get(name, len(order))):
-        info = CLASSIFICATION_DATASETS.get(dataset)
-        row = [dataset_label(dataset), *((str(info.n_rows), str(info.n_features), str(info.n_classes)) if info
-                                         else ("", "", ""))]
+        row = [dataset_label(dataset), *_shape_cells(dataset)]
         for label in labels:
             r = index.get((dataset, label))
             cell = "" if r is None else _cell(getattr(r, metric), fmt)

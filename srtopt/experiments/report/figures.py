@@ -10,7 +10,7 @@ import numpy as np
 
 from srtopt.experiments.report.paper import _paper_entry
 
-__all__ = ["plot_accuracy_vs_time", "plot_r2_by_dataset", "plot_r2_vs_time"]
+__all__ = ["accuracy_series", "plot_accuracy_vs_time", "plot_r2_by_dataset", "plot_r2_vs_time", "readable_label"]
 
 
 def _pyplot():
@@ -114,9 +114,49 @@ def plot_r2_vs_time(summary, depth: int, path) -> Path:
     return Path(path)
 
 
+#: the names a person gives the classification methods (a method not listed keeps its own)
+METHOD_NAMES = {"sct": "soft tree", "sct-cv": "soft tree, depth by CV", "cart-clf": "CART",
+                "rf-clf": "random forest (100 trees)", "hgb-clf": "gradient boosting (HGB)",
+                "logreg-clf": "logistic regression", "orct": "ORCT", "streed-clf": "STreeD"}
+#: a method drawn in the colour of another (its family): the searches of a tree beside the tree
+FAMILIES = {"sct-cv": "sct"}
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
+
+
+def readable_label(method: str, params: str, depth: int) -> str:
+    """A series' name as a person writes it: 'soft tree, constant leaves, depth 3', 'random forest (100 trees)'."""
+    import json
+
+    words = [METHOD_NAMES.get(method, method)]
+    options = json.loads(params) if params else {}
+    for key, value in options.items():
+        words.append(f"{value} leaves" if key == "leaf" else f"{key} {value}")
+    if depth:
+        words.append(f"depth {depth}")
+    return ", ".join(words)
+
+
+def accuracy_series(summary) -> list[tuple]:
+    """(label of the summary, readable label, the colour's index: one per method family, the marker: one per
+    variant of the family) of every series of :func:`plot_accuracy_vs_time`, in the summary's order."""
+    part = summary[summary["runs"] > 0]
+    keys = list(dict.fromkeys(zip(part["label"], part["method"], part["params"], part["depth"])))
+    families = list(dict.fromkeys(FAMILIES.get(method, method) for _, method, _, _ in keys))
+    seen: dict = {}
+    series = []
+    for label, method, params, depth in keys:
+        family = FAMILIES.get(method, method)
+        variant = seen.setdefault(family, [])
+        variant.append(label)
+        series.append((label, readable_label(method, params, int(depth)), families.index(family),
+                       MARKERS[(len(variant) - 1) % len(MARKERS)]))
+    return series
+
+
 def plot_accuracy_vs_time(summary, path) -> Path:
-    """Mean test accuracy against mean fit seconds (log scale), one point per dataset and label of a
-    classification summary.
+    """Mean test accuracy against mean fit seconds (log scale), one point per dataset and series of a
+    classification summary: one colour per method family, one marker per variant of it (depth, parameters), each
+    series named as a person writes it (:func:`readable_label`).
 
     Parameters
     ----------
@@ -132,16 +172,19 @@ def plot_accuracy_vs_time(summary, path) -> Path:
     """
     plt = _pyplot()
     part = summary[summary["runs"] > 0]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label in dict.fromkeys(part["label"]):
+    series = accuracy_series(summary)
+    colours = plt.get_cmap("tab10" if max((c for _, _, c, _ in series), default=0) < 10 else "tab20")
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for label, name, colour, marker in series:
         rows = part[part["label"] == label]
-        ax.scatter(rows["seconds_mean"], rows["accuracy_mean"], label=label, s=22)
+        ax.scatter(rows["seconds_mean"], rows["accuracy_mean"], label=name, s=24, marker=marker,
+                   color=colours(colour), alpha=0.85)
     ax.set_xscale("log")
     ax.set_xlabel("mean fit time [s]")
     ax.set_ylabel("mean test accuracy")
-    ax.set_title("Classification: test accuracy against fit time, per dataset")
+    ax.set_title("Classification: test accuracy against fit time, one point per dataset")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

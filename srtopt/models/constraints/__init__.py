@@ -47,7 +47,7 @@ from __future__ import annotations
 from .base import FEASIBILITY_TOL, REACH_FLOOR, Constraint, TrainingUnits
 from .blocks import FullBlock, LeafBlock, Routing, SplitBlock
 from .bounds import FeatureSubset, LeafBounds, Monotone, VariableBounds
-from .class_means import ClassRecall
+from .class_means import ClassRates, ClassRecall, EqualizedOdds, GroupRecall, ProbabilityParity, RateParity
 from .constrained import Constrained
 from .policy import ConstraintPolicy, rank
 from .row_means import RowMean
@@ -55,7 +55,8 @@ from .sets import CONSTRAINTS, PLUGINS, ConstraintSet, make_constraints, registe
 from .soft_means import (GroupLoss, HeldPredictions, MeanPrediction, Parity, SoftMean, group_differences, group_pairs,
                          group_weights)
 
-__all__ = ["CONSTRAINTS", "PLUGINS", "ClassRecall", "Constrained", "Constraint", "ConstraintPolicy", "ConstraintSet",
+__all__ = ["CONSTRAINTS", "PLUGINS", "ClassRates", "ClassRecall", "EqualizedOdds", "GroupRecall",
+           "ProbabilityParity", "RateParity", "Constrained", "Constraint", "ConstraintPolicy", "ConstraintSet",
            "FEASIBILITY_TOL", "FeatureSubset", "FullBlock", "GroupLoss", "HeldPredictions", "LeafBlock", "LeafBounds",
            "MeanPrediction", "Monotone", "Parity", "REACH_FLOOR", "Routing", "RowMean", "SoftMean", "SplitBlock",
            "TrainingUnits", "VariableBounds", "group_differences", "group_pairs", "group_weights", "make_constraints",

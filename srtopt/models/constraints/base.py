@@ -64,6 +64,20 @@ class TrainingUnits:
             raise ValueError(f"{owner}: class {label!r} is not a class of y (classes: {listed})")
         return matches[0]
 
+    def positive_code(self, label, owner: str):
+        """The code of the class whose probability a classifier's soft mean averages: ``label``'s, or without
+        one the second class's (two classes); None for a regression tree, which takes no label."""
+        if not self.classes:
+            if label is not None:
+                raise ValueError(f"{owner}: pos_label={label!r} names a class; a regression tree has none (drop it)")
+            return None
+        if label is None:
+            if len(self.classes) != 2:
+                raise ValueError(f"{owner}: with {len(self.classes)} classes, name the class whose probability it "
+                                 f"averages (pos_label=LABEL)")
+            return 1
+        return self.class_code(label, owner)
+
     @classmethod
     def identity(cls, n_features: int) -> "TrainingUnits":
         """The units of a problem built by hand: features x0, x1, ..., nothing scaled."""
@@ -91,6 +105,9 @@ class Constraint(Term):
     needs_groups = False
     #: the trees it applies to: "regression" (a SoftRegressionTree's), "classification" or both
     tasks = ("regression", "classification")
+    #: whether it bounds rates of ``predict()``'s decisions, which ``repair_decisions`` (srtopt.training.feasibility)
+    #: makes hold after training
+    decides = False
 
     def __sklearn_clone__(self) -> "Constraint":
         """A copy, for scikit-learn's ``clone`` of an estimator that holds the constraint (its

@@ -205,16 +205,25 @@ class LeafBlock:
     def _beta(self, x):
         return np.reshape(x, (self.Q.shape[2], -1))
 
+    def _losses(self, x, order: int) -> tuple:
+        """The term's leaf values at x and their derivatives up to ``order``, kept for the last x (a solver asks
+        for the rows, their Jacobian and their Hessian at one point)."""
+        key = np.asarray(x, float).tobytes()
+        last = getattr(self, "_last", (None, -1, None))
+        if last[0] != key or last[1] < order:
+            values = self.term.leaves.losses(self.Xa, self.T, self._beta(x), order=order)
+            self._last = (key, order, values if order else (values,))
+        return self._last[2]
+
     def value(self, x) -> np.ndarray:
-        V = self.term.leaves.losses(self.Xa, self.T, self._beta(x))
-        return self.c + np.einsum("kil,il->k", self.Q, V)
+        return self.c + np.einsum("kil,il->k", self.Q, self._losses(x, 0)[0])
 
     def jacobian(self, x) -> np.ndarray:
-        _, D = self.term.leaves.losses(self.Xa, self.T, self._beta(x), order=1)
+        D = self._losses(x, 1)[1]
         return np.array([self.term.leaves.gradient(self.Xa, Q, D).ravel() for Q in self.Q])
 
     def hessian(self, x, lam) -> np.ndarray:
-        _, _, C = self.term.leaves.losses(self.Xa, self.T, self._beta(x), order=2)
+        C = self._losses(x, 2)[2]
         return leaf_hessian(self.Xa, C * np.einsum("k,kil->il", np.asarray(lam, float), self.Q))
 
     def render(self, B):

@@ -23,7 +23,9 @@ the constraint terms to decide:
   with constraint rows, the start is made feasible and the final leaves are polished so that
   ``predict()`` meets the rows too (:mod:`srtopt.training.feasibility`); a constraint whose
   guarantee on the soft model does not carry over to ``predict()``'s decisions repairs them
-  (:meth:`ConstraintPolicy.repair_predictions`: a class's recall).
+  (:meth:`ConstraintPolicy.repair_predictions`: a class's recall), and the constraints on the rates of a
+  classifier's decisions (:attr:`ConstraintPolicy.decisions`) are met by moving each leaf's score
+  (:func:`srtopt.training.feasibility.repair_decisions`).
 
 Without constraints every rule lets everything through and every violation is 0, so the callers
 need no test of their own.
@@ -58,6 +60,7 @@ class ConstraintPolicy:
         self.problem = problem
         self.exact_subproblems = bool(problem.constraint_set.soft)
         self.repairs = self.exact_subproblems
+        self.decisions = tuple(term for term in problem.constraints if term.decides)
 
     def violation(self, omega, beta) -> float:
         """The constraints' largest violation at (omega, beta) (0 without constraints)."""

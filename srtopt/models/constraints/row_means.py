@@ -1,5 +1,6 @@
 """A soft mean written declaratively: a value v(yhat, y) given as a CasADi callable, in y's units,
-averaged over the rows of each group, of every row or of a mask, over the whole tree or per leaf."""
+averaged over the rows of each group, of every row or of a mask, over the whole tree or per leaf; on a
+classifier v(p, y) of the probability p of one class and the row's indicator y of that class."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import inspect
 
 import numpy as np
 
-from ..terms.operations import CasadiFormula
+from ..terms.operations import NUMPY, CasadiFormula
 from .soft_means import SoftMean, group_differences, group_pairs, group_weights
 
 #: the values a spec may name: v(yhat, y) in y's units, and its degree (v's units are y's to this power)
@@ -32,6 +33,12 @@ class RowMean(SoftMean):
     means (``"group_differences"``: group h minus group g, one row per pair g < h) or the rows of a
     mask; with ``per_leaf`` each leaf's mean is bounded instead of the whole tree's (each leaf's
     rows weighted by their probability of reaching it; a leaf no row reaches bounds nothing).
+
+    On a :class:`~srtopt.estimators.classification.SoftClassificationTree` the value is v(p, y): p the
+    probability of the class ``pos_label`` (by default the second of two classes, ``classes_[1]``) at the
+    leaf, y the row's indicator of that class (1 for a row of the class, else 0), so "prediction" is the
+    class's mean probability, "residual" its calibration and "squared_error" its Brier score; ``predict()``'s
+    value of a row is v of its HBP leaf's probability (``predict_proba``).
 
     Parity, a bounded group loss, a group bias and a cap on the mean prediction are instances::
 
@@ -64,6 +71,9 @@ class RowMean(SoftMean):
         v's units are y's units to this power (0 for a unitless value); the constraint holds to
         :data:`~.base.FEASIBILITY_TOL` times y's standard deviation to this power.  None: the named
         value's (1 for a prediction or a residual, 2 for a squared error), 1 for a callable.
+    pos_label : label or None, default=None
+        A classifier's class whose probability p is (None: ``classes_[1]``, two classes only); a
+        regression tree takes none.
 
     Raises
     ------
@@ -73,13 +83,14 @@ class RowMean(SoftMean):
     """
 
     name = "row_mean"
-    tasks = ("regression",)
 
-    def __init__(self, value="prediction", over="all", lower=None, upper=None, per_leaf=False, degree=None):
+    def __init__(self, value="prediction", over="all", lower=None, upper=None, per_leaf=False, degree=None,
+                 pos_label=None):
         self.value, self.over, self.lower_bound, self.upper_bound = value, over, lower, upper
-        self.per_leaf, self.degree = per_leaf, degree
+        self.per_leaf, self.degree, self.pos_label = per_leaf, degree, pos_label
         self._check()
         self._units = (0.0, 1.0, None, None)  # y's mean and standard deviation, x's minimum and span
+        self.code = None  # a classifier's class of p, once in training units
         self._formula = self._training_formula()
 
     def _check(self):
@@ -155,10 +166,8 @@ class RowMean(SoftMean):
 
     # ---------------------------------------------------------------- units
     def in_training_units(self, units):
-        if units.classes:
-            raise ValueError(f"{self._owner()} bounds a mean of a regression tree's predictions; a classifier takes "
-                             f"parity (its positive rate) and class_recall")
         out = copy.copy(self)
+        out.code = units.positive_code(self.pos_label, self._owner())
         out._units = (float(units.y_mean), float(units.y_std), units.x_min, np.asarray(units.x_scale, float))
         out._formula = out._training_formula()
         return out
@@ -193,6 +202,11 @@ class RowMean(SoftMean):
 
     def leaf_second_derivative(self, yhat, y):
         return self._formula.numpy(2, yhat, y)
+
+    def predicted_values(self, problem, prediction) -> np.ndarray:
+        """v_i of ``predict()``'s prediction of every training row: v(prediction, y), a classifier's of the class's
+        probability and the row's indicator of the class (the leaf model's ``mean_inputs``)."""
+        return self.leaf_values(*problem.leaf_model.mean_inputs(prediction, problem.y, self), NUMPY)
 
     # ---------------------------------------------------------------- the rows
     def _columns(self, s, groups, X) -> np.ndarray:
@@ -283,6 +297,7 @@ class RowMean(SoftMean):
     def row_names(self, labels) -> list[str]:
         what = self.value if isinstance(self.value, str) else getattr(self.value, "__name__", "v")
         what = "v" if what == "<lambda>" else what
+        what += "" if self.pos_label is None else f" of p({self.pos_label})"
         if self.over == "all":
             columns = ["all rows"]
         elif self.over == "groups":

@@ -10,7 +10,7 @@ import numpy as np
 from ..._spec import Registry
 from .base import Constraint
 from .bounds import FeatureSubset, LeafBounds, Monotone, VariableBounds
-from .class_means import ClassRecall
+from .class_means import ClassRecall, EqualizedOdds, GroupRecall, ProbabilityParity
 from .row_means import RowMean
 from .soft_means import GroupLoss, Parity, SoftMean
 
@@ -80,7 +80,8 @@ class ConstraintSet:
 PLUGINS = "srtopt.constraints"
 CONSTRAINTS = Registry("constraint", {"monotone": Monotone, "leaf_bounds": LeafBounds, "features": FeatureSubset,
                                       "parity": Parity, "group_loss": GroupLoss, "class_recall": ClassRecall,
-                                      "row_mean": RowMean},
+                                      "row_mean": RowMean, "group_recall": GroupRecall,
+                                      "equalized_odds": EqualizedOdds, "probability_parity": ProbabilityParity},
                        "a Constraint object or a list of these", plugins=PLUGINS)
 
 

@@ -27,6 +27,9 @@ class SoftMean(Constraint):
     coefficients (then g is linear in beta)."""
 
     linear = False
+    #: whether a row holds only when it holds for the soft model as well as for ``predict()`` (False: the row
+    #: bounds ``predict()``, and the soft model's value is what training carried for it)
+    binds_soft_model = True
 
     def leaf_values(self, yhat, y, ops):
         raise NotImplementedError
@@ -294,8 +297,9 @@ def group_differences(s, groups) -> np.ndarray:
 class Parity(MeanPrediction):
     """|mean soft prediction over group h - mean over group g| <= gap for every pair of groups
     g < h (one row for two groups: group 1's mean minus group 0's), the means weighted by the
-    sample weights.  With two classes the prediction is the probability of the second class: the
-    groups' rates of positive predictions of the soft model and of ``predict_proba``.
+    sample weights.  On a classifier of two classes the prediction is the probability of the second class
+    (:class:`~.class_means.ProbabilityParity`); a classifier's ``parity`` bounds the rates of its decisions
+    instead (:class:`~.class_means.RateParity`).
 
     Parameters
     ----------
@@ -323,7 +327,7 @@ class Parity(MeanPrediction):
 
     def leaf_function(self, problem):
         """The leaf model's output values (``output_values``): the predictions of a value leaf, the probability
-        of the second class of a two-class leaf (parity of the positive rate)."""
+        of the second class of a two-class leaf (the parity of the mean probability)."""
         return problem.leaf_model.output_values(self)
 
     def predicted_values(self, problem, prediction):

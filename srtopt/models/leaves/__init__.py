@@ -15,8 +15,8 @@ spec (the spline knots and smoothness).
 from ...leaf_model import LeafModel, register_leaf_model
 from .classification import ClassLeaves
 from .fitting import fit_basis
-from .hessian import leaf_hessian, leaf_hessian_blocks, row_outer_products
+from .hessian import block_diagonal, leaf_hessian, leaf_hessian_blocks, row_outer_products
 from .regression import LinearValues, RegressionLeaves, linear_leaves
 
-__all__ = ["ClassLeaves", "LeafModel", "LinearValues", "RegressionLeaves", "fit_basis", "leaf_hessian",
+__all__ = ["ClassLeaves", "LeafModel", "block_diagonal", "LinearValues", "RegressionLeaves", "fit_basis", "leaf_hessian",
            "leaf_hessian_blocks", "linear_leaves", "register_leaf_model", "row_outer_products"]

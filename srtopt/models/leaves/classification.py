@@ -8,18 +8,22 @@ import numpy as np
 
 from ...bases import Basis
 from ...leaf_model import LeafModel, Softmax, register_leaf_model
-from ..terms.class_losses import ClassProbability, LogLoss
+from ..terms.class_losses import ClassProbability, ClassValue, LogLoss
 from ..terms.operations import CASADI, pyomo_ops
 from .fitting import fit_basis
 
 #: the LN solvers "auto" tries: three steps of Newton's method on the exact Hessian while the subproblem has at
 #: most 800 coefficients, 30 iterations of L-BFGS-B beyond (the Hessian of K' q coefficients per leaf costs
 #: N (K' q)^2); the LN subproblems are convex and warm-started, and inexact steps are measured as accurate
-#: (docs/classification.md).  With constraint rows IPOPT: its exact Hessian up to 1000 coefficients, L-BFGS
-#: beyond (an iteration on the dense Hessian of n coefficients costs n^3 / 3 and cannot be stopped: 0.6 s at
+#: (docs/classification.md).  With constraint rows SQP on the exact Hessian of the Lagrangian (a handful of rows,
+#: no variable bounds: docs/classification.md, "Constrained fits"), else IPOPT: its exact Hessian up to 1000
+#: coefficients, L-BFGS beyond (an iteration on the dense Hessian of n coefficients costs n^3 / 3 and cannot be stopped: 0.6 s at
 #: 1240, benchmarks/results/time_limits.md)
-LN_AUTO = ("newton:max_variables=800,max_iter=3", "l-bfgs-b:max_iter=30", "ipopt:max_variables=1000",
-           "ipopt:hessian=limited-memory", "prox-gradient")
+LN_AUTO = ("newton:max_variables=800,max_iter=3", "l-bfgs-b:max_iter=30", "sqp:max_variables=1000,needs_rows=True",
+           "ipopt:max_variables=1000", "ipopt:hessian=limited-memory", "prox-gradient")
+#: the BN solvers "auto" tries: SQP on the subproblems with constraint rows (it refuses the others), then the
+#: defaults, srtopt.solvers.AUTO["bn"] (docs/classification.md, "Constrained fits")
+BN_AUTO = ("sqp:max_variables=1000,needs_rows=True", "auto")
 
 
 @register_leaf_model
@@ -38,7 +42,7 @@ class ClassLeaves(LeafModel):
     """
 
     kind = "classification"
-    ln_specs = LN_AUTO
+    ln_specs, bn_specs = LN_AUTO, BN_AUTO
 
     def __init__(self, loss=None, n_classes: int = 2, basis="linear"):
         super().__init__(basis, Softmax(n_classes))
@@ -117,9 +121,15 @@ class ClassLeaves(LeafModel):
         """The leaves whose "loss" is the probability of class ``code`` (class recall, parity)."""
         return ClassLeaves(ClassProbability(code), self.n_classes, self.basis)
 
-    def mean_values(self, term):
-        raise ValueError(f"the {term.name} constraint bounds a mean of a regression tree's predictions; a "
-                         f"classifier takes parity (its positive rate) and class_recall")
+    def mean_values(self, term) -> "ClassLeaves":
+        """The leaves whose "loss" is a soft mean's value v(p_c, y_c) of the probability of the term's class c
+        (``term.code``) and the row's indicator of it (:class:`~..terms.class_losses.ClassValue`)."""
+        return ClassLeaves(ClassValue(term, term.code), self.n_classes, self.basis)
+
+    def mean_inputs(self, prediction, y, term) -> tuple:
+        """(p_c, y_c) of every row: the probability of the term's class c in ``prediction`` (the class
+        probabilities, (n, K)) and whether the row is of class c."""
+        return np.asarray(prediction)[:, term.code], (np.asarray(y) == term.code).astype(float)
 
     def output_values(self, term) -> "ClassLeaves":
         """The probability of the second class, whose groups' means parity compares (two classes)."""

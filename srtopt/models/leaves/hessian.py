@@ -4,7 +4,6 @@ the leaf's score pairs (a, b), the second derivatives C of R_il in the scores we
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import block_diag
 
 KRONECKER_ENTRIES = 1 << 24  # largest n q (q + 1) / 2 for which leaf_hessian forms the rows' outer products at once
 
@@ -25,7 +24,16 @@ def row_outer_products(Xa) -> np.ndarray | None:
 def leaf_hessian(Xa, C, outer=None) -> np.ndarray:
     """The block-diagonal Hessian in beta_W of sum_il C-weighted second derivatives, its blocks
     :func:`leaf_hessian_blocks` on the diagonal."""
-    return block_diag(*leaf_hessian_blocks(Xa, C, outer))
+    return block_diagonal(leaf_hessian_blocks(Xa, C, outer))
+
+
+def block_diagonal(blocks) -> np.ndarray:
+    """The matrix with the square ``blocks`` (m, s, s) on its diagonal, zeros elsewhere (scipy's
+    ``block_diag`` of a few small blocks cost a tenth of a constrained fit in its argument checks)."""
+    m, size, _ = blocks.shape
+    out = np.zeros((m, size, m, size))
+    out[np.arange(m), :, np.arange(m), :] = blocks
+    return out.reshape(m * size, m * size)
 
 
 def leaf_hessian_blocks(Xa, C, outer=None) -> np.ndarray:

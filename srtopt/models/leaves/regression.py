@@ -113,6 +113,10 @@ class RegressionLeaves(LeafModel):
     def mean_output(self, prediction) -> np.ndarray:
         return np.asarray(prediction)
 
+    def mean_inputs(self, prediction, y, term) -> tuple:
+        """(yhat, y) of every row: ``predict()``'s value and the target, as a soft mean's v takes them."""
+        return np.asarray(prediction), np.asarray(y)
+
 
 class LinearValues(RegressionLeaves):
     """v(yhat_il, y_i) of a value leaf's prediction yhat_il = Xa_i . beta_l, the values of a soft mean (e.g. yhat

@@ -8,14 +8,13 @@ from typing import ClassVar
 
 import casadi as ca
 import numpy as np
-from scipy.linalg import block_diag
 
 from ... import kernels
 from .. import casadi_backend as cb
 from ..casadi_backend import pad as _pad
 from ..casadi_backend import padded_rows
 from ..constraints.blocks import LeafBlock
-from ..leaves import leaf_hessian_blocks, row_outer_products
+from ..leaves import block_diagonal, leaf_hessian_blocks, row_outer_products
 from ..terms.losses import Loss
 from .base import _variable_names
 from .working_set import WorkingSetSubproblem
@@ -64,11 +63,21 @@ class LeafSubproblem(WorkingSetSubproblem):
         """(Xa, targets) of the rows I_t (the targets: y for linear leaves)."""
         return self.problem.Xa[self.rows], self.problem.targets[self.rows]
 
+    def _losses(self, x, order: int) -> tuple:
+        """R of the rows at the working leaves at x and its derivatives in the scores up to ``order``, kept for
+        the last x (a solver asks for the value, the gradient and the Hessian at one point)."""
+        key = np.asarray(x, float).tobytes()
+        last = getattr(self, "_last_losses", (None, -1, None))
+        if last[0] != key or last[1] < order:
+            values = self.problem.leaf_model.losses(*self.design, self._matrix(x), order=order)
+            self._last_losses = (key, order, values if order else (values,))
+        return self._last_losses[2]
+
     def _data(self, x, with_grad=True):
         leaves, Q = self.problem.leaf_model, self.leaf_weights
         if not with_grad:
-            return float(np.sum(Q * leaves.losses(*self.design, self._matrix(x)))), None
-        R, D = leaves.losses(*self.design, self._matrix(x), order=1)
+            return float(np.sum(Q * self._losses(x, 0)[0])), None
+        R, D = self._losses(x, 1)[:2]
         return float(np.sum(Q * R)), leaves.gradient(self.design[0], Q, D).ravel()
 
     @property
@@ -77,7 +86,7 @@ class LeafSubproblem(WorkingSetSubproblem):
         the diagonal); None when a penalty term on beta is not a diagonal quadratic (:meth:`ridge`) or
         the objective is nonsmooth."""
         blocks = self.hessian_blocks
-        return None if blocks is None else (lambda x: block_diag(*blocks(x)))
+        return None if blocks is None else (lambda x: block_diagonal(blocks(x)))
 
     @property
     def hessian_blocks(self):
@@ -90,9 +99,8 @@ class LeafSubproblem(WorkingSetSubproblem):
             return None
 
         def blocks(x):
-            Xa, T = self.design
-            _, _, C = self.problem.leaf_model.losses(Xa, T, self._matrix(x), order=2)
-            H = leaf_hessian_blocks(Xa, C * self.leaf_weights, self._outer)
+            C = self._losses(x, 2)[2]
+            H = leaf_hessian_blocks(self.design[0], C * self.leaf_weights, self._outer)
             diagonal = np.arange(H.shape[1])
             H[:, diagonal, diagonal] += ridge
             return H

@@ -26,7 +26,7 @@ import numpy as np
 from ..._spec import Registry
 from ...routing import class_probabilities
 from .base import Term
-from .operations import NUMPY
+from .operations import NUMPY, CasadiFormula
 
 
 def full_scores(U: list, n_classes: int) -> list:
@@ -165,7 +165,137 @@ class MisclassificationCost(ClassLoss):
                                   for a, (p, g) in enumerate(zip(Pf, G))])
 
 
-class ClassProbability(ClassLoss):
+class OfProbability(ClassLoss):
+    """f(p, y) of one probability p of a row at a leaf, p = sum_k w_k p_k(u) with weights w of the row's target
+    (:meth:`selected`), and of a second argument y: the class probabilities are written once here, with the
+    chain rule of their derivatives in the free scores, and a subclass gives the outer function f.
+
+    With q_a = dp/du_a = p_a (w_a - p) and d^2p/du_a du_b = p_a (delta_ab - p_b)(w_a - p) - p_a p_b (w_b - p)
+    (a, b over the K' free scores), dR/du = f'(p) q and d^2R/du^2 = f''(p) q q^T + f'(p) d^2p/du^2."""
+
+    def selected(self, T, ops):
+        """(w: the weights of the K class probabilities in p, y: the second argument of f) of the targets T
+        (a list of K entries)."""
+        raise NotImplementedError
+
+    def outer(self, p, y, ops):
+        """f(p, y) over the namespace ``ops``."""
+        raise NotImplementedError
+
+    def outer_derivatives(self, p, y) -> tuple:
+        """(f, df/dp, d^2f/dp^2), numpy, elementwise."""
+        raise NotImplementedError
+
+    def expression(self, U, T, ops):
+        full = full_scores(U, len(T))
+        lse = logsumexp(full, ops)
+        w, y = self.selected(T, ops)
+        p = sum(ops.exp(u - lse) * weight for u, weight in zip(full, w) if not _zero(weight))
+        return self.outer(p, y, ops)
+
+    def evaluate(self, U, T, order=0):
+        _, _, P = _softmax(U, len(T))
+        w, y = self.selected(list(T), NUMPY)
+        w = np.broadcast_to(np.asarray(w, dtype=float).reshape((len(P),) + (1,) * (P.ndim - 1)) if np.ndim(w[0]) == 0
+                            else np.asarray(w, dtype=float), P.shape)
+        p = np.sum(w * P, axis=0)
+        f = self.outer_derivatives(p, y)
+        if order == 0:
+            return f[0]
+        offset = len(P) - len(U)
+        Pf, wf = P[offset:], w[offset:]
+        q = Pf * (wf - p)
+        if order == 1:
+            return f[0], f[1] * q
+        H = (Pf[:, None] * (np.eye(len(Pf)).reshape((len(Pf), len(Pf)) + (1,) * (P.ndim - 1)) - Pf[None])
+             * (wf - p)[:, None] - Pf[:, None] * Pf[None] * (wf - p)[None])
+        return f[0], f[1] * q, f[2] * q[:, None] * q[None] + f[1] * H
+
+
+def _zero(weight) -> bool:
+    """Whether a weight is the number 0 (a term of p to leave out)."""
+    return isinstance(weight, (int, float)) and weight == 0
+
+
+class ProbabilityLoss(OfProbability):
+    """loss(p) of the probability p of a row's true class at a leaf, or loss(p, c) with c the class's code
+    (0..K-1, its position in ``classes_``: a class-weighted loss), given as a callable of CasADi symbols:
+    ``lambda p: -casadi.log(p)`` is the log loss, ``lambda p: -(1 - p) ** 2 * casadi.log(p)`` the focal loss
+    (Lin et al. 2017), ``lambda p, c: -(0.25 * c + 0.75 * (1 - c)) * casadi.log(p)`` a class-weighted log loss.
+    CasADi's AD gives the derivatives in p, whose numpy values replay its graphs, and the same replay gives the
+    Pyomo expression (:class:`~.operations.CasadiFormula`, the path of a regression loss's
+    :class:`~.losses.CasadiLoss`); the derivatives in the leaf's scores follow by the chain rule
+    (:class:`OfProbability`).  In numpy p is taken at least the smallest positive float, so that -log(p) stays
+    finite when a leaf gives a row's class no probability at all.
+
+    Parameters
+    ----------
+    function : callable
+        Maps the scalar CasADi symbol p (and, taking two arguments, the class code c) to a CasADi expression;
+        called once, here.
+    name : str or None, default=None
+        The loss's name; None: ``function.__name__`` (else "probability-loss").
+
+    Raises
+    ------
+    ValueError
+        If ``function`` takes neither one nor two arguments, or does not give a CasADi expression.
+    """
+
+    def __init__(self, function, name=None):
+        self.function = function
+        self.name = name or _function_name(function, "probability-loss")
+        self._formula = CasadiFormula(function, _arity(function))
+
+    @property
+    def key(self) -> tuple:
+        return ("probability-loss", self.name, id(self.function))
+
+    def targets(self, codes, n_classes):
+        return np.eye(n_classes)[np.asarray(codes, dtype=int)]
+
+    def selected(self, T, ops):
+        return T, sum(k * t for k, t in enumerate(T) if k)
+
+    def outer(self, p, y, ops):
+        return self._formula.expression(ops, *self._arguments(p, y))
+
+    def outer_derivatives(self, p, y):
+        args = self._arguments(np.maximum(p, np.finfo(float).tiny), y)
+        return tuple(self._formula.numpy(order, *args) for order in range(3))
+
+    def _arguments(self, p, c) -> tuple:
+        return (p, c) if self._formula.n_inputs == 2 else (p,)
+
+    def __getstate__(self):  # the CasADi functions are rebuilt from the user's callable (copies, pickles)
+        return {k: v for k, v in self.__dict__.items() if k != "_formula"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._formula = CasadiFormula(self.function, _arity(self.function))
+
+
+def _arity(function) -> int:
+    """The number of arguments a user's loss takes (1 or 2), checked."""
+    import inspect
+
+    try:
+        parameters = [p for p in inspect.signature(function).parameters.values()
+                      if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return 1
+    if len(parameters) not in (1, 2):
+        raise ValueError(f"a classification loss callable takes p (the probability of the row's class) or (p, c) "
+                         f"(c its class code), got one of {len(parameters)} arguments")
+    return len(parameters)
+
+
+def _function_name(function, default: str) -> str:
+    name = getattr(function, "__name__", default)
+    return default if name == "<lambda>" else name
+
+
+class ClassProbability(OfProbability):
     """p_c(u): the probability of the class of code ``code`` -- not a training loss but the value a
     classification constraint averages (:mod:`srtopt.models.constraints.class_means`).
 
@@ -183,22 +313,38 @@ class ClassProbability(ClassLoss):
     def targets(self, codes, n_classes):
         return np.eye(n_classes)[np.asarray(codes, dtype=int)]
 
-    def expression(self, U, T, ops):
-        full = full_scores(U, len(T))
-        return ops.exp(full[self.code] - logsumexp(full, ops))
+    def selected(self, T, ops):
+        return [float(k == self.code) for k in range(len(T))], T[self.code]
 
-    def evaluate(self, U, T, order=0):
-        _, _, P = _softmax(U, len(T))
-        v, c, offset = P[self.code], self.code, len(P) - len(U)
-        if order == 0:
-            return v
-        Pf = P[offset:]
-        G = np.array([v * ((c == a + offset) - p) for a, p in enumerate(Pf)])  # v (delta_ca - p_a)
-        if order == 1:
-            return v, G
-        H = np.array([[v * (((c == b + offset) - q) * ((c == a + offset) - p) - (a == b) * p + p * q)
-                       for b, q in enumerate(Pf)] for a, p in enumerate(Pf)])
-        return v, G, H
+    def outer(self, p, y, ops):
+        return p
+
+    def outer_derivatives(self, p, y):
+        return p, np.ones_like(p), np.zeros_like(p)
+
+
+class ClassValue(ClassProbability):
+    """v(p_c(u), y_c) of a soft mean of a classifier (a :class:`~srtopt.models.constraints.RowMean`): ``term``'s
+    value of the probability p_c of the class of code ``code`` and the row's indicator y_c of that class (1 for
+    a row of the class, else 0), its derivatives in p_c the term's (``leaf_values``, ``leaf_derivative``,
+    ``leaf_second_derivative``)."""
+
+    name = "class_value"
+
+    def __init__(self, term, code=1):
+        super().__init__(code)
+        self.term = term
+
+    @property
+    def key(self) -> tuple:
+        return (self.name, self.code, self.term.key)
+
+    def outer(self, p, y, ops):
+        return self.term.leaf_values(p, y, ops)
+
+    def outer_derivatives(self, p, y):
+        return (self.term.leaf_values(p, y, NUMPY), self.term.leaf_derivative(p, y),
+                self.term.leaf_second_derivative(p, y))
 
 
 def _softmax(U: np.ndarray, n_classes: int):
@@ -213,7 +359,7 @@ def _softmax(U: np.ndarray, n_classes: int):
 
 
 CLASS_LOSSES = Registry("classification loss", {"log_loss": LogLoss, "cost": MisclassificationCost},
-                        "a ClassLoss object")
+                        "a ClassLoss object or a callable of the probability p of the row's class")
 
 
 def register_class_loss(name: str, factory) -> None:
@@ -230,8 +376,9 @@ def register_class_loss(name: str, factory) -> None:
 
 
 def make_class_loss(spec) -> ClassLoss:
-    """A :class:`ClassLoss` from a name (``"log_loss"``, ``"cost"``), a spec with options or a ClassLoss
-    object (deep-copied).
+    """A :class:`ClassLoss` from a name (``"log_loss"``, ``"cost"``, one of :func:`register_class_loss`), a spec
+    with options, a ClassLoss object (deep-copied) or a callable of the probability p of a row's class (and its
+    class code: :class:`ProbabilityLoss`).
 
     Raises
     ------
@@ -242,5 +389,8 @@ def make_class_loss(spec) -> ClassLoss:
         return copy.deepcopy(spec)
     if isinstance(spec, str):
         return CLASS_LOSSES.make(spec)
+    if callable(spec):
+        return ProbabilityLoss(spec)
     raise ValueError(f"loss must be 'log_loss', 'cost' (with a cost matrix: MisclassificationCost(cost=...)), a "
-                     f"registered name or a ClassLoss object, got {spec!r}")
+                     f"registered name, a ClassLoss object or a callable p -> CasADi expression (p the probability "
+                     f"of the row's class), got {spec!r}")

@@ -99,6 +99,7 @@ class CasadiFormula:
     """
 
     def __init__(self, function, n_inputs: int = 1):
+        self.n_inputs = n_inputs
         symbols = [ca.SX.sym(f"a{k}") for k in range(n_inputs)]
         e = function(*symbols)
         first = symbols[0]
