@@ -16,8 +16,9 @@ Models:
 * ``soft tree, pooled below 5`` / ``30``: categories of fewer training rows pooled (the default: 10);
 * ``soft tree, group ridge``: a text column's indicators enter the leaves scaled by 1 / sqrt(its levels), so
   the l2 term on their weights grows with the levels (a group's weights shrink as one feature's);
-* ``soft tree CV``: SoftRegressionTreeCV (depths 1, 2, 3, the best mean R^2) / SoftClassificationTreeCV on the
-  raw table (when the estimator exists); ``soft tree CV, one-SE``: the same with ``rule="one-se"``;
+* ``soft tree CV``: SoftRegressionTreeCV (depths 1, 2, 3, the best mean R^2) / SoftClassificationTreeCV (its
+  defaults: depths 1-4 x leaf l2 factors 1, 10, 100 by held-out log loss) on the raw table; ``soft tree CV,
+  one-SE``: the regression CV with ``rule="one-se"``;
 * ``... (pipeline)``: behind the usual pipeline (one-hot with ``min_frequency=10`` and a "(missing)" category
   for text columns, median imputation with indicators for numeric ones): the soft tree, ridge / logistic
   regression (RidgeCV / LogisticRegression), CART of depth 4, RandomForest(100);
@@ -95,7 +96,7 @@ def make(model, task, X):
     if model.startswith("soft tree CV"):
         rule = "one-se" if model.endswith("one-SE") else "best"
         if classify:
-            return srtopt.SoftClassificationTreeCV(random_state=0, **({"rule": rule} if rule != "best" else {}))
+            return srtopt.SoftClassificationTreeCV(random_state=0)
         return srtopt.SoftRegressionTreeCV(srtopt.SoftRegressionTree(depth=3, random_state=0), depths=(1, 2, 3),
                                            random_state=0, rule=rule)
     if model == "soft tree (pipeline)":
@@ -208,12 +209,10 @@ def available(model) -> bool:
 
 
 def runnable(dataset, model) -> bool:
-    """Whether srtopt has the model for the dataset's task (SoftClassificationTreeCV may not exist yet)."""
-    import srtopt
+    """Whether the model exists for the dataset's task (the one-SE rule is SoftRegressionTreeCV's)."""
     from srtopt.datasets import TABULAR_DATASETS
 
-    return not (model.startswith("soft tree CV") and TABULAR_DATASETS[dataset].task == "classification"
-                and not hasattr(srtopt, "SoftClassificationTreeCV"))
+    return not (model == "soft tree CV, one-SE" and TABULAR_DATASETS[dataset].task == "classification")
 
 
 def report(datasets, models, folds) -> list[str]:

@@ -17,7 +17,7 @@ def test_streed_is_registered_and_runs_where_installed():
     assert model.predict(X).shape == (200,) and np.corrcoef(model.predict(X), y)[0, 1] > 0.9
 
 
-CLASSIFIERS = ("sct", "cart-clf", "orct", "streed-clf", "rf-clf", "hgb-clf", "logreg-clf")
+CLASSIFIERS = ("sct", "sct-cv", "cart-clf", "orct", "streed-clf", "rf-clf", "hgb-clf", "logreg-clf")
 
 
 def test_classification_baselines_are_registered_with_their_task():
@@ -26,7 +26,7 @@ def test_classification_baselines_are_registered_with_their_task():
     assert method_names("classification") == list(CLASSIFIERS)
     assert not set(CLASSIFIERS) & set(method_names("regression"))
     assert {name: method_uses_depth(name) for name in CLASSIFIERS} == {
-        "sct": True, "cart-clf": True, "orct": True, "streed-clf": True, "rf-clf": False, "hgb-clf": False,
+        "sct": True, "sct-cv": False, "cart-clf": True, "orct": True, "streed-clf": True, "rf-clf": False, "hgb-clf": False,
         "logreg-clf": False}
     assert all(method_task(name) == "regression" for name in ("srt", "cart", "rf", "streed", "milo"))
     with pytest.raises(ValueError, match="unknown method 'svm'"):

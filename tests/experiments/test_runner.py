@@ -280,7 +280,7 @@ def test_a_grid_is_of_one_task():
                                          r"glass\): run each task in a bench of its own"):
         build_grid(["yacht", "pima", "glass"], [2], ["cart"])
     with pytest.raises(ValueError, match=r"method 'cart' is a regression method and the datasets are "
-                                         r"classification datasets; classification methods: sct, cart-clf, "):
+                                         r"classification datasets; classification methods: sct, sct-cv, cart-clf, "):
         build_grid(["pima"], [2], ["cart"])
     with pytest.raises(ValueError, match="method 'rf-clf' is a classification method and the datasets are "
                                          "regression datasets"):
