@@ -3,9 +3,9 @@
 A fit makes it once, ``Deadline(time_limit)``, and hands it, as an argument, to every loop that
 can run long and to every solver call: a loop polls ``passed()`` or gives a part of it to a fit of
 its own (``share(n)`` seconds as that fit's ``time_limit``, or ``within(seconds)`` as the deadline of
-a search), and a solver gets it in ``solve(problem, x0, deadline=...)`` (:mod:`.base`) and returns
-its current point once it has passed.  The deadline is a plain value: nothing reads one that was not
-passed to it.
+a search), and a solver gets it in ``solve(problem, x0, deadline=...)`` (:mod:`srtopt.solvers.base`) and
+returns its current point once it has passed.  The deadline is a plain value: nothing reads one that
+was not passed to it.
 """
 
 from __future__ import annotations
