@@ -13,6 +13,7 @@ Models:
 * ``soft tree``: SoftRegressionTree / SoftClassificationTree (depth 3, defaults) on the raw table;
 * ``soft tree, imputed``: the same on the table whose numeric empty cells hold the training median (no
   missing indicators), the imputation-alone reading;
+* ``soft tree, leaf_ridge=1``: the regression tree without its leaf-ridge comparison (``leaf_ridge="auto"``);
 * ``soft tree, pooled below 5`` / ``30``: categories of fewer training rows pooled (the default: 10);
 * ``soft tree, group ridge``: a text column's indicators enter the leaves scaled by 1 / sqrt(its levels), so
   the l2 term on their weights grows with the levels (a group's weights shrink as one feature's);
@@ -43,7 +44,7 @@ from benchmarks.common import RESULTS, write_report
 from benchmarks.decisions.defaults import run_into_store, stored
 
 STORE = RESULTS / "tabular.jsonl"
-MODELS = ["soft tree", "soft tree, imputed", "soft tree, pooled below 5", "soft tree, pooled below 30",
+MODELS = ["soft tree", "soft tree, imputed", "soft tree, leaf_ridge=1", "soft tree, pooled below 5", "soft tree, pooled below 30",
           "soft tree, group ridge", "soft tree CV", "soft tree CV, one-SE", "soft tree (pipeline)",
           "linear (pipeline)", "CART (pipeline)", "RF (pipeline)", "HGB", "EBM"]
 #: the variants that encode the table in the benchmark (a pooling threshold, or the columns' groups for the leaves)
@@ -93,6 +94,8 @@ def make(model, task, X):
     tree = (srtopt.SoftClassificationTree if classify else srtopt.SoftRegressionTree)(depth=3, random_state=0)
     if model in ("soft tree", "soft tree, imputed"):
         return tree
+    if model == "soft tree, leaf_ridge=1":
+        return tree.set_params(leaf_ridge=1.0)
     if model.startswith("soft tree CV"):
         rule = "one-se" if model.endswith("one-SE") else "best"
         if classify:
@@ -209,10 +212,12 @@ def available(model) -> bool:
 
 
 def runnable(dataset, model) -> bool:
-    """Whether the model exists for the dataset's task (the one-SE rule is SoftRegressionTreeCV's)."""
+    """Whether the model exists for the dataset's task (the one-SE rule and the leaf-ridge comparison are the
+    regression tree's)."""
     from srtopt.datasets import TABULAR_DATASETS
 
-    return not (model == "soft tree CV, one-SE" and TABULAR_DATASETS[dataset].task == "classification")
+    return not (model in ("soft tree CV, one-SE", "soft tree, leaf_ridge=1")
+                and TABULAR_DATASETS[dataset].task == "classification")
 
 
 def report(datasets, models, folds) -> list[str]:
