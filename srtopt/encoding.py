@@ -45,6 +45,11 @@ def needs_encoding(X) -> bool:
     return values.ndim == 2 and bool(np.isnan(values).any()) and not bool(pd.isna(np.asarray(X)).all())
 
 
+class TableWarning(UserWarning):
+    """A table given to ``predict`` holds what the fit's table did not: categories the fit did not keep,
+    or missing cells in a column that had none (both are encoded as the module docstring says)."""
+
+
 class TableEncoder:
     """The encoding of a table's columns (module docstring).
 
@@ -212,10 +217,10 @@ def _warn_unseen(unseen: dict, imputed: list, encoder) -> None:
         named = "; ".join(f"{column}: {', '.join(map(repr, values[:5]))}" + (" ..." if len(values) > 5 else "")
                           for column, values in unseen.items())
         warnings.warn(f"categories the fit did not keep: {named}; they go to the column's (other) category where "
-                      f"it has one, else to none of its categories", UserWarning, stacklevel=4)
+                      f"it has one, else to none of its categories", TableWarning, stacklevel=4)
     if imputed:
         warnings.warn(f"missing values in column(s) {', '.join(map(repr, imputed))}, which had none at fit: they take "
-                      f"the training median", UserWarning, stacklevel=4)
+                      f"the training median", TableWarning, stacklevel=4)
 
 
 def _checked_spec(spec) -> dict:

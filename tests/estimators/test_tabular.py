@@ -60,6 +60,24 @@ def test_a_category_the_fit_did_not_see_is_named_at_predict(frame):
         tree.predict(new)
 
 
+def test_the_folds_of_a_fit_keep_their_unseen_categories_to_themselves():
+    """The leaf-ridge comparison and the CV search predict held-out folds that hold a category or an empty
+    cell their fold's fit did not see: the user is not warned of it (a category new to the fitted tree is)."""
+    import warnings
+
+    from srtopt.encoding import TableWarning
+
+    X = pd.DataFrame({"f0": ["a", "a", "a", "a", None, None, "a", "b", "a"], "f1": np.arange(9.0)})
+    y = np.array([0.0, 1, 0, 1, 2, 0, 1, 0, 3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TableWarning)
+        tree = SoftRegressionTree(depth=1, max_iter=1, n_init=1, random_state=0).fit(X, y)
+        SoftRegressionTreeCV(SoftRegressionTree(depth=1, max_iter=1, random_state=0), cv=3).fit(X, y)
+    assert tree.leaf_ridge_losses_  # the comparison ran, on folds without 'b' or without the empty cells
+    with pytest.warns(TableWarning, match="categories the fit did not keep: f0: 'c'"):
+        tree.predict(X.assign(f0="c"))
+
+
 def test_a_monotone_column_by_position_or_by_name(frame):
     X, y = frame
     by_position = SoftRegressionTree(depth=1, random_state=0, monotonic_cst=[1, 0, 0, 0]).fit(X, y)
