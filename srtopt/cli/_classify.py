@@ -17,8 +17,11 @@ def fit_classifier(args, X, y, groups, weights=None):
     if args.init == "model-tree":
         raise ValueError("--init model-tree applies to regression; a SoftClassificationTree (--task classification) "
                          "takes --init cart or cluster")
+    if args.cv_rule is not None:
+        raise ValueError("--cv-rule applies to regression; a SoftClassificationTree's --cv chooses by the held-out "
+                         "log loss")
     if args.cv_depths is not None and args.cv is None:
-        raise ValueError("--cv-depths needs --cv K (the depths are compared by K-fold cross-validation)")
+        raise ValueError("--cv-depths needs --cv K (the candidates are compared by K-fold cross-validation)")
     options = {"depth": args.depth, "regularization": regularization(args.regularization),
                **stopping(args), "n_init": args.n_init, "time_limit": args.time_limit,
                "penalty": args.penalty, "working_sets": args.working_sets, "bn_solver": args.bn_solver,

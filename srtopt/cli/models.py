@@ -88,6 +88,10 @@ def register(subparsers) -> None:
     fit.add_argument("--cv-depths", type=int, nargs="+", default=None, metavar="D",
                      help="with --cv: choose the depth among these (regression: 3 K fits per depth; "
                           "classification: 3 K, in place of 1-4)")
+    fit.add_argument("--cv-rule", choices=["best", "one-se"], default=None,
+                     help="regression, with --cv: 'best' takes the best mean CV R^2 (default); 'one-se' the smallest "
+                          "depth, then the softest splits, within one standard error of it (Breiman's rule, the "
+                          "choice for tables and small noisy data: --cv 3 --cv-depths 1 2 3 --cv-rule one-se)")
     formulation = fit.add_argument_group(
         "formulation and solvers", "the estimator's parameters of the same names (docs: 'Formulations' and "
                                    "'Solvers'); a solver spec may carry options, e.g. 'ipopt:hessian=exact,tol=1e-8'")
@@ -357,12 +361,13 @@ def _fit_regressor(args, X, y, groups, weights=None):
     model._check_params()  # a bad parameter is reported before the progress header
     if args.task == "auto":  # once the input is checked: a refusal is one line
         _hint_class_codes(y, args.target)
-    if args.cv_depths is not None and args.cv is None:
-        raise ValueError("--cv-depths needs --cv K (the depths are compared by K-fold cross-validation)")
+    for flag, value in (("--cv-depths", args.cv_depths), ("--cv-rule", args.cv_rule)):
+        if value is not None and args.cv is None:
+            raise ValueError(f"{flag} needs --cv K (the candidates are compared by K-fold cross-validation)")
     budget = None if args.time_limit is None else fit_budget(args.time_limit, model)
     if args.cv is not None:
         model = _choose_split_weight(model.set_params(time_limit=None), args.cv, args.random_state, X, y, args.quiet,
-                                     args.cv_depths, groups, budget, weights)
+                                     args.cv_depths, groups, budget, weights, args.cv_rule or "best")
     else:
         model.set_params(time_limit=budget)
         if not args.quiet:
@@ -422,18 +427,20 @@ def _write_model(data, out):
 
 
 def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None, groups=None, time_limit=None,
-                         sample_weight=None):
-    """The tree refit with the split weight (and depth, among ``depths``) that K-fold CV chose
+                         sample_weight=None, rule="best"):
+    """The tree refit with the split weight (and depth, among ``depths``) that K-fold CV chose by ``rule``
     (SoftRegressionTreeCV), the whole search within ``time_limit`` seconds."""
     from ..estimators import SoftRegressionTreeCV
 
     search = SoftRegressionTreeCV(tree.set_params(verbose=0), cv=folds, random_state=seed, depths=depths,
-                                  time_limit=time_limit)
+                                  time_limit=time_limit, rule=rule)
     if not quiet:
         weights = ", ".join(f"{w:g}" for w in search.split_weights)
         among = f"depth among {', '.join(map(str, depths))} and the " if depths else ""
+        rule_note = " (the one-standard-error rule)" if rule == "one-se" else ""
         print(f"choosing the {among}weight on the splits of SoftRegressionTree(depth={tree.depth}) by {folds}-fold "
-              f"cross-validation among {weights} x the default, on {len(y)} rows", file=sys.stderr, flush=True)
+              f"cross-validation{rule_note} among {weights} x the default, on {len(y)} rows", file=sys.stderr,
+              flush=True)
     search.fit(X, y, sample_weight=sample_weight, sensitive_features=groups)
     if not quiet:
         if depths:

@@ -638,6 +638,16 @@ def test_fit_cv_depths_chooses_the_depth_too(workdir, capsys):
     assert srtopt.load(workdir / "cvd.json").depth == chosen
 
 
+def test_fit_cv_rule_one_se_takes_a_depth_no_deeper_than_the_best_mean(workdir, capsys):
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-iter", "1", "--cv", "2",
+                 "--cv-depths", "1", "2", "--cv-rule", "one-se", "--out", str(workdir / "cvse.json")]) == 0
+    err = capsys.readouterr().err
+    assert "cross-validation (the one-standard-error rule) among" in err
+    means = {int(d): float(score) for d, score in re.findall(r"depth (\d): (-?[\d.]+)", err.split("per depth")[1])}
+    chosen = int(re.search(r"chosen depth (\d)", err).group(1))
+    assert chosen <= max(means, key=means.get) and srtopt.load(workdir / "cvse.json").depth == chosen
+
+
 def test_fit_cv_depths_without_cv_is_refused(workdir, capsys):
     assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--cv-depths", "1", "2",
                  "--out", str(workdir / "x.json")]) != 0
@@ -824,6 +834,10 @@ def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, ca
      "leaf must be 'linear', 'spline' (options n_knots, smoothing) or a LeafModel, got 'constant'"),
     (["fit", "{d}/iris.csv", "--target", "species", "--cv-depths", "2", "--out", "{d}/x.json"],
      "--cv-depths needs --cv K"),
+    (["fit", "{d}/iris.csv", "--target", "species", "--cv", "2", "--cv-rule", "one-se", "--out", "{d}/x.json"],
+     "--cv-rule applies to regression; a SoftClassificationTree's --cv chooses by the held-out log loss"),
+    (["fit", "{d}/codes.csv", "--target", "sepal_length", "--cv-rule", "one-se", "--out", "{d}/x.json"],
+     "--cv-rule needs --cv K"),
     (["fit", "{d}/iris.csv", "--target", "species", "--init", "model-tree", "--out", "{d}/x.json"],
      "--init model-tree applies to regression; a SoftClassificationTree (--task classification) takes --init cart "
      "or cluster"),
