@@ -150,11 +150,17 @@ def _fit_column(name, column, min_frequency) -> dict:
     if pd.api.types.is_datetime64_any_dtype(column):
         raise ValueError(f"column {name!r} of X holds dates: convert it to numbers (e.g. days since a date) or "
                          f"drop it")
-    counts = column[~missing].astype(str).value_counts(sort=False)
+    counts = pd.Series(_text(column[~missing])).value_counts(sort=False)
     order = sorted(counts.index, key=lambda value: (-counts[value], value))
     kept = [value for value in order if counts[value] >= min_frequency]
     return {"name": name, "kind": "categories", "categories": kept, "pooled": order[len(kept):],
             "other": len(kept) < len(order), "missing": bool(missing.any())}
+
+
+def _text(column) -> np.ndarray:
+    """The column's cells as strings (a categorical column's too, without pandas' cast to str, which
+    warns in pandas 2.0)."""
+    return column.to_numpy(dtype=object).astype(str).astype(object)  # Python str, as pandas' cast gave
 
 
 def _numbers(column):
@@ -192,7 +198,7 @@ def _transform_column(spec, column) -> tuple[np.ndarray, list]:
         filled = np.where(missing, spec["median"], numbers)
         block = np.column_stack([filled, missing.astype(float)]) if spec["indicator"] else filled[:, None]
         return block, [True] if missing.any() and not spec["indicator"] else []
-    text = column.astype(str).to_numpy()
+    text = _text(column)
     index = {value: k for k, value in enumerate(spec["categories"])}
     pooled, width = set(spec["pooled"]), len(_names(spec))
     block = np.zeros((len(column), width))
