@@ -43,8 +43,9 @@ class SoftTreeCV(BaseEstimator):
     tree, the splitter, the score and the candidates of each depth (:meth:`_candidates`), and read the choice
     (:meth:`_store_choice`)."""
 
-    #: the tree class the search tunes
+    #: the tree class the search tunes, and the splitter of an integer ``cv`` (``FOLDS``, :meth:`_splitter`)
     TREE: type = None
+    FOLDS: type = None
     #: a dict of parameter constraints, beside those of the subclass
     _parameter_constraints = {
         "n_jobs": [NONE, INTEGER], "depths": [NONE, Items(Integer(1), "integers >= 1")], "random_state": RANDOM_STATE,
@@ -68,7 +69,10 @@ class SoftTreeCV(BaseEstimator):
         raise NotImplementedError
 
     def _splitter(self):
-        raise NotImplementedError
+        """The folds: an integer ``cv`` as shuffled ``FOLDS`` folds seeded by ``random_state``."""
+        if isinstance(self.cv, numbers.Integral):
+            return self.FOLDS(int(self.cv), shuffle=True, random_state=self.random_state)
+        return self.cv
 
     def _scorer(self):
         """The held-out score as GridSearchCV takes it (None: the tree's ``score``)."""
@@ -254,7 +258,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     (True, [0.3, 1.0, 10.0])
     """
 
-    TREE = SoftRegressionTree
+    TREE, FOLDS = SoftRegressionTree, KFold
 
     def __init__(self, estimator=None, split_weights=SPLIT_WEIGHTS, cv=5, n_jobs=None, random_state=None,
                  depths=None, time_limit=None, rule="best"):
@@ -274,11 +278,6 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     def _check_data(self, X, y):
         check_table(self, X, y)  # errors that name the argument; sets feature_names_in_
         return y
-
-    def _splitter(self):
-        if isinstance(self.cv, numbers.Integral):
-            return KFold(int(self.cv), shuffle=True, random_state=self.random_state)
-        return self.cv
 
     def _n_candidates(self, estimator) -> int:
         return len(self.split_weights)
@@ -379,7 +378,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     (True, [(1, 1.0), (1, 100.0), (2, 1.0), (2, 100.0)])
     """
 
-    TREE = SoftClassificationTree
+    TREE, FOLDS = SoftClassificationTree, StratifiedKFold
 
     def __init__(self, estimator=None, depths=DEPTHS, leaf_ridges=LEAF_RIDGES, scoring="log_loss", cv=3, n_jobs=None,
                  random_state=None, time_limit=None):
@@ -403,11 +402,6 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
         check_classification_targets(labels)
         self.classes_ = np.unique(labels)
         return labels
-
-    def _splitter(self):
-        if isinstance(self.cv, numbers.Integral):
-            return StratifiedKFold(int(self.cv), shuffle=True, random_state=self.random_state)
-        return self.cv
 
     def _n_candidates(self, estimator) -> int:
         return len(self.leaf_ridges)

@@ -29,7 +29,8 @@ import numbers
 
 import numpy as np
 
-from .soft_means import Parity, SoftMean, _not_a_bound, group_differences, group_pairs, group_weights
+from .soft_means import (Parity, SoftMean, WithinGap, _not_a_bound, group_differences, group_pairs,
+                         group_weights)
 
 
 class ClassRates(SoftMean):
@@ -198,7 +199,7 @@ def _group_columns(owner, weights, groups, missing, columns) -> np.ndarray:
     return columns(weights, groups)
 
 
-class RateParity(ClassRates):
+class RateParity(WithinGap, ClassRates):
     """``parity:gap=d`` on a classifier: |the rate of predicting ``classes_[1]`` in group h - in group g| <= gap
     for every pair of groups (fairlearn's demographic parity difference of ``predict()``, two groups), the
     rates weighted by the sample weights.  Training carries the soft model's expected rates in the same bound
@@ -232,14 +233,6 @@ class RateParity(ClassRates):
 
     def columns(self, problem):
         return _group_columns(self.name, problem.s, problem.groups, "no row", group_differences)
-
-    @property
-    def lower(self):
-        return np.full(self.n_rows, -self.gap)
-
-    @property
-    def upper(self):
-        return np.full(self.n_rows, self.gap)
 
     def row_names(self, labels):
         return [f"positive rate({labels[h]}) - positive rate({labels[g]})" for g, h in group_pairs(len(labels))]

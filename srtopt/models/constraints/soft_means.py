@@ -294,7 +294,19 @@ def group_differences(s, groups) -> np.ndarray:
     return np.column_stack([M[:, h] - M[:, g] for g, h in group_pairs(M.shape[1])])
 
 
-class Parity(MeanPrediction):
+class WithinGap:
+    """Rows bounded on both sides by the constraint's ``gap``: -gap <= row <= gap (a gap between groups)."""
+
+    @property
+    def lower(self):
+        return np.full(self.n_rows, -self.gap)
+
+    @property
+    def upper(self):
+        return np.full(self.n_rows, self.gap)
+
+
+class Parity(WithinGap, MeanPrediction):
     """|mean soft prediction over group h - mean over group g| <= gap for every pair of groups
     g < h (one row for two groups: group 1's mean minus group 0's), the means weighted by the
     sample weights.  On a classifier of two classes the prediction is the probability of the second class
@@ -337,14 +349,6 @@ class Parity(MeanPrediction):
 
     def row_weights(self, s, groups):
         return group_differences(s, groups)
-
-    @property
-    def lower(self):
-        return np.full(self.n_rows, -self.gap)
-
-    @property
-    def upper(self):
-        return np.full(self.n_rows, self.gap)
 
     def row_names(self, labels):
         return [f"mean({labels[h]}) - mean({labels[g]})" for g, h in group_pairs(len(labels))]
