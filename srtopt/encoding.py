@@ -18,6 +18,7 @@ A :class:`TableEncoder` is fitted on the training table and maps every table of 
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -48,6 +49,15 @@ def needs_encoding(X) -> bool:
 class TableWarning(UserWarning):
     """A table given to ``predict`` holds what the fit's table did not: categories the fit did not keep,
     or missing cells in a column that had none (both are encoded as the module docstring says)."""
+
+
+@contextlib.contextmanager
+def held_out_quietly():
+    """A context in which :class:`TableWarning` is not shown: a fit's own held-out folds (its comparisons and
+    searches) meet categories and empty cells their fold's fit did not see, which is not the user's concern."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TableWarning)
+        yield
 
 
 class TableEncoder:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import numbers
 import time
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -15,7 +14,7 @@ from sklearn.model_selection import GridSearchCV, KFold, ParameterGrid, Stratifi
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ..encoding import TableWarning
+from ..encoding import held_out_quietly
 from ..solvers.deadline import Deadline
 from .class_targets import checked_labels, refuse_continuous
 from .classification import SoftClassificationTree
@@ -124,16 +123,14 @@ class SoftTreeCV(BaseEstimator):
         grid = [{"depth": [d], **self._candidates(share, d, X, y, params)} for d in depths]
         search = _Search(share, grid, deadline.within(deadline.left() - (seconds or 0)),  # a share left for the refit
                          cv=splitter, n_jobs=self.n_jobs, scoring=self._scorer())
-        with warnings.catch_warnings():  # a held-out category or empty cell a fold's fit did not see: not the user's
-            warnings.simplefilter("ignore", TableWarning)
+        with held_out_quietly():
             search.fit(X, y, **params)
         chosen = self._chosen(search)
         refit = _within(estimator, deadline.share(1 + held_out)).set_params(**chosen)
         self.best_estimator_ = refit.fit(X, y, **params)
         self.constraint_report_ = self.best_estimator_.constraint_report_
         if held_out:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", TableWarning)
+            with held_out_quietly():
                 self.constraint_report_ = _held_out(refit, splitter, X, y, params, self.constraint_report_, deadline)
             self.best_estimator_.constraint_report_ = self.constraint_report_
         self.depth_ = int(chosen["depth"])

@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from ..encoding import TableWarning
+from ..encoding import held_out_quietly
 from ..solvers.deadline import Deadline
 from .folds import folds, n_distinct
 from .scaling import take_rows
@@ -214,7 +214,6 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
         model.fit(take_rows(X, train), y[train], None if sample_weight is None else weights[train],
                   sensitive_features=None if groups is None else groups[train])
     scale = float(np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))  # y's sd
-    with warnings.catch_warnings():  # a held-out category or empty cell the fold's fit did not see: not the user's
-        warnings.simplefilter("ignore", TableWarning)
+    with held_out_quietly():
         residual = (model.predict(take_rows(X, test)) - y[test]) / (scale or 1.0)
     return float(np.sum(weights[test] * loss.value(residual)))
