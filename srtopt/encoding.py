@@ -208,24 +208,19 @@ def _transform_column(spec, column) -> tuple[np.ndarray, list]:
         filled = np.where(missing, spec["median"], numbers)
         block = np.column_stack([filled, missing.astype(float)]) if spec["indicator"] else filled[:, None]
         return block, [True] if missing.any() and not spec["indicator"] else []
+    import pandas as pd
+
     text = _text(column)
-    index = {value: k for k, value in enumerate(spec["categories"])}
-    pooled, width = set(spec["pooled"]), len(_names(spec))
-    block = np.zeros((len(column), width))
-    news = []
-    for i, value in enumerate(text):
-        if missing[i]:
-            if spec["missing"]:
-                block[i, width - 1] = 1.0
-            continue
-        k = index.get(value)
-        if k is not None:
-            block[i, k] = 1.0
-        elif spec["other"]:
-            block[i, len(spec["categories"])] = 1.0
-        if k is None and value not in pooled and value not in news:  # pooled at fit: seen, not new
-            news.append(value)
-    return block, news
+    codes = pd.Index(spec["categories"], dtype=object).get_indexer(text)  # -1: not a kept category
+    block = np.zeros((len(column), len(_names(spec))))
+    kept, other = (codes >= 0) & ~missing, (codes < 0) & ~missing
+    block[kept, codes[kept]] = 1.0
+    if spec["other"]:
+        block[other, len(spec["categories"])] = 1.0
+    if spec["missing"]:
+        block[missing, -1] = 1.0
+    pooled = set(spec["pooled"])  # pooled at fit: seen, not new
+    return block, [value for value in pd.unique(text[other]) if value not in pooled]
 
 
 def _warn_unseen(unseen: dict, imputed: list, encoder) -> None:
