@@ -6,8 +6,9 @@ A depth-D tree has 2^D linear leaves of p + 1 coefficients each.  The paper's la
 (2 / (p |tau_L|) on the summed error) barely restrains leaves with few rows per coefficient:
 there the tree fits noise, and on data that a linear model fits as well as any tree it loses
 to least squares.  ``leaf_ridge="auto"`` then fits the tree with each factor of ``GRID`` on ``FOLDS``
-folds (``MAX_ITER`` macro iterations each) and keeps the factor of the least validation loss,
-skipping the fits that cannot change that choice; a factor f > 1 adds (f - 1) lambda_b pulling
+folds (``MAX_ITER`` macro iterations each) and keeps the factor of the least validation loss when
+it beats factor 1 by more than ``MARGIN`` standard errors (:func:`chosen`), skipping the fits that cannot
+change that choice; a factor f > 1 adds (f - 1) lambda_b pulling
 every leaf towards the linear model of :func:`linear_center` (``leaf_center="linear"``), so that
 large factors give that linear model.  It runs where the leaves have fewer rows than
 coefficients (:func:`in_small_data_zone`), and where they have fewer than ``ZONE`` and the linear
@@ -28,7 +29,8 @@ from ..solvers.deadline import Deadline
 from .folds import folds, n_distinct
 from .scaling import take_rows
 
-__all__ = ["FOLDS", "GRID", "MAX_ITER", "ZONE", "choose_leaf_ridge", "in_small_data_zone", "linear_center"]
+__all__ = ["FOLDS", "GRID", "MARGIN", "MAX_ITER", "ZONE", "beats_one", "choose_leaf_ridge", "chosen", "in_small_data_zone",
+           "linear_center"]
 
 #: the factors on lambda_b that ``leaf_ridge="auto"`` compares (1: the reading's own lambda_b;
 #: 1e6: leaves next to constant)
@@ -37,6 +39,9 @@ GRID = (1.0, 1e2, 1e4, 1e6)
 FOLDS = 3
 #: macro iterations of the comparison's fits (at most the estimator's max_iter)
 MAX_ITER = 3
+#: a factor other than 1 is chosen only when its held-out loss is below factor 1's by more than MARGIN
+#: standard errors of the sum of their per-row differences (0: the least loss wins)
+MARGIN = 1.0
 #: the comparison also runs when the leaves have on average fewer than ZONE rows per coefficient
 #: and the linear model competes with the initial tree (:func:`linear_competes`)
 ZONE = 10.0
@@ -133,14 +138,16 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline:
     screen needs ``problem``, the training problem of (X, y)) or when lambda_b is 0 (no l2 term to
     scale), and inside it the factor of ``GRID`` with the least
     ``FOLDS``-fold validation loss (the estimator's own loss on standardized residuals,
-    weighted by ``sample_weight``).  The folds are fixed (shuffled with seed 0), so a fit
+    weighted by ``sample_weight``) when it beats factor 1 by ``MARGIN`` standard errors
+    (:func:`chosen`).  The folds are fixed (shuffled with seed 0), so a fit
     is as reproducible as before; before a ``deadline`` with a limit, the
     comparison's fits and the final fit get equal shares of what remains, and the comparison
     stops when its next fit would leave the final fit less than its share: the factor is then
-    the best of those fitted on every fold (1 when none is).
+    chosen among those fitted on every fold (1 when none is).
 
     With a loss that is never negative, fits that cannot change the choice are skipped
-    (:func:`_compare`); the choice is the one the full comparison makes.  ``groups``: the protected
+    (:func:`_compare`); the choice is the one the full comparison makes (up to the rows :func:`beats_one`
+    weighs factor 1 on).  ``groups``: the protected
     group codes of the rows (the folds are stratified by them).
     """
     if estimator.leaf_ridge != "auto":
@@ -156,48 +163,81 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline:
         return 1.0, {}
     fits = len(GRID) * FOLDS + 1
     share = deadline.share(fits)
-    losses, complete = _compare(estimator, X, y, sample_weight, share, deadline.within(deadline.left() - (share or 0)),
-                                groups)
-    return (min(complete, key=losses.get) if complete else 1.0), losses
+    losses, rows, complete = _compare(estimator, X, y, sample_weight, share,
+                                      deadline.within(deadline.left() - (share or 0)), groups)
+    return chosen(losses, rows, complete), losses
 
 
-def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=None) -> tuple[dict, list]:
+def chosen(losses: dict, rows: dict, complete: list) -> float:
+    """The factor of least validation loss among ``complete`` (the factors fitted on every fold; 1 when
+    none is), if it :func:`beats_one`; else 1: a held-out loss that a few rows decide (outliers) keeps
+    the paper's lambda_b.
+
+    >>> rows = {1.0: np.array([1.0, 1.0, 1.0, 9.0]), 100.0: np.array([2.0, 2.0, 2.0, 1.0])}
+    >>> chosen({1.0: 12.0, 100.0: 7.0}, rows, [1.0, 100.0])  # one row decides
+    1.0
+    >>> chosen({1.0: 12.0, 100.0: 4.0}, {1.0: np.full(4, 3.0), 100.0: np.ones(4)}, [1.0, 100.0])
+    100.0
+    """
+    if not complete:
+        return 1.0
+    best = min(complete, key=losses.get)
+    return best if best == 1.0 or beats_one(rows, best) else 1.0
+
+
+def beats_one(rows: dict, factor: float) -> bool:
+    """Whether the held-out losses ``rows[factor]`` are below factor 1's by more than ``MARGIN`` standard
+    errors (sqrt(n) times the sample sd of the n per-row differences), on the rows where both were held
+    out (NaN: not held out)."""
+    both = ~np.isnan(rows[1.0]) & ~np.isnan(rows[factor])
+    gain = rows[1.0][both] - rows[factor][both]
+    return len(gain) > 1 and gain.sum() > MARGIN * np.sqrt(len(gain)) * gain.std(ddof=1)
+
+
+def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=None) -> tuple[dict, dict, list]:
     """{factor: validation loss} for the factors of ``GRID``: the weighted loss of the held-out
     fold's standardized residuals, summed over the ``FOLDS`` folds.
 
     With a nonnegative loss the fits go best first: the next fit is always the next fold of
     the factor whose sum so far is least (ties: the first in ``GRID``), and the comparison
-    ends when that factor has all its folds.  Its total is then at most every other
-    factor's partial sum, which further folds only increase, so no fit left out could
-    change the choice.  The entries of the factors not fitted on every fold are their
-    partial sums, lower bounds of their totals.  Returns (losses, the factors fitted on every
+    ends when that factor has all its folds and :func:`beats_one` on the rows factor 1 has been
+    held out on (else factor 1's next fold is fitted, until it has all its folds).  Its
+    total is then at most every other factor's partial sum, which further folds only increase,
+    so no fit left out could change the choice.  The entries of the factors not fitted on every
+    fold are their partial sums, lower bounds of their totals.  Returns (losses, {factor: the
+    weighted loss of every row where it was held out, NaN elsewhere}, the factors fitted on every
     fold); no fit starts that would end after ``stop``, judged by the longest fit so far."""
     from ..models.terms import make_loss
 
     loss = make_loss(estimator.loss)
     splits = folds(X, y, FOLDS, sample_weight, groups)
     losses, fitted, longest = dict.fromkeys(GRID, 0.0), dict.fromkeys(GRID, 0), 0.0
-    while (factor := _next_fit(losses, fitted, loss.nonnegative)) is not None:
+    rows = {factor: np.full(len(y), np.nan) for factor in GRID}
+    while (factor := _next_fit(losses, rows, fitted, loss.nonnegative)) is not None:
         if stop.left() < longest:
             break
         started = time.perf_counter()
-        losses[factor] += _fold_loss(estimator, X, y, sample_weight, factor, splits[fitted[factor]], loss, time_limit,
-                                     groups)
+        test, held_out = _fold_loss(estimator, X, y, sample_weight, factor, splits[fitted[factor]], loss, time_limit,
+                                    groups)
+        rows[factor][test] = held_out
+        losses[factor] += float(held_out.sum())
         fitted[factor] += 1
         longest = max(longest, time.perf_counter() - started)
-    return losses, [factor for factor in GRID if fitted[factor] == FOLDS]
+    return losses, rows, [factor for factor in GRID if fitted[factor] == FOLDS]
 
 
-def _next_fit(losses, fitted, nonnegative):
+def _next_fit(losses, rows, fitted, nonnegative):
     """The factor whose next fold :func:`_compare` fits, or None when the comparison is over."""
     if nonnegative:
         factor = min(GRID, key=losses.get)
+        if fitted[factor] == FOLDS and not beats_one(rows, factor):
+            factor = 1.0  # its next fold may show that the best does not beat it (:func:`chosen`)
         return None if fitted[factor] == FOLDS else factor
     return next((factor for factor in GRID if fitted[factor] < FOLDS), None)
 
 
-def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None) -> float:
-    """The weighted loss of the standardized residuals on the held-out rows of ``fold`` =
+def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None) -> tuple:
+    """(the held-out rows, their weighted losses of the standardized residuals) of ``fold`` =
     (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows, with all
     its constraints: the group constraints (parity, group losses) change which factor is best
     (docs/departures.md, "Leaf ridge")."""
@@ -216,4 +256,4 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
     scale = float(np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))  # y's sd
     with held_out_quietly():
         residual = (model.predict(take_rows(X, test)) - y[test]) / (scale or 1.0)
-    return float(np.sum(weights[test] * loss.value(residual)))
+    return test, weights[test] * loss.value(residual)

@@ -1,6 +1,7 @@
 """The leaf-ridge guard: leaf_ridge="auto", where it runs (fewer rows than leaf coefficients; fewer than
 ZONE per coefficient where the linear model competes with the initial tree), its cross-validation, and
-the shrinkage of the leaves towards the linear fit."""
+the shrinkage of the leaves towards the linear fit, and the rule that keeps factor 1 unless another
+factor beats it by a standard error."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import numpy as np
 import pytest
 
 from srtopt import SoftRegressionTree, load
-from srtopt.estimators.leaf_ridge import ALPHAS, GRID, in_small_data_zone, linear_center, ridge_loo
+from srtopt.estimators import leaf_ridge
+from srtopt.estimators.leaf_ridge import ALPHAS, GRID, chosen, in_small_data_zone, linear_center, ridge_loo
 from srtopt.estimators.regularization import regularization_lambdas
 from srtopt.models.terms import Squared
 from srtopt.tree import Tree
@@ -162,3 +164,34 @@ def test_too_few_rows_for_the_folds_keeps_the_factor_one():
     X, y = _noise(5, 3)
     tree = SoftRegressionTree(depth=2, random_state=0, max_iter=2).fit(X, y)
     assert tree.leaf_ridge_ == 1.0 and tree.leaf_ridge_losses_ == {}
+
+
+def _held_out(gains, seed=0):
+    """Per-row held-out losses of the factors, factor 1's above factor 100's by ``gains`` (NaN: factor 1 not
+    held out there yet), and their sums."""
+    base = np.random.default_rng(seed).random(len(gains)) + 1.0
+    rows = {1.0: base + gains, 100.0: base, 1e4: base + 1.0, 1e6: base + 1.0}
+    return rows, {factor: float(np.nansum(r)) for factor, r in rows.items()}
+
+
+def test_a_factor_that_one_row_makes_best_does_not_replace_factor_1():
+    rows, losses = _held_out(np.r_[np.full(99, -0.1), 20.0])  # 100 is worse on 99 rows, far better on one
+    assert min(losses, key=losses.get) == 100.0
+    assert chosen(losses, rows, list(GRID)) == 1.0
+    with mock.patch.object(leaf_ridge, "MARGIN", 0.0):  # the least loss alone
+        assert chosen(losses, rows, list(GRID)) == 100.0
+
+
+def test_a_factor_better_on_most_rows_replaces_factor_1():
+    rows, losses = _held_out(0.2 + 0.1 * np.random.default_rng(1).standard_normal(100))
+    assert chosen(losses, rows, list(GRID)) == 100.0
+
+
+@pytest.mark.parametrize("first_half, beaten", [(np.r_[np.full(49, -0.1), 85.0], False), (np.full(50, 2.0), True)])
+def test_factor_1_gets_its_remaining_folds_only_while_the_best_does_not_beat_it(first_half, beaten):
+    """Factor 1 held out on half of the rows so far, its partial sum above factor 100's total: the comparison
+    ends when 100 beats it there by a standard error, else fits factor 1's next fold."""
+    rows, losses = _held_out(np.r_[first_half, np.full(50, np.nan)])
+    assert losses[1.0] > losses[100.0]
+    fitted = {1.0: 1, 100.0: leaf_ridge.FOLDS, 1e4: 1, 1e6: 1}
+    assert leaf_ridge._next_fit(losses, rows, fitted, nonnegative=True) == (None if beaten else 1.0)

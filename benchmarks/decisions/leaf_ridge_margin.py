@@ -1,0 +1,119 @@
+"""The leaf-ridge comparison's rule: the factor of least held-out loss (margin 0), or that factor only
+when it beats factor 1 (the paper's lambda_b) by more than ``margin`` standard errors of the sum of
+the per-row loss differences (:func:`srtopt.estimators.leaf_ridge.chosen`).
+
+One comparison per (data set, depth, fold) gives the per-row losses; the rule of each margin picks its
+factor from them, and the tree of each factor picked is fitted (``leaf_ridge=factor``: the final fit of
+``leaf_ridge="auto"``).  Only the fits where the comparison runs are rows.  Stage ``tune``: the
+generated data and the small data sets the guard was chosen on; stage ``confirm``: the guard's
+confirmation sets and ames (the wide table whose test R^2 a few outlying houses decide).  4 folds
+(KFold, seed 0), depths 2 and 3.  Runs go to ``benchmarks/results/leaf_ridge_margin.jsonl`` and resume.
+
+    PYTHONPATH=. SRTOPT_DATA=/path/to/datasets SRTOPT_TABULAR_DATA=/path/to/datasets_tabular \\
+        python benchmarks/decisions/leaf_ridge_margin.py --stage tune --fairness-data /path/to/datasets_fairness
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import warnings
+from unittest import mock
+
+import numpy as np
+
+from benchmarks.common import RESULTS, write_report
+from benchmarks.decisions.defaults import run_into_store, stored
+
+STORE = RESULTS / "leaf_ridge_margin.jsonl"
+MARGINS = (0.0, 0.5, 1.0, 2.0)
+STAGES = {"tune": ["noise-140x50", "linear-300x60", "friedman-200x10", "auto_mpg", "housing", "yacht"],
+          "confirm": ["lpga2009", "computer", "diabetes", "communities_crime", "ames"]}
+
+
+def data(name, fairness):
+    from benchmarks.decisions.leaf_shrinkage import dataset
+    from benchmarks.decisions.tabular import load
+
+    if name == "ames":
+        X, y, _ = load(name)
+        return X, np.asarray(y, float)
+    return dataset(name, fairness)
+
+
+def run(name, depth, fold, fairness) -> dict:
+    from sklearn.metrics import r2_score
+    from sklearn.model_selection import KFold
+
+    from srtopt import SoftRegressionTree
+    from srtopt.estimators import leaf_ridge
+
+    X, y = data(name, fairness)
+    train, test = list(KFold(4, shuffle=True, random_state=0).split(X))[fold]
+    take = (lambda rows: X.iloc[rows]) if hasattr(X, "iloc") else (lambda rows: X[rows])
+    seen, rule = [], leaf_ridge.chosen
+
+    def recording(losses, rows, complete):
+        seen.append((losses, rows, complete))
+        return rule(losses, rows, complete)
+
+    with warnings.catch_warnings(), mock.patch.object(leaf_ridge, "chosen", recording):
+        warnings.simplefilter("ignore")
+        SoftRegressionTree(depth=depth, random_state=0).fit(take(train), y[train])
+        factors = {}
+        if seen:
+            for margin in MARGINS:
+                with mock.patch.object(leaf_ridge, "MARGIN", margin):
+                    factors[margin] = rule(*seen[0])
+        r2 = {}
+        for factor in set(factors.values()):
+            tree = SoftRegressionTree(depth=depth, random_state=0, leaf_ridge=factor).fit(take(train), y[train])
+            r2[factor] = float(r2_score(y[test], tree.predict(take(test))))
+    return dict(dataset=name, depth=depth, fold=fold, ran=bool(seen),
+                **{f"factor {m:g}": factors.get(m) for m in MARGINS}, **{f"r2 {m:g}": r2.get(factors.get(m)) for m in MARGINS})
+
+
+def report(stage) -> list[str]:
+    rows = [r for r in stored(STORE) if r["dataset"] in STAGES[stage]]
+    lines = [f"# The leaf-ridge comparison's rule ({stage} stage)", "",
+             f"Command: `PYTHONPATH=. python benchmarks/decisions/leaf_ridge_margin.py --stage {stage}`. Mean test "
+             "R^2 over the folds where the comparison ran (of 4; KFold, seed 0), and the factors chosen; margin m: "
+             "a factor other than 1 only when it beats factor 1 by more than m standard errors.", "",
+             "| dataset | depth | folds run | " + " | ".join(f"margin {m:g}" for m in MARGINS) + " |",
+             "|---|---:|---:|" + "---:|" * len(MARGINS)]
+    means = {m: [] for m in MARGINS}
+    for name in STAGES[stage]:
+        for depth in (2, 3):
+            ran = [r for r in rows if r["dataset"] == name and r["depth"] == depth and r["ran"]]
+            if not ran:
+                lines.append(f"| {name} | {depth} | 0 | " + " | ".join("" for _ in MARGINS) + " |")
+                continue
+            cells = []
+            for m in MARGINS:
+                score = np.mean([r[f"r2 {m:g}"] for r in ran])
+                means[m].append(score)
+                chosen = ", ".join(f"{r[f'factor {m:g}']:g}" for r in ran)
+                cells.append(f"{score:.4f} ({chosen})")
+            lines.append(f"| {name} | {depth} | {len(ran)} | " + " | ".join(cells) + " |")
+    lines.append("| **mean** | | | " + " | ".join(f"**{np.mean(means[m]):.4f}**" for m in MARGINS) + " |")
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--stage", choices=sorted(STAGES), default="tune")
+    parser.add_argument("--fairness-data", default=os.environ.get("SRTOPT_FAIRNESS_DATA"),
+                        help="folder of communities_crime.csv")
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    tasks = [(name, depth, fold, args.fairness_data) for name in STAGES[args.stage] for depth in (2, 3)
+             for fold in range(4)]
+    run_into_store(STORE, run, tasks, lambda r: (r["dataset"], r["depth"], r["fold"], args.fairness_data), args.jobs,
+                   describe=lambda r: f"{r['dataset']} depth {r['depth']} fold {r['fold']}: "
+                                      + " ".join(f"{m:g}: {r[f'factor {m:g}']} {r[f'r2 {m:g}']}" for m in MARGINS))
+    write_report(RESULTS / f"leaf_ridge_margin_{args.stage}.md", report(args.stage))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
