@@ -80,8 +80,9 @@ class SoftTreeCV(BaseEstimator):
     def fit(self, X, y, sample_weight=None, sensitive_features=None):
         """Cross-validate every candidate, then refit the best on (X, y).
 
-        The score of a candidate is its unweighted score on the held-out fold (the regressor's R^2; the
-        classifier's ``scoring``), averaged over the folds, as in GridSearchCV.
+        The score of a candidate is its score on the held-out fold (the regressor's R^2; the classifier's
+        ``scoring``), averaged over the folds, as in GridSearchCV: weighted by the held-out rows'
+        ``sample_weight`` from scikit-learn 1.7 on, which passes them to the scorer (unweighted before).
 
         Parameters
         ----------
@@ -294,13 +295,14 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
         self.cv_scores_ = {self._factors[c["regularization"]]: score for c, score in scores if c["depth"] == self.depth_}
 
 
-def _held_out_log_loss(estimator, X, y) -> float:
-    """The negated mean log loss of ``estimator``'s probabilities on (X, y), a class the fold's fit did not see
-    given probability :data:`PROBABILITY_FLOOR` (scikit-learn's scorer refuses such a fold)."""
+def _held_out_log_loss(estimator, X, y, sample_weight=None) -> float:
+    """The negated mean log loss of ``estimator``'s probabilities on (X, y), weighted by ``sample_weight``, a
+    class the fold's fit did not see given probability :data:`PROBABILITY_FLOOR` (scikit-learn's scorer
+    refuses such a fold)."""
     P = estimator.predict_proba(X)
     column = {label: k for k, label in enumerate(estimator.classes_)}
     p = np.array([P[i, column[label]] if label in column else 0.0 for i, label in enumerate(np.asarray(y))])
-    return -float(np.mean(-np.log(np.clip(p, PROBABILITY_FLOOR, 1.0))))
+    return -float(np.average(-np.log(np.clip(p, PROBABILITY_FLOOR, 1.0)), weights=sample_weight))
 
 
 #: the scores a classifier's search is chosen by, as GridSearchCV takes them

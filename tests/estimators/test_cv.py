@@ -17,8 +17,9 @@ from srtopt.tree import Tree
 from .test_srt import EXPECTED_FAILURES as SRT_FAILURES
 
 EXPECTED_FAILURES = {**SRT_FAILURES, "check_sample_weight_equivalence_on_dense_data":
-                     "the search scores the unweighted held-out R^2 (as GridSearchCV does) and takes cv as an int or "
-                     "a splitter, not a list of splits; its trees themselves take weights as repeated rows"}
+                     "the search's held-out scores are weighted only where scikit-learn passes the weights to the "
+                     "scorer (1.7 on), and it takes cv as an int or a splitter, not a list of splits; its trees "
+                     "themselves take weights as repeated rows"}
 
 
 @parametrize_with_checks([SoftRegressionTreeCV(SoftRegressionTree(depth=1, max_iter=2, random_state=0, leaf_ridge=1.0),
@@ -227,3 +228,23 @@ def test_the_classifiers_search_takes_a_class_of_few_rows_and_refuses_a_bad_scor
     assert np.isfinite(model.cv_scores_[(1, 1.0)])
     with pytest.raises(ValueError, match="scoring must be"):
         SoftClassificationTreeCV(scoring="auc").fit(X, y)
+
+
+def test_the_classifiers_search_weighs_its_held_out_log_loss_without_a_warning():
+    """scikit-learn 1.7 on passes the held-out rows' weights to a scorer that takes them, and warns of one
+    that does not: the log loss takes them."""
+    import warnings
+
+    from srtopt.estimators.cv import _held_out_log_loss
+
+    rng = np.random.default_rng(0)
+    X = rng.random((90, 3))
+    y = (X[:, 0] + 0.3 * rng.standard_normal(90) > 0.5).astype(int)
+    weights = rng.random(90) + 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        search = SoftClassificationTreeCV(SoftClassificationTree(max_iter=2, random_state=0), depths=(1,),
+                                          leaf_ridges=(1.0,), cv=2, random_state=0).fit(X, y, sample_weight=weights)
+    p = search.predict_proba(X)[np.arange(90), y]
+    assert _held_out_log_loss(search, X, y, weights) == pytest.approx(np.average(np.log(p), weights=weights))
+    assert _held_out_log_loss(search, X, y) == pytest.approx(np.mean(np.log(p)))
