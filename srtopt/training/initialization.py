@@ -272,9 +272,10 @@ class WarmStart:
 
     def __call__(self, problem: SRTProblem, random_state=None):
         tree, q = problem.tree, problem.n_features + 1
-        if self.omega.shape != (tree.n_branch, q) or self.beta.shape != (tree.n_leaves, q):
+        leaf_width = problem.Xa.shape[1] * problem.leaf_model.n_outputs
+        if self.omega.shape != (tree.n_branch, q) or self.beta.shape != (tree.n_leaves, leaf_width):
             raise ValueError(f"warm start omega {self.omega.shape} and beta {self.beta.shape} do not fit a depth-"
-                             f"{tree.depth} tree with {q - 1} features")
+                             f"{tree.depth} tree with {q - 1} features and leaves of {leaf_width} coefficients")
         return self.omega.copy(), self.beta.copy()
 
 

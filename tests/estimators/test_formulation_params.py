@@ -48,6 +48,15 @@ def test_warm_start_object_is_copied_and_used(toy):
         SoftRegressionTree(depth=3, init=start).fit(*toy)
 
 
+def test_a_warm_start_takes_the_leaves_of_a_spline_tree(toy):
+    """A spline leaf has more coefficients than p + 1: the start is checked against the leaf model's basis."""
+    first = SoftRegressionTree(depth=2, max_iter=1, leaf="spline", random_state=0).fit(*toy)
+    start = WarmStart.from_estimator(first)
+    assert start.beta.shape[1] > toy[0].shape[1] + 1
+    again = SoftRegressionTree(depth=2, max_iter=1, leaf="spline", init=start, random_state=0).fit(*toy)
+    assert again.history_[0]["E_before"] < first.history_[0]["E_before"]  # the fitted tree, not the initialization
+
+
 def test_cart_init_starts_from_the_softened_cart_splits(toy):
     """init="cart": the first inner iteration starts from CART's splits (the root splits on x_0,
     the feature y switches on), and the string is the default CartInitialization."""
