@@ -6,7 +6,8 @@ A depth-D tree has 2^D linear leaves of p + 1 coefficients each.  The paper's la
 (2 / (p |tau_L|) on the summed error) barely restrains leaves with few rows per coefficient:
 there the tree fits noise, and on data that a linear model fits as well as any tree it loses
 to least squares.  ``leaf_ridge="auto"`` then fits the tree with each factor of ``GRID`` on ``FOLDS``
-folds (``MAX_ITER`` macro iterations each) and keeps the factor of the least validation loss when
+folds (factor 1 in ``MAX_ITER`` macro iterations, the others in ``WARM_ITER`` from factor 1's tree of
+the same fold) and keeps the factor of the least validation loss when
 it beats factor 1 by more than ``MARGIN`` standard errors (:func:`chosen`), skipping the fits that cannot
 change that choice; a factor f > 1 adds (f - 1) lambda_b pulling
 every leaf towards the linear model of :func:`linear_center` (``leaf_center="linear"``), so that
@@ -26,19 +27,22 @@ import numpy as np
 
 from ..encoding import held_out_quietly
 from ..solvers.deadline import Deadline
+from ..training.initialization import WarmStart
 from .folds import folds, n_distinct
 from .scaling import take_rows
 
-__all__ = ["FOLDS", "GRID", "MARGIN", "MAX_ITER", "ZONE", "beats_one", "choose_leaf_ridge", "chosen", "in_small_data_zone",
-           "linear_center"]
+__all__ = ["FOLDS", "GRID", "MARGIN", "MAX_ITER", "WARM_ITER", "ZONE", "beats_one", "choose_leaf_ridge", "chosen",
+           "in_small_data_zone", "linear_center"]
 
 #: the factors on lambda_b that ``leaf_ridge="auto"`` compares (1: the reading's own lambda_b;
 #: 1e6: leaves next to constant)
 GRID = (1.0, 1e2, 1e4, 1e6)
 #: folds of the comparison
 FOLDS = 3
-#: macro iterations of the comparison's fits (at most the estimator's max_iter)
+#: macro iterations of the comparison's fits of factor 1 (at most the estimator's max_iter)
 MAX_ITER = 3
+#: macro iterations of its fits of the other factors, which start from factor 1's fit of the same fold
+WARM_ITER = 1
 #: a factor other than 1 is chosen only when its held-out loss is below factor 1's by more than MARGIN
 #: standard errors of the sum of their per-row differences (0: the least loss wins)
 MARGIN = 1.0
@@ -204,21 +208,25 @@ def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=
     held out on (else factor 1's next fold is fitted, until it has all its folds).  Its
     total is then at most every other factor's partial sum, which further folds only increase,
     so no fit left out could change the choice.  The entries of the factors not fitted on every
-    fold are their partial sums, lower bounds of their totals.  Returns (losses, {factor: the
-    weighted loss of every row where it was held out, NaN elsewhere}, the factors fitted on every
-    fold); no fit starts that would end after ``stop``, judged by the longest fit so far."""
+    fold are their partial sums, lower bounds of their totals.  Factor 1 is fitted on a fold
+    before any other factor: its tree is their start there (:func:`_fold_loss`).  Returns (losses,
+    {factor: the weighted loss of every row where it was held out, NaN elsewhere}, the factors fitted
+    on every fold); no fit starts that would end after ``stop``, judged by the longest fit so far."""
     from ..models.terms import make_loss
 
     loss = make_loss(estimator.loss)
     splits = folds(X, y, FOLDS, sample_weight, groups)
     losses, fitted, longest = dict.fromkeys(GRID, 0.0), dict.fromkeys(GRID, 0), 0.0
-    rows = {factor: np.full(len(y), np.nan) for factor in GRID}
+    rows, starts = {factor: np.full(len(y), np.nan) for factor in GRID}, []
     while (factor := _next_fit(losses, rows, fitted, loss.nonnegative)) is not None:
         if stop.left() < longest:
             break
         started = time.perf_counter()
-        test, held_out = _fold_loss(estimator, X, y, sample_weight, factor, splits[fitted[factor]], loss, time_limit,
-                                    groups)
+        k = fitted[factor]
+        test, held_out, model = _fold_loss(estimator, X, y, sample_weight, factor, splits[k], loss, time_limit,
+                                           groups, None if factor == 1.0 else starts[k])
+        if factor == 1.0:
+            starts.append(WarmStart.from_estimator(model))
         rows[factor][test] = held_out
         losses[factor] += float(held_out.sum())
         fitted[factor] += 1
@@ -227,26 +235,35 @@ def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=
 
 
 def _next_fit(losses, rows, fitted, nonnegative):
-    """The factor whose next fold :func:`_compare` fits, or None when the comparison is over."""
+    """The factor whose next fold :func:`_compare` fits, or None when the comparison is over; factor 1's
+    fold comes before the other factors' (its tree is their start)."""
     if nonnegative:
         factor = min(GRID, key=losses.get)
         if fitted[factor] == FOLDS and not beats_one(rows, factor):
             factor = 1.0  # its next fold may show that the best does not beat it (:func:`chosen`)
-        return None if fitted[factor] == FOLDS else factor
-    return next((factor for factor in GRID if fitted[factor] < FOLDS), None)
+        if fitted[factor] == FOLDS:
+            return None
+    else:
+        factor = next((factor for factor in GRID if fitted[factor] < FOLDS), None)
+        if factor is None:
+            return None
+    return 1.0 if fitted[1.0] <= fitted[factor] else factor
 
 
-def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None) -> tuple:
-    """(the held-out rows, their weighted losses of the standardized residuals) of ``fold`` =
-    (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows, with all
+def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None, start=None) -> tuple:
+    """(the held-out rows, their weighted losses of the standardized residuals, the fitted model) of ``fold``
+    = (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows, with all
     its constraints: the group constraints (parity, group losses) change which factor is best
-    (docs/departures.md, "Leaf ridge")."""
+    (docs/departures.md, "Leaf ridge").  ``MAX_ITER`` macro iterations from the estimator's own
+    initialization, or ``WARM_ITER`` from ``start`` (a :class:`~srtopt.training.initialization.WarmStart`)."""
     from sklearn.base import clone
 
     train, test = fold
     weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     model = clone(estimator).set_params(leaf_ridge=factor, callbacks=None, verbose=0, time_limit=time_limit,
-                                        max_iter=min(MAX_ITER, estimator.max_iter))
+                                        max_iter=min(MAX_ITER if start is None else WARM_ITER, estimator.max_iter))
+    if start is not None:
+        model.set_params(init=start, n_restarts=1)
     with warnings.catch_warnings():  # a fold's fit stopped by its share of the time limit, or short of its
         # constraints in its few iterations: the final fit warns
         warnings.filterwarnings("ignore", message=r"time_limit=", category=UserWarning)
@@ -256,4 +273,4 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
     scale = float(np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))  # y's sd
     with held_out_quietly():
         residual = (model.predict(take_rows(X, test)) - y[test]) / (scale or 1.0)
-    return test, weights[test] * loss.value(residual)
+    return test, weights[test] * loss.value(residual), model

@@ -11,6 +11,7 @@ problem (:mod:`srtopt.models.leaves`) and their predictions only; both train thr
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -72,6 +73,19 @@ class NodecTree:
         if result.stopped_by != "max_macro":
             return result
         return algorithm.run(problem, state=result.state)
+
+    def _continued(self, problem, solvers, deadline, callbacks, first, macros):
+        """``first`` (a result of :meth:`_train`) continued on ``problem`` for ``macros`` macro iterations from its
+        tree (restored to the constraints), as a fit with ``init=WarmStart`` of that tree and ``max_iter=macros``
+        runs; one result of both runs (the second's history numbered after the first's, the first's reason to
+        stop unless a time limit or a callback stopped the second)."""
+        omega0, beta0 = restore(problem, first.omega, first.beta, solvers["ln"], deadline)
+        state = TrainingState.start_at(problem, omega0, beta0)
+        second = self._algorithm(problem, solvers, deadline, callbacks, self.random_state).run(
+            problem, state=state, max_macro=macros)
+        history = first.history + [dataclasses.replace(r, macro=r.macro + first.n_macro) for r in second.history]
+        stopped = first.stopped_by if second.stopped_by in ("max_macro", "max_iter", "tol") else second.stopped_by
+        return dataclasses.replace(second, history=history, n_macro=first.n_macro + second.n_macro, stopped_by=stopped)
 
     def _solvers(self, problem) -> dict:
         """The configured BN, LN and WLR solvers, checked against the formulations they will get; "auto" BN and LN

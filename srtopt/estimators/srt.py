@@ -13,7 +13,7 @@ from ..leaf_model import LeafModel
 from ..models.leaves import RegressionLeaves
 from ..models.terms import LeafShrinkage, make_loss
 from ..training.initialization import ModelTreeInitialization
-from .leaf_ridge import FOLDS, choose_leaf_ridge, linear_center
+from .leaf_ridge import FOLDS, WARM_ITER, choose_leaf_ridge, linear_center
 from .params import BOOLEAN, Options, Parses, Real
 from .reading import RegressorScoreMixin
 from .scaling import check_fit_arrays, check_sample_weight, scaled_input
@@ -60,8 +60,10 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         A factor on lambda_b, the l2 weight on the leaf models.  "auto": 1, except on small
         data, where the 2^D leaves have on average fewer rows than coefficients
         (N < 2^D (p + 1)): there the factor among 1, 1e2, 1e4, 1e6 with the least 3-fold
-        cross-validated loss (:mod:`srtopt.estimators.leaf_ridge`; it keeps a tree from
-        fitting noise, docs/departures.md, "Leaf ridge").  A number: that factor.
+        cross-validated loss, if it beats 1 by a standard error (:mod:`srtopt.estimators.leaf_ridge`;
+        it keeps a tree from fitting noise, docs/departures.md, "Leaf ridge"); a factor f > 1
+        continues the tree of factor 1 for one macro iteration with f.  A number: that factor,
+        from the initialization.
     leaf_center : {"linear", "zero"}, default="linear"
         What a leaf-ridge factor f > 1 pulls the leaves towards: "linear", the paper's lambda_b
         towards 0 and (f - 1) lambda_b towards the ridge regression of all rows (``leaf_center_``),
@@ -380,7 +382,18 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
             print(f"small data ({problem.X.shape[0]} rows, {problem.tree.n_leaves} leaves of {problem.Xa.shape[1]} "
                   f"coefficients): lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation",
                   file=sys.stderr)
+        self._paper_problem = problem if self.leaf_ridge == "auto" and self.leaf_ridge_ != 1.0 else None
         return self._leaf_shrinkage(problem, context["lambda_b"])
+
+    def _train(self, problem, solvers, deadline, callbacks):
+        """NODEC-DR (:meth:`~.nodec_tree.NodecTree._train`); where ``leaf_ridge="auto"`` chose a factor f > 1, the
+        tree of the paper's lambda_b first, then ``WARM_ITER`` macro iterations with f from it: the fit that the
+        leaf-ridge comparison judged on its folds (:mod:`~.leaf_ridge`)."""
+        paper = vars(self).pop("_paper_problem", None)
+        if paper is None:
+            return super()._train(problem, solvers, deadline, callbacks)
+        first = super()._train(paper, solvers, deadline, callbacks)
+        return self._continued(problem, solvers, deadline, callbacks, first, WARM_ITER)
 
     def _leaf_shrinkage(self, problem, lambda_b):
         """``problem`` with the leaf-ridge factor f = ``leaf_ridge_``: for f > 1 and ``leaf_center="linear"``,

@@ -16,6 +16,7 @@ from srtopt.estimators import leaf_ridge
 from srtopt.estimators.leaf_ridge import ALPHAS, GRID, chosen, in_small_data_zone, linear_center, ridge_loo
 from srtopt.estimators.regularization import regularization_lambdas
 from srtopt.models.terms import Squared
+from srtopt.training.initialization import WarmStart
 from srtopt.tree import Tree
 
 
@@ -59,9 +60,12 @@ def test_inside_the_zone_the_factor_of_least_validation_loss_is_used():
     assert tree.lambda_b_ == pytest.approx(regularization_lambdas("l2", 20, Tree(2), 60)[1])  # the paper's, and
     np.testing.assert_allclose(tree.leaf_center_, linear_center(tree.scaler_.transform(X), tree.scaler_.transform_y(y),
                                                                 np.ones(60)))  # the shrinkage towards the linear fit
-    again = SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=tree.leaf_ridge_).fit(X, y)
-    np.testing.assert_array_equal(tree.beta_, again.beta_)  # the final fit is the chosen factor's fit
-    assert again.leaf_ridge_losses_ == {}
+    paper = SoftRegressionTree(depth=2, random_state=0, max_iter=3, leaf_ridge=1.0).fit(X, y)
+    again = SoftRegressionTree(depth=2, random_state=0, max_iter=leaf_ridge.WARM_ITER, leaf_ridge=tree.leaf_ridge_,
+                               init=WarmStart.from_estimator(paper)).fit(X, y)
+    # the final fit: the tree of factor 1, continued with the chosen factor
+    np.testing.assert_allclose(tree.beta_, again.beta_, rtol=1e-9, atol=1e-12)
+    assert tree.n_iter_ == paper.n_iter_ + again.n_iter_ and again.leaf_ridge_losses_ == {}
 
 
 def test_the_comparison_fits_carry_the_group_constraints():
@@ -84,17 +88,44 @@ def test_the_comparison_fits_carry_the_group_constraints():
 
 
 def test_a_factor_that_cannot_win_is_not_fitted_on_the_remaining_folds():
+    rows, losses = _held_out(np.full(100, 0.5))
+    fitted = {1.0: leaf_ridge.FOLDS, 100.0: leaf_ridge.FOLDS, 1e4: 1, 1e6: 1}
+    losses[1e4] = losses[1e6] = losses[100.0] + 1.0  # partial sums above 100's total: further folds only add
+    assert leaf_ridge._next_fit(losses, rows, fitted, nonnegative=True) is None
+    losses[1e6] = losses[100.0] - 1.0  # a partial sum below it: its next fold is fitted
+    assert leaf_ridge._next_fit(losses, rows, fitted, nonnegative=True) == 1e6
+
+
+def test_the_comparison_chooses_as_the_one_that_fits_every_factor_on_every_fold():
     X, noise = _noise(60, 20)
-    y = X @ np.arange(20.0) + 0.1 * noise  # linear: near-constant leaves lose on every fold
+    y = 4.0 * (X[:, 0] > 0.5) + 0.1 * noise
     tree = SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y)
     with mock.patch.object(Squared, "nonnegative", False):  # every factor on every fold
-        full = SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y).leaf_ridge_losses_
-    chosen = tree.leaf_ridge_
-    assert chosen == min(full, key=full.get) and tree.leaf_ridge_losses_[chosen] == full[chosen]
-    skipped = [f for f in GRID if tree.leaf_ridge_losses_[f] != full[f]]
-    assert skipped
-    for factor in skipped:  # a lower bound of the total, at least the chosen total
-        assert full[chosen] <= tree.leaf_ridge_losses_[factor] < full[factor]
+        full = SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y)
+    assert tree.leaf_ridge_ == full.leaf_ridge_
+    assert tree.leaf_ridge_losses_[tree.leaf_ridge_] == full.leaf_ridge_losses_[tree.leaf_ridge_]
+
+
+def test_factor_1_is_fitted_on_a_fold_before_the_others_which_start_from_its_tree():
+    X, y = _noise(60, 20)
+    calls, fold_loss = [], leaf_ridge._fold_loss
+
+    def recording(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None, start=None):
+        calls.append((factor, len(fold[1]), start))
+        out = fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups, start)
+        if start is not None:
+            assert out[2].n_iter_ <= leaf_ridge.WARM_ITER
+        return out
+
+    with mock.patch.object(leaf_ridge, "_fold_loss", recording):
+        SoftRegressionTree(depth=2, random_state=0, max_iter=3).fit(X, y)
+    assert all(start is None for factor, _, start in calls if factor == 1.0)
+    assert all(start is not None for factor, _, start in calls if factor != 1.0)
+    fits_of = {factor: [i for i, call in enumerate(calls) if call[0] == factor] for factor in GRID}
+    assert len(fits_of[1.0]) == leaf_ridge.FOLDS and all(fits_of[factor] for factor in GRID)
+    for factor in GRID[1:]:  # the k-th fold of every other factor comes after factor 1's
+        for k, i in enumerate(fits_of[factor]):
+            assert fits_of[1.0][k] < i
 
 
 def test_a_larger_factor_shrinks_the_leaves_towards_zero_or_the_linear_fit():
