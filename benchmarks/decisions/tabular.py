@@ -46,6 +46,7 @@ from benchmarks.decisions.defaults import run_into_store, stored
 STORE = RESULTS / "tabular.jsonl"
 MODELS = ["soft tree", "soft tree, imputed", "soft tree, leaf_ridge=1", "soft tree, pooled below 5", "soft tree, pooled below 30",
           "soft tree, group ridge", "soft tree CV", "soft tree CV, one-SE", "soft tree (pipeline)",
+          "soft tree CV (pipeline)", "soft tree CV, one-SE (pipeline)",
           "linear (pipeline)", "CART (pipeline)", "RF (pipeline)", "HGB", "EBM"]
 #: the variants that encode the table in the benchmark (a pooling threshold, or the columns' groups for the leaves)
 ENCODED = {"soft tree, pooled below 5": 5, "soft tree, pooled below 30": 30, "soft tree, group ridge": 10}
@@ -97,11 +98,10 @@ def make(model, task, X):
     if model == "soft tree, leaf_ridge=1":
         return tree.set_params(leaf_ridge=1.0)
     if model.startswith("soft tree CV"):
-        rule = "one-se" if model.endswith("one-SE") else "best"
-        if classify:
-            return srtopt.SoftClassificationTreeCV(random_state=0)
-        return srtopt.SoftRegressionTreeCV(srtopt.SoftRegressionTree(depth=3, random_state=0), depths=(1, 2, 3),
-                                           random_state=0, rule=rule)
+        rule = "one-se" if "one-SE" in model else "best"
+        search = srtopt.SoftClassificationTreeCV(random_state=0) if classify else srtopt.SoftRegressionTreeCV(
+            srtopt.SoftRegressionTree(depth=3, random_state=0), depths=(1, 2, 3), random_state=0, rule=rule)
+        return pipeline(search, X) if model.endswith("(pipeline)") else search
     if model == "soft tree (pipeline)":
         return pipeline(tree, X)
     if model == "linear (pipeline)":
@@ -216,7 +216,7 @@ def runnable(dataset, model) -> bool:
     regression tree's)."""
     from srtopt.datasets import TABULAR_DATASETS
 
-    return not (model in ("soft tree CV, one-SE", "soft tree, leaf_ridge=1")
+    return not (model in ("soft tree CV, one-SE", "soft tree CV, one-SE (pipeline)", "soft tree, leaf_ridge=1")
                 and TABULAR_DATASETS[dataset].task == "classification")
 
 

@@ -78,7 +78,10 @@ class NodecTree:
         """``first`` (a result of :meth:`_train`) continued on ``problem`` for ``macros`` macro iterations from its
         tree (restored to the constraints), as a fit with ``init=WarmStart`` of that tree and ``max_iter=macros``
         runs; one result of both runs (the second's history numbered after the first's, the first's reason to
-        stop unless a time limit or a callback stopped the second)."""
+        stop unless a time limit or a callback stopped the second).  ``first`` itself when a time limit or a
+        callback stopped it: the fit ends there."""
+        if first.stopped_by not in ("max_iter", "tol"):
+            return first
         omega0, beta0 = restore(problem, first.omega, first.beta, solvers["ln"], deadline)
         state = TrainingState.start_at(problem, omega0, beta0)
         second = self._algorithm(problem, solvers, deadline, callbacks, self.random_state).run(

@@ -66,6 +66,8 @@ def test_inside_the_zone_the_factor_of_least_validation_loss_is_used():
     # the final fit: the tree of factor 1, continued with the chosen factor
     np.testing.assert_allclose(tree.beta_, again.beta_, rtol=1e-9, atol=1e-12)
     assert tree.n_iter_ == paper.n_iter_ + again.n_iter_ and again.leaf_ridge_losses_ == {}
+    macros = [record["macro"] for record in tree.history_]  # one history, the continued run's numbered after
+    assert macros == sorted(macros) and macros[-1] == tree.n_iter_ - 1
 
 
 def test_the_comparison_fits_carry_the_group_constraints():
