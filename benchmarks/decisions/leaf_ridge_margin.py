@@ -58,9 +58,9 @@ def run(name, depth, fold, fairness, comparison="warm") -> dict:
     take = (lambda rows: X.iloc[rows]) if hasattr(X, "iloc") else (lambda rows: X[rows])
     seen, rule, fold_loss = [], leaf_ridge.chosen, leaf_ridge._fold_loss
 
-    def recording(losses, rows, complete):
-        seen.append((losses, rows, complete))
-        return rule(losses, rows, complete)
+    def recording(losses, rows, complete, weights=None):
+        seen.append((losses, rows, complete, weights))
+        return rule(losses, rows, complete, weights)
 
     def cold(*args):  # the fit without its start (the tenth argument)
         return fold_loss(*args[:9])

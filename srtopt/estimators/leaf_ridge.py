@@ -169,13 +169,17 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline:
     share = deadline.share(fits)
     losses, rows, complete = _compare(estimator, X, y, sample_weight, share,
                                       deadline.within(deadline.left() - (share or 0)), groups)
-    return chosen(losses, rows, complete), losses
+    return chosen(losses, rows, complete, _row_weights(sample_weight, len(y))), losses
 
 
-def chosen(losses: dict, rows: dict, complete: list) -> float:
+def _row_weights(sample_weight, n) -> np.ndarray:
+    return np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+
+
+def chosen(losses: dict, rows: dict, complete: list, weights=None) -> float:
     """The factor of least validation loss among ``complete`` (the factors fitted on every fold; 1 when
-    none is), if it :func:`beats_one`; else 1: a held-out loss that a few rows decide (outliers) keeps
-    the paper's lambda_b.
+    none is), if it :func:`beats_one` (``rows``: per-row losses, ``weights``: the rows' weights); else 1: a
+    held-out loss that a few rows decide (outliers) keeps the paper's lambda_b.
 
     >>> rows = {1.0: np.array([1.0, 1.0, 1.0, 9.0]), 100.0: np.array([2.0, 2.0, 2.0, 1.0])}
     >>> chosen({1.0: 12.0, 100.0: 7.0}, rows, [1.0, 100.0])  # one row decides
@@ -186,16 +190,22 @@ def chosen(losses: dict, rows: dict, complete: list) -> float:
     if not complete:
         return 1.0
     best = min(complete, key=losses.get)
-    return best if best == 1.0 or beats_one(rows, best) else 1.0
+    return best if best == 1.0 or beats_one(rows, best, weights) else 1.0
 
 
-def beats_one(rows: dict, factor: float) -> bool:
+def beats_one(rows: dict, factor: float, weights=None) -> bool:
     """Whether the held-out losses ``rows[factor]`` are below factor 1's by more than ``MARGIN`` standard
     errors (sqrt(n) times the sample sd of the n per-row differences), on the rows where both were held
-    out (NaN: not held out)."""
+    out (NaN: not held out); a row of weight w counts as w rows (``weights``; None: 1 each), as in the fit."""
     both = ~np.isnan(rows[1.0]) & ~np.isnan(rows[factor])
     gain = rows[1.0][both] - rows[factor][both]
-    return len(gain) > 1 and gain.sum() > MARGIN * np.sqrt(len(gain)) * gain.std(ddof=1)
+    w = np.ones(len(gain)) if weights is None else np.asarray(weights, float)[both]
+    n = w.sum()
+    if n <= 1:
+        return False
+    mean = float(w @ gain) / n
+    variance = float(w @ (gain - mean) ** 2) / (n - 1)
+    return n * mean > MARGIN * np.sqrt(n * variance)
 
 
 def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=None) -> tuple[dict, dict, list]:
@@ -210,15 +220,16 @@ def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=
     so no fit left out could change the choice.  The entries of the factors not fitted on every
     fold are their partial sums, lower bounds of their totals.  Factor 1 is fitted on a fold
     before any other factor: its tree is their start there (:func:`_fold_loss`).  Returns (losses,
-    {factor: the weighted loss of every row where it was held out, NaN elsewhere}, the factors fitted
+    {factor: the loss of every row where it was held out, NaN elsewhere}, the factors fitted
     on every fold); no fit starts that would end after ``stop``, judged by the longest fit so far."""
     from ..models.terms import make_loss
 
     loss = make_loss(estimator.loss)
     splits = folds(X, y, FOLDS, sample_weight, groups)
     losses, fitted, longest = dict.fromkeys(GRID, 0.0), dict.fromkeys(GRID, 0), 0.0
+    weights = _row_weights(sample_weight, len(y))
     rows, starts = {factor: np.full(len(y), np.nan) for factor in GRID}, []
-    while (factor := _next_fit(losses, rows, fitted, loss.nonnegative)) is not None:
+    while (factor := _next_fit(losses, rows, weights, fitted, loss.nonnegative)) is not None:
         if stop.left() < longest:
             break
         started = time.perf_counter()
@@ -228,18 +239,18 @@ def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=
         if factor == 1.0:
             starts.append(WarmStart.from_estimator(model))
         rows[factor][test] = held_out
-        losses[factor] += float(held_out.sum())
+        losses[factor] += float(weights[test] @ held_out)
         fitted[factor] += 1
         longest = max(longest, time.perf_counter() - started)
     return losses, rows, [factor for factor in GRID if fitted[factor] == FOLDS]
 
 
-def _next_fit(losses, rows, fitted, nonnegative):
+def _next_fit(losses, rows, weights, fitted, nonnegative):
     """The factor whose next fold :func:`_compare` fits, or None when the comparison is over; factor 1's
     fold comes before the other factors' (its tree is their start)."""
     if nonnegative:
         factor = min(GRID, key=losses.get)
-        if fitted[factor] == FOLDS and not beats_one(rows, factor):
+        if fitted[factor] == FOLDS and not beats_one(rows, factor, weights):
             factor = 1.0  # its next fold may show that the best does not beat it (:func:`chosen`)
         if fitted[factor] == FOLDS:
             return None
@@ -251,7 +262,7 @@ def _next_fit(losses, rows, fitted, nonnegative):
 
 
 def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None, start=None) -> tuple:
-    """(the held-out rows, their weighted losses of the standardized residuals, the fitted model) of ``fold``
+    """(the held-out rows, their losses of the standardized residuals, the fitted model) of ``fold``
     = (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows, with all
     its constraints: the group constraints (parity, group losses) change which factor is best
     (docs/departures.md, "Leaf ridge").  ``MAX_ITER`` macro iterations from the estimator's own
@@ -259,7 +270,7 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
     from sklearn.base import clone
 
     train, test = fold
-    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    weights = _row_weights(sample_weight, len(y))
     model = clone(estimator).set_params(leaf_ridge=factor, callbacks=None, verbose=0, time_limit=time_limit,
                                         max_iter=min(MAX_ITER if start is None else WARM_ITER, estimator.max_iter))
     if start is not None:
@@ -273,4 +284,4 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
     scale = float(np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))  # y's sd
     with held_out_quietly():
         residual = (model.predict(take_rows(X, test)) - y[test]) / (scale or 1.0)
-    return test, weights[test] * loss.value(residual), model
+    return test, loss.value(residual), model

@@ -93,9 +93,9 @@ def test_a_factor_that_cannot_win_is_not_fitted_on_the_remaining_folds():
     rows, losses = _held_out(np.full(100, 0.5))
     fitted = {1.0: leaf_ridge.FOLDS, 100.0: leaf_ridge.FOLDS, 1e4: 1, 1e6: 1}
     losses[1e4] = losses[1e6] = losses[100.0] + 1.0  # partial sums above 100's total: further folds only add
-    assert leaf_ridge._next_fit(losses, rows, fitted, nonnegative=True) is None
+    assert leaf_ridge._next_fit(losses, rows, None, fitted, nonnegative=True) is None
     losses[1e6] = losses[100.0] - 1.0  # a partial sum below it: its next fold is fitted
-    assert leaf_ridge._next_fit(losses, rows, fitted, nonnegative=True) == 1e6
+    assert leaf_ridge._next_fit(losses, rows, None, fitted, nonnegative=True) == 1e6
 
 
 def test_the_comparison_chooses_as_the_one_that_fits_every_factor_on_every_fold():
@@ -227,4 +227,13 @@ def test_factor_1_gets_its_remaining_folds_only_while_the_best_does_not_beat_it(
     rows, losses = _held_out(np.r_[first_half, np.full(50, np.nan)])
     assert losses[1.0] > losses[100.0]
     fitted = {1.0: 1, 100.0: leaf_ridge.FOLDS, 1e4: 1, 1e6: 1}
-    assert leaf_ridge._next_fit(losses, rows, fitted, nonnegative=True) == (None if beaten else 1.0)
+    assert leaf_ridge._next_fit(losses, rows, None, fitted, nonnegative=True) == (None if beaten else 1.0)
+
+
+def test_a_weight_counts_as_repeated_rows_in_the_standard_error():
+    rows, losses = _held_out(np.r_[np.full(50, -0.2), np.full(50, 0.35)])
+    twice = {factor: np.r_[r, r[:50]] for factor, r in rows.items()}  # the first 50 rows repeated
+    weights = np.r_[np.full(50, 2.0), np.ones(50)]
+    for factor in (100.0, 1e4):
+        assert leaf_ridge.beats_one(rows, factor, weights) == leaf_ridge.beats_one(twice, factor)
+    assert leaf_ridge.beats_one(rows, 100.0, weights) != leaf_ridge.beats_one(rows, 100.0)  # the weights matter
