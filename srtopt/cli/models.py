@@ -206,9 +206,12 @@ def _check_writable(out):
         check_replaceable(out)
     except PermissionError as exc:
         raise ValueError(f"--out {str(out)!r} cannot be written: {exc.strerror}") from None
+    from . import signals_held
+
     try:
-        with tempfile.NamedTemporaryFile(dir=directory, prefix=".srtopt-probe-"):
-            pass
+        with signals_held():  # a signal between creating the probe and removing it left the probe behind
+            with tempfile.NamedTemporaryFile(dir=directory, prefix=".srtopt-probe-"):
+                pass
     except OSError as exc:
         raise ValueError(f"--out {str(out)!r} cannot be written: {exc.strerror} in {str(directory)!r}") from None
 

@@ -141,6 +141,27 @@ def test_a_signal_before_the_save_leaves_out_untouched(tmp_path, monkeypatch, ca
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "model.json"]
 
 
+def test_a_signal_while_out_is_probed_leaves_no_probe_behind(tmp_path, monkeypatch, capsys):
+    """The check that --out's folder is writable creates and removes a temporary file: a signal right
+    after its creation (sent by os.open, hooked) ends the command once the probe is gone."""
+    import os
+
+    from srtopt.cli import models
+
+    argv, opened = _small_fit_args(tmp_path), os.open
+
+    def open_then_signal(path, *args, **options):
+        fd = opened(path, *args, **options)
+        if ".srtopt-probe-" in str(path):
+            signal.raise_signal(signal.SIGTERM)
+        return fd
+
+    monkeypatch.setattr(models.tempfile._os, "open", open_then_signal)
+    assert cli.main(argv) == 143
+    assert capsys.readouterr().err.splitlines() == ["srtopt fit: terminated; --out was not written"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "model.json"]
+
+
 def test_signals_held_raises_the_signal_when_the_step_ends(monkeypatch):
     """Inside signals_held the handler only remembers the signal; the step ends, then it is raised."""
     steps = []
@@ -193,8 +214,9 @@ def _fit_argv(tmp_path, rows=40):
 @pytest.mark.parametrize("wait", [0.0, 0.4])
 def test_a_signal_as_the_command_starts_is_one_line_and_leaves_out_alone(tmp_path, signum, status, verb, wait):
     """Sent as soon as the program has its handlers (its first statement; before it, Python's own
-    start-up), or while its modules load: the one line of any signal, --out untouched."""
-    proc = _srtopt(tmp_path, *_fit_argv(tmp_path), "--depth", "3", "--max-iter", "50")
+    start-up), or while its modules load: the one line of any signal, --out untouched.  (--quiet: on a
+    quick machine 0.4 s can reach the fit, whose progress lines are not what this test is about.)"""
+    proc = _srtopt(tmp_path, *_fit_argv(tmp_path), "--depth", "3", "--max-iter", "50", "--quiet")
     while not _caught_signals(proc.pid) & (1 << (signal.SIGHUP - 1)) and proc.poll() is None:
         time.sleep(0.001)
     time.sleep(wait)
