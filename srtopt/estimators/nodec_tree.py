@@ -33,6 +33,10 @@ from .selection import (check_max_features, feature_norms, l1_support, relaxed, 
 from .tabular import tree_columns
 
 
+#: the reasons a NODEC run ends of itself (not by a time limit or a callback's stop)
+FINISHED = ("max_iter", "max_macro", "tol")
+
+
 class NodecTree:
     """The NODEC-DR training of a soft tree estimator (a mixin over the estimator's parameters:
     the thresholds, solvers, working sets, initializations, restarts and time limit)."""
@@ -64,7 +68,7 @@ class NodecTree:
             algorithm = self._algorithm(problem, solvers, deadline, callbacks, seed)
             max_macro = self.restart_iter if len(candidates) > 1 else None
             runs.append((algorithm.run(problem, state=state, max_macro=max_macro), algorithm))
-            if runs[-1][0].stopped_by not in ("max_iter", "max_macro", "tol"):
+            if runs[-1][0].stopped_by not in FINISHED:
                 break  # a time limit or a callback's stop ends the fit
         best = min(range(len(runs)), key=lambda i: rank(runs[i][0].objective, runs[i][0].violation))
         result, algorithm = runs[best]
@@ -80,14 +84,14 @@ class NodecTree:
         runs; one result of both runs (the second's history numbered after the first's, the first's reason to
         stop unless a time limit or a callback stopped the second).  ``first`` itself when a time limit or a
         callback stopped it: the fit ends there."""
-        if first.stopped_by not in ("max_iter", "tol"):
+        if first.stopped_by not in FINISHED:
             return first
         omega0, beta0 = restore(problem, first.omega, first.beta, solvers["ln"], deadline)
         state = TrainingState.start_at(problem, omega0, beta0)
         second = self._algorithm(problem, solvers, deadline, callbacks, self.random_state).run(
             problem, state=state, max_macro=macros)
         history = first.history + [dataclasses.replace(r, macro=r.macro + first.n_macro) for r in second.history]
-        stopped = first.stopped_by if second.stopped_by in ("max_macro", "max_iter", "tol") else second.stopped_by
+        stopped = first.stopped_by if second.stopped_by in FINISHED else second.stopped_by
         return dataclasses.replace(second, history=history, n_macro=first.n_macro + second.n_macro, stopped_by=stopped)
 
     def _solvers(self, problem) -> dict:
