@@ -22,10 +22,12 @@ from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, I
 from .reading import RegressorScoreMixin
 from .regularization import NO_L2, parse_reading
 from ..models.constraints import SoftMean
-from .constrained import constraint_terms, report_on
-from .scaling import check_array_kind, check_table
+from .constrained import constraint_terms, protected_groups, report_on
+from .folds import fold_params
+from .scaling import _n_rows, check_array_kind, check_table
 from .soft_tree import _load_kernels
 from .srt import SoftRegressionTree
+from .tabular import encoded_for_fit
 
 SPLITTER = "a cross-validation splitter"
 SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/departures.md, "Choosing the split weight by cross-validation"
@@ -53,6 +55,11 @@ class SoftTreeCV(BaseEstimator):
 
     def _check_params(self):
         check_parameters(self)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()  # the tree's tables (text, categorical, missing cells), encoded once
+        tags.input_tags.allow_nan = tags.input_tags.string = tags.input_tags.categorical = True
+        return tags
 
     def _candidates(self, estimator, depth, X, y, params) -> dict:
         """The grid of one depth: {parameter: values}."""
@@ -115,24 +122,26 @@ class SoftTreeCV(BaseEstimator):
         depths = [estimator.depth] if self.depths is None else [int(d) for d in self.depths]
         params = {name: value for name, value in (("sample_weight", sample_weight),
                                                   ("sensitive_features", sensitive_features)) if value is not None}
+        fit_params = {**params, **_table_encoder(X, sensitive_features)}
         splitter = self._splitter()
         k = splitter.get_n_splits(X, y)
         held_out = k if _soft_constraints(estimator) else 0
         fits = len(depths) * (self._n_candidates(estimator) * k + self._probes(estimator)) + 1 + held_out
         seconds = deadline.share(fits)
         share = _within(estimator, seconds)
-        grid = [{"depth": [d], **self._candidates(share, d, X, y, params)} for d in depths]
+        grid = [{"depth": [d], **self._candidates(share, d, X, y, fit_params)} for d in depths]
         search = _Search(share, grid, deadline.within(deadline.left() - (seconds or 0)),  # a share left for the refit
                          cv=splitter, n_jobs=self.n_jobs, scoring=self._scorer())
         with held_out_quietly():
-            search.fit(X, y, **params)
+            search.fit(X, y, **fit_params)
         chosen = self._chosen(search)
         refit = _within(estimator, deadline.share(1 + held_out)).set_params(**chosen)
-        self.best_estimator_ = refit.fit(X, y, **params)
+        self.best_estimator_ = refit.fit(X, y, **fit_params)
         self.constraint_report_ = self.best_estimator_.constraint_report_
         if held_out:
             with held_out_quietly():
-                self.constraint_report_ = _held_out(refit, splitter, X, y, params, self.constraint_report_, deadline)
+                self.constraint_report_ = _held_out(refit, splitter, X, y, fit_params, self.constraint_report_,
+                                                    deadline)
             self.best_estimator_.constraint_report_ = self.constraint_report_
         self.depth_ = int(chosen["depth"])
         scores = [(candidate, float(score)) for candidate, score in zip(search.cv_results_["params"],
@@ -495,21 +504,23 @@ def _held_out(estimator, splitter, X, y, params, report, deadline) -> list[dict]
     values = [[] for _ in report]
     for k, (train, test) in enumerate(folds):
         fitted = _within(estimator, deadline.share(len(folds) - k)).fit(_rows(X, train), y[train],
-                                                                      **_fold_params(params, train))
-        rows = report_on(fitted, _rows(X, test), y[test], **_fold_params(params, test))
+                                                                      **fold_params(params, train))
+        report_params = {name: value for name, value in params.items() if name != "encoder"}
+        rows = report_on(fitted, _rows(X, test), y[test], **fold_params(report_params, test))
         for row, value in zip(rows, values):
             value.append(row["predict"])
     return [{**row, "held_out": value} for row, value in zip(report, values)]
 
 
+def _table_encoder(X, sensitive_features) -> dict:
+    """{"encoder": the encoder of the whole table X (without the protected group's column)}, which every inner fit
+    encodes its rows by (``SoftTree.fit``'s ``encoder``), or {} when X needs none."""
+    encoder = encoded_for_fit(protected_groups(X, sensitive_features, _n_rows(X))[0])[1]
+    return {} if encoder is None else {"encoder": encoder}
+
+
 def _rows(X, index):
     return X.iloc[index] if hasattr(X, "iloc") else np.asarray(X)[index]
-
-
-def _fold_params(params, index) -> dict:
-    """The fit parameters of the rows ``index``: arrays indexed, a column name or a number as they are."""
-    return {name: value if isinstance(value, str) or np.ndim(value) == 0 else np.asarray(value)[index]
-            for name, value in params.items()}
 
 
 def _reading_of(regularization) -> str:

@@ -53,3 +53,10 @@ def folds(X, y, n_folds: int, weights=None, groups=None) -> list[tuple[np.ndarra
     for train, test in splitter(n_folds, shuffle=True, random_state=0).split(first, labels):
         out.append((rows[np.isin(codes, train)], rows[np.isin(codes, test)]))
     return out
+
+
+def fold_params(params: dict, rows) -> dict:
+    """The fit parameters of the rows ``rows``: arrays indexed; a column name, a number or an object (an
+    encoder) as they are."""
+    return {name: value if isinstance(value, str) or np.ndim(value) == 0 else np.asarray(value)[rows]
+            for name, value in params.items()}

@@ -135,7 +135,7 @@ def _loo_residuals(Xa, y, w, ridge):
 
 
 def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline: Deadline, groups=None,
-                      problem=None):
+                      problem=None, encoder=None):
     """(factor, {factor: validation loss}) for ``estimator.leaf_ridge``.
 
     A number is returned as is; "auto" gives 1 outside the guard's zone (module docstring; the
@@ -152,7 +152,8 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline:
     With a loss that is never negative, fits that cannot change the choice are skipped
     (:func:`_compare`); the choice is the one the full comparison makes (up to the rows :func:`beats_one`
     weighs factor 1 on).  ``groups``: the protected
-    group codes of the rows (the folds are stratified by them).
+    group codes of the rows (the folds are stratified by them); ``encoder``: the fit's encoder of the table X,
+    which encodes every fold's rows (``SoftTree.fit``'s ``encoder``).
     """
     if estimator.leaf_ridge != "auto":
         return float(estimator.leaf_ridge), {}
@@ -168,7 +169,7 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline:
     fits = len(GRID) * FOLDS + 1
     share = deadline.share(fits)
     losses, rows, complete = _compare(estimator, X, y, sample_weight, share,
-                                      deadline.within(deadline.left() - (share or 0)), groups)
+                                      deadline.within(deadline.left() - (share or 0)), groups, encoder)
     return chosen(losses, rows, complete, _row_weights(sample_weight, len(y))), losses
 
 
@@ -208,7 +209,8 @@ def beats_one(rows: dict, factor: float, weights=None) -> bool:
     return n * mean > MARGIN * np.sqrt(n * variance)
 
 
-def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=None) -> tuple[dict, dict, list]:
+def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=None,
+             encoder=None) -> tuple[dict, dict, list]:
     """{factor: validation loss} for the factors of ``GRID``: the weighted loss of the held-out
     fold's standardized residuals, summed over the ``FOLDS`` folds.
 
@@ -235,7 +237,7 @@ def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=
         started = time.perf_counter()
         k = fitted[factor]
         test, held_out, model = _fold_loss(estimator, X, y, sample_weight, factor, splits[k], loss, time_limit,
-                                           groups, None if factor == 1.0 else starts[k])
+                                           groups, None if factor == 1.0 else starts[k], encoder)
         if factor == 1.0:
             starts.append(WarmStart.from_estimator(model))
         rows[factor][test] = held_out
@@ -261,12 +263,14 @@ def _next_fit(losses, rows, weights, fitted, nonnegative):
     return 1.0 if fitted[1.0] <= fitted[factor] else factor
 
 
-def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None, start=None) -> tuple:
+def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None, start=None,
+               encoder=None) -> tuple:
     """(the held-out rows, their losses of the standardized residuals, the fitted model) of ``fold``
     = (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows, with all
     its constraints: the group constraints (parity, group losses) change which factor is best
     (docs/departures.md, "Leaf ridge").  ``MAX_ITER`` macro iterations from the estimator's own
-    initialization, or ``WARM_ITER`` from ``start`` (a :class:`~srtopt.training.initialization.WarmStart`)."""
+    initialization, or ``WARM_ITER`` from ``start`` (a :class:`~srtopt.training.initialization.WarmStart`); the
+    rows encoded by ``encoder`` (:func:`choose_leaf_ridge`)."""
     from sklearn.base import clone
 
     train, test = fold
@@ -280,7 +284,7 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
         warnings.filterwarnings("ignore", message=r"time_limit=", category=UserWarning)
         warnings.filterwarnings("ignore", message=r"the constraints could not be met", category=UserWarning)
         model.fit(take_rows(X, train), y[train], None if sample_weight is None else weights[train],
-                  sensitive_features=None if groups is None else groups[train])
+                  sensitive_features=None if groups is None else groups[train], encoder=encoder)
     scale = float(np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))  # y's sd
     with held_out_quietly():
         residual = (model.predict(take_rows(X, test)) - y[test]) / (scale or 1.0)

@@ -22,6 +22,7 @@ from ..encoding import needs_encoding
 from ..models.constraints import FeatureSubset, make_constraints
 from ..models.terms import FeatureL1, make_penalties
 from ..solvers.deadline import Deadline
+from .folds import fold_params
 from .scaling import take_rows
 
 
@@ -135,9 +136,7 @@ def _held_out_importances(estimator, X, y, fit_params, keep, deadline, time_limi
                                             time_limit=time_limit)
         with warnings.catch_warnings():  # a fit stopped by its share of the time says so: not the user's limit
             warnings.filterwarnings("ignore", message=".*time_limit=.* reached")
-            model.fit(take_rows(X, train), np.asarray(y)[train], **{name: None if value is None else
-                                                                    np.asarray(value)[train]
-                                                                    for name, value in fit_params.items()})
+            model.fit(take_rows(X, train), np.asarray(y)[train], **fold_params(fit_params, train))
         found = permutation_importances(model, take_rows(X, test), np.asarray(y)[test], keep, deadline)
         if found is None:
             break

@@ -30,7 +30,7 @@ from .params import (FRACTION, INTEGER, NONE, NONNEGATIVE, POSITIVE, RANDOM_STAT
 from .reading import SoftTreeMixin
 from .regularization import parse_reading, regularization_lambdas
 from .scaling import MinMaxTarget, _n_rows
-from .tabular import by_column_name, encoded_for_fit, keep_input_columns
+from .tabular import as_table, by_column_name, encoded_for_fit, keep_input_columns
 from .threads import one_blas_thread
 
 
@@ -120,7 +120,7 @@ class SoftTree(NodecTree, SoftTreeMixin):
 
     # ------------------------------------------------------------------ fit
     @one_blas_thread
-    def fit(self, X, y, sample_weight=None, sensitive_features=None):
+    def fit(self, X, y, sample_weight=None, sensitive_features=None, *, encoder=None):
         """Fit the tree by NODEC-DR (the estimator's docstring says what each step does with its data).
 
         Parameters
@@ -137,6 +137,11 @@ class SoftTree(NodecTree, SoftTreeMixin):
         sensitive_features : array-like of shape (N,), str or None, default=None
             The protected group of every row, for the group constraints: an array, or the name of a column of
             the DataFrame X (which is then not a feature).
+        encoder : srtopt.encoding.TableEncoder or None, default=None
+            The fitted encoder of a table the rows X were drawn from: X is encoded by it, whatever X holds.  The
+            inner fits of a search or of the leaf-ridge guard pass the whole table's, so that a fold's tree reads
+            the table's columns (a fold whose rows hold no missing cell would build no encoder, and refuse its
+            held-out rows that do).  None: X is encoded when it needs to be, by an encoder of its own.
 
         Returns
         -------
@@ -165,23 +170,24 @@ class SoftTree(NodecTree, SoftTreeMixin):
         X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X),
                                                                          user_constraints)
         frame = X
-        X, self.encoder_ = encoded_for_fit(X)
+        X, self.encoder_ = encoded_for_fit(X, encoder)
         X, y, targets = self._check_targets(X, y)
         keep_input_columns(self, self.encoder_)
-        given = frame if hasattr(frame, "columns") else X  # the inner fits keep a DataFrame's names
+        given = X if self.encoder_ is None and not hasattr(frame, "columns") else as_table(frame)  # for inner fits
         weights = self._row_weights(targets, sample_weight)
         groups = None
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
-        budget, penalties = self._feature_budget(given, y, {"sample_weight": sample_weight,
-                                                            "sensitive_features": groups}, deadline)
+        budget, penalties = self._feature_budget(given, y, {"sample_weight": sample_weight, "sensitive_features": groups,
+                                                            "encoder": self.encoder_}, deadline)
         user_constraints = by_column_name(user_constraints + budget, self)  # the table's columns, encoded
         leaves = self._leaf_model(X.shape[1])
         self.scaler_ = MinMaxTarget().fit(X, targets if leaves.standardizes else None, weights)
         problem, lambda_b = self._problem(leaves, X, targets, weights, penalties, user_constraints, groups)
-        problem = self._training_problem(problem, {"given": given, "y": y, "sample_weight": sample_weight,
-                                             "weights": weights, "lambda_b": lambda_b, "deadline": deadline,
-                                             "groups": groups, "budget": budget, "penalties": penalties})
+        problem = self._training_problem(problem, {"given": given, "encoder": self.encoder_, "y": y,
+                                                   "sample_weight": sample_weight, "weights": weights,
+                                                   "lambda_b": lambda_b, "deadline": deadline, "groups": groups,
+                                                   "budget": budget, "penalties": penalties})
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
         solvers = self._solvers(problem)
         result = self._train(problem, solvers, deadline, callbacks)

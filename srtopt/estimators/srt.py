@@ -377,7 +377,7 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         sample_weight = None if context["sample_weight"] is None else context["weights"]
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
             self._without_selection(context["budget"], context["penalties"]), context["given"], context["y"],
-            sample_weight, context["lambda_b"], context["deadline"], context["groups"], problem)
+            sample_weight, context["lambda_b"], context["deadline"], context["groups"], problem, context["encoder"])
         if self.verbose and self.leaf_ridge_losses_:
             print(f"small data ({problem.X.shape[0]} rows, {problem.tree.n_leaves} leaves of {problem.Xa.shape[1]} "
                   f"coefficients): lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation",

@@ -12,16 +12,28 @@ from sklearn.utils.validation import validate_data
 from ..encoding import TableEncoder, needs_encoding
 
 
-def encoded_for_fit(X):
-    """(X as the tree reads it, the fitted encoder or None when X needs none)."""
-    if not needs_encoding(X):
+def encoded_for_fit(X, encoder=None):
+    """(X as the tree reads it, the fitted encoder or None when X needs none); with ``encoder``, a fitted
+    :class:`~srtopt.encoding.TableEncoder` of the table the rows X were drawn from, X encoded by it whatever
+    its own content (a fold whose rows hold no missing cell reads the columns of the whole table)."""
+    if encoder is not None and not isinstance(encoder, TableEncoder):
+        raise TypeError(f"encoder must be a fitted srtopt.encoding.TableEncoder or None, got "
+                        f"{type(encoder).__name__}")
+    if encoder is None and not needs_encoding(X):
         return X, None
     _check_two_dimensional(X)
-    encoder = TableEncoder().fit(X)
+    if encoder is None:
+        encoder = TableEncoder().fit(X)
     encoded = encoder.transform(X)
     if encoded.shape[1] == 0:
         raise ValueError("X has no column left to learn from once encoded (each text column has one category)")
     return encoded, encoder
+
+
+def as_table(X):
+    """X as its rows are taken and encoded: a DataFrame or an array as it is, anything else as an array of
+    objects (a list's cells keep their types)."""
+    return X if hasattr(X, "columns") or isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
 
 
 def keep_input_columns(estimator, encoder) -> None:

@@ -77,9 +77,9 @@ def test_the_comparison_fits_carry_the_group_constraints():
     group = np.arange(60) % 2
     seen, fit = [], SoftRegressionTree.fit
 
-    def recording(self, X, y, sample_weight=None, sensitive_features=None):
+    def recording(self, X, y, sample_weight=None, sensitive_features=None, **kwargs):
         seen.append((self.constraints, None if sensitive_features is None else len(sensitive_features)))
-        return fit(self, X, y, sample_weight, sensitive_features)
+        return fit(self, X, y, sample_weight, sensitive_features, **kwargs)
 
     with mock.patch.object(SoftRegressionTree, "fit", recording):
         tree = SoftRegressionTree(depth=2, random_state=0, max_iter=3, constraints="parity:gap=0.05").fit(
@@ -112,9 +112,10 @@ def test_factor_1_is_fitted_on_a_fold_before_the_others_which_start_from_its_tre
     X, y = _noise(60, 20)
     calls, fold_loss = [], leaf_ridge._fold_loss
 
-    def recording(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None, start=None):
+    def recording(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None, start=None,
+                  encoder=None):
         calls.append((factor, len(fold[1]), start))
-        out = fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups, start)
+        out = fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups, start, encoder)
         if start is not None:
             assert out[2].n_iter_ <= leaf_ridge.WARM_ITER
         return out

@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from srtopt import SoftClassificationTree, SoftRegressionTree, SoftRegressionTreeCV, load
+from srtopt import (SoftClassificationTree, SoftClassificationTreeCV, SoftRegressionTree, SoftRegressionTreeCV,
+                    load)
+from srtopt.encoding import TableEncoder
 from srtopt.persistence import read_view
 
 
@@ -76,6 +78,53 @@ def test_the_folds_of_a_fit_keep_their_unseen_categories_to_themselves():
     assert tree.leaf_ridge_losses_  # the comparison ran, on folds without 'b' or without the empty cells
     with pytest.warns(TableWarning, match="categories the fit did not keep: f0: 'c'"):
         tree.predict(X.assign(f0="c"))
+
+
+def test_one_empty_cell_reaches_the_guards_held_out_fold():
+    """Found by Hypothesis: a numeric table whose one empty cell is in the leaf-ridge guard's held-out fold.  The
+    fold's rows held none, so its fit built no encoder and refused the held-out row; the fold fits now encode
+    their rows by the whole table's encoder."""
+    X = pd.DataFrame({"f0": [0.0, 0, 0, np.nan, 0, 0]})
+    y = np.array([0.5, 0.75, 0.25, 0, 0, 1])
+    tree = SoftRegressionTree(depth=1, max_iter=1, n_init=1, random_state=0).fit(X, y)
+    assert tree.leaf_ridge_losses_  # the guard ran its folds
+    assert np.all(np.isfinite(tree.predict(X)))
+
+
+@pytest.mark.parametrize("search, as_array", [(SoftRegressionTreeCV, False), (SoftClassificationTreeCV, False),
+                                              (SoftRegressionTreeCV, True)])
+def test_the_searches_take_a_table_with_one_empty_cell(search, as_array):
+    """Every inner fit of a search (candidates, probes, refit) encodes its rows by the whole table's encoder:
+    the fold whose rows miss the one empty cell predicts it when held out."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.normal(size=60)})
+    X.loc[5, "a"] = np.nan
+    y = 2 * X["b"].to_numpy() + rng.normal(size=60)
+    y = (y > 0).astype(int) if search is SoftClassificationTreeCV else y
+    model = search(depths=(1,), cv=3, random_state=0).fit(X.to_numpy() if as_array else X, y)
+    assert "a (missing)" in model.best_estimator_.encoder_.names or "x0 (missing)" in model.best_estimator_.encoder_.names
+
+
+def test_a_fit_given_the_tables_encoder_reads_its_columns():
+    X = pd.DataFrame({"a": [0.1, 0.5, np.nan, 0.9, 0.3, 0.7, 0.2, 0.8], "b": list("xyxyxyxy")})
+    y = np.arange(8.0)
+    encoder = TableEncoder().fit(X)
+    rows = X.iloc[[0, 1, 3, 4, 5, 6, 7]]  # no empty cell
+    tree = SoftRegressionTree(depth=1, max_iter=1, leaf_ridge=1.0, random_state=0).fit(rows, y[[0, 1, 3, 4, 5, 6, 7]],
+                                                                                      encoder=encoder)
+    assert tree.encoder_ is encoder and "a (missing)" in tree.encoder_.names
+    assert np.isfinite(tree.predict(X.iloc[[2]])).all()
+    with pytest.raises(TypeError, match="encoder must be a fitted srtopt.encoding.TableEncoder or None, got dict"):
+        SoftRegressionTree(depth=1).fit(rows, y[:7], encoder={})
+
+
+def test_a_feature_budget_takes_a_table_with_one_empty_cell():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.random(80), "b": rng.random(80), "c": rng.random(80)})
+    X.loc[7, "c"] = np.nan
+    y = 3 * X["a"].to_numpy() + 0.1 * rng.standard_normal(80)
+    tree = SoftRegressionTree(depth=1, max_features=1, random_state=0).fit(X, y)
+    assert [name.split(" ")[0] for name in tree.selected_features_] == ["a"]
 
 
 def test_a_monotone_column_by_position_or_by_name(frame):
