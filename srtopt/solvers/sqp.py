@@ -91,7 +91,7 @@ class SQPSolver(Solver):
                 break
             J = problem.constraint_jacobian(x) if len(lower) else np.zeros((0, len(x)))
             H = _positive_definite(problem.lagrangian_hessian(x, 1.0, lam) if len(lower) else problem.hessian(x))
-            d, nu = _qp_step(H, grad, J, lower - g, upper - g)
+            d, nu = _qp_step(H, grad, J, lower - g, upper - g, np.sign(lam))
             if d is None:
                 status = "singular model"
                 break
@@ -133,43 +133,50 @@ def _positive_definite(H) -> np.ndarray:
     return (V * np.maximum(np.abs(lam), floor)) @ V.T
 
 
-def _qp_step(H, grad, J, low, high):
-    """(d, nu) of min 1/2 d'Hd + grad'd s.t. low <= J d <= high, by its dual (module docstring); (None, None) when
-    H cannot be factorized."""
+def _qp_step(H, grad, J, low, high, guess=None):
+    """(d, nu) of min 1/2 d'Hd + grad'd s.t. low <= J d <= high, by its dual (module docstring), the active set
+    ``guess`` (the signs of the last multipliers) tried first; (None, None) when H cannot be factorized."""
     solved = cholesky_solve(H, np.column_stack([grad, J.T]))
     if solved is None:
         return None, None
     Hg, HJ = solved[:, 0], solved[:, 1:]
     M, b = J @ HJ, J @ Hg
-    nu = _active_set(M, b, low, high) if len(b) <= ENUMERATED_ROWS else None
+    nu = _active_set(M, b, low, high, guess) if len(b) <= ENUMERATED_ROWS else None
     if nu is None:
         nu = _coordinate_descent(M, b, low, high)
     return -(Hg + HJ @ nu), nu
 
 
-def _active_set(M, b, low, high):
-    """The dual solution nu by trying every active set (each row at its lower bound, its upper one, or free):
-    the first whose multipliers have the signs of their sides and whose free rows hold (J d = -(b + M nu)); None
-    when rounding leaves none."""
+def _active_set(M, b, low, high, guess=None):
+    """The dual solution nu by trying every active set (each row at its lower bound (side -1), its upper one (+1),
+    or free (0)), ``guess`` first (an SQP's active set seldom changes between its iterations): the first whose
+    multipliers have the signs of their sides and whose free rows hold (J d = -(b + M nu)); None when rounding
+    leaves none."""
     sides = [[0] + [1] * bool(np.isfinite(high[k])) + [-1] * bool(np.isfinite(low[k])) for k in range(len(b))]
     scale = 1e-10 * (1.0 + float(np.max(np.abs(b), initial=0.0)))
-    for pattern in itertools.product(*sides):
-        side = np.array(pattern)
-        active = np.flatnonzero(side)
-        nu = np.zeros(len(b))
-        if len(active):
-            bound = np.where(side[active] > 0, high[active], low[active])
-            try:
-                nu[active] = np.linalg.solve(M[np.ix_(active, active)], -(b[active] + bound))
-            except np.linalg.LinAlgError:
-                continue
-            if np.any(nu[active] * side[active] < 0):
-                continue
-        rows = -(b + M @ nu)
-        free = side == 0
-        if np.all(rows[free] >= low[free] - scale) and np.all(rows[free] <= high[free] + scale):
+    first = [] if guess is None or not all(side in options for side, options in zip(guess, sides)) else [guess]
+    for pattern in itertools.chain(first, itertools.product(*sides)):
+        nu = _multipliers(M, b, low, high, np.asarray(pattern, dtype=int), scale)
+        if nu is not None:
             return nu
     return None
+
+
+def _multipliers(M, b, low, high, side, scale):
+    """The dual solution nu of the active set ``side`` (:func:`_active_set`), or None when it is not the one."""
+    active = np.flatnonzero(side)
+    nu = np.zeros(len(b))
+    if len(active):
+        bound = np.where(side[active] > 0, high[active], low[active])
+        try:
+            nu[active] = np.linalg.solve(M[np.ix_(active, active)], -(b[active] + bound))
+        except np.linalg.LinAlgError:
+            return None
+        if np.any(nu[active] * side[active] < 0):
+            return None
+    rows = -(b + M @ nu)
+    free = side == 0
+    return nu if np.all(rows[free] >= low[free] - scale) and np.all(rows[free] <= high[free] + scale) else None
 
 
 def _coordinate_descent(M, b, low, high) -> np.ndarray:
