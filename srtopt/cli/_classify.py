@@ -48,23 +48,26 @@ def fit_classifier(args, X, y, groups, weights=None):
 
 
 def _choose_depth_and_leaf_weight(tree, args, X, y, groups, weights, time_limit):
-    """The tree refit with the depth and leaf weight that K-fold CV chose on the held-out log loss
-    (SoftClassificationTreeCV; the depths of --cv-depths, else its own), the search within ``time_limit``."""
-    from ..estimators.cv import DEPTHS, SoftClassificationTreeCV
+    """The tree refit with the depth, leaf weight and leaves that K-fold CV chose on the held-out log loss
+    (SoftClassificationTreeCV; the depths of --cv-depths, else its own; the leaves of --leaf, else its own), the
+    search within ``time_limit``."""
+    from ..estimators.cv import DEPTHS, LEAVES, SoftClassificationTreeCV
 
     depths = args.cv_depths or DEPTHS
     search = SoftClassificationTreeCV(tree.set_params(verbose=0), depths=depths, cv=args.cv,
+                                      leaves=LEAVES if args.leaf is None else None,  # --leaf: that leaf only
                                       random_state=args.random_state, time_limit=time_limit)
     if not args.quiet:
         factors = ", ".join(f"{f:g}" for f in search.leaf_ridges)
-        print(f"choosing the depth among {', '.join(map(str, depths))} and the leaves' l2 factor among {factors} of "
-              f"SoftClassificationTree by {args.cv}-fold cross-validation on the held-out log loss, on {len(y)} rows",
-              file=sys.stderr, flush=True)
+        leaves = f" and the leaves among {', '.join(search.leaves)}" if search.leaves else ""
+        print(f"choosing the depth among {', '.join(map(str, depths))}, the leaves' l2 factor among {factors}{leaves} "
+              f"of SoftClassificationTree by {args.cv}-fold cross-validation on the held-out log loss, on {len(y)} "
+              f"rows", file=sys.stderr, flush=True)
     search.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
     if not args.quiet:
         best = ", ".join(f"depth {d}: {-score:.4f}" for d, score in search.depth_scores_.items())
         print(f"best mean CV log loss per depth {best}; chosen depth {search.depth_}, leaf l2 factor "
-              f"{search.leaf_ridge_:g}", file=sys.stderr, flush=True)
+              f"{search.leaf_ridge_:g}, {search.leaf_} leaves", file=sys.stderr, flush=True)
     return search.best_estimator_
 
 

@@ -17,8 +17,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from ..encoding import held_out_quietly
 from ..solvers.deadline import Deadline
 from .class_targets import checked_labels, refuse_continuous
-from .classification import SoftClassificationTree
-from .params import INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, Options, check_parameters
+from .classification import SoftClassificationTree, leaf_spec
+from .params import (INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, Options, Parses,
+                     check_parameters)
 from .reading import RegressorScoreMixin
 from .regularization import NO_L2, parse_reading
 from ..models.constraints import SoftMean
@@ -34,6 +35,8 @@ SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/departures.md, "Choosing the 
 #: the classifier's candidates, chosen in docs/classification.md, "Choosing the depth and the leaves' l2 weight"
 DEPTHS = (1, 2, 3, 4)
 LEAF_RIDGES = (1.0, 10.0, 100.0)
+#: the leaves compared, chosen in docs/classification.md, "Spline leaves in the search"
+LEAVES = ("logistic", "spline")
 PROBABILITY_FLOOR = 1e-15  # the experiments' floor on a probability (srtopt.experiments.protocol)
 
 
@@ -131,7 +134,7 @@ class SoftTreeCV(BaseEstimator):
         share = _within(estimator, seconds)
         grid = [{"depth": [d], **self._candidates(share, d, X, y, fit_params)} for d in depths]
         search = _Search(share, grid, deadline.within(deadline.left() - (seconds or 0)),  # a share left for the refit
-                         cv=splitter, n_jobs=self.n_jobs, scoring=self._scorer())
+                         cv=splitter, n_jobs=self.n_jobs, scoring=self._scorer(), then=self._then)
         with held_out_quietly():
             search.fit(X, y, **fit_params)
         chosen = self._chosen(search)
@@ -155,6 +158,10 @@ class SoftTreeCV(BaseEstimator):
     def _n_candidates(self, estimator) -> int:
         """Candidates per depth."""
         raise NotImplementedError
+
+    def _then(self, results) -> list[dict]:
+        """The candidates evaluated after the grid, given its ``cv_results_`` so far (none)."""
+        return []
 
     def _chosen(self, search) -> dict:
         """The parameters of the candidate refit: the best mean score's."""
@@ -319,16 +326,18 @@ SCORES = {"log_loss": _held_out_log_loss, "accuracy": "accuracy"}
 
 
 class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
-    """A :class:`SoftClassificationTree` whose depth and l2 weight on the leaves are chosen by stratified
-    K-fold cross-validation on the held-out log loss (or accuracy), then refit on all the data.
+    """A :class:`SoftClassificationTree` whose depth, l2 weight on the leaves and leaf model are chosen by
+    stratified K-fold cross-validation on the held-out log loss (or accuracy), then refit on all the data.
 
     Deeper trees fit more of small data's noise, and logistic leaves on few rows give confident wrong
     probabilities: the search compares the depths (1, a logistic regression split once, included) and factors
-    on lambda_b, the l2 weight of eq. (obj) on the leaves (the tree's ``leaf_ridge``).  Chosen on 10 of the 20
-    classification datasets and confirmed on the other 10 (docs/classification.md, "Choosing the depth and the
-    leaves' l2 weight"): scored by the held-out log loss, over depths and leaf weights, its probabilities have
-    a lower test log loss than the depth-3 tree's and than logistic regression's; it costs
-    ``len(depths) * len(leaf_ridges) * k + 1`` fits for k folds.
+    on lambda_b, the l2 weight of eq. (obj) on the leaves (the tree's ``leaf_ridge``), with the first of
+    ``leaves``; then each other leaf model at every depth, with the factor best for the first there (spline
+    leaves: a smooth curve per feature in each leaf's scores).  Chosen on 10 of the 20 classification datasets
+    and confirmed on the other 10 (docs/classification.md, "Choosing the depth and the leaves' l2 weight" and
+    "Spline leaves in the search"): scored by the held-out log loss, its probabilities have a lower test log
+    loss than the depth-3 tree's and than logistic regression's; it costs
+    ``len(depths) * (len(leaf_ridges) + len(leaves) - 1) * k + 1`` fits for k folds.
 
     Parameters
     ----------
@@ -339,6 +348,9 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
         The depths compared; None: the estimator's depth only.
     leaf_ridges : sequence of float > 0, default=(1, 10, 100)
         The factors on lambda_b compared (the tree's ``leaf_ridge``).
+    leaves : sequence of leaf specs or None, default=("logistic", "spline")
+        The leaf models compared (the tree's ``leaf``): the first at every depth and factor, each other at every
+        depth with the first's best factor there.  None: the estimator's own leaf only.
     scoring : {"log_loss", "accuracy"}, default="log_loss"
         The held-out score a candidate is chosen by: the mean log loss of its probabilities (lower is better)
         or its accuracy.
@@ -362,8 +374,10 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
         The chosen depth.
     leaf_ridge_ : float
         The chosen factor on lambda_b.
+    leaf_ : str or LeafModel
+        The chosen leaf model (the refit tree's ``leaf``).
     cv_scores_ : dict
-        {(depth, factor): mean held-out score} of the candidates evaluated (the negated log loss for
+        {(depth, factor, leaf): mean held-out score} of the candidates evaluated (the negated log loss for
         ``scoring="log_loss"``: higher is better).
     depth_scores_ : dict
         {depth: the best mean score over the factors at that depth}.
@@ -382,19 +396,22 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     >>> from sklearn.datasets import load_breast_cancer
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> model = SoftClassificationTreeCV(depths=(1, 2), leaf_ridges=(1.0, 100.0), random_state=0).fit(X, y)
-    >>> model.depth_ in (1, 2), sorted(model.cv_scores_)
-    (True, [(1, 1.0), (1, 100.0), (2, 1.0), (2, 100.0)])
+    >>> model.depth_ in (1, 2), model.leaf_ in ("logistic", "spline"), len(model.cv_scores_)
+    (True, True, 6)
     """
 
     TREE, FOLDS = SoftClassificationTree, StratifiedKFold
 
-    def __init__(self, estimator=None, depths=DEPTHS, leaf_ridges=LEAF_RIDGES, scoring="log_loss", cv=3, n_jobs=None,
-                 random_state=None, time_limit=None):
-        self.estimator, self.depths, self.leaf_ridges, self.scoring = estimator, depths, leaf_ridges, scoring
+    def __init__(self, estimator=None, depths=DEPTHS, leaf_ridges=LEAF_RIDGES, leaves=LEAVES, scoring="log_loss", cv=3,
+                 n_jobs=None, random_state=None, time_limit=None):
+        self.estimator, self.depths, self.leaf_ridges, self.leaves = estimator, depths, leaf_ridges, leaves
+        self.scoring = scoring
         self.cv, self.n_jobs, self.random_state, self.time_limit = cv, n_jobs, random_state, time_limit
 
     _parameter_constraints = {
         **SoftTreeCV._parameter_constraints, "leaf_ridges": [Items(POSITIVE, "numbers > 0")],
+        "leaves": [NONE, Items(Parses("a leaf", leaf_spec), "leaves ('logistic', 'spline', 'constant', a spline spec "
+                                                            "or a LeafModel)")],
         "scoring": [Options(*SCORES)], "estimator": [NONE, Kind("a SoftClassificationTree", SoftClassificationTree)],
     }
 
@@ -412,14 +429,25 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
         return labels
 
     def _n_candidates(self, estimator) -> int:
-        return len(self.leaf_ridges)
+        return len(self.leaf_ridges) + max(len(self.leaves or ()) - 1, 0)
 
     def _candidates(self, estimator, depth, X, y, params):
-        return {"leaf_ridge": [float(f) for f in self.leaf_ridges]}
+        return {"leaf_ridge": [float(f) for f in self.leaf_ridges], **({"leaf": [self.leaves[0]]} if self.leaves else {})}
+
+    def _then(self, results) -> list[dict]:
+        """Each leaf of ``leaves`` after the first at every depth, with the factor best for the first leaf there."""
+        best = {}
+        for params, score in zip(results["params"], results["mean_test_score"]):
+            if params["depth"] not in best or score > best[params["depth"]][1]:
+                best[params["depth"]] = (params["leaf_ridge"], score)
+        return [{"depth": depth, "leaf_ridge": factor, "leaf": leaf} for depth, (factor, _) in best.items()
+                for leaf in (self.leaves or ())[1:]]
 
     def _store_choice(self, best, scores):
         self.leaf_ridge_ = float(best["leaf_ridge"])
-        self.cv_scores_ = {(c["depth"], c["leaf_ridge"]): score for c, score in scores}
+        self.leaf_ = self.best_estimator_.leaf
+        own = self.best_estimator_.leaf if not self.leaves else self.leaves[0]
+        self.cv_scores_ = {(c["depth"], c["leaf_ridge"], c.get("leaf", own)): score for c, score in scores}
         self.n_features_in_ = self.best_estimator_.n_features_in_
         if hasattr(self.best_estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
@@ -458,22 +486,31 @@ class _Search(GridSearchCV):
     end after the deadline, judged by the longest so far.  Each fit is bounded by the estimator's own
     ``time_limit`` (its share of the search, :func:`_within`); no refit."""
 
-    def __init__(self, estimator, param_grid, deadline, *, cv, n_jobs, scoring=None):
+    def __init__(self, estimator, param_grid, deadline, *, cv, n_jobs, scoring=None, then=None):
         super().__init__(estimator, param_grid, cv=cv, n_jobs=n_jobs, error_score="raise", refit=False,
                          scoring=scoring)
-        self.deadline = deadline
+        self.deadline, self.then = deadline, then
 
     def _run_search(self, evaluate_candidates):
-        deadline, longest = self.deadline, 0.0
-        if math.isinf(deadline.left()):
-            evaluate_candidates(ParameterGrid(self.param_grid))
-            return
-        for candidate in ParameterGrid(self.param_grid):
-            if longest and deadline.left() < longest:
+        """The grid, then the candidates ``then(results)`` names after it (None: none)."""
+        self._longest = 0.0
+        results = self._evaluate(evaluate_candidates, list(ParameterGrid(self.param_grid)))
+        extra = self.then(results) if self.then is not None and results is not None else []
+        if extra:
+            self._evaluate(evaluate_candidates, extra)
+
+    def _evaluate(self, evaluate_candidates, candidates):
+        """The results after ``candidates``, one at a time before a deadline (None when none was evaluated)."""
+        if math.isinf(self.deadline.left()):
+            return evaluate_candidates(candidates)
+        results = None
+        for candidate in candidates:
+            if self._longest and self.deadline.left() < self._longest:
                 break
             started = time.perf_counter()
-            evaluate_candidates([candidate])
-            longest = max(longest, time.perf_counter() - started)
+            results = evaluate_candidates([candidate])
+            self._longest = max(self._longest, time.perf_counter() - started)
+        return results
 
 
 def _within(estimator, seconds):

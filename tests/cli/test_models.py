@@ -801,11 +801,15 @@ def test_a_classifiers_depth_and_leaf_weight_chosen_by_cv(irisdir, capsys):
     assert main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--cv", "3", "--cv-depths", "1", "2",
                  "--random-state", "0", "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "choosing the depth among 1, 2 and the leaves' l2 factor among 1, 10, 100 of SoftClassificationTree by " \
-           "3-fold cross-validation on the held-out log loss, on 150 rows" in err
-    chosen = re.search(r"chosen depth (\d), leaf l2 factor (\d+)", err)
+    assert "choosing the depth among 1, 2, the leaves' l2 factor among 1, 10, 100 and the leaves among logistic, " \
+           "spline of SoftClassificationTree by 3-fold cross-validation on the held-out log loss, on 150 rows" in err
+    chosen = re.search(r"chosen depth (\d), leaf l2 factor (\d+), (\w+) leaves", err)
     model = srtopt.load(out)
-    assert (model.depth, model.leaf_ridge) == (int(chosen[1]), float(chosen[2]))
+    assert (model.depth, model.leaf_ridge, model.leaf) == (int(chosen[1]), float(chosen[2]), chosen[3])
+    assert main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--cv", "2", "--cv-depths", "1",
+                 "--leaf", "constant", "--random-state", "0", "--out", str(out)]) == 0
+    assert "the leaves' l2 factor among 1, 10, 100 of SoftClassificationTree" in capsys.readouterr().err
+    assert srtopt.load(out).leaf == "constant"
 
 
 def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, capsys):

@@ -198,13 +198,18 @@ def test_the_classifiers_search_chooses_depth_and_leaf_weight_by_held_out_log_lo
     X, y = load_breast_cancer(return_X_y=True)
     labels = np.array(["benign", "malignant"])[1 - y]
     model = SoftClassificationTreeCV(depths=(1, 2), leaf_ridges=(1.0, 100.0), random_state=0).fit(X, labels)
-    assert sorted(model.cv_scores_) == [(1, 1.0), (1, 100.0), (2, 1.0), (2, 100.0)]
+    logistic = sorted(key for key in model.cv_scores_ if key[2] == "logistic")
+    assert logistic == [(1, 1.0, "logistic"), (1, 100.0, "logistic"), (2, 1.0, "logistic"), (2, 100.0, "logistic")]
+    for depth in (1, 2):  # spline leaves at every depth, with the factor best for the logistic leaves there
+        factor = max((f for d, f, _ in logistic if d == depth), key=lambda f: model.cv_scores_[depth, f, "logistic"])
+        assert (depth, factor, "spline") in model.cv_scores_
+    assert len(model.cv_scores_) == 6
     best = max(model.cv_scores_, key=model.cv_scores_.get)
-    assert (model.depth_, model.leaf_ridge_) == best and model.best_estimator_.get_depth() == best[0]
-    assert model.depth_scores_ == {d: max(v for (e, _), v in model.cv_scores_.items() if e == d) for d in (1, 2)}
+    assert (model.depth_, model.leaf_ridge_, model.leaf_) == best and model.best_estimator_.get_depth() == best[0]
+    assert model.depth_scores_ == {d: max(v for (e, _, _), v in model.cv_scores_.items() if e == d) for d in (1, 2)}
     fold_losses = []
     for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(X, labels):
-        tree = SoftClassificationTree(depth=best[0], leaf_ridge=best[1]).fit(X[train], labels[train])
+        tree = SoftClassificationTree(depth=best[0], leaf_ridge=best[1], leaf=best[2]).fit(X[train], labels[train])
         fold_losses.append(log_loss(labels[test], tree.predict_proba(X[test]), labels=tree.classes_))
     assert model.cv_scores_[best] == pytest.approx(-np.mean(fold_losses), rel=1e-3)  # the heuristic subsamples at random
     assert list(model.classes_) == ["benign", "malignant"]
@@ -213,6 +218,17 @@ def test_the_classifiers_search_chooses_depth_and_leaf_weight_by_held_out_log_lo
     by_accuracy = SoftClassificationTreeCV(depths=(1, 2), leaf_ridges=(1.0,), scoring="accuracy",
                                            random_state=0).fit(X, labels)
     assert all(0.8 < score <= 1 for score in by_accuracy.cv_scores_.values())
+
+
+def test_the_classifiers_search_with_one_leaf_model_or_the_estimators_own():
+    X, y = load_breast_cancer(return_X_y=True)
+    own = SoftClassificationTreeCV(SoftClassificationTree(leaf="constant"), depths=(1,), leaf_ridges=(1.0, 10.0),
+                                   leaves=None, random_state=0).fit(X, y)
+    assert sorted(own.cv_scores_) == [(1, 1.0, "constant"), (1, 10.0, "constant")] and own.leaf_ == "constant"
+    one = SoftClassificationTreeCV(depths=(1,), leaf_ridges=(1.0,), leaves=("spline",), random_state=0).fit(X, y)
+    assert list(one.cv_scores_) == [(1, 1.0, "spline")] and one.best_estimator_.leaf == "spline"
+    with pytest.raises(ValueError, match="leaves must be .*leaves \\('logistic', 'spline'"):
+        SoftClassificationTreeCV(leaves=("logistic", "cubic")).fit(X, y)
 
 
 def test_the_classifiers_search_takes_a_class_of_few_rows_and_refuses_a_bad_score():
@@ -225,7 +241,7 @@ def test_the_classifiers_search_takes_a_class_of_few_rows_and_refuses_a_bad_scor
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(X, y)
-    assert np.isfinite(model.cv_scores_[(1, 1.0)])
+    assert np.isfinite(model.cv_scores_[(1, 1.0, "logistic")]) and np.isfinite(model.cv_scores_[(1, 1.0, "spline")])
     with pytest.raises(ValueError, match="scoring must be"):
         SoftClassificationTreeCV(scoring="auc").fit(X, y)
 
