@@ -432,7 +432,8 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
         return len(self.leaf_ridges) + max(len(self.leaves or ()) - 1, 0)
 
     def _candidates(self, estimator, depth, X, y, params):
-        return {"leaf_ridge": [float(f) for f in self.leaf_ridges], **({"leaf": [self.leaves[0]]} if self.leaves else {})}
+        first = {"leaf": [self.leaves[0]]} if self.leaves else {}
+        return {"leaf_ridge": [float(f) for f in self.leaf_ridges], **first}
 
     def _then(self, results) -> list[dict]:
         """Each leaf of ``leaves`` after the first at every depth, with the factor best for the first leaf there."""

@@ -178,8 +178,8 @@ class SoftTree(NodecTree, SoftTreeMixin):
         groups = None
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
-        budget, penalties = self._feature_budget(given, y, {"sample_weight": sample_weight, "sensitive_features": groups,
-                                                            "encoder": self.encoder_}, deadline)
+        inner = {"sample_weight": sample_weight, "sensitive_features": groups, "encoder": self.encoder_}
+        budget, penalties = self._feature_budget(given, y, inner, deadline)
         user_constraints = by_column_name(user_constraints + budget, self)  # the table's columns, encoded
         leaves = self._leaf_model(X.shape[1])
         self.scaler_ = MinMaxTarget().fit(X, targets if leaves.standardizes else None, weights)
