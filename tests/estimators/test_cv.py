@@ -231,6 +231,18 @@ def test_the_classifiers_search_with_one_leaf_model_or_the_estimators_own():
         SoftClassificationTreeCV(leaves=("logistic", "cubic")).fit(X, y)
 
 
+def test_the_classifiers_second_stage_runs_within_a_time_limit_and_not_after_it():
+    """Before a time limit the candidates go one at a time, the spline leaves after the grid; once it has
+    passed, only the first candidate is fitted and nothing of the second stage starts."""
+    X, y = load_breast_cancer(return_X_y=True)
+    timed = SoftClassificationTreeCV(depths=(1,), leaf_ridges=(1.0,), random_state=0, time_limit=600).fit(X, y)
+    assert sorted(timed.cv_scores_) == [(1, 1.0, "logistic"), (1, 1.0, "spline")]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"time_limit=", category=UserWarning)
+        passed = SoftClassificationTreeCV(depths=(1, 2), leaf_ridges=(1.0,), random_state=0, time_limit=1e-9).fit(X, y)
+    assert list(passed.cv_scores_) == [(1, 1.0, "logistic")]
+
+
 def test_the_classifiers_search_takes_a_class_of_few_rows_and_refuses_a_bad_score():
     """A class too small to reach every fold's training rows scores its held-out rows at the probability floor
     (scikit-learn's log-loss scorer refuses such a fold)."""
