@@ -18,7 +18,8 @@ Models:
 * ``soft tree, group ridge``: a text column's indicators enter the leaves scaled by 1 / sqrt(its levels), so
   the l2 term on their weights grows with the levels (a group's weights shrink as one feature's);
 * ``soft tree CV``: SoftRegressionTreeCV (depths 1, 2, 3, the best mean R^2) / SoftClassificationTreeCV (its
-  defaults: depths 1-4 x leaf l2 factors 1, 10, 100 by held-out log loss) on the raw table; ``soft tree CV,
+  defaults: depths 1-4 x leaf l2 factors 1, 10, 100, then spline leaves at every depth, by held-out log loss;
+  rerun when the spline leaves joined) on the raw table; ``soft tree CV,
   one-SE``: the regression CV with ``rule="one-se"``;
 * ``... (pipeline)``: behind the usual pipeline (one-hot with ``min_frequency=10`` and a "(missing)" category
   for text columns, median imputation with indicators for numeric ones): the soft tree, ridge / logistic
