@@ -8,8 +8,9 @@ floored where it is not positive definite: the BN subproblems are nonconvex).  W
 is solved in its dual, m variables: nu minimizes 1/2 nu'M nu + nu'b + sum_k psi_k(nu_k), M = J H^-1 J',
 b = J H^-1 grad f - (g(x) folded into psi), by trying each active set (up to :data:`ENUMERATED_ROWS` rows) or by
 cyclic coordinate minimization (each coordinate in closed form), and d = -H^-1 (grad f + J'nu).  The step is damped on the l1 merit function f + rho sum_k violation_k
-(Armijo), rho above the multipliers' size, no variable moving by more than :data:`STEP_CAP` in one step (the
-modified step of a nonconvex model can be long); lambda <- nu.  It stops at a point whose rows hold within
+(Armijo), rho above the multipliers' size, no variable moving by more than a cap in one step (the modified step
+of a nonconvex model can be long): :data:`STEP_CAP`, doubled after each capped step taken whole (a flat model the
+step crawls along), back to :data:`STEP_CAP` after any other; lambda <- nu.  It stops at a point whose rows hold within
 :data:`CONSTRAINT_TOL` where the step is below ``tol`` (relative to 1 + |x|) or promises a decrease below
 :data:`DECREASE_TOL` (relative to 1 + |f|).
 
@@ -31,7 +32,7 @@ from .base import Acceptance, Solver, SolverResult, should_stop, smooth_problem
 CONSTRAINT_TOL = 1e-9  # the rows' violation at a solution (below the training's FEASIBILITY_TOL)
 EIGENVALUE_FLOOR = 1e-8  # relative floor of the modified Hessian's eigenvalues
 DECREASE_TOL = 1e-12  # a feasible point where the step promises less decrease (relative to 1 + |f|) is a solution
-STEP_CAP = 5.0  # the largest change of a variable in one step (a modified step on a flat, nonconvex model is long)
+STEP_CAP = 5.0  # the first cap on a variable's change in one step (a modified step on a flat, nonconvex model is long)
 DUAL_SWEEPS = 200
 ENUMERATED_ROWS = 4  # up to this many rows the QP's active set is found by trying each (3^m at most)
 
@@ -81,7 +82,7 @@ class SQPSolver(Solver):
     def _solve(self, problem, x0, deadline) -> SolverResult:
         lower, upper = getattr(problem, "constraint_bounds", lambda: (np.zeros(0), np.zeros(0)))()
         x = np.array(x0, dtype=float)
-        lam, rho = np.zeros(len(lower)), 1.0
+        lam, rho, cap = np.zeros(len(lower)), 1.0, STEP_CAP
         f, grad = problem.evaluate(x)
         g = _rows(problem, x, lower)
         status, it = "iteration limit", 0
@@ -95,7 +96,8 @@ class SQPSolver(Solver):
             if d is None:
                 status = "singular model"
                 break
-            d = d * min(1.0, STEP_CAP / max(float(np.max(np.abs(d), initial=0.0)), 1e-300))
+            longest = float(np.max(np.abs(d), initial=0.0))
+            d = d * min(1.0, cap / max(longest, 1e-300))
             rho = max(rho, 2.0 * float(np.max(np.abs(nu), initial=0.0)))
             step = float(np.max(np.abs(d), initial=0.0))
             small = step <= self.tol * (1.0 + float(np.max(np.abs(x), initial=0.0))) or \
@@ -107,7 +109,8 @@ class SQPSolver(Solver):
             if moved is None:
                 status = "no merit decrease"
                 break
-            x, f, grad, g = moved
+            x, f, grad, g, alpha = moved
+            cap = 2.0 * cap if longest > cap and alpha == 1.0 else STEP_CAP  # a capped full step: a longer one next
             lam = nu
         feasible = _violation(g, lower, upper) <= CONSTRAINT_TOL
         return SolverResult(x, f, status == "solved" and feasible, status, it, 0.0, {"multipliers": lam},
@@ -196,8 +199,8 @@ def _coordinate_descent(M, b, low, high) -> np.ndarray:
 
 
 def _merit_search(problem, x, f, grad, g, d, rho, lower, upper):
-    """(x, f, grad, g) at the first step size 1, 1/2, ... that lowers the l1 merit f + rho violation by an Armijo
-    share of its directional derivative; None when none of 30 does."""
+    """(x, f, grad, g, step size) at the first step size 1, 1/2, ... that lowers the l1 merit f + rho violation by
+    an Armijo share of its directional derivative; None when none of 30 does."""
     merit = f + rho * _total_violation(g, lower, upper)
     slope = float(grad @ d) - rho * _total_violation(g, lower, upper)
     alpha = 1.0
@@ -207,7 +210,7 @@ def _merit_search(problem, x, f, grad, g, d, rho, lower, upper):
         g_new = _rows(problem, trial, lower)
         if np.isfinite(f_new) and f_new + rho * _total_violation(g_new, lower, upper) <= \
                 merit + 1e-4 * alpha * min(slope, 0.0):
-            return trial, f_new, grad_new, g_new
+            return trial, f_new, grad_new, g_new, alpha
         alpha /= 2
     return None
 

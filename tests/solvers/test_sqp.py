@@ -73,3 +73,13 @@ def test_a_nonlinear_row_that_binds():
     result = SQPSolver()._solve(problem, np.array([1.5, 0.2]), Deadline(None))
     assert result.success
     np.testing.assert_allclose(result.x, [2**-0.5, 2**-0.5], atol=1e-7)
+
+
+def test_a_long_flat_descent_takes_longer_steps_as_the_capped_ones_succeed():
+    """min 1e-4 / 2 (x0 - 100)^2 + (x1 - 1)^2 subject to x0 + x1 <= 1000 (not binding): the Newton step to
+    x0 = 100 is capped at STEP_CAP, and the cap doubles while the capped steps are taken whole (5, 10, 20, 40, ...):
+    a handful of iterations where a fixed cap of 5 takes 20."""
+    problem = Quadratic(np.diag([1e-4, 2.0]), [-1e-2, -2.0], [[1.0, 1.0]], [-np.inf], [1000.0])
+    result = SQPSolver()._solve(problem, np.zeros(2), Deadline(None))
+    assert result.success and result.iterations <= 8
+    np.testing.assert_allclose(result.x, [100.0, 1.0], atol=1e-6)
