@@ -279,10 +279,9 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
                                         max_iter=min(MAX_ITER if start is None else WARM_ITER, estimator.max_iter))
     if start is not None:
         model.set_params(init=start, n_restarts=1)
-    with warnings.catch_warnings():  # a fold's fit stopped by its share of the time limit, or short of its
-        # constraints in its few iterations: the final fit warns
-        warnings.filterwarnings("ignore", message=r"time_limit=", category=UserWarning)
-        warnings.filterwarnings("ignore", message=r"the constraints could not be met", category=UserWarning)
+    with warnings.catch_warnings():  # the final fit warns of the data and of its own stop, not a fold's fit (its
+        # share of the time limit, its few iterations short of the constraints, y's extreme values in its rows)
+        warnings.simplefilter("ignore", UserWarning)
         model.fit(take_rows(X, train), y[train], None if sample_weight is None else weights[train],
                   sensitive_features=None if groups is None else groups[train], encoder=encoder)
     scale = float(np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))  # y's sd
