@@ -200,7 +200,7 @@ def _transform_column(spec, column) -> tuple[np.ndarray, list]:
     missing cells of a numeric column fitted without any)."""
     missing = column.isna().to_numpy()
     if spec["kind"] == "number":
-        numbers = _numbers(column)
+        numbers = np.full(len(column), np.nan) if missing.all() else _numbers(column)  # rows missing it all
         if numbers is None:
             values = column[~missing].astype(str)
             raise ValueError(f"column {spec['name']!r} of X was numeric at fit and holds text now (values such as "

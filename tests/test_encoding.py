@@ -85,6 +85,15 @@ def test_an_array_with_missing_cells_is_encoded_by_position():
     assert encoder.names == ["x0", f"x0 {MISSING}", "x1", f"x1 {MISSING}"] and not encoder.named_
 
 
+def test_rows_missing_a_numeric_column_of_objects_take_its_median():
+    """A numeric column held as objects (numbers and None), every cell of it missing in the rows encoded: the
+    median and the indicator (it was an IndexError: no cell to tell number from text)."""
+    frame = pd.DataFrame({"a": pd.Series([1.0, 2.0, None, 4.0, 5.0], dtype=object)})
+    encoder = TableEncoder().fit(frame)
+    rows = pd.DataFrame({"a": pd.Series([None, None], dtype=object)})
+    np.testing.assert_array_equal(encoder.transform(rows), [[3.0, 1.0], [3.0, 1.0]])
+
+
 def test_the_file_form_gives_the_same_encoding(table):
     encoder = TableEncoder().fit(table)
     again = TableEncoder.from_json(encoder.to_json())

@@ -31,9 +31,12 @@ def encoded_for_fit(X, encoder=None):
 
 
 def as_table(X):
-    """X as its rows are taken and encoded: a DataFrame or an array as it is, anything else as an array of
-    objects (a list's cells keep their types)."""
-    return X if hasattr(X, "columns") or isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+    """X as its rows are taken and encoded: a DataFrame or an array as it is, a list as the array the encoder
+    reads it as (numbers as floats; with text, every cell as text, :func:`srtopt.encoding.TableEncoder.fit`)."""
+    if hasattr(X, "columns") or isinstance(X, np.ndarray):
+        return X
+    values = np.asarray(X)
+    return values.astype(object) if values.dtype.kind in "OUS" else values
 
 
 def keep_input_columns(estimator, encoder) -> None:

@@ -91,6 +91,16 @@ def test_one_empty_cell_reaches_the_guards_held_out_fold():
     assert np.all(np.isfinite(tree.predict(X)))
 
 
+def test_a_list_whose_empty_cells_fall_in_one_fold():
+    """Found by Hypothesis: a list of rows whose two empty cells fell in the same held-out fold of the leaf-ridge
+    guard; the fold's rows reached the encoder as objects, and a column of objects all missing was taken for
+    text.  The inner fits now take a list as the encoder reads it (floats)."""
+    X = [[0.0], [np.nan], [np.nan], [0.0], [0.0], [0.0], [1.0], [-1.0]]
+    y = np.array([0.0, 0.0, 1.0, 0.0, 1.0, 0.5, 0.0, 0.0])
+    tree = SoftRegressionTree(depth=1, max_iter=1, n_init=1, random_state=0).fit(X, y)
+    assert np.all(np.isfinite(tree.predict(X)))
+
+
 @pytest.mark.parametrize("search, as_array", [(SoftRegressionTreeCV, False), (SoftClassificationTreeCV, False),
                                               (SoftRegressionTreeCV, True)])
 def test_the_searches_take_a_table_with_one_empty_cell(search, as_array):
