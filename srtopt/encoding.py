@@ -123,6 +123,13 @@ class TableEncoder:
         return out
 
 
+def as_values(X) -> np.ndarray:
+    """X (not a DataFrame) as the array the encoder reads: numbers as they are, anything holding text or objects
+    as an array of objects (a list of numbers and text: every cell as text)."""
+    values = np.asarray(X)
+    return values.astype(object) if values.dtype.kind in "OUS" else values
+
+
 def _frame(X, columns=None):
     """X as a DataFrame of object or numeric columns (an array's columns named x0, x1, ...)."""
     import pandas as pd
@@ -130,7 +137,7 @@ def _frame(X, columns=None):
     if hasattr(X, "columns"):
         frame = X
     else:
-        values = np.asarray(X, dtype=object if np.asarray(X).dtype.kind in "OUS" else None)
+        values = as_values(X)
         if values.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features), got an array of shape {values.shape}")
         frame = pd.DataFrame(values, columns=[f"x{j}" for j in range(values.shape[1])])

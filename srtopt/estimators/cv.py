@@ -25,7 +25,7 @@ from .regularization import NO_L2, parse_reading
 from ..models.constraints import SoftMean
 from .constrained import constraint_terms, protected_groups, report_on
 from .folds import fold_params
-from .scaling import _n_rows, check_array_kind, check_table
+from .scaling import _n_rows, check_array_kind, check_table, take_rows
 from .soft_tree import _load_kernels
 from .srt import SoftRegressionTree
 from .tabular import encoded_for_fit
@@ -125,7 +125,8 @@ class SoftTreeCV(BaseEstimator):
         depths = [estimator.depth] if self.depths is None else [int(d) for d in self.depths]
         params = {name: value for name, value in (("sample_weight", sample_weight),
                                                   ("sensitive_features", sensitive_features)) if value is not None}
-        fit_params = {**params, **_table_encoder(X, sensitive_features)}
+        table = _table_encoder(X, sensitive_features)
+        fit_params = {**params, **table}
         splitter = self._splitter()
         k = splitter.get_n_splits(X, y)
         held_out = k if _soft_constraints(estimator) else 0
@@ -143,7 +144,7 @@ class SoftTreeCV(BaseEstimator):
         self.constraint_report_ = self.best_estimator_.constraint_report_
         if held_out:
             with held_out_quietly():
-                self.constraint_report_ = _held_out(refit, splitter, X, y, fit_params, self.constraint_report_,
+                self.constraint_report_ = _held_out(refit, splitter, X, y, params, table, self.constraint_report_,
                                                     deadline)
             self.best_estimator_.constraint_report_ = self.constraint_report_
         self.depth_ = int(chosen["depth"])
@@ -534,17 +535,17 @@ def _soft_constraints(estimator) -> bool:
     return any(isinstance(term, SoftMean) for term in constraint_terms(estimator))
 
 
-def _held_out(estimator, splitter, X, y, params, report, deadline) -> list[dict]:
+def _held_out(estimator, splitter, X, y, params, table, report, deadline) -> list[dict]:
     """``report`` with, per row, ``held_out``: its ``predict()`` value on each held-out fold of ``splitter``, by
-    a fit of ``estimator`` on the other folds (:func:`~.constrained.report_on`)."""
+    a fit of ``estimator`` on the other folds (its rows encoded as ``table`` says, :func:`_table_encoder`;
+    :func:`~.constrained.report_on`)."""
     y = np.asarray(y)
     folds = list(splitter.split(X, y))
     values = [[] for _ in report]
     for k, (train, test) in enumerate(folds):
-        fitted = _within(estimator, deadline.share(len(folds) - k)).fit(_rows(X, train), y[train],
-                                                                      **fold_params(params, train))
-        report_params = {name: value for name, value in params.items() if name != "encoder"}
-        rows = report_on(fitted, _rows(X, test), y[test], **fold_params(report_params, test))
+        fitted = _within(estimator, deadline.share(len(folds) - k)).fit(take_rows(X, train), y[train],
+                                                                      **fold_params(params, train), **table)
+        rows = report_on(fitted, take_rows(X, test), y[test], **fold_params(params, test))
         for row, value in zip(rows, values):
             value.append(row["predict"])
     return [{**row, "held_out": value} for row, value in zip(report, values)]
@@ -555,10 +556,6 @@ def _table_encoder(X, sensitive_features) -> dict:
     encodes its rows by (``SoftTree.fit``'s ``encoder``), or {} when X needs none."""
     encoder = encoded_for_fit(protected_groups(X, sensitive_features, _n_rows(X))[0])[1]
     return {} if encoder is None else {"encoder": encoder}
-
-
-def _rows(X, index):
-    return X.iloc[index] if hasattr(X, "iloc") else np.asarray(X)[index]
 
 
 def _reading_of(regularization) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from ..encoding import TableEncoder, needs_encoding
+from ..encoding import TableEncoder, as_values, needs_encoding
 
 
 def encoded_for_fit(X, encoder=None):
@@ -32,11 +32,8 @@ def encoded_for_fit(X, encoder=None):
 
 def as_table(X):
     """X as its rows are taken and encoded: a DataFrame or an array as it is, a list as the array the encoder
-    reads it as (numbers as floats; with text, every cell as text, :func:`srtopt.encoding.TableEncoder.fit`)."""
-    if hasattr(X, "columns") or isinstance(X, np.ndarray):
-        return X
-    values = np.asarray(X)
-    return values.astype(object) if values.dtype.kind in "OUS" else values
+    reads it as (:func:`srtopt.encoding.as_values`)."""
+    return X if hasattr(X, "columns") or isinstance(X, np.ndarray) else as_values(X)
 
 
 def keep_input_columns(estimator, encoder) -> None:
