@@ -1,0 +1,197 @@
+"""How ``SoftClassificationTreeCV`` should pick among its candidates: the inner folds and the score, measured on
+held-out folds.
+
+    PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=/path/to/datasets_classification \\
+        python benchmarks/decisions/classification_selection.py --stage tune [--jobs 2]   # then --stage confirm
+
+The classification protocol (4-fold stratified CV, split seed 0, X min-max scaled on the training fold;
+``benchmarks/decisions/classification_cv.py``'s ``fold_data``).  For every outer fold and every candidate of the
+search (depths 1-4 x leaf factors 1, 10, 100 x logistic and spline leaves: the search's two stages are a subset)
+the run stores, per inner splitter, each inner fold's held-out accuracy and log loss, and the test scores of the
+candidate refit on the outer training rows, so that every rule below is judged on the same fits:
+
+* the inner splitters: ``StratifiedKFold(3, shuffle, seed 0)`` (the search's default, ``cv=3``) and
+  ``StratifiedKFold(5, shuffle, seed 0)`` (``cv=5``);
+* the scores: the mean held-out log loss (the search's default) or the accuracy (ties to the lower log loss);
+* the candidates: the search's two stages (logistic leaves on the grid, then spline leaves at every depth with
+  that depth's best factor), or spline leaves on the whole grid too.
+
+``--stage tune`` runs and reports the 10 tuning datasets of ``benchmarks/decisions/classification.py``;
+``--stage confirm`` the other 10, held out while choosing.  Runs go to
+``benchmarks/results/classification_selection.jsonl`` (not committed; a stored run is skipped, so an interrupted
+run resumes); the tables to ``benchmarks/results/classification_selection_{stage}.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+import warnings
+
+import numpy as np
+
+from benchmarks.common import RESULTS, write_report
+from benchmarks.decisions.classification import GROUPS
+from benchmarks.decisions.classification_cv import FLOOR, fold_data
+from benchmarks.decisions.defaults import run_into_store, stored
+
+STORE = RESULTS / "classification_selection.jsonl"
+DEPTHS = (1, 2, 3, 4)
+LEAF_RIDGES = (1.0, 10.0, 100.0)
+LEAVES = ("logistic", "spline")
+SPLITS = ("3", "5", "test")  # the inner splitters' numbers of folds, and the refit scored on the test rows
+ANCHOR = "RF(100)"
+
+
+def candidates() -> list[tuple]:
+    """(depth, leaf_ridge, leaf) of every candidate."""
+    return list(itertools.product(DEPTHS, LEAF_RIDGES, LEAVES))
+
+
+def scores(model, X, y) -> dict:
+    """Accuracy and mean log loss on (X, y) (a class the fit did not see: probability FLOOR)."""
+    column = {label: k for k, label in enumerate(model.classes_)}
+    P = model.predict_proba(X)
+    p = np.array([P[i, column[label]] if label in column else 0.0 for i, label in enumerate(y)])
+    predicted = np.asarray(model.classes_)[np.argmax(P, axis=1)]
+    return {"accuracy": float(np.mean(predicted == y)), "log_loss": float(-np.mean(np.log(np.clip(p, FLOOR, 1))))}
+
+
+def run(dataset, fold, candidate, split) -> dict:
+    from sklearn.model_selection import StratifiedKFold
+    from threadpoolctl import threadpool_limits
+
+    from srtopt import SoftClassificationTree
+    from srtopt.experiments.methods import random_forest_classifier
+
+    X_train, X_test, y_train, y_test = fold_data(dataset, fold)
+    row = {"dataset": dataset, "fold": fold, "candidate": list(candidate) if candidate != ANCHOR else candidate,
+           "split": split}
+
+    def make():
+        if candidate == ANCHOR:
+            return random_forest_classifier(None, 0)
+        depth, leaf_ridge, leaf = candidate
+        return SoftClassificationTree(depth=depth, leaf_ridge=leaf_ridge, leaf=leaf, random_state=0)
+
+    started = time.perf_counter()
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if split == "test":
+            row["test"] = scores(make().fit(X_train, y_train), X_test, y_test)
+        else:
+            splitter = StratifiedKFold(int(split), shuffle=True, random_state=0)
+            row["folds"] = [scores(make().fit(X_train[inner], y_train[inner]), X_train[held], y_train[held])
+                            for inner, held in splitter.split(X_train, y_train)]
+    row["seconds"] = time.perf_counter() - started
+    return row
+
+
+def key(row) -> tuple:
+    candidate = row["candidate"]
+    return row["dataset"], row["fold"], tuple(candidate) if isinstance(candidate, list) else candidate, row["split"]
+
+
+def tasks(datasets) -> list[tuple]:
+    out = []
+    for dataset, fold in itertools.product(datasets, range(4)):
+        out.append((dataset, fold, ANCHOR, "test"))
+        out += [(dataset, fold, c, s) for c in candidates() for s in SPLITS]
+    return out
+
+
+# ---------------------------------------------------------------- the selection rules, offline
+def inner_score(folds, score) -> tuple:
+    """A candidate's inner score as a sort key, higher is better: the mean log loss negated, or the mean accuracy
+    with ties to the lower log loss."""
+    loss = -float(np.mean([f["log_loss"] for f in folds]))
+    return (float(np.mean([f["accuracy"] for f in folds])), loss) if score == "accuracy" else (loss,)
+
+
+def choose(table, splits, score, grid) -> tuple:
+    """The candidate a rule chooses on one outer fold. ``table``: {(candidate, split): row}; ``splits``: the inner
+    splitters whose folds are pooled; ``grid``: "two stages" (the search's) or "full"."""
+    def key(c):
+        return inner_score([f for s in splits for f in table[c, s]["folds"]], score)
+
+    if grid == "full":
+        return max(candidates(), key=key)
+    first = [c for c in candidates() if c[2] == LEAVES[0]]
+    pool = list(first)
+    for depth in DEPTHS:
+        best = max((c for c in first if c[0] == depth), key=key)
+        pool.append((depth, best[1], LEAVES[1]))
+    return max(pool, key=key)
+
+
+RULES = {f"cv={'+'.join(splits)}, by {score.replace('_', ' ')}, {grid}": (splits, score, grid)
+         for grid in ("two stages", "full") for score in ("log_loss", "accuracy")
+         for splits in (("3",), ("5",), ("3", "5"))}
+
+
+def report(stage, datasets) -> list[str]:
+    by_fold = {}
+    for row in stored(STORE):
+        if row["dataset"] in datasets:
+            k = key(row)
+            by_fold.setdefault(k[:2], {})[k[2:]] = row
+    need = len(candidates()) * len(SPLITS) + 1
+    complete = sorted(k for k, v in by_fold.items() if len(v) == need)
+    done = [d for d in datasets if sum(k[0] == d for k in complete) == 4]
+
+    def mean_over(values):  # {(dataset, fold): value} -> {dataset: fold mean}, and their mean
+        per = {d: float(np.mean([values[d, f] for f in range(4)])) for d in done}
+        return per, float(np.mean(list(per.values()))) if per else float("nan")
+
+    columns = {}
+    for name, (splits, score, grid) in RULES.items():
+        chosen = {k: choose(by_fold[k], splits, score, grid) for k in complete if k[0] in done}
+        columns[name] = ({k: by_fold[k][c, "test"]["test"]["accuracy"] for k, c in chosen.items()},
+                         {k: by_fold[k][c, "test"]["test"]["log_loss"] for k, c in chosen.items()},
+                         {k: c[0] for k, c in chosen.items()})
+    oracle = {k: max(by_fold[k][c, "test"]["test"]["accuracy"] for c in candidates()) for k in complete}
+    forest = ({k: by_fold[k][ANCHOR, "test"]["test"]["accuracy"] for k in complete},
+              {k: by_fold[k][ANCHOR, "test"]["test"]["log_loss"] for k in complete})
+    seconds = {s: {k: sum(r["seconds"] for (c, sp), r in by_fold[k].items() if sp == s and c != ANCHOR)
+                   for k in complete} for s in SPLITS}
+    lines = ["# How SoftClassificationTreeCV picks among its candidates: inner folds and score", "",
+             f"Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python "
+             f"benchmarks/decisions/classification_selection.py --stage {stage}` (the classification protocol: "
+             f"4-fold stratified CV, split seed 0; {len(done)} of {len(datasets)} datasets complete: "
+             f"{', '.join(done)}).", "",
+             "Each rule picks one candidate (depth x leaf factor x leaf model) per outer fold by its inner score; "
+             "'two stages': the search's candidates (logistic leaves on the grid, then spline leaves at every depth "
+             "with that depth's best factor); 'full': spline leaves on the whole grid too.  'cv=3+5': the 8 folds "
+             "of both splitters pooled.  Means over the datasets of the means over their 4 outer folds.", "",
+             "| rule | test accuracy | test log loss | mean depth |", "|---|---:|---:|---:|"]
+    for name, (acc, loss, depth) in columns.items():
+        lines.append(f"| {name} | {mean_over(acc)[1]:.4f} | {mean_over(loss)[1]:.4f} | {mean_over(depth)[1]:.2f} |")
+    lines += [f"| oracle: the best candidate on each test fold | {mean_over(oracle)[1]:.4f} | | |",
+              f"| {ANCHOR} | {mean_over(forest[0])[1]:.4f} | {mean_over(forest[1])[1]:.4f} | |", "",
+              "Seconds per outer fold (all candidates): " + ", ".join(
+                  f"{'refit' if s == 'test' else 'cv=' + s} {mean_over(seconds[s])[1]:.0f}" for s in SPLITS), "",
+              "Test accuracy per dataset:", "",
+              "| dataset | " + " | ".join(RULES) + f" | oracle | {ANCHOR} |", "|---|" + "---:|" * (len(RULES) + 2)]
+    per = {name: mean_over(columns[name][0])[0] for name in RULES}
+    for d in done:
+        lines.append(f"| {d} | " + " | ".join(f"{per[n][d]:.3f}" for n in RULES) +
+                     f" | {mean_over(oracle)[0][d]:.3f} | {mean_over(forest[0])[0][d]:.3f} |")
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stage", choices=("tune", "confirm"), required=True)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--report-only", action="store_true")
+    args = parser.parse_args(argv)
+    datasets = GROUPS[args.stage]
+    if not args.report_only:
+        run_into_store(STORE, run, tasks(datasets), key, args.jobs)
+    write_report(RESULTS / f"classification_selection_{args.stage}.md", report(args.stage, datasets))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
