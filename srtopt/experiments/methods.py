@@ -322,7 +322,7 @@ def soft_classification_tree(depth, seed, **params):
 
 
 def soft_classification_tree_cv(depth, seed, **params):
-    """``SoftClassificationTreeCV`` with its defaults (the depth among 1-4 and the leaves' l2 weight by 3-fold
+    """``SoftClassificationTreeCV`` with its defaults (the depth among 1-4 and the leaves' l2 weight by 5-fold
     cross-validation on the held-out log loss; the depth is not used), ``params`` to the search."""
     from srtopt import SoftClassificationTreeCV
 

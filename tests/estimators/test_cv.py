@@ -208,7 +208,7 @@ def test_the_classifiers_search_chooses_depth_and_leaf_weight_by_held_out_log_lo
     assert (model.depth_, model.leaf_ridge_, model.leaf_) == best and model.best_estimator_.get_depth() == best[0]
     assert model.depth_scores_ == {d: max(v for (e, _, _), v in model.cv_scores_.items() if e == d) for d in (1, 2)}
     fold_losses = []
-    for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(X, labels):
+    for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, labels):
         tree = SoftClassificationTree(depth=best[0], leaf_ridge=best[1], leaf=best[2]).fit(X[train], labels[train])
         fold_losses.append(log_loss(labels[test], tree.predict_proba(X[test]), labels=tree.classes_))
     assert model.cv_scores_[best] == pytest.approx(-np.mean(fold_losses), rel=1e-3)  # the heuristic subsamples at random
@@ -245,7 +245,7 @@ def test_the_classifiers_second_stage_runs_within_a_time_limit_and_not_after_it(
 
 def test_the_classifiers_search_takes_a_class_of_few_rows_and_refuses_a_bad_score():
     """A class too small to reach every fold's training rows scores its held-out rows at the probability floor
-    (scikit-learn's log-loss scorer refuses such a fold)."""
+    (scikit-learn's log-loss scorer refuses such a fold); folds that no class can fill are refused by name."""
     rng = np.random.default_rng(0)
     X = rng.random((60, 2))
     y = np.r_[np.repeat(["a", "b"], 29), ["c", "c"]]
@@ -256,6 +256,9 @@ def test_the_classifiers_search_takes_a_class_of_few_rows_and_refuses_a_bad_scor
     assert np.isfinite(model.cv_scores_[(1, 1.0, "logistic")]) and np.isfinite(model.cv_scores_[(1, 1.0, "spline")])
     with pytest.raises(ValueError, match="scoring must be"):
         SoftClassificationTreeCV(scoring="auc").fit(X, y)
+    with pytest.raises(ValueError, match=r"cv=5: .* class of at least 5 rows, and the largest class of y has 4; "
+                                         r"pass a smaller cv"):
+        SoftClassificationTreeCV().fit(X[:8], np.repeat(["a", "b"], 4))
 
 
 def test_the_classifiers_search_weighs_its_held_out_log_loss_without_a_warning():
@@ -276,3 +279,4 @@ def test_the_classifiers_search_weighs_its_held_out_log_loss_without_a_warning()
     p = search.predict_proba(X)[np.arange(90), y]
     assert _held_out_log_loss(search, X, y, weights) == pytest.approx(np.average(np.log(p), weights=weights))
     assert _held_out_log_loss(search, X, y) == pytest.approx(np.mean(np.log(p)))
+
