@@ -121,6 +121,8 @@ class SoftTreeCV(BaseEstimator):
             _load_kernels(self.TREE)  # a fresh process loads (or compiles) them: before the clock starts
         deadline = Deadline(self.time_limit)
         estimator = clone(self.estimator) if self.estimator is not None else self.TREE(depth=3)
+        if estimator.random_state is None:  # its starts seeded as the folds are: a seeded search repeats itself
+            estimator.set_params(random_state=self.random_state)
         y = self._check_data(X, y)
         depths = [estimator.depth] if self.depths is None else [int(d) for d in self.depths]
         params = {name: value for name, value in (("sample_weight", sample_weight),
@@ -221,7 +223,8 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     n_jobs : int or None, default=None
         Fits run in parallel (joblib's meaning: None = 1, -1 = all cores).
     random_state : int, RandomState or None, default=None
-        Seeds the shuffle of the folds when ``cv`` is an int.
+        Seeds the shuffle of the folds when ``cv`` is an int, and the trees' starts when the estimator's own
+        ``random_state`` is None.
     rule : {"best", "one-se"}, default="best"
         Which candidate is refit: the one of the best mean R^2, or the simplest whose mean R^2 is within one
         standard error (over the folds) of the best's -- the smallest depth, then the heaviest split weight --
@@ -362,7 +365,8 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     n_jobs : int or None, default=None
         Fits run in parallel (joblib's meaning: None = 1, -1 = all cores).
     random_state : int, RandomState or None, default=None
-        Seeds the shuffle of the folds when ``cv`` is an int.
+        Seeds the shuffle of the folds when ``cv`` is an int, and the trees' starts when the estimator's own
+        ``random_state`` is None.
     time_limit : float or None, default=None
         Seconds for the whole search, the refit included, as for :class:`SoftRegressionTreeCV`.
 
