@@ -17,7 +17,8 @@ candidate refit on the outer training rows, so that every rule below is judged o
   that depth's best factor), or spline leaves on the whole grid too.
 
 ``--stage tune`` runs and reports the 10 tuning datasets of ``benchmarks/decisions/classification.py``;
-``--stage confirm`` the other 10, held out while choosing.  Runs go to
+``--stage confirm`` the other 10, held out while choosing; ``--stage refits`` (after both) refits the default
+rule's choice with other seeds and with restarts (:data:`REFITS`), for the spread of its test accuracy.  Runs go to
 ``benchmarks/results/classification_selection.jsonl`` (not committed; a stored run is skipped, so an interrupted
 run resumes); the tables to ``benchmarks/results/classification_selection_{stage}.md``.
 """
@@ -42,6 +43,9 @@ LEAF_RIDGES = (1.0, 10.0, 100.0)
 LEAVES = ("logistic", "spline")
 SPLITS = ("3", "5", "test")  # the inner splitters' numbers of folds, and the refit scored on the test rows
 ANCHOR = "RF(100)"
+#: ``--stage refits``: the chosen candidate (5 folds, by log loss) refit otherwise than with random_state 0
+REFITS = {**{f"random_state={seed}": {"random_state": seed} for seed in (1, 2, 3, 4)},
+          **{f"n_restarts={n}": {"n_restarts": n} for n in (3, 5)}}
 
 
 def candidates() -> list[tuple]:
@@ -80,6 +84,8 @@ def run(dataset, fold, candidate, split) -> dict:
         warnings.simplefilter("ignore")
         if split == "test":
             row["test"] = scores(make().fit(X_train, y_train), X_test, y_test)
+        elif split in REFITS:
+            row["test"] = scores(make().set_params(**REFITS[split]).fit(X_train, y_train), X_test, y_test)
         else:
             splitter = StratifiedKFold(int(split), shuffle=True, random_state=0)
             row["folds"] = [scores(make().fit(X_train[inner], y_train[inner]), X_train[held], y_train[held])
@@ -131,13 +137,9 @@ RULES = {f"cv={'+'.join(splits)}, by {score.replace('_', ' ')}, {grid}": (splits
 
 
 def report(stage, datasets) -> list[str]:
-    by_fold = {}
-    for row in stored(STORE):
-        if row["dataset"] in datasets:
-            k = key(row)
-            by_fold.setdefault(k[:2], {})[k[2:]] = row
+    by_fold = {k: table for k, table in stored_folds().items() if k[0] in datasets}
     need = len(candidates()) * len(SPLITS) + 1
-    complete = sorted(k for k, v in by_fold.items() if len(v) == need)
+    complete = sorted(k for k, table in by_fold.items() if sum(split in SPLITS for _, split in table) == need)
     done = [d for d in datasets if sum(k[0] == d for k in complete) == 4]
 
     def mean_over(values):  # {(dataset, fold): value} -> {dataset: fold mean}, and their mean
@@ -180,12 +182,56 @@ def report(stage, datasets) -> list[str]:
     return lines
 
 
+def stored_folds() -> dict:
+    """{(dataset, outer fold): {(candidate, split): row}} of the store."""
+    by_fold = {}
+    for row in stored(STORE):
+        k = key(row)
+        by_fold.setdefault(k[:2], {})[k[2:]] = row
+    return by_fold
+
+
+def chosen() -> dict:
+    """{(dataset, outer fold): the candidate of the default rule (5 folds, by log loss, two stages)}."""
+    return {k: choose(table, ("5",), "log_loss", "two stages") for k, table in stored_folds().items()}
+
+
+def refits_report() -> list[str]:
+    by_fold, datasets = stored_folds(), GROUPS["tune"] + GROUPS["confirm"]
+    choice = chosen()
+
+    def mean(split, group):
+        return float(np.mean([np.mean([by_fold[d, f][choice[d, f], split]["test"]["accuracy"] for f in range(4)])
+                              for d in group]))
+
+    lines = ["# The chosen tree refit otherwise: the spread of the default rule's test accuracy", "",
+             "Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python "
+             "benchmarks/decisions/classification_selection.py --stage refits` (after both stages): on every outer "
+             "fold of the 20 datasets, the candidate that 5 folds and the log loss choose, refit with another "
+             "random_state or with restarts (`n_restarts`: that many starts run 2 macro iterations, the best "
+             "continues).", "", "| refit | tuning 10 | held-out 10 | all 20 |", "|---|---:|---:|---:|"]
+    for split in ("test", *REFITS):
+        name = "random_state=0 (the benchmark's)" if split == "test" else split
+        lines.append(f"| {name} | {mean(split, GROUPS['tune']):.4f} | {mean(split, GROUPS['confirm']):.4f} | "
+                     f"{mean(split, datasets):.4f} |")
+    forest = {(d, f): by_fold[d, f][ANCHOR, "test"]["test"]["accuracy"] for d in datasets for f in range(4)}
+    lines.append(f"| {ANCHOR} | " + " | ".join(f"{np.mean([np.mean([forest[d, f] for f in range(4)]) for d in g]):.4f}"
+                                               for g in (GROUPS["tune"], GROUPS["confirm"], datasets)) + " |")
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("tune", "confirm"), required=True)
+    parser.add_argument("--stage", choices=("tune", "confirm", "refits"), required=True)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
+    if args.stage == "refits":
+        todo = [(d, f, c, split) for (d, f), c in chosen().items() for split in REFITS]
+        if not args.report_only:
+            run_into_store(STORE, run, todo, key, args.jobs)
+        write_report(RESULTS / "classification_selection_refits.md", refits_report())
+        return 0
     datasets = GROUPS[args.stage]
     if not args.report_only:
         run_into_store(STORE, run, tasks(datasets), key, args.jobs)
