@@ -209,9 +209,10 @@ def test_the_classifiers_search_chooses_depth_and_leaf_weight_by_held_out_log_lo
     assert model.depth_scores_ == {d: max(v for (e, _, _), v in model.cv_scores_.items() if e == d) for d in (1, 2)}
     fold_losses = []
     for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, labels):
-        tree = SoftClassificationTree(depth=best[0], leaf_ridge=best[1], leaf=best[2]).fit(X[train], labels[train])
-        fold_losses.append(log_loss(labels[test], tree.predict_proba(X[test]), labels=tree.classes_))
-    assert model.cv_scores_[best] == pytest.approx(-np.mean(fold_losses), rel=1e-3)  # the heuristic subsamples at random
+        tree = SoftClassificationTree(depth=best[0], leaf_ridge=best[1], leaf=best[2], random_state=0)  # as searched
+        fold_losses.append(log_loss(labels[test], tree.fit(X[train], labels[train]).predict_proba(X[test]),
+                                    labels=tree.classes_))
+    assert model.cv_scores_[best] == pytest.approx(-np.mean(fold_losses), rel=1e-9)
     assert list(model.classes_) == ["benign", "malignant"]
     np.testing.assert_array_equal(model.predict(X), model.best_estimator_.predict(X))
     np.testing.assert_array_equal(model.decision_function(X) > 0, model.predict(X) == "malignant")
