@@ -14,7 +14,8 @@ candidate refit on the outer training rows, so that every rule below is judged o
   ``StratifiedKFold(5, shuffle, seed 0)`` (``cv=5``);
 * the scores: the mean held-out log loss (the search's default) or the accuracy (ties to the lower log loss);
 * the candidates: the search's two stages (logistic leaves on the grid, then spline leaves at every depth with
-  that depth's best factor), or spline leaves on the whole grid too.
+  that depth's best factor), spline leaves on the whole grid too, or the two stages with a leaf factor of
+  :data:`LOWER` = 0.3 besides the grid's (its candidates scored by 5 folds only).
 
 ``--stage tune`` runs and reports the 10 tuning datasets of ``benchmarks/decisions/classification.py``;
 ``--stage confirm`` the other 10, held out while choosing; ``--stage refits`` (after both) refits the default
@@ -41,6 +42,7 @@ STORE = RESULTS / "classification_selection.jsonl"
 DEPTHS = (1, 2, 3, 4)
 LEAF_RIDGES = (1.0, 10.0, 100.0)
 LEAVES = ("logistic", "spline")
+LOWER = 0.3  # a leaf factor below the grid's, tried with 5 folds: the "factor 0.3 too" rule
 SPLITS = ("3", "5", "test")  # the inner splitters' numbers of folds, and the refit scored on the test rows
 ANCHOR = "RF(100)"
 #: ``--stage refits``: the chosen candidate (5 folds, by log loss) refit otherwise than with random_state 0
@@ -48,9 +50,15 @@ REFITS = {**{f"random_state={seed}": {"random_state": seed} for seed in (1, 2, 3
           **{f"n_restarts={n}": {"n_restarts": n} for n in (3, 5)}}
 
 
-def candidates() -> list[tuple]:
+def candidates(factors=LEAF_RIDGES) -> list[tuple]:
     """(depth, leaf_ridge, leaf) of every candidate."""
-    return list(itertools.product(DEPTHS, LEAF_RIDGES, LEAVES))
+    return list(itertools.product(DEPTHS, factors, LEAVES))
+
+
+def fold_tasks() -> list[tuple]:
+    """(candidate, split) of every run of one outer fold."""
+    return ([(ANCHOR, "test")] + [(c, s) for c in candidates() for s in SPLITS]
+            + [(c, s) for c in candidates((LOWER,)) for s in ("5", "test")])
 
 
 def scores(model, X, y) -> dict:
@@ -100,11 +108,7 @@ def key(row) -> tuple:
 
 
 def tasks(datasets) -> list[tuple]:
-    out = []
-    for dataset, fold in itertools.product(datasets, range(4)):
-        out.append((dataset, fold, ANCHOR, "test"))
-        out += [(dataset, fold, c, s) for c in candidates() for s in SPLITS]
-    return out
+    return [(dataset, fold, c, s) for dataset, fold in itertools.product(datasets, range(4)) for c, s in fold_tasks()]
 
 
 # ---------------------------------------------------------------- the selection rules, offline
@@ -117,13 +121,15 @@ def inner_score(folds, score) -> tuple:
 
 def choose(table, splits, score, grid) -> tuple:
     """The candidate a rule chooses on one outer fold. ``table``: {(candidate, split): row}; ``splits``: the inner
-    splitters whose folds are pooled; ``grid``: "two stages" (the search's) or "full"."""
+    splitters whose folds are pooled; ``grid``: "two stages" (the search's), "full", or "factor 0.3 too" (the
+    two stages with :data:`LOWER` among the factors)."""
     def key(c):
         return inner_score([f for s in splits for f in table[c, s]["folds"]], score)
 
     if grid == "full":
         return max(candidates(), key=key)
-    first = [c for c in candidates() if c[2] == LEAVES[0]]
+    factors = (LOWER, *LEAF_RIDGES) if grid == "factor 0.3 too" else LEAF_RIDGES
+    first = [c for c in candidates(factors) if c[2] == LEAVES[0]]
     pool = list(first)
     for depth in DEPTHS:
         best = max((c for c in first if c[0] == depth), key=key)
@@ -134,12 +140,12 @@ def choose(table, splits, score, grid) -> tuple:
 RULES = {f"cv={'+'.join(splits)}, by {score.replace('_', ' ')}, {grid}": (splits, score, grid)
          for grid in ("two stages", "full") for score in ("log_loss", "accuracy")
          for splits in (("3",), ("5",), ("3", "5"))}
+RULES["cv=5, by log loss, factor 0.3 too"] = (("5",), "log_loss", "factor 0.3 too")
 
 
 def report(stage, datasets) -> list[str]:
     by_fold = {k: table for k, table in stored_folds().items() if k[0] in datasets}
-    need = len(candidates()) * len(SPLITS) + 1
-    complete = sorted(k for k, table in by_fold.items() if sum(split in SPLITS for _, split in table) == need)
+    complete = sorted(k for k, table in by_fold.items() if all(t in table for t in fold_tasks()))
     done = [d for d in datasets if sum(k[0] == d for k in complete) == 4]
 
     def mean_over(values):  # {(dataset, fold): value} -> {dataset: fold mean}, and their mean
