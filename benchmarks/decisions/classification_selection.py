@@ -35,7 +35,8 @@ import numpy as np
 
 from benchmarks.common import RESULTS, write_report
 from benchmarks.decisions.classification import GROUPS
-from benchmarks.decisions.classification_cv import FLOOR, fold_data
+from benchmarks.decisions.classification_cv import fold_data
+from benchmarks.decisions.classification_leaves import test_scores
 from benchmarks.decisions.defaults import run_into_store, stored
 
 STORE = RESULTS / "classification_selection.jsonl"
@@ -61,15 +62,6 @@ def fold_tasks() -> list[tuple]:
             + [(c, s) for c in candidates((LOWER,)) for s in ("5", "test")])
 
 
-def scores(model, X, y) -> dict:
-    """Accuracy and mean log loss on (X, y) (a class the fit did not see: probability FLOOR)."""
-    column = {label: k for k, label in enumerate(model.classes_)}
-    P = model.predict_proba(X)
-    p = np.array([P[i, column[label]] if label in column else 0.0 for i, label in enumerate(y)])
-    predicted = np.asarray(model.classes_)[np.argmax(P, axis=1)]
-    return {"accuracy": float(np.mean(predicted == y)), "log_loss": float(-np.mean(np.log(np.clip(p, FLOOR, 1))))}
-
-
 def run(dataset, fold, candidate, split) -> dict:
     from sklearn.model_selection import StratifiedKFold
     from threadpoolctl import threadpool_limits
@@ -91,12 +83,12 @@ def run(dataset, fold, candidate, split) -> dict:
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if split == "test":
-            row["test"] = scores(make().fit(X_train, y_train), X_test, y_test)
+            row["test"] = test_scores(make().fit(X_train, y_train), X_test, y_test)
         elif split in REFITS:
-            row["test"] = scores(make().set_params(**REFITS[split]).fit(X_train, y_train), X_test, y_test)
+            row["test"] = test_scores(make().set_params(**REFITS[split]).fit(X_train, y_train), X_test, y_test)
         else:
             splitter = StratifiedKFold(int(split), shuffle=True, random_state=0)
-            row["folds"] = [scores(make().fit(X_train[inner], y_train[inner]), X_train[held], y_train[held])
+            row["folds"] = [test_scores(make().fit(X_train[inner], y_train[inner]), X_train[held], y_train[held])
                             for inner, held in splitter.split(X_train, y_train)]
     row["seconds"] = time.perf_counter() - started
     return row
