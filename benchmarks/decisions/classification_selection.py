@@ -10,8 +10,8 @@ search (depths 1-4 x leaf factors 1, 10, 100 x logistic and spline leaves: the s
 the run stores, per inner splitter, each inner fold's held-out accuracy and log loss, and the test scores of the
 candidate refit on the outer training rows, so that every rule below is judged on the same fits:
 
-* the inner splitters: ``StratifiedKFold(3, shuffle, seed 0)`` (the search's default, ``cv=3``) and
-  ``StratifiedKFold(5, shuffle, seed 0)`` (``cv=5``);
+* the inner splitters: ``StratifiedKFold(k, shuffle, seed 0)`` with k = 3, 5 (the search's default) and, on
+  the tuning datasets only, 10 (``cv=k``);
 * the scores: the mean held-out log loss (the search's default) or the accuracy (ties to the lower log loss);
 * the candidates: the search's two stages (logistic leaves on the grid, then spline leaves at every depth with
   that depth's best factor), spline leaves on the whole grid too, or the two stages with a leaf factor of
@@ -45,6 +45,7 @@ LEAF_RIDGES = (1.0, 10.0, 100.0)
 LEAVES = ("logistic", "spline")
 LOWER = 0.3  # a leaf factor below the grid's, tried with 5 folds: the "factor 0.3 too" rule
 SPLITS = ("3", "5", "test")  # the inner splitters' numbers of folds, and the refit scored on the test rows
+TUNE_ONLY = ("10",)  # 10 inner folds: run on the tuning datasets only (no better than 5 there: not confirmed)
 ANCHOR = "RF(100)"
 #: ``--stage refits``: the chosen candidate (5 folds, by log loss) refit otherwise than with random_state 0
 REFITS = {**{f"random_state={seed}": {"random_state": seed} for seed in (1, 2, 3, 4)},
@@ -56,9 +57,13 @@ def candidates(factors=LEAF_RIDGES) -> list[tuple]:
     return list(itertools.product(DEPTHS, factors, LEAVES))
 
 
-def fold_tasks() -> list[tuple]:
+def stage_splits(stage) -> tuple:
+    return (*SPLITS, *TUNE_ONLY) if stage == "tune" else SPLITS
+
+
+def fold_tasks(splits=SPLITS) -> list[tuple]:
     """(candidate, split) of every run of one outer fold."""
-    return ([(ANCHOR, "test")] + [(c, s) for c in candidates() for s in SPLITS]
+    return ([(ANCHOR, "test")] + [(c, s) for c in candidates() for s in splits]
             + [(c, s) for c in candidates((LOWER,)) for s in ("5", "test")])
 
 
@@ -99,8 +104,9 @@ def key(row) -> tuple:
     return row["dataset"], row["fold"], tuple(candidate) if isinstance(candidate, list) else candidate, row["split"]
 
 
-def tasks(datasets) -> list[tuple]:
-    return [(dataset, fold, c, s) for dataset, fold in itertools.product(datasets, range(4)) for c, s in fold_tasks()]
+def tasks(datasets, splits) -> list[tuple]:
+    return [(dataset, fold, c, s) for dataset, fold in itertools.product(datasets, range(4))
+            for c, s in fold_tasks(splits)]
 
 
 # ---------------------------------------------------------------- the selection rules, offline
@@ -132,12 +138,16 @@ def choose(table, splits, score, grid) -> tuple:
 RULES = {f"cv={'+'.join(splits)}, by {score.replace('_', ' ')}, {grid}": (splits, score, grid)
          for grid in ("two stages", "full") for score in ("log_loss", "accuracy")
          for splits in (("3",), ("5",), ("3", "5"))}
+RULES.update({f"cv={'+'.join(splits)}, by {score.replace('_', ' ')}, two stages": (splits, score, "two stages")
+              for score in ("log_loss", "accuracy") for splits in (("10",), ("5", "10"))})
 RULES["cv=5, by log loss, factor 0.3 too"] = (("5",), "log_loss", "factor 0.3 too")
 
 
 def report(stage, datasets) -> list[str]:
     by_fold = {k: table for k, table in stored_folds().items() if k[0] in datasets}
-    complete = sorted(k for k, table in by_fold.items() if all(t in table for t in fold_tasks()))
+    splits = stage_splits(stage)
+    rules = {name: rule for name, rule in RULES.items() if set(rule[0]) <= set(splits)}
+    complete = sorted(k for k, table in by_fold.items() if all(t in table for t in fold_tasks(splits)))
     done = [d for d in datasets if sum(k[0] == d for k in complete) == 4]
 
     def mean_over(values):  # {(dataset, fold): value} -> {dataset: fold mean}, and their mean
@@ -145,8 +155,8 @@ def report(stage, datasets) -> list[str]:
         return per, float(np.mean(list(per.values()))) if per else float("nan")
 
     columns = {}
-    for name, (splits, score, grid) in RULES.items():
-        chosen = {k: choose(by_fold[k], splits, score, grid) for k in complete if k[0] in done}
+    for name, (pooled, score, grid) in rules.items():
+        chosen = {k: choose(by_fold[k], pooled, score, grid) for k in complete if k[0] in done}
         columns[name] = ({k: by_fold[k][c, "test"]["test"]["accuracy"] for k, c in chosen.items()},
                          {k: by_fold[k][c, "test"]["test"]["log_loss"] for k, c in chosen.items()},
                          {k: c[0] for k, c in chosen.items()})
@@ -154,7 +164,7 @@ def report(stage, datasets) -> list[str]:
     forest = ({k: by_fold[k][ANCHOR, "test"]["test"]["accuracy"] for k in complete},
               {k: by_fold[k][ANCHOR, "test"]["test"]["log_loss"] for k in complete})
     seconds = {s: {k: sum(r["seconds"] for (c, sp), r in by_fold[k].items() if sp == s and c != ANCHOR)
-                   for k in complete} for s in SPLITS}
+                   for k in complete} for s in splits}
     lines = ["# How SoftClassificationTreeCV picks among its candidates: inner folds and score", "",
              f"Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python "
              f"benchmarks/decisions/classification_selection.py --stage {stage}` (the classification protocol: "
@@ -163,19 +173,19 @@ def report(stage, datasets) -> list[str]:
              "Each rule picks one candidate (depth x leaf factor x leaf model) per outer fold by its inner score; "
              "'two stages': the search's candidates (logistic leaves on the grid, then spline leaves at every depth "
              "with that depth's best factor); 'full': spline leaves on the whole grid too.  'cv=3+5': the 8 folds "
-             "of both splitters pooled.  Means over the datasets of the means over their 4 outer folds.", "",
+             "of both splitters pooled (likewise 'cv=5+10').  Means over the datasets of the means over their 4 outer folds.", "",
              "| rule | test accuracy | test log loss | mean depth |", "|---|---:|---:|---:|"]
     for name, (acc, loss, depth) in columns.items():
         lines.append(f"| {name} | {mean_over(acc)[1]:.4f} | {mean_over(loss)[1]:.4f} | {mean_over(depth)[1]:.2f} |")
     lines += [f"| oracle: the best candidate on each test fold | {mean_over(oracle)[1]:.4f} | | |",
               f"| {ANCHOR} | {mean_over(forest[0])[1]:.4f} | {mean_over(forest[1])[1]:.4f} | |", "",
               "Seconds per outer fold (all candidates): " + ", ".join(
-                  f"{'refit' if s == 'test' else 'cv=' + s} {mean_over(seconds[s])[1]:.0f}" for s in SPLITS), "",
+                  f"{'refit' if s == 'test' else 'cv=' + s} {mean_over(seconds[s])[1]:.0f}" for s in splits), "",
               "Test accuracy per dataset:", "",
-              "| dataset | " + " | ".join(RULES) + f" | oracle | {ANCHOR} |", "|---|" + "---:|" * (len(RULES) + 2)]
-    per = {name: mean_over(columns[name][0])[0] for name in RULES}
+              "| dataset | " + " | ".join(rules) + f" | oracle | {ANCHOR} |", "|---|" + "---:|" * (len(rules) + 2)]
+    per = {name: mean_over(columns[name][0])[0] for name in rules}
     for d in done:
-        lines.append(f"| {d} | " + " | ".join(f"{per[n][d]:.3f}" for n in RULES) +
+        lines.append(f"| {d} | " + " | ".join(f"{per[n][d]:.3f}" for n in rules) +
                      f" | {mean_over(oracle)[0][d]:.3f} | {mean_over(forest[0])[0][d]:.3f} |")
     return lines
 
@@ -232,7 +242,7 @@ def main(argv=None) -> int:
         return 0
     datasets = GROUPS[args.stage]
     if not args.report_only:
-        run_into_store(STORE, run, tasks(datasets), key, args.jobs)
+        run_into_store(STORE, run, tasks(datasets, stage_splits(args.stage)), key, args.jobs)
     write_report(RESULTS / f"classification_selection_{args.stage}.md", report(args.stage, datasets))
     return 0
 
