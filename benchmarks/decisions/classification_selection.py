@@ -173,7 +173,8 @@ def report(stage, datasets) -> list[str]:
              "Each rule picks one candidate (depth x leaf factor x leaf model) per outer fold by its inner score; "
              "'two stages': the search's candidates (logistic leaves on the grid, then spline leaves at every depth "
              "with that depth's best factor); 'full': spline leaves on the whole grid too.  'cv=3+5': the 8 folds "
-             "of both splitters pooled (likewise 'cv=5+10').  Means over the datasets of the means over their 4 outer folds.", "",
+             "of both splitters pooled (likewise 'cv=5+10').  Means over the datasets of the means over their 4 "
+             "outer folds.", "",
              "| rule | test accuracy | test log loss | mean depth |", "|---|---:|---:|---:|"]
     for name, (acc, loss, depth) in columns.items():
         lines.append(f"| {name} | {mean_over(acc)[1]:.4f} | {mean_over(loss)[1]:.4f} | {mean_over(depth)[1]:.2f} |")
