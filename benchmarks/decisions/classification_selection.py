@@ -22,6 +22,11 @@ candidate refit on the outer training rows, so that every rule below is judged o
 rule's choice with other seeds and with restarts (:data:`REFITS`), for the spread of its test accuracy.  Runs go to
 ``benchmarks/results/classification_selection.jsonl`` (not committed; a stored run is skipped, so an interrupted
 run resumes); the tables to ``benchmarks/results/classification_selection_{stage}.md``.
+
+``--stage mixture`` (after both) predicts by the soft model's mixture over all leaves
+(``predict_proba(X, mixture=True)``) instead of each row's HBP leaf: every candidate's 5 inner folds and its
+refit scored so, on the 20 datasets, for the default rule's choice predicted by the mixture and for the choice
+the mixture's own held-out scores make.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ LOWER = 0.3  # a leaf factor below the grid's, tried with 5 folds: the "factor 0
 SPLITS = ("3", "5", "test")  # the inner splitters' numbers of folds, and the refit scored on the test rows
 TUNE_ONLY = ("10",)  # 10 inner folds: run on the tuning datasets only (no better than 5 there: not confirmed)
 ANCHOR = "RF(100)"
+MIXTURE = " mixture"  # a split's suffix: its fits scored by the mixture over all leaves (--stage mixture)
 #: ``--stage refits``: the chosen candidate (5 folds, by log loss) refit otherwise than with random_state 0
 REFITS = {**{f"random_state={seed}": {"random_state": seed} for seed in (1, 2, 3, 4)},
           **{f"n_restarts={n}": {"n_restarts": n} for n in (3, 5)}}
@@ -67,6 +73,16 @@ def fold_tasks(splits=SPLITS) -> list[tuple]:
             + [(c, s) for c in candidates((LOWER,)) for s in ("5", "test")])
 
 
+class Mixture:
+    """A fitted tree whose ``predict_proba`` is the soft model's mixture sum_l P_il p_l(x_i) over all leaves."""
+
+    def __init__(self, tree):
+        self.tree, self.classes_ = tree, tree.classes_
+
+    def predict_proba(self, X):
+        return self.tree.predict_proba(X, mixture=True)
+
+
 def run(dataset, fold, candidate, split) -> dict:
     from sklearn.model_selection import StratifiedKFold
     from threadpoolctl import threadpool_limits
@@ -84,16 +100,19 @@ def run(dataset, fold, candidate, split) -> dict:
         depth, leaf_ridge, leaf = candidate
         return SoftClassificationTree(depth=depth, leaf_ridge=leaf_ridge, leaf=leaf, random_state=0)
 
+    def scores(tree, X, y):
+        return test_scores(Mixture(tree) if split.endswith(MIXTURE) else tree, X, y)
+
     started = time.perf_counter()
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if split == "test":
-            row["test"] = test_scores(make().fit(X_train, y_train), X_test, y_test)
+        if split.startswith("test"):
+            row["test"] = scores(make().fit(X_train, y_train), X_test, y_test)
         elif split in REFITS:
             row["test"] = test_scores(make().set_params(**REFITS[split]).fit(X_train, y_train), X_test, y_test)
         else:
-            splitter = StratifiedKFold(int(split), shuffle=True, random_state=0)
-            row["folds"] = [test_scores(make().fit(X_train[inner], y_train[inner]), X_train[held], y_train[held])
+            splitter = StratifiedKFold(int(split.split()[0]), shuffle=True, random_state=0)
+            row["folds"] = [scores(make().fit(X_train[inner], y_train[inner]), X_train[held], y_train[held])
                             for inner, held in splitter.split(X_train, y_train)]
     row["seconds"] = time.perf_counter() - started
     return row
@@ -229,9 +248,44 @@ def refits_report() -> list[str]:
     return lines
 
 
+def mixture_tasks() -> list[tuple]:
+    return [(d, f, c, s + MIXTURE) for d in GROUPS["tune"] + GROUPS["confirm"] for f in range(4)
+            for c in candidates() for s in ("5", "test")]
+
+
+def mixture_report() -> list[str]:
+    by_fold, groups = stored_folds(), {"tuning 10": GROUPS["tune"], "held-out 10": GROUPS["confirm"]}
+    groups["all 20"] = groups["tuning 10"] + groups["held-out 10"]
+    rows = {"chosen by the HBP leaf's held-out log loss, predicted by the HBP leaf (the default)": ("5", "test"),
+            "the same choice, predicted by the mixture": ("5", "test" + MIXTURE),
+            "chosen by the mixture's held-out log loss, predicted by the mixture": ("5" + MIXTURE, "test" + MIXTURE)}
+
+    def mean(values, group):
+        return float(np.mean([np.mean([values[d, f] for f in range(4)]) for d in group]))
+
+    lines = ["# Predicting by the soft model's mixture over all leaves instead of the HBP leaf", "",
+             "Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python "
+             "benchmarks/decisions/classification_selection.py --stage mixture` (after both stages): the search's "
+             "two stages, 5 inner folds, by log loss; each candidate's inner folds and refit scored by "
+             "`predict_proba(X, mixture=True)` as well as by the HBP leaf.  Test accuracy / test log loss, means "
+             "over the datasets of the means over their 4 outer folds.", "",
+             "| rule | " + " | ".join(groups) + " |", "|---|" + "---:|" * len(groups)]
+    for name, (inner, test) in rows.items():
+        choice = {k: choose(table, (inner,), "log_loss", "two stages") for k, table in by_fold.items()}
+        values = {score: {k: by_fold[k][c, test]["test"][score] for k, c in choice.items()}
+                  for score in ("accuracy", "log_loss")}
+        lines.append(f"| {name} | " + " | ".join(f"{mean(values['accuracy'], g):.4f} / "
+                                                f"{mean(values['log_loss'], g):.3f}" for g in groups.values()) + " |")
+    forest = {score: {k: table[ANCHOR, "test"]["test"][score] for k, table in by_fold.items()}
+              for score in ("accuracy", "log_loss")}
+    lines.append(f"| {ANCHOR} | " + " | ".join(f"{mean(forest['accuracy'], g):.4f} / {mean(forest['log_loss'], g):.3f}"
+                                               for g in groups.values()) + " |")
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("tune", "confirm", "refits"), required=True)
+    parser.add_argument("--stage", choices=("tune", "confirm", "refits", "mixture"), required=True)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
@@ -240,6 +294,11 @@ def main(argv=None) -> int:
         if not args.report_only:
             run_into_store(STORE, run, todo, key, args.jobs)
         write_report(RESULTS / "classification_selection_refits.md", refits_report())
+        return 0
+    if args.stage == "mixture":
+        if not args.report_only:
+            run_into_store(STORE, run, mixture_tasks(), key, args.jobs)
+        write_report(RESULTS / "classification_selection_mixture.md", mixture_report())
         return 0
     datasets = GROUPS[args.stage]
     if not args.report_only:
