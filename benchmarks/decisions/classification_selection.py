@@ -254,8 +254,11 @@ def mixture_tasks() -> list[tuple]:
 
 
 def mixture_report() -> list[str]:
-    by_fold, groups = stored_folds(), {"tuning 10": GROUPS["tune"], "held-out 10": GROUPS["confirm"]}
-    groups["all 20"] = groups["tuning 10"] + groups["held-out 10"]
+    wanted = {(c, s + MIXTURE) for c in candidates() for s in ("5", "test")}
+    by_fold = {k: table for k, table in stored_folds().items() if wanted <= set(table)}
+    groups = {name: [d for d in GROUPS[stage] if all((d, f) in by_fold for f in range(4))]
+              for name, stage in (("tuning", "tune"), ("held-out", "confirm"))}
+    groups["both"] = groups["tuning"] + groups["held-out"]
     rows = {"chosen by the HBP leaf's held-out log loss, predicted by the HBP leaf (the default)": ("5", "test"),
             "the same choice, predicted by the mixture": ("5", "test" + MIXTURE),
             "chosen by the mixture's held-out log loss, predicted by the mixture": ("5" + MIXTURE, "test" + MIXTURE)}
@@ -268,8 +271,10 @@ def mixture_report() -> list[str]:
              "benchmarks/decisions/classification_selection.py --stage mixture` (after both stages): the search's "
              "two stages, 5 inner folds, by log loss; each candidate's inner folds and refit scored by "
              "`predict_proba(X, mixture=True)` as well as by the HBP leaf.  Test accuracy / test log loss, means "
-             "over the datasets of the means over their 4 outer folds.", "",
-             "| rule | " + " | ".join(groups) + " |", "|---|" + "---:|" * len(groups)]
+             "over the datasets of the means over their 4 outer folds; complete: " + ", ".join(
+                 f"{len(group)} {name}" for name, group in groups.items()) + ".", "",
+             "| rule | " + " | ".join(f"{name} {len(group)}" for name, group in groups.items()) + " |",
+             "|---|" + "---:|" * len(groups)]
     for name, (inner, test) in rows.items():
         choice = {k: choose(table, (inner,), "log_loss", "two stages") for k, table in by_fold.items()}
         values = {score: {k: by_fold[k][c, test]["test"][score] for k, c in choice.items()}
