@@ -106,10 +106,8 @@ def run(dataset, fold, candidate, split) -> dict:
     started = time.perf_counter()
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if split.startswith("test"):
-            row["test"] = scores(make().fit(X_train, y_train), X_test, y_test)
-        elif split in REFITS:
-            row["test"] = test_scores(make().set_params(**REFITS[split]).fit(X_train, y_train), X_test, y_test)
+        if split.startswith("test") or split in REFITS:
+            row["test"] = scores(make().set_params(**REFITS.get(split, {})).fit(X_train, y_train), X_test, y_test)
         else:
             splitter = StratifiedKFold(int(split.split()[0]), shuffle=True, random_state=0)
             row["folds"] = [scores(make().fit(X_train[inner], y_train[inner]), X_train[held], y_train[held])
@@ -129,6 +127,16 @@ def tasks(datasets, splits) -> list[tuple]:
 
 
 # ---------------------------------------------------------------- the selection rules, offline
+def fold_means(values, datasets) -> dict:
+    """{dataset: its mean over its 4 outer folds} of ``values`` = {(dataset, outer fold): value}."""
+    return {d: float(np.mean([values[d, f] for f in range(4)])) for d in datasets}
+
+
+def dataset_mean(values, datasets) -> float:
+    """The mean over ``datasets`` of :func:`fold_means` (NaN for none): every table's mean."""
+    return float(np.mean(list(fold_means(values, datasets).values()))) if datasets else float("nan")
+
+
 def inner_score(folds, score) -> tuple:
     """A candidate's inner score as a sort key, higher is better: the mean log loss negated, or the mean accuracy
     with ties to the lower log loss."""
@@ -169,10 +177,6 @@ def report(stage, datasets) -> list[str]:
     complete = sorted(k for k, table in by_fold.items() if all(t in table for t in fold_tasks(splits)))
     done = [d for d in datasets if sum(k[0] == d for k in complete) == 4]
 
-    def mean_over(values):  # {(dataset, fold): value} -> {dataset: fold mean}, and their mean
-        per = {d: float(np.mean([values[d, f] for f in range(4)])) for d in done}
-        return per, float(np.mean(list(per.values()))) if per else float("nan")
-
     columns = {}
     for name, (pooled, score, grid) in rules.items():
         chosen = {k: choose(by_fold[k], pooled, score, grid) for k in complete if k[0] in done}
@@ -196,17 +200,19 @@ def report(stage, datasets) -> list[str]:
              "outer folds.", "",
              "| rule | test accuracy | test log loss | mean depth |", "|---|---:|---:|---:|"]
     for name, (acc, loss, depth) in columns.items():
-        lines.append(f"| {name} | {mean_over(acc)[1]:.4f} | {mean_over(loss)[1]:.4f} | {mean_over(depth)[1]:.2f} |")
-    lines += [f"| oracle: the best candidate on each test fold | {mean_over(oracle)[1]:.4f} | | |",
-              f"| {ANCHOR} | {mean_over(forest[0])[1]:.4f} | {mean_over(forest[1])[1]:.4f} | |", "",
+        lines.append(f"| {name} | {dataset_mean(acc, done):.4f} | {dataset_mean(loss, done):.4f} | "
+                     f"{dataset_mean(depth, done):.2f} |")
+    lines += [f"| oracle: the best candidate on each test fold | {dataset_mean(oracle, done):.4f} | | |",
+              f"| {ANCHOR} | {dataset_mean(forest[0], done):.4f} | {dataset_mean(forest[1], done):.4f} | |", "",
               "Seconds per outer fold (all candidates): " + ", ".join(
-                  f"{'refit' if s == 'test' else 'cv=' + s} {mean_over(seconds[s])[1]:.0f}" for s in splits), "",
+                  f"{'refit' if s == 'test' else 'cv=' + s} {dataset_mean(seconds[s], done):.0f}" for s in splits), "",
               "Test accuracy per dataset:", "",
               "| dataset | " + " | ".join(rules) + f" | oracle | {ANCHOR} |", "|---|" + "---:|" * (len(rules) + 2)]
-    per = {name: mean_over(columns[name][0])[0] for name in rules}
+    per = {name: fold_means(columns[name][0], done) for name in rules}
+    oracle, forest = fold_means(oracle, done), fold_means(forest[0], done)
     for d in done:
         lines.append(f"| {d} | " + " | ".join(f"{per[n][d]:.3f}" for n in rules) +
-                     f" | {mean_over(oracle)[0][d]:.3f} | {mean_over(forest[0])[0][d]:.3f} |")
+                     f" | {oracle[d]:.3f} | {forest[d]:.3f} |")
     return lines
 
 
@@ -229,8 +235,7 @@ def refits_report() -> list[str]:
     choice = chosen()
 
     def mean(split, group):
-        return float(np.mean([np.mean([by_fold[d, f][choice[d, f], split]["test"]["accuracy"] for f in range(4)])
-                              for d in group]))
+        return dataset_mean({k: by_fold[k][choice[k], split]["test"]["accuracy"] for k in choice}, group)
 
     lines = ["# The chosen tree refit otherwise: the spread of the default rule's test accuracy", "",
              "Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python "
@@ -242,8 +247,8 @@ def refits_report() -> list[str]:
         name = "random_state=0 (the benchmark's)" if split == "test" else split
         lines.append(f"| {name} | {mean(split, GROUPS['tune']):.4f} | {mean(split, GROUPS['confirm']):.4f} | "
                      f"{mean(split, datasets):.4f} |")
-    forest = {(d, f): by_fold[d, f][ANCHOR, "test"]["test"]["accuracy"] for d in datasets for f in range(4)}
-    lines.append(f"| {ANCHOR} | " + " | ".join(f"{np.mean([np.mean([forest[d, f] for f in range(4)]) for d in g]):.4f}"
+    forest = {k: table[ANCHOR, "test"]["test"]["accuracy"] for k, table in by_fold.items()}
+    lines.append(f"| {ANCHOR} | " + " | ".join(f"{dataset_mean(forest, g):.4f}"
                                                for g in (GROUPS["tune"], GROUPS["confirm"], datasets)) + " |")
     return lines
 
@@ -262,10 +267,6 @@ def mixture_report() -> list[str]:
     rows = {"chosen by the HBP leaf's held-out log loss, predicted by the HBP leaf (the default)": ("5", "test"),
             "the same choice, predicted by the mixture": ("5", "test" + MIXTURE),
             "chosen by the mixture's held-out log loss, predicted by the mixture": ("5" + MIXTURE, "test" + MIXTURE)}
-
-    def mean(values, group):
-        return float(np.mean([np.mean([values[d, f] for f in range(4)]) for d in group]))
-
     lines = ["# Predicting by the soft model's mixture over all leaves instead of the HBP leaf", "",
              "Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python "
              "benchmarks/decisions/classification_selection.py --stage mixture` (after both stages): the search's "
@@ -279,12 +280,14 @@ def mixture_report() -> list[str]:
         choice = {k: choose(table, (inner,), "log_loss", "two stages") for k, table in by_fold.items()}
         values = {score: {k: by_fold[k][c, test]["test"][score] for k, c in choice.items()}
                   for score in ("accuracy", "log_loss")}
-        lines.append(f"| {name} | " + " | ".join(f"{mean(values['accuracy'], g):.4f} / "
-                                                f"{mean(values['log_loss'], g):.3f}" for g in groups.values()) + " |")
+        lines.append(f"| {name} | " + " | ".join(f"{dataset_mean(values['accuracy'], g):.4f} / "
+                                                f"{dataset_mean(values['log_loss'], g):.3f}"
+                                                for g in groups.values()) + " |")
     forest = {score: {k: table[ANCHOR, "test"]["test"][score] for k, table in by_fold.items()}
               for score in ("accuracy", "log_loss")}
-    lines.append(f"| {ANCHOR} | " + " | ".join(f"{mean(forest['accuracy'], g):.4f} / {mean(forest['log_loss'], g):.3f}"
-                                               for g in groups.values()) + " |")
+    lines.append(f"| {ANCHOR} | " + " | ".join(f"{dataset_mean(forest['accuracy'], g):.4f} / "
+                                               f"{dataset_mean(forest['log_loss'], g):.3f}" for g in groups.values())
+                 + " |")
     return lines
 
 
