@@ -4,21 +4,39 @@ A fit is many small dense products and factorizations (a few hundred coefficient
 where OpenBLAS's threads cost more in synchronization than they gain (docs/benchmarks.md,
 "BLAS threads").  The estimators' ``fit`` methods run under
 :func:`one_blas_thread`; the caller's setting is restored afterwards.
+
+threadpoolctl finds the loaded libraries in a ctypes callback (``dl_iterate_phdr``), where Python prints an
+exception and drops it: a Ctrl-C at that moment would be lost, and the fit would run on for minutes.
+:func:`one_thread` defers the ending signals while it looks, and handles them right after.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from threadpoolctl import threadpool_limits
 
+from ..solvers.base import deferred_signals
+
+
+@contextlib.contextmanager
+def one_thread(user_api="blas"):
+    """One thread in the thread pools of ``user_api`` ("blas", "openmp"; None: both) meanwhile, the previous
+    limits restored after, whatever ends the block.  A Ctrl-C, SIGTERM or SIGHUP while threadpoolctl looks for
+    the libraries is handled as it ends (:func:`~srtopt.solvers.base.deferred_signals`), the limits restored."""
+    with contextlib.ExitStack() as restore:
+        with deferred_signals():
+            restore.callback(threadpool_limits(limits=1, user_api=user_api).restore_original_limits)
+        yield
+
 
 def one_blas_thread(fit):
-    """Decorate a ``fit`` method: it runs with one BLAS thread (threadpoolctl), the previous limits
+    """Decorate a ``fit`` method: it runs with one BLAS thread (:func:`one_thread`), the previous limits
     restored when it returns or raises."""
 
     @functools.wraps(fit)
     def limited(*args, **kwargs):
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_thread("blas"):
             return fit(*args, **kwargs)
     return limited

@@ -305,9 +305,8 @@ def execute_run(spec: RunSpec, factory, data_home=None, data=None) -> dict[str, 
         classification ``accuracy_train``, ``accuracy_test``, ``log_loss_test`` and ``leaves`` (None for a
         model without leaves).  Fields not reached are None.
     """
-    from threadpoolctl import threadpool_limits
-
     from srtopt.datasets import get_info
+    from srtopt.estimators.threads import one_thread
 
     result: dict[str, Any] = {
         "r2_train": None, "r2_test": None, "seconds": None, "iterations": None,
@@ -331,7 +330,7 @@ def execute_run(spec: RunSpec, factory, data_home=None, data=None) -> dict[str, 
             X_train, X_test, y_train, y_test, _ = scale_fold(X[train], X[test], y[train], y[test])
         result["n_train"], result["n_test"] = len(train), len(test)
         params = json.loads(spec.params)
-        with threadpool_limits(limits=1):
+        with one_thread(None):
             estimator = factory(spec.depth, spec.seed, **params)
             scores = (_classification_run if classify else _regression_run)(estimator, X_train, X_test,
                                                                           y_train, y_test)

@@ -246,6 +246,12 @@ def solve_interruptibly(solver, problem, x0, deadline: Deadline | None = None) -
         return solver.solve(problem, x0, deadline=deadline)
 
 
+def deferred_signals():
+    """Ctrl-C, SIGTERM and SIGHUP held back meanwhile and handled as the block ends (KeyboardInterrupt raised
+    there), in the main thread: for code where Python drops an exception, such as a ctypes callback."""
+    return _recording_signals(raise_at_once=False)
+
+
 @contextlib.contextmanager
 def _recording_signals(raise_at_once: bool):
     """Record an ending signal that arrives meanwhile (in :data:`_ARRIVED`; then, if
