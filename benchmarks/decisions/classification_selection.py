@@ -27,6 +27,9 @@ run resumes); the tables to ``benchmarks/results/classification_selection_{stage
 (``predict_proba(X, mixture=True)``) instead of each row's HBP leaf: every candidate's 5 inner folds and its
 refit scored so, on the 20 datasets, for the default rule's choice predicted by the mixture and for the choice
 the mixture's own held-out scores make.
+
+``--stage deeper`` (after both) scores every candidate of depth :data:`DEEPER` = 5 on the 5 inner folds and refit,
+on the 20 datasets, for two rules: depths 1-5 on the grid, or depth 5 only where depth 4 scores best.
 """
 
 from __future__ import annotations
@@ -52,15 +55,16 @@ LOWER = 0.3  # a leaf factor below the grid's, tried with 5 folds: the "factor 0
 SPLITS = ("3", "5", "test")  # the inner splitters' numbers of folds, and the refit scored on the test rows
 TUNE_ONLY = ("10",)  # 10 inner folds: run on the tuning datasets only (no better than 5 there: not confirmed)
 ANCHOR = "RF(100)"
+DEEPER = 5  # --stage deeper: the depth one more than the grid's
 MIXTURE = " mixture"  # a split's suffix: its fits scored by the mixture over all leaves (--stage mixture)
 #: ``--stage refits``: the chosen candidate (5 folds, by log loss) refit otherwise than with random_state 0
 REFITS = {**{f"random_state={seed}": {"random_state": seed} for seed in (1, 2, 3, 4)},
           **{f"n_restarts={n}": {"n_restarts": n} for n in (3, 5)}}
 
 
-def candidates(factors=LEAF_RIDGES) -> list[tuple]:
+def candidates(factors=LEAF_RIDGES, depths=DEPTHS) -> list[tuple]:
     """(depth, leaf_ridge, leaf) of every candidate."""
-    return list(itertools.product(DEPTHS, factors, LEAVES))
+    return list(itertools.product(depths, factors, LEAVES))
 
 
 def stage_splits(stage) -> tuple:
@@ -144,19 +148,19 @@ def inner_score(folds, score) -> tuple:
     return (float(np.mean([f["accuracy"] for f in folds])), loss) if score == "accuracy" else (loss,)
 
 
-def choose(table, splits, score, grid) -> tuple:
+def choose(table, splits, score, grid, depths=DEPTHS) -> tuple:
     """The candidate a rule chooses on one outer fold. ``table``: {(candidate, split): row}; ``splits``: the inner
     splitters whose folds are pooled; ``grid``: "two stages" (the search's), "full", or "factor 0.3 too" (the
-    two stages with :data:`LOWER` among the factors)."""
+    two stages with :data:`LOWER` among the factors); ``depths``: the depths compared."""
     def key(c):
         return inner_score([f for s in splits for f in table[c, s]["folds"]], score)
 
     if grid == "full":
         return max(candidates(), key=key)
     factors = (LOWER, *LEAF_RIDGES) if grid == "factor 0.3 too" else LEAF_RIDGES
-    first = [c for c in candidates(factors) if c[2] == LEAVES[0]]
+    first = [c for c in candidates(factors, depths) if c[2] == LEAVES[0]]
     pool = list(first)
-    for depth in DEPTHS:
+    for depth in depths:
         best = max((c for c in first if c[0] == depth), key=key)
         pool.append((depth, best[1], LEAVES[1]))
     return max(pool, key=key)
@@ -291,9 +295,67 @@ def mixture_report() -> list[str]:
     return lines
 
 
+def deeper_tasks() -> list[tuple]:
+    return [(d, f, c, s) for d in GROUPS["tune"] + GROUPS["confirm"] for f in range(4)
+            for c in candidates(depths=(DEEPER,)) for s in ("5", "test")]
+
+
+#: --stage deeper's rules: the default's choice, or one of depths 1-5 (on the grid; only where depth 4 scores best)
+DEEPER_RULES = {"depths 1-4 (the default)": "default", f"depths 1-{DEEPER} on the grid": "grid",
+                f"depth {DEEPER} where depth {DEPTHS[-1]} scores best": "edge"}
+
+
+def deeper_choice(table, rule) -> tuple:
+    """The candidate of a :data:`DEEPER_RULES` rule (5 folds, by log loss, two stages) on one outer fold."""
+    best = choose(table, ("5",), "log_loss", "two stages")
+    if rule == "grid" or (rule == "edge" and best[0] == DEPTHS[-1]):
+        return choose(table, ("5",), "log_loss", "two stages", (*DEPTHS, DEEPER))
+    return best
+
+
+def deeper_report() -> list[str]:
+    wanted = {(c, s) for c in candidates(depths=(DEEPER,)) for s in ("5", "test")}
+    by_fold = {k: table for k, table in stored_folds().items() if wanted <= set(table)}
+    groups = {name: [d for d in GROUPS[stage] if all((d, f) in by_fold for f in range(4))]
+              for name, stage in (("tuning", "tune"), ("held-out", "confirm"))}
+    groups["all"] = groups["tuning"] + groups["held-out"]
+    choice = {rule: {k: deeper_choice(table, rule) for k, table in by_fold.items()} for rule in DEEPER_RULES.values()}
+    scores = {rule: {score: {k: by_fold[k][c, "test"]["test"][score] for k, c in chosen.items()}
+                     for score in ("accuracy", "log_loss")} for rule, chosen in choice.items()}
+    scores[ANCHOR] = {score: {k: table[ANCHOR, "test"]["test"][score] for k, table in by_fold.items()}
+                      for score in ("accuracy", "log_loss")}
+    names = {**{rule: name for name, rule in DEEPER_RULES.items()}, ANCHOR: ANCHOR}
+    seconds = {depths: {k: sum(table[c, s]["seconds"] for c in candidates(depths=depths) for s in ("5", "test"))
+                        for k, table in by_fold.items()} for depths in (DEPTHS, (DEEPER,))}
+    lines = [f"# One depth more in SoftClassificationTreeCV: depth {DEEPER}", "",
+             "Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python "
+             "benchmarks/decisions/classification_selection.py --stage deeper` (after both stages): every candidate "
+             f"of depth {DEEPER} (the leaf factors 1, 10, 100 x logistic and spline leaves) on the 5 inner folds and "
+             "refit, beside the search's; each rule takes the search's two stages, by the held-out log loss.  Test "
+             "accuracy / test log loss, means over the datasets of the means over their 4 outer folds; complete: "
+             + ", ".join(f"{len(group)} {name}" for name, group in groups.items()) + ".", "",
+             "| rule | " + " | ".join(f"{name} {len(group)}" for name, group in groups.items()) +
+             " | folds that take depth 5 |", "|---|" + "---:|" * (len(groups) + 1)]
+    for rule, name in names.items():
+        taken = sum(c[0] == DEEPER for c in choice[rule].values()) if rule in choice else ""
+        lines.append(f"| {name} | " + " | ".join(f"{dataset_mean(scores[rule]['accuracy'], g):.4f} / "
+                                                f"{dataset_mean(scores[rule]['log_loss'], g):.3f}"
+                                                for g in groups.values()) + f" | {taken} |")
+    lines += ["", "Seconds per outer fold, all 20: the search's candidates (depths 1-4) "
+              f"{dataset_mean(seconds[DEPTHS], groups['all']):.0f}, those of depth {DEEPER} "
+              f"{dataset_mean(seconds[(DEEPER,)], groups['all']):.0f}.", "",
+              "Test accuracy per dataset where a rule differs from the default:", "",
+              "| dataset | " + " | ".join(names.values()) + " |", "|---|" + "---:|" * len(names)]
+    per = {rule: fold_means(scores[rule]["accuracy"], groups["all"]) for rule in names}
+    for d in groups["all"]:
+        if any(abs(per[rule][d] - per["default"][d]) > 1e-12 for rule in choice):
+            lines.append(f"| {d} | " + " | ".join(f"{per[rule][d]:.3f}" for rule in names) + " |")
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("tune", "confirm", "refits", "mixture"), required=True)
+    parser.add_argument("--stage", choices=("tune", "confirm", "refits", "mixture", "deeper"), required=True)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
@@ -307,6 +369,11 @@ def main(argv=None) -> int:
         if not args.report_only:
             run_into_store(STORE, run, mixture_tasks(), key, args.jobs)
         write_report(RESULTS / "classification_selection_mixture.md", mixture_report())
+        return 0
+    if args.stage == "deeper":
+        if not args.report_only:
+            run_into_store(STORE, run, deeper_tasks(), key, args.jobs)
+        write_report(RESULTS / "classification_selection_deeper.md", deeper_report())
         return 0
     datasets = GROUPS[args.stage]
     if not args.report_only:
