@@ -9,7 +9,7 @@ from srtopt.estimators.soft_tree import SoftTree
 
 ROOT = Path(__file__).resolve().parents[1]
 DESIGN = (ROOT / "docs" / "design.md").read_text()
-HOOKS = ("_check_targets", "_row_weights", "_leaf_model", "_training_problem", "_store_leaf_statistics")
+HOOKS = ("_check_targets", "_row_weights", "_leaf_model", "_training_stages", "_store_leaf_statistics")
 
 
 def test_every_module_the_page_names_exists():

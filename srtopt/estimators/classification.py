@@ -249,9 +249,9 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
         basis = LEAF_BASES[name.strip().lower()] + (f":{options}" if options else "")
         return ClassLeaves(loss, self.n_classes_, basis)
 
-    def _training_problem(self, problem, context):
-        """lambda_b times ``leaf_ridge``."""
-        return dataclasses.replace(problem, lambda_b=problem.lambda_b * self.leaf_ridge)
+    def _training_stages(self, problem, context):
+        """One problem: lambda_b times ``leaf_ridge``."""
+        return [(dataclasses.replace(problem, lambda_b=problem.lambda_b * self.leaf_ridge), None)]
 
     def predict_proba(self, X, mixture=False):
         """Class probabilities.

@@ -78,6 +78,15 @@ class NodecTree:
             return result
         return algorithm.run(problem, state=result.state)
 
+    def _train_stages(self, stages, solvers, deadline, callbacks):
+        """:meth:`_train` on the first problem of ``stages`` ([(problem, macro iterations)]), then each next one
+        :meth:`_continued` from the tree before for its macro iterations: one result."""
+        (problem, _), *rest = stages
+        result = self._train(problem, solvers, deadline, callbacks)
+        for problem, macros in rest:
+            result = self._continued(problem, solvers, deadline, callbacks, result, macros)
+        return result
+
     def _continued(self, problem, solvers, deadline, callbacks, first, macros):
         """``first`` (a result of :meth:`_train`) continued on ``problem`` for ``macros`` macro iterations from its
         tree (restored to the constraints), as a fit with ``init=WarmStart`` of that tree and ``max_iter=macros``

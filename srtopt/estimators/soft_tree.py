@@ -100,9 +100,12 @@ class SoftTree(NodecTree, SoftTreeMixin):
         """The leaf model of ``leaf`` and ``loss``, before :meth:`~srtopt.leaf_model.LeafModel.fitted`."""
         raise NotImplementedError
 
-    def _training_problem(self, problem, context):
-        """The problem the fit trains (``problem`` with the subclass's rule for its leaves' l2 weight) and what
-        the subclass keeps of the training data (a regressor's ``y_range_``)."""
+    def _training_stages(self, problem, context):
+        """The problems the fit trains in turn, as [(problem, macro iterations)] (``problem`` with the subclass's
+        rule for its leaves' l2 weight), and what the subclass keeps of the training data (a regressor's
+        ``y_range_``): NODEC-DR on the first (its macro iterations None: ``max_iter``), each next one continued
+        from the tree before for its macro iterations (:meth:`~.nodec_tree.NodecTree._train_stages`); the last
+        is the fitted tree's problem."""
         raise NotImplementedError
 
     def _store_leaf_statistics(self, problem, y, weights):
@@ -184,13 +187,14 @@ class SoftTree(NodecTree, SoftTreeMixin):
         leaves = self._leaf_model(X.shape[1])
         self.scaler_ = MinMaxTarget().fit(X, targets if leaves.standardizes else None, weights)
         problem, lambda_b = self._problem(leaves, X, targets, weights, penalties, user_constraints, groups)
-        problem = self._training_problem(problem, {"given": given, "encoder": self.encoder_, "y": y,
+        stages = self._training_stages(problem, {"given": given, "encoder": self.encoder_, "y": y,
                                                    "sample_weight": sample_weight, "weights": weights,
                                                    "lambda_b": lambda_b, "deadline": deadline, "groups": groups,
                                                    "budget": budget, "penalties": penalties})
+        problem = stages[-1][0]
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
         solvers = self._solvers(problem)
-        result = self._train(problem, solvers, deadline, callbacks)
+        result = self._train_stages(stages, solvers, deadline, callbacks)
         self._store_result(result)
         self.lambda_b_ = problem.lambda_b
         self._close_unreached(problem.X)

@@ -370,9 +370,11 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
             return copy.deepcopy(self.leaf)
         return RegressionLeaves(make_loss(self.loss), self.leaf)
 
-    def _training_problem(self, problem, context):
+    def _training_stages(self, problem, context):
         """``y_range_``, and ``leaf_ridge`` (on small data, "auto" chooses its factor by cross-validation,
-        :func:`~.leaf_ridge.choose_leaf_ridge`) as a larger lambda_b or a pull towards the model of all rows."""
+        :func:`~.leaf_ridge.choose_leaf_ridge`) as a larger lambda_b or a pull towards the model of all rows.  Where
+        "auto" chose a factor f > 1, two stages: the tree of the paper's lambda_b first, then ``WARM_ITER`` macro
+        iterations with f from it: the fit that the leaf-ridge comparison judged on its folds (:mod:`~.leaf_ridge`)."""
         self.y_range_ = np.array([context["y"][context["weights"] > 0].min(), context["y"][context["weights"] > 0].max()])
         sample_weight = None if context["sample_weight"] is None else context["weights"]
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
@@ -382,18 +384,10 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
             print(f"small data ({problem.X.shape[0]} rows, {problem.tree.n_leaves} leaves of {problem.Xa.shape[1]} "
                   f"coefficients): lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation",
                   file=sys.stderr)
-        self._paper_problem = problem if self.leaf_ridge == "auto" and self.leaf_ridge_ != 1.0 else None
-        return self._leaf_shrinkage(problem, context["lambda_b"])
-
-    def _train(self, problem, solvers, deadline, callbacks):
-        """NODEC-DR (:meth:`~.nodec_tree.NodecTree._train`); where ``leaf_ridge="auto"`` chose a factor f > 1, the
-        tree of the paper's lambda_b first, then ``WARM_ITER`` macro iterations with f from it: the fit that the
-        leaf-ridge comparison judged on its folds (:mod:`~.leaf_ridge`)."""
-        paper = vars(self).pop("_paper_problem", None)
-        if paper is None:
-            return super()._train(problem, solvers, deadline, callbacks)
-        first = super()._train(paper, solvers, deadline, callbacks)
-        return self._continued(problem, solvers, deadline, callbacks, first, WARM_ITER)
+        trained = self._leaf_shrinkage(problem, context["lambda_b"])
+        if self.leaf_ridge == "auto" and self.leaf_ridge_ != 1.0:
+            return [(problem, None), (trained, WARM_ITER)]
+        return [(trained, None)]
 
     def _leaf_shrinkage(self, problem, lambda_b):
         """``problem`` with the leaf-ridge factor f = ``leaf_ridge_``: for f > 1 and ``leaf_center="linear"``,
