@@ -188,9 +188,9 @@ class SoftTree(NodecTree, SoftTreeMixin):
         self.scaler_ = MinMaxTarget().fit(X, targets if leaves.standardizes else None, weights)
         problem, lambda_b = self._problem(leaves, X, targets, weights, penalties, user_constraints, groups)
         stages = self._training_stages(problem, {"given": given, "encoder": self.encoder_, "y": y,
-                                                   "sample_weight": sample_weight, "weights": weights,
-                                                   "lambda_b": lambda_b, "deadline": deadline, "groups": groups,
-                                                   "budget": budget, "penalties": penalties})
+                                                 "sample_weight": sample_weight, "weights": weights,
+                                                 "lambda_b": lambda_b, "deadline": deadline, "groups": groups,
+                                                 "budget": budget, "penalties": penalties})
         problem = stages[-1][0]
         callbacks = as_callbacks(self.callbacks) + ([ProgressPrinter(self.verbose)] if self.verbose else [])
         solvers = self._solvers(problem)
