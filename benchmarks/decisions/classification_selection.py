@@ -190,8 +190,8 @@ def report(stage, datasets) -> list[str]:
     oracle = {k: max(by_fold[k][c, "test"]["test"]["accuracy"] for c in candidates()) for k in complete}
     forest = ({k: by_fold[k][ANCHOR, "test"]["test"]["accuracy"] for k in complete},
               {k: by_fold[k][ANCHOR, "test"]["test"]["log_loss"] for k in complete})
-    seconds = {s: {k: sum(r["seconds"] for (c, sp), r in by_fold[k].items() if sp == s and c != ANCHOR)
-                   for k in complete} for s in splits}
+    seconds = {s: {k: sum(by_fold[k][c, sp]["seconds"] for c, sp in fold_tasks(splits) if sp == s and c != ANCHOR)
+                   for k in complete} for s in splits}  # this stage's runs only: later stages store theirs beside
     lines = ["# How SoftClassificationTreeCV picks among its candidates: inner folds and score", "",
              f"Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python "
              f"benchmarks/decisions/classification_selection.py --stage {stage}` (the classification protocol: "
@@ -257,6 +257,30 @@ def refits_report() -> list[str]:
     return lines
 
 
+def complete_groups(by_fold, both) -> dict:
+    """{"tuning": .., "held-out": .., ``both``: the two}: the datasets of each half with all 4 outer folds in
+    ``by_fold``."""
+    groups = {name: [d for d in GROUPS[stage] if all((d, f) in by_fold for f in range(4))]
+              for name, stage in (("tuning", "tune"), ("held-out", "confirm"))}
+    return {**groups, both: groups["tuning"] + groups["held-out"]}
+
+
+def chosen_test_scores(by_fold, choice) -> dict:
+    """{score: {(dataset, outer fold): the test score}} of the candidate split ``choice`` takes on each fold."""
+    return {score: {k: by_fold[k][choice(k, table)]["test"][score] for k, table in by_fold.items()}
+            for score in ("accuracy", "log_loss")}
+
+
+def score_cells(scores, groups) -> str:
+    """"accuracy / log loss" of :func:`chosen_test_scores`'s ``scores`` per group, as table cells."""
+    return " | ".join(f"{dataset_mean(scores['accuracy'], g):.4f} / {dataset_mean(scores['log_loss'], g):.3f}"
+                      for g in groups.values())
+
+
+def anchor_scores(by_fold) -> dict:
+    return chosen_test_scores(by_fold, lambda k, table: (ANCHOR, "test"))
+
+
 def mixture_tasks() -> list[tuple]:
     return [(d, f, c, s + MIXTURE) for d in GROUPS["tune"] + GROUPS["confirm"] for f in range(4)
             for c in candidates() for s in ("5", "test")]
@@ -265,9 +289,7 @@ def mixture_tasks() -> list[tuple]:
 def mixture_report() -> list[str]:
     wanted = {(c, s + MIXTURE) for c in candidates() for s in ("5", "test")}
     by_fold = {k: table for k, table in stored_folds().items() if wanted <= set(table)}
-    groups = {name: [d for d in GROUPS[stage] if all((d, f) in by_fold for f in range(4))]
-              for name, stage in (("tuning", "tune"), ("held-out", "confirm"))}
-    groups["both"] = groups["tuning"] + groups["held-out"]
+    groups = complete_groups(by_fold, "both")
     rows = {"chosen by the HBP leaf's held-out log loss, predicted by the HBP leaf (the default)": ("5", "test"),
             "the same choice, predicted by the mixture": ("5", "test" + MIXTURE),
             "chosen by the mixture's held-out log loss, predicted by the mixture": ("5" + MIXTURE, "test" + MIXTURE)}
@@ -281,17 +303,9 @@ def mixture_report() -> list[str]:
              "| rule | " + " | ".join(f"{name} {len(group)}" for name, group in groups.items()) + " |",
              "|---|" + "---:|" * len(groups)]
     for name, (inner, test) in rows.items():
-        choice = {k: choose(table, (inner,), "log_loss", "two stages") for k, table in by_fold.items()}
-        values = {score: {k: by_fold[k][c, test]["test"][score] for k, c in choice.items()}
-                  for score in ("accuracy", "log_loss")}
-        lines.append(f"| {name} | " + " | ".join(f"{dataset_mean(values['accuracy'], g):.4f} / "
-                                                f"{dataset_mean(values['log_loss'], g):.3f}"
-                                                for g in groups.values()) + " |")
-    forest = {score: {k: table[ANCHOR, "test"]["test"][score] for k, table in by_fold.items()}
-              for score in ("accuracy", "log_loss")}
-    lines.append(f"| {ANCHOR} | " + " | ".join(f"{dataset_mean(forest['accuracy'], g):.4f} / "
-                                               f"{dataset_mean(forest['log_loss'], g):.3f}" for g in groups.values())
-                 + " |")
+        scores = chosen_test_scores(by_fold, lambda k, table: (choose(table, (inner,), "log_loss", "two stages"), test))
+        lines.append(f"| {name} | {score_cells(scores, groups)} |")
+    lines.append(f"| {ANCHOR} | {score_cells(anchor_scores(by_fold), groups)} |")
     return lines
 
 
@@ -316,14 +330,11 @@ def deeper_choice(table, rule) -> tuple:
 def deeper_report() -> list[str]:
     wanted = {(c, s) for c in candidates(depths=(DEEPER,)) for s in ("5", "test")}
     by_fold = {k: table for k, table in stored_folds().items() if wanted <= set(table)}
-    groups = {name: [d for d in GROUPS[stage] if all((d, f) in by_fold for f in range(4))]
-              for name, stage in (("tuning", "tune"), ("held-out", "confirm"))}
-    groups["all"] = groups["tuning"] + groups["held-out"]
+    groups = complete_groups(by_fold, "all")
     choice = {rule: {k: deeper_choice(table, rule) for k, table in by_fold.items()} for rule in DEEPER_RULES.values()}
-    scores = {rule: {score: {k: by_fold[k][c, "test"]["test"][score] for k, c in chosen.items()}
-                     for score in ("accuracy", "log_loss")} for rule, chosen in choice.items()}
-    scores[ANCHOR] = {score: {k: table[ANCHOR, "test"]["test"][score] for k, table in by_fold.items()}
-                      for score in ("accuracy", "log_loss")}
+    scores = {rule: chosen_test_scores(by_fold, lambda k, table, rule=rule: (choice[rule][k], "test"))
+              for rule in choice}
+    scores[ANCHOR] = anchor_scores(by_fold)
     names = {**{rule: name for name, rule in DEEPER_RULES.items()}, ANCHOR: ANCHOR}
     seconds = {depths: {k: sum(table[c, s]["seconds"] for c in candidates(depths=depths) for s in ("5", "test"))
                         for k, table in by_fold.items()} for depths in (DEPTHS, (DEEPER,))}
@@ -338,9 +349,7 @@ def deeper_report() -> list[str]:
              " | folds that take depth 5 |", "|---|" + "---:|" * (len(groups) + 1)]
     for rule, name in names.items():
         taken = sum(c[0] == DEEPER for c in choice[rule].values()) if rule in choice else ""
-        lines.append(f"| {name} | " + " | ".join(f"{dataset_mean(scores[rule]['accuracy'], g):.4f} / "
-                                                f"{dataset_mean(scores[rule]['log_loss'], g):.3f}"
-                                                for g in groups.values()) + f" | {taken} |")
+        lines.append(f"| {name} | {score_cells(scores[rule], groups)} | {taken} |")
     lines += ["", "Seconds per outer fold, all 20: the search's candidates (depths 1-4) "
               f"{dataset_mean(seconds[DEPTHS], groups['all']):.0f}, those of depth {DEEPER} "
               f"{dataset_mean(seconds[(DEEPER,)], groups['all']):.0f}.", "",
@@ -353,27 +362,26 @@ def deeper_report() -> list[str]:
     return lines
 
 
+def refits_tasks() -> list[tuple]:
+    return [(d, f, c, split) for (d, f), c in chosen().items() for split in REFITS]
+
+
+#: the stages run after both halves: (their runs, their report)
+LATER_STAGES = {"refits": (refits_tasks, refits_report), "mixture": (mixture_tasks, mixture_report),
+                "deeper": (deeper_tasks, deeper_report)}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("tune", "confirm", "refits", "mixture", "deeper"), required=True)
+    parser.add_argument("--stage", choices=("tune", "confirm", *LATER_STAGES), required=True)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
-    if args.stage == "refits":
-        todo = [(d, f, c, split) for (d, f), c in chosen().items() for split in REFITS]
+    if args.stage in LATER_STAGES:
+        todo, report_of = LATER_STAGES[args.stage]
         if not args.report_only:
-            run_into_store(STORE, run, todo, key, args.jobs)
-        write_report(RESULTS / "classification_selection_refits.md", refits_report())
-        return 0
-    if args.stage == "mixture":
-        if not args.report_only:
-            run_into_store(STORE, run, mixture_tasks(), key, args.jobs)
-        write_report(RESULTS / "classification_selection_mixture.md", mixture_report())
-        return 0
-    if args.stage == "deeper":
-        if not args.report_only:
-            run_into_store(STORE, run, deeper_tasks(), key, args.jobs)
-        write_report(RESULTS / "classification_selection_deeper.md", deeper_report())
+            run_into_store(STORE, run, todo(), key, args.jobs)
+        write_report(RESULTS / f"classification_selection_{args.stage}.md", report_of())
         return 0
     datasets = GROUPS[args.stage]
     if not args.report_only:
