@@ -12,13 +12,21 @@ A :class:`TableEncoder` is fitted on the training table and maps every table of 
   category ``"(missing)"``; a category met only at predict time goes to ``(other)`` (or to none when no
   category was pooled), with a warning that names it.
 
+A column that holds neither numbers nor categories is refused at fit in one line that says what it holds and what
+to do (:func:`text_kind`): numbers written as text ("1,234"), dates, durations or periods, an identifier (a
+different text in every row).  The encoded columns' names must differ from one another (a column named
+``"a = x"`` beside the category ``x`` of a column ``a`` is refused).
+
 ``groups`` gives the input column of every encoded column (the indicators of one text column form a group);
-``names`` are the encoded columns' names, which the readers of a tree show ("Home = owner: +0.8").
+``names`` are the encoded columns' names, which the readers of a tree show ("Home = owner: +0.8").  The columns
+of the rows given to :meth:`TableEncoder.transform` are taken in the fit's order; :mod:`srtopt.inputs` checks
+them against the fit's first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import warnings
 
 import numpy as np
@@ -26,6 +34,16 @@ import numpy as np
 #: categories with fewer training rows are pooled into "(other)"
 MIN_FREQUENCY = 10
 MISSING, OTHER = "(missing)", "(other)"
+#: the kinds of a column of text :func:`text_kind` tells apart; only "text" is read as categories
+TEXT_KINDS = ("written numbers", "dates", "identifier", "mixed", "text")
+#: a column needs this many rows before one that differs in every row is taken for an identifier
+IDENTIFIER_ROWS = 20
+#: (thousands mark, decimal mark) of the ways of writing numbers as text that :func:`text_kind` knows
+WRITINGS = ((",", "."), ("", ","), (".", ","), (" ", "."))
+#: a date (three numbers joined by - / or .) or a time (hours:minutes)
+DATE_LIKE = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d:\d\d"
+#: the values of a text column shown in a message
+SHOWN = 3
 
 
 def needs_encoding(X) -> bool:
@@ -73,12 +91,14 @@ class TableEncoder:
         self.min_frequency = int(min_frequency)
 
     def fit(self, X) -> "TableEncoder":
-        """The columns of the training table X (a DataFrame, or a 2-D array whose columns are x0, x1, ...)."""
+        """The columns of the training table X (a DataFrame, or a 2-D array whose columns are x0, x1, ...); a
+        column that is neither numbers nor categories is refused (:func:`text_kind`), and so are encoded names
+        that collide."""
         frame = _frame(X)
         self.columns_ = [str(c) for c in frame.columns]
         self.named_ = hasattr(X, "columns")  # a DataFrame's names, not x0, x1, ...
-        self.specs_ = [_fit_column(name, frame[column], self.min_frequency)
-                       for name, column in zip(self.columns_, frame.columns)]
+        self.specs_ = [_fit_column(name, frame.iloc[:, j], self.min_frequency) for j, name in enumerate(self.columns_)]
+        _check_unique(self.specs_)
         return self
 
     @property
@@ -100,12 +120,12 @@ class TableEncoder:
         category or a missing cell the training column did not have is warned about by name."""
         frame = _frame(X, self.columns_)
         unseen, imputed, blocks = {}, [], []
-        for spec, column in zip(self.specs_, frame.columns):
-            block, news = _transform_column(spec, frame[column])
-            if news and spec["kind"] == "categories":
+        for j, spec in enumerate(self.specs_):
+            block, news, new_missing = _transform_column(spec, frame.iloc[:, j])
+            if news:
                 unseen[spec["name"]] = news
-            elif news:
-                imputed.append(spec["name"])
+            if new_missing:
+                imputed.append(spec)
             blocks.append(block)
         _warn_unseen(unseen, imputed, self)
         return np.column_stack(blocks) if blocks else np.zeros((len(frame), 0))
@@ -141,14 +161,8 @@ def _frame(X, columns=None):
         if values.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features), got an array of shape {values.shape}")
         frame = pd.DataFrame(values, columns=[f"x{j}" for j in range(values.shape[1])])
-    if columns is not None:
-        named = [str(c) for c in frame.columns]
-        if len(named) != len(columns):
-            raise ValueError(f"X has {len(named)} columns, the model was fitted on {len(columns)}")
-        if hasattr(X, "columns") and named != columns:
-            missing = [c for c in columns if c not in named]
-            raise ValueError(f"X lacks the column(s) {', '.join(map(repr, missing))} of the fit" if missing else
-                             "X has the columns of the fit in another order: give them in the order of the fit")
+    if columns is not None and frame.shape[1] != len(columns):
+        raise ValueError(f"X has {frame.shape[1]} columns, the model was fitted on {len(columns)}")
     return frame
 
 
@@ -164,9 +178,7 @@ def _fit_column(name, column, min_frequency) -> dict:
     if numbers is not None:
         return {"name": name, "kind": "number", "median": float(np.median(numbers[~missing])),
                 "indicator": bool(missing.any())}
-    if pd.api.types.is_datetime64_any_dtype(column):
-        raise ValueError(f"column {name!r} of X holds dates: convert it to numbers (e.g. days since a date) or "
-                         f"drop it")
+    _refuse_non_categories(name, column)
     counts = pd.Series(_text(column[~missing])).value_counts(sort=False)
     order = sorted(counts.index, key=lambda value: (-counts[value], value))
     kept = [value for value in order if counts[value] >= min_frequency]
@@ -202,9 +214,9 @@ def _names(spec) -> list[str]:
             + ([f"{name} = {MISSING}"] if spec["missing"] else []))
 
 
-def _transform_column(spec, column) -> tuple[np.ndarray, list]:
-    """(the encoded columns of one input column, what the fit did not see: its new categories, or [True] for
-    missing cells of a numeric column fitted without any)."""
+def _transform_column(spec, column) -> tuple[np.ndarray, list, bool]:
+    """(the encoded columns of one input column, the categories the fit did not see, whether the column has
+    missing cells and had none at fit)."""
     missing = column.isna().to_numpy()
     if spec["kind"] == "number":
         numbers = np.full(len(column), np.nan) if missing.all() else _numbers(column)  # rows missing it all
@@ -214,7 +226,7 @@ def _transform_column(spec, column) -> tuple[np.ndarray, list]:
                              f"{values.iloc[0]!r})")
         filled = np.where(missing, spec["median"], numbers)
         block = np.column_stack([filled, missing.astype(float)]) if spec["indicator"] else filled[:, None]
-        return block, [True] if missing.any() and not spec["indicator"] else []
+        return block, [], bool(missing.any()) and not spec["indicator"]
     import pandas as pd
 
     text = _text(column)
@@ -227,7 +239,8 @@ def _transform_column(spec, column) -> tuple[np.ndarray, list]:
     if spec["missing"]:
         block[missing, -1] = 1.0
     pooled = set(spec["pooled"])  # pooled at fit: seen, not new
-    return block, [value for value in pd.unique(text[other]) if value not in pooled]
+    return block, [value for value in pd.unique(text[other]) if value not in pooled], bool(missing.any()) and \
+        not spec["missing"]
 
 
 def _warn_unseen(unseen: dict, imputed: list, encoder) -> None:
@@ -236,9 +249,115 @@ def _warn_unseen(unseen: dict, imputed: list, encoder) -> None:
                           for column, values in unseen.items())
         warnings.warn(f"categories the fit did not keep: {named}; they go to the column's (other) category where "
                       f"it has one, else to none of its categories", TableWarning, stacklevel=4)
-    if imputed:
-        warnings.warn(f"missing values in column(s) {', '.join(map(repr, imputed))}, which had none at fit: they take "
+    numbers = [spec["name"] for spec in imputed if spec["kind"] == "number"]
+    texts = [spec["name"] for spec in imputed if spec["kind"] == "categories"]
+    if numbers:
+        warnings.warn(f"missing values in column(s) {', '.join(map(repr, numbers))}, which had none at fit: they take "
                       f"the training median", TableWarning, stacklevel=4)
+    if texts:
+        warnings.warn(f"missing values in column(s) {', '.join(map(repr, texts))}, which had none at fit: they go to "
+                      f"none of the column's categories", TableWarning, stacklevel=4)
+
+
+def _check_unique(specs) -> None:
+    """Refuse encoded columns whose names collide (a column named "a = x" beside the category x of a column a, a
+    column "n (missing)" beside the indicator of n's empty cells, a category spelled "(missing)"), naming both."""
+    owners = {}
+    for spec in specs:
+        for name in _names(spec):
+            if name in owners:
+                first, second = owners[name], spec["name"]
+                where = f"of column {first!r}" if first == second else f"of columns {first!r} and {second!r}"
+                raise ValueError(f"two encoded columns {where} would both be named {name!r}: rename a column or a "
+                                 f"category so that the names differ")
+            owners[name] = spec["name"]
+
+
+def _refuse_non_categories(name, column) -> None:
+    """Refuse in one line a column that holds neither numbers nor categories: dates, durations, periods, numbers
+    written as text, an identifier (:func:`text_kind`)."""
+    import pandas as pd
+
+    dtype = column.dtype
+    if pd.api.types.is_datetime64_any_dtype(dtype) or isinstance(dtype, pd.PeriodDtype):
+        raise ValueError(f"column {name!r} of X holds dates: convert it to numbers (e.g. days since a date, the "
+                         f"month) or drop it")
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        raise ValueError(f"column {name!r} of X holds durations: convert it to numbers (e.g. "
+                         f"X[{name!r}].dt.total_seconds()) or drop it")
+    if isinstance(dtype, pd.CategoricalDtype):
+        return
+    kind, detail = text_kind(column)
+    if kind == "written numbers":
+        marks = ", ".join(f"{key}={mark!r}" for key, mark in zip(("thousands", "decimal"), detail[0])
+                          if mark and mark != ".")
+        how = f"pandas.read_csv(..., {marks})" if marks else f"pd.to_numeric(X[{name!r}])"
+        raise ValueError(f"column {name!r} of X holds numbers written as text ({shown_values(column.dropna().astype(str))})"
+                         f": read them as numbers ({how}), or as categories (X[{name!r}].astype('category'))")
+    if kind == "dates":
+        raise ValueError(f"column {name!r} of X holds dates ({detail}): convert it to numbers (e.g. days since a date, "
+                         f"the month) or drop it")
+    if kind == "identifier":
+        raise ValueError(f"column {name!r} of X holds a different text in every row ({detail}), like an identifier: "
+                         f"drop it")
+
+
+def text_kind(series) -> tuple[str, object]:
+    """(kind, detail) of a column of text: a kind of :data:`TEXT_KINDS` and what shows it: "written numbers" and
+    the (thousands, decimal) marks of :data:`WRITINGS` that read every value as a number (numbers of pandas'
+    own writing: ("", ".")); "dates" and a value; "identifier" (a different text in every row of
+    :data:`IDENTIFIER_ROWS` or more) and some values; "mixed" and where the first text among numbers is;
+    "text" and some values."""
+    import pandas as pd
+
+    values = series.dropna().astype(str)
+    numeric = pd.to_numeric(values, errors="coerce").notna()
+    writings = [(thousands, decimal) for thousands, decimal in WRITINGS
+                if all(values.str.contains(mark, regex=False).any() for mark in _marks(thousands, decimal))
+                and values.str.fullmatch(_number(thousands, decimal)).all()]
+    if len(values) and not writings and numeric.all():
+        writings = [("", ".")]
+    if len(values) and writings:
+        return "written numbers", writings
+    if _dates(values):
+        return "dates", repr(values.iloc[0])
+    if len(values) >= IDENTIFIER_ROWS and values.is_unique and len(values) == len(series):
+        return "identifier", shown_values(values)
+    if numeric.any():
+        first = int((~numeric).to_numpy().argmax())
+        return "mixed", (int((~numeric).sum()), values.iloc[first], values.index[first])
+    return "text", shown_values(values)
+
+
+def _marks(thousands: str, decimal: str) -> list:
+    """The marks of a way of writing numbers that pandas' default reading does not know: its thousands mark, its
+    decimal mark unless '.'."""
+    return [mark for mark in (thousands, "" if decimal == "." else decimal) if mark]
+
+
+def _number(thousands: str, decimal: str) -> str:
+    """The pattern of a number with that thousands mark (digits grouped by three) and decimal mark."""
+    digits = rf"\d{{1,3}}(?:{re.escape(thousands)}\d{{3}})+|\d+" if thousands else r"\d+"
+    return rf"\s*[+-]?(?:{digits})(?:{re.escape(decimal)}\d+)?(?:[eE][+-]?\d+)?\s*"
+
+
+def _dates(values) -> bool:
+    """Whether the first distinct values (at most 50) are all dates or times."""
+    import pandas as pd
+
+    sample = values.drop_duplicates().iloc[:50]
+    if sample.empty or not sample.str.contains(DATE_LIKE, regex=True).all():
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
+    return bool(parsed.notna().all())
+
+
+def shown_values(values) -> str:
+    """The first distinct values, quoted: "'red', 'blue', ..." (at most :data:`SHOWN`)."""
+    distinct = list(dict.fromkeys(values.tolist()))
+    return ", ".join(map(repr, distinct[:SHOWN])) + (", ..." if len(distinct) > SHOWN else "")
 
 
 def _checked_spec(spec) -> dict:

@@ -162,6 +162,12 @@ class LeafModel:
         the estimator's and a model file's predictions, the link of :meth:`hbp_scores`."""
         return self.link(self.hbp_scores(Xs, omega, beta, tree))
 
+    def hbp_predict(self, Xs, omega, beta, tree: Tree, scaling, y_range=None, classes=None) -> np.ndarray:
+        """``predict()`` of the scaled rows Xs (eq. prediction_model), for the estimators and a model file alike:
+        :meth:`hbp_outputs` finished by the link (a value unscaled and clipped to ``y_range`` when given, a
+        class label of ``classes``)."""
+        return self.link.finish(self.hbp_outputs(Xs, omega, beta, tree), scaling, y_range, classes)
+
     def hbp_scores(self, Xs: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) -> np.ndarray:
         """The scores u_i (n, K') of each scaled row at the leaf of its HBP path.  The rows are taken C-ordered
         and within +-:data:`~srtopt.routing.SCALED_BOUND` (:func:`~srtopt.routing.bounded_rows`: the same

@@ -56,6 +56,7 @@ from ._model_json import (NO_JSON, decode_array, decode_labels, decode_value, en
 from .tree import Tree
 from .bases import ConstantBasis, LinearBasis
 from .encoding import TableEncoder
+from .inputs import InputSchema
 from .leaf_model import LeafModel, Softmax, leaf_model_from_json
 from .view import FittedTree, Scaling, assignment_scores, axis_reach, oblique_reach
 
@@ -332,7 +333,7 @@ def read_view(path) -> FittedTree:
     fields = {f.name for f in dataclasses.fields(FittedTree)}
     predictor = probabilities = None
     if "leaf_model_" in fitted and name in ("SoftRegressionTree", "SoftClassificationTree"):
-        predictor, probabilities = _hbp_predictors(state, scaling, tree)
+        predictor, probabilities = _hbp_predictors(state, tree)
     if name == "ORCTClassifier":  # its leaves, the class assignments C_, read as constant leaves
         fitted = {**fitted, "beta_": assignment_scores(fitted["C_"]), "leaf_class_proba_": fitted["C_"],
                   "leaf_model_": LeafModel(ConstantBasis(p), Softmax(len(fitted["classes_"])))}
@@ -344,48 +345,24 @@ def read_view(path) -> FittedTree:
                       **{k: v for k, v in fitted.items() if k in fields})
 
 
-def _checked_rows(X, p) -> np.ndarray:
-    """Raw X as floats, refused (one line) unless it holds finite rows of ``p`` features."""
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[1] != p:
-        raise ValueError(f"X has shape {X.shape}: the model expects rows of {p} features")
-    if not np.isfinite(X).all():
-        raise ValueError(f"X holds NaN or infinity (first in column {int(np.argwhere(~np.isfinite(X))[0, 1])})")
-    return X
-
-
-def _hbp_predictors(state, scaling, tree):
-    """(raw X -> predict, raw X -> predict_proba) of the saved soft tree: the leaf model of each row's HBP leaf
-    (:mod:`srtopt.leaf_model`), its outputs finished as the estimator's ``predict`` (a regressor's unscaled and
-    clipped to ``y_range_``, a classifier's most probable class) and, for a classifier, ``predict_proba``."""
-    fitted, p = state["fitted"], state["n_features"]
-    model = fitted["leaf_model_"]
+def _hbp_predictors(state, tree):
+    """(raw X -> predict, raw X -> predict_proba) of the saved soft tree: its input pipeline, then the leaf model
+    of each row's HBP leaf finished as the estimator's ``predict`` (:meth:`~srtopt.leaf_model.LeafModel.hbp_predict`)
+    and, for a classifier, ``predict_proba``."""
+    fitted = state["fitted"]
+    model, omega, beta = fitted["leaf_model_"], fitted["omega_"], fitted["beta_"]
+    inputs = _inputs(state, fitted.get("sensitive_feature_name_"))
     clip = state["params"].get("clip_predictions", True) and "y_range_" in fitted
     y_range = fitted["y_range_"] if clip else None
 
-    encoder = state["encoder"]
-
-    def outputs(X):
-        Xs = scaling.transform(_checked_rows(X, p) if encoder is None else _encoded_rows(encoder, X))
-        return model.hbp_outputs(Xs, fitted["omega_"], fitted["beta_"], tree)
-
     def predict(X):
-        return model.link.finish(outputs(X), scaling, y_range, fitted.get("classes_"))
+        return model.hbp_predict(inputs.transform(X), omega, beta, tree, inputs.scaling, y_range,
+                                 fitted.get("classes_"))
 
     def predict_proba(X):
-        return model.link.probabilities(outputs(X))
+        return model.link.probabilities(model.hbp_outputs(inputs.transform(X), omega, beta, tree))
 
     return predict, predict_proba
-
-
-def _encoded_rows(encoder, X) -> np.ndarray:
-    """Raw rows of a table (a DataFrame, or a 2-D array of its columns in order) encoded as at fit; refused
-    (one line) unless the numbers are finite."""
-    encoded = encoder.transform(X)
-    if not np.isfinite(encoded).all():
-        raise ValueError(f"X holds an infinity (first in column {int(np.argwhere(~np.isfinite(encoded))[0, 1])} of the "
-                         f"encoded table)")
-    return encoded
 
 
 def _read_json(path) -> tuple[dict, str]:
@@ -503,22 +480,23 @@ def from_dict(doc, source="model") -> object:
             model._check_params()
         except ValueError as exc:
             raise ValueError(f"{source}: {exc}") from None
-    for attr, value in state["fitted"].items():
+    fitted = dict(state["fitted"])
+    group = fitted.pop("sensitive_feature_name_", None)
+    for attr, value in fitted.items():
         setattr(model, attr, value)
     if hasattr(model, "leaf_model_") and hasattr(model, "_restored_leaf_model"):
         model.leaf_model_ = model._restored_leaf_model(model.leaf_model_)
     if state["estimator"] == "MILOTreeRegressor":
         model.model_ = None
-    from .estimators.scaling import MinMaxTarget
-
-    model.scaler_ = MinMaxTarget()
-    model.scaler_.x_min, model.scaler_.x_scale, model.scaler_.y_mean, model.scaler_.y_std = state["scaler"]
-    model.n_features_in_ = state["n_features"]
-    if state["feature_names"] is not None:
-        model.feature_names_in_ = state["feature_names"]
-    if state["encoder"] is not None:
-        model.encoder_ = state["encoder"]
+    model.inputs_ = _inputs(state, group)
     return model
+
+
+def _inputs(state, group=None) -> InputSchema:
+    """The input pipeline of a model file's estimator (:class:`srtopt.inputs.InputSchema`)."""
+    names = state["feature_names"]
+    return InputSchema(state["estimator"], state["n_features"], None if names is None else tuple(map(str, names)),
+                       group, state["encoder"], Scaling(*state["scaler"]))
 
 
 def _checked_state(doc, source) -> dict:

@@ -69,9 +69,8 @@ def test_refusals_name_the_column(column, message):
 
 
 def test_the_columns_must_be_the_fits(table):
+    """Their number and kinds; their names are the input pipeline's to check (tests/test_inputs.py)."""
     encoder = TableEncoder().fit(table)
-    with pytest.raises(ValueError, match="X lacks the column\\(s\\) 'home' of the fit"):
-        encoder.transform(table.drop(columns="home").assign(other=1))
     with pytest.raises(ValueError, match="X has 4 columns, the model was fitted on 5"):
         encoder.transform(table.drop(columns="home"))
     with pytest.raises(ValueError, match="column 'age' of X was numeric at fit and holds text now"):
@@ -105,3 +104,43 @@ def test_the_file_form_gives_the_same_encoding(table):
     bad["columns"][1]["categories"].append(bad["columns"][1]["categories"][0])
     with pytest.raises(ValueError, match="malformed categorical column 'home'"):
         TableEncoder.from_json(bad)
+
+
+@pytest.mark.parametrize("frame, named", [
+    (pd.DataFrame({"cat": ["x", "y"] * 10, "cat = x": np.arange(20.0)}), "'cat = x'"),
+    (pd.DataFrame({"num": np.r_[np.nan, np.arange(19.0)], "num (missing)": np.arange(20.0)}), "'num \\(missing\\)'"),
+    (pd.DataFrame({"c": ["(missing)"] * 10 + ["a"] * 9 + [None]}), "'c = \\(missing\\)'"),
+])
+def test_encoded_names_that_collide_are_refused(frame, named):
+    """Every encoded column has its own name, so that a constraint by name (monotonic_cst) binds the column meant."""
+    with pytest.raises(ValueError, match=f"^two encoded columns of columns? .* would both be named {named}: rename"):
+        TableEncoder().fit(frame)
+
+
+@pytest.mark.parametrize("column, message", [
+    (["1,234", "2,500", "10,000"] * 8, "holds numbers written as text \\('1,234', '2,500', '10,000'\\): read them as "
+                                       "numbers \\(pandas.read_csv\\(..., thousands=','\\)\\)"),
+    (["1.5", "2", "3.25"] * 8, "holds numbers written as text .*pd.to_numeric\\(X\\['c'\\]\\).*astype\\('category'\\)"),
+    (["2024-01-05", "2023-12-31", "2022-06-01"] * 8, "holds dates \\('2024-01-05'\\): convert it to numbers"),
+    (pd.period_range("2020-01", periods=24, freq="M"), "holds dates: convert it to numbers"),
+    (pd.to_timedelta(np.arange(24), unit="h"), "holds durations: convert it to numbers"),
+    ([f"id{i:03d}" for i in range(24)], "holds a different text in every row \\('id000', 'id001', 'id002', ...\\), "
+                                         "like an identifier: drop it"),
+])
+def test_columns_that_are_neither_numbers_nor_categories_are_refused(column, message):
+    """The command line refuses them too (srtopt/cli/_table.py takes the kinds from srtopt.encoding.text_kind)."""
+    with pytest.raises(ValueError, match=f"^column 'c' of X {message}"):
+        TableEncoder().fit(pd.DataFrame({"a": np.arange(24.0), "c": column}))
+
+
+def test_text_columns_of_categories_are_still_categories():
+    frame = pd.DataFrame({"c": ["red", "blue", "3"] * 8, "d": pd.Categorical(["1", "2"] * 12)})
+    assert sorted(TableEncoder(min_frequency=1).fit(frame).names) == ["c = 3", "c = blue", "c = red", "d = 1", "d = 2"]
+
+
+def test_missing_cells_in_a_text_column_that_had_none_are_warned_about(table):
+    encoder = TableEncoder().fit(table.drop(index=7))
+    with pytest.warns(UserWarning, match="missing values in column\\(s\\) 'home', which had none at fit: they go to "
+                                         "none of the column's categories"):
+        Z = encoder.transform(table.iloc[[7]])
+    assert Z[0, 2:5].sum() == 0.0

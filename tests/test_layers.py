@@ -6,8 +6,8 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "srtopt"
-LAYERS = {"_spec": 0, "_io": 0, "_version": 0, "_announce": 0, "tree": 1, "view": 1, "kernels": 2,
-          "routing": 2, "bases": 2, "leaf_model": 2, "linalg": 2, "encoding": 2, "models": 3, "solvers": 4, "training": 5, "milo": 5, "estimators": 6}  # anything else: 7, reading and tools
+LAYERS = {"_spec": 0, "_io": 0, "_version": 0, "_announce": 0, "_stack": 0, "tree": 1, "view": 1, "kernels": 2,
+          "routing": 2, "bases": 2, "leaf_model": 2, "linalg": 2, "encoding": 2, "inputs": 2, "models": 3, "solvers": 4, "training": 5, "milo": 5, "estimators": 6}  # anything else: 7, reading and tools
 FORWARDERS = {"save", "summary"}
 
 

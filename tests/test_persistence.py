@@ -337,7 +337,7 @@ def test_a_view_read_from_the_file_draws_what_the_estimator_draws(kind, tmp_path
     X_new = rng.uniform(-0.5, 1.5, (200, 3))  # beyond the training range: the clipping shows too
     if kind == "srt":
         np.testing.assert_array_equal(view.predict(X_new), model.predict(X_new))
-        with pytest.raises(ValueError, match="NaN or infinity"):
+        with pytest.raises(ValueError, match=r"X contains NaN \(first in column 0\), and the model was fitted on a table without missing"):
             view.predict(np.where(np.eye(3, dtype=bool), np.nan, X_new[:3]))
     else:
         with pytest.raises(ValueError, match="needs the fitted estimator: load it with srtopt.load"):
@@ -480,3 +480,19 @@ def test_a_classifier_with_many_classes_is_not_taken_for_an_oversized_file(tmp_p
     model = SoftClassificationTree(depth=3, leaf="logistic", max_iter=1, random_state=0).fit(X[:600], y[:600])
     model.save(tmp_path / "digits.json")
     np.testing.assert_array_equal(srtopt.load(tmp_path / "digits.json").predict(X), model.predict(X))
+
+
+def test_a_view_checks_the_columns_by_name_as_the_estimator_does(tmp_path):
+    """A model fitted on a DataFrame of numbers: its view refuses the columns in another order (it read them by
+    position and predicted other numbers, silently)."""
+    from srtopt.persistence import read_view
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.random(80), "b": rng.random(80)})
+    model = SoftRegressionTree(depth=2, random_state=0).fit(frame, frame["a"] - 3 * frame["b"])
+    model.save(tmp_path / "n.json")
+    view = read_view(tmp_path / "n.json")
+    np.testing.assert_array_equal(view.predict(frame.head(5)), model.predict(frame.head(5)))
+    for predictor in (model, view):
+        with pytest.raises(ValueError, match="Feature names must be in the same order as they were in fit"):
+            predictor.predict(frame[["b", "a"]].head(2))

@@ -29,20 +29,20 @@ from collections import Counter
 from pathlib import Path
 
 from .._io import exact_csv_options, regular_file
+from ..encoding import IDENTIFIER_ROWS, shown_values, text_kind
 
 SEP_HELP = ("field separator of the CSV file, e.g. ';' or 'tab' (default: detected from the first lines "
             "among , ; tab |)")
 SEPARATORS = ",;\t|"
-#: a column needs this many rows before one that differs in every row is taken for an identifier
-IDENTIFIER_ROWS = 20
 #: the values of a text column shown in a message
 SHOWN = 3
 #: what to do with a feature column that is not numbers, besides what :func:`column_refusal` says
 FEATURE_REMEDY = "leave it out with --features"
-#: the kinds of a column that is not numbers (:func:`column_kind`)
-TEXT_KINDS = ("written numbers", "dates", "identifier", "mixed", "text")
 #: the kind a feature table reads as categories (:meth:`CsvTable.table`)
 CATEGORIES = "text"
+#: the flags that read numbers written with a (thousands, decimal) mark of :data:`srtopt.encoding.WRITINGS`
+FLAGS = {(",", "."): "--thousands ','", ("", ","): "--decimal ','", (".", ","): "--thousands '.' --decimal ','",
+         (" ", "."): "--thousands ' '"}
 
 
 def add_reading_flags(parser) -> None:
@@ -199,22 +199,15 @@ class CsvTable:
 
 
 def column_kind(series) -> tuple[str, str]:
-    """(kind, detail) of a column that is not numbers: a kind of :data:`TEXT_KINDS` and what shows it
-    (a value, the flags that read it)."""
-    values = series.dropna().astype(str)
-    flags = _number_flags(values)
-    if flags:
-        return "written numbers", flags
-    if _dates(values):
-        return "dates", repr(values.iloc[0])
-    if len(values) >= IDENTIFIER_ROWS and values.is_unique and len(values) == len(series):
-        return "identifier", _shown(values)
-    numeric = _parses_as_number(values)
-    if numeric.any():
-        first = int((~numeric).to_numpy().argmax())
-        return "mixed", (f"{int((~numeric).sum())} cell(s) of text among numbers, the first "
-                         f"{values.iloc[first]!r} in row {_row(values.index[first])}")
-    return "text", _shown(values)
+    """(kind, detail) of a column that is not numbers: a kind of :data:`srtopt.encoding.TEXT_KINDS` and what
+    shows it (a value, the flags that read it)."""
+    kind, detail = text_kind(series)
+    if kind == "written numbers":
+        return kind, " or ".join(FLAGS[writing] for writing in detail if writing in FLAGS)
+    if kind == "mixed":
+        count, value, index = detail
+        return kind, f"{count} cell(s) of text among numbers, the first {value!r} in row {_row(index)}"
+    return kind, detail
 
 
 def column_refusal(series, remedy: str) -> str:
@@ -223,7 +216,7 @@ def column_refusal(series, remedy: str) -> str:
     kind, detail = column_kind(series)
     other = f"; or {remedy}" if remedy else ""
     return {
-        "written numbers": f"holds numbers written as text ({_shown(series.dropna().astype(str))}): give {detail} to "
+        "written numbers": f"holds numbers written as text ({shown_values(series.dropna().astype(str))}): give {detail} to "
                            f"read them as numbers",
         "dates": f"holds dates ({detail}), not numbers: make numeric columns of them (a day count, the month){other}",
         "identifier": f"holds a different text in every row ({detail}), like an identifier, not numbers"
@@ -272,56 +265,6 @@ def _number_options(thousands, decimal) -> dict:
     return options
 
 
-#: (the flags, the thousands mark, the decimal mark) of the ways of writing numbers :func:`_number_flags` knows
-WRITINGS = (("--thousands ','", ",", "."), ("--decimal ','", "", ","), ("--thousands '.' --decimal ','", ".", ","),
-            ("--thousands ' '", " ", "."))
-
-
-def _number_flags(values) -> str:
-    """The flags that read every value of ``values`` as a number, each mark they name found in some
-    value ("" if no way of :data:`WRITINGS` does): one way, or several joined by "or"."""
-    fits = [flags for flags, thousands, decimal in WRITINGS
-            if all(values.str.contains(mark, regex=False).any() for mark in _marks(thousands, decimal))
-            and values.str.fullmatch(_number(thousands, decimal)).all()]
-    return " or ".join(fits)
-
-
-def _marks(thousands: str, decimal: str) -> list:
-    """The marks of a way of writing numbers that pandas' default reading does not know: its thousands
-    mark, its decimal mark unless '.'."""
-    return [mark for mark in (thousands, "" if decimal == "." else decimal) if mark]
-
-
-def _number(thousands: str, decimal: str) -> str:
-    """The pattern of a number with that thousands mark (digits grouped by three) and decimal mark."""
-    digits = rf"\d{{1,3}}(?:{re.escape(thousands)}\d{{3}})+|\d+" if thousands else r"\d+"
-    return rf"\s*[+-]?(?:{digits})(?:{re.escape(decimal)}\d+)?(?:[eE][+-]?\d+)?\s*"
-
-
-#: a date (three numbers joined by - / or .) or a time (hours:minutes)
-DATE_LIKE = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d:\d\d"
-
-
-def _dates(values) -> bool:
-    """Whether the first distinct values (at most 50) are all dates or times."""
-    import pandas as pd
-
-    sample = values.drop_duplicates().iloc[:50]
-    if sample.empty or not sample.str.contains(DATE_LIKE, regex=True).all():
-        return False
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
-    return bool(parsed.notna().all())
-
-
-def _parses_as_number(values):
-    """Boolean series: which values pandas reads as a number."""
-    import pandas as pd
-
-    return pd.to_numeric(values, errors="coerce").notna()
-
-
 def _counts_rows(series) -> bool:
     """Whether a numeric column holds whole numbers that differ in every row (of enough rows)."""
     import pandas as pd
@@ -330,12 +273,6 @@ def _counts_rows(series) -> bool:
             pd.api.types.is_bool_dtype(series):
         return False
     return bool(series.is_unique)
-
-
-def _shown(values) -> str:
-    """The first distinct values, quoted: "'red', 'blue', ..." (at most :data:`SHOWN`)."""
-    distinct = list(dict.fromkeys(values.tolist()))
-    return ", ".join(map(repr, distinct[:SHOWN])) + (", ..." if len(distinct) > SHOWN else "")
 
 
 def _row(index) -> int:
@@ -347,5 +284,5 @@ def _names(columns) -> str:
     return ", ".join(map(repr, columns))
 
 
-__all__ = ["CATEGORIES", "CsvTable", "SEP_HELP", "TEXT_KINDS", "add_reading_flags", "check_header", "column_kind", "column_refusal",
+__all__ = ["CATEGORIES", "CsvTable", "SEP_HELP", "add_reading_flags", "check_header", "column_kind", "column_refusal",
            "read_table", "separator"]

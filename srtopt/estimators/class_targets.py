@@ -14,9 +14,9 @@ import warnings
 import numpy as np
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import column_or_1d
 
-from .scaling import _check_numeric_columns, _naming, check_array_kind, check_sample_weight, check_spans
+from .targets import check_rows, check_sample_weight
 
 
 class ClassTargetsMixin:
@@ -25,24 +25,18 @@ class ClassTargetsMixin:
     in one line (module docstring); ``score`` warns about labels the fit never saw."""
 
     def _check_data(self, X, y):
-        """(X as floats, the class codes 0..K-1 of y); sets ``classes_``, ``n_classes_``."""
+        """The class codes 0..K-1 of y, one per row of X (the tree's columns); sets ``classes_``, ``n_classes_``."""
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        check_array_kind(X)
-        _check_numeric_columns(X)
-        y = checked_labels(y)
-        X, y = _naming("X or y", lambda: validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True), X)
+        check_rows(X, y, 2**self.depth)
+        y = column_or_1d(checked_labels(y), warn=True)
         refuse_continuous(y)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         if self.n_classes_ < 2:
             raise ValueError(f"y has one class ({_label(self.classes_[0])!r}): a classifier needs two classes or more")
-        if X.shape[0] < 2**self.depth:
-            raise ValueError(f"X has n_samples = {X.shape[0]}, fewer than the {2**self.depth} leaves of the tree; "
-                             f"use a smaller depth or more data")
-        check_spans(X, getattr(self, "feature_names_in_", None))
-        return X, codes.astype(np.int64)
+        return codes.astype(np.int64)
 
     def _weights(self, codes, sample_weight) -> np.ndarray:
         """s_i before normalization: ``sample_weight`` times the class weights; a class without a row of
@@ -99,6 +93,9 @@ def checked_labels(y):
 def refuse_continuous(y) -> None:
     """Refuse numeric labels that look continuous (scikit-learn's ``type_of_target``), in one line."""
     y = np.asarray(y)
+    if y.dtype == object and len(y) and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                                            for v in y):
+        y = y.astype(np.float64)  # numbers held as objects: judged as the numbers they are
     if y.dtype.kind in "fiu" and type_of_target(y) == "continuous":
         distinct = np.unique(y)
         shown = ", ".join(f"{v:g}" for v in distinct[:3])

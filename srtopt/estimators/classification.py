@@ -16,7 +16,6 @@ from ..models.terms.class_losses import make_class_loss
 from ..tree import Tree
 from .class_targets import ClassTargetsMixin
 from .params import NONE, Kind, Options, Parses, Real
-from .scaling import scaled_input
 from .soft_tree import SoftTree, init_entries
 
 #: the leaf kinds ``leaf`` names, and the basis of each (:mod:`srtopt.bases`)
@@ -154,7 +153,7 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
         p + 1 for logistic ones, more for spline ones), one after the other; K' = 1 for two classes.
     leaf_model_ : LeafModel
         The fitted leaf model: its basis and its link (the softmax of the K' scores).
-    scaler_ : MinMaxTarget
+    scaler_ : srtopt.view.Scaling
         The training statistics of the internal scaling of X.
     objective_ : float
         E of the returned iterate.
@@ -230,11 +229,11 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
     }
 
     def _check_targets(self, X, y):
-        X, codes = self._check_data(X, y)
+        codes = self._check_data(X, y)
         if self.monotonic_cst is not None and self.n_classes_ != 2:
             raise ValueError(f"monotonic_cst makes the probability of classes_[1] monotone: it needs two classes, "
                              f"not {self.n_classes_}")
-        return X, self.classes_[codes], codes
+        return self.classes_[codes], codes
 
     def _row_weights(self, targets, sample_weight):
         return self._weights(targets, sample_weight)
@@ -272,7 +271,7 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
         """
         if not isinstance(mixture, (bool, np.bool_)):
             raise ValueError(f"mixture must be True or False, got {mixture!r}")
-        Xs = scaled_input(self, X)
+        Xs = self._scaled(X)
         if not mixture:
             return self._outputs(Xs)
         return kernels.mixture_probabilities(self.leaf_model_, Xs, self.omega_, self.beta_, Tree(int(self.depth)),
@@ -292,7 +291,7 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
             Two classes: the logit of ``classes_[1]`` (positive: ``predict`` gives ``classes_[1]``); K > 2
             classes: the K scores, in the order of ``classes_`` (scikit-learn's convention).
         """
-        Xs = scaled_input(self, X)  # checks that the tree is fitted
+        Xs = self._scaled(X)  # checks that the tree is fitted
         U = self.leaf_model_.hbp_scores(Xs, self.omega_, self.beta_, Tree(int(self.depth)))
         return U[:, 0] if U.shape[1] == 1 else U
 
@@ -314,8 +313,7 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
         ndarray of shape (n_samples,)
             Labels of ``classes_``.
         """
-        probabilities = self.predict_proba(X)
-        return self.classes_[np.argmax(probabilities, axis=1)]
+        return self._predictions(self._scaled(X))
 
     def _store_leaf_statistics(self, problem, y, weights):
         """leaf_class_counts_ and leaf_class_proba_ of the HBP routing of the training rows."""

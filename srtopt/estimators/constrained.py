@@ -55,26 +55,14 @@ def constraint_terms(estimator) -> tuple:
     return terms
 
 
-def protected_groups(X, sensitive_features, n_rows: int, terms=None):
-    """(X without the group's column, the group of each row or None, the column's name or None); given the
-    constraint ``terms``, groups that none of them compares are not used, with a warning."""
-    if sensitive_features is None:
-        return X, None, None
-    if terms is not None and not any(term.needs_groups for term in terms):
-        X, _, name = protected_groups(X, sensitive_features, n_rows)
-        warnings.warn("sensitive_features gives the protected groups, but no constraint compares groups (parity, "
-                      "group_loss, a row_mean over groups): they are not used", UserWarning, stacklevel=3)
-        return X, None, name
-    if isinstance(sensitive_features, str):
-        columns = getattr(X, "columns", None)
-        if columns is None or sensitive_features not in columns:
-            raise ValueError(f"sensitive_features={sensitive_features!r} names no column of X (pass X as a DataFrame "
-                             f"with that column, or the groups as an array)")
-        return X.drop(columns=sensitive_features), np.asarray(X[sensitive_features]), sensitive_features
-    values = np.asarray(sensitive_features)
-    if values.ndim != 1 or len(values) != n_rows:
-        raise ValueError(f"sensitive_features must hold one group per row of X ({n_rows}), got shape {values.shape}")
-    return X, values, None
+def used_groups(values, terms):
+    """The group of each row (``values``, from ``sensitive_features``) when a constraint of ``terms`` compares
+    groups; None otherwise, with a warning that they are not used."""
+    if values is None or any(term.needs_groups for term in terms):
+        return values
+    warnings.warn("sensitive_features gives the protected groups, but no constraint compares groups (parity, "
+                  "group_loss, a row_mean over groups): they are not used", UserWarning, stacklevel=4)
+    return None
 
 
 def code_groups(values, weights) -> tuple[np.ndarray, list]:
@@ -184,11 +172,12 @@ def report_on(estimator, X, y, sensitive_features=None, sample_weight=None) -> l
     are weighted as in its fit, by ``class_weight`` too)."""
     from ..models.srt import SRTProblem
     from ..tree import Tree
-    from .scaling import check_sample_weight
+    from ..inputs import take_group
+    from .targets import check_sample_weight
 
     user_terms = constraint_terms(estimator)
-    X, group_values, _ = protected_groups(X, sensitive_features, len(y))
-    X = np.asarray(X, float)
+    X, group_values, _ = take_group(X, sensitive_features)
+    Xs = estimator._scaled(X)
     groups, labels = None, list(getattr(estimator, "groups_", []))
     if group_values is not None:
         unknown = [v for v in dict.fromkeys(np.asarray(group_values).tolist()) if v not in labels]
@@ -196,7 +185,7 @@ def report_on(estimator, X, y, sensitive_features=None, sample_weight=None) -> l
             raise ValueError(f"sensitive_features holds the group {unknown[0]!r}, which the fit did not see "
                              f"(its groups: {labels})")
         groups = np.array([labels.index(v) for v in np.asarray(group_values).tolist()], dtype=np.int64)
-    tree, Xs, leaves = Tree(int(estimator.depth)), estimator.scaler_.transform(X), estimator.leaf_model_
+    tree, leaves = Tree(int(estimator.depth)), estimator.leaf_model_
     units = training_units(estimator, leaves.loss)
     if hasattr(estimator, "classes_"):
         y = np.asarray(y)
@@ -207,8 +196,8 @@ def report_on(estimator, X, y, sensitive_features=None, sample_weight=None) -> l
                              f"({', '.join(map(repr, estimator.classes_.tolist()))})")
         targets, weights = codes, estimator._weights(codes, sample_weight)
     else:
-        targets, weights = estimator.scaler_.transform_y(np.asarray(y, float)), check_sample_weight(sample_weight,
-                                                                                                   X.shape[0], 1)
+        targets = estimator.scaler_.transform_y(np.asarray(y, float))
+        weights = check_sample_weight(sample_weight, len(Xs), 1)
     problem = SRTProblem(Xs, targets, tree, float(estimator.mu), weights=weights,
                          constraints=in_training_units(user_terms, units), groups=groups, leaves=leaves)
     return constraint_report(estimator, user_terms, problem, labels)

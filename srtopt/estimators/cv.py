@@ -23,12 +23,12 @@ from .params import (INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, 
 from .reading import RegressorScoreMixin
 from .regularization import NO_L2, parse_reading
 from ..models.constraints import SoftMean
-from .constrained import constraint_terms, protected_groups, report_on
+from .constrained import constraint_terms, report_on
 from .folds import fold_params
-from .scaling import _n_rows, check_array_kind, check_table, take_rows
+from .targets import check_rows, check_target, take_rows
 from .soft_tree import _load_kernels
 from .srt import SoftRegressionTree
-from .tabular import encoded_for_fit
+from .tabular import InputsMixin
 
 SPLITTER = "a cross-validation splitter"
 SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/departures.md, "Choosing the split weight by cross-validation"
@@ -40,7 +40,7 @@ LEAVES = ("logistic", "spline")
 PROBABILITY_FLOOR = 1e-15  # the experiments' floor on a probability (srtopt.experiments.protocol)
 
 
-class SoftTreeCV(BaseEstimator):
+class SoftTreeCV(InputsMixin, BaseEstimator):
     """What the cross-validated soft trees share: candidates (a depth and a regularization of the tree) compared
     by K-fold cross-validation, the best refit on all the data (``best_estimator_``), the search within
     ``time_limit``, and the held-out values of the constraints that average over the data.  Subclasses give the
@@ -123,11 +123,12 @@ class SoftTreeCV(BaseEstimator):
         estimator = clone(self.estimator) if self.estimator is not None else self.TREE(depth=3)
         if estimator.random_state is None:  # its starts seeded as the folds are: a seeded search repeats itself
             estimator.set_params(random_state=self.random_state)
-        y = self._check_data(X, y)
+        matrix = self._fit_inputs(X, sensitive_features)[0]  # the whole table's encoder, for every inner fit
+        y = self._check_data(matrix, y)
         depths = [estimator.depth] if self.depths is None else [int(d) for d in self.depths]
         params = {name: value for name, value in (("sample_weight", sample_weight),
                                                   ("sensitive_features", sensitive_features)) if value is not None}
-        table = _table_encoder(X, sensitive_features)
+        table = {} if self.encoder_ is None else {"encoder": self.encoder_}
         fit_params = {**params, **table}
         splitter = self._splitter()
         k = splitter.get_n_splits(X, y)
@@ -294,8 +295,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
         return search.best_params_ if self.rule == "best" else one_standard_error(search.cv_results_)
 
     def _check_data(self, X, y):
-        check_table(self, X, y)  # errors that name the argument; sets feature_names_in_
-        return y
+        return check_target(self, X, y, 1)
 
     def _n_candidates(self, estimator) -> int:
         return len(self.split_weights)
@@ -427,7 +427,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     def _check_data(self, X, y):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        check_array_kind(X)
+        check_rows(X, y, 1)
         labels = checked_labels(column_or_1d(y, warn=True))
         refuse_continuous(labels)
         check_classification_targets(labels)
@@ -458,9 +458,6 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
         self.leaf_ = self.best_estimator_.leaf
         own = self.best_estimator_.leaf if not self.leaves else self.leaves[0]
         self.cv_scores_ = {(c["depth"], c["leaf_ridge"], c.get("leaf", own)): score for c, score in scores}
-        self.n_features_in_ = self.best_estimator_.n_features_in_
-        if hasattr(self.best_estimator_, "feature_names_in_"):
-            self.feature_names_in_ = self.best_estimator_.feature_names_in_
 
     def predict_proba(self, X):
         """``best_estimator_``'s class probabilities (its HBP leaf's), shape (n_samples, K)."""
@@ -557,13 +554,6 @@ def _held_out(estimator, splitter, X, y, params, table, report, deadline) -> lis
         for row, value in zip(rows, values):
             value.append(row["predict"])
     return [{**row, "held_out": value} for row, value in zip(report, values)]
-
-
-def _table_encoder(X, sensitive_features) -> dict:
-    """{"encoder": the encoder of the whole table X (without the protected group's column)}, which every inner fit
-    encodes its rows by (``SoftTree.fit``'s ``encoder``), or {} when X needs none."""
-    encoder = encoded_for_fit(protected_groups(X, sensitive_features, _n_rows(X))[0])[1]
-    return {} if encoder is None else {"encoder": encoder}
 
 
 def _reading_of(regularization) -> str:

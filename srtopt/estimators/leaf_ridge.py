@@ -29,7 +29,7 @@ from ..encoding import held_out_quietly
 from ..solvers.deadline import Deadline
 from ..training.initialization import WarmStart
 from .folds import folds, n_distinct
-from .scaling import take_rows
+from .targets import take_rows
 
 __all__ = ["FOLDS", "GRID", "MARGIN", "MAX_ITER", "WARM_ITER", "ZONE", "beats_one", "choose_leaf_ridge", "chosen",
            "in_small_data_zone", "linear_center"]

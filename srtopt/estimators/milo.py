@@ -38,7 +38,8 @@ from srtopt.estimators.params import (
     check_parameters,
 )
 from srtopt.estimators.reading import RegressorScoreMixin, TreeMixin
-from srtopt.estimators.scaling import MinMaxTarget, check_fit_arrays, scaled_input
+from srtopt.estimators.tabular import InputsMixin
+from srtopt.estimators.targets import check_target
 from srtopt.estimators.threads import one_blas_thread
 from srtopt.milo.certificate import certify
 from srtopt.milo.local_search import LocalSearch
@@ -103,7 +104,7 @@ def _cart_structure(Xs, ys, depth, random_state):
     return feats, thr
 
 
-class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
+class MILOTreeRegressor(InputsMixin, TreeMixin, RegressorScoreMixin, BaseEstimator):
     """Deterministic regression tree with axis-aligned splits and linear leaves (ORT-L).
 
     Depth-D tree trained for the objective of
@@ -178,7 +179,7 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
 
     Attributes
     ----------
-    scaler_ : MinMaxTarget
+    scaler_ : srtopt.view.Scaling
         The training statistics of the internal scaling (x_min, x_scale, y_mean, y_std), as for
         :class:`~srtopt.SoftRegressionTree`.
     n_features_in_ : int
@@ -354,14 +355,14 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
         limit = float(self.time_limit)
         deadline = Deadline(limit)
         cv_end, search_end = deadline.within(CV_SHARE * limit), deadline.within(SEARCH_SHARE * limit)
-        X, y = check_fit_arrays(self, X, y, 1)
+        X, _, _ = self._fit_inputs(X, tables=False)
+        y = check_target(self, X, y, 1)
         D = int(self.depth)
         N, p = X.shape
         method = self._method(N, D)
         if method == "milo":
             self._check_solver()
-        self.scaler_ = MinMaxTarget().fit(X, y)
-        Xs = np.clip(self.scaler_.transform(X), 0.0, 1.0)
+        Xs = np.clip(self._scale_inputs(X, y), 0.0, 1.0)
         ys = self.scaler_.transform_y(y)
         rng = np.random.default_rng(self.random_state if isinstance(self.random_state, Integral) else
                                     check_random_state(self.random_state).randint(2**31 - 1))
@@ -499,7 +500,7 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
 
     def apply(self, X):
         """Leaf reached by each sample, in paper numbering (2^D .. 2^(D+1)-1)."""
-        return route(scaled_input(self, X), self.split_feature_, self.split_threshold_scaled_, self.depth)
+        return route(self._scaled(X), self.split_feature_, self.split_threshold_scaled_, self.depth)
 
     def predict(self, X):
         """Predict with the linear model of the leaf each row reaches.
@@ -517,7 +518,7 @@ class MILOTreeRegressor(TreeMixin, RegressorScoreMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Predictions in y's units.
         """
-        Xs = scaled_input(self, X)
+        Xs = self._scaled(X)
         leaf = route(Xs, self.split_feature_, self.split_threshold_scaled_, self.depth)
         rows = leaf - 2**self.depth
         yhat = self.leaf_intercept_scaled_[rows] + np.einsum("ij,ij->i", Xs, self.leaf_coef_scaled_[rows])

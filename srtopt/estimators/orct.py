@@ -25,7 +25,7 @@ from .params import (NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, HasMethod, Integ
                      check_parameters)
 from .orrt import whole_problem_solver
 from .reading import SoftTreeMixin
-from .scaling import MinMaxTarget, scaled_input
+from .tabular import InputsMixin
 from ..bases import ConstantBasis
 from ..leaf_model import LeafModel, Softmax
 from .soft_tree import _load_kernels
@@ -45,7 +45,7 @@ def _warn_if_long(first: float, starts: int) -> None:
                       f"n_starts", UserWarning, stacklevel=4)
 
 
-class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEstimator):
+class ORCTClassifier(InputsMixin, ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEstimator):
     """Optimal randomized classification tree (ORCT), the soft-tree baseline of classification.
 
     The splits are the SRT's, p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij) with the logistic F of
@@ -104,7 +104,7 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         Split weights, row t - 1 for branch node t, column 0 the intercept (scaled units).
     C_ : ndarray of shape (2^D, K)
         Class assignments, row l for leaf 2^D + l (each row sums to 1).
-    scaler_ : MinMaxTarget
+    scaler_ : srtopt.view.Scaling
         The training statistics of the internal scaling of X.
     objective_ : float
         The expected misclassification cost (+ the l2 term) of the best start.
@@ -191,12 +191,12 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
             _load_kernels(SoftRegressionTree)  # a fresh process loads (or compiles) them: before the clock starts
         deadline = Deadline(self.time_limit)
         started = time.perf_counter()
-        X, codes = self._check_data(X, y)
+        X, _, _ = self._fit_inputs(X, tables=False)
+        codes = self._check_data(X, y)
         weights = self._weights(codes, sample_weight)
-        used = weights > 0
-        self.scaler_ = MinMaxTarget().fit(X[used], None, weights[used])  # a row of weight 0 is not in the data
+        Xs = self._scale_inputs(X, None, weights)  # a row of weight 0 is not in the data
         tree, K = Tree(int(self.depth)), self.n_classes_
-        problem = ORCTObjective(self.scaler_.transform(X), codes, tree, K, np.zeros((tree.n_branch, X.shape[1] + 1)),
+        problem = ORCTObjective(Xs, codes, tree, K, np.zeros((tree.n_branch, X.shape[1] + 1)),
                                 np.full((tree.n_leaves, K), 1.0 / K), float(self.mu), float(self.lambda_w),
                                 self.cost, weights, self.omega_bound)
         solver, rng = self._make_solver(problem), check_random_state(self.random_state)
@@ -254,7 +254,7 @@ class ORCTClassifier(ClassTargetsMixin, SoftTreeMixin, ClassifierMixin, BaseEsti
         """
         if not isinstance(mixture, (bool, np.bool_)):
             raise ValueError(f"mixture must be True or False, got {mixture!r}")
-        Xs, tree = scaled_input(self, X), Tree(int(self.depth))
+        Xs, tree = self._scaled(X), Tree(int(self.depth))
         Z = kernels.split_design(Xs)
         if mixture:
             return class_scores(Z, self.omega_, self.C_, float(self.mu), tree)

@@ -24,7 +24,8 @@ from ..solvers.deadline import Deadline
 from ..tree import Tree
 from .reading import RegressorScoreMixin, SoftTreeMixin
 from .params import NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Kind, Parses, check_parameters
-from .scaling import MinMaxTarget, check_fit_arrays, scaled_input
+from .tabular import InputsMixin
+from .targets import check_target
 from .threads import one_blas_thread
 
 
@@ -46,7 +47,7 @@ def whole_problem_solver(estimator, problem, name: str, auto_specs=None):
     return solver
 
 
-class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
+class ORRTRegressor(InputsMixin, SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
     """Optimal randomized regression tree (ORRT), the soft-tree baseline of the paper.
 
     Same oblique soft splits p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij), logistic
@@ -110,7 +111,7 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         Leaf models, row l for leaf 2^D + l, column 0 the intercept (scaled units).
     leaf_model_ : LeafModel
         The linear leaves of the loss (:mod:`srtopt.leaf_model`), as the readers see them.
-    scaler_ : MinMaxTarget
+    scaler_ : srtopt.view.Scaling
         The training statistics of the internal scaling (x_min, x_scale, y_mean, y_std).
     objective_ : float
         The objective of the best start (scaled units).
@@ -199,12 +200,13 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         if self.time_limit is not None:
             _load_kernels()  # a fresh process loads (or compiles) them: before the clock starts
         deadline = Deadline(self.time_limit)
-        X, y = check_fit_arrays(self, X, y, 2**self.depth)
-        self.scaler_ = MinMaxTarget().fit(X, y)
+        X, _, _ = self._fit_inputs(X, tables=False)
+        y = check_target(self, X, y, 2**self.depth)
+        Xs = self._scale_inputs(X, y)
         tree = Tree(int(self.depth))
         q = X.shape[1] + 1
         shape_w, shape_b = (tree.n_branch, q), (tree.n_leaves, q)
-        problem = ORRTObjective.from_data(self.scaler_.transform(X), self.scaler_.transform_y(y), tree,
+        problem = ORRTObjective.from_data(Xs, self.scaler_.transform_y(y), tree,
                                           np.zeros(shape_w), np.zeros(shape_b), float(self.mu),
                                           float(self.lambda_w), float(self.lambda_b), loss=make_loss(self.loss),
                                           penalties=make_penalties(self.penalty))
@@ -256,7 +258,7 @@ class ORRTRegressor(SoftTreeMixin, RegressorScoreMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Predictions in y's units.
         """
-        Xs = scaled_input(self, X)
+        Xs = self._scaled(X)
         yhat = soft_prediction(kernels.split_design(Xs), kernels.leaf_design(Xs), self.omega_, self.beta_,
                                float(self.mu), Tree(int(self.depth)))
         return self.scaler_.inverse_y(yhat)

@@ -11,7 +11,6 @@ from sklearn.utils.validation import check_is_fitted
 from .. import kernels
 from ..tree import Tree
 from ..view import FittedTree, oblique_reach, path_indicator
-from .scaling import scaled_input
 
 
 def r2_score(y, prediction, sample_weight=None) -> float:
@@ -86,9 +85,7 @@ class TreeMixin:
         """The fitted tree as the readers see it (:class:`srtopt.view.FittedTree`): the text, DOT,
         HTML and plot writers and the node table work on it."""
         check_is_fitted(self)
-        s = self.scaler_
         fields = {f.name: getattr(self, f.name, None) for f in dataclasses.fields(FittedTree) if f.name.endswith("_")}
-        fields["scaler_"] = s.scaling()
         if getattr(self, "encoder_", None) is not None:  # the readers name and count the tree's columns
             fields["feature_names_in_"] = np.array(self.encoder_.names, dtype=object)
             fields["n_features_in_"] = len(self.encoder_.names)
@@ -113,7 +110,7 @@ class SoftTreeMixin(TreeMixin):
 
     def apply(self, X):
         """Leaf of each row's HBP path, in the paper's node numbering (2^D .. 2^(D+1)-1)."""
-        Xs = scaled_input(self, X)
+        Xs = self._scaled(X)
         return kernels.hbp_leaves(kernels.split_design(Xs), self.omega_, Tree(int(self.depth)))
 
     def leaf_probabilities(self, X):
@@ -135,7 +132,7 @@ class SoftTreeMixin(TreeMixin):
         ndarray of shape (n_samples, 2^D)
             P_it, column l for leaf t = 2^D + l (the paper's numbering, in order).
         """
-        Xs = scaled_input(self, X)
+        Xs = self._scaled(X)
         S = kernels.split_probabilities(kernels.split_design(Xs), self.omega_, float(self.mu))
         return kernels.leaf_probabilities(S, Tree(int(self.depth)))
 

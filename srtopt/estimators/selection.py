@@ -23,7 +23,7 @@ from ..models.constraints import FeatureSubset, make_constraints
 from ..models.terms import FeatureL1, make_penalties
 from ..solvers.deadline import Deadline
 from .folds import fold_params
-from .scaling import take_rows
+from .targets import take_rows
 
 
 def check_max_features(value, n_features: int):

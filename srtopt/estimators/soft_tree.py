@@ -22,15 +22,14 @@ from ..training.callbacks import ProgressPrinter, as_callbacks
 from ..training.feasibility import polish, repair_decisions
 from ..training.working_sets import make_working_sets
 from ..tree import Tree
-from .constrained import (code_groups, constraint_report, constraint_terms, in_training_units, protected_groups,
-                          training_units)
+from .constrained import (code_groups, constraint_report, constraint_terms, in_training_units, training_units,
+                          used_groups)
 from .nodec_tree import NodecTree
 from .params import (FRACTION, INTEGER, NONE, NONNEGATIVE, POSITIVE, RANDOM_STATE, VERBOSE, Integer, Options, Pair,
                      Parses, check_parameters)
 from .reading import SoftTreeMixin
 from .regularization import parse_reading, regularization_lambdas
-from .scaling import MinMaxTarget, _n_rows
-from .tabular import as_table, by_column_name, encoded_for_fit, keep_input_columns
+from .tabular import InputsMixin, by_column_name
 from .threads import one_blas_thread
 
 
@@ -53,7 +52,7 @@ def init_entries(init, names) -> list:
     return entries
 
 
-class SoftTree(NodecTree, SoftTreeMixin):
+class SoftTree(InputsMixin, NodecTree, SoftTreeMixin):
     """A soft tree trained by NODEC-DR: oblique soft splits p_it = F(omega_0t + (1/p) sum_j omega_jt x_ij)
     (eq. cdf), a leaf model per leaf (:mod:`srtopt.leaf_model`), E = sum_i s_i sum_l P_il R_il + the l2 terms
     of eq. (obj) + ``penalty`` minimised by NODEC-DR, predictions by the leaf of the highest-branch-probability
@@ -88,8 +87,8 @@ class SoftTree(NodecTree, SoftTreeMixin):
 
     # ------------------------------------------------------------------ the hooks of the subclasses
     def _check_targets(self, X, y):
-        """(X as floats, y as the inner fits of a feature budget take it, the targets the leaf model is
-        trained on: y itself or the class codes)."""
+        """(y as the inner fits of a feature budget take it, the targets the leaf model is trained on: y itself
+        or the class codes), y checked against the tree's columns X."""
         raise NotImplementedError
 
     def _row_weights(self, targets, sample_weight) -> np.ndarray:
@@ -170,24 +169,20 @@ class SoftTree(NodecTree, SoftTreeMixin):
         started = time.perf_counter()
         deadline = Deadline(self.time_limit)  # time_limit covers the whole fit
         user_constraints = constraint_terms(self)
-        X, group_values, self.sensitive_feature_name_ = protected_groups(X, sensitive_features, _n_rows(X),
-                                                                         user_constraints)
-        frame = X
-        X, self.encoder_ = encoded_for_fit(X, encoder)
-        X, y, targets = self._check_targets(X, y)
-        keep_input_columns(self, self.encoder_)
-        given = X if self.encoder_ is None and not hasattr(frame, "columns") else as_table(frame)  # for inner fits
+        X, group_values, table = self._fit_inputs(X, sensitive_features, encoder)  # the tree's columns, unscaled
+        group_values = used_groups(group_values, user_constraints)
+        y, targets = self._check_targets(X, y)
         weights = self._row_weights(targets, sample_weight)
         groups = None
         if group_values is not None:
             groups, self.groups_ = code_groups(group_values, weights)
         inner = {"sample_weight": sample_weight, "sensitive_features": groups, "encoder": self.encoder_}
-        budget, penalties = self._feature_budget(given, y, inner, deadline)
+        budget, penalties = self._feature_budget(table, y, inner, deadline)
         user_constraints = by_column_name(user_constraints + budget, self)  # the table's columns, encoded
         leaves = self._leaf_model(X.shape[1])
-        self.scaler_ = MinMaxTarget().fit(X, targets if leaves.standardizes else None, weights)
-        problem, lambda_b = self._problem(leaves, X, targets, weights, penalties, user_constraints, groups)
-        stages = self._training_stages(problem, {"given": given, "encoder": self.encoder_, "y": y,
+        Xs = self._scale_inputs(X, targets if leaves.standardizes else None, weights)
+        problem, lambda_b = self._problem(leaves, Xs, targets, weights, penalties, user_constraints, groups)
+        stages = self._training_stages(problem, {"table": table, "encoder": self.encoder_, "y": y,
                                                  "sample_weight": sample_weight, "weights": weights,
                                                  "lambda_b": lambda_b, "deadline": deadline, "groups": groups,
                                                  "budget": budget, "penalties": penalties})
@@ -210,15 +205,13 @@ class SoftTree(NodecTree, SoftTreeMixin):
             getattr(callback, "on_fit_end", lambda estimator: None)(self)
         return self
 
-    def _problem(self, leaves, X, targets, weights, penalties, user_constraints, groups):
-        """(the SRT problem of the scaled data and the fitted leaf model, the reading's lambda_b): X scaled to
-        [0, 1] and y standardized when the leaf model says so (``scaler_``), the l2 weights of
-        ``regularization``, the leaf model ``leaves`` fitted on the scaled rows (``leaf_model_``), the
-        constraints in training units."""
-        Xs = self.scaler_.transform(X)
+    def _problem(self, leaves, Xs, targets, weights, penalties, user_constraints, groups):
+        """(the SRT problem of the scaled rows Xs and the fitted leaf model, the reading's lambda_b): y
+        standardized when the leaf model says so (``scaler_``), the l2 weights of ``regularization``, the leaf
+        model ``leaves`` fitted on the scaled rows (``leaf_model_``), the constraints in training units."""
         T = self.scaler_.transform_y(targets) if leaves.standardizes else targets
         tree = Tree(int(self.depth))
-        self.lambda_w_, lambda_b = regularization_lambdas(self.regularization, X.shape[1], tree, weights.sum())
+        self.lambda_w_, lambda_b = regularization_lambdas(self.regularization, Xs.shape[1], tree, weights.sum())
         self.leaf_model_ = leaves.fitted(Xs, T, weights, lambda_b)
         units = training_units(self, self.leaf_model_.loss)
         problem = SRTProblem(Xs, T, tree, float(self.mu), self.lambda_w_, lambda_b, weights, penalties=penalties,
@@ -273,6 +266,15 @@ class SoftTree(NodecTree, SoftTreeMixin):
         """The leaf model's predictions at the HBP leaf of each scaled row: values in training units, or class
         probabilities."""
         return self.leaf_model_.hbp_outputs(Xs, self.omega_, self.beta_, Tree(int(self.depth)))
+
+    def _predictions(self, Xs) -> np.ndarray:
+        """``predict()`` of the scaled rows Xs (:meth:`~srtopt.leaf_model.LeafModel.hbp_predict`)."""
+        return self.leaf_model_.hbp_predict(Xs, self.omega_, self.beta_, Tree(int(self.depth)), self.scaler_,
+                                            self._y_range(), getattr(self, "classes_", None))
+
+    def _y_range(self):
+        """The range the predictions are clipped to (None: none)."""
+        return None
 
     def _training_prediction(self, problem):
         """``predict()`` of the training rows in the problem's units: what the report checks the constraints

@@ -16,7 +16,7 @@ from ..training.initialization import ModelTreeInitialization
 from .leaf_ridge import FOLDS, WARM_ITER, choose_leaf_ridge, linear_center
 from .params import BOOLEAN, Options, Parses, Real
 from .reading import RegressorScoreMixin
-from .scaling import check_fit_arrays, check_sample_weight, scaled_input
+from .targets import check_sample_weight, check_target
 from .soft_tree import SoftTree, init_entries
 
 INITS = ("model-tree", "cluster", "cart")  # the named initializations (SoftRegressionTree's init)
@@ -229,7 +229,7 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         carry each feature).
     leaf_model_ : LeafModel
         The fitted leaf model: its basis (for spline leaves the knots and the smoothness) and its link.
-    scaler_ : MinMaxTarget
+    scaler_ : srtopt.view.Scaling
         The training statistics of the internal scaling (x_min, x_scale, y_mean, y_std).
     n_features_in_ : int
         Number of features seen in ``fit`` (the column named by ``sensitive_features`` excluded).
@@ -358,8 +358,8 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
     }
 
     def _check_targets(self, X, y):
-        X, y = check_fit_arrays(self, X, y, 2**self.depth)
-        return X, y, y
+        y = check_target(self, X, y, 2**self.depth)
+        return y, y
 
     def _row_weights(self, targets, sample_weight):
         return check_sample_weight(sample_weight, len(targets), 2**int(self.depth))
@@ -378,7 +378,7 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         self.y_range_ = np.array([context["y"][context["weights"] > 0].min(), context["y"][context["weights"] > 0].max()])
         sample_weight = None if context["sample_weight"] is None else context["weights"]
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
-            self._without_selection(context["budget"], context["penalties"]), context["given"], context["y"],
+            self._without_selection(context["budget"], context["penalties"]), context["table"], context["y"],
             sample_weight, context["lambda_b"], context["deadline"], context["groups"], problem, context["encoder"])
         if self.verbose and self.leaf_ridge_losses_:
             print(f"small data ({problem.X.shape[0]} rows, {problem.tree.n_leaves} leaves of {problem.Xa.shape[1]} "
@@ -443,19 +443,16 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Predictions in y's units; with ``clip_predictions``, within ``y_range_``.
         """
-        return self._predict_scaled(scaled_input(self, X))
+        return self._predictions(self._scaled(X))
 
     def _training_prediction(self, problem):
         """predict() of the training rows in the problem's units (standardized y): what the report
         checks the constraints on."""
-        return self.scaler_.transform_y(self._predict_scaled(problem.X))
+        return self.scaler_.transform_y(self._predictions(problem.X))
 
-    def _predict_scaled(self, Xs):
-        """:meth:`predict` of the scaled rows Xs."""
-        prediction = self.scaler_.inverse_y(self._outputs(Xs))
-        if self.clip_predictions and hasattr(self, "y_range_"):
-            prediction = np.clip(prediction, *self.y_range_)
-        return prediction
+    def _y_range(self):
+        """The range ``clip_predictions`` keeps the predictions within (None: no clipping)."""
+        return self.y_range_ if self.clip_predictions and hasattr(self, "y_range_") else None
 
     def _store_leaf_statistics(self, problem, y, weights):
         """leaf_mse_ and leaf_r2_ of the HBP routing of the training rows (computed on standardized y: no

@@ -1,62 +1,73 @@
-"""Tables as the soft trees take them: a DataFrame with text, categorical or boolean columns, or any X with
-missing cells, is encoded into numbers (:class:`srtopt.encoding.TableEncoder`, ``encoder_``) before the fit and
-at every prediction.  ``feature_names_in_`` and ``n_features_in_`` stay the table's own columns (scikit-learn's
-meaning); the tree's columns, which its splits and leaves weigh and its readers name, are the encoder's
-(:func:`tree_columns`).  A table of finite numbers needs no encoder, and its fit is what it always was."""
+"""The inputs of the estimators: :class:`InputsMixin` holds an estimator's fitted input pipeline
+(:class:`srtopt.inputs.InputSchema`, ``inputs_``: the table's columns, the protected group's column, the encoding
+of a table with text or missing cells, the scaling) and reads scikit-learn's ``n_features_in_`` and
+``feature_names_in_`` (the table's own columns) from it.  The tree's columns, which its splits and leaves weigh
+and its readers name, are the encoder's (:func:`tree_columns`); the user's constraints name the table's columns
+and are mapped to the tree's (:func:`by_column_name`)."""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..encoding import TableEncoder, as_values, needs_encoding
-
-
-def encoded_for_fit(X, encoder=None):
-    """(X as the tree reads it, the fitted encoder or None when X needs none); with ``encoder``, a fitted
-    :class:`~srtopt.encoding.TableEncoder` of the table the rows X were drawn from, X encoded by it whatever
-    its own content (a fold whose rows hold no missing cell reads the columns of the whole table)."""
-    if encoder is not None and not isinstance(encoder, TableEncoder):
-        raise TypeError(f"encoder must be a fitted srtopt.encoding.TableEncoder or None, got "
-                        f"{type(encoder).__name__}")
-    if encoder is None and not needs_encoding(X):
-        return X, None
-    _check_two_dimensional(X)
-    if encoder is None:
-        encoder = TableEncoder().fit(X)
-    encoded = encoder.transform(X)
-    if encoded.shape[1] == 0:
-        raise ValueError("X has no column left to learn from once encoded (each text column has one category)")
-    return encoded, encoder
+from ..inputs import InputSchema
 
 
-def as_table(X):
-    """X as its rows are taken and encoded: a DataFrame or an array as it is, a list as the array the encoder
-    reads it as (:func:`srtopt.encoding.as_values`)."""
-    return X if hasattr(X, "columns") or isinstance(X, np.ndarray) else as_values(X)
+class InputsMixin:
+    """The input pipeline of an estimator (:class:`srtopt.inputs.InputSchema`, ``inputs_``): fitted by
+    :meth:`_fit_inputs` and :meth:`_scale_inputs` in ``fit``, applied to every X of the prediction methods by
+    :meth:`_scaled`; the attributes scikit-learn and the readers know are read from it."""
 
+    def _fit_inputs(self, X, sensitive_features=None, encoder=None, tables=True):
+        """(the tree's columns of X, the group of each row or None, the table as inner fits take its rows again):
+        ``inputs_`` fitted without its scaling."""
+        self.inputs_, matrix, groups, table = InputSchema.fit(type(self).__name__, X, sensitive_features,
+                                                              encoder=encoder, tables=tables)
+        return matrix, groups, table
 
-def keep_input_columns(estimator, encoder) -> None:
-    """``n_features_in_`` and ``feature_names_in_`` of the table the encoder was fitted on (the checks of the
-    encoded numbers set them to the encoded columns')."""
-    if encoder is None:
-        return
-    estimator.n_features_in_ = len(encoder.columns_)
-    if encoder.named_:
-        estimator.feature_names_in_ = np.array(encoder.columns_, dtype=object)
-    else:
-        estimator.__dict__.pop("feature_names_in_", None)
+    def _scale_inputs(self, matrix, y=None, weights=None):
+        """The scaled training columns; ``inputs_`` with the scaling of ``matrix`` (and y when given)."""
+        self.inputs_, scaled = self.inputs_.scaled(matrix, y, weights)
+        return scaled
 
+    def _scaled(self, X):
+        """The scaled columns of the rows X of a prediction method, checked against the fit."""
+        check_is_fitted(self, "inputs_")
+        return self.inputs_.transform(X)
 
-def encoded_for_predict(estimator, X):
-    """X of predict/apply with the encoder of the fit applied: its columns checked against the fit's (by name
-    for a DataFrame), then encoded; X itself when the fit had no encoder."""
-    encoder = getattr(estimator, "encoder_", None)
-    if encoder is None:
-        return X
-    _check_two_dimensional(X)
-    validate_data(estimator, X, reset=False, skip_check_array=True)
-    return encoder.transform(X)
+    @property
+    def n_features_in_(self) -> int:
+        """Number of features seen in ``fit`` (the table's columns; the protected group's is not one)."""
+        return self._inputs().n_columns
+
+    @property
+    def feature_names_in_(self):
+        """The column names of a DataFrame X, when they were all strings; absent otherwise."""
+        names = self._inputs().names
+        if names is None:
+            raise AttributeError(f"{type(self).__name__} was fitted on an X without feature names")
+        return np.array(names, dtype=object)
+
+    @property
+    def scaler_(self):
+        """The training statistics of the internal scaling (x_min, x_scale, y_mean, y_std)."""
+        return self._inputs().scaling
+
+    @property
+    def encoder_(self):
+        """The encoding of a table with text or missing cells (None for a table of numbers)."""
+        return self._inputs().encoder
+
+    @property
+    def sensitive_feature_name_(self):
+        """The column of X named by ``sensitive_features`` (not a feature), or None."""
+        return self._inputs().group
+
+    def _inputs(self) -> InputSchema:
+        inputs = self.__dict__.get("inputs_")
+        if inputs is None:
+            raise AttributeError(f"{type(self).__name__} is not fitted yet (no inputs_)")
+        return inputs
 
 
 def tree_columns(estimator) -> list[str]:
@@ -66,12 +77,6 @@ def tree_columns(estimator) -> list[str]:
         return encoder.names
     names = getattr(estimator, "feature_names_in_", None)
     return [str(n) for n in names] if names is not None else [f"x{j}" for j in range(estimator.n_features_in_)]
-
-
-def _check_two_dimensional(X) -> None:
-    if not hasattr(X, "columns") and np.ndim(X) != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features), got {np.ndim(X)}-D; reshape a single feature "
-                         f"with X.reshape(-1, 1)")
 
 
 def by_column_name(terms, estimator) -> tuple:

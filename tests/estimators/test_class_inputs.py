@@ -72,6 +72,8 @@ def test_a_recall_bound_that_cannot_be_met_is_a_warning_and_the_report_says_so()
     (np.array(["a", "b", None] * 10, dtype=object), r"^y has 10 missing label\(s\) \(NaN, None or pd.NA\), the first "
                                                      r"in row 2"),
     (pd.array(["a", "b", pd.NA] * 10, dtype="string"), r"^y has 10 missing label\(s\)"),
+    (np.array([1.5, 2, 2.25] * 10, dtype=object), r"^Unknown label type: y looks continuous \(3 distinct values such "
+                                                   r"as 1\.5, 2, 2\.25\): a classifier needs class labels"),
 ])
 @pytest.mark.parametrize("estimator", [_quick, lambda: ORCTClassifier(depth=1, n_starts=1)])
 def test_label_types_are_one_line_not_a_type_error(y, message, estimator):

@@ -199,7 +199,7 @@ Y_OK = np.arange(8.0)
         (X_OK, Y_OK, {"min_samples_leaf": 0}, "min_samples_leaf must be an integer >= 1 or 'auto'"),
         (X_OK, Y_OK, {"n_restarts": 0}, "n_restarts must be an integer >= 1"),
         (X_OK, Y_OK, {"warm_start": "kmeans"}, "warm_start"),
-        (np.array([["a", "b"]] * 8), Y_OK, {}, "could not convert"),
+        (np.array([["a", "b"]] * 8), Y_OK, {}, "X is not numeric .values such as"),
         (X_OK, None, {}, "requires y"),
     ],
 )

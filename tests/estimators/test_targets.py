@@ -1,4 +1,4 @@
-"""Input checks shared by the tree estimators (srtopt/estimators/scaling.py)."""
+"""The checks of the targets and inputs of a fit, as the estimators run them (srtopt/estimators/targets.py, srtopt/inputs.py)."""
 
 import numpy as np
 import pytest
@@ -22,7 +22,7 @@ def test_bad_input_names_the_argument(estimator, X_bad, y_bad, match):
 @pytest.mark.parametrize("X_bad,match", [
     (np.array([[np.nan, 1.0]] * 10), {SoftRegressionTree: "column 'x0' of X is empty \\(every cell missing\\): drop it",
                                       ORRTRegressor: "NaN"}),
-    (np.array([["a", "b"]] * 10), {ORRTRegressor: "could not convert|dtype"}),
+    (np.array([["a", "b"]] * 10), {ORRTRegressor: "X is not numeric .values such as .a.*: this estimator takes numbers only"}),
 ])
 def test_what_only_the_soft_tree_takes(X_bad, match):
     """The soft tree encodes text and missing cells (srtopt.encoding) but refuses a column with nothing in it;
@@ -59,9 +59,9 @@ def test_a_target_dominated_by_a_few_values_warns_with_what_to_do(estimator):
 ])
 def test_ordinary_or_heavy_tailed_targets_do_not_warn(y, recwarn):
     X = np.random.default_rng(0).random((len(y), 2))
-    from srtopt.estimators.scaling import MinMaxTarget
+    from srtopt.inputs import fit_scaling
 
-    MinMaxTarget().fit(X, y)
+    fit_scaling(X, y)
     assert not [w for w in recwarn if "dominated" in str(w.message)]
 
 
