@@ -949,3 +949,37 @@ def test_an_installed_packages_constraint_fits_saves_loads_and_shows_in_fresh_pr
     assert load.stdout.strip() == "['group_bias:bound=0.25'] [True, True]"
     show = run("-m", "srtopt", "show", "m.json")
     assert re.search(r"group_bias:bound=0.25\s+mean residual of group 1\s+within \+-0.25", show.stdout)
+
+
+@pytest.mark.slow
+def test_an_installed_packages_leaf_model_fits_by_its_name_saves_loads_and_shows_in_fresh_processes(tmp_path):
+    """A package declares its leaf model by an entry point ("srtopt.leaf_models"): ``srtopt fit --leaf NAME`` fits
+    it, and a fresh process loads the model with its class and shows its leaves without a warning."""
+    plugin = tmp_path / "plugin"
+    (plugin / "mylogcosh-0.1.dist-info").mkdir(parents=True)
+    (plugin / "mylogcosh.py").write_text(
+        "from tests.test_leaf_model import LogCoshLeaves\n\n\n"
+        "class LogCosh(LogCoshLeaves):\n    kind = 'logcosh'\n")
+    (plugin / "mylogcosh-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: mylogcosh\nVersion: 0.1\n")
+    (plugin / "mylogcosh-0.1.dist-info" / "entry_points.txt").write_text(
+        "[srtopt.leaf_models]\nlogcosh = mylogcosh:LogCosh\n")
+    rng = np.random.default_rng(3)
+    X = rng.random((120, 2))
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 1])}).to_csv(
+        tmp_path / "data.csv", index=False)
+    env = dict(os.environ, PYTHONPATH=f"{REPO}{os.pathsep}{plugin}")
+
+    def run(*args):
+        done = subprocess.run([sys.executable, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    fit = run("-m", "srtopt", "fit", "data.csv", "--target", "y", "--depth", "2", "--leaf", "logcosh", "--out",
+              "m.json", "--quiet")
+    assert re.fullmatch(r"saved m\.json \(training R\^2 0\.9\d+, stopped by max_iter\)", fit.stdout.strip())
+    load = run("-W", "error", "-c", "import srtopt; m = srtopt.load('m.json'); print(type(m.leaf_model_).__name__, "
+                                    "m.leaf)")
+    assert load.stdout.strip() == "LogCosh logcosh"
+    show = run("-m", "srtopt", "show", "m.json")
+    assert show.stdout.startswith("SoftRegressionTree(depth=2, leaf=log-cosh)") and "original: m = " in show.stdout
