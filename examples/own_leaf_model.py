@@ -79,12 +79,6 @@ class PoissonLeaves(LeafModel):
         return self if isinstance(self.basis, Basis) else self.with_basis(
             fit_basis(self.basis, Xs, targets[:, None], weights, lambda_b))
 
-    def targets(self, y):
-        return y
-
-    def target_width(self):
-        return 1
-
     def start(self, problem, rows):
         w = problem.counts[rows]
         mean = np.average(problem.y[rows], weights=w) if w.sum() > 0 else np.average(problem.y, weights=problem.counts)

@@ -261,10 +261,12 @@ class LeafModel:
 
     # ------------------------------------------------------------------ training (subclasses)
     def targets(self, y: np.ndarray) -> np.ndarray:
-        raise NotImplementedError(f"{type(self).__name__}.targets(y) must give the rows' targets T (n, width)")
+        """The rows' targets T (n,) or (n, width) of y in the training units: y itself by default."""
+        return y
 
     def target_width(self) -> int:
-        raise NotImplementedError(f"{type(self).__name__}.target_width() must give the columns of T")
+        """The columns of T: 1 by default."""
+        return 1
 
     def start(self, problem, rows: np.ndarray) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__}.start(problem, rows) must give a leaf's coefficients "

@@ -67,12 +67,6 @@ class LogCoshLeaves(LeafModel):
     def fitted(self, Xs, targets, weights, lambda_b):
         return self if isinstance(self.basis, Basis) else self.with_basis(LinearBasis(Xs.shape[1]))
 
-    def targets(self, y):
-        return y
-
-    def target_width(self):
-        return 1
-
     def start(self, problem, rows):
         w = problem.counts[rows]
         mean = np.average(problem.y[rows], weights=w) if w.sum() > 0 else np.average(problem.y)

@@ -55,13 +55,6 @@ class RegressionLeaves(LeafModel):
 
         return cls(SQUARED, basis_from_json(doc["basis"]))
 
-    def targets(self, y: np.ndarray) -> np.ndarray:
-        """The rows' targets: y itself (standardized)."""
-        return y
-
-    def target_width(self) -> int:
-        return 1
-
     def start(self, problem, rows) -> np.ndarray:
         """The (weighted) least-squares fit on the rows ``rows`` (the paper's linear regression per leaf), the
         smoothness penalty of eq. (obj) on a spline's wiggle columns; without rows of positive weight the
