@@ -118,7 +118,8 @@ class Registry(dict):
     def _listed(self) -> str:
         if self.listing is not None:
             return self.listing()
-        return f"use one of {', '.join(map(repr, self.names()))}" + (f", {self.alternatives}" if self.alternatives else "")
+        alternatives = f", {self.alternatives}" if self.alternatives else ""
+        return f"use one of {', '.join(map(repr, self.names()))}{alternatives}"
 
     def make(self, spec: str, **options):
         """The part of a spec ``"name:key=value,..."``; ``options`` override the spec's."""

@@ -201,7 +201,7 @@ class LeafModel:
             U[at] = np.einsum("iq,kq->ik", Xa[at], B[leaf])
         return U
 
-    def hbp_losses(self, Xs: np.ndarray, T: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree) -> np.ndarray:
+    def hbp_losses(self, Xs: np.ndarray, T: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree):
         """R_i (n,) of each scaled row with targets T at the leaf of its HBP path (:meth:`losses`): the loss
         training minimises there, which scores held-out rows (the leaf-ridge comparison)."""
         Xa, rows = self._hbp_design(Xs, omega, tree)
@@ -351,13 +351,16 @@ def register_leaf_model(name, cls=None):
     Raises
     ------
     ValueError
-        If ``cls`` is not a LeafModel subclass, ``name`` is empty, holds ":" or is one of :data:`OWN_LEAVES`, or
-        the class declares another kind.
+        If ``cls`` is not a LeafModel subclass, ``name`` is empty, holds ":" or is one of :data:`OWN_LEAVES`, the
+        class declares another kind, or (as a decorator) none.
     """
     if cls is None:
         name, cls = getattr(name, "kind", None), name
     if not (isinstance(cls, type) and issubclass(cls, LeafModel)):
         raise ValueError(f"register_leaf_model takes a LeafModel subclass, got {cls!r}")
+    if name == LeafModel.kind:
+        raise ValueError(f"{cls.__name__} declares no kind: register it by name, register_leaf_model('name', "
+                         f"{cls.__name__})")
     if not isinstance(name, str) or not name.strip() or ":" in name:
         raise ValueError(f"a leaf model's name must be a non-empty string without ':', got {name!r}")
     name = name.strip().lower()

@@ -62,9 +62,10 @@ def ridge_loo(X, y, weights):
     penalized).  One thin SVD of the weighted, centred X serves every ridge: with the singular
     values s_k, the fit is U diag(s^2 / (s^2 + alpha)) U^T y and the leverage of row i is
     w_i / sum(w) + sum_k U_ik^2 s_k^2 / (s_k^2 + alpha) (what scikit-learn's RidgeCV computes, here
-    with sample weights too; docs/departures.md, "Leaf ridge": the centre of the value leaves' shrinkage, :meth:`~srtopt.models.leaves.RegressionLeaves.center`, and the leaf-ridge screen).  A weight counts as repeated rows: the
+    with sample weights too; docs/departures.md, "Leaf ridge").  A weight counts as repeated rows: the
     ridges act on the weights as given, and a row of weight w_i leaves out one of its w_i copies
-    (leverage h_i / w_i)."""
+    (leverage h_i / w_i).  The centre of the value leaves' shrinkage
+    (:meth:`~srtopt.models.leaves.RegressionLeaves.center`) and the leaf-ridge screen."""
     w = np.asarray(weights, float)
     root = np.sqrt(w)
     mean_x, mean_y = np.average(X, axis=0, weights=w), np.average(y, weights=w)

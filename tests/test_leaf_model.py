@@ -182,7 +182,16 @@ def test_register_leaf_model_refuses_what_it_cannot_name():
     for args, message in [(("spline", LogCoshLeaves), r"^leaf='spline' is one of the estimators' own leaves"),
                           (("other", Declared), r"^Declared declares kind = 'declared': register it under that name"),
                           (("a:b", LogCoshLeaves), r"^a leaf model's name must be a non-empty string without ':'"),
-                          (("x", Shift), r"^register_leaf_model takes a LeafModel subclass")]:
+                          (("x", Shift), r"^register_leaf_model takes a LeafModel subclass"),
+                          ((LogCoshLeaves,), r"^LogCoshLeaves declares no kind: register it by name")]:
         with pytest.raises(ValueError, match=message):
             register_leaf_model(*args)
     assert "declared" not in LEAF_NAMES and LogCoshLeaves.kind == "leaf"
+
+
+def test_a_group_loss_bound_needs_a_loss_of_the_residual(registered):
+    X, y = _data(60)
+    with pytest.raises(ValueError, match=r"^group_loss bounds each group's mean loss of the residual: the "
+                                         r"LogCoshLeaves leaf model has no loss of a residual \(residual_loss\)"):
+        SoftRegressionTree(leaf=registered, max_iter=1, constraints="group_loss:bound=1").fit(
+            X, y, sensitive_features=(X[:, 0] > 0.5).astype(int))

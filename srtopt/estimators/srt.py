@@ -20,12 +20,13 @@ from .scaling import check_fit_arrays, check_sample_weight, scaled_input
 from .soft_tree import SoftTree, init_entries
 
 INITS = ("model-tree", "cluster", "cart")  # the named initializations (SoftRegressionTree's init)
+LEAVES = ("linear", "spline")  # the leaves SoftRegressionTree builds itself (its leaf)
 
 
 def leaf_spec(value):
     """``leaf`` checked: "linear", "spline" or a spec "spline:n_knots=7,smoothing=gcv", a registered leaf model's
     name (:func:`~srtopt.leaf_model.register_leaf_model`), or a LeafModel."""
-    return leaf_parameter(value, ("linear", "spline"), "'linear', 'spline' (options n_knots, smoothing)")
+    return leaf_parameter(value, LEAVES, "'linear', 'spline' (options n_knots, smoothing)")
 
 
 class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
@@ -368,7 +369,7 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         names, or a copy of the user's."""
         if isinstance(self.leaf, LeafModel):
             return copy.deepcopy(self.leaf)
-        if self.leaf.split(":")[0].strip().lower() in ("linear", "spline"):
+        if self.leaf.split(":")[0].strip().lower() in LEAVES:
             return RegressionLeaves(make_loss(self.loss), self.leaf)
         leaves = make_leaf_model(self.leaf)
         if leaves.n_classes is not None:

@@ -111,8 +111,7 @@ class ProgressPrinter(Callback):
     def on_run_begin(self, state):
         if self.problem is None:
             return
-        labels = {**INFO_LABELS, **({"cart_score": f"CART training {self._cart_score_name()}"}
-                                    if "cart_score" in state.info else {})}
+        labels = {**INFO_LABELS, "cart_score": f"CART training {self.problem.leaf_model.score_name}"}
         details = "".join(f", {labels.get(key, key)} {value:.4g}" for key, value in state.info.items()
                           if isinstance(value, (int, float)))
         self.say(f"initialized: E = {state.E:.6g}, {self._training_fit(state.omega, state.beta)}{details}")
@@ -140,13 +139,6 @@ class ProgressPrinter(Callback):
         p = self.problem
         outputs = p.leaf_model.predict(p.Xa, beta[p.tree.leaf_rows(p.hbp_leaves(omega))])
         return f"training {p.leaf_model.score_name} {p.leaf_model.score(outputs, p.y, p.s):.4f}"
-
-    def _cart_score_name(self) -> str:
-        """What the CART of ``init="cart"`` reports, scikit-learn's ``score`` of the leaf model's
-        ``partition_tree``: accuracy for a classifier, R^2 otherwise."""
-        from sklearn.base import is_classifier
-
-        return "accuracy" if is_classifier(self.problem.leaf_model.partition_tree()) else "R^2"
 
     def on_fit_end(self, estimator):
         if getattr(estimator, "stopped_by_", None) == "time_limit":
