@@ -24,10 +24,11 @@ A link is any object with what :class:`Identity` has (``name``, ``n_outputs``, t
 probabilities also has ``n_classes``, which is how the views tell class leaves from value leaves.
 
 :class:`LeafModel` is the contract: a training method without a default (the targets are y, the centre the start
-on every row, ``fitted`` the leaf model itself) raises ``NotImplementedError`` saying what it must give.  The prediction side is implemented here once, from the basis and the link, so a leaf model read from a
-file predicts and is drawn without the training layers (``srtopt.models.leaves`` implements the linear,
-spline, constant and logistic leaves; a researcher's own leaf model subclasses :class:`LeafModel` and registers
-with :func:`register_leaf_model`, which makes its name a value of the estimators' ``leaf`` and of ``srtopt fit
+on every row, ``fitted`` the leaf model itself) raises ``NotImplementedError`` saying what it must give. The
+prediction side is implemented here once, from the basis and the link, so a leaf model read from a file predicts
+and is drawn without the training layers (``srtopt.models.leaves`` implements the linear, spline, constant and
+logistic leaves; a researcher's own leaf model subclasses :class:`LeafModel` and registers with
+:func:`register_leaf_model`, which makes its name a value of the estimators' ``leaf`` and of ``srtopt fit
 --leaf``).
 """
 
