@@ -4,7 +4,7 @@ A leaf model of your own: Poisson leaves for counts
 
 A soft tree whose leaves predict counts: leaf l gives row i the rate mu_il = exp(u_il), u_il = beta_l . [1, x_s],
 and R_il = mu_il - y_i u_il, the Poisson deviance up to terms free of beta.  The splits and NODEC-DR are the
-SRT's: they see a leaf model only through R_il (docs/formulations.md, "Writing a leaf model").
+SRT's: they see a leaf model only through R_il (docs/leaves.md, "Writing a leaf model").
 
     PYTHONPATH=. python examples/own_leaf_model.py      (SRTOPT_EXAMPLES_QUICK=1: a smaller run)
 
@@ -12,30 +12,36 @@ Everything is written against the public contract of :mod:`srtopt.leaf_model`, i
 
 * ``Exp``, the link: what the scores predict (the rate), how the views name the score ("log mu") and its
   units (none: no standardization);
-* ``PoissonDeviance``, a named loss, so that the solvers see what the LN subproblems are (not least squares:
-  the "auto" LN step takes Newton's method on the exact Hessian the leaf model gives);
 * ``PoissonLeaves``, the leaf model: counts as they are (``standardizes = False``), R_il with its derivatives
   in the score, its CasADi and Pyomo forms, its start (the log of the mean count of its rows), the CART that
-  starts the splits (scikit-learn's Poisson criterion), the fit it reports (the share of deviance explained).
+  starts the splits (scikit-learn's Poisson criterion), the fit it reports (``score_name``, the share of
+  deviance explained).  It declares no ``residual_loss``: R_il is no loss of a residual, so the LN steps are
+  Newton's on the Hessian ``losses`` gives, never least squares; and ``leaf_ridge="auto"`` scores its folds by
+  this R_il and pulls leaves towards the Poisson fit of all rows (``center``, the contract's default).
 
-It is registered (``register_leaf_model``), so a model file that holds it is read back by it.  The example
-fits it on counts whose log rate is bent by a split, beside the same tree with linear leaves fitted to the
-counts, prints the tree, saves and loads it.
+It is registered (``register_leaf_model("poisson", PoissonLeaves)``): ``leaf="poisson"`` names it, in Python and
+in ``srtopt fit --leaf poisson``, and a model file that holds it is read back by it.  The example fits it on
+counts whose log rate is bent by a split, beside the same tree with linear leaves fitted to the counts, prints
+the tree, saves and loads it, and fits it from the command line.
 """
 
+import contextlib
+import io
 import os
 import tempfile
 from pathlib import Path
 
 import casadi as ca
 import numpy as np
+import pandas as pd
 
 import srtopt
 from srtopt import SoftRegressionTree
+from srtopt.bases import Basis, basis_from_json
+from srtopt.cli import main as srtopt_cli
 from srtopt.export import export_text
-from srtopt.leaf_model import Identity, register_leaf_model
-from srtopt.models.leaves import RegressionLeaves
-from srtopt.models.terms.losses import Loss
+from srtopt.leaf_model import Identity, LeafModel, register_leaf_model
+from srtopt.models.leaves import fit_basis
 
 QUICK = bool(os.environ.get("SRTOPT_EXAMPLES_QUICK"))
 
@@ -55,29 +61,23 @@ class Exp(Identity):
         return 0.0, 1.0
 
 
-class PoissonDeviance(Loss):
-    """The name the solvers see (least squares and the QP refuse it, Newton takes it)."""
+class PoissonLeaves(LeafModel):
+    """mu_il = exp(Xa_i . beta_l), R_il = mu_il - y_i log mu_il, on the basis ``basis`` ("linear", "spline")."""
 
-    name = "poisson"
-    nonnegative = False
-
-
-@register_leaf_model
-class PoissonLeaves(RegressionLeaves):
-    """mu_il = exp(Xa_i . beta_l), R_il = mu_il - y_i log mu_il."""
-
-    kind = "poisson"
     standardizes = False
+    score_name = "deviance explained"
 
     def __init__(self, basis="linear"):
-        super().__init__(PoissonDeviance(), basis)
-        self.link = Exp()
+        super().__init__(basis, Exp())
 
     @classmethod
     def from_json(cls, doc):
-        from srtopt.bases import basis_from_json
-
         return cls(basis_from_json(doc["basis"]))
+
+    def fitted(self, Xs, targets, weights, lambda_b):
+        """The basis of its spec fitted on the scaled training rows (a spline's knots and smoothness)."""
+        return self if isinstance(self.basis, Basis) else self.with_basis(
+            fit_basis(self.basis, Xs, targets[:, None], weights, lambda_b))
 
     def start(self, problem, rows):
         w = problem.counts[rows]
@@ -108,13 +108,14 @@ class PoissonLeaves(RegressionLeaves):
 
         return DecisionTreeRegressor(criterion="poisson", **options)
 
-    score_name = "deviance explained"
-
     def score(self, outputs, y, s):
         def deviance(mu):
             return float(s @ (2 * (np.where(y > 0, y * np.log(np.where(y > 0, y, 1) / mu), 0.0) - (y - mu))))
 
-        return self.score_name, 1.0 - deviance(outputs) / deviance(np.full_like(y, (s @ y) / s.sum()))
+        return 1.0 - deviance(outputs) / deviance(np.full_like(y, (s @ y) / s.sum()))
+
+
+register_leaf_model("poisson", PoissonLeaves)
 
 
 def counts(n, rng):
@@ -127,7 +128,7 @@ def counts(n, rng):
 rng = np.random.default_rng(0)
 X, y, _ = counts(800 if QUICK else 4000, rng)
 X_test, _, rate_test = counts(2000, rng)
-poisson = SoftRegressionTree(depth=1, leaf=PoissonLeaves(), leaf_ridge=1.0, random_state=0).fit(X, y)
+poisson = SoftRegressionTree(depth=1, leaf="poisson", random_state=0).fit(X, y)
 linear = SoftRegressionTree(depth=1, random_state=0).fit(X, y)
 for name, model in [("Poisson leaves", poisson), ("linear leaves", linear)]:
     error = np.mean((model.predict(X_test) - rate_test) ** 2)
@@ -138,5 +139,14 @@ with tempfile.TemporaryDirectory() as folder:
     path = Path(folder) / "poisson.json"
     poisson.save(path)
     again = srtopt.load(path)
+    pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2], "count": y}).to_csv(Path(folder) / "counts.csv",
+                                                                                 index=False)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        srtopt_cli(["fit", str(Path(folder) / "counts.csv"), "--target", "count", "--depth", "1", "--leaf", "poisson",
+                    "--out", str(Path(folder) / "cli.json"), "--quiet"])
+    from_cli = srtopt.load(Path(folder) / "cli.json")
 assert np.array_equal(again.predict(X_test), poisson.predict(X_test))
 print(f"saved and loaded: {type(again.leaf_model_).__name__}, the same predictions")
+same = np.allclose(from_cli.predict(pd.DataFrame(X_test, columns=["x0", "x1", "x2"])), poisson.predict(X_test))
+print(f"srtopt fit ... --leaf poisson: {type(from_cli.leaf_model_).__name__}, the same predictions: {same}")

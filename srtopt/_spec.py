@@ -111,11 +111,15 @@ class Registry(dict):
 
         return list(entry_points(group=self.plugins))
 
+    def names(self) -> list[str]:
+        """The registered names, then those of ``plugins`` not registered yet."""
+        return list(self) + sorted({e.name.strip().lower() for e in self._entry_points()} - set(self))
+
     def _listed(self) -> str:
         if self.listing is not None:
             return self.listing()
-        names = list(self) + sorted({e.name.strip().lower() for e in self._entry_points()} - set(self))
-        return f"use one of {', '.join(map(repr, names))}" + (f", {self.alternatives}" if self.alternatives else "")
+        alternatives = f", {self.alternatives}" if self.alternatives else ""
+        return f"use one of {', '.join(map(repr, self.names()))}{alternatives}"
 
     def make(self, spec: str, **options):
         """The part of a spec ``"name:key=value,..."``; ``options`` override the spec's."""

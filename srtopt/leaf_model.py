@@ -8,19 +8,28 @@ model is one object that owns its whole life:
   scores u_il = B_l Xa_i (K' per leaf, ``beta`` row l viewed as K' x q);
 * **its targets**: whether y is standardized (``standardizes``) and the rows' targets T;
 * **its training**: its start on the rows of an initial partition (``start``), R_il with its derivatives in
-  the scores (``losses``, ``gradient``, ``hessian_blocks``), its CasADi and Pyomo renderings, the LN and BN
-  solvers "auto" tries (``ln_specs``, ``bn_specs``), the greedy tree that starts it (``partition_tree``) and the fit it reports
-  (``score``);
+  the scores (``losses``, ``gradient``, ``hessian_blocks``), its CasADi and Pyomo renderings, the greedy tree
+  that starts it (``partition_tree``), the fit it reports (``score``, named ``score_name``) and the leaf of all
+  rows the leaf-ridge shrinkage pulls towards (``center``);
+* **its solver traits**: which LN and BN routes take it: ``residual_loss`` (R_il a regression loss of the
+  residual Xa_i . beta_l - T_i: the closed-form LN routes, least squares and the QP, read it; None, the
+  default, leaves them out) and the solver lists "auto" tries (``ln_specs``, ``bn_specs``);
 * **its predictions**: ``predict`` maps the scores through its link (:class:`Identity`: the value, in
   standardized y; :class:`Softmax`: the class probabilities);
 * **its reading and file form**: ``describe`` names its outputs, ``to_json`` / :func:`leaf_model_from_json`;
 * **the values the constraints average** (``mean_values``, ``mean_inputs``, ``class_values``).
 
-:class:`LeafModel` is the contract: every training method raises ``NotImplementedError`` saying what it must
-give.  The prediction side is implemented here once, from the basis and the link, so a leaf model read from a
-file predicts and is drawn without the training layers (``srtopt.models.leaves`` implements the linear,
-spline, constant and logistic leaves; a researcher's own leaf model subclasses one of them or
-:class:`LeafModel` and registers with :func:`register_leaf_model`).
+A link is any object with what :class:`Identity` has (``name``, ``n_outputs``, the call from scores to outputs,
+``to_json``, ``finish``, ``probabilities``, ``score_names``, ``score_units``, ``leaf_name``); one of class
+probabilities also has ``n_classes``, which is how the views tell class leaves from value leaves.
+
+:class:`LeafModel` is the contract: a training method without a default (the targets are y, the centre the start
+on every row, ``fitted`` the leaf model itself) raises ``NotImplementedError`` saying what it must give. The
+prediction side is implemented here once, from the basis and the link, so a leaf model read from a file predicts
+and is drawn without the training layers (``srtopt.models.leaves`` implements the linear, spline, constant and
+logistic leaves; a researcher's own leaf model subclasses :class:`LeafModel` and registers with
+:func:`register_leaf_model`, which makes its name a value of the estimators' ``leaf`` and of ``srtopt fit
+--leaf``).
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ import copy
 
 import numpy as np
 
+from ._spec import Registry, parse_spec
 from .bases import Basis, basis_from_json
 from .routing import bounded_rows, class_probabilities, hbp_leaves, split_design
 from .tree import Tree
@@ -129,9 +139,27 @@ class LeafModel:
     kind = "leaf"
     #: whether y is standardized before training (a value leaf of the squared loss); False: y as given
     standardizes = False
+    #: the LN solvers' trait: the regression loss ``loss`` (:mod:`srtopt.models.terms.losses`) when R_il =
+    #: loss(Xa_i . beta_l - T_i), one score per leaf: exact least squares takes the leaves of the squared loss,
+    #: the QP those of a loss with a QP form.  None: R_il of the leaf model's own, which the general routes solve
+    #: (Newton's method on the Hessian of ``losses``, IPOPT, the proximal gradient).  A subclass that redefines
+    #: ``losses`` and not ``residual_loss`` has None (:meth:`__init_subclass__`)
+    residual_loss = None
+    #: the LN and BN solver specs "auto" tries, in order (None: those of :data:`srtopt.solvers.AUTO`)
+    ln_specs = None
+    bn_specs = None
+    #: the name of what :meth:`score` measures, as the progress lines say it ("R^2", "accuracy")
+    score_name = "score"
 
     def __init__(self, basis: Basis, link):
         self.basis, self.link = basis, link
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass that writes its own ``losses`` and no ``residual_loss`` gets None: the closed-form LN routes
+        of the class it derives from do not solve its R_il."""
+        super().__init_subclass__(**kwargs)
+        if "losses" in vars(cls) and "residual_loss" not in vars(cls):
+            cls.residual_loss = None
 
     # ------------------------------------------------------------------ design and predictions
     @property
@@ -172,15 +200,28 @@ class LeafModel:
         """The scores u_i (n, K') of each scaled row at the leaf of its HBP path.  The rows are taken C-ordered
         and within +-:data:`~srtopt.routing.SCALED_BOUND` (:func:`~srtopt.routing.bounded_rows`: the same
         numbers for any memory layout, finite ones for any finite row), the scores leaf by leaf."""
-        Xs = bounded_rows(Xs)
-        rows = tree.leaf_rows(hbp_leaves(split_design(Xs), omega, tree))
-        Xa = self.design(Xs)
+        Xa, rows = self._hbp_design(Xs, omega, tree)
         B = self.coefficients(beta)
-        U = np.empty((len(Xs), self.n_outputs))
+        U = np.empty((len(Xa), self.n_outputs))
         for leaf in np.unique(rows):
             at = rows == leaf
             U[at] = np.einsum("iq,kq->ik", Xa[at], B[leaf])
         return U
+
+    def hbp_losses(self, Xs: np.ndarray, T: np.ndarray, omega: np.ndarray, beta: np.ndarray, tree: Tree):
+        """R_i (n,) of each scaled row with targets T at the leaf of its HBP path (:meth:`losses`): the loss
+        training minimises there, which scores held-out rows (the leaf-ridge comparison)."""
+        Xa, rows = self._hbp_design(Xs, omega, tree)
+        R = np.empty(len(Xa))
+        for leaf in np.unique(rows):
+            at = rows == leaf
+            R[at] = self.losses(Xa[at], T[at], beta[leaf:leaf + 1])[:, 0]
+        return R
+
+    def _hbp_design(self, Xs, omega, tree) -> tuple[np.ndarray, np.ndarray]:
+        """(Xa of the bounded rows, each row's HBP leaf as a row of beta)."""
+        Xs = bounded_rows(Xs)
+        return self.design(Xs), tree.leaf_rows(hbp_leaves(split_design(Xs), omega, tree))
 
     def with_basis(self, basis: Basis) -> "LeafModel":
         """A copy of this leaf model on another (fitted) basis."""
@@ -227,10 +268,12 @@ class LeafModel:
 
     # ------------------------------------------------------------------ training (subclasses)
     def targets(self, y: np.ndarray) -> np.ndarray:
-        raise NotImplementedError(f"{type(self).__name__}.targets(y) must give the rows' targets T (n, width)")
+        """The rows' targets T (n,) or (n, width) of y in the training units: y itself by default."""
+        return y
 
     def target_width(self) -> int:
-        raise NotImplementedError(f"{type(self).__name__}.target_width() must give the columns of T")
+        """The columns of T: 1 by default."""
+        return 1
 
     def start(self, problem, rows: np.ndarray) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__}.start(problem, rows) must give a leaf's coefficients "
@@ -255,17 +298,18 @@ class LeafModel:
         raise NotImplementedError(f"{type(self).__name__}.pyomo(xa, t, b) must give R of one row at one leaf as a "
                                   f"Pyomo expression of its coefficients b")
 
-    #: the LN and BN solver specs "auto" tries, in order (None: those of :data:`srtopt.solvers.AUTO`)
-    ln_specs = None
-    bn_specs = None
-
     def partition_tree(self, **options):
         raise NotImplementedError(f"{type(self).__name__}.partition_tree(**options) must give the scikit-learn "
                                   f"CART estimator whose splits start the tree (init='cart')")
 
-    def score(self, outputs, y, s) -> tuple[str, float]:
-        raise NotImplementedError(f"{type(self).__name__}.score(outputs, y, s) must give (name, value) of the "
-                                  f"fit of predictions ``outputs`` to y, weighted by s (e.g. ('R^2', 0.9))")
+    def score(self, outputs, y, s) -> float:
+        raise NotImplementedError(f"{type(self).__name__}.score(outputs, y, s) must give the fit of predictions "
+                                  f"``outputs`` to y, weighted by s, that score_name names (e.g. 0.9 of 'R^2')")
+
+    def center(self, problem) -> np.ndarray:
+        """The leaf (K' q,) that leaf_ridge's shrinkage pulls every leaf towards (``leaf_center="linear"``): by
+        default :meth:`start` on every training row, the leaf model's own fit of all rows."""
+        return self.start(problem, np.arange(len(problem.y)))
 
     def mean_values(self, term) -> "LeafModel":
         raise NotImplementedError(f"{type(self).__name__}.mean_values(term) must give the leaf model whose R_il is "
@@ -294,30 +338,102 @@ class LeafModel:
         return f"{self.leaf_name} leaves"
 
 
-#: name -> leaf-model class: how a file's leaf model is read back (:func:`leaf_model_from_json`)
+#: the names of ``leaf`` that the estimators build themselves (no leaf model of one's own takes one)
+OWN_LEAVES = ("linear", "spline", "constant", "logistic")
+#: kind -> leaf-model class: how a file's leaf model is read back (:func:`leaf_model_from_json`)
 LEAF_MODELS: dict = {}
+#: name -> leaf-model class of one's own: the names the estimators' ``leaf`` and ``srtopt fit --leaf`` take beside
+#: :data:`OWN_LEAVES` (:func:`register_leaf_model`, or an installed package's entry point ``NAME = "module:Class"``
+#: in the group "srtopt.leaf_models", the class's ``kind`` its name)
+LEAF_NAMES = Registry("leaf model", plugins="srtopt.leaf_models")
 
 
-def register_leaf_model(cls):
-    """Register a :class:`LeafModel` subclass under its ``kind`` (usable as a decorator), so that a model
-    file holding it is read back by that class."""
+def register_leaf_model(name, cls=None):
+    """Register a leaf model of one's own: ``register_leaf_model("poisson", PoissonLeaves)`` makes ``leaf="poisson"``
+    (and ``"poisson:basis=spline"``: ``PoissonLeaves(basis="spline")``) a leaf of SoftRegressionTree, of
+    SoftClassificationTree (which adds ``n_classes=K``) and of ``srtopt fit --leaf``, and a model file that holds it
+    read back by the class.  A class that declares no ``kind`` takes ``name`` as its kind (the file form's name
+    of it).  As a decorator, ``@register_leaf_model`` registers a class under its ``kind``.
+
+    Raises
+    ------
+    ValueError
+        If ``cls`` is not a LeafModel subclass, ``name`` is empty, holds ":" or is one of :data:`OWN_LEAVES`, the
+        class declares another kind, or (as a decorator) none.
+    """
+    if cls is None:
+        name, cls = getattr(name, "kind", None), name
     if not (isinstance(cls, type) and issubclass(cls, LeafModel)):
         raise ValueError(f"register_leaf_model takes a LeafModel subclass, got {cls!r}")
+    if name == LeafModel.kind:
+        raise ValueError(f"{cls.__name__} declares no kind: register it by name, register_leaf_model('name', "
+                         f"{cls.__name__})")
+    if not isinstance(name, str) or not name.strip() or ":" in name:
+        raise ValueError(f"a leaf model's name must be a non-empty string without ':', got {name!r}")
+    name = name.strip().lower()
+    if name in OWN_LEAVES:
+        raise ValueError(f"leaf={name!r} is one of the estimators' own leaves ({', '.join(OWN_LEAVES)}): register "
+                         f"{cls.__name__} under another name")
+    if cls.kind == LeafModel.kind:
+        cls.kind = name
+    elif cls.kind != name:
+        raise ValueError(f"{cls.__name__} declares kind = {cls.kind!r}: register it under that name, the one its "
+                         f"model files carry")
+    LEAF_NAMES.register(name, cls)
+    LEAF_MODELS[name] = cls
+    return cls
+
+
+def readable_leaf_model(cls):
+    """Read a model file's leaf model of ``cls.kind`` back by ``cls`` (a decorator of the built-in leaf models,
+    which the estimators name themselves: their kinds are no ``leaf`` names)."""
     LEAF_MODELS[cls.kind] = cls
     return cls
 
 
+def make_leaf_model(spec: str, **options) -> LeafModel:
+    """The registered leaf model of ``spec``, "name" or "name:key=value" (:data:`LEAF_NAMES`), given ``options`` too
+    (a classifier's ``n_classes``); a model file holding it is then read back by its class.
+
+    Raises
+    ------
+    ValueError
+        If the name is not registered, the class refuses the options, or an entry point's factory gives no
+        LeafModel.
+    """
+    model = LEAF_NAMES.make(spec, **options)
+    if not isinstance(model, LeafModel):
+        raise ValueError(f"leaf model {parse_spec(spec)[0]!r} gives a {type(model).__name__}, not a LeafModel")
+    LEAF_MODELS.setdefault(model.kind, type(model))
+    return model
+
+
+def _reading_class(kind) -> type:
+    """The class that reads a file's leaf model of ``kind``: registered, or an installed package's entry point of
+    that name; else :class:`LeafModel` (it predicts and reads)."""
+    if isinstance(kind, str) and kind not in LEAF_MODELS:
+        try:
+            factory = LEAF_NAMES.factory(kind)
+        except ValueError:
+            return LeafModel
+        if isinstance(factory, type) and issubclass(factory, LeafModel) and factory.kind == kind:
+            LEAF_MODELS[kind] = factory
+    return LEAF_MODELS.get(kind, LeafModel)
+
+
 def leaf_model_from_json(doc) -> LeafModel:
-    """The leaf model of its file form: its registered class's ``from_json``, else, for a kind this process
-    has not registered, a :class:`LeafModel` that predicts and reads (the basis and link are enough)."""
+    """The leaf model of its file form: its registered class's ``from_json`` (:func:`register_leaf_model`, an
+    installed package's entry point), else, for a kind this process does not know, a :class:`LeafModel` that
+    predicts and reads (the basis and link are enough)."""
     if (not isinstance(doc, dict) or not isinstance(doc.get("basis"), (dict, str))
             or not isinstance(doc.get("link"), dict)):
         raise ValueError(f"malformed leaf model {str(doc)[:80]!r}: expected an object with basis and link")
-    cls = LEAF_MODELS.get(doc.get("kind"), LeafModel)
+    cls = _reading_class(doc.get("kind"))
     if cls is LeafModel and doc["link"].get("name") not in LINKS:
         raise ValueError(f"unknown leaf link {doc['link'].get('name')!r} of a {doc.get('kind')!r} leaf model; "
                          f"expected one of {', '.join(LINKS)} (a leaf model of your own: import the module that "
-                         f"registers it, register_leaf_model, before loading)")
+                         f"registers it, register_leaf_model, or install the package that declares it, before "
+                         f"loading)")
     try:
         model = cls.from_json(doc)
     except (KeyError, TypeError) as exc:

@@ -1,6 +1,6 @@
 """Dense linear algebra the layers share: weighted ridge least squares by Cholesky on the normal equations,
 ``lstsq`` when they are singular or ill-conditioned (the LN step's exact solver, the leaves' starts, Newton's
-steps)."""
+steps), and the ridge regression whose ridge leave-one-out chooses (:func:`ridge_loo`)."""
 
 from __future__ import annotations
 
@@ -50,3 +50,33 @@ def cholesky_solve(A, b, max_condition=None) -> np.ndarray | None:
             return None
     x, info = lapack.dpotrs(factor, b, lower=0)
     return x if info == 0 else None
+
+
+#: the ridges :func:`ridge_loo` chooses among
+ALPHAS = np.logspace(-6, 6, 25)
+
+
+def ridge_loo(X, y, weights):
+    """((intercept, slopes), leave-one-out mean squared error) of the weighted ridge regression of y
+    on X whose ridge among ``ALPHAS`` has the least leave-one-out error (the intercept is not
+    penalized).  One thin SVD of the weighted, centred X serves every ridge: with the singular
+    values s_k, the fit is U diag(s^2 / (s^2 + alpha)) U^T y and the leverage of row i is
+    w_i / sum(w) + sum_k U_ik^2 s_k^2 / (s_k^2 + alpha) (what scikit-learn's RidgeCV computes, here
+    with sample weights too; docs/departures.md, "Leaf ridge").  A weight counts as repeated rows: the
+    ridges act on the weights as given, and a row of weight w_i leaves out one of its w_i copies
+    (leverage h_i / w_i).  The centre of the value leaves' shrinkage
+    (:meth:`~srtopt.models.leaves.RegressionLeaves.center`) and the leaf-ridge screen."""
+    w = np.asarray(weights, float)
+    root = np.sqrt(w)
+    mean_x, mean_y = np.average(X, axis=0, weights=w), np.average(y, weights=w)
+    U, s, Vt = np.linalg.svd(root[:, None] * (X - mean_x), full_matrices=False)
+    Uy = U.T @ (root * (y - mean_y))
+    shrink = s[None, :] ** 2 / (s[None, :] ** 2 + ALPHAS[:, None])  # (alphas, k)
+    fitted = (shrink * Uy) @ U.T  # (alphas, n), weighted and centred
+    leverage = (U**2) @ shrink.T + (w / w.sum())[:, None]  # (n, alphas)
+    copy = np.divide(leverage.T, w, out=np.zeros_like(leverage.T), where=w > 0)  # the leverage of one copy
+    loo = (root * (y - mean_y) - fitted) / np.maximum(1.0 - copy, 1e-12)  # weighted residuals
+    errors = np.sum(loo**2, axis=1) / w.sum()
+    best = int(np.argmin(errors))
+    slopes = Vt.T @ (np.divide(s, s**2 + ALPHAS[best], out=np.zeros_like(s), where=s > 0) * Uy)
+    return np.r_[mean_y - mean_x @ slopes, slopes], float(errors[best])

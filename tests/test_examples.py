@@ -88,12 +88,22 @@ def test_user_constraint_example_reports_saves_loads_and_runs_from_the_cli():
 
 def test_own_leaf_model_example_fits_shows_saves_and_loads_poisson_leaves():
     """examples/own_leaf_model.py, in a fresh interpreter: a leaf model written against the public contract in
-    one file fits, reads as "log mu = ...", and a saved model loads back as it."""
+    one file, with no placeholder loss and no leaf_ridge of its own, fits by its registered name, reads as
+    "log mu = ...", a saved model loads back as it, and ``srtopt fit --leaf poisson`` fits it too."""
+    import ast
+
+    tree = ast.parse((REPO / "examples" / "own_leaf_model.py").read_text())
+    bases = {getattr(base, "id", getattr(base, "attr", None)) for node in ast.walk(tree)
+             if isinstance(node, ast.ClassDef) for base in node.bases}
+    assert bases == {"Identity", "LeafModel"}  # no Loss class
+    assert not any(keyword.arg == "leaf_ridge" for node in ast.walk(tree) if isinstance(node, ast.Call)
+                   for keyword in node.keywords)
     out = _run_quick("own_leaf_model")
     errors = {line.split()[0]: float(line.split(":")[1]) for line in out[:2]}
     assert set(errors) == {"Poisson", "linear"} and all(0 < e < 5 for e in errors.values())
     assert sum("log mu = " in line for line in out) >= 4
-    assert out[-1] == "saved and loaded: PoissonLeaves, the same predictions"
+    assert out[-2:] == ["saved and loaded: PoissonLeaves, the same predictions",
+                        "srtopt fit ... --leaf poisson: PoissonLeaves, the same predictions: True"]
 
 
 def test_spline_leaves_example_fits_curves_linear_leaves_miss():

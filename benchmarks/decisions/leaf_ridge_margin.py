@@ -62,8 +62,8 @@ def run(name, depth, fold, fairness, comparison="warm") -> dict:
         seen.append((losses, rows, complete, weights))
         return rule(losses, rows, complete, weights)
 
-    def cold(*args):  # the fit without its start (the tenth argument)
-        return fold_loss(*args[:9])
+    def cold(*args):  # the fit without its start (the ninth argument)
+        return fold_loss(*args[:8])
 
     before = {"_fold_loss": cold, "_train": NodecTree._train} if comparison == "cold" else {}  # as before
     with warnings.catch_warnings(), mock.patch.object(leaf_ridge, "chosen", recording), \

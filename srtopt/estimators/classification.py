@@ -10,12 +10,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import kernels
-from ..leaf_model import LeafModel
+from ..leaf_model import LeafModel, make_leaf_model
 from ..models.leaves import ClassLeaves
 from ..models.terms.class_losses import make_class_loss
 from ..tree import Tree
 from .class_targets import ClassTargetsMixin
-from .params import NONE, Kind, Options, Parses, Real
+from .params import NONE, Kind, Options, Parses, Real, leaf_parameter
 from .soft_tree import SoftTree, init_entries
 
 #: the leaf kinds ``leaf`` names, and the basis of each (:mod:`srtopt.bases`)
@@ -24,13 +24,9 @@ INITS = ("cart", "cluster")
 
 
 def leaf_spec(value):
-    """``leaf`` checked: "constant", "logistic", "spline" or a spline spec, or a LeafModel."""
-    if isinstance(value, LeafModel):
-        return value
-    if not isinstance(value, str) or value.split(":")[0].strip().lower() not in LEAF_BASES:
-        raise ValueError(f"leaf must be 'constant', 'logistic', 'spline' (options n_knots, smoothing) or a LeafModel, "
-                         f"got {value!r}")
-    return value
+    """``leaf`` checked: "constant", "logistic", "spline" or a spline spec, a registered leaf model's name
+    (:func:`~srtopt.leaf_model.register_leaf_model`), or a LeafModel."""
+    return leaf_parameter(value, tuple(LEAF_BASES), "'constant', 'logistic', 'spline' (options n_knots, smoothing)")
 
 
 class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseEstimator):
@@ -52,12 +48,13 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
     ----------
     depth : int, default=2
         Depth D of the maximal binary tree (2^D - 1 branch nodes, 2^D leaves).
-    leaf : {"constant", "logistic", "spline"}, spec or LeafModel, default="logistic"
+    leaf : {"constant", "logistic", "spline"}, spec, registered name or LeafModel, default="logistic"
         The leaf model: a class-probability vector, a multinomial logistic regression on the
         features (docs/classification.md has the measurement behind the default), or an additive
         logistic model whose scores are a cubic spline per feature ("spline", "spline:n_knots=7"; the
         basis of :class:`~srtopt.estimators.srt.SoftRegressionTree`'s spline leaves); or a
-        :class:`~srtopt.leaf_model.LeafModel` of your own.
+        :class:`~srtopt.leaf_model.LeafModel` of your own, or the name it is registered under
+        (:func:`~srtopt.leaf_model.register_leaf_model`; made with ``n_classes=K``).
     loss : str, ClassLoss or callable, default="log_loss"
         "log_loss": -log p_l(y_i | x_i), the soft model's log loss; "cost": ORCT's expected
         misclassification cost sum_k p_lk(x_i) C[y_i, k] with C 1 off the diagonal
@@ -239,14 +236,30 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
         return self._weights(targets, sample_weight)
 
     def _leaf_model(self, n_features):
-        """Class leaves of ``loss`` on the basis ``leaf`` names, or a copy of the user's leaf model."""
+        """Class leaves of ``loss`` on the basis ``leaf`` names, the registered leaf model it names (given
+        ``n_classes=K``), or a copy of the user's leaf model."""
         if isinstance(self.leaf, LeafModel):
             return copy.deepcopy(self.leaf)
         name, _, options = self.leaf.partition(":")
+        if name.strip().lower() not in LEAF_BASES:
+            return self._registered_leaf_model()
         loss = make_class_loss(self.loss)
         loss.targets(np.zeros(1, dtype=np.int64), self.n_classes_)  # a cost matrix of the wrong size fails here
         basis = LEAF_BASES[name.strip().lower()] + (f":{options}" if options else "")
         return ClassLeaves(loss, self.n_classes_, basis)
+
+    def _registered_leaf_model(self):
+        """The registered leaf model ``leaf`` names, made with ``n_classes=K``; refused unless it gives the
+        probabilities of K classes."""
+        try:
+            leaves = make_leaf_model(self.leaf, n_classes=self.n_classes_)
+        except ValueError as exc:
+            raise ValueError(f"leaf={self.leaf!r}: {exc} (a classifier makes its leaf model with n_classes=K; a "
+                             f"leaf model of values is fitted by a SoftRegressionTree)") from None
+        if leaves.n_classes != self.n_classes_:
+            raise ValueError(f"leaf={self.leaf!r} gives {leaves.n_classes or 'no'} class probabilities, the target "
+                             f"has {self.n_classes_} classes")
+        return leaves
 
     def _training_stages(self, problem, context):
         """One problem: lambda_b times ``leaf_ridge``."""

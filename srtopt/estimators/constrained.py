@@ -91,9 +91,10 @@ def code_groups(values, weights) -> tuple[np.ndarray, list]:
 
 
 def training_units(estimator, loss) -> TrainingUnits:
-    """The TrainingUnits of a fitted scaler and the features' names (x0, x1, ... without names)."""
+    """The TrainingUnits of a fitted scaler and the features' names (x0, x1, ... without names); ``loss`` the leaf
+    model's ``residual_loss`` (None: a loss of no residual, no degree)."""
     names = tuple(tree_columns(estimator))
-    degree = {"squared": 2, "absolute": 1}.get(loss.name)
+    degree = None if loss is None else {"squared": 2, "absolute": 1}.get(loss.name)
     classes = tuple(getattr(estimator, "classes_", ()))
     scaler = estimator.scaler_
     return TrainingUnits(names, scaler.x_scale, scaler.y_std, degree, classes, scaler.y_mean, scaler.x_min)
@@ -150,7 +151,7 @@ def constraint_report(estimator, user_terms, problem, labels) -> list[dict]:
     :data:`~srtopt.models.constraints.FEASIBILITY_TOL` (training units).  ``labels``: the groups'
     labels in code order.  ``problem``: the training problem, or any data bound as one
     (:func:`report_on`)."""
-    omega, beta, units = estimator.omega_, estimator.beta_, training_units(estimator, problem.loss)
+    omega, beta, units = estimator.omega_, estimator.beta_, training_units(estimator, problem.leaf_model.residual_loss)
     rows = []
     for user, term in zip(user_terms, problem.constraints):
         name = user.describe()
@@ -186,7 +187,7 @@ def report_on(estimator, X, y, sensitive_features=None, sample_weight=None) -> l
                              f"(its groups: {labels})")
         groups = np.array([labels.index(v) for v in np.asarray(group_values).tolist()], dtype=np.int64)
     tree, leaves = Tree(int(estimator.depth)), estimator.leaf_model_
-    units = training_units(estimator, leaves.loss)
+    units = training_units(estimator, leaves.residual_loss)
     if hasattr(estimator, "classes_"):
         y = np.asarray(y)
         codes = np.minimum(np.searchsorted(estimator.classes_, y), len(estimator.classes_) - 1)

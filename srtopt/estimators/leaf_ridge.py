@@ -10,12 +10,12 @@ folds (factor 1 in ``MAX_ITER`` macro iterations, the others in ``WARM_ITER`` fr
 the same fold) and keeps the factor of the least validation loss when
 it beats factor 1 by more than ``MARGIN`` standard errors (:func:`chosen`), skipping the fits that cannot
 change that choice; a factor f > 1 adds (f - 1) lambda_b pulling
-every leaf towards the linear model of :func:`linear_center` (``leaf_center="linear"``), so that
-large factors give that linear model.  It runs where the leaves have fewer rows than
-coefficients (:func:`in_small_data_zone`), and where they have fewer than ``ZONE`` and the linear
-model fits about as well as the initial tree (:func:`linear_competes`); elsewhere the factor is 1
-and nothing changes.  The measurements behind the zone, the screen and the grid:
-``docs/departures.md``, "Leaf ridge".
+every leaf towards the leaf model's ``center`` (``leaf_center="linear"``; for value leaves the ridge
+regression of all rows), so that large factors give that one model.  It runs where the leaves have fewer rows
+than coefficients (:func:`in_small_data_zone`), and, for value leaves of a residual loss, where they have fewer
+than ``ZONE`` and the linear model fits about as well as the initial tree (:func:`linear_competes`); elsewhere
+the factor is 1 and nothing changes.  The held-out loss is the leaf model's own (:func:`held_out_losses`).
+The measurements behind the zone, the screen and the grid: ``docs/departures.md``, "Leaf ridge".
 """
 
 from __future__ import annotations
@@ -26,13 +26,15 @@ import warnings
 import numpy as np
 
 from ..encoding import held_out_quietly
+from ..linalg import ridge_loo
 from ..solvers.deadline import Deadline
 from ..training.initialization import WarmStart
+from ..tree import Tree
 from .folds import folds, n_distinct
 from .targets import take_rows
 
 __all__ = ["FOLDS", "GRID", "MARGIN", "MAX_ITER", "WARM_ITER", "ZONE", "beats_one", "choose_leaf_ridge", "chosen",
-           "in_small_data_zone", "linear_center"]
+           "held_out_losses", "in_small_data_zone"]
 
 #: the factors on lambda_b that ``leaf_ridge="auto"`` compares (1: the reading's own lambda_b;
 #: 1e6: leaves next to constant)
@@ -67,43 +69,8 @@ def in_small_data_zone(n_rows: int, n_features: int, depth: int) -> bool:
     return rows_per_coefficient(n_rows, n_features, depth) < 1.0
 
 
-#: the ridges :func:`ridge_loo` chooses among
-ALPHAS = np.logspace(-6, 6, 25)
-
-
-def linear_center(Xs, ys, weights) -> np.ndarray:
-    """(intercept, slopes) of the ridge regression of ys on Xs (scaled data), its ridge chosen by
-    leave-one-out (:func:`ridge_loo`): the linear model the leaf shrinkage pulls towards."""
-    return ridge_loo(Xs, ys, weights)[0]
-
-
-def ridge_loo(X, y, weights):
-    """((intercept, slopes), leave-one-out mean squared error) of the weighted ridge regression of y
-    on X whose ridge among ``ALPHAS`` has the least leave-one-out error (the intercept is not
-    penalized).  One thin SVD of the weighted, centred X serves every ridge: with the singular
-    values s_k, the fit is U diag(s^2 / (s^2 + alpha)) U^T y and the leverage of row i is
-    w_i / sum(w) + sum_k U_ik^2 s_k^2 / (s_k^2 + alpha) (what scikit-learn's RidgeCV computes, here
-    with sample weights too; docs/departures.md, "Leaf ridge").  A weight counts as repeated rows: the
-    ridges act on the weights as given, and a row of weight w_i leaves out one of its w_i copies
-    (leverage h_i / w_i)."""
-    w = np.asarray(weights, float)
-    root = np.sqrt(w)
-    mean_x, mean_y = np.average(X, axis=0, weights=w), np.average(y, weights=w)
-    U, s, Vt = np.linalg.svd(root[:, None] * (X - mean_x), full_matrices=False)
-    Uy = U.T @ (root * (y - mean_y))
-    shrink = s[None, :] ** 2 / (s[None, :] ** 2 + ALPHAS[:, None])  # (alphas, k)
-    fitted = (shrink * Uy) @ U.T  # (alphas, n), weighted and centred
-    leverage = (U**2) @ shrink.T + (w / w.sum())[:, None]  # (n, alphas)
-    copy = np.divide(leverage.T, w, out=np.zeros_like(leverage.T), where=w > 0)  # the leverage of one copy
-    loo = (root * (y - mean_y) - fitted) / np.maximum(1.0 - copy, 1e-12)  # weighted residuals
-    errors = np.sum(loo**2, axis=1) / w.sum()
-    best = int(np.argmin(errors))
-    slopes = Vt.T @ (np.divide(s, s**2 + ALPHAS[best], out=np.zeros_like(s), where=s > 0) * Uy)
-    return np.r_[mean_y - mean_x @ slopes, slopes], float(errors[best])
-
-
 def linear_competes(problem, screen=None, deadline=None) -> bool:
-    """Whether the linear model of :func:`linear_center` fits ``problem`` about as well as its initial
+    """Whether the linear model of :func:`~srtopt.linalg.ridge_loo` fits ``problem`` about as well as its initial
     tree (:class:`~srtopt.training.initialization.ModelTreeInitialization`, its search stopped at
     ``deadline``): the leave-one-out mean squared error of the tree's leaf regressions, each on the rows
     its hard splits route there, is at least ``screen`` (default ``SCREEN``) times the linear model's
@@ -134,14 +101,14 @@ def _loo_residuals(Xa, y, w, ridge):
     return (y - Xa @ (inverse @ (Xa.T @ (w * y)))) / np.maximum(1.0 - h, 1e-12)
 
 
-def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline: Deadline, groups=None,
-                      problem=None, encoder=None):
+def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline: Deadline, groups, problem,
+                      encoder=None):
     """(factor, {factor: validation loss}) for ``estimator.leaf_ridge``.
 
-    A number is returned as is; "auto" gives 1 outside the guard's zone (module docstring; the
-    screen needs ``problem``, the training problem of (X, y)) or when lambda_b is 0 (no l2 term to
-    scale), and inside it the factor of ``GRID`` with the least
-    ``FOLDS``-fold validation loss (the estimator's own loss on standardized residuals,
+    A number is returned as is; "auto" gives 1 outside the guard's zone (module docstring; ``problem`` is the
+    training problem of (X, y): the screen's data, and its leaf model's loss) or when lambda_b is 0 (no l2 term
+    to scale), and inside it the factor of ``GRID`` with the least
+    ``FOLDS``-fold validation loss (the leaf model's own, :func:`held_out_losses`,
     weighted by ``sample_weight``) when it beats factor 1 by ``MARGIN`` standard errors
     (:func:`chosen`).  The folds are fixed (shuffled with seed 0), so a fit
     is as reproducible as before; before a ``deadline`` with a limit, the
@@ -163,13 +130,14 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline:
         return 1.0, {}
     n_weighted = len(y) if sample_weight is None else float(np.sum(sample_weight))  # a row of weight k: k rows
     ratio = rows_per_coefficient(n_weighted, X.shape[1], depth)
-    if ratio >= 1.0 and not (ratio < ZONE and problem is not None and estimator.leaf_center == "linear"
-                             and linear_competes(problem, deadline=deadline)):
+    screened = problem.leaf_model.residual_loss is not None and estimator.leaf_center == "linear"
+    if ratio >= 1.0 and not (ratio < ZONE and screened and linear_competes(problem, deadline=deadline)):
         return 1.0, {}
     fits = len(GRID) * FOLDS + 1
     share = deadline.share(fits)
+    nonnegative = getattr(problem.leaf_model.residual_loss, "nonnegative", False)
     losses, rows, complete = _compare(estimator, X, y, sample_weight, share,
-                                      deadline.within(deadline.left() - (share or 0)), groups, encoder)
+                                      deadline.within(deadline.left() - (share or 0)), groups, encoder, nonnegative)
     return chosen(losses, rows, complete, _row_weights(sample_weight, len(y))), losses
 
 
@@ -209,12 +177,12 @@ def beats_one(rows: dict, factor: float, weights=None) -> bool:
     return n * mean > MARGIN * np.sqrt(n * variance)
 
 
-def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=None,
-             encoder=None) -> tuple[dict, dict, list]:
-    """{factor: validation loss} for the factors of ``GRID``: the weighted loss of the held-out
-    fold's standardized residuals, summed over the ``FOLDS`` folds.
+def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=None, encoder=None,
+             nonnegative=False) -> tuple[dict, dict, list]:
+    """{factor: validation loss} for the factors of ``GRID``: the weighted :func:`held_out_losses` of the held-out
+    fold, summed over the ``FOLDS`` folds.
 
-    With a nonnegative loss the fits go best first: the next fit is always the next fold of
+    With a ``nonnegative`` loss the fits go best first: the next fit is always the next fold of
     the factor whose sum so far is least (ties: the first in ``GRID``), and the comparison
     ends when that factor has all its folds and :func:`beats_one` on the rows factor 1 has been
     held out on (else factor 1's next fold is fitted, until it has all its folds).  Its
@@ -224,20 +192,17 @@ def _compare(estimator, X, y, sample_weight, time_limit, stop: Deadline, groups=
     before any other factor: its tree is their start there (:func:`_fold_loss`).  Returns (losses,
     {factor: the loss of every row where it was held out, NaN elsewhere}, the factors fitted
     on every fold); no fit starts that would end after ``stop``, judged by the longest fit so far."""
-    from ..models.terms import make_loss
-
-    loss = make_loss(estimator.loss)
     splits = folds(X, y, FOLDS, sample_weight, groups)
     losses, fitted, longest = dict.fromkeys(GRID, 0.0), dict.fromkeys(GRID, 0), 0.0
     weights = _row_weights(sample_weight, len(y))
     rows, starts = {factor: np.full(len(y), np.nan) for factor in GRID}, []
-    while (factor := _next_fit(losses, rows, weights, fitted, loss.nonnegative)) is not None:
+    while (factor := _next_fit(losses, rows, weights, fitted, nonnegative)) is not None:
         if stop.left() < longest:
             break
         started = time.perf_counter()
         k = fitted[factor]
-        test, held_out, model = _fold_loss(estimator, X, y, sample_weight, factor, splits[k], loss, time_limit,
-                                           groups, None if factor == 1.0 else starts[k], encoder)
+        test, held_out, model = _fold_loss(estimator, X, y, sample_weight, factor, splits[k], time_limit, groups,
+                                           None if factor == 1.0 else starts[k], encoder)
         if factor == 1.0:
             starts.append(WarmStart.from_estimator(model))
         rows[factor][test] = held_out
@@ -263,9 +228,9 @@ def _next_fit(losses, rows, weights, fitted, nonnegative):
     return 1.0 if fitted[1.0] <= fitted[factor] else factor
 
 
-def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, groups=None, start=None,
+def _fold_loss(estimator, X, y, sample_weight, factor, fold, time_limit, groups=None, start=None,
                encoder=None) -> tuple:
-    """(the held-out rows, their losses of the standardized residuals, the fitted model) of ``fold``
+    """(the held-out rows, their :func:`held_out_losses`, the fitted model) of ``fold``
     = (train, test) of the estimator fitted with ``leaf_ridge=factor`` on the training rows, with all
     its constraints: the group constraints (parity, group losses) change which factor is best
     (docs/departures.md, "Leaf ridge").  ``MAX_ITER`` macro iterations from the estimator's own
@@ -286,5 +251,16 @@ def _fold_loss(estimator, X, y, sample_weight, factor, fold, loss, time_limit, g
                   sensitive_features=None if groups is None else groups[train], encoder=encoder)
     scale = float(np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))  # y's sd
     with held_out_quietly():
-        residual = (model.predict(take_rows(X, test)) - y[test]) / (scale or 1.0)
-    return test, loss.value(residual), model
+        return test, held_out_losses(model, take_rows(X, test), y[test], scale or 1.0), model
+
+
+def held_out_losses(model, X, y, scale: float) -> np.ndarray:
+    """The loss of each held-out row of (X, y) under the fitted ``model``, by its leaf model's own loss: for
+    value leaves of a residual loss (``residual_loss``) that loss of ``predict()``'s residual in units of
+    ``scale`` (y's standard deviation on all rows, the same for every fold); for any other leaf model R_i at the
+    row's HBP leaf (``hbp_losses``), in the fold's training units (the same for every factor on a fold)."""
+    leaves = model.leaf_model_
+    if leaves.residual_loss is not None:
+        return leaves.residual_loss.value((model.predict(X) - y) / scale)
+    T = leaves.targets(model.scaler_.transform_y(y) if leaves.standardizes else y)
+    return leaves.hbp_losses(model._scaled(X), T, model.omega_, model.beta_, Tree(int(model.depth)))

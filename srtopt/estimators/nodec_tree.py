@@ -117,8 +117,8 @@ class NodecTree:
             verdict = acceptance(solvers[kind], sub)
             if not verdict:
                 raise ValueError(f"{kind}_solver={getattr(self, f'{kind}_solver')!r} does not accept the "
-                                 f"{kind.upper()} subproblems of loss={self.loss!r}, penalty={self.penalty!r}: "
-                                 f"{verdict.reason}")
+                                 f"{kind.upper()} subproblems of {problem.leaf_model.describe()}, loss={self.loss!r}, "
+                                 f"penalty={self.penalty!r}: {verdict.reason}")
         return solvers
 
     def _solver(self, kind: str, problem):

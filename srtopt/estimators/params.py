@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..leaf_model import LEAF_NAMES, OWN_LEAVES, LeafModel
+
 
 class InvalidParameterError(ValueError, TypeError):
     """A constructor parameter breaks its declared rules (a ValueError and a TypeError, as
@@ -209,3 +211,23 @@ def check_parameters(estimator) -> None:
 
 def _equal(value, option) -> bool:
     return isinstance(value, type(option)) and value == option
+
+
+def leaf_parameter(value, own: tuple, text: str):
+    """An estimator's ``leaf`` checked: a LeafModel, a spec of one of the estimator's ``own`` leaves (``text``
+    describes them), or the name of a registered leaf model (:func:`~srtopt.leaf_model.register_leaf_model`, an
+    installed package's entry point).
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is none of these, naming the registered leaf models.
+    """
+    if isinstance(value, LeafModel):
+        return value
+    name = value.split(":")[0].strip().lower() if isinstance(value, str) else None
+    if name in own or (name is not None and name not in OWN_LEAVES and name in LEAF_NAMES.names()):
+        return value
+    names = LEAF_NAMES.names()
+    registered = f" ({', '.join(map(repr, names))})" if names else " (none yet: register_leaf_model)"
+    raise ValueError(f"leaf must be {text}, a registered leaf model's name{registered} or a LeafModel, got {value!r}")

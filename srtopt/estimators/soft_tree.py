@@ -213,7 +213,7 @@ class SoftTree(InputsMixin, NodecTree, SoftTreeMixin):
         tree = Tree(int(self.depth))
         self.lambda_w_, lambda_b = regularization_lambdas(self.regularization, Xs.shape[1], tree, weights.sum())
         self.leaf_model_ = leaves.fitted(Xs, T, weights, lambda_b)
-        units = training_units(self, self.leaf_model_.loss)
+        units = training_units(self, self.leaf_model_.residual_loss)
         problem = SRTProblem(Xs, T, tree, float(self.mu), self.lambda_w_, lambda_b, weights, penalties=penalties,
                              constraints=in_training_units(user_constraints, units), groups=groups,
                              leaves=self.leaf_model_)

@@ -9,26 +9,24 @@ import sys
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..leaf_model import LeafModel
+from ..leaf_model import LeafModel, make_leaf_model
 from ..models.leaves import RegressionLeaves
 from ..models.terms import LeafShrinkage, make_loss
 from ..training.initialization import ModelTreeInitialization
-from .leaf_ridge import FOLDS, WARM_ITER, choose_leaf_ridge, linear_center
-from .params import BOOLEAN, Options, Parses, Real
+from .leaf_ridge import FOLDS, WARM_ITER, choose_leaf_ridge
+from .params import BOOLEAN, Options, Parses, Real, leaf_parameter
 from .reading import RegressorScoreMixin
 from .targets import check_sample_weight, check_target
 from .soft_tree import SoftTree, init_entries
 
 INITS = ("model-tree", "cluster", "cart")  # the named initializations (SoftRegressionTree's init)
+LEAVES = ("linear", "spline")  # the leaves SoftRegressionTree builds itself (its leaf)
 
 
 def leaf_spec(value):
-    """``leaf`` checked: "linear", "spline" or a spec "spline:n_knots=7,smoothing=gcv", or a LeafModel."""
-    if isinstance(value, LeafModel):
-        return value
-    if not isinstance(value, str) or value.split(":")[0].strip().lower() not in ("linear", "spline"):
-        raise ValueError(f"leaf must be 'linear', 'spline' (options n_knots, smoothing) or a LeafModel, got {value!r}")
-    return value
+    """``leaf`` checked: "linear", "spline" or a spec "spline:n_knots=7,smoothing=gcv", a registered leaf model's
+    name (:func:`~srtopt.leaf_model.register_leaf_model`), or a LeafModel."""
+    return leaf_parameter(value, LEAVES, "'linear', 'spline' (options n_knots, smoothing)")
 
 
 class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
@@ -66,9 +64,9 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         from the initialization.
     leaf_center : {"linear", "zero"}, default="linear"
         What a leaf-ridge factor f > 1 pulls the leaves towards: "linear", the paper's lambda_b
-        towards 0 and (f - 1) lambda_b towards the ridge regression of all rows (``leaf_center_``),
-        so that a large factor gives that linear model; "zero", f lambda_b towards 0 (the
-        paper's term, scaled).
+        towards 0 and (f - 1) lambda_b towards the ridge regression of all rows (``leaf_center_``; a leaf
+        model of your own: its ``center``), so that a large factor gives that one model; "zero", f lambda_b
+        towards 0 (the paper's term, scaled).
     loss : str, Loss or callable, default="squared"
         loss(r) of the residual r = yhat_it - y_i in eq. (obj) (:mod:`srtopt.models.terms`):
         "squared" (eq. obj); "huber" (r^2 within delta, linear beyond; "huber:delta=0.5",
@@ -77,14 +75,16 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         :class:`~srtopt.models.terms.Loss`; or a callable mapping a CasADi symbol r to a
         CasADi expression, e.g. ``lambda r: casadi.log(casadi.cosh(r))`` (value, gradient
         and Hessian by CasADi's AD).
-    leaf : {"linear", "spline"}, spec or LeafModel, default="linear"
+    leaf : {"linear", "spline"}, spec, registered name or LeafModel, default="linear"
         The leaf model.  "linear": the SRT's linear leaves yhat = beta_0 + sum_j beta_j x_j (eq. obj).
         "spline": an additive model per leaf, yhat = beta_0 + sum_j f_j(x_j), each f_j the linear term plus a
         cubic spline on knots at the training quantiles of x_j (5, ``"spline:n_knots=7"``), extrapolated
         linearly; its smoothness (a P-spline penalty on the curves' second differences) chosen by
         generalized cross-validation on one additive model of all rows (``"spline:smoothing=1e-3"`` fixes
         it); the splits stay oblique on the raw features (:mod:`srtopt.bases`).  A
-        :class:`~srtopt.leaf_model.LeafModel` of your own (docs/formulations.md, "Writing a leaf model").
+        :class:`~srtopt.leaf_model.LeafModel` of your own, or the name it is registered under
+        (:func:`~srtopt.leaf_model.register_leaf_model`: ``"poisson"``, ``"poisson:basis=spline"``); it owns its
+        loss, so ``loss`` is for "linear" and "spline" (docs/leaves.md, "Writing a leaf model").
     penalty : str, Penalty, list of these or None, default=None
         Penalty terms added to E beside the l2 terms: "split_l1" (strength * the l1 norm
         of the split weights omega_jt, j >= 1: sparse oblique splits), "feature_l1"
@@ -260,9 +260,9 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         {factor: validation loss} of the cross-validation that chose ``leaf_ridge_`` (empty when
         none ran); for a factor whose fits stopped because it could no longer win, the loss on
         the folds fitted (a lower bound).
-    leaf_center_ : ndarray of shape (p + 1,) or None
-        The linear model (intercept, slopes; scaled units) the leaves are pulled towards when
-        ``leaf_ridge_`` > 1 and ``leaf_center="linear"``; None otherwise.
+    leaf_center_ : ndarray of shape (q,) or None
+        The leaf (for linear leaves the intercept and slopes; scaled units) the leaves are pulled towards when
+        ``leaf_ridge_`` > 1 and ``leaf_center="linear"`` (the leaf model's ``center``); None otherwise.
     init_chosen_ : int
         Position in the list ``init`` of the initialization that continued (0 for a single one).
     init_davies_bouldin_ : float
@@ -365,10 +365,17 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         return check_sample_weight(sample_weight, len(targets), 2**int(self.depth))
 
     def _leaf_model(self, n_features):
-        """The leaf model of ``leaf``: value leaves of ``loss`` on the basis it names, or a copy of the user's."""
+        """The leaf model of ``leaf``: value leaves of ``loss`` on the basis it names, the registered leaf model it
+        names, or a copy of the user's."""
         if isinstance(self.leaf, LeafModel):
             return copy.deepcopy(self.leaf)
-        return RegressionLeaves(make_loss(self.loss), self.leaf)
+        if self.leaf.split(":")[0].strip().lower() in LEAVES:
+            return RegressionLeaves(make_loss(self.loss), self.leaf)
+        leaves = make_leaf_model(self.leaf)
+        if leaves.n_classes is not None:
+            raise ValueError(f"leaf={self.leaf!r} gives class probabilities ({type(leaves).__name__}): fit a "
+                             f"SoftClassificationTree")
+        return leaves
 
     def _training_stages(self, problem, context):
         """``y_range_``, and ``leaf_ridge`` (on small data, "auto" chooses its factor by cross-validation,
@@ -391,32 +398,18 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
 
     def _leaf_shrinkage(self, problem, lambda_b):
         """``problem`` with the leaf-ridge factor f = ``leaf_ridge_``: for f > 1 and ``leaf_center="linear"``,
-        the paper's lambda_b and (f - 1) lambda_b pulling every leaf towards the model of all rows on the leaf
-        basis (:func:`~.leaf_ridge.linear_center`, ``leaf_center_``); otherwise lambda_b times f (also under an
-        l1 term on the leaves, whose zeros a nonzero center would pull back)."""
+        the paper's lambda_b and (f - 1) lambda_b pulling every leaf towards the leaf model's model of all rows
+        (its ``center``: for value leaves the ridge regression of all rows on the leaf basis; ``leaf_center_``);
+        otherwise lambda_b times f (also under an l1 term on the leaves, whose zeros a nonzero center would pull
+        back)."""
         self.leaf_center_ = None
         factor = self.leaf_ridge_
         sparse_leaves = any(not p.smooth and "beta" in p.blocks for p in problem.penalties)
         if factor == 1.0 or self.leaf_center == "zero" or sparse_leaves:
             return dataclasses.replace(problem, lambda_b=lambda_b * factor)
-        self.leaf_center_ = self._free_center(problem)
+        self.leaf_center_ = problem.leaf_model.center(problem)
         shrinkage = LeafShrinkage((factor - 1.0) * lambda_b, self.leaf_center_)
         return dataclasses.replace(problem, penalties=(*problem.penalties, shrinkage))
-
-    @staticmethod
-    def _free_center(problem):
-        """:func:`~.leaf_ridge.linear_center` on the leaf columns the constraints leave free (a FeatureSubset
-        fixes the others at 0: a center on them would pull the kept coefficients towards those of a regression
-        that had them)."""
-        bounds = problem.constraint_set.bounds
-        q = problem.Xa.shape[1]
-        free = np.ones(q, dtype=bool)
-        if bounds is not None:
-            free = ~((bounds[2][0] == 0) & (bounds[3][0] == 0))
-        free[0] = True
-        center = np.zeros(q)
-        center[free] = linear_center(problem.Xa[:, free][:, 1:], problem.y, problem.counts)
-        return center
 
     def _clip(self):
         return self.scaler_.transform_y(self.y_range_) if self.clip_predictions else None

@@ -1,13 +1,13 @@
 """How the views read a soft tree's leaves: one reader per family of the leaf model's link.
 
-A leaf model (:mod:`srtopt.leaf_model`) predicts through its link: :class:`~srtopt.leaf_model.Identity` and the
-links derived from it give one value per leaf (y in its own units, or a researcher's own link such as the log
-rate of ``examples/own_leaf_model.py``), :class:`~srtopt.leaf_model.Softmax` the class probabilities.  The views
-of the two differ in these, and only these: the title's note, the prediction rule, the target's scaling, a
-leaf's text, label and page lines, the node table's leaf columns, the page's extra fields and the leaf
-statistics.  :class:`ValueReader` and :class:`ClassReader` give it, and :func:`reader_of` chooses one by
-the link's class (the first of its classes, most derived first, in :data:`READERS`), so the writers of
-:mod:`srtopt.export` and :mod:`srtopt.plotting` ask the reader and never the task.  The MILO tree has no leaf
+A leaf model (:mod:`srtopt.leaf_model`) predicts through its link: a link of class probabilities (one with
+``n_classes``, as :class:`~srtopt.leaf_model.Softmax`) gives those, any other link one value per leaf (y in
+its own units, as :class:`~srtopt.leaf_model.Identity`, or a researcher's own link such as the log rate of
+``examples/own_leaf_model.py``).  The views of the two differ in these, and only these: the title's note, the
+prediction rule, the target's scaling, a leaf's text, label and page lines, the node table's leaf columns, the
+page's extra fields and the leaf statistics.  :class:`ValueReader` and :class:`ClassReader` give it, and
+:func:`reader_of` chooses one by the leaf model's ``n_classes``, so the writers of :mod:`srtopt.export` and
+:mod:`srtopt.plotting` ask the reader and never the task.  The MILO tree has no leaf
 model: its writers keep their own path.
 
 A reader is made for the rows its statistics are read on: none (the statistics stored at fit), ``X`` (the
@@ -21,7 +21,6 @@ from functools import cached_property
 
 import numpy as np
 
-from ..leaf_model import Identity, Softmax
 from ..routing import class_probabilities
 from .nodes import (as_view, linear_in_original, original_splits, scaling_of, score_formula, score_terms,
                     shown_lines, tree_of)
@@ -32,15 +31,27 @@ CURVES = ("curves: a leaf reads u = u(mid-range) + sum of f(x) over its features
           "score's units), the largest range first")
 
 
+#: what the views ask a leaf model's link (beside its call): how a score is named and unscaled, and the leaves'
+#: name
+LINK_READING = ("score_names", "score_units", "leaf_name")
+
+
 def reader_of(model, X=None, y=None) -> "LeafReader":
     """The reader of a soft tree's leaves (a :class:`~srtopt.view.FittedTree` with a leaf model), for the rows
-    ``X`` (with targets ``y``) or, without them, the statistics stored at fit."""
-    link = type(model.leaf_model_.link)
-    reader = next((READERS[cls] for cls in link.__mro__ if cls in READERS), None)
-    if reader is None:
-        raise ValueError(f"the views read the leaves of a link derived from {' or '.join(c.__name__ for c in READERS)}"
-                         f"; {link.__name__} is neither")
-    return reader(model, X, y)
+    ``X`` (with targets ``y``) or, without them, the statistics stored at fit: :class:`ClassReader` for a leaf
+    model of class probabilities (``n_classes``), :class:`ValueReader` for any other.
+
+    Raises
+    ------
+    ValueError
+        If the link lacks a method of :data:`LINK_READING`.
+    """
+    link = model.leaf_model_.link
+    missing = [name for name in LINK_READING if not callable(getattr(link, name, None))]
+    if missing:
+        raise ValueError(f"the views read a leaf model's link by {', '.join(LINK_READING)}; {type(link).__name__} has "
+                         f"no {', '.join(missing)}")
+    return (ValueReader if model.leaf_model_.n_classes is None else ClassReader)(model, X, y)
 
 
 def original_units(model):
@@ -115,7 +126,7 @@ class LeafReader:
 
 
 class ValueReader(LeafReader):
-    """The leaves of a value link (:class:`~srtopt.leaf_model.Identity` and its subclasses): one score per leaf,
+    """The leaves of a value link (:class:`~srtopt.leaf_model.Identity`, a link of one's own): one score per leaf,
     written as its formula, with the leaf's R^2 and MSE on its rows."""
 
     #: what the page names the output of a routed row's leaf
@@ -199,7 +210,7 @@ class ValueReader(LeafReader):
 
 
 class ClassReader(LeafReader):
-    """The leaves of :class:`~srtopt.leaf_model.Softmax`: class probabilities, shown as the class mix of each
+    """The leaves of a link of class probabilities (:class:`~srtopt.leaf_model.Softmax`): shown as the class mix of each
     leaf, its rows by class and, unless the leaf is constant, its class scores."""
 
     leaf_output = "most probable class at x (p)"
@@ -340,10 +351,6 @@ class ClassReader(LeafReader):
         return leaf_class_counts(self.model, self.X, self.y)
 
 
-#: link class -> the reader of its leaves; :func:`reader_of` takes the entry of the link's most derived class
-READERS = {Identity: ValueReader, Softmax: ClassReader}
-
-
 def leaf_columns(values, tree):
     """Per-leaf ``values`` (2^D, ...) at index t - 1 of every node, NaN at the splits (None stays None)."""
     if values is None:
@@ -451,4 +458,4 @@ def classes_text(values, names, top, text=share_text, nonzero=False) -> str:
     return ", ".join(ranked_classes(values, names, top, text, nonzero))
 
 
-__all__ = ["READERS", "ClassReader", "ValueReader", "original_units", "reader_of"]
+__all__ = ["LINK_READING", "ClassReader", "ValueReader", "original_units", "reader_of"]

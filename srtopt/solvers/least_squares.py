@@ -17,11 +17,14 @@ from ..linalg import weighted_ridge
 from .base import Acceptance, Solver, SolverResult
 
 def squared_leaf_problem(problem) -> Acceptance:
-    """Accept LN subproblems of the squared loss whose only penalty on beta is the l2 term."""
+    """Accept LN subproblems whose leaf model's R_il is the squared residual (its ``residual_loss``) and whose
+    only penalty on beta is the l2 term."""
     if not hasattr(type(problem), "leaf_weights"):
         return Acceptance(False, f"{type(problem).__name__} is not an LN subproblem (LeafSubproblem)")
-    if problem.loss.name != "squared":
-        return Acceptance(False, f"the loss is {problem.loss.name!r}: weighted least squares needs the squared loss")
+    loss = problem.residual_loss
+    if loss is None or loss.name != "squared":
+        return Acceptance(False, f"R_il is not the squared residual (the leaf model's residual_loss is "
+                                 f"{getattr(loss, 'name', None)!r}): weighted least squares needs it")
     if problem.nonsmooth:
         names = ", ".join(sorted({block.penalty.name for block in problem.nonsmooth}))
         return Acceptance(False, f"its penalty on beta is nonsmooth ({names}): use the QP (ln_solver='qp') or the "

@@ -1,6 +1,6 @@
 """QP solvers for the LN step of the losses whose leaf problem is a QP.
 
-A loss with ``qp_form = (a, b)`` satisfies loss(r) = min_z a z^2 + b |r - z| (squared:
+A leaf model's ``residual_loss`` with ``qp_form = (a, b)`` satisfies loss(r) = min_z a z^2 + b |r - z| (squared:
 b infinite, so z = r; Huber: a = 1, b = 2 delta; absolute: a = 0, b = 1).  With the
 diagonal ridge r (the l2 term: r = lambda_b) the LN problem of leaf l,
 min_beta sum_i Q_il loss(Xa_i beta - y_i) + sum_k r_k beta_k^2 / 2, is then the QP
@@ -83,8 +83,10 @@ def qp_leaf_problem(problem) -> Acceptance:
     (smooth terms) plus, possibly, a weighted l1 term (``leaf_l1``)."""
     if not hasattr(type(problem), "leaf_weights"):
         return Acceptance(False, f"{type(problem).__name__} is not an LN subproblem (LeafSubproblem)")
-    if problem.loss.qp_form is None:
-        return Acceptance(False, f"the {problem.loss.name!r} loss has no QP form")
+    loss = problem.residual_loss
+    if loss is None or loss.qp_form is None:
+        return Acceptance(False, f"R_il is no loss of the residual with a QP form (the leaf model's residual_loss "
+                                 f"is {getattr(loss, 'name', None)!r})")
     if problem.ridge() is None:
         return Acceptance(False, "the penalty on beta is not a diagonal quadratic (the l2 term, feature_l1's "
                                  "majorizer)")
@@ -153,7 +155,7 @@ class LeafQP:
 
 def leaf_qp(problem, j: int) -> LeafQP:
     """The QP (module docstring) of the j-th working leaf of an LN subproblem."""
-    a, b = problem.loss.qp_form
+    a, b = problem.residual_loss.qp_form
     lam, shift = problem.ridge()[j], problem.ridge_shift()[j]
     (Xa, y), w = problem.design, problem.leaf_weights[:, j]
     q = Xa.shape[1]

@@ -138,8 +138,7 @@ class ProgressPrinter(Callback):
         weights s_i (R^2 is the same on y's scale and on the standardized one)."""
         p = self.problem
         outputs = p.leaf_model.predict(p.Xa, beta[p.tree.leaf_rows(p.hbp_leaves(omega))])
-        name, value = p.leaf_model.score(outputs, p.y, p.s)
-        return f"training {name} {value:.4f}"
+        return f"training {p.leaf_model.score_name} {p.leaf_model.score(outputs, p.y, p.s):.4f}"
 
     def on_fit_end(self, estimator):
         if getattr(estimator, "stopped_by_", None) == "time_limit":

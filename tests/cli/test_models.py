@@ -835,7 +835,8 @@ def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, ca
      "column 'species' of '{d}/iris.csv' (--target) holds text ('setosa', 'versicolor', 'virginica'), not numbers: "
      "encode it as numbers (one 0/1 column per category); or give --task classification if it holds class labels"),
     (["fit", "{d}/codes.csv", "--target", "code", "--leaf", "constant", "--out", "{d}/x.json"],
-     "leaf must be 'linear', 'spline' (options n_knots, smoothing) or a LeafModel, got 'constant'"),
+     "leaf must be 'linear', 'spline' (options n_knots, smoothing), a registered leaf model's name (none yet: "
+     "register_leaf_model) or a LeafModel, got 'constant'"),
     (["fit", "{d}/iris.csv", "--target", "species", "--cv-depths", "2", "--out", "{d}/x.json"],
      "--cv-depths needs --cv K"),
     (["fit", "{d}/iris.csv", "--target", "species", "--cv", "2", "--cv-rule", "one-se", "--out", "{d}/x.json"],
@@ -913,25 +914,16 @@ def test_a_classifier_takes_a_row_mean_of_a_class_probability(grouped, capsys):
                                                                 "mean prediction of p(high) of group b"]
 
 
-@pytest.mark.slow
-def test_an_installed_packages_constraint_fits_saves_loads_and_shows_in_fresh_processes(tmp_path):
-    """A package declares its constraint by an entry point ("srtopt.constraints"): the command line finds
-    it, the model saves it by its spec, and a fresh process loads the model without a warning."""
+def _installed_package(tmp_path, name, source, group, entry, frame):
+    """A package ``name`` of one module (``source``) that declares ``entry`` in the entry-point ``group``, on the
+    path of fresh processes run in ``tmp_path`` with ``frame`` as data.csv: the function that runs one and checks
+    its exit status."""
     plugin = tmp_path / "plugin"
-    (plugin / "mybias-0.1.dist-info").mkdir(parents=True)
-    (plugin / "mybias.py").write_text(
-        "from srtopt.models.constraints import RowMean\n\n\n"
-        "class GroupBias(RowMean):\n    name = 'group_bias'\n\n"
-        "    def __init__(self, bound=1.0):\n        self.bound = bound\n"
-        "        super().__init__('residual', over='groups', lower=-bound, upper=bound)\n")
-    (plugin / "mybias-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: mybias\nVersion: 0.1\n")
-    (plugin / "mybias-0.1.dist-info" / "entry_points.txt").write_text(
-        "[srtopt.constraints]\ngroup_bias = mybias:GroupBias\n")
-    rng = np.random.default_rng(3)
-    X = rng.random((120, 2))
-    group = (X[:, 0] + 0.3 * rng.random(120) > 0.6).astype(int)
-    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "group": group, "y": 10 * X[:, 0] + 5 * group}).to_csv(
-        tmp_path / "data.csv", index=False)
+    (plugin / f"{name}-0.1.dist-info").mkdir(parents=True)
+    (plugin / f"{name}.py").write_text(source)
+    (plugin / f"{name}-0.1.dist-info" / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (plugin / f"{name}-0.1.dist-info" / "entry_points.txt").write_text(f"[{group}]\n{entry}\n")
+    frame.to_csv(tmp_path / "data.csv", index=False)
     env = dict(os.environ, PYTHONPATH=f"{REPO}{os.pathsep}{plugin}")
 
     def run(*args):
@@ -939,7 +931,23 @@ def test_an_installed_packages_constraint_fits_saves_loads_and_shows_in_fresh_pr
                               timeout=300)
         assert done.returncode == 0, done.stderr
         return done
+    return run
 
+
+@pytest.mark.slow
+def test_an_installed_packages_constraint_fits_saves_loads_and_shows_in_fresh_processes(tmp_path):
+    """A package declares its constraint by an entry point ("srtopt.constraints"): the command line finds
+    it, the model saves it by its spec, and a fresh process loads the model without a warning."""
+    rng = np.random.default_rng(3)
+    X = rng.random((120, 2))
+    group = (X[:, 0] + 0.3 * rng.random(120) > 0.6).astype(int)
+    run = _installed_package(
+        tmp_path, "mybias", "from srtopt.models.constraints import RowMean\n\n\n"
+                            "class GroupBias(RowMean):\n    name = 'group_bias'\n\n"
+                            "    def __init__(self, bound=1.0):\n        self.bound = bound\n"
+                            "        super().__init__('residual', over='groups', lower=-bound, upper=bound)\n",
+        "srtopt.constraints", "group_bias = mybias:GroupBias",
+        pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "group": group, "y": 10 * X[:, 0] + 5 * group}))
     fit = run("-m", "srtopt", "fit", "data.csv", "--target", "y", "--sensitive", "group", "--depth", "2",
               "--constraint", "group_bias:bound=0.25", "--out", "m.json", "--quiet")
     assert "constraints: 2 of 2 rows hold on the training data" in fit.stdout.splitlines()[-1]
@@ -948,3 +956,23 @@ def test_an_installed_packages_constraint_fits_saves_loads_and_shows_in_fresh_pr
     assert load.stdout.strip() == "['group_bias:bound=0.25'] [True, True]"
     show = run("-m", "srtopt", "show", "m.json")
     assert re.search(r"group_bias:bound=0.25\s+mean residual of group 1\s+within \+-0.25", show.stdout)
+
+
+@pytest.mark.slow
+def test_an_installed_packages_leaf_model_fits_by_its_name_saves_loads_and_shows_in_fresh_processes(tmp_path):
+    """A package declares its leaf model by an entry point ("srtopt.leaf_models"): ``srtopt fit --leaf NAME`` fits
+    it, and a fresh process loads the model with its class and shows its leaves without a warning."""
+    X = np.random.default_rng(3).random((120, 2))
+    run = _installed_package(
+        tmp_path, "mylogcosh", "from tests.test_leaf_model import LogCoshLeaves\n\n\n"
+                               "class LogCosh(LogCoshLeaves):\n    kind = 'logcosh'\n",
+        "srtopt.leaf_models", "logcosh = mylogcosh:LogCosh",
+        pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": np.where(X[:, 0] > 0.5, 2 * X[:, 1], -X[:, 1])}))
+    fit = run("-m", "srtopt", "fit", "data.csv", "--target", "y", "--depth", "2", "--leaf", "logcosh", "--out",
+              "m.json", "--quiet")
+    assert re.fullmatch(r"saved m\.json \(training R\^2 0\.9\d+, stopped by max_iter\)", fit.stdout.strip())
+    load = run("-W", "error", "-c", "import srtopt; m = srtopt.load('m.json'); print(type(m.leaf_model_).__name__, "
+                                    "m.leaf)")
+    assert load.stdout.strip() == "LogCosh logcosh"
+    show = run("-m", "srtopt", "show", "m.json")
+    assert show.stdout.startswith("SoftRegressionTree(depth=2, leaf=log-cosh)") and "original: m = " in show.stdout

@@ -225,8 +225,9 @@ def test_a_captured_subproblem_refuses_a_solver_that_does_not_take_it(iris):
     X, labels = iris
     ln = capture(SoftClassificationTree(depth=2, random_state=0), X, labels, node=2, macro=1).ln()
     assert ln.solve("newton").success
-    with pytest.raises(ValueError, match=r"^the highs solver does not accept this ln subproblem: the 'log_loss' loss "
-                                         r"has no QP form; solve it with a solver that does"):
+    with pytest.raises(ValueError, match=r"^the highs solver does not accept this ln subproblem: R_il is no loss of the "
+                                         r"residual with a QP form \(the leaf model's residual_loss is None\); solve "
+                                         r"it with a solver that does"):
         ln.solve("qp")
     assert "SoftClassificationTree" in capture.__doc__
 

@@ -1,5 +1,6 @@
-"""The reader of a tree's leaves is chosen by the class of its leaf model's link: Identity and every link
-derived from it are read as value leaves, Softmax as class leaves, any other link is refused."""
+"""The reader of a tree's leaves is chosen by its leaf model: a link of class probabilities (n_classes, as Softmax)
+is read as class leaves, any other link as value leaves, whatever class it derives from; a link without the
+methods the views ask is refused naming them."""
 
 import copy
 import dataclasses
@@ -36,10 +37,42 @@ def test_a_link_derived_from_identity_is_read_as_value_leaves(srt):
     assert reader.label_lines(0, ["age", "dose", "z"], 2, "scaled")[0].startswith("log y = ")
 
 
-def test_a_link_of_no_family_is_refused_in_one_line(srt):
-    class Probit:
-        pass
+class Rate:
+    """A value link written from scratch, derived from no link of srtopt's."""
 
-    with pytest.raises(ValueError, match=r"^the views read the leaves of a link derived from Identity or Softmax; "
-                                         r"Probit is neither$"):
+    name, n_outputs = "rate", 1
+
+    def __call__(self, U):
+        return U[:, 0]
+
+    def score_names(self, classes=None, scaled=False):
+        return ["log rate"]
+
+    def score_units(self, scaling):
+        return 0.0, 1.0
+
+    def leaf_name(self, basis_kind):
+        return basis_kind
+
+
+def test_a_link_of_no_srtopt_class_is_read_by_what_it_gives(srt, classifiers):
+    reader = reader_of(_with_link(as_view(srt), Rate()))
+    assert type(reader) is ValueReader
+    assert reader.label_lines(0, ["age", "dose", "z"], 2, "scaled")[0].startswith("log rate = ")
+    softmax = next(iter(classifiers.values())).leaf_model_.link
+
+    class Probabilities(Rate):
+        n_classes, n_outputs = softmax.n_classes, softmax.n_outputs
+        score_names = softmax.score_names
+
+    assert type(reader_of(_with_link(as_view(next(iter(classifiers.values()))), Probabilities()))) is ClassReader
+
+
+def test_a_link_without_what_the_views_ask_is_refused_in_one_line(srt):
+    class Probit:
+        def score_names(self, classes=None, scaled=False):
+            return ["z"]
+
+    with pytest.raises(ValueError, match=r"^the views read a leaf model's link by score_names, score_units, leaf_name; "
+                                         r"Probit has no score_units, leaf_name$"):
         reader_of(_with_link(as_view(srt), Probit()))

@@ -163,7 +163,7 @@ def test_accepts_follows_the_formulation(subproblems):
     assert exact.accepts(ln()) and highs.accepts(ln()) and lbfgsb.accepts(bn()) and ipopt.accepts(bn())
     problem.loss = Huber(0.5)
     verdict = exact.accepts(ln())
-    assert not verdict and "squared loss" in verdict.reason
+    assert not verdict and "not the squared residual" in verdict.reason
     assert highs.accepts(ln())
     problem.loss, problem.penalties = Huber(0.5), (SplitL1(0.01),)
     assert lbfgsb.accepts(bn()) and not ipopt.accepts(bn()) and prox.accepts(bn())  # l1: variable split
@@ -291,7 +291,7 @@ def test_register_a_solver_and_train_with_it_by_name():
 
 def test_a_solver_that_does_not_accept_the_subproblems_is_refused_at_fit():
     X = np.random.default_rng(0).random((60, 2))
-    with pytest.raises(ValueError, match="ln_solver='exact' does not accept .*squared loss"):
+    with pytest.raises(ValueError, match="ln_solver='exact' does not accept .*not the squared residual"):
         SoftRegressionTree(depth=2, loss="huber", ln_solver="exact").fit(X, X[:, 0])
 
 

@@ -390,8 +390,13 @@ class GroupLoss(SoftMean):
         return GroupLoss(self.bound / units.y_std**degree if degree else self.bound)
 
     def bind(self, problem):
+        loss = problem.leaf_model.residual_loss
+        if loss is None:
+            raise ValueError(f"group_loss bounds each group's mean loss of the residual: the "
+                             f"{type(problem.leaf_model).__name__} leaf model has no loss of a residual "
+                             f"(residual_loss); bound a RowMean of its values instead")
         out = super().bind(problem)
-        out._loss = problem.loss
+        out._loss = loss
         return out
 
     def row_weights(self, s, groups):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...bases import Basis
-from ...leaf_model import LeafModel, Softmax, register_leaf_model
+from ...leaf_model import LeafModel, Softmax, readable_leaf_model
 from ..terms.class_losses import ClassProbability, ClassValue, LogLoss
 from ..terms.operations import CASADI, pyomo_ops
 from .fitting import fit_basis
@@ -26,7 +26,7 @@ LN_AUTO = ("newton:max_variables=800,max_iter=3", "l-bfgs-b:max_iter=30", "sqp:m
 BN_AUTO = ("sqp:max_variables=1000,needs_rows=True", "auto")
 
 
-@register_leaf_model
+@readable_leaf_model
 class ClassLeaves(LeafModel):
     """Class probabilities softmax(u_il), u_il = B_l Xa_i (K' scores), R_il = loss(u_il, t_i).
 
@@ -113,9 +113,9 @@ class ClassLeaves(LeafModel):
 
     score_name = "accuracy"
 
-    def score(self, outputs, y, s) -> tuple[str, float]:
-        """("accuracy", the s-weighted share of rows whose most probable class is theirs)."""
-        return "accuracy", float(s @ (np.argmax(outputs, axis=1) == y)) / s.sum()
+    def score(self, outputs, y, s) -> float:
+        """The s-weighted share of rows whose most probable class is theirs."""
+        return float(s @ (np.argmax(outputs, axis=1) == y)) / s.sum()
 
     def class_values(self, code: int) -> "ClassLeaves":
         """The leaves whose "loss" is the probability of class ``code`` (class recall, parity)."""

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...bases import Basis, LinearBasis
-from ...leaf_model import Identity, LeafModel, register_leaf_model
-from ...linalg import weighted_ridge
+from ...leaf_model import Identity, LeafModel, readable_leaf_model
+from ...linalg import ridge_loo, weighted_ridge
 from ..terms.losses import SQUARED
 from ..terms.operations import CASADI, NUMPY, pyomo_ops
 from .fitting import fit_basis
 
 
-@register_leaf_model
+@readable_leaf_model
 class RegressionLeaves(LeafModel):
     """yhat_il = Xa_i . beta_l, R_il = loss(yhat_il - y_i) (eq. obj).
 
@@ -38,6 +38,12 @@ class RegressionLeaves(LeafModel):
     def key(self) -> tuple:
         return (*super().key, self.loss.key)
 
+    @property
+    def residual_loss(self):
+        """R_il = loss(Xa_i . beta_l - y_i): the closed-form LN routes take the squared loss and the losses with a
+        QP form."""
+        return self.loss
+
     def fitted(self, Xs, targets, weights, lambda_b) -> "RegressionLeaves":
         if isinstance(self.basis, Basis):
             return self
@@ -48,13 +54,6 @@ class RegressionLeaves(LeafModel):
         from ...bases import basis_from_json
 
         return cls(SQUARED, basis_from_json(doc["basis"]))
-
-    def targets(self, y: np.ndarray) -> np.ndarray:
-        """The rows' targets: y itself (standardized)."""
-        return y
-
-    def target_width(self) -> int:
-        return 1
 
     def start(self, problem, rows) -> np.ndarray:
         """The (weighted) least-squares fit on the rows ``rows`` (the paper's linear regression per leaf), the
@@ -99,10 +98,25 @@ class RegressionLeaves(LeafModel):
 
     score_name = "R^2"
 
-    def score(self, outputs, y, s) -> tuple[str, float]:
-        """("R^2", the s-weighted R^2 of the predictions ``outputs`` (same on y's scale and the standardized one))."""
+    def score(self, outputs, y, s) -> float:
+        """The s-weighted R^2 of the predictions ``outputs`` (same on y's scale and the standardized one)."""
         spread = y - (s @ y) / s.sum()
-        return "R^2", 1.0 - (s @ (y - outputs) ** 2) / max(s @ spread**2, np.finfo(float).tiny)
+        return 1.0 - (s @ (y - outputs) ** 2) / max(s @ spread**2, np.finfo(float).tiny)
+
+    def center(self, problem) -> np.ndarray:
+        """The ridge regression of the (standardized) y on the leaf columns of every training row, its ridge
+        chosen by leave-one-out (:func:`~srtopt.linalg.ridge_loo`), on the columns the constraints leave free (a
+        FeatureSubset fixes the others at 0: a center on them would pull the kept coefficients towards those of
+        a regression that had them); the intercept is column 0."""
+        bounds = problem.constraint_set.bounds
+        q = problem.Xa.shape[1]
+        free = np.ones(q, dtype=bool)
+        if bounds is not None:
+            free = ~((bounds[2][0] == 0) & (bounds[3][0] == 0))
+        free[0] = True
+        center = np.zeros(q)
+        center[free] = ridge_loo(problem.Xa[:, free][:, 1:], problem.y, problem.counts)[0]
+        return center
 
     def mean_values(self, term) -> "LinearValues":
         return LinearValues(term, self.basis)

@@ -50,8 +50,10 @@ class LeafSubproblem(WorkingSetSubproblem):
         return pr.s[self.rows, None] * P[:, [leaves.index(t) for t in self.working]]
 
     @property
-    def loss(self) -> Loss:
-        return self.problem.loss
+    def residual_loss(self) -> Loss | None:
+        """The leaf model's ``residual_loss``: the loss of R_il = loss(Xa_i . beta_l - T_i), or None (what the
+        closed-form LN solvers, least squares and the QP, ask)."""
+        return self.problem.leaf_model.residual_loss
 
     def l2_strength(self) -> float | None:
         """lambda when the ridge is lambda everywhere (the l2 term alone), else None."""

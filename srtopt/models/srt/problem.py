@@ -32,8 +32,8 @@ class SRTProblem:
     term (default: squared) and the penalty terms beside the l2 term of lambda_w, lambda_b; the
     constraint terms (:mod:`.constraints`, in the problem's units) and the protected group of each
     row (integer codes 0, 1, ...; needed by the group constraints).  ``leaves``: the fitted leaf model
-    (:mod:`srtopt.leaf_model`; None: the SRT's linear leaves with ``loss``); a classification problem gives
-    :class:`~..leaves.ClassLeaves`, y the class codes 0..K-1, and ``loss`` is its loss."""
+    (:mod:`srtopt.leaf_model`), which owns its loss; None: the SRT's linear leaves of ``loss`` (read only
+    then).  A classification problem gives :class:`~..leaves.ClassLeaves` and y the class codes 0..K-1."""
 
     X: np.ndarray
     y: np.ndarray
@@ -49,8 +49,6 @@ class SRTProblem:
     leaves: object = None
 
     def __post_init__(self):
-        if self.leaves is not None:
-            self.loss = getattr(self.leaves, "loss", self.loss)
         n = self.X.shape[0]
         self.s = np.full(n, 1.0 / n) if self.weights is None else self.counts / self.counts.sum()
         self.penalties = tuple(term.bind(self) for term in self.penalties)
