@@ -303,8 +303,9 @@ def read_view(path) -> FittedTree:
     """The fitted tree of a model file as the readers see it (:class:`srtopt.view.FittedTree`),
     with every check of :func:`load`, without building the estimator: quick (no scikit-learn),
     for showing a tree (``srtopt show``) and, for a SoftRegressionTree or a SoftClassificationTree,
-    predicting (``srtopt predict``; a classifier's view also gives ``predict_proba``); it cannot
-    route new rows (load the model for that).
+    predicting new rows (``predict``, as ``srtopt predict`` does; a classifier's view also gives
+    ``predict_proba``).  It does not say which leaf a row reaches (``apply``, ``decision_path``): load the
+    model for that.  The other estimators' views show the tree; load them to predict.
 
     Parameters
     ----------

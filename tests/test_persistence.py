@@ -480,3 +480,16 @@ def test_a_classifier_with_many_classes_is_not_taken_for_an_oversized_file(tmp_p
     model = SoftClassificationTree(depth=3, leaf="logistic", max_iter=1, random_state=0).fit(X[:600], y[:600])
     model.save(tmp_path / "digits.json")
     np.testing.assert_array_equal(srtopt.load(tmp_path / "digits.json").predict(X), model.predict(X))
+
+
+def test_read_view_does_what_its_docstring_says(srt, data, saved):
+    """A view predicts new rows (as the estimator does) and does not say which leaf a row reaches."""
+    from srtopt.persistence import read_view
+
+    doc = " ".join(read_view.__doc__.split())
+    assert "cannot route" not in doc and "predicting new rows" in doc
+    view = read_view(saved)
+    np.testing.assert_array_equal(view.predict(data[0].head(5)), srt.predict(data[0].head(5)))
+    assert "does not say which leaf a row reaches (``apply``, ``decision_path``)" in doc
+    with pytest.raises(ValueError, match="load it with srtopt.load to route new rows"):
+        view.apply(data[0].head(5))

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ._fit_flags import (budget_note, check_formulation, constraint_flags, fit_budget, max_features, progress_legend,
-                         regularization, stopping)
+from ._fit_flags import Header, check_formulation, constraint_flags, fit_budget, max_features, regularization, stopping
 
 
 def fit_classifier(args, X, y, groups, weights=None):
@@ -42,7 +41,7 @@ def fit_classifier(args, X, y, groups, weights=None):
     else:
         model.set_params(time_limit=budget)
         if not args.quiet:  # once the data are checked: a bad target is the only line
-            model.set_params(callbacks=[_Header(args.time_limit)])
+            model.set_params(callbacks=[Header(args.time_limit)])
         model.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
     return model, f"training accuracy {model.score(X, y, sample_weight=weights):.4f}"
 
@@ -97,18 +96,6 @@ def _class_constraints(args, estimator) -> dict:
         if value is not None and param not in known:
             raise ValueError(f"{flag} does not apply to a SoftClassificationTree (it takes no {param})")
     return {param: value for param, (_, value) in wanted.items() if value is not None and param != "sensitive_features"}
-
-
-class _Header:
-    """The classifier's progress header, printed when the fit starts (its data checked)."""
-
-    def __init__(self, time_limit):
-        self.time_limit = time_limit
-
-    def on_fit_begin(self, problem, estimator):
-        print(f"fitting SoftClassificationTree(depth={estimator.depth}, leaf={estimator.leaf}) on {len(problem.y)} "
-              f"rows x {estimator.n_features_in_} features, {estimator.n_classes_} classes"
-              f"{budget_note(estimator, self.time_limit)}\n{progress_legend(True)}", file=sys.stderr, flush=True)
 
 
 __all__ = ["fit_classifier"]

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .. import kernels
 from ..leaf_model import LeafModel
 from ..models.leaves import ClassLeaves
+from ..models.leaves.fitting import basis_options
 from ..models.terms.class_losses import make_class_loss
 from ..tree import Tree
 from .class_targets import ClassTargetsMixin
@@ -31,7 +32,14 @@ def leaf_spec(value):
     if not isinstance(value, str) or value.split(":")[0].strip().lower() not in LEAF_BASES:
         raise ValueError(f"leaf must be 'constant', 'logistic', 'spline' (options n_knots, smoothing) or a LeafModel, "
                          f"got {value!r}")
+    basis_options(basis_spec(value))  # a spline's options, refused before the fit
     return value
+
+
+def basis_spec(leaf: str) -> str:
+    """The spec of the leaf basis (:mod:`srtopt.bases`) that a ``leaf`` spec names: "logistic:..." -> "linear:..."."""
+    name, colon, options = leaf.partition(":")
+    return LEAF_BASES[name.strip().lower()] + colon + options
 
 
 class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseEstimator):
@@ -243,11 +251,9 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
         """Class leaves of ``loss`` on the basis ``leaf`` names, or a copy of the user's leaf model."""
         if isinstance(self.leaf, LeafModel):
             return copy.deepcopy(self.leaf)
-        name, _, options = self.leaf.partition(":")
         loss = make_class_loss(self.loss)
         loss.targets(np.zeros(1, dtype=np.int64), self.n_classes_)  # a cost matrix of the wrong size fails here
-        basis = LEAF_BASES[name.strip().lower()] + (f":{options}" if options else "")
-        return ClassLeaves(loss, self.n_classes_, basis)
+        return ClassLeaves(loss, self.n_classes_, basis_spec(self.leaf))
 
     def _training_stages(self, problem, context):
         """One problem: lambda_b times ``leaf_ridge``."""

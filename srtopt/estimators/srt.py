@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator
 
 from ..leaf_model import LeafModel
 from ..models.leaves import RegressionLeaves
+from ..models.leaves.fitting import basis_options
 from ..models.terms import LeafShrinkage, make_loss
 from ..training.initialization import ModelTreeInitialization
 from .leaf_ridge import FOLDS, WARM_ITER, choose_leaf_ridge, linear_center
@@ -28,6 +29,7 @@ def leaf_spec(value):
         return value
     if not isinstance(value, str) or value.split(":")[0].strip().lower() not in ("linear", "spline"):
         raise ValueError(f"leaf must be 'linear', 'spline' (options n_knots, smoothing) or a LeafModel, got {value!r}")
+    basis_options(value)  # a spline's options, refused before the fit
     return value
 
 

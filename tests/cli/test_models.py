@@ -56,6 +56,7 @@ def test_fit_saves_a_model_and_reports_progress(workdir, fitted):
                for line in progress)
     # the header says what "leaf share" is; the first line comes before the initialization
     assert "leaf share min/max = the smallest and largest fraction of the training rows that HBP routes" in err
+    assert err.splitlines()[0] == "fitting SoftRegressionTree(depth=2, leaf=linear) on 50 rows x 3 features"
     assert err.splitlines()[2].startswith("initialization: softened model-tree splits into 4 leaves on 50 rows")
     model = srtopt.load(workdir / "model.json")
     assert model.depth == 2 and model.feature_names_in_.tolist() == ["temp", "load", "speed"]
@@ -255,6 +256,11 @@ def refused(capsys):
     (["predict", "{d}/model.json", "{d}/text.csv"], "'{d}/text.csv' lacks the model's feature column(s) 'temp', 'load', 'speed'"),
     (["show", "{d}/model.json", "--format", "png"], "--format png needs --out FILE.png"),
     (["show", "{d}/model.json", "--top", "0"], "--top must be >= 1 or 'all', got 0"),
+    ([*FIT, "--leaf", "spline:n_knots=0"], "leaf spec 'spline:n_knots=0': n_knots must be an integer >= 3, got 0"),
+    ([*FIT, "--leaf", "spline:n_knots=8,n_knots=9"],
+     "leaf: option 'n_knots' is given twice in 'spline:n_knots=8,n_knots=9'; give it once"),
+    ([*FIT, "--leaf", "spline", "--penalty", "feature_l1"],
+     "penalty feature_l1 groups each feature's split weights and linear leaf weights; spline leaves carry more"),
     ([*FIT, "--sep", "ab"], "--sep takes one character (or 'tab'), got 'ab'"),
     ([*FIT, "--sep", ""], "--sep takes one character"),
     (["predict", "{d}/model.json", "{d}/data.csv", "--sep", ",,"], "--sep takes one character (or 'tab'), got ',,'"),
@@ -303,6 +309,15 @@ def test_help_lists_the_options(capsys):
         assert exit_.value.code == 0
         text = capsys.readouterr().out
         assert all(option in text for option in options)
+
+
+def test_fit_help_says_what_it_reads_and_what_the_time_limit_covers(capsys):
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "numeric columns" not in text and "numbers, text as categories, an empty cell as a missing value" in text
+    assert "for each fit" not in text and "each with --time-limit" not in text
+    assert "(with --cv: the whole search and the refit)" in text
 
 
 def test_show_html_writes_one_self_contained_page(workdir, fitted, capsys):
