@@ -170,7 +170,7 @@ def to_dict(model) -> dict:
         encoded = (_constraint_specs(value) if key == "constraints" else
                    {"leaf_model": value.to_json()} if isinstance(value, LeafModel) else encode_value(value))
         params[key] = {"unserializable": repr(value)} if encoded is NO_JSON else encoded
-    state = {attr: encode_array(getattr(model, attr)) for attr in entry.arrays if hasattr(model, attr)}
+    state = {attr: encode_array(getattr(model, attr)) for attr in entry.arrays if _stored(model, attr)}
     if entry.classifier:
         state["classes_"] = encode_labels(model.classes_)
     if hasattr(model, "leaf_model_"):
@@ -190,6 +190,14 @@ def to_dict(model) -> dict:
             **({"n_classes": len(model.classes_)} if entry.classifier else {}),
             "feature_names": None if names is None else [str(n) for n in names], "state": state}
     return {**body, "sha256": _digest(body)}
+
+
+def _stored(model, attr) -> bool:
+    """Whether ``model`` has the fitted array ``attr`` to store: not the NaN importances of a fit that ran out
+    of memory computing its statistics (a complete model without them, :meth:`SoftTree.fit`), which the file
+    leaves out as it does the leaves' statistics."""
+    value = getattr(model, attr, None)
+    return value is not None and not (attr == "feature_importances_" and np.isnan(value).all())
 
 
 def _constraint_specs(value):

@@ -9,8 +9,8 @@ from ._fit_flags import Header, check_formulation, constraint_flags, fit_budget,
 
 
 def fit_classifier(args, X, y, groups, weights=None):
-    """(the fitted SoftClassificationTree, "training accuracy ...", weighted by ``weights``); the flags of regression alone are
-    refused, and the constraint flags reach the parameters of the same meaning if the estimator has them."""
+    """The fitted SoftClassificationTree (or the one --cv chose); the flags of regression alone are refused, and
+    the constraint flags reach the parameters of the same meaning if the estimator has them."""
     from ..estimators.classification import SoftClassificationTree
 
     if args.init == "model-tree":
@@ -43,7 +43,7 @@ def fit_classifier(args, X, y, groups, weights=None):
         if not args.quiet:  # once the data are checked: a bad target is the only line
             model.set_params(callbacks=[Header(args.time_limit)])
         model.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
-    return model, f"training accuracy {model.score(X, y, sample_weight=weights):.4f}"
+    return model
 
 
 def _choose_depth_and_leaf_weight(tree, args, X, y, groups, weights, time_limit):

@@ -293,11 +293,21 @@ def run_fit(args) -> int:
         from ._classify import fit_classifier as fit
     else:
         fit = _fit_regressor
-    model, score = fit(args, X, y, groups, weights)
-    _save_model(model, out, args)
-    print(f"saved {out} ({score}, stopped by {model.stopped_by_}{_constraints_note(model)})",
-          file=sys.stderr if out == "-" else sys.stdout)
+    model = fit(args, X, y, groups, weights)
+    _save_model(model, out, args)  # first: whatever fails after training, the model is kept
+    print(f"saved {out} ({_training_score(model, X, y, weights)}, stopped by {model.stopped_by_}"
+          f"{_constraints_note(model)})", file=sys.stderr if out == "-" else sys.stdout)
     return 0
+
+
+def _training_score(model, X, y, weights) -> str:
+    """"training R^2 0.4293" (a classifier's accuracy), weighted by ``weights``; "... not computed: out of
+    memory" when predicting every training row does not fit in memory (the model is saved by then)."""
+    name = "accuracy" if hasattr(model, "classes_") else "R^2"
+    try:
+        return f"training {name} {model.score(X, y, sample_weight=weights):.4f}"
+    except MemoryError:
+        return f"training {name} not computed: out of memory"
 
 
 def _constraints_note(model) -> str:
@@ -346,7 +356,7 @@ def _task(task, target) -> str:
 
 
 def _fit_regressor(args, X, y, groups, weights=None):
-    """(the fitted SoftRegressionTree, or the one --cv chose; "training R^2 ...", weighted by ``weights``)."""
+    """The fitted SoftRegressionTree, or the one --cv chose."""
     from ..estimators import SoftRegressionTree
 
     if args.class_weight is not None:
@@ -377,8 +387,7 @@ def _fit_regressor(args, X, y, groups, weights=None):
         if not args.quiet:  # printed once every input is checked: a bad one is the only line
             model.set_params(callbacks=[Header(args.time_limit)])
         model.fit(X, y, sample_weight=weights, sensitive_features=groups)
-    # before the save: once --out is replaced, the work is done
-    return model, f"training R^2 {model.score(X, y, sample_weight=weights):.4f}"
+    return model
 
 
 def _constraints(args):
