@@ -8,7 +8,7 @@ import ast
 
 def parse_spec(spec: str) -> tuple[str, dict]:
     """``"name:key=value,key=value"`` -> (name, {key: value}); values are Python literals, else
-    strings; the name is lower-cased.
+    strings; the name is lower-cased.  A key given twice is refused (which value was meant is unknown).
 
     >>> parse_spec("Huber:delta=0.5")
     ('huber', {'delta': 0.5})
@@ -19,6 +19,8 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise ValueError(f"bad option {item!r} in {spec!r}; expected key=value")
+        if key.strip() in options:
+            raise ValueError(f"option {key.strip()!r} is given twice in {spec!r}; give it once")
         try:
             options[key.strip()] = ast.literal_eval(value.strip())
         except (ValueError, SyntaxError):

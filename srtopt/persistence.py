@@ -171,7 +171,7 @@ def to_dict(model) -> dict:
         encoded = (_constraint_specs(value) if key == "constraints" else
                    {"leaf_model": value.to_json()} if isinstance(value, LeafModel) else encode_value(value))
         params[key] = {"unserializable": repr(value)} if encoded is NO_JSON else encoded
-    state = {attr: encode_array(getattr(model, attr)) for attr in entry.arrays if hasattr(model, attr)}
+    state = {attr: encode_array(getattr(model, attr)) for attr in entry.arrays if _stored(model, attr)}
     if entry.classifier:
         state["classes_"] = encode_labels(model.classes_)
     if hasattr(model, "leaf_model_"):
@@ -191,6 +191,14 @@ def to_dict(model) -> dict:
             **({"n_classes": len(model.classes_)} if entry.classifier else {}),
             "feature_names": None if names is None else [str(n) for n in names], "state": state}
     return {**body, "sha256": _digest(body)}
+
+
+def _stored(model, attr) -> bool:
+    """Whether ``model`` has the fitted array ``attr`` to store: not the NaN importances of a fit that ran out
+    of memory computing its statistics (a complete model without them, :meth:`SoftTree.fit`), which the file
+    leaves out as it does the leaves' statistics."""
+    value = getattr(model, attr, None)
+    return value is not None and not (attr == "feature_importances_" and np.isnan(value).all())
 
 
 def _constraint_specs(value):
@@ -304,8 +312,9 @@ def read_view(path) -> FittedTree:
     """The fitted tree of a model file as the readers see it (:class:`srtopt.view.FittedTree`),
     with every check of :func:`load`, without building the estimator: quick (no scikit-learn),
     for showing a tree (``srtopt show``) and, for a SoftRegressionTree or a SoftClassificationTree,
-    predicting (``srtopt predict``; a classifier's view also gives ``predict_proba``); it cannot
-    route new rows (load the model for that).
+    predicting new rows (``predict``, as ``srtopt predict`` does; a classifier's view also gives
+    ``predict_proba``).  It does not say which leaf a row reaches (``apply``, ``decision_path``): load the
+    model for that.  The other estimators' views show the tree; load them to predict.
 
     Parameters
     ----------

@@ -496,3 +496,16 @@ def test_a_view_checks_the_columns_by_name_as_the_estimator_does(tmp_path):
     for predictor in (model, view):
         with pytest.raises(ValueError, match="Feature names must be in the same order as they were in fit"):
             predictor.predict(frame[["b", "a"]].head(2))
+
+
+def test_read_view_does_what_its_docstring_says(srt, data, saved):
+    """A view predicts new rows (as the estimator does) and does not say which leaf a row reaches."""
+    from srtopt.persistence import read_view
+
+    doc = " ".join(read_view.__doc__.split())
+    assert "cannot route" not in doc and "predicting new rows" in doc
+    view = read_view(saved)
+    np.testing.assert_array_equal(view.predict(data[0].head(5)), srt.predict(data[0].head(5)))
+    assert "does not say which leaf a row reaches (``apply``, ``decision_path``)" in doc
+    with pytest.raises(ValueError, match="load it with srtopt.load to route new rows"):
+        view.apply(data[0].head(5))

@@ -7,8 +7,9 @@ Ctrl-C) on their parsers.  A user mistake (:class:`ValueError`,
 exits with status 2; Ctrl-C prints one line and exits with status 130; a
 warning is one line too; output piped into a reader that stops early (``srtopt demo |
 head``) ends the command quietly with status 0, as for any Unix filter; a failure of the
-machine (:class:`OSError`: disk full, a read-only directory; a results store that cannot be
-written) prints one line and exits with status 1; SIGTERM and SIGHUP end the command like Ctrl-C
+machine (:class:`OSError`: disk full, a read-only directory; :class:`MemoryError`; a results store
+that cannot be written) prints one line, ending with the command's ``on_interrupt`` note (below: what
+was kept), and exits with status 1; SIGTERM and SIGHUP end the command like Ctrl-C
 (files being written are removed, earlier files kept) with status 143 and 129.  None of them
 shows a traceback.  The line ends with the command's ``on_interrupt`` note as it is when the
 signal ends the command: a command changes it once its output is in place (``fit``: "the model was
@@ -185,7 +186,7 @@ def main(argv=None, early=(), program=False) -> int:
             return status
     except Exception as exc:
         if not _PENDING:
-            return _failure(exc, prefix)
+            return _failure(exc, prefix, getattr(args, "on_interrupt", ""))
         signalled = _PENDING[0]  # the signal surfaced as another error (an extension failing its import)
         return _interrupted(signalled() if isinstance(signalled, type) else signalled, prefix, args)
     except (KeyboardInterrupt, Terminated) as exc:
@@ -237,8 +238,9 @@ def _interrupted(exc, prefix, args) -> int:
         _HELD.pop()
 
 
-def _failure(exc, prefix) -> int:
-    """One line for a user mistake (status 2) or a failure of the machine (status 1); any other
+def _failure(exc, prefix, note="") -> int:
+    """One line for a user mistake (status 2) or a failure of the machine (status 1, the line ending with
+    the command's ``note`` as it is now: what was kept, "the model was saved to ..."); any other
     exception is a bug and raised with its traceback."""
     if isinstance(exc, (ValueError, FileNotFoundError, KeyError)):
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
@@ -248,16 +250,15 @@ def _failure(exc, prefix) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's flush at exit would fail again
         return 0
     if isinstance(exc, MemoryError):
-        print(f"{prefix}: error: out of memory", file=sys.stderr)
-        return 1
-    if isinstance(exc, OSError):  # the machine's fault, not the user's: disk full, a read-only directory
-        print(f"{prefix}: error: {exc.strerror or exc}" + (f": {exc.filename!r}" if exc.filename else ""),
-              file=sys.stderr)
-        return 1
-    if isinstance(exc, sqlite3.Error):  # a results store that cannot be written (disk full, locked, damaged)
-        print(f"{prefix}: error: results store: {exc}", file=sys.stderr)
-        return 1
-    raise exc
+        message = "out of memory"
+    elif isinstance(exc, OSError):  # the machine's fault, not the user's: disk full, a read-only directory
+        message = f"{exc.strerror or exc}" + (f": {exc.filename!r}" if exc.filename else "")
+    elif isinstance(exc, sqlite3.Error):  # a results store that cannot be written (disk full, locked, damaged)
+        message = f"results store: {exc}"
+    else:
+        raise exc
+    print(f"{prefix}: error: {message}{'; ' + note if note else ''}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import sys
 
-from ._fit_flags import (budget_note, check_formulation, constraint_flags, fit_budget, max_features, progress_legend,
-                         regularization, stopping)
+from ._fit_flags import Header, check_formulation, constraint_flags, fit_budget, max_features, regularization, stopping
 
 
 def fit_classifier(args, X, y, groups, weights=None):
-    """(the fitted SoftClassificationTree, "training accuracy ...", weighted by ``weights``); the flags of regression alone are
-    refused, and the constraint flags reach the parameters of the same meaning if the estimator has them."""
+    """The fitted SoftClassificationTree (or the one --cv chose); the flags of regression alone are refused, and
+    the constraint flags reach the parameters of the same meaning if the estimator has them."""
     from ..estimators.classification import SoftClassificationTree
 
     if args.init == "model-tree":
@@ -42,9 +41,9 @@ def fit_classifier(args, X, y, groups, weights=None):
     else:
         model.set_params(time_limit=budget)
         if not args.quiet:  # once the data are checked: a bad target is the only line
-            model.set_params(callbacks=[_Header(args.time_limit)])
+            model.set_params(callbacks=[Header(args.time_limit)])
         model.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
-    return model, f"training accuracy {model.score(X, y, sample_weight=weights):.4f}"
+    return model
 
 
 def _choose_depth_and_leaf_weight(tree, args, X, y, groups, weights, time_limit):
@@ -97,18 +96,6 @@ def _class_constraints(args, estimator) -> dict:
         if value is not None and param not in known:
             raise ValueError(f"{flag} does not apply to a SoftClassificationTree (it takes no {param})")
     return {param: value for param, (_, value) in wanted.items() if value is not None and param != "sensitive_features"}
-
-
-class _Header:
-    """The classifier's progress header, printed when the fit starts (its data checked)."""
-
-    def __init__(self, time_limit):
-        self.time_limit = time_limit
-
-    def on_fit_begin(self, problem, estimator):
-        print(f"fitting SoftClassificationTree(depth={estimator.depth}, leaf={estimator.leaf}) on {len(problem.y)} "
-              f"rows x {estimator.n_features_in_} features, {estimator.n_classes_} classes"
-              f"{budget_note(estimator, self.time_limit)}\n{progress_legend(True)}", file=sys.stderr, flush=True)
 
 
 __all__ = ["fit_classifier"]

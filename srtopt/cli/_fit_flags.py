@@ -7,6 +7,7 @@ flags, the formulation and solver flags; and what both print and budget: the fit
 
 from __future__ import annotations
 
+import sys
 import time
 
 
@@ -113,6 +114,23 @@ def fit_budget(time_limit: float, estimator) -> float:
     _load_kernels(type(estimator))
     left = time_limit - (time.perf_counter() - STARTED)
     return max(round(left, 2), 0.01)
+
+
+class Header:
+    """The progress header of ``srtopt fit``, printed when the fit starts, every input checked (a bad one is the
+    only line): the estimator, its depth and leaves, the rows and features (and classes), the time left, the
+    legend of the progress lines."""
+
+    def __init__(self, time_limit):
+        self.time_limit = time_limit
+
+    def on_fit_begin(self, problem, estimator):
+        classes = getattr(estimator, "n_classes_", None)
+        counts = f"{len(problem.y)} rows x {estimator.n_features_in_} features" + (
+            "" if classes is None else f", {classes} classes")
+        print(f"fitting {type(estimator).__name__}(depth={estimator.depth}, leaf={estimator.leaf}) on {counts}"
+              f"{budget_note(estimator, self.time_limit)}\n{progress_legend(classes is not None)}", file=sys.stderr,
+              flush=True)
 
 
 def budget_note(model, time_limit) -> str:

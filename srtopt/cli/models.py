@@ -24,8 +24,8 @@ from pathlib import Path
 
 from .. import _io
 from .._io import atomic_write, check_replaceable, is_special
-from ._fit_flags import (budget_note, check_formulation, constraint_flags, fit_budget, max_features, progress_legend,
-                         regularization, sample_weights, stopping, weight_column)
+from ._fit_flags import (Header, check_formulation, constraint_flags, fit_budget, max_features, regularization,
+                         sample_weights, stopping, weight_column)
 from ._table import add_reading_flags, read_table
 
 
@@ -33,8 +33,9 @@ def register(subparsers) -> None:
     fit = subparsers.add_parser(
         "fit", help="fit a SoftRegressionTree or a SoftClassificationTree on a CSV file and save it as JSON",
         description="Fit a SoftRegressionTree (a numeric target) or a SoftClassificationTree (class labels: "
-                    "--task classification) on the numeric columns of a CSV file (header row required) and save "
-                    "it (versioned JSON). Progress per macro iteration on stderr.")
+                    "--task classification) on the columns of a CSV file (header row required): numbers, text as "
+                    "categories, an empty cell as a missing value; and save it (versioned JSON). Progress per macro "
+                    "iteration on stderr.")
     fit.add_argument("data", help="CSV file with a header row")
     add_reading_flags(fit)
     fit.add_argument("--target", required=True, help="name of the column to predict")
@@ -71,7 +72,7 @@ def register(subparsers) -> None:
     fit.add_argument("--n-init", type=int, default=10, help="2-means repetitions of the 'cluster' initialization")
     fit.add_argument("--time-limit", type=float, default=None,
                      help="seconds for the command up to the saved model: the fit gets what remains after "
-                          "starting and reading the data (with --cv: seconds for each fit)")
+                          "starting and reading the data (with --cv: the whole search and the refit)")
     fit.add_argument("--random-state", type=int, default=0, help="seed of the initialization (default 0)")
     fit.add_argument("--features", nargs="+", default=None,
                      help="feature columns (default: every column except the target)")
@@ -83,7 +84,7 @@ def register(subparsers) -> None:
                           "max_features); 'none' (default): every feature")
     fit.add_argument("--cv", type=int, default=None, metavar="K",
                      help="regression: choose the weight on the splits by K-fold cross-validation among 0.3, 1 and "
-                          "10 x the reading's (SoftRegressionTreeCV: 3 K + 1 fits, each with --time-limit); "
+                          "10 x the reading's (SoftRegressionTreeCV: 3 K + 1 fits, all within --time-limit); "
                           "classification: the depth among 1-4 and the leaves' l2 factor among 1, 10, 100 by "
                           "stratified K-fold cross-validation on the held-out log loss (SoftClassificationTreeCV: "
                           "12 K + 1 fits); and save the tree refit with the choice")
@@ -294,11 +295,21 @@ def run_fit(args) -> int:
         from ._classify import fit_classifier as fit
     else:
         fit = _fit_regressor
-    model, score = fit(args, X, y, groups, weights)
-    _save_model(model, out, args)
-    print(f"saved {out} ({score}, stopped by {model.stopped_by_}{_constraints_note(model)})",
-          file=sys.stderr if out == "-" else sys.stdout)
+    model = fit(args, X, y, groups, weights)
+    _save_model(model, out, args)  # first: whatever fails after training, the model is kept
+    print(f"saved {out} ({_training_score(model, X, y, weights)}, stopped by {model.stopped_by_}"
+          f"{_constraints_note(model)})", file=sys.stderr if out == "-" else sys.stdout)
     return 0
+
+
+def _training_score(model, X, y, weights) -> str:
+    """"training R^2 0.4293" (a classifier's accuracy), weighted by ``weights``; "... not computed: out of
+    memory" when predicting every training row does not fit in memory (the model is saved by then)."""
+    name = "accuracy" if hasattr(model, "classes_") else "R^2"
+    try:
+        return f"training {name} {model.score(X, y, sample_weight=weights):.4f}"
+    except MemoryError:
+        return f"training {name} not computed: out of memory"
 
 
 def _constraints_note(model) -> str:
@@ -347,7 +358,7 @@ def _task(task, target) -> str:
 
 
 def _fit_regressor(args, X, y, groups, weights=None):
-    """(the fitted SoftRegressionTree, or the one --cv chose; "training R^2 ...", weighted by ``weights``)."""
+    """The fitted SoftRegressionTree, or the one --cv chose."""
     from ..estimators import SoftRegressionTree
 
     if args.class_weight is not None:
@@ -375,12 +386,10 @@ def _fit_regressor(args, X, y, groups, weights=None):
                                      args.cv_depths, groups, budget, weights, args.cv_rule or "best")
     else:
         model.set_params(time_limit=budget)
-        if not args.quiet:
-            print(f"fitting SoftRegressionTree(depth={args.depth}) on {len(y)} rows x {X.shape[1]} features"
-                  f"{budget_note(model, args.time_limit)}\n{progress_legend(False)}", file=sys.stderr, flush=True)
+        if not args.quiet:  # printed once every input is checked: a bad one is the only line
+            model.set_params(callbacks=[Header(args.time_limit)])
         model.fit(X, y, sample_weight=weights, sensitive_features=groups)
-    # before the save: once --out is replaced, the work is done
-    return model, f"training R^2 {model.score(X, y, sample_weight=weights):.4f}"
+    return model
 
 
 def _constraints(args):

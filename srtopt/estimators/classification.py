@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .. import kernels
 from ..leaf_model import LeafModel, make_leaf_model
 from ..models.leaves import ClassLeaves
+from ..models.leaves.fitting import basis_options
 from ..models.terms.class_losses import make_class_loss
 from ..tree import Tree
 from .class_targets import ClassTargetsMixin
@@ -26,7 +27,16 @@ INITS = ("cart", "cluster")
 def leaf_spec(value):
     """``leaf`` checked: "constant", "logistic", "spline" or a spline spec, a registered leaf model's name
     (:func:`~srtopt.leaf_model.register_leaf_model`), or a LeafModel."""
-    return leaf_parameter(value, tuple(LEAF_BASES), "'constant', 'logistic', 'spline' (options n_knots, smoothing)")
+    value = leaf_parameter(value, tuple(LEAF_BASES), "'constant', 'logistic', 'spline' (options n_knots, smoothing)")
+    if isinstance(value, str) and value.split(":")[0].strip().lower() in LEAF_BASES:
+        basis_options(basis_spec(value))  # a spline's options, refused before the fit
+    return value
+
+
+def basis_spec(leaf: str) -> str:
+    """The spec of the leaf basis (:mod:`srtopt.bases`) that a ``leaf`` spec names: "logistic:..." -> "linear:..."."""
+    name, colon, options = leaf.partition(":")
+    return LEAF_BASES[name.strip().lower()] + colon + options
 
 
 class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseEstimator):
@@ -245,8 +255,7 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
             return self._registered_leaf_model()
         loss = make_class_loss(self.loss)
         loss.targets(np.zeros(1, dtype=np.int64), self.n_classes_)  # a cost matrix of the wrong size fails here
-        basis = LEAF_BASES[name.strip().lower()] + (f":{options}" if options else "")
-        return ClassLeaves(loss, self.n_classes_, basis)
+        return ClassLeaves(loss, self.n_classes_, basis_spec(self.leaf))
 
     def _registered_leaf_model(self):
         """The registered leaf model ``leaf`` names, made with ``n_classes=K``; refused unless it gives the

@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 
 from .. import kernels
 from ..models.constraints import FeatureSubset, make_constraints, rank
-from ..models.terms import make_penalties
+from ..models.terms import FeatureL1, make_penalties
 from ..solvers import Auto, make_solver
 from ..solvers.base import acceptance
 from ..solvers.deadline import Deadline
@@ -167,9 +167,13 @@ class NodecTree:
         a recursive elimination (:func:`~.selection.select_features`); feature_l1 terms that select
         (``relax``) keep their support, and the tree is fitted on it without them: the support of the l1 fit
         (:func:`~.selection.l1_support`), or without a strength the held-out screen's
-        (:func:`~.selection.screen_features`).  No budget: ((), the penalty terms)."""
+        (:func:`~.selection.screen_features`).  No budget: ((), the penalty terms).  A feature_l1 term is refused
+        first where the leaves do not take it (:meth:`~srtopt.models.terms.FeatureL1.check_leaves`)."""
         k = check_max_features(self.max_features, given.shape[1])
         penalties = make_penalties(self.penalty)
+        for term in penalties:
+            if isinstance(term, FeatureL1):
+                term.check_leaves(self._leaf_model(given.shape[1]))
         if k is not None and k < given.shape[1]:
             return (FeatureSubset(select_features(self, given, y, params, k, deadline)),), penalties
         if relaxed(penalties) != penalties:

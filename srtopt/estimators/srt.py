@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator
 
 from ..leaf_model import LeafModel, make_leaf_model
 from ..models.leaves import RegressionLeaves
+from ..models.leaves.fitting import basis_options
 from ..models.terms import LeafShrinkage, make_loss
 from ..training.initialization import ModelTreeInitialization
 from .leaf_ridge import FOLDS, WARM_ITER, choose_leaf_ridge
@@ -26,7 +27,10 @@ LEAVES = ("linear", "spline")  # the leaves SoftRegressionTree builds itself (it
 def leaf_spec(value):
     """``leaf`` checked: "linear", "spline" or a spec "spline:n_knots=7,smoothing=gcv", a registered leaf model's
     name (:func:`~srtopt.leaf_model.register_leaf_model`), or a LeafModel."""
-    return leaf_parameter(value, LEAVES, "'linear', 'spline' (options n_knots, smoothing)")
+    value = leaf_parameter(value, LEAVES, "'linear', 'spline' (options n_knots, smoothing)")
+    if isinstance(value, str) and value.split(":")[0].strip().lower() in LEAVES:
+        basis_options(value)  # a spline's options, refused before the fit
+    return value
 
 
 class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):

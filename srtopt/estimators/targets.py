@@ -60,7 +60,12 @@ def _check_numeric_target(y) -> None:
 def check_sample_weight(sample_weight, n_samples: int, min_rows: int = 1) -> np.ndarray:
     """Weights s_i of fit as a float array of length ``n_samples``: ones for None, a number
     repeated, or a 1-D array of finite weights >= 0 with at least ``min_rows`` positive (the
-    leaves of the tree: each row of weight 0 is as if absent)."""
+    leaves of the tree: each row of weight 0 is as if absent), bounded as the method counts rows
+    (:func:`~srtopt.models.srt.problem.counted_weights`: weights summing to less than one row or more
+    than max(N, 100,000) rows in proportion to that many), so that no step of the fit sees weights that
+    overflow or underflow."""
+    from ..models.srt.problem import counted_weights
+
     if sample_weight is None:
         return np.ones(n_samples)
     try:
@@ -79,7 +84,7 @@ def check_sample_weight(sample_weight, n_samples: int, min_rows: int = 1) -> np.
     if positive < min_rows:
         raise ValueError(f"sample_weight has {positive} positive weight(s), fewer than the {min_rows} leaves of the "
                          f"tree (a row of weight 0 is as if absent); use a smaller depth or more rows")
-    return weights
+    return counted_weights(weights)
 
 
 def take_rows(X, rows):

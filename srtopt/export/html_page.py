@@ -112,7 +112,7 @@ def _html_form(model, names, x_min, span) -> str:
     import html
 
     if model.encoder_ is None:
-        return "\n".join(f'<label>{html.escape(name)} <input type="number" step="any" id="x-{j}" '
+        return "\n".join(f'<label>{html.escape(name)} <input type="text" inputmode="decimal" id="x-{j}" '
                          f'name="{html.escape(name)}" value="{x_min[j] + span[j] / 2:.6g}"></label>'
                          for j, name in enumerate(names))
     fields = []

@@ -56,6 +56,7 @@ def test_fit_saves_a_model_and_reports_progress(workdir, fitted):
                for line in progress)
     # the header says what "leaf share" is; the first line comes before the initialization
     assert "leaf share min/max = the smallest and largest fraction of the training rows that HBP routes" in err
+    assert err.splitlines()[0] == "fitting SoftRegressionTree(depth=2, leaf=linear) on 50 rows x 3 features"
     assert err.splitlines()[2].startswith("initialization: softened model-tree splits into 4 leaves on 50 rows")
     model = srtopt.load(workdir / "model.json")
     assert model.depth == 2 and model.feature_names_in_.tolist() == ["temp", "load", "speed"]
@@ -164,6 +165,97 @@ def test_a_failed_final_write_keeps_the_fitted_model(workdir, capsys, monkeypatc
     assert srtopt.load(kept).depth == 1 and not (workdir / "full.json").exists()
 
 
+def _out_of_memory(*args, **kwargs):
+    raise MemoryError("Unable to allocate 76.3 MiB for an array with shape (1000000, 10)")
+
+
+def test_out_of_memory_in_the_statistics_step_keeps_the_fitted_model(workdir, capsys, monkeypatch):
+    """The statistics step runs out of memory after training (a MemoryError where the node shares are
+    computed): the model is complete, written to --out without the statistics, and the last line says where."""
+    import srtopt.kernels as kernels
+
+    monkeypatch.setattr(kernels, "node_shares", _out_of_memory)
+    out = workdir / "oom.json"
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-iter", "2", "--quiet",
+                 "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "srtopt fit: warning: out of memory while computing the training statistics" in captured.err
+    assert re.fullmatch(rf"saved {re.escape(str(out))} \(training R\^2 \d\.\d{{4}}, stopped by max_iter\)\n",
+                        captured.out)
+    model, frame = srtopt.load(out), pd.read_csv(workdir / "data.csv")
+    assert not hasattr(model, "feature_importances_")  # left out, as the leaves' statistics
+    with pytest.warns(UserWarning, match="out of memory while computing the training statistics"):
+        direct = srtopt.SoftRegressionTree(depth=2, max_iter=2, random_state=0).fit(frame.drop(columns="y"),
+                                                                                    frame["y"])
+    np.testing.assert_array_equal(model.predict(frame.drop(columns="y")), direct.predict(frame.drop(columns="y")))
+
+
+def test_out_of_memory_after_the_save_says_the_model_is_saved(workdir, capsys, monkeypatch):
+    """Predicting every training row for the last line's score runs out of memory: the model is written first,
+    the line says the score was not computed; a failure past that names the file in its one line."""
+    import srtopt.cli.models as cli_models
+    from srtopt.estimators import srt as srt_module
+
+    out = workdir / "oom_score.json"
+    monkeypatch.setattr(srt_module.SoftRegressionTree, "score", _out_of_memory)
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-iter", "1", "--quiet",
+                 "--out", str(out)]) == 0
+    assert capsys.readouterr().out == (f"saved {out} (training R^2 not computed: out of memory, stopped by "
+                                       f"max_iter)\n")
+    assert srtopt.load(out).n_iter_ == 1
+    out.unlink()
+    monkeypatch.setattr(cli_models, "_constraints_note", _out_of_memory)
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-iter", "1", "--quiet",
+                 "--out", str(out)]) == 1
+    assert _one_error_line(capsys, "fit") == f"srtopt fit: error: out of memory; the model was saved to {out}"
+    assert srtopt.load(out).n_iter_ == 1
+
+
+#: ``srtopt fit`` whose statistics step starts with the address space limited to what the process holds and
+#: MARGIN bytes more (RLIMIT_AS, as ``ulimit -v``): that step's split design, larger, is refused by the system
+LIMITED_FIT = """
+import resource, sys
+from srtopt.cli import main
+from srtopt.estimators.soft_tree import SoftTree
+
+MARGIN = 16 * 2**20
+statistics = SoftTree._store_training_statistics
+
+def held():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+
+def limited(self, *args):
+    resource.setrlimit(resource.RLIMIT_AS, (held() + MARGIN, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    return statistics(self, *args)
+
+SoftTree._store_training_statistics = limited
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_a_fit_out_of_memory_after_training_is_saved(tmp_path):
+    """The probe's case for real, smaller: after training, the statistics step runs out of the address space
+    (its N x (p + 1) split design, 42 MB, is more than the 16 MB left) and so does the score's prediction; the
+    model is written to --out all the same and predicts as the fit without a limit (measured: 29 s in all)."""
+    rng = np.random.default_rng(5)
+    X = rng.random((200_000, 25))
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(25)]).assign(y=np.sin(4 * X[:, 0]) + X[:, 1])
+    frame.to_csv(tmp_path / "big.csv", index=False, float_format="%.6g")
+    out = tmp_path / "big.json"
+    done = subprocess.run([sys.executable, "-c", LIMITED_FIT, "fit", str(tmp_path / "big.csv"), "--target", "y",
+                           "--depth", "1", "--max-iter", "1", "--quiet", "--out", str(out)],
+                          env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "warning: out of memory while computing the training statistics" in done.stderr
+    assert done.stdout == f"saved {out} (training R^2 not computed: out of memory, stopped by max_iter)\n"
+    read = pd.read_csv(tmp_path / "big.csv")
+    direct = srtopt.SoftRegressionTree(depth=1, max_iter=1, random_state=0).fit(read.drop(columns="y"), read["y"])
+    np.testing.assert_array_equal(srtopt.load(out).predict(read.head(1000).drop(columns="y")),
+                                  direct.predict(read.head(1000).drop(columns="y")))
+
+
 def test_fit_cv_refuses_one_fold(workdir, capsys):
     assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--out", str(workdir / "cv1.json"),
                  "--cv", "1"]) == 2
@@ -255,6 +347,11 @@ def refused(capsys):
     (["predict", "{d}/model.json", "{d}/text.csv"], "'{d}/text.csv' lacks the model's feature column(s) 'temp', 'load', 'speed'"),
     (["show", "{d}/model.json", "--format", "png"], "--format png needs --out FILE.png"),
     (["show", "{d}/model.json", "--top", "0"], "--top must be >= 1 or 'all', got 0"),
+    ([*FIT, "--leaf", "spline:n_knots=0"], "leaf spec 'spline:n_knots=0': n_knots must be an integer >= 3, got 0"),
+    ([*FIT, "--leaf", "spline:n_knots=8,n_knots=9"],
+     "leaf: option 'n_knots' is given twice in 'spline:n_knots=8,n_knots=9'; give it once"),
+    ([*FIT, "--leaf", "spline", "--penalty", "feature_l1"],
+     "penalty feature_l1 groups each feature's split weights and linear leaf weights; spline leaves carry more"),
     ([*FIT, "--sep", "ab"], "--sep takes one character (or 'tab'), got 'ab'"),
     ([*FIT, "--sep", ""], "--sep takes one character"),
     (["predict", "{d}/model.json", "{d}/data.csv", "--sep", ",,"], "--sep takes one character (or 'tab'), got ',,'"),
@@ -303,6 +400,15 @@ def test_help_lists_the_options(capsys):
         assert exit_.value.code == 0
         text = capsys.readouterr().out
         assert all(option in text for option in options)
+
+
+def test_fit_help_says_what_it_reads_and_what_the_time_limit_covers(capsys):
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "numeric columns" not in text and "numbers, text as categories, an empty cell as a missing value" in text
+    assert "for each fit" not in text and "each with --time-limit" not in text
+    assert "(with --cv: the whole search and the refit)" in text
 
 
 def test_show_html_writes_one_self_contained_page(workdir, fitted, capsys):

@@ -124,8 +124,27 @@ def test_a_signal_right_after_out_is_replaced_says_the_model_was_saved(tmp_path,
 
 
 def test_a_signal_before_the_save_leaves_out_untouched(tmp_path, monkeypatch, capsys):
-    """The training R^2 is computed before the save: a signal there (sent by score, hooked) finds
-    --out unwritten, and says so."""
+    """A signal while the fitted model is written into text (sent by dumps, hooked) finds --out unwritten, and
+    says so."""
+    from srtopt import persistence
+
+    argv, dumps = _small_fit_args(tmp_path), persistence.dumps
+
+    def signal_then_dumps(model):
+        signal.raise_signal(signal.SIGTERM)
+        return dumps(model)
+
+    monkeypatch.setattr(persistence, "dumps", signal_then_dumps)
+    assert cli.main(argv) == 143
+    assert capsys.readouterr().err.splitlines() == ["srtopt fit: terminated; --out was not written"]
+    assert (tmp_path / "model.json").read_text() == "the old model\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "model.json"]
+
+
+def test_a_signal_while_the_training_score_is_computed_finds_the_model_saved(tmp_path, monkeypatch, capsys):
+    """The training R^2 of the last line is computed after the save (whatever fails after training keeps the
+    model): a signal there (sent by score, hooked) says the model was saved, and it was."""
+    import srtopt
     from srtopt import SoftRegressionTree
 
     argv, score = _small_fit_args(tmp_path), SoftRegressionTree.score
@@ -136,8 +155,9 @@ def test_a_signal_before_the_save_leaves_out_untouched(tmp_path, monkeypatch, ca
 
     monkeypatch.setattr(SoftRegressionTree, "score", signal_then_score)
     assert cli.main(argv) == 143
-    assert capsys.readouterr().err.splitlines() == ["srtopt fit: terminated; --out was not written"]
-    assert (tmp_path / "model.json").read_text() == "the old model\n"
+    assert capsys.readouterr().err.splitlines() == [
+        f"srtopt fit: terminated; the model was saved to {tmp_path / 'model.json'}"]
+    assert srtopt.load(tmp_path / "model.json").depth == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "model.json"]
 
 

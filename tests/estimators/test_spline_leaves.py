@@ -120,6 +120,9 @@ def test_a_class_recall_bound_holds_with_spline_leaves():
     (SoftRegressionTree, "spline:knots=4", "unknown option 'knots'"),
     (SoftRegressionTree, "quadratic", "leaf must be 'linear', 'spline'"),
     (SoftClassificationTree, "linear", "leaf must be 'constant', 'logistic', 'spline'"),
+    (SoftRegressionTree, "spline:n_knots=8,n_knots=9", "option 'n_knots' is given twice"),
+    (SoftClassificationTree, "spline:n_knots=8,n_knots=9", "option 'n_knots' is given twice"),
+    (SoftClassificationTree, "spline:n_knots=0", "n_knots must be an integer >= 3"),
 ])
 def test_bad_leaf_specs_are_refused_in_one_line(curved, estimator, leaf, message):
     X, y = curved
@@ -127,6 +130,12 @@ def test_bad_leaf_specs_are_refused_in_one_line(curved, estimator, leaf, message
         estimator(leaf=leaf).fit(X, y if estimator is SoftRegressionTree else y > 1)
 
 
-def test_feature_l1_says_it_takes_linear_leaves(curved):
-    with pytest.raises(ValueError, match="feature_l1 groups each feature's split weights and linear leaf weights"):
-        SoftRegressionTree(leaf="spline", penalty="feature_l1:strength=0.01,relax=False").fit(*curved)
+@pytest.mark.parametrize("penalty", ["feature_l1", "feature_l1:strength=0.01", "feature_l1:strength=0.01,relax=False"])
+@pytest.mark.parametrize("estimator", [SoftRegressionTree, SoftClassificationTree])
+def test_feature_l1_says_it_takes_linear_leaves(curved, estimator, penalty):
+    """Whichever way the term selects (the held-out screen without a strength, the l1 fit's support, or the term
+    kept in E), spline leaves are refused in one line when the fit starts."""
+    X, y = curved
+    with pytest.raises(ValueError, match="^penalty feature_l1 groups each feature's split weights and linear leaf "
+                                         "weights; spline leaves carry more columns per feature"):
+        estimator(leaf="spline", penalty=penalty).fit(X, y if estimator is SoftRegressionTree else y > 1)

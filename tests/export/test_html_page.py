@@ -461,3 +461,53 @@ def test_a_table_page_takes_a_row_of_the_table(browser, table_page, size, home):
     assert int(result.get_attribute("data-leaf")) == int(tree.apply(row)[0])
     assert browser.find_element("id", "c-1").tag_name == "select"
     assert _console_errors(browser) == []
+
+
+@pytest.fixture(scope="module")
+def number_pages(table_page, tmp_path_factory):
+    """{form: (tree, page, other columns of a row)}: a tree on two numeric features (a number field per feature)
+    and the table page (a field per table column)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"size": rng.random(200) * 10, "rooms": rng.random(200) * 5})
+    tree = SoftRegressionTree(depth=2, random_state=0, clip_predictions=False).fit(X, X["size"] - X["rooms"])
+    path = tmp_path_factory.mktemp("numbers") / "numbers.html"
+    export_html(tree, path)
+    return {"features": (tree, path, {"rooms": "2.5"}), "table": (table_page[0], table_page[2], {"home": "rent"})}
+
+
+@pytest.mark.parametrize("form", ["features", "table"])
+def test_the_form_refuses_text_that_is_not_a_number(browser, number_pages, form):
+    """"1,234", "12abc" and "0x10" are not read as 1, 12 and 0 (JavaScript's parseFloat): typed or in the address,
+    the page says "not a number" and shows no route, as Python refuses them."""
+    tree, path, others = number_pages[form]
+    field = "x-0" if form == "features" else "c-0"
+    for text in ("1,234", "12abc", "0x10", "1e400", "Infinity", "1_000"):
+        _open(browser, path, urlencode({"size": "3", **others}))
+        assert browser.find_element("id", "result").get_attribute("data-prediction") is not None
+        typed = browser.find_element("id", field)
+        typed.clear()
+        typed.send_keys(text)
+        browser.find_element("id", "route").click()
+        for where in ("typed", "address"):
+            if where == "address":
+                _open(browser, path, urlencode({"size": text, **others}))
+            assert browser.find_element("id", "row-error").text == "not a number: size", (text, where)
+            assert browser.find_element("id", "result").get_attribute("data-prediction") is None, (text, where)
+            assert not browser.find_element("id", "path-table").is_displayed()
+    assert _console_errors(browser) == []
+
+
+@pytest.mark.parametrize("form", ["features", "table"])
+def test_the_form_reads_a_decimal_as_python_does(browser, number_pages, form):
+    import pandas as pd
+
+    tree, path, others = number_pages[form]
+    for text in (" 5 ", "+2", "5.", ".5", "-1e-1", "7E0"):
+        _open(browser, path, urlencode({"size": text, **others}))
+        assert browser.find_element("id", "row-error").text == ""
+        row = pd.DataFrame({"size": [float(text)], **{k: [float(v) if form == "features" else v]
+                                                        for k, v in others.items()}})
+        np.testing.assert_allclose(float(browser.find_element("id", "result").get_attribute("data-prediction")),
+                                   tree.predict(row)[0], rtol=1e-12)

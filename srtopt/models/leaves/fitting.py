@@ -25,22 +25,28 @@ def fit_basis(spec, Xs: np.ndarray, T: np.ndarray, weights: np.ndarray, lambda_b
     (2 strength)); without an l2 term (lambda_b = 0) the wiggles are not penalized (s = 1)."""
     if isinstance(spec, Basis):
         return spec
-    name, options = parse_spec(spec)
+    name, options = basis_options(spec)
     p = Xs.shape[1]
-    if name in ("linear", "constant") and not options:
-        return LinearBasis(p) if name == "linear" else ConstantBasis(p)
     if name != "spline":
-        raise ValueError(f"unknown leaf basis {spec!r}: use 'linear', 'constant' or 'spline' (options n_knots, "
-                         f"smoothing)")
-    n_knots, smoothing, factor = _spline_options(spec, options)
-    basis = SplineBasis.fit(Xs, weights, n_knots)
+        return LinearBasis(p) if name == "linear" else ConstantBasis(p)
+    basis = SplineBasis.fit(Xs, weights, options["n_knots"])
     if lambda_b <= 0 or not basis.curves:
         return basis
-    strength = factor * gcv_strength(basis, Xs, T, weights) if smoothing == "gcv" else smoothing
+    smoothing = options["smoothing"]
+    strength = options["smoothing_factor"] * gcv_strength(basis, Xs, T, weights) if smoothing == "gcv" else smoothing
     return basis.with_scale(float(np.sqrt(np.sum(weights) * lambda_b / (2.0 * strength))))
 
 
-def _spline_options(spec, options) -> tuple[int, object, float]:
+def basis_options(spec: str) -> tuple[str, dict]:
+    """(name, options) of a basis spec, checked without data, so that an estimator refuses a bad ``leaf`` before
+    its fit: "linear" and "constant" take no option; "spline" the options of :func:`fit_basis`, the defaults of
+    those not given filled in."""
+    name, options = parse_spec(spec)
+    if name in ("linear", "constant") and not options:
+        return name, options
+    if name != "spline":
+        raise ValueError(f"unknown leaf basis {spec!r}: use 'linear', 'constant' or 'spline' (options n_knots, "
+                         f"smoothing)")
     unknown = set(options) - set(SPLINE_OPTIONS)
     if unknown:
         raise ValueError(f"leaf spec {spec!r}: unknown option {sorted(unknown)[0]!r}; a spline takes "
@@ -54,7 +60,7 @@ def _spline_options(spec, options) -> tuple[int, object, float]:
         raise ValueError(f"leaf spec {spec!r}: smoothing must be 'gcv' or a number > 0, got {smoothing!r}")
     if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not np.isfinite(factor) or factor <= 0:
         raise ValueError(f"leaf spec {spec!r}: smoothing_factor must be a number > 0, got {factor!r}")
-    return n_knots, smoothing, float(factor)
+    return name, {**options, "smoothing_factor": float(factor)}
 
 
 def gcv_strength(basis: SplineBasis, Xs, T, weights) -> float:

@@ -24,6 +24,24 @@ from .objective import SRTObjective
 #: the rows that weights count for at most, where more would change nothing: the l2 weights' N
 #: (:data:`srtopt.estimators.regularization.LAMBDA_ROWS`) and :attr:`SRTProblem.counts`
 COUNTED_ROWS = 100_000
+#: the relative rounding of a sum that :func:`counted_weights` takes as the bound it rescaled to
+ROUNDING = 1e-12
+
+
+def counted_weights(weights) -> np.ndarray:
+    """Row weights (finite, >= 0, some positive) as the method counts rows: a weight means repetition, so a row
+    of integer weight k counts as k repeated rows, and weights summing to between one row and ``max(N,
+    COUNTED_ROWS)`` rows are kept as they are.  Weights summing to fewer or more count in proportion to that
+    bound, from their ratios to the largest: weights scaled by any factor beyond it count alike, and none
+    overflows (1e308) or loses its digits below the normal floats (1e-320)."""
+    weights = np.asarray(weights, float)
+    largest = weights.max()
+    ratios = weights / largest
+    most = max(len(weights), COUNTED_ROWS)
+    log_sum = np.log(largest) + np.log(ratios.sum())  # log of the weights' sum, which may overflow
+    if -ROUNDING <= log_sum <= np.log(most) + ROUNDING:  # bounded weights stay as they are (also bounded twice)
+        return weights
+    return ratios * ((most if log_sum > 0 else 1.0) / ratios.sum())
 
 
 @dataclass
@@ -84,18 +102,9 @@ class SRTProblem:
 
     @cached_property
     def counts(self) -> np.ndarray:
-        """The rows' weights before normalization (ones without weights): what a row counts for where
-        the method counts rows, so that a row of integer weight k counts as k repeated rows.  Weights
-        summing to more than ``max(N, COUNTED_ROWS)`` rows count in proportion to that many (from their
-        ratios to the largest, so that weights scaled by any factor count alike, and none overflows)."""
-        if self.weights is None:
-            return np.ones(self.X.shape[0])
-        weights = np.asarray(self.weights, float)
-        most = max(len(weights), COUNTED_ROWS)
-        if weights.sum() <= most:
-            return weights
-        ratios = weights / weights.max()
-        return ratios * (most / ratios.sum())
+        """The rows' weights before normalization (ones without weights), as :func:`counted_weights` bounds them:
+        what a row counts for where the method counts rows."""
+        return np.ones(self.X.shape[0]) if self.weights is None else counted_weights(self.weights)
 
     @property
     def n_features(self) -> int:

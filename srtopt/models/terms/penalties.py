@@ -8,7 +8,8 @@ import numbers
 import casadi as ca
 import numpy as np
 
-from ..._spec import Registry
+from ..._spec import Registry, parse_spec
+from ...bases import Basis
 from . import layout
 from .base import Term
 from .blocks import BlockPenalty, FeatureL1Block, FeatureL1Majorizer, L2Block, LeafShrinkageBlock, _group_radius
@@ -333,15 +334,21 @@ class FeatureL1(Penalty):
             raise ValueError(f"feature_l1 relax must be True or False, got {relax!r}")
         self.strength, self.split_weight, self.method, self.relax = strength, split_weight, method, bool(relax)
 
+    def check_leaves(self, leaf_model) -> None:
+        """Refuse a leaf model (fitted or not) whose basis has more columns per feature than one linear weight
+        (spline leaves): the groups are each feature's split weights and linear leaf weights.  The estimators
+        ask it when their fit starts, before a feature budget selects with the term."""
+        basis = leaf_model.basis
+        kind = basis.kind if isinstance(basis, Basis) else parse_spec(basis)[0]
+        if kind not in ("constant", "linear"):
+            raise ValueError(f"penalty feature_l1 groups each feature's split weights and linear leaf weights; "
+                             f"{kind} leaves carry more columns per feature: use max_features to keep a few "
+                             f"features, or linear leaves")
+
     def bind(self, problem) -> "FeatureL1":
         """A copy for ``problem`` (:meth:`Penalty.bind`) whose strength, if None, is ``SCALE / sqrt(N)``, N the
-        sum of the problem's row weights.  The groups are each feature's split weights and linear leaf weights:
-        a leaf basis with more columns per feature (spline leaves) is refused."""
-        basis = problem.leaf_model.basis
-        if basis.n_columns not in (1, problem.n_features + 1):
-            raise ValueError(f"feature_l1 groups each feature's split weights and linear leaf weights; the "
-                             f"{basis.kind} leaves carry more columns per feature: use max_features to keep a few "
-                             f"features, or linear leaves")
+        sum of the problem's row weights; leaves it does not take are refused (:meth:`check_leaves`)."""
+        self.check_leaves(problem.leaf_model)
         out = super().bind(problem)
         if out.strength is None:
             out.strength = self.SCALE / float(np.sqrt(problem.counts.sum()))
