@@ -26,6 +26,9 @@ import numpy as np
 #: a feature gets a curve when it has at least this many distinct training values (a binary or few-valued
 #: column keeps its linear term alone)
 MIN_DISTINCT = 8
+#: the levels of the training quantiles a spline basis keeps of every feature for its readers: the 1st and 99th
+#: percentiles (the bulk of the rows), the deciles, and among them the median (a typical row)
+QUANTILE_LEVELS = (0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99)
 
 
 class Basis:
@@ -70,6 +73,12 @@ class Basis:
         (the form of :mod:`srtopt.models.constraints.bounds`)."""
         raise NotImplementedError(f"{type(self).__name__}.column_bounds(lower, upper) must map bounds on "
                                   f"[intercept, features] to the design's columns")
+
+    def curve(self, j: int, coef: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """f_j(x), feature j's term in a leaf of coefficients ``coef`` (q,) at scaled values x: its linear weight
+        times x (0 for a constant leaf)."""
+        columns = self.feature_columns(j)
+        return (coef[columns[0]] if len(columns) else 0.0) * np.asarray(x, float)
 
     def slopes(self, j: int, coef: np.ndarray) -> np.ndarray:
         """The numbers (..., r) whose range is the range of the slope of feature j's term in a leaf of
@@ -169,14 +178,19 @@ class SplineBasis(LinearBasis):
     scale : float, default=1.0
         s: the wiggle columns are B_j M_j s, so the l2 weight lambda_b on their coefficients is a smoothness
         penalty of strength lambda_b / s^2.
+    quantiles : ndarray of shape (p, len(QUANTILE_LEVELS)) or None, default=None
+        Every feature's scaled training quantiles at :data:`QUANTILE_LEVELS`, for the readers (where the rows
+        are: the median row a leaf's value is read at, the bulk and the deciles a curve is drawn over); None
+        for a basis saved before they were kept (its readers read the middle of the range instead).
     """
 
     kind = "spline"
 
-    def __init__(self, n_features: int, curves: dict, degree: int = 3, scale: float = 1.0):
+    def __init__(self, n_features: int, curves: dict, degree: int = 3, scale: float = 1.0, quantiles=None):
         super().__init__(n_features)
         self.curves = {int(j): (np.asarray(knots, float), np.asarray(M, float)) for j, (knots, M) in curves.items()}
         self.degree, self.scale = int(degree), float(scale)
+        self.quantiles = None if quantiles is None else np.asarray(quantiles, float)
         self._offsets = {}
         start = 1 + n_features
         for j in sorted(self.curves):
@@ -188,7 +202,8 @@ class SplineBasis(LinearBasis):
     def fit(cls, Xs: np.ndarray, weights=None, n_knots: int = 5, degree: int = 3) -> "SplineBasis":
         """The basis of the scaled training rows Xs: knots at the ``n_knots`` quantiles of each feature with
         at least :data:`MIN_DISTINCT` distinct values (rows of weight 0 left out; tied quantiles merged; a
-        feature of fewer than 3 knots keeps its linear term alone); scale 1."""
+        feature of fewer than 3 knots keeps its linear term alone); scale 1; every feature's quantiles at
+        :data:`QUANTILE_LEVELS`."""
         seen = Xs if weights is None else Xs[np.asarray(weights) > 0]
         curves = {}
         for j in range(Xs.shape[1]):
@@ -197,11 +212,11 @@ class SplineBasis(LinearBasis):
             knots = np.unique(np.quantile(seen[:, j], np.linspace(0.0, 1.0, n_knots)))
             if len(knots) >= 3:
                 curves[j] = (knots, wiggle_map(knot_vector(knots, degree), degree))
-        return cls(Xs.shape[1], curves, degree)
+        return cls(Xs.shape[1], curves, degree, quantiles=np.quantile(seen, QUANTILE_LEVELS, axis=0).T)
 
     def with_scale(self, scale: float) -> "SplineBasis":
         """This basis with the wiggle columns scaled by ``scale`` (see the class docstring)."""
-        return SplineBasis(self.n_features, self.curves, self.degree, scale)
+        return SplineBasis(self.n_features, self.curves, self.degree, scale, self.quantiles)
 
     def design(self, Xs):
         linear = super().design(Xs)
@@ -303,9 +318,9 @@ class SplineBasis(LinearBasis):
 
     def curve(self, j: int, coef: np.ndarray, x: np.ndarray) -> np.ndarray:
         """f_j(x) = b_j x + W_j(x) . c_j of a leaf's coefficients ``coef`` (q,) at scaled values x."""
-        columns = self.feature_columns(j)
-        value = coef[columns[0]] * np.asarray(x, float)
-        return value + (self.wiggle(j, np.asarray(x, float)) @ coef[columns[1:]] if len(columns) > 1 else 0.0)
+        x = np.asarray(x, float)
+        line = super().curve(j, coef, x)
+        return line + self.wiggle(j, x) @ coef[self.wiggle_columns(j)] if j in self.curves else line
 
     def bspline_coefficients(self, j: int, coef: np.ndarray) -> np.ndarray:
         """The B-spline coefficients a (..., K) of f_j for a leaf's coefficients ``coef`` (..., q): the linear
@@ -340,7 +355,8 @@ class SplineBasis(LinearBasis):
     def to_json(self) -> dict:
         return {**super().to_json(), "degree": self.degree, "scale": self.scale,
                 "curves": [{"feature": j, "knots": knots.tolist(), "map": M.tolist()}
-                           for j, (knots, M) in sorted(self.curves.items())]}
+                           for j, (knots, M) in sorted(self.curves.items())],
+                **({} if self.quantiles is None else {"quantiles": self.quantiles.tolist()})}
 
     @classmethod
     def from_json(cls, doc: dict) -> "SplineBasis":
@@ -357,12 +373,25 @@ class SplineBasis(LinearBasis):
                 raise ValueError(f"the curve of feature {j!r} has knots {knots.shape} or a map {M.shape} that do "
                                  f"not make a spline of degree {degree}")
             curves[j] = (knots, M)
-        return cls(p, curves, degree, scale)
+        return cls(p, curves, degree, scale, _quantiles(doc.get("quantiles"), p))
 
     @property
     def key(self) -> tuple:
         return (self.kind, self.n_features, self.degree, self.scale,
                 tuple((j, knots.tobytes()) for j, (knots, _) in sorted(self.curves.items())))
+
+
+def _quantiles(value, p: int):
+    """The quantiles of a spline basis's file form, checked: None where the file has none (one saved before
+    they were kept), else (p, len(QUANTILE_LEVELS)) finite numbers that do not decrease along a feature's row."""
+    if value is None:
+        return None
+    quantiles = np.asarray(value, float)
+    if quantiles.shape != (p, len(QUANTILE_LEVELS)) or not np.isfinite(quantiles).all() or \
+            np.any(np.diff(quantiles, axis=1) < 0):
+        raise ValueError(f"the quantiles {quantiles.shape} are not {len(QUANTILE_LEVELS)} nondecreasing numbers per "
+                         f"feature ({p})")
+    return quantiles
 
 
 def _count(value, least: int) -> bool:

@@ -152,6 +152,7 @@ def test_the_file_form_gives_the_same_basis(rows, basis):
     basis = SplineBasis.fit(rows).with_scale(0.25) if basis == "spline" else basis
     again = basis_from_json(basis.to_json())
     assert again == basis
+    np.testing.assert_array_equal(getattr(again, "quantiles", None), getattr(basis, "quantiles", None))
     np.testing.assert_array_equal(again.design(rows), basis.design(rows))
 
 
@@ -162,6 +163,8 @@ def test_the_file_form_gives_the_same_basis(rows, basis):
     (lambda d: d["curves"][0].update(feature=7), "do not make a spline"),
     (lambda d: d["curves"][0].update(map=[[1.0]]), "do not make a spline"),
     (lambda d: d.pop("degree"), "malformed spline leaf basis"),
+    (lambda d: d.update(quantiles=[[0.0] * 11] * 2), "quantiles"),
+    (lambda d: d.update(quantiles=[[0.5] * 10 + [0.4]] * 3), "nondecreasing"),
 ])
 def test_a_malformed_file_form_is_refused(rows, edit, match):
     doc = SplineBasis.fit(rows).to_json()
