@@ -1,4 +1,5 @@
-"""A soft mean as each formulation sees it: over omega_W (BN), over beta_W (LN), over all variables.
+"""A soft mean as each formulation sees it: over omega_W (BN), over beta_W (LN), over all variables; and the
+linear rows on each leaf's coefficients that bound a curve's slope (:class:`CoefficientRows`).
 
 Each block gives numpy values, Jacobians and Hessians (the reference), a CasADi rendering and a
 Pyomo rendering.  The three are written by hand: the numpy versions are the hot path and use the
