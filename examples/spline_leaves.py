@@ -38,6 +38,5 @@ for leaf in ("linear", "spline"):
     print(f"{leaf:6s} leaves: test R^2 {tree.score(X_test, y_test):.3f}, {tree.get_n_leaves()} leaves, "
           f"{tree.beta_.shape[1]} coefficients per leaf, {tree.fit_seconds_:.2f} s")
 print(export_text(tree, feature_names=names, top=3))
-axes = plot_leaf_curves(tree, top=2, feature_names=names)
-axes[0, 0].figure.suptitle("the curves of each leaf")
+axes = plot_leaf_curves(tree, top=2, feature_names=names)  # its title says how to read the panels
 plt.show()

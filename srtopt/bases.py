@@ -26,6 +26,9 @@ import numpy as np
 #: a feature gets a curve when it has at least this many distinct training values (a binary or few-valued
 #: column keeps its linear term alone)
 MIN_DISTINCT = 8
+#: the levels of the training quantiles a spline basis keeps of every feature for its readers: the 1st and 99th
+#: percentiles (the bulk of the rows), the deciles, and among them the median (a typical row)
+QUANTILE_LEVELS = (0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99)
 
 
 class Basis:
@@ -66,10 +69,31 @@ class Basis:
         return np.concatenate([coef[..., :1], np.where(columns >= 0, coef[..., np.maximum(columns, 0)], 0.0)], axis=-1)
 
     def column_bounds(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Bounds (q,) of a leaf's columns from bounds (p + 1,) on [intercept, each feature's linear term]
+        """Bounds (q,) of a leaf's columns from bounds (p + 1,) on [intercept, each feature's slope]
         (the form of :mod:`srtopt.models.constraints.bounds`)."""
         raise NotImplementedError(f"{type(self).__name__}.column_bounds(lower, upper) must map bounds on "
                                   f"[intercept, features] to the design's columns")
+
+    def curve(self, j: int, coef: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """f_j(x), feature j's term in a leaf of coefficients ``coef`` (q,) at scaled values x: its linear weight
+        times x (0 for a constant leaf)."""
+        columns = self.feature_columns(j)
+        return (coef[columns[0]] if len(columns) else 0.0) * np.asarray(x, float)
+
+    def slopes(self, j: int, coef: np.ndarray) -> np.ndarray:
+        """The numbers (..., r) whose range is the range of the slope of feature j's term in a leaf of
+        coefficients ``coef`` (..., q), over every input: the linear weight (r = 1); none for a constant leaf."""
+        return coef[..., self.feature_columns(j)[:1]]
+
+    def slope_rows(self, lower: np.ndarray, upper: np.ndarray):
+        """The linear rows (A (r, q), lower (r,), upper (r,)) on a leaf's coefficients that bound the slopes of
+        the features :meth:`column_bounds` leaves free, from bounds (p + 1,) on [intercept, slopes]; None: the
+        column bounds say it all (every basis but a spline's)."""
+        return None
+
+    def within_slopes(self, coef: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        """``coef`` (..., q) moved onto :meth:`slope_rows` (the column bounds apart): unchanged here."""
+        return coef
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "n_features": self.n_features}
@@ -154,14 +178,19 @@ class SplineBasis(LinearBasis):
     scale : float, default=1.0
         s: the wiggle columns are B_j M_j s, so the l2 weight lambda_b on their coefficients is a smoothness
         penalty of strength lambda_b / s^2.
+    quantiles : ndarray of shape (p, len(QUANTILE_LEVELS)) or None, default=None
+        Every feature's scaled training quantiles at :data:`QUANTILE_LEVELS`, for the readers (where the rows
+        are: the median row a leaf's value is read at, the bulk and the deciles a curve is drawn over); None
+        for a basis saved before they were kept (its readers read the middle of the range instead).
     """
 
     kind = "spline"
 
-    def __init__(self, n_features: int, curves: dict, degree: int = 3, scale: float = 1.0):
+    def __init__(self, n_features: int, curves: dict, degree: int = 3, scale: float = 1.0, quantiles=None):
         super().__init__(n_features)
         self.curves = {int(j): (np.asarray(knots, float), np.asarray(M, float)) for j, (knots, M) in curves.items()}
         self.degree, self.scale = int(degree), float(scale)
+        self.quantiles = None if quantiles is None else np.asarray(quantiles, float)
         self._offsets = {}
         start = 1 + n_features
         for j in sorted(self.curves):
@@ -173,7 +202,8 @@ class SplineBasis(LinearBasis):
     def fit(cls, Xs: np.ndarray, weights=None, n_knots: int = 5, degree: int = 3) -> "SplineBasis":
         """The basis of the scaled training rows Xs: knots at the ``n_knots`` quantiles of each feature with
         at least :data:`MIN_DISTINCT` distinct values (rows of weight 0 left out; tied quantiles merged; a
-        feature of fewer than 3 knots keeps its linear term alone); scale 1."""
+        feature of fewer than 3 knots keeps its linear term alone); scale 1; every feature's quantiles at
+        :data:`QUANTILE_LEVELS`."""
         seen = Xs if weights is None else Xs[np.asarray(weights) > 0]
         curves = {}
         for j in range(Xs.shape[1]):
@@ -182,11 +212,11 @@ class SplineBasis(LinearBasis):
             knots = np.unique(np.quantile(seen[:, j], np.linspace(0.0, 1.0, n_knots)))
             if len(knots) >= 3:
                 curves[j] = (knots, wiggle_map(knot_vector(knots, degree), degree))
-        return cls(Xs.shape[1], curves, degree)
+        return cls(Xs.shape[1], curves, degree, quantiles=np.quantile(seen, QUANTILE_LEVELS, axis=0).T)
 
     def with_scale(self, scale: float) -> "SplineBasis":
         """This basis with the wiggle columns scaled by ``scale`` (see the class docstring)."""
-        return SplineBasis(self.n_features, self.curves, self.degree, scale)
+        return SplineBasis(self.n_features, self.curves, self.degree, scale, self.quantiles)
 
     def design(self, Xs):
         linear = super().design(Xs)
@@ -217,28 +247,89 @@ class SplineBasis(LinearBasis):
         return np.arange(1 + self.n_features, self._q)
 
     def column_bounds(self, lower, upper):
-        """The linear columns bounded as their features; a curve's wiggle columns fixed at 0 where its
-        feature's linear term is bounded (a monotone or slope-bounded feature is a line in every leaf, a
-        feature left out has no curve), free otherwise."""
+        """The columns of a feature without a curve bounded as its slope; a curved feature's columns free where
+        its slope is bounded on one side or within an interval (:meth:`slope_rows` bound it), and a line of
+        the one slope where lower = upper (0: a feature left out has no curve)."""
         lo, hi = np.full(self._q, -np.inf), np.full(self._q, np.inf)
         lo[:self.n_features + 1], hi[:self.n_features + 1] = lower, upper
         for j in self.curves:
-            if np.isfinite(lower[1 + j]) or np.isfinite(upper[1 + j]):
+            if lower[1 + j] == upper[1 + j]:
                 lo[self.wiggle_columns(j)] = hi[self.wiggle_columns(j)] = 0.0
+            elif self._curve_bounded(j, lower, upper):
+                lo[1 + j], hi[1 + j] = -np.inf, np.inf
         return lo, hi
+
+    def _curve_bounded(self, j: int, lower, upper) -> bool:
+        """Whether curved feature j's slope is bounded by rows (bounded, and not to a single value)."""
+        return j in self.curves and lower[1 + j] != upper[1 + j] and \
+            bool(np.isfinite(lower[1 + j]) or np.isfinite(upper[1 + j]))
+
+    def slopes(self, j, coef):
+        """The B-spline coefficients (..., K - 1) of the derivative of curve f_j (a quadratic spline on the knot
+        vector less its end knots, d_i = (a_(i+1) - a_i) / (g_(i+1) - g_i), a its coefficients, g the Greville
+        abscissae), whose range holds f_j' everywhere: its B-splines are nonnegative and sum to 1 between the
+        boundary knots, and beyond them f_j' is its value at the boundary.  The linear weight for a feature
+        without a curve."""
+        if j not in self.curves:
+            return super().slopes(j, coef)
+        g = greville(knot_vector(self.curves[j][0], self.degree), self.degree)
+        return np.diff(self.bspline_coefficients(j, coef), axis=-1) / np.diff(g)
+
+    def slope_rows(self, lower, upper):
+        """lower_j <= d_i <= upper_j for every derivative coefficient d_i of each curve whose slope is bounded
+        (:meth:`slopes`, linear in the coefficients): then lower_j <= f_j'(x) <= upper_j for every x,
+        extrapolation included (sufficient, and exact for lines: a line's d_i are its slope; a monotone
+        P-spline, as in SCAM or pyGAM).  None when no curve is bounded."""
+        rows, lo, hi = [], [], []
+        for j in sorted(self.curves):
+            if self._curve_bounded(j, lower, upper):
+                A = self.slopes(j, np.eye(self._q)).T  # (K - 1, q): d is linear in the coefficients
+                rows.append(A)
+                lo.append(np.full(len(A), lower[1 + j]))
+                hi.append(np.full(len(A), upper[1 + j]))
+        if not rows:
+            return None
+        return np.vstack(rows), np.concatenate(lo), np.concatenate(hi)
+
+    def within_slopes(self, coef, lower, upper):
+        """``coef`` (..., q) with every bounded curve's derivative coefficients clipped into its bounds where
+        they are not (the curve rebuilt from its left end, the constant it gains moved to the intercept): an iterate
+        a solver left within its tolerance of :meth:`slope_rows` meets them up to rounding."""
+        coef = np.array(coef, dtype=float)
+        for j in sorted(self.curves):
+            if not self._curve_bounded(j, lower, upper):
+                continue
+            d = self.slopes(j, coef)
+            clipped = np.clip(d, lower[1 + j], upper[1 + j])
+            moved = np.any(clipped != d, axis=-1)
+            if not moved.any():
+                continue
+            knots, M = self.curves[j]
+            g = greville(knot_vector(knots, self.degree), self.degree)
+            a = self.bspline_coefficients(j, coef[moved])
+            rebuilt = a[:, :1] + np.concatenate([np.zeros((len(a), 1)), np.cumsum(clipped[moved] * np.diff(g), axis=-1)],
+                                                axis=-1)
+            parts = np.linalg.solve(np.column_stack([np.ones_like(g), g, M * self.scale]), rebuilt.T).T
+            rows = coef[moved]
+            rows[:, 0] += parts[:, 0]
+            rows[:, self.feature_columns(j)] = parts[:, 1:]
+            coef[moved] = rows
+        return coef
 
     def curve(self, j: int, coef: np.ndarray, x: np.ndarray) -> np.ndarray:
         """f_j(x) = b_j x + W_j(x) . c_j of a leaf's coefficients ``coef`` (q,) at scaled values x."""
-        columns = self.feature_columns(j)
-        value = coef[columns[0]] * np.asarray(x, float)
-        return value + (self.wiggle(j, np.asarray(x, float)) @ coef[columns[1:]] if len(columns) > 1 else 0.0)
+        x = np.asarray(x, float)
+        line = super().curve(j, coef, x)
+        return line + self.wiggle(j, x) @ coef[self.wiggle_columns(j)] if j in self.curves else line
 
     def bspline_coefficients(self, j: int, coef: np.ndarray) -> np.ndarray:
-        """The B-spline coefficients a (K,) of f_j for a leaf's coefficients ``coef`` (q,): the linear term's
-        b_j g (g the Greville abscissae) plus the wiggle's M c s."""
+        """The B-spline coefficients a (..., K) of f_j for a leaf's coefficients ``coef`` (..., q): the linear
+        term's b_j g (g the Greville abscissae) plus the wiggle's M c s."""
         knots, M = self.curves[j]
         columns = self.feature_columns(j)
-        return coef[columns[0]] * greville(knot_vector(knots, self.degree), self.degree) + M @ coef[columns[1:]] * self.scale
+        coef = np.asarray(coef, float)
+        g = greville(knot_vector(knots, self.degree), self.degree)
+        return coef[..., columns[:1]] * g + coef[..., columns[1:]] @ M.T * self.scale
 
     def pieces(self, j: int) -> dict:
         """Feature j's wiggle columns as piecewise polynomials on its knots, for a reader that evaluates them
@@ -264,7 +355,8 @@ class SplineBasis(LinearBasis):
     def to_json(self) -> dict:
         return {**super().to_json(), "degree": self.degree, "scale": self.scale,
                 "curves": [{"feature": j, "knots": knots.tolist(), "map": M.tolist()}
-                           for j, (knots, M) in sorted(self.curves.items())]}
+                           for j, (knots, M) in sorted(self.curves.items())],
+                **({} if self.quantiles is None else {"quantiles": self.quantiles.tolist()})}
 
     @classmethod
     def from_json(cls, doc: dict) -> "SplineBasis":
@@ -281,12 +373,25 @@ class SplineBasis(LinearBasis):
                 raise ValueError(f"the curve of feature {j!r} has knots {knots.shape} or a map {M.shape} that do "
                                  f"not make a spline of degree {degree}")
             curves[j] = (knots, M)
-        return cls(p, curves, degree, scale)
+        return cls(p, curves, degree, scale, _quantiles(doc.get("quantiles"), p))
 
     @property
     def key(self) -> tuple:
         return (self.kind, self.n_features, self.degree, self.scale,
                 tuple((j, knots.tobytes()) for j, (knots, _) in sorted(self.curves.items())))
+
+
+def _quantiles(value, p: int):
+    """The quantiles of a spline basis's file form, checked: None where the file has none (one saved before
+    they were kept), else (p, len(QUANTILE_LEVELS)) finite numbers that do not decrease along a feature's row."""
+    if value is None:
+        return None
+    quantiles = np.asarray(value, float)
+    if quantiles.shape != (p, len(QUANTILE_LEVELS)) or not np.isfinite(quantiles).all() or \
+            np.any(np.diff(quantiles, axis=1) < 0):
+        raise ValueError(f"the quantiles {quantiles.shape} are not {len(QUANTILE_LEVELS)} nondecreasing numbers per "
+                         f"feature ({p})")
+    return quantiles
 
 
 def _count(value, least: int) -> bool:

@@ -13,7 +13,9 @@ Every estimator stores its scaling statistics as ``state.scaler`` (x_min, x_scal
 y_mean, y_std).  A soft tree stores its fitted leaf model as ``state.leaf_model``
 (:meth:`srtopt.leaf_model.LeafModel.to_json`: its basis, e.g. a spline's knots, and its link), from
 which ``beta_``'s shape and every prediction follow; a file of format version 2 (linear, constant or
-logistic leaves) is read with the leaf model its parameters name.  A classifier also stores ``"n_classes": K`` after ``n_features_in`` and its
+logistic leaves) is read with the leaf model its parameters name.  A spline basis's training quantiles (where
+the views read its curves, :mod:`srtopt.export.curves`) are an optional field: a format-3 file written before
+they were kept loads and predicts as it did, its views reading the curves at mid-range.  A classifier also stores ``"n_classes": K`` after ``n_features_in`` and its
 labels as ``state.classes_ = {"dtype": <numpy dtype string>, "labels": [...]}``: strings, integers,
 floats or booleans as JSON values, so that labels of any of these types come back as they were.
 Files of an older format version are refused with a message naming the last srtopt version that

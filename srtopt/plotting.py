@@ -15,8 +15,9 @@ import textwrap
 
 from .export.dot import node_labels
 from .export.leaf_readers import title_note
-from .export.nodes import (CURVE_GRID, RANKING, UNITS, as_view, drawn_nodes, drawn_tree, feature_names_of, pruned_note,
-                           scaling_of, tree_of)
+from .export.curves import CURVE_POINTS, curve_effects, curve_frame
+from .export.nodes import (RANKING, UNITS, as_view, drawn_nodes, drawn_tree, feature_names_of, pruned_note, scaling_of,
+                           tree_of)
 
 GAP_X, GAP_Y, MARGIN, PAD = 2.5, 4.0, 1.5, 0.4  # between boxes, between rows, around, in the box: x font size
 
@@ -158,9 +159,14 @@ def _draw(ax, boxes, tree, children, labels, title, size, fontsize, folded):
 
 def plot_leaf_curves(model, leaves=None, top=4, score=0, feature_names=None, units="original", axes=None):
     """Small multiples of the leaves' curves: one row per leaf, one panel per feature, each the feature's effect
-    f_j(x) on the leaf's score over the feature's training range (0 at the middle of the range: a leaf's score
-    is its value there plus the sum of these), for the ``top`` features of largest effect over the leaves
-    drawn; return the axes (an array of shape (leaves, features)).
+    f_j(x) on the leaf's score, 0 at the feature's training median (a leaf's score is its value at the median row
+    plus the sum of these: :mod:`srtopt.export.curves`), for the ``top`` features of largest effect over the
+    leaves drawn; return the axes (an array of shape (leaves, features)).
+
+    Each panel spends its axis on where the training rows are: the 1st to 99th percentile of the feature, a
+    little beyond shaded grey as the tails, the deciles as a rug of ticks at the bottom and the median as a
+    dotted line.  (A tree saved before its basis kept the quantiles is drawn over the whole training range, 0 at
+    its middle.)
 
     Parameters
     ----------
@@ -216,32 +222,60 @@ def plot_leaf_curves(model, leaves=None, top=4, score=0, feature_names=None, uni
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ValueError(f"top must be an int >= 1, got {top!r}")
     names, basis = feature_names_of(model, feature_names), leaf_model.basis
+    frame = curve_frame(basis, model.n_features_in_)
     coefs = leaf_model.coefficients(model.beta_)[[tree.leaf_index(t) for t in leaves], score]
-    effects = np.array([[_effect(basis, coef, j) for j in range(model.n_features_in_)] for coef in coefs])
-    spread = np.ptp(effects, axis=2).max(axis=0)
+    spread = np.max([high - low for _, low, high in (curve_effects(basis, coef, frame) for coef in coefs)], axis=0)
     features = [int(j) for j in np.argsort(-spread, kind="stable")[:min(top, len(names))]]
     x_min, span, _, _ = scaling_of(model)
     mean, std = leaf_model.link.score_units(model.scaler_) if units == "original" else (0.0, 1.0)
+    to_x = (lambda j, v: x_min[j] + span[j] * np.asarray(v)) if units == "original" else (lambda j, v: np.asarray(v))
     if axes is None:
         _, axes = plt.subplots(len(leaves), len(features), figsize=(2.6 * len(features), 1.9 * len(leaves)),
                                squeeze=False, sharey="row", constrained_layout=True)
+        if frame.deciles.size:  # wrapped to the figure's width (about 14 characters an inch at this size)
+            figure = axes[0, 0].figure
+            figure.suptitle(textwrap.fill(CURVE_LEGEND, int(14 * figure.get_figwidth())), fontsize=7)
     name = leaf_model.link.score_names(model.classes_, scaled=units == "scaled")[score]
     for r, t in enumerate(leaves):
         for c, j in enumerate(features):
-            ax = axes[r, c]
-            x = x_min[j] + span[j] * CURVE_GRID if units == "original" else CURVE_GRID
-            ax.plot(x, std * effects[r, j], color="C0")
+            ax, view = axes[r, c], _view(frame, j)
+            x = np.linspace(*view, CURVE_POINTS)
+            effect = basis.curve(j, coefs[r], x) - basis.curve(j, coefs[r], frame.center[j:j + 1])
+            ax.plot(to_x(j, x), std * effect, color="C0")
             ax.axhline(0.0, color="0.7", lw=0.8, zorder=0)
+            _mark_the_data(ax, frame, j, view, lambda v, j=j: to_x(j, v))
             ax.set_title(f"leaf {t}: f({names[j]})", fontsize=8)
             ax.tick_params(labelsize=7)
         axes[r, 0].set_ylabel(f"effect on {name}", fontsize=7)
     return axes
 
 
-def _effect(basis, coef, j):
-    """f_j of a score vector on the scaled grid, 0 at its middle."""
-    import numpy as np
+#: the title of a figure of curves read at the median row (:func:`plot_leaf_curves`)
+CURVE_LEGEND = ("f = 0 at the feature's training median; ticks: deciles of the training rows; grey: the tails "
+                "beyond the 1st and 99th percentiles")
+#: how far beyond a feature's 1-99% range a panel shows, as a share of that range
+TAIL_SHOWN = 0.05
 
-    values = basis.curve(j, coef, CURVE_GRID) if j in getattr(basis, "curves", {}) else (
-        coef[basis.feature_columns(j)[0]] * CURVE_GRID if len(basis.feature_columns(j)) else np.zeros_like(CURVE_GRID))
-    return values - values[len(CURVE_GRID) // 2]
+
+def _view(frame, j) -> tuple[float, float]:
+    """The scaled range a panel shows of feature j: its bulk and a share :data:`TAIL_SHOWN` of it beyond each
+    end, within the training range [0, 1]."""
+    low, high = frame.bulk[j]
+    margin = TAIL_SHOWN * (high - low)
+    return max(0.0, low - margin), min(1.0, high + margin)
+
+
+def _mark_the_data(ax, frame, j, view, to_x) -> None:
+    """Where feature j's training rows are, on a panel showing the scaled range ``view``: the tails beyond its
+    1st and 99th percentiles shaded ("tail"), its deciles as a rug ("deciles"), its median dotted ("median");
+    nothing for a frame without quantiles.  The x limits are the view's."""
+    ax.set_xlim(to_x(view[0]), to_x(view[1]))
+    if not frame.deciles.size:
+        return
+    (low, high), (start, end) = frame.bulk[j], view
+    for a, b in ((start, low), (high, end)):
+        if b > a:
+            ax.axvspan(to_x(a), to_x(b), color="0.88", lw=0, zorder=0, gid="tail")
+    ax.plot(to_x(frame.deciles[j]), [0.04] * len(frame.deciles[j]), linestyle="none", marker="|", markersize=7,
+            color="0.35", transform=ax.get_xaxis_transform(), clip_on=False, gid="deciles")
+    ax.axvline(to_x(frame.center[j]), color="0.5", lw=0.8, ls=":", zorder=0, gid="median")

@@ -4,6 +4,8 @@ pieces evaluate to its columns, and its file form is checked."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.preprocessing import SplineTransformer
 
 from srtopt.bases import (ConstantBasis, LinearBasis, SplineBasis, basis_from_json, bspline_design, greville,
@@ -85,11 +87,64 @@ def test_feature_columns_and_bounds(rows):
     assert owners[0] == -1 and list(owners[1:4]) == [0, 1, 2]
     assert all(owners[c] == 1 for c in basis.feature_columns(1)) and len(basis.feature_columns(2)) == 1
     lower, upper = np.full(4, -np.inf), np.full(4, np.inf)
-    lower[2] = 0.0  # feature 1 increasing: a line in every leaf
+    lower[2] = lower[3] = 0.0  # features 1 (curved) and 2 (binary) increasing
+    lower[1] = upper[1] = 0.0  # feature 0 left out
     lo, hi = basis.column_bounds(lower, upper)
-    assert np.all(lo[basis.wiggle_columns(1)] == 0) and np.all(hi[basis.wiggle_columns(1)] == 0)
-    assert np.all(np.isinf(lo[basis.wiggle_columns(0)])) and lo[2] == 0.0
+    assert np.all(lo[basis.feature_columns(0)] == 0) and np.all(hi[basis.feature_columns(0)] == 0)
+    assert np.all(np.isinf(lo[basis.feature_columns(1)])), "a bounded curve is bounded by rows, not columns"
+    assert lo[3] == 0.0 and hi[3] == np.inf, "a feature without a curve keeps its slope's bound"
+    A, row_lo, row_hi = basis.slope_rows(lower, upper)
+    coef = np.random.default_rng(3).standard_normal(basis.n_columns)
+    np.testing.assert_allclose(A @ coef, basis.slopes(1, coef), atol=1e-12)
+    assert np.all(row_lo == 0) and np.all(row_hi == np.inf)
+    assert LinearBasis(3).slope_rows(lower, upper) is None
     assert ConstantBasis(3).column_bounds(lower, upper)[0].shape == (1,)
+
+
+def _slopes_on_a_grid(basis, j, coef, x):
+    """The slope of curve j between the points of a fine grid x (extrapolation included)."""
+    return np.diff(basis.curve(j, coef, x)) / np.diff(x)
+
+
+def test_the_slopes_bound_the_curves_derivative_everywhere(rows):
+    basis = SplineBasis.fit(rows).with_scale(0.4)
+    x = np.linspace(-1.0, 2.0, 3001)
+    for seed in range(5):
+        coef = np.random.default_rng(seed).standard_normal(basis.n_columns)
+        d, slope = basis.slopes(0, coef), _slopes_on_a_grid(basis, 0, coef, x)
+        assert d.min() - 1e-9 <= slope.min() and slope.max() <= d.max() + 1e-9
+    line = np.zeros(basis.n_columns)
+    line[1] = 2.5
+    np.testing.assert_allclose(basis.slopes(0, line), 2.5)  # a line's slopes are its slope: no line is lost
+
+
+def test_within_slopes_moves_only_the_curves_off_their_bounds(rows):
+    basis = SplineBasis.fit(rows).with_scale(0.4)
+    lower, upper = np.full(4, -np.inf), np.full(4, np.inf)
+    lower[1], upper[1] = -0.5, 3.0
+    coef = np.random.default_rng(6).standard_normal((4, 2, basis.n_columns))
+    coef[0, 0] = 0.0
+    coef[0, 0, 1] = 1.0  # a line of slope 1: within the bounds
+    moved = basis.within_slopes(coef, lower, upper)
+    d = basis.slopes(0, moved)
+    assert d.min() >= -0.5 - 1e-12 and d.max() <= 3.0 + 1e-12
+    np.testing.assert_array_equal(moved[0, 0], coef[0, 0])
+    others = np.setdiff1d(np.arange(basis.n_columns), np.r_[0, basis.feature_columns(0)])
+    np.testing.assert_array_equal(moved[..., others], coef[..., others])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-5.0, 5.0), min_size=6, max_size=6), st.sampled_from([1, -1]))
+def test_a_curve_whose_slopes_have_a_sign_is_monotone_everywhere(rows_of_coefficients, sign):
+    basis = SplineBasis.fit(np.linspace(0.0, 1.0, 50)[:, None] ** 2).with_scale(0.3)  # knots crowd to the left
+    coef = np.zeros(basis.n_columns)
+    coef[basis.feature_columns(0)] = rows_of_coefficients  # the linear weight and 5 wiggles
+    lower, upper = np.array([-np.inf, 0.0 if sign > 0 else -np.inf]), np.array([np.inf, np.inf if sign > 0 else 0.0])
+    coef = basis.within_slopes(coef, lower, upper)
+    A, lo, hi = basis.slope_rows(lower, upper)
+    assert np.all(A @ coef >= lo - 1e-9) and np.all(A @ coef <= hi + 1e-9)
+    x = np.linspace(-1.0, 2.0, 601)
+    assert np.all(sign * np.diff(basis.curve(0, coef, x)) >= -1e-9)
 
 
 @pytest.mark.parametrize("basis", [ConstantBasis(3), LinearBasis(3), "spline"])
@@ -97,6 +152,7 @@ def test_the_file_form_gives_the_same_basis(rows, basis):
     basis = SplineBasis.fit(rows).with_scale(0.25) if basis == "spline" else basis
     again = basis_from_json(basis.to_json())
     assert again == basis
+    np.testing.assert_array_equal(getattr(again, "quantiles", None), getattr(basis, "quantiles", None))
     np.testing.assert_array_equal(again.design(rows), basis.design(rows))
 
 
@@ -107,6 +163,8 @@ def test_the_file_form_gives_the_same_basis(rows, basis):
     (lambda d: d["curves"][0].update(feature=7), "do not make a spline"),
     (lambda d: d["curves"][0].update(map=[[1.0]]), "do not make a spline"),
     (lambda d: d.pop("degree"), "malformed spline leaf basis"),
+    (lambda d: d.update(quantiles=[[0.0] * 11] * 2), "quantiles"),
+    (lambda d: d.update(quantiles=[[0.5] * 10 + [0.4]] * 3), "nondecreasing"),
 ])
 def test_a_malformed_file_form_is_refused(rows, edit, match):
     doc = SplineBasis.fit(rows).to_json()

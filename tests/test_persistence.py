@@ -509,3 +509,24 @@ def test_read_view_does_what_its_docstring_says(srt, data, saved):
     assert "does not say which leaf a row reaches (``apply``, ``decision_path``)" in doc
     with pytest.raises(ValueError, match="load it with srtopt.load to route new rows"):
         view.apply(data[0].head(5))
+
+
+def test_a_spline_file_keeps_the_quantiles_and_one_saved_before_them_still_loads(tmp_path):
+    """The spline basis's quantiles (where its readers read a curve) are an optional field of format 3: a file
+    written before they were kept loads, predicts as before, and its text reads at the middle of the range."""
+    from srtopt.export import export_text
+    from srtopt.persistence import read_view
+
+    rng = np.random.default_rng(3)
+    X = rng.lognormal(0.0, 1.0, (300, 2))
+    tree = SoftRegressionTree(depth=1, leaf="spline", random_state=0).fit(X, np.log1p(X).sum(axis=1))
+    path = tmp_path / "spline.json"
+    tree.save(path)
+    loaded = srtopt.load(path)
+    np.testing.assert_array_equal(loaded.leaf_model_.basis.quantiles, tree.leaf_model_.basis.quantiles)
+    assert "(median row)" in export_text(read_view(path))
+    _rewrite(path, lambda doc: doc["state"]["leaf_model"]["basis"].pop("quantiles"))
+    assert srtopt.load(path).leaf_model_.basis.quantiles is None
+    np.testing.assert_array_equal(srtopt.load(path).predict(X), tree.predict(X))
+    np.testing.assert_array_equal(read_view(path).predict(X), tree.predict(X))
+    assert "(mid-range)" in export_text(read_view(path)) and "(median row)" not in export_text(read_view(path))

@@ -170,3 +170,64 @@ def test_plot_a_classifier_each_leaf_with_its_classes(leaf, depth):
         assert sum(line.startswith("score(") for line in lines) == (0 if leaf == "constant" else 3)
     assert any("3 classes: 0, 1, 2 (original units)" in s for s in _texts(ax))
     plt.close(ax.figure)
+
+
+@pytest.fixture(scope="module")
+def skewed_tree():
+    """A spline tree on a lognormal feature (its 99th percentile under half its maximum) and a uniform one."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.lognormal(0.0, 1.2, 1500), rng.random(1500)])
+    y = np.log1p(3 * X[:, 0]) + np.sin(5 * X[:, 1]) + 0.1 * rng.standard_normal(1500)
+    return X, SoftRegressionTree(depth=1, leaf="spline", random_state=0).fit(X, y)
+
+
+def _artists(ax, gid):
+    return [a for a in ax.get_children() if a.get_gid() == gid]
+
+
+def _x_extent(span) -> tuple[float, float]:
+    """(left, right) of an axvspan (a Rectangle from matplotlib 3.9, a Polygon before)."""
+    box = span.get_bbox() if hasattr(span, "get_bbox") else span.get_path().get_extents()
+    return box.x0, box.x1
+
+
+def test_leaf_curves_mark_where_the_training_rows_are(skewed_tree):
+    from srtopt.plotting import plot_leaf_curves
+
+    X, tree = skewed_tree
+    axes = plot_leaf_curves(tree, top=2, feature_names=["skewed", "uniform"])
+    axes[0, 0].figure.canvas.draw()  # a real render
+    for ax in axes.ravel():
+        j = 0 if ax.get_title().endswith("f(skewed)") else 1
+        low, median, high = np.percentile(X[:, j], [1, 50, 99])
+        (rug,) = _artists(ax, "deciles")
+        assert rug.get_marker() == "|"
+        np.testing.assert_allclose(rug.get_xdata(), np.percentile(X[:, j], np.arange(10, 100, 10)), rtol=1e-9)
+        (line,) = _artists(ax, "median")
+        np.testing.assert_allclose(line.get_xdata(), median, rtol=1e-9)
+        left, right = ax.get_xlim()
+        assert high < right <= high + 0.05 * (high - low) + 1e-9 and X[:, j].min() <= left < low
+        tails = _artists(ax, "tail")
+        assert len(tails) == 2  # shaded from the view's ends to the 1st and 99th percentiles
+        np.testing.assert_allclose(sorted(_x_extent(t) for t in tails), [[left, low], [high, right]], rtol=1e-6)
+    skewed = next(ax for ax in axes[0] if ax.get_title().endswith("f(skewed)"))
+    assert skewed.get_xlim()[1] < X[:, 0].max() / 2  # the axis is not spent on the sparse tail
+    plt.close("all")
+
+
+def test_leaf_curves_of_a_basis_without_quantiles_span_the_training_range(skewed_tree):
+    import copy
+
+    from srtopt.bases import SplineBasis
+    from srtopt.plotting import plot_leaf_curves
+
+    X, tree = skewed_tree
+    old, basis = copy.deepcopy(tree), tree.leaf_model_.basis
+    old.leaf_model_ = tree.leaf_model_.with_basis(SplineBasis(2, basis.curves, basis.degree, basis.scale))
+    axes = plot_leaf_curves(old, top=2)
+    for ax in axes.ravel():
+        assert not _artists(ax, "deciles") and not _artists(ax, "tail")
+    for ax in axes[0]:
+        j = 0 if ax.get_title().endswith("f(x0)") else 1
+        np.testing.assert_allclose(ax.get_xlim(), [X[:, j].min(), X[:, j].max()], rtol=1e-9)
+    plt.close("all")

@@ -156,9 +156,9 @@ def constraint_report(estimator, user_terms, problem, labels) -> list[dict]:
     for user, term in zip(user_terms, problem.constraints):
         name = user.describe()
         if isinstance(term, Monotone):
-            rows += _monotone_rows(name, term, omega, beta, units)
+            rows += _monotone_rows(name, term, omega, beta, units, problem.leaf_model.basis)
         elif isinstance(term, LeafBounds):
-            rows += _bound_rows(name, term, beta, units)
+            rows += _bound_rows(name, term, beta, units, problem.leaf_model.basis)
         elif isinstance(term, SoftMean):
             rows += _soft_rows(name, term, estimator, problem, labels, units)
         elif isinstance(term, VariableBounds) and not isinstance(term, FeatureSubset):
@@ -204,12 +204,14 @@ def report_on(estimator, X, y, sensitive_features=None, sample_weight=None) -> l
     return constraint_report(estimator, user_terms, problem, labels)
 
 
-def _slopes(beta, j, units):
-    """The leaf slopes of feature j in the user's units (y per unit of x_j)."""
-    return beta[:, 1 + j] * units.y_std / units.x_scale[j]
+def _slopes(beta, j, units, basis):
+    """The numbers that bound the slope of feature j's term in every leaf (its linear weight, or the coefficients
+    of a curve's derivative: :meth:`srtopt.bases.Basis.slopes`), in the user's units (y per unit of x_j)."""
+    blocks = np.reshape(beta, (len(beta), -1, basis.n_columns))
+    return np.ravel(basis.slopes(j, blocks)) * units.y_std / units.x_scale[j]
 
 
-def _monotone_rows(name, term, omega, beta, units):
+def _monotone_rows(name, term, omega, beta, units, basis):
     rows = []
     for j in np.flatnonzero(term.signs):
         sign, feature = term.signs[j], units.feature_names[j]
@@ -217,17 +219,17 @@ def _monotone_rows(name, term, omega, beta, units):
         rows.append(_row(name, f"{feature}: splits using it", "= 0", used, used, used == 0, used == 0))
         if beta.shape[1] < len(units.feature_names) + 1:  # constant leaves: the splits alone decide
             continue
-        slopes = _slopes(beta, j, units)
+        slopes = _slopes(beta, j, units, basis)
         worst = slopes.min() if sign > 0 else slopes.max()
-        ok = sign * worst >= 0
+        ok = sign * worst >= -FEASIBILITY_TOL * units.y_std / units.x_scale[j]  # a curve's: up to rounding
         rows.append(_row(name, f"{feature}: leaf slopes", ">= 0" if sign > 0 else "<= 0", worst, worst, ok, ok))
     return rows
 
 
-def _bound_rows(name, term, beta, units):
+def _bound_rows(name, term, beta, units, basis):
     rows = []
     for j, (lo, hi) in term.bounds.items():
-        feature, slopes, scale = units.feature_names[j], _slopes(beta, j, units), units.y_std / units.x_scale[j]
+        feature, slopes, scale = units.feature_names[j], _slopes(beta, j, units, basis), units.y_std / units.x_scale[j]
         tol = FEASIBILITY_TOL * scale
         if np.isfinite(lo):
             low = slopes.min()

@@ -14,6 +14,7 @@ Every writer works on the tree's :class:`~srtopt.view.FittedTree` (``model.tree_
 
 * :mod:`.nodes`: what the writers share (the nodes drawn, the splits in original units, a leaf
   score's formula, ranked terms);
+* :mod:`.curves`: how a leaf with curves is read (at the median row, over the 1-99% range of each feature);
 * :mod:`.leaf_readers`: what differs between value leaves and class leaves, one reader per family of
   the leaf model's link (:func:`~.leaf_readers.reader_of`), and :func:`original_units`;
 * :mod:`.table`: :func:`summary` and :func:`decision_path`;

@@ -89,7 +89,7 @@ def export_html(model, path=None, feature_names=None, X=None, y=None) -> str:
                 score_names=leaves.link.score_names(model.classes_), **reader.page_fields())
     parts = {
         "__TITLE__": html.escape(f"{model.estimator}, depth {tree.depth}, {p} features{reader.title_note()}"),
-        "__FACTS__": _html_facts(model, counts, reader),
+        "__FACTS__": _html_facts(model, counts, reader, names),
         "__TREE__": _html_tree(model, names, counts, reader),
         "__LEAF_OUTPUT__": reader.leaf_output,
         "__FORM__": _html_form(model, names, x_min, span),
@@ -137,9 +137,9 @@ def _page_basis(basis) -> dict:
             "curves": [basis.pieces(j) for j in sorted(curves)]}
 
 
-def _html_facts(model, counts, reader):
+def _html_facts(model, counts, reader, names):
     """The page's facts: how a row is predicted, the units (the target's as the leaves' ``reader`` scales
-    it), the routing, the ranking."""
+    it), the routing, the ranking, and how a leaf with curves reads (the text's notes)."""
     import html
 
     rows = "" if counts is None else f"{counts[0]} training rows routed by HBP. "
@@ -148,7 +148,7 @@ def _html_facts(model, counts, reader):
         f"{rows}Scaled units: x_s = (x - min) / (max - min) of the training data"
         f"{reader.target_note()}; split t goes left iff p_t = F(mu u_t) >= 0.5 with "
         f"u_t = omega_0t + (1/p) sum_j omega_jt x_s,j, F the logistic CDF, mu = {float(model.mu):g}.",
-        f"Formulas in full; {RANKING}."))
+        f"Formulas in full; {RANKING}.", *(note.strip() + "." for note in reader.text_notes(names, "original"))))
 
 
 def _html_tree(model, names, counts, reader):

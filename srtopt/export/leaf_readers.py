@@ -22,14 +22,9 @@ from functools import cached_property
 import numpy as np
 
 from ..routing import class_probabilities
+from .curves import curve_frame, curve_notes
 from .nodes import (as_view, linear_in_original, original_splits, scaling_of, score_formula, score_terms,
                     shown_lines, tree_of)
-
-#: what a text view says of a tree whose leaves have curves (:func:`~.nodes.score_terms`)
-CURVES = ("curves: a leaf reads u = u(mid-range) + sum of f(x) over its features, each f 0 at the middle of the "
-          "feature's training range; f(x)[a, b] gives the lowest and highest effect over that range (in the "
-          "score's units), the largest range first")
-
 
 #: what the views ask a leaf model's link (beside its call): how a score is named and unscaled, and the leaves'
 #: name
@@ -118,6 +113,16 @@ class LeafReader:
         return shown_lines(units, scaled=f"scaled:   {score_formula(self.model, coef, k, names, top, 'scaled')}",
                            original=f"original: {score_formula(self.model, coef, k, names, top, 'original')}")
 
+    def text_notes(self, names, units) -> list[str]:
+        """The text lines after the ranking: how a leaf with curves reads, and where (:func:`~.curves.curve_notes`);
+        none when no leaf bends."""
+        curved = self.leaves.curved(self.model.beta_)
+        if not curved:
+            return []
+        x_min, span, _, _ = scaling_of(self.model)
+        frame = curve_frame(self.leaves.basis, self.model.n_features_in_)
+        return [f"  {line}" for line in curve_notes(frame, curved, names, x_min, span, units)]
+
     def units_lines(self, units) -> list[str]:
         """The text lines that name the units ``units`` shows, with the target's scaling."""
         return shown_lines(units, scaled=f"  scaled:   x_s = (x - min) / (max - min) of the training data"
@@ -160,10 +165,6 @@ class ValueReader(LeafReader):
         """The target's scaling: ", y_s = (y - mean) / std"."""
         _, _, y_mean, y_std = scaling_of(self.model)
         return f", y_s = (y - {y_mean:.6g}) / {y_std:.6g}"
-
-    def text_notes(self) -> list[str]:
-        """The text lines after the ranking: how a leaf with curves reads."""
-        return [f"  {CURVES}"] if self.leaves.curved(self.model.beta_) else []
 
     def text_leaf(self, i, names, top, units) -> list[str]:
         """The text lines of the leaf of row i: nothing after its head, then its formula in ``units``."""
@@ -260,10 +261,6 @@ class ClassReader(LeafReader):
     def target_note(self) -> str:
         """Nothing: a class target is not scaled."""
         return ""
-
-    def text_notes(self) -> list[str]:
-        """No lines after the ranking."""
-        return []
 
     def text_leaf(self, i, names, top, units) -> list[str]:
         """The text lines of the leaf of row i: its ``top`` classes by share after its head, its training rows

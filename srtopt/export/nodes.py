@@ -29,6 +29,7 @@ import numpy as np
 
 from ..tree import Tree
 from ..view import FittedTree
+from .curves import curve_effects, curve_frame
 
 UNITS = ("original", "scaled")
 
@@ -166,30 +167,12 @@ def linear_in_original(B, x_min, span, y_mean, y_std):
     return np.concatenate([(y_mean + y_std * (B[..., 0] - (B[..., 1:] / span) @ x_min))[..., None], c], axis=-1)
 
 
-#: points of the training range (scaled) on which a curve's effect is read
-CURVE_GRID = np.linspace(0.0, 1.0, 65)
-
-
-def curve_effects(model, coef) -> tuple[float, np.ndarray, np.ndarray]:
-    """A score vector ``coef`` (q,) of a leaf with curves, read as u = u_0 + sum_j f_j(x_j) with every f_j 0 at the
-    middle of its feature's training range: (u_0, the lowest and the highest f_j over that range (p,)), in
-    scaled units.  A feature without a curve has f_j = b_j (x_s - 1/2)."""
-    basis, p = model.leaf_model_.basis, model.n_features_in_
-    low, high, middle = np.zeros(p), np.zeros(p), 0.0
-    for j in range(p):
-        values = basis.curve(j, coef, CURVE_GRID) if j in basis.curves else coef[1 + j] * CURVE_GRID
-        at_middle = float(values[len(CURVE_GRID) // 2])
-        middle += at_middle
-        low[j], high[j] = values.min() - at_middle, values.max() - at_middle
-    return float(coef[0] + middle), low, high
-
-
 def score_terms(model, coef, k, names, top, units) -> tuple[str, list[str]]:
     """("name = b_0", its terms) of the vector ``coef`` (q,) of score k in ``units`` ("original": mean + std u,
     the link's units; "scaled": u itself), named by the link: the linear terms of a linear or constant basis
-    ranked as :data:`RANKING` says ("+1.2*x"), or for a basis with curves the value at the middle of every
-    feature's training range and each feature's effect over that range, "+f(x)[lowest, highest]", the largest
-    first; "... (k more)" for the terms past ``top``."""
+    ranked as :data:`RANKING` says ("+1.2*x"), or for a basis with curves the value at the median row and each
+    feature's effect over the bulk of its training rows, "+f(x)[lowest, highest]", the largest first
+    (:mod:`.curves`); "... (k more)" for the terms past ``top``."""
     leaves = model.leaf_model_
     mean, std = leaves.link.score_units(model.scaler_) if units == "original" else (0.0, 1.0)
     shown = leaves.link.score_names(model.classes_, scaled=units == "scaled")[k]
@@ -199,13 +182,14 @@ def score_terms(model, coef, k, names, top, units) -> tuple[str, list[str]]:
         c = linear_in_original(linear, x_min, span, mean, std) if units == "original" else linear
         terms, rest = ranked_terms(c[1:], linear[1:], names, top)
         return f"{shown} = {fmt(c[0])}", terms + ([f"... ({rest} more)"] if rest else [])
-    middle, low, high = curve_effects(model, coef)
+    frame = curve_frame(leaves.basis, model.n_features_in_)
+    base, low, high = curve_effects(leaves.basis, coef, frame)
     order = np.argsort(-(high - low), kind="stable")
     order = order[(high - low)[order] > 0]
     kept = order if top is None else order[:top]
     terms = [f"+f({names[j]})[{std * low[j]:+.4g}, {std * high[j]:+.4g}]" for j in kept]
     rest = [f"... ({len(order) - len(kept)} more)"] if len(order) > len(kept) else []
-    return f"{shown} = {fmt(mean + std * middle)} (mid-range)", terms + rest
+    return f"{shown} = {fmt(mean + std * base)} ({frame.baseline})", terms + rest
 
 
 def score_formula(model, coef, k, names, top, units) -> str:

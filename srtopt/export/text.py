@@ -142,7 +142,7 @@ def _export_text_oblique(model, feature_names, top, X, units, structure):
     split = original_splits(model)
     lines = [f"{model.estimator}(depth={tree.depth}{_leaf_note(model)}), {model.n_features_in_} features"
              f"{reader.text_title_note()}", *reader.text_rule(), *reader.units_lines(units), f"  {RANKING}",
-             *reader.text_notes()]
+             *reader.text_notes(names, units)]
     if note := pruned_note(model):
         lines.append(f"  {note}")
 

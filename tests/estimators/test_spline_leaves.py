@@ -46,18 +46,69 @@ def test_a_strong_smoothing_gives_the_linear_leaves_back(curved):
     np.testing.assert_allclose(stiff.predict(X), linear.predict(X), atol=2e-3)
 
 
+def _never_against(predict, sign, n_features, others=(-0.5, 0.0, 0.4, 1.0, 1.5)):
+    """The largest move of ``predict`` against ``sign`` along x0 on a fine grid over [-1, 2] (beyond the training
+    range [0, 1]: the extrapolation too), the other features fixed at several values, relative to the spread of
+    the predictions (0: monotone; a move of the order of rounding, 1e-16, is allowed for)."""
+    x = np.linspace(-1.0, 2.0, 3001)
+    worst, spread = 0.0, 0.0
+    for v in others:
+        values = predict(np.column_stack([x] + [np.full_like(x, v)] * (n_features - 1)))
+        worst, spread = max(worst, float(np.max(-sign * np.diff(values)))), max(spread, float(np.ptp(values)))
+    return worst / max(spread, 1e-12)
+
+
 @pytest.mark.parametrize("sign", [1, -1])
-def test_a_monotone_feature_never_moves_against_its_sign(curved, sign):
+def test_a_monotone_feature_keeps_a_curve_that_never_moves_against_its_sign(curved, sign):
     X, y = curved
     tree = SoftRegressionTree(depth=2, leaf="spline", random_state=0, monotonic_cst={0: sign}).fit(X, y)
+    assert _never_against(tree.predict, sign, 3) <= 1e-12
     rng = np.random.default_rng(4)
-    grid = rng.uniform(-1.0, 2.0, (300, 3))  # beyond the training range: the extrapolation too
+    grid = rng.uniform(-1.0, 2.0, (300, 3))  # every feature anywhere, extrapolation included
     for _ in range(3):
         moved = grid.copy()
         moved[:, 0] += rng.uniform(0.0, 0.5, 300)
         assert np.all(sign * (tree.predict(moved) - tree.predict(grid)) >= -1e-9)
         grid = moved
     assert all(row["holds"] for row in tree.constraint_report_)
+    assert np.any(tree.beta_[:, tree.leaf_model_.basis.wiggle_columns(0)] != 0)  # a curve, not its line alone
+
+
+def test_a_monotone_curve_fits_a_monotone_truth_as_well_as_the_free_tree():
+    """y = exp(3 x0) + x1 + noise (docs/leaves.md, "Monotone curves"): the line alone scored 0.893 there."""
+    rng = np.random.default_rng(0)
+    X, test = rng.random((2000, 2)), rng.random((4000, 2))
+    y = np.exp(3 * X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(2000)
+    truth = np.exp(3 * test[:, 0]) + test[:, 1]
+    tree = SoftRegressionTree(depth=1, leaf="spline", random_state=0, monotonic_cst=[1, 0]).fit(X, y)
+    free = SoftRegressionTree(depth=1, leaf="spline", random_state=0).fit(X, y)
+    assert tree.score(test, truth) > free.score(test, truth) - 0.005
+    assert _never_against(tree.predict, 1, 2) <= 1e-12
+
+
+def test_a_monotone_classifier_keeps_a_curve_monotone_in_the_probability_of_the_second_class():
+    rng = np.random.default_rng(8)
+    X = rng.random((800, 2))
+    labels = np.where(np.exp(3 * X[:, 0]) + X[:, 1] + 2 * rng.standard_normal(800) > 6, "yes", "no")
+    tree = SoftClassificationTree(depth=1, leaf="spline", random_state=0, monotonic_cst=[1, 0]).fit(X, labels)
+    assert list(tree.classes_) == ["no", "yes"]
+    assert _never_against(lambda Z: tree.predict_proba(Z)[:, 1], 1, 2) <= 1e-12
+    assert all(row["holds"] for row in tree.constraint_report_)
+    assert np.any(tree.beta_[:, tree.leaf_model_.basis.wiggle_columns(0)] != 0)
+
+
+def test_leaf_bounds_bound_a_curves_derivative_everywhere(curved):
+    X, y = curved
+    tree = SoftRegressionTree(depth=1, leaf="spline", random_state=0,
+                              constraints="leaf_bounds:feature=0,lower=-1,upper=0.5").fit(X, y)
+    x = np.linspace(-1.0, 2.0, 3001)
+    for v in (0.0, 0.5, 1.0):
+        grid = np.column_stack([x, np.full_like(x, v), np.full_like(x, v)])
+        slope = np.diff(tree.predict(grid)) / np.diff(x)
+        same_leaf = np.diff(tree.apply(grid)) == 0  # a split may use x0: the slope within each leaf is bounded
+        assert slope[same_leaf].min() >= -1 - 1e-9 and slope[same_leaf].max() <= 0.5 + 1e-9
+    assert all(row["holds"] for row in tree.constraint_report_)
+    assert np.any(tree.beta_[:, tree.leaf_model_.basis.wiggle_columns(0)] != 0)
 
 
 def test_parity_holds_with_spline_leaves(curved):

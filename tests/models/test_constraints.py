@@ -8,9 +8,11 @@ import numpy as np
 import pyomo.environ as pyo
 import pytest
 
+from srtopt.bases import SplineBasis
 from srtopt.models.constraints import (CONSTRAINTS, Constraint, ConstraintSet, GroupLoss, HeldPredictions,
                                        LeafBounds, Monotone, Parity, Routing, RowMean, TrainingUnits, make_constraints,
                                        register_constraint)
+from srtopt.models.leaves import RegressionLeaves
 from srtopt.models.pyomo_backend import render_pyomo
 from srtopt.models.srt import SRTProblem
 from srtopt.models.terms import Huber
@@ -22,6 +24,7 @@ TERMS = {
     "group_loss": (GroupLoss(0.5),),
     "group_loss-huber": (GroupLoss(0.5),),
     "monotone+bounds": (Monotone([1, 0, -1]), LeafBounds({1: (-0.5, 2.0)})),
+    "monotone+bounds-spline": (Monotone([1, 0, -1]), LeafBounds({1: (-0.5, 2.0)})),  # rows on the curves' slopes
     "all": (Parity(0.2), GroupLoss(0.8), Monotone([0, 1, 0])),
     # a user's constraints, written declaratively: each leaf's mean prediction in [-0.5, 0.3], a CasADi value
     # per group in units where y has mean 1 and standard deviation 2, a mask of the rows per leaf
@@ -39,10 +42,11 @@ def _problem(name, depth=2, n=70, seed=0):
     X, y = rng.random((n, 3)), rng.standard_normal(n)
     groups = rng.integers(0, 3 if name.endswith("3-groups") else 2, n)
     loss = Huber(0.6) if name.endswith("huber") else None
+    leaves = RegressionLeaves(basis=SplineBasis.fit(X).with_scale(0.5)) if name.endswith("spline") else None
     problem = SRTProblem(X, y, tree, mu=1.3, lambda_w=0.05, lambda_b=0.02, groups=groups, constraints=TERMS[name],
-                         **({"loss": loss} if loss else {}))
+                         leaves=leaves, **({"loss": loss} if loss else {}))
     omega = 2 * rng.standard_normal((tree.n_branch, 4))
-    beta = rng.standard_normal((tree.n_leaves, 4))
+    beta = rng.standard_normal((tree.n_leaves, problem.Xa.shape[1]))
     return problem, omega, beta
 
 
@@ -68,7 +72,8 @@ def _finite_difference(f, x, eps=1e-6):
 CASES = [(name, kind) for name in TERMS for kind in ("full", "bn-root", "bn-node", "bn-exact", "ln", "ln-hard")]
 
 
-@pytest.mark.parametrize("name, kind", [case for case in CASES if case[0] != "monotone+bounds"])  # those: no rows
+@pytest.mark.parametrize("name, kind", [case for case in CASES if case[0] != "monotone+bounds"  # no rows
+                                        and not (case[0].endswith("spline") and case[1].startswith("bn"))])
 def test_jacobian_and_hessian_match_finite_differences(name, kind):
     problem, omega, beta = _problem(name)
     formulation = _formulations(problem, omega, beta)[kind]
@@ -170,6 +175,22 @@ def test_monotone_fixes_the_split_weights_and_signs_the_leaf_slopes():
     assert problem.violation(omega, beta) == 0.0
     kinds = {kind: f.constraint_kinds() for kind, f in _formulations(problem, omega, beta).items()}
     assert kinds["bn-root"] == {"fixed"} and kinds["ln"] == {"bounds"}
+
+
+def test_a_curves_slope_bounds_are_rows_on_every_leaf_and_projecting_meets_them():
+    problem, omega, beta = _problem("monotone+bounds-spline")
+    basis = problem.leaf_model.basis
+    lo_b, hi_b = problem.constraint_set.bounds[2:]
+    assert np.all(np.isinf(lo_b[:, basis.feature_columns(0)])) and np.all(np.isinf(hi_b[:, basis.feature_columns(2)]))
+    full = problem.full(omega, beta)
+    slopes = [basis.slopes(j, beta) for j in (0, 1, 2)]  # (leaves, K - 1) each
+    expected = np.concatenate([np.concatenate([s[l] for s in slopes]) for l in range(problem.tree.n_leaves)])
+    np.testing.assert_allclose(full.constraint_values(full.start()), expected, atol=1e-12)
+    assert problem.violation(omega, beta) > 0.1
+    omega, beta = problem.project(omega, beta)
+    assert problem.violation(omega, beta) <= 1e-12
+    kinds = {kind: f.constraint_kinds() for kind, f in _formulations(problem, omega, beta).items()}
+    assert kinds["bn-root"] == {"fixed"} and kinds["ln"] == {"linear"}
 
 
 def test_a_violation_is_measured_in_training_units():

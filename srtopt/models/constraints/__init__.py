@@ -9,8 +9,12 @@ Two kinds of constraint terms:
   - :class:`Monotone` -- scikit-learn's ``monotonic_cst``: a feature with sign s_j = +1 (-1)
     is used by no split (omega_jt = 0) and every leaf slope on it has the sign (s_j beta_jl >= 0),
     so the HBP prediction is monotone in x_j exactly (the routing does not depend on x_j, and
-    within a leaf the prediction is linear with the right sign);
+    within a leaf the prediction's term in x_j has the right sign of slope);
   - :class:`LeafBounds` -- lower_j <= beta_jl <= upper_j on the leaf slopes of feature j.
+
+  Where a leaf's term in feature j is a curve (a spline leaf), its slope is bounded by linear rows on the
+  leaf's coefficients instead (:meth:`srtopt.bases.Basis.slope_rows`; :class:`CoefficientRows` in every
+  formulation over beta).
 
 * **soft means** (:class:`SoftMean`): rows g_k(omega, beta) = sum_i W_ik sum_l P_il v(yhat_il, y_i)
   with lower_k <= g_k <= upper_k, on the soft model the training objective E of eq. (obj) is
@@ -45,7 +49,7 @@ with the other variables fixed, so that every step keeps a feasible iterate feas
 from __future__ import annotations
 
 from .base import FEASIBILITY_TOL, REACH_FLOOR, Constraint, TrainingUnits
-from .blocks import FullBlock, LeafBlock, Routing, SplitBlock
+from .blocks import CoefficientRows, FullBlock, LeafBlock, Routing, SplitBlock
 from .bounds import FeatureSubset, LeafBounds, Monotone, VariableBounds
 from .class_means import ClassRates, ClassRecall, EqualizedOdds, GroupRecall, ProbabilityParity, RateParity
 from .constrained import Constrained
@@ -55,7 +59,7 @@ from .sets import CONSTRAINTS, PLUGINS, ConstraintSet, make_constraints, registe
 from .soft_means import (GroupLoss, HeldPredictions, MeanPrediction, Parity, SoftMean, group_differences, group_pairs,
                          group_weights)
 
-__all__ = ["CONSTRAINTS", "PLUGINS", "ClassRates", "ClassRecall", "EqualizedOdds", "GroupRecall",
+__all__ = ["CONSTRAINTS", "PLUGINS", "ClassRates", "CoefficientRows", "ClassRecall", "EqualizedOdds", "GroupRecall",
            "ProbabilityParity", "RateParity", "Constrained", "Constraint", "ConstraintPolicy", "ConstraintSet",
            "FEASIBILITY_TOL", "FeatureSubset", "FullBlock", "GroupLoss", "HeldPredictions", "LeafBlock", "LeafBounds",
            "MeanPrediction", "Monotone", "Parity", "REACH_FLOOR", "Routing", "RowMean", "SoftMean", "SplitBlock",

@@ -1,4 +1,5 @@
-"""A soft mean as each formulation sees it: over omega_W (BN), over beta_W (LN), over all variables.
+"""A soft mean as each formulation sees it: over omega_W (BN), over beta_W (LN), over all variables; and the
+linear rows on each leaf's coefficients that bound a curve's slope (:class:`CoefficientRows`).
 
 Each block gives numpy values, Jacobians and Hessians (the reference), a CasADi rendering and a
 Pyomo rendering.  The three are written by hand: the numpy versions are the hot path and use the
@@ -301,3 +302,57 @@ class FullBlock:
                 w = self.term.W[:, k]
                 g[k] = sum(float(w[i]) * s for i, s in enumerate(sweeps) if w[i] != 0)
         return g
+
+
+@dataclass(frozen=True)
+class RowBounds:
+    """The bounds of a :class:`CoefficientRows` block (the ``term`` its formulation reads): ``lower``, ``upper``
+    of every row, its ``name`` and ``key``."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    key: tuple
+    name: str = "curve slopes"
+
+
+class CoefficientRows:
+    """The rows lower <= A beta_l <= upper on the coefficients of each of m leaves (the slopes of the bounded
+    curves, :attr:`~.sets.ConstraintSet.leaf_rows`), the leaves' rows of beta at ``offset`` in the flat x
+    (0 for the LN subproblem over beta_W; omega's size over all variables).  Linear: the same in numpy, CasADi
+    and Pyomo, no parameters."""
+
+    has_hessian = True
+    linear = True
+
+    def __init__(self, rows: tuple, n_leaves: int, offset: int = 0):
+        self.A, lower, upper = rows
+        self.m, self.offset = n_leaves, offset
+        self.term = RowBounds(np.tile(lower, n_leaves), np.tile(upper, n_leaves),
+                              ("curve slopes", self.A.shape, self.A.tobytes(), lower.tobytes(), upper.tobytes()))
+
+    def _beta(self, x) -> np.ndarray:
+        return np.reshape(np.asarray(x, float)[self.offset:self.offset + self.m * self.A.shape[1]], (self.m, -1))
+
+    def value(self, x) -> np.ndarray:
+        return (self._beta(x) @ self.A.T).ravel()
+
+    def jacobian(self, x) -> np.ndarray:
+        J = np.zeros((len(self.term.lower), np.size(x)))
+        J[:, self.offset:self.offset + self.m * self.A.shape[1]] = np.kron(np.eye(self.m), self.A)
+        return J
+
+    def hessian(self, x, lam) -> np.ndarray:
+        return np.zeros((np.size(x), np.size(x)))
+
+    def render(self, B):
+        """(g, no parameter symbols) in CasADi: B (m x q MX) the leaves' coefficients."""
+        return ca.vec(ca.mtimes(ca.DM(self.A), B.T)), []
+
+    def parameter_values(self) -> list:
+        return []
+
+    def pyomo(self, B) -> list:
+        """The rows in Pyomo: B the rows of Pyomo variables of the leaves."""
+        from .. import pyomo_backend as pb
+
+        return [pb.linear(row, b) for b in B for row in self.A]

@@ -31,8 +31,9 @@ def _check_sign(value, owner, feature):
 class Monotone(VariableBounds):
     """Prediction monotone in some features (scikit-learn's ``monotonic_cst``): for sign +1
     (increasing) or -1 (decreasing) on feature j, no split uses x_j (omega_jt = 0) and every leaf
-    slope on it has that sign (s_j beta_jl >= 0).  The HBP prediction is then monotone in x_j
-    for every input: the leaf a row reaches does not depend on x_j.
+    slope on it has that sign (s_j beta_jl >= 0; a spline leaf's curve in x_j has every coefficient of its
+    derivative of that sign, :meth:`srtopt.bases.SplineBasis.slope_rows`).  The HBP prediction is then
+    monotone in x_j for every input: the leaf a row reaches does not depend on x_j.
 
     Parameters
     ----------
@@ -112,7 +113,8 @@ class Monotone(VariableBounds):
 
 class LeafBounds(VariableBounds):
     """lower_j <= beta_jl <= upper_j on the slope of feature j in every leaf, in y's units per
-    unit of x_j.
+    unit of x_j (a spline leaf's curve in x_j: its derivative within the bounds everywhere,
+    :meth:`srtopt.bases.SplineBasis.slope_rows`).
 
     Parameters
     ----------

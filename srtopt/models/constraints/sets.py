@@ -18,9 +18,11 @@ from .soft_means import GroupLoss, Parity, SoftMean
 @dataclass
 class ConstraintSet:
     """The constraints of an SRT problem, bound to its data: the variable bounds of every split
-    and leaf, and the soft means.  A leaf's row of beta holds ``leaf_outputs`` blocks of the columns of
-    ``leaf_basis`` (one per score of a classification leaf; None: the linear basis [1, x]), each block
-    bounded as the features' bounds say (:meth:`srtopt.bases.Basis.column_bounds`)."""
+    and leaf, the rows on each leaf's coefficients, and the soft means.  A leaf's row of beta holds
+    ``leaf_outputs`` blocks of the columns of ``leaf_basis`` (one per score of a classification leaf; None: the
+    linear basis [1, x]), each block bounded as the features' bounds say (:meth:`srtopt.bases.Basis.column_bounds`)
+    and, where a bounded feature has a curve, its slope bounded by linear rows (``leaf_rows``: (A, lower, upper),
+    lower <= A beta_l <= upper for every leaf l, :meth:`srtopt.bases.Basis.slope_rows`)."""
 
     terms: tuple = ()
     q: int = 0
@@ -29,6 +31,7 @@ class ConstraintSet:
     leaf_outputs: int = 1
     leaf_basis: object = None
     bounds: tuple | None = field(init=False, default=None)
+    leaf_rows: tuple | None = field(init=False, default=None)
 
     def __post_init__(self):
         signs = [np.asarray(t.signs) for t in self.terms if isinstance(t, Monotone)]
@@ -49,10 +52,20 @@ class ConstraintSet:
                                      f"(feature {j}) must lie in [{lo[j + 1]:g}, {hi[j + 1]:g}] (training units): "
                                      f"its variable bounds disagree")
             if self.leaf_basis is not None:
+                self._slope_bounds = (lo_b, hi_b)
+                self.leaf_rows = self._tiled_rows(self.leaf_basis.slope_rows(lo_b, hi_b))
                 lo_b, hi_b = self.leaf_basis.column_bounds(lo_b, hi_b)
             lo_b, hi_b = (np.tile(v, self.leaf_outputs) for v in (lo_b, hi_b))
             self.bounds = (np.tile(lo_w, (self.n_branch, 1)), np.tile(hi_w, (self.n_branch, 1)),
                            np.tile(lo_b, (self.n_leaves, 1)), np.tile(hi_b, (self.n_leaves, 1)))
+
+    def _tiled_rows(self, rows):
+        """``rows`` on one block of a leaf's columns as rows on each of its ``leaf_outputs`` blocks."""
+        if rows is None:
+            return None
+        A, lower, upper = rows
+        return (np.kron(np.eye(self.leaf_outputs), A), np.tile(lower, self.leaf_outputs),
+                np.tile(upper, self.leaf_outputs))
 
     def __bool__(self) -> bool:
         return bool(self.terms)
@@ -69,11 +82,16 @@ class ConstraintSet:
         return None if self.bounds is None else (self.bounds[0][row], self.bounds[1][row])
 
     def project(self, omega, beta):
-        """(omega, beta) clipped to the variable bounds."""
+        """(omega, beta) clipped to the variable bounds, each leaf's curves moved onto the rows
+        (:meth:`srtopt.bases.Basis.within_slopes`)."""
         if self.bounds is None:
             return omega, beta
         lo_w, hi_w, lo_b, hi_b = self.bounds
-        return np.clip(omega, lo_w, hi_w), np.clip(beta, lo_b, hi_b)
+        beta = np.clip(beta, lo_b, hi_b)
+        if self.leaf_rows is not None:
+            blocks = np.reshape(beta, (len(beta), self.leaf_outputs, -1))
+            beta = self.leaf_basis.within_slopes(blocks, *self._slope_bounds).reshape(beta.shape)
+        return np.clip(omega, lo_w, hi_w), beta
 
 
 #: the entry-point group of the constraints of installed packages (:func:`register_constraint`)

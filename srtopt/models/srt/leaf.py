@@ -13,7 +13,7 @@ from ... import kernels
 from .. import casadi_backend as cb
 from ..casadi_backend import pad as _pad
 from ..casadi_backend import padded_rows
-from ..constraints.blocks import LeafBlock
+from ..constraints.blocks import CoefficientRows, LeafBlock
 from ..leaves import block_diagonal, leaf_hessian_blocks, row_outer_products
 from ..terms.losses import Loss
 from .base import _variable_names
@@ -35,10 +35,13 @@ class LeafSubproblem(WorkingSetSubproblem):
     zero_columns: tuple = ()  # columns of beta fixed to 0 (features left out of the leaves)
 
     def _blocks(self) -> tuple:
-        """The soft means, and the constraints on hard predictions in ``hard``: pairs (a soft-mean
+        """The soft means, the constraints on hard predictions in ``hard``: pairs (a soft-mean
         term bound to the problem, a :class:`~.constraints.Routing`, e.g. the HBP leaf of every
-        training row, ``predict()``'s)."""
-        return super()._blocks() + tuple(LeafBlock(term, self, routing) for term, routing in self.hard)
+        training row, ``predict()``'s), and the rows on each working leaf's coefficients (the slopes of
+        bounded curves)."""
+        rows = self.problem.constraint_set.leaf_rows
+        return super()._blocks() + tuple(LeafBlock(term, self, routing) for term, routing in self.hard) + \
+            (() if rows is None else (CoefficientRows(rows, len(self.working)),))
 
     @cached_property
     def leaf_weights(self) -> np.ndarray:

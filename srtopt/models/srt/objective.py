@@ -10,7 +10,7 @@ import casadi as ca
 import numpy as np
 
 from .. import casadi_backend as cb
-from ..constraints.blocks import FullBlock
+from ..constraints.blocks import CoefficientRows, FullBlock
 from .base import AllVariables, _variable_names
 
 if TYPE_CHECKING:
@@ -39,6 +39,13 @@ class SRTObjective(AllVariables):
 
     @cached_property
     def constraint_blocks(self) -> tuple:
+        """The soft means over all variables, then the rows on every leaf's coefficients (if any)."""
+        rows = self.problem.constraint_set.leaf_rows
+        return self._soft_blocks + (() if rows is None else
+                                    (CoefficientRows(rows, self.problem.tree.n_leaves, self.omega.size),))
+
+    @cached_property
+    def _soft_blocks(self) -> tuple:
         return tuple(FullBlock(term, self) for term in self.problem.constraint_set.soft)
 
     @property
@@ -61,7 +68,8 @@ class SRTObjective(AllVariables):
         f = cb.soft_loss(S, R, sp, tree, 1, columns) + sum(term.casadi(omega, beta) for term in pr.terms)
         p = ca.vertcat(ca.vec(Zp), ca.vec(Xp), ca.vec(yp), sp)
         names = _variable_names(tree, tree.branch_nodes, q) + _variable_names(tree, tree.leaves, q_beta, "beta")
-        rows = [block.render(S, lambda leaves: leaves.casadi(Xp, yp, beta), tree) for block in self.constraint_blocks]
+        rows = [block.render(S, lambda leaves: leaves.casadi(Xp, yp, beta), tree) for block in self._soft_blocks]
+        rows += [block.render(beta) for block in self.constraint_blocks[len(self._soft_blocks):]]
         return self.casadi_model(x, p, f, names, rows)
 
     def render_parameters(self) -> np.ndarray:
@@ -84,5 +92,7 @@ class SRTObjective(AllVariables):
                                                 [pr.leaf_model.pyomo(pr.Xa[i], pr.targets[i], b) for b in B],
                                                 tree, 1)
                 for i in range(pr.Z.shape[0]) if pr.s[i] != 0]
-        self.pyomo_constraints(m, [row for block in self.constraint_blocks for row in block.pyomo(W, B)])
+        rows = [row for block in self._soft_blocks for row in block.pyomo(W, B)]
+        rows += [row for block in self.constraint_blocks[len(self._soft_blocks):] for row in block.pyomo(B)]
+        self.pyomo_constraints(m, rows)
         return pb.finish(m, data, [term.pyomo(W, B) for term in pr.terms], names)
