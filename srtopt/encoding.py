@@ -311,22 +311,24 @@ def text_kind(series) -> tuple[str, object]:
     import pandas as pd
 
     values = series.dropna().astype(str)
-    numeric = pd.to_numeric(values, errors="coerce").notna()
+    distinct = pd.Series(pd.unique(values.to_numpy()), dtype=object)  # the checks look at each value once
+    numeric = pd.to_numeric(distinct, errors="coerce").notna()
     writings = [(thousands, decimal) for thousands, decimal in WRITINGS
-                if all(values.str.contains(mark, regex=False).any() for mark in _marks(thousands, decimal))
-                and values.str.fullmatch(_number(thousands, decimal)).all()]
-    if len(values) and not writings and numeric.all():
+                if all(distinct.str.contains(mark, regex=False).any() for mark in _marks(thousands, decimal))
+                and distinct.str.fullmatch(_number(thousands, decimal)).all()]
+    if len(distinct) and not writings and numeric.all():
         writings = [("", ".")]
-    if len(values) and writings:
+    if len(distinct) and writings:
         return "written numbers", writings
-    if _dates(values):
-        return "dates", repr(values.iloc[0])
-    if len(values) >= IDENTIFIER_ROWS and values.is_unique and len(values) == len(series):
-        return "identifier", shown_values(values)
+    if _dates(distinct):
+        return "dates", repr(distinct.iloc[0])
+    if len(values) >= IDENTIFIER_ROWS and len(distinct) == len(values) == len(series):
+        return "identifier", shown_values(distinct)
     if numeric.any():
-        first = int((~numeric).to_numpy().argmax())
-        return "mixed", (int((~numeric).sum()), values.iloc[first], values.index[first])
-    return "text", shown_values(values)
+        text = ~values.isin(set(distinct[numeric]))
+        first = int(text.to_numpy().argmax())
+        return "mixed", (int(text.sum()), values.iloc[first], values.index[first])
+    return "text", shown_values(distinct)
 
 
 def _marks(thousands: str, decimal: str) -> list:
@@ -342,10 +344,10 @@ def _number(thousands: str, decimal: str) -> str:
 
 
 def _dates(values) -> bool:
-    """Whether the first distinct values (at most 50) are all dates or times."""
+    """Whether the first of the distinct ``values`` (at most 50) are all dates or times."""
     import pandas as pd
 
-    sample = values.drop_duplicates().iloc[:50]
+    sample = values.iloc[:50]
     if sample.empty or not sample.str.contains(DATE_LIKE, regex=True).all():
         return False
     with warnings.catch_warnings():

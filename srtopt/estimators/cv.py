@@ -1,59 +1,64 @@
-"""The soft trees whose regularization (and depth) are chosen by cross-validation, as RidgeCV chooses its alpha:
-``SoftTreeCV``, the search they share; ``SoftRegressionTreeCV`` (the weight on the splits) and
-``SoftClassificationTreeCV`` (the depth and the weight on the leaves)."""
+"""The soft trees whose depth, leaves and regularization are chosen by cross-validation: ``SoftTreeCV``, the one
+search of both tasks (:mod:`~.search` holds its pieces), ``SoftRegressionTreeCV`` and ``SoftClassificationTreeCV``.
+"""
 
 from __future__ import annotations
 
 import math
 import numbers
+import sys
 import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.model_selection import GridSearchCV, KFold, ParameterGrid, StratifiedKFold
+from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..encoding import held_out_quietly
+from ..models.constraints import SoftMean
 from ..solvers.deadline import Deadline
 from .class_targets import checked_labels, refuse_continuous
-from .classification import SoftClassificationTree, leaf_spec
-from .params import (INTEGER, NONE, POSITIVE, RANDOM_STATE, HasMethod, Integer, Items, Kind, Options, Parses,
+from .classification import SoftClassificationTree, leaf_spec as class_leaf_spec
+from .constrained import constraint_terms, report_on
+from .folds import fold_params
+from .params import (NONE, POSITIVE, RANDOM_STATE, VERBOSE, HasMethod, Integer, Items, Kind, Options, Parses,
                      check_parameters)
 from .reading import RegressorScoreMixin
 from .regularization import NO_L2, parse_reading
-from ..models.constraints import SoftMean
-from .constrained import constraint_terms, report_on
-from .folds import fold_params
-from .targets import check_rows, check_target, take_rows
+from .search import Candidate, evaluate, plainest_within_noise, results_table
 from .soft_tree import _load_kernels
-from .srt import SoftRegressionTree
+from .srt import SoftRegressionTree, leaf_spec as value_leaf_spec
 from .tabular import InputsMixin
+from .targets import check_rows, check_target, take_rows
 
 SPLITTER = "a cross-validation splitter"
-SPLIT_WEIGHTS = (0.3, 1.0, 10.0)  # chosen in docs/departures.md, "Choosing the split weight by cross-validation"
-#: the classifier's candidates, chosen in docs/classification.md, "Choosing the depth and the leaves' l2 weight"
+#: the depths compared (docs/model_selection.md, "The candidates")
 DEPTHS = (1, 2, 3, 4)
-LEAF_RIDGES = (1.0, 10.0, 100.0)
-#: the leaves compared, chosen in docs/classification.md, "Spline leaves in the search"
-LEAVES = ("logistic", "spline")
-PROBABILITY_FLOOR = 1e-15  # the experiments' floor on a probability (srtopt.experiments.protocol)
+#: folds of an integer ``cv`` (docs/model_selection.md, "How many folds")
+CV = 5
+#: macro iterations of the candidates' fits (None: the estimator's ``max_iter``; docs/model_selection.md)
+INNER_ITER = None
 
 
 class SoftTreeCV(InputsMixin, BaseEstimator):
-    """What the cross-validated soft trees share: candidates (a depth and a regularization of the tree) compared
-    by K-fold cross-validation, the best refit on all the data (``best_estimator_``), the search within
-    ``time_limit``, and the held-out values of the constraints that average over the data.  Subclasses give the
-    tree, the splitter, the score and the candidates of each depth (:meth:`_candidates`), and read the choice
-    (:meth:`_store_choice`)."""
+    """The search both tasks share: candidate trees (a depth, a leaf model, factors on the split and leaf l2
+    weights) compared by the held-out loss of every row on the same folds, along the depths from the shallowest
+    while deeper trees improve, the plainest within one standard error of the best refit on all the rows
+    (:mod:`~.search`).  The subclasses give the tree, the splitter of an integer ``cv``, the scorings and the
+    checks of y; their parameters are the same."""
 
-    #: the tree class the search tunes, and the splitter of an integer ``cv`` (``FOLDS``, :meth:`_splitter`)
+    #: the tree the search tunes, the splitter of an integer ``cv``, its leaves (the first the plainest)
     TREE: type = None
     FOLDS: type = None
-    #: a dict of parameter constraints, beside those of the subclass
+    LEAF_SPEC = None
+
     _parameter_constraints = {
-        "n_jobs": [NONE, INTEGER], "depths": [NONE, Items(Integer(1), "integers >= 1")], "random_state": RANDOM_STATE,
-        "time_limit": [NONE, POSITIVE], "cv": [Integer(2), HasMethod(SPLITTER, "split")],
+        "depths": [NONE, Items(Integer(1), "integers >= 1")],
+        "split_weights": [NONE, Items(POSITIVE, "numbers > 0")], "leaf_ridges": [NONE, Items(POSITIVE, "numbers > 0")],
+        "cv": [Integer(2), HasMethod(SPLITTER, "split")], "rule": [Options("one-se", "paired-se", "best")],
+        "n_jobs": [NONE, Integer(-(2**31))], "random_state": RANDOM_STATE, "time_limit": [NONE, POSITIVE],
+        "verbose": VERBOSE,
     }
 
     def _check_params(self):
@@ -64,116 +69,150 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         tags.input_tags.allow_nan = tags.input_tags.string = tags.input_tags.categorical = True
         return tags
 
-    def _candidates(self, estimator, depth, X, y, params) -> dict:
-        """The grid of one depth: {parameter: values}."""
-        raise NotImplementedError
-
-    def _store_choice(self, best, scores):
-        """The chosen candidate's attributes, from ``best`` (its parameters) and ``scores`` [(a candidate's
-        parameters, its mean score)]."""
-        raise NotImplementedError
-
+    # ------------------------------------------------------------------ the hooks of the subclasses
     def _check_data(self, X, y):
-        """y for the search, (X, y) validated with errors that name the argument."""
+        """y checked against the tree's columns X (one line naming what is wrong)."""
         raise NotImplementedError
 
-    def _splitter(self):
-        """The folds: an integer ``cv`` as shuffled ``FOLDS`` folds seeded by ``random_state``."""
-        if isinstance(self.cv, numbers.Integral):
-            return self.FOLDS(int(self.cv), shuffle=True, random_state=self.random_state)
-        return self.cv
-
-    def _scorer(self):
-        """The held-out score as GridSearchCV takes it (None: the tree's ``score``)."""
-        return None
-
+    # ------------------------------------------------------------------ fit
     def fit(self, X, y, sample_weight=None, sensitive_features=None):
-        """Cross-validate every candidate, then refit the best on (X, y).
-
-        The score of a candidate is its score on the held-out fold (the regressor's R^2; the classifier's
-        ``scoring``), averaged over the folds, as in GridSearchCV: weighted by the held-out rows'
-        ``sample_weight`` from scikit-learn 1.7 on, which passes them to the scorer (unweighted before).
+        """Compare the candidates on the held-out rows of ``cv``'s folds, then refit the chosen one on (X, y).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (N, p)
-            Training inputs.  A DataFrame's column names become ``feature_names_in_``.
+            Training inputs; a table with text columns and empty cells is taken as the trees take it, encoded
+            once for every fit of the search.
         y : array-like of shape (N,)
             Training targets.
         sample_weight : array-like of shape (N,), float or None, default=None
-            Weights of the rows, for every fit (each fold's share of them), as in the tree's ``fit``.
+            Weights of the rows, for every fit (each fold's share of them), as in the tree's ``fit``; the
+            held-out losses are not weighted.
         sensitive_features : array-like of shape (N,), str or None, default=None
             The protected groups of the constraints, for every fit, as in the tree's ``fit``.
 
         Returns
         -------
         self
-            The fitted estimator.
+            The fitted search.
 
         Raises
         ------
         ValueError
-            If a parameter breaks its rules (:class:`~srtopt.estimators.params.InvalidParameterError`), or
-            a fit refuses the data.
+            If a parameter breaks its rules, or a fit refuses the data.
         """
         self._check_params()
         if self.time_limit is not None:
             _load_kernels(self.TREE)  # a fresh process loads (or compiles) them: before the clock starts
-        deadline = Deadline(self.time_limit)
-        estimator = clone(self.estimator) if self.estimator is not None else self.TREE(depth=3)
-        if estimator.random_state is None:  # its starts seeded as the folds are: a seeded search repeats itself
-            estimator.set_params(random_state=self.random_state)
+        deadline, started = Deadline(self.time_limit), time.perf_counter()
         matrix = self._fit_inputs(X, sensitive_features)[0]  # the whole table's encoder, for every inner fit
         y = self._check_data(matrix, y)
-        depths = [estimator.depth] if self.depths is None else [int(d) for d in self.depths]
-        params = {name: value for name, value in (("sample_weight", sample_weight),
-                                                  ("sensitive_features", sensitive_features)) if value is not None}
-        table = {} if self.encoder_ is None else {"encoder": self.encoder_}
-        fit_params = {**params, **table}
+        tree = self._tree()
+        reading = _reading_of(tree.regularization) if self.split_weights is not None else None
+        params = {name: value if isinstance(value, str) else np.asarray(value)
+                  for name, value in (("sample_weight", sample_weight), ("sensitive_features", sensitive_features))
+                  if value is not None}
+        fit_params = {**params, **({} if self.encoder_ is None else {"encoder": self.encoder_})}
         splitter = self._splitter()
-        k = splitter.get_n_splits(X, y)
-        held_out = k if _soft_constraints(estimator) else 0
-        fits = len(depths) * (self._n_candidates(estimator) * k + self._probes(estimator)) + 1 + held_out
-        seconds = deadline.share(fits)
-        share = _within(estimator, seconds)
-        grid = [{"depth": [d], **self._candidates(share, d, X, y, fit_params)} for d in depths]
-        search = _Search(share, grid, deadline.within(deadline.left() - (seconds or 0)),  # a share left for the refit
-                         cv=splitter, n_jobs=self.n_jobs, scoring=self._scorer(), then=self._then)
-        with held_out_quietly():
-            search.fit(X, y, **fit_params)
-        chosen = self._chosen(search)
-        refit = _within(estimator, deadline.share(1 + held_out)).set_params(**chosen)
+        folds = list(splitter.split(matrix, y))
+        evaluated = self._path(tree, folds, X, y, fit_params, reading, deadline, started)
+        chosen = plainest_within_noise(evaluated, self._plainness(tree), self.rule)
+        refit = clone(tree).set_params(**chosen.params(reading), time_limit=_left(deadline, tree.time_limit))
         self.best_estimator_ = refit.fit(X, y, **fit_params)
+        self._store(chosen, evaluated, len(folds), self._plainness(tree))
         self.constraint_report_ = self.best_estimator_.constraint_report_
-        if held_out:
+        if any(isinstance(term, SoftMean) for term in constraint_terms(refit)):
             with held_out_quietly():
-                self.constraint_report_ = _held_out(refit, splitter, X, y, params, table, self.constraint_report_,
+                self.constraint_report_ = _held_out(refit, folds, X, y, params, fit_params, self.constraint_report_,
                                                     deadline)
             self.best_estimator_.constraint_report_ = self.constraint_report_
-        self.depth_ = int(chosen["depth"])
-        scores = [(candidate, float(score)) for candidate, score in zip(search.cv_results_["params"],
-                                                                        search.cv_results_["mean_test_score"])]
-        self.depth_scores_ = {d: max(score for candidate, score in scores if candidate["depth"] == d)
-                              for d in depths if any(candidate["depth"] == d for candidate, _ in scores)}
-        self._store_choice(chosen, scores)
-        self.cv_results_ = search.cv_results_
+        self.search_seconds_ = time.perf_counter() - started
+        self._say(f"refit {chosen.describe()} on {len(y)} rows; {self.search_seconds_:.1f} s in all")
         return self
 
-    def _n_candidates(self, estimator) -> int:
-        """Candidates per depth."""
-        raise NotImplementedError
+    def _path(self, tree, folds, X, y, fit_params, reading, deadline, started) -> dict:
+        """{candidate: what the folds say}: the candidates of each depth in one round, the depths in increasing
+        order while the best mean held-out loss falls and, with a ``time_limit``, while a round (its cost guessed
+        as twice the last one's) leaves time for the refit."""
+        inner = clone(tree).set_params(verbose=0, callbacks=None,
+                                       **({} if INNER_ITER is None else {"max_iter": INNER_ITER}))
+        evaluated, best, last = {}, math.inf, 0.0
+        rows = len(folds[0][0])
+        for depth in sorted(self._depths(tree)):
+            if evaluated and (deadline.passed() or deadline.left() < 3 * last):
+                self._say(f"time_limit: no deeper round after depth {depth - 1}")
+                break
+            candidates = self._candidates(tree, depth)
+            round_started = time.perf_counter()
+            found = evaluate(inner, candidates, folds, X, y, fit_params, self._scoring(), reading, self.n_jobs,
+                             deadline.share(len(candidates) * len(folds) + 2))
+            last = time.perf_counter() - round_started
+            evaluated.update(found)
+            here = min(float(np.mean(f.losses)) for f in found.values())
+            leader = min(evaluated, key=lambda c: float(np.mean(evaluated[c].losses)))
+            self._say(f"depth {depth}: {len(candidates)} candidate(s) x {len(folds)} folds of {rows} training rows; "
+                      f"best so far {np.mean(evaluated[leader].scores):.4f} ({leader.describe()}); "
+                      f"{time.perf_counter() - started:.1f} s")
+            if here >= best:
+                break
+            best = here
+        return evaluated
 
-    def _then(self, results) -> list[dict]:
-        """The candidates evaluated after the grid, given its ``cv_results_`` so far (none)."""
-        return []
+    def _tree(self):
+        """The estimator the candidates are made of, its starts seeded (its own ``random_state``, else the
+        search's, else 0: two searches of the same data give the same tree)."""
+        tree = clone(self.estimator) if self.estimator is not None else self.TREE()
+        if tree.random_state is None:
+            tree.set_params(random_state=self.random_state if self.random_state is not None else 0)
+        return tree
 
-    def _chosen(self, search) -> dict:
-        """The parameters of the candidate refit: the best mean score's."""
-        return search.best_params_
+    def _depths(self, tree) -> tuple:
+        return (int(tree.depth),) if self.depths is None else tuple(int(d) for d in self.depths)
 
-    def _probes(self, estimator) -> int:
-        """Fits per depth beside the candidates' (0)."""
-        return 0
+    def _leaves(self, tree) -> tuple:
+        return (tree.leaf,) if self.leaves is None else tuple(self.leaves)
+
+    def _candidates(self, tree, depth) -> list:
+        """The candidates of one depth: every leaf, split factor and leaf factor (None: the estimator's own)."""
+        splits = (1.0,) if self.split_weights is None else tuple(float(w) for w in self.split_weights)
+        ridges = (tree.leaf_ridge,) if self.leaf_ridges is None else tuple(float(f) for f in self.leaf_ridges)
+        return [Candidate(depth, leaf, w, f) for leaf in self._leaves(tree) for w in splits for f in ridges]
+
+    def _plainness(self, tree):
+        """The order of plainness of the candidates of ``tree``: the shallower, then the earlier of ``leaves``, then
+        the heavier split weight, then the heavier leaf weight."""
+        leaves = list(self._leaves(tree))
+
+        def key(candidate) -> tuple:
+            ridge = candidate.leaf_ridge if isinstance(candidate.leaf_ridge, numbers.Real) else 0.0
+            return candidate.depth, leaves.index(candidate.leaf), -candidate.split_weight, -ridge
+
+        return key
+
+    def _splitter(self):
+        """The folds: an integer ``cv`` as shuffled ``FOLDS`` folds seeded by ``random_state`` (None: 0, the same
+        folds at every run)."""
+        if isinstance(self.cv, numbers.Integral):
+            seed = self.random_state if self.random_state is not None else 0
+            return self.FOLDS(int(self.cv), shuffle=True, random_state=seed)
+        return self.cv
+
+    def _scoring(self) -> str:
+        return self.scoring
+
+    def _store(self, chosen, evaluated, n_splits, plainness):
+        """The attributes of the choice."""
+        self.best_params_ = {"depth": chosen.depth, "leaf": chosen.leaf, "split_weight": chosen.split_weight,
+                             "leaf_ridge": chosen.leaf_ridge}
+        self.depth_, self.leaf_ = chosen.depth, chosen.leaf
+        self.split_weight_, self.leaf_ridge_ = chosen.split_weight, chosen.leaf_ridge
+        self.cv_results_ = results_table(evaluated, chosen, plainness)
+        self.best_score_ = float(np.mean(evaluated[chosen].scores))
+        self.n_splits_ = n_splits
+
+    def _say(self, line: str) -> None:
+        if self.verbose:
+            print(f"{type(self).__name__}: {line}", file=sys.stderr, flush=True)
 
     def predict(self, X):
         """Predict with ``best_estimator_`` (eq. prediction_model).
@@ -192,243 +231,167 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         return self.best_estimator_.predict(X)
 
 
-class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
-    """A :class:`SoftRegressionTree` whose lambda_w (the l2 weight on the splits in eq. (obj))
-    is chosen by K-fold cross-validation, then refit on all the data.
-
-    The split weight is the dial between sharp and soft splits: below the default the
-    splits may sharpen further, above it they stay softer and the tree leans on its leaves'
-    linear models.  On small noisy data, where the default depth-3 tree overfits, the
-    search picks the heavier weight; where the tree structure pays it keeps the default or
-    the lighter one.  Chosen on 16 datasets and confirmed on 17 others (docs/departures.md,
-    "Choosing the split weight by cross-validation").  It costs
-    ``len(split_weights) * k + 1`` fits for k folds.  With the estimator's
-    ``leaf_ridge="auto"`` the small-data factor is chosen once per depth, by one more fit on
-    all the rows, and held for every fit of the search.
-
+_SEARCH_DOC = """
     Parameters
     ----------
-    estimator : SoftRegressionTree or None, default=None
-        The tree to tune (cloned); None: ``SoftRegressionTree(depth=3)``.  Its
-        ``regularization`` must be a named reading ("l2", the default, or another):
-        candidate c is that reading with its lambda_w times c (``"l2:split=c"``), relative
-        to each fold's number of rows.
-    split_weights : sequence of float > 0, default=(0.3, 1, 10)
-        Factors on the reading's lambda_w to compare.
-    depths : sequence of int >= 1 or None, default=None
-        Tree depths to compare with every split weight (``len(depths) * len(split_weights)
-        * k + 1`` fits); None: the estimator's depth only.
+    estimator : {tree} or None, default=None
+        The tree to tune (cloned); None: ``{tree}()``.  Its parameters other than those the candidates set
+        (``depth``, ``leaf``, ``leaf_ridge``, and with ``split_weights`` the factor of its ``regularization``
+        reading) are kept by every fit.
+    depths : sequence of int >= 1 or None, default=(1, 2, 3, 4)
+        The depths compared, the shallowest first: a deeper round runs while the one before lowered the best
+        held-out loss.  None: the estimator's depth only.
+    leaves : sequence of leaf specs or None, default={leaves}
+        The leaf models compared at every depth, the plainest first.  None: the estimator's own leaf only.
+    split_weights : sequence of float > 0 or None, default=(1.0,)
+        Factors on the reading's lambda_w (the l2 weight of eq. (obj) on the splits; ``"l2:split=w"``).  None:
+        the estimator's own ``regularization``.
+    leaf_ridges : sequence of float > 0 or None, default=(1.0,)
+        Factors on lambda_b (the tree's ``leaf_ridge``).  None: the estimator's own ``leaf_ridge``.
     cv : int or cross-validation splitter, default=5
-        An int k: ``KFold(k, shuffle=True, random_state=random_state)``; or any
-        scikit-learn splitter.
+        An int k: ``{folds}(k, shuffle=True, random_state=random_state)``; or any scikit-learn splitter (every
+        candidate is scored on the same folds).
+    scoring : {scorings}, default={scoring!r}
+        The held-out loss a candidate is chosen by, row by row: {scoring_text}.
+    rule : {{"one-se", "paired-se", "best"}}, default="one-se"
+        "one-se": the plainest candidate (the shallower, the earlier of ``leaves``, the heavier weights) whose
+        mean held-out loss is within one standard error of the best's (Breiman's rule, the standard error of the
+        best's mean over its held-out rows); "paired-se": within one standard error of the per-row differences
+        from the best (a tighter margin where the candidates' errors move together); "best": the least mean
+        held-out loss.
     n_jobs : int or None, default=None
-        Fits run in parallel (joblib's meaning: None = 1, -1 = all cores).
+        The (candidate, fold) fits of a round run in parallel through joblib (None: 1, -1: all cores; under
+        ``joblib.parallel_backend("dask")`` on a Dask cluster); the choice does not depend on it.
     random_state : int, RandomState or None, default=None
-        Seeds the shuffle of the folds when ``cv`` is an int, and the trees' starts when the estimator's own
-        ``random_state`` is None.
-    rule : {"best", "one-se"}, default="best"
-        Which candidate is refit: the one of the best mean R^2, or the simplest whose mean R^2 is within one
-        standard error (over the folds) of the best's -- the smallest depth, then the heaviest split weight --
-        Breiman's one-standard-error rule, for small noisy data where the best mean is mostly luck
-        (docs/tabular.md measures it).
+        Seeds the shuffle of an integer ``cv``'s folds, and the trees' starts when the estimator's own
+        ``random_state`` is None.  None: seed 0, so that two searches of the same data give the same tree.
     time_limit : float or None, default=None
-        Seconds for the whole search, the refit included: each cross-validation fit (and the
-        one that resolves ``leaf_ridge="auto"``) gets an equal share, at most the estimator's own
-        ``time_limit``; no candidate (a depth and a weight, in that order) starts after the first
-        that would not end in time, and the refit gets what is left.
+        Seconds for the whole search, the refit included: no deeper round starts when it would not leave the time
+        of the refit, and the refit gets what is left (at most the estimator's own ``time_limit``).
+    verbose : int, default=0
+        1: a line on stderr per round (the depth, the candidates and folds, the best score so far, the seconds)
+        and one for the refit.
 
     Attributes
     ----------
-    best_estimator_ : SoftRegressionTree
-        The tree refit on all the data with the chosen weight and depth (for inspection:
-        ``summary()``, :mod:`srtopt.export`, ...).  Fitted on ``X`` as given, so a DataFrame's
-        column names are kept (``feature_names_in_``) and it predicts by name.
-    split_weight_ : float
-        The chosen factor of ``split_weights``.
-    depth_ : int
-        The chosen depth.
-    cv_scores_ : dict
-        {factor: mean R^2 over the folds} at the chosen depth (with a ``time_limit``, of the
-        candidates evaluated in time).
-    depth_scores_ : dict
-        {depth: the best mean R^2 over the factors at that depth}.
-    cv_results_ : dict
-        GridSearchCV's ``cv_results_``.
+    best_estimator_ : {tree}
+        The chosen tree refit on all the rows (for inspection: ``summary()``, :mod:`srtopt.export`, ``save``).
+    best_params_ : dict
+        The chosen candidate: ``depth``, ``leaf``, ``split_weight`` and ``leaf_ridge``.
+    depth_, leaf_, split_weight_, leaf_ridge_ :
+        The same, one by one.
+    best_score_ : float
+        The chosen candidate's mean score over the folds ({score_name}).
+    cv_results_ : dict of arrays
+        scikit-learn's form (``pandas.DataFrame(cv_results_)`` reads it), one row per candidate evaluated, the
+        plainest first: ``params``, ``param_<name>``, ``split<k>_test_score``, ``mean_test_score``,
+        ``std_test_score``, ``rank_test_score``, ``mean_held_out_loss`` (what the rule compares),
+        ``mean_fit_time`` and ``chosen``.
+    n_splits_ : int
+        The folds.
+    search_seconds_ : float
+        Wall-clock seconds of the whole search, the refit included.
     constraint_report_ : list of dict
-        ``best_estimator_``'s report of its constraints on the training data (empty without
-        constraints); with constraint rows that average over the data (parity, group losses, a
-        RowMean), each row also holds ``held_out``: its value for ``predict()`` on each held-out
-        fold, of k more fits of the chosen candidate (what the constraint is worth on new data;
-        ``best_estimator_.constraint_report_`` holds them too).
+        ``best_estimator_``'s report of its constraints on the training data (empty without constraints); with
+        constraint rows that average over the data (parity, group losses, a RowMean), each row also holds
+        ``held_out``: its value for ``predict()`` on each held-out fold, of a fit of the chosen candidate on the
+        other folds.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,), dtype object
         The column names of a DataFrame X; absent when X had none.
+"""
 
+
+class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
+    __doc__ = """A :class:`SoftRegressionTree` whose depth and leaves (and, on request, weights) are chosen by
+    K-fold cross-validation on the held-out squared error of every row, then refit on all the rows.
+
+    The depths are tried from 1 up while deeper trees predict the held-out rows better; at each depth linear and
+    spline leaves; the plainest candidate within one standard error of the best is refit (:mod:`~.search`).
+    Chosen and confirmed on shared tables and the paper's data sets (docs/model_selection.md).
+""" + _SEARCH_DOC.format(tree="SoftRegressionTree", leaves='("linear", "spline")', folds="KFold",
+                         scorings='{"r2"}', scoring="r2", scoring_text="the squared error (R^2's)",
+                         score_name="R^2") + """
     Examples
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.random((200, 3))
     >>> y = X @ np.array([1.0, -2.0, 0.5]) + 0.1 * rng.standard_normal(200)
-    >>> model = SoftRegressionTreeCV(SoftRegressionTree(depth=2, random_state=0), cv=3,
-    ...                              random_state=0).fit(X, y)
-    >>> model.split_weight_ in (0.3, 1.0, 10.0), sorted(model.cv_scores_)
-    (True, [0.3, 1.0, 10.0])
+    >>> model = SoftRegressionTreeCV(depths=(1, 2), cv=3).fit(X, y)
+    >>> model.depth_ in (1, 2), model.leaf_ in ("linear", "spline"), sorted(model.cv_results_)[:2]
+    (True, True, ['chosen', 'mean_fit_time'])
     """
 
     TREE, FOLDS = SoftRegressionTree, KFold
 
-    def __init__(self, estimator=None, split_weights=SPLIT_WEIGHTS, cv=5, n_jobs=None, random_state=None,
-                 depths=None, time_limit=None, rule="best"):
-        self.estimator, self.split_weights, self.cv = estimator, split_weights, cv
-        self.n_jobs, self.random_state, self.depths, self.time_limit = n_jobs, random_state, depths, time_limit
-        self.rule = rule
+    def __init__(self, estimator=None, depths=DEPTHS, leaves=("linear", "spline"), split_weights=(1.0,),
+                 leaf_ridges=(1.0,), cv=CV, scoring="r2", rule="one-se", n_jobs=None, random_state=None,
+                 time_limit=None, verbose=0):
+        self.estimator, self.depths, self.leaves = estimator, depths, leaves
+        self.split_weights, self.leaf_ridges, self.cv, self.scoring, self.rule = split_weights, leaf_ridges, cv, \
+            scoring, rule
+        self.n_jobs, self.random_state, self.time_limit, self.verbose = n_jobs, random_state, time_limit, verbose
 
     _parameter_constraints = {
-        **SoftTreeCV._parameter_constraints, "split_weights": [Items(POSITIVE, "numbers > 0")],
-        "estimator": [NONE, Kind("a SoftRegressionTree", SoftRegressionTree)], "rule": [Options("best", "one-se")],
+        **SoftTreeCV._parameter_constraints, "scoring": [Options("r2")],
+        "estimator": [NONE, Kind("a SoftRegressionTree", SoftRegressionTree)],
+        "leaves": [NONE, Items(Parses("a leaf", value_leaf_spec), "leaves ('linear', 'spline', a spline spec, a "
+                                                                  "registered name or a LeafModel)")],
     }
-
-    def _chosen(self, search) -> dict:
-        """The best mean R^2's candidate, or with ``rule="one-se"`` the simplest within one standard error."""
-        return search.best_params_ if self.rule == "best" else one_standard_error(search.cv_results_)
 
     def _check_data(self, X, y):
         return check_target(self, X, y, 1)
 
-    def _n_candidates(self, estimator) -> int:
-        return len(self.split_weights)
-
-    def _probes(self, estimator) -> int:
-        return int(estimator.leaf_ridge == "auto")
-
-    def _candidates(self, estimator, depth, X, y, params):
-        """The split weights as readings "l2:split=c" of the estimator's, and its leaf_ridge ("auto" resolved
-        once per depth)."""
-        reading = _reading_of(estimator.regularization)
-        self._factors = {f"{reading}:split={float(w)!r}": float(w) for w in self.split_weights}
-        return {"regularization": list(self._factors), "leaf_ridge": [_leaf_ridge(estimator, depth, X, y, params)]}
-
-    def _store_choice(self, best, scores):
-        self.split_weight_ = self._factors[best["regularization"]]
-        self.cv_scores_ = {self._factors[c["regularization"]]: score for c, score in scores if c["depth"] == self.depth_}
-
-
-def _held_out_log_loss(estimator, X, y, sample_weight=None) -> float:
-    """The negated mean log loss of ``estimator``'s probabilities on (X, y), weighted by ``sample_weight``, a
-    class the fold's fit did not see given probability :data:`PROBABILITY_FLOOR` (scikit-learn's scorer
-    refuses such a fold)."""
-    P = estimator.predict_proba(X)
-    column = {label: k for k, label in enumerate(estimator.classes_)}
-    p = np.array([P[i, column[label]] if label in column else 0.0 for i, label in enumerate(np.asarray(y))])
-    return -float(np.average(-np.log(np.clip(p, PROBABILITY_FLOOR, 1.0)), weights=sample_weight))
-
-
-#: the scores a classifier's search is chosen by, as GridSearchCV takes them
-SCORES = {"log_loss": _held_out_log_loss, "accuracy": "accuracy"}
-
 
 class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
-    """A :class:`SoftClassificationTree` whose depth, l2 weight on the leaves and leaf model are chosen by
-    stratified K-fold cross-validation on the held-out log loss (or accuracy), then refit on all the data.
+    __doc__ = """A :class:`SoftClassificationTree` whose depth and leaves (and, on request, weights) are chosen by
+    stratified K-fold cross-validation on the held-out log loss (or accuracy) of every row, then refit on all the
+    rows.
 
-    Deeper trees fit more of small data's noise, and logistic leaves on few rows give confident wrong
-    probabilities: the search compares the depths (1, a logistic regression split once, included) and factors
-    on lambda_b, the l2 weight of eq. (obj) on the leaves (the tree's ``leaf_ridge``), with the first of
-    ``leaves``; then each other leaf model at every depth, with the factor best for the first there (spline
-    leaves: a smooth curve per feature in each leaf's scores).  Chosen on 10 of the 20 classification datasets
-    and confirmed on the other 10 (docs/classification.md, "Choosing the depth and the leaves' l2 weight" and
-    "Spline leaves in the search"): scored by the held-out log loss, its probabilities have a lower test log
-    loss than the depth-3 tree's and than logistic regression's; it costs
-    ``len(depths) * (len(leaf_ridges) + len(leaves) - 1) * k + 1`` fits for k folds.
-
-    Parameters
-    ----------
-    estimator : SoftClassificationTree or None, default=None
-        The tree to tune (cloned); None: ``SoftClassificationTree()``.  Its ``depth`` and ``leaf_ridge`` are
-        the search's.
-    depths : sequence of int >= 1 or None, default=(1, 2, 3, 4)
-        The depths compared; None: the estimator's depth only.
-    leaf_ridges : sequence of float > 0, default=(1, 10, 100)
-        The factors on lambda_b compared (the tree's ``leaf_ridge``).
-    leaves : sequence of leaf specs or None, default=("logistic", "spline")
-        The leaf models compared (the tree's ``leaf``): the first at every depth and factor, each other at every
-        depth with the first's best factor there.  None: the estimator's own leaf only.
-    scoring : {"log_loss", "accuracy"}, default="log_loss"
-        The held-out score a candidate is chosen by: the mean log loss of its probabilities (lower is better)
-        or its accuracy.
-    cv : int or cross-validation splitter, default=5
-        An int k: ``StratifiedKFold(k, shuffle=True, random_state=random_state)``; or any scikit-learn
-        splitter.  Five folds choose better than three (docs/classification.md, "How many folds"): each
-        candidate is fitted on 80% of the rows, nearer the refit's 100%.
-    n_jobs : int or None, default=None
-        Fits run in parallel (joblib's meaning: None = 1, -1 = all cores).
-    random_state : int, RandomState or None, default=None
-        Seeds the shuffle of the folds when ``cv`` is an int, and the trees' starts when the estimator's own
-        ``random_state`` is None.
-    time_limit : float or None, default=None
-        Seconds for the whole search, the refit included, as for :class:`SoftRegressionTreeCV`.
-
-    Attributes
-    ----------
-    best_estimator_ : SoftClassificationTree
-        The tree refit on all the data with the chosen depth and leaf weight.
+    The depths are tried from 1 up (a depth-1 tree is a logistic regression split once) while deeper trees predict
+    the held-out rows better; at each depth logistic and spline leaves; the plainest candidate within one standard
+    error of the best is refit (:mod:`~.search`).  Chosen and confirmed on shared tables and classification data
+    sets (docs/model_selection.md).
+""" + _SEARCH_DOC.format(tree="SoftClassificationTree", leaves='("logistic", "spline")', folds="StratifiedKFold",
+                         scorings='{"log_loss", "accuracy"}', scoring="log_loss",
+                         scoring_text='the log loss of its probabilities, or the 0/1 loss ("accuracy")',
+                         score_name="the negated log loss, or the accuracy") + """
     classes_ : ndarray of shape (K,)
         The class labels, in the order of the columns of ``predict_proba``.
-    depth_ : int
-        The chosen depth.
-    leaf_ridge_ : float
-        The chosen factor on lambda_b.
-    leaf_ : str or LeafModel
-        The chosen leaf model (the refit tree's ``leaf``).
-    cv_scores_ : dict
-        {(depth, factor, leaf): mean held-out score} of the candidates evaluated (the negated log loss for
-        ``scoring="log_loss"``: higher is better).
-    depth_scores_ : dict
-        {depth: the best mean score over the factors at that depth}.
-    cv_results_ : dict
-        GridSearchCV's ``cv_results_``.
-    constraint_report_ : list of dict
-        ``best_estimator_``'s report of its constraints, with the held-out values of the rows that average over
-        the data (as for :class:`SoftRegressionTreeCV`).
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,), dtype object
-        The column names of a DataFrame X; absent when X had none.
 
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> model = SoftClassificationTreeCV(depths=(1, 2), leaf_ridges=(1.0, 100.0), random_state=0).fit(X, y)
-    >>> model.depth_ in (1, 2), model.leaf_ in ("logistic", "spline"), len(model.cv_scores_)
-    (True, True, 6)
+    >>> model = SoftClassificationTreeCV(depths=(1, 2), cv=3).fit(X, y)
+    >>> model.depth_ in (1, 2), model.leaf_ in ("logistic", "spline"), bool(model.score(X, y) > 0.9)
+    (True, True, True)
     """
 
     TREE, FOLDS = SoftClassificationTree, StratifiedKFold
 
-    def __init__(self, estimator=None, depths=DEPTHS, leaf_ridges=LEAF_RIDGES, leaves=LEAVES, scoring="log_loss", cv=5,
-                 n_jobs=None, random_state=None, time_limit=None):
-        self.estimator, self.depths, self.leaf_ridges, self.leaves = estimator, depths, leaf_ridges, leaves
-        self.scoring = scoring
-        self.cv, self.n_jobs, self.random_state, self.time_limit = cv, n_jobs, random_state, time_limit
+    def __init__(self, estimator=None, depths=DEPTHS, leaves=("logistic", "spline"), split_weights=(1.0,),
+                 leaf_ridges=(1.0,), cv=CV, scoring="log_loss", rule="one-se", n_jobs=None, random_state=None,
+                 time_limit=None, verbose=0):
+        self.estimator, self.depths, self.leaves = estimator, depths, leaves
+        self.split_weights, self.leaf_ridges, self.cv, self.scoring, self.rule = split_weights, leaf_ridges, cv, \
+            scoring, rule
+        self.n_jobs, self.random_state, self.time_limit, self.verbose = n_jobs, random_state, time_limit, verbose
 
     _parameter_constraints = {
-        **SoftTreeCV._parameter_constraints, "leaf_ridges": [Items(POSITIVE, "numbers > 0")],
-        "leaves": [NONE, Items(Parses("a leaf", leaf_spec), "leaves ('logistic', 'spline', 'constant', a spline spec "
-                                                            "or a LeafModel)")],
-        "scoring": [Options(*SCORES)], "estimator": [NONE, Kind("a SoftClassificationTree", SoftClassificationTree)],
+        **SoftTreeCV._parameter_constraints, "scoring": [Options("log_loss", "accuracy")],
+        "estimator": [NONE, Kind("a SoftClassificationTree", SoftClassificationTree)],
+        "leaves": [NONE, Items(Parses("a leaf", class_leaf_spec), "leaves ('logistic', 'spline', 'constant', a "
+                                                                  "spline spec, a registered name or a LeafModel)")],
     }
-
-    def _scorer(self):
-        return SCORES[self.scoring]
 
     def _check_data(self, X, y):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         check_rows(X, y, 1)
-        labels = checked_labels(column_or_1d(y, warn=True))
+        labels = column_or_1d(checked_labels(y), warn=True)
         refuse_continuous(labels)
         check_classification_targets(labels)
         self.classes_, counts = np.unique(labels, return_counts=True)
@@ -436,28 +399,6 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
             raise ValueError(f"cv={self.cv}: stratified folds need a class of at least {self.cv} rows, and the "
                              f"largest class of y has {counts.max()}; pass a smaller cv (at least 2)")
         return labels
-
-    def _n_candidates(self, estimator) -> int:
-        return len(self.leaf_ridges) + max(len(self.leaves or ()) - 1, 0)
-
-    def _candidates(self, estimator, depth, X, y, params):
-        first = {"leaf": [self.leaves[0]]} if self.leaves else {}
-        return {"leaf_ridge": [float(f) for f in self.leaf_ridges], **first}
-
-    def _then(self, results) -> list[dict]:
-        """Each leaf of ``leaves`` after the first at every depth, with the factor best for the first leaf there."""
-        best = {}
-        for params, score in zip(results["params"], results["mean_test_score"]):
-            if params["depth"] not in best or score > best[params["depth"]][1]:
-                best[params["depth"]] = (params["leaf_ridge"], score)
-        return [{"depth": depth, "leaf_ridge": factor, "leaf": leaf} for depth, (factor, _) in best.items()
-                for leaf in (self.leaves or ())[1:]]
-
-    def _store_choice(self, best, scores):
-        self.leaf_ridge_ = float(best["leaf_ridge"])
-        self.leaf_ = self.best_estimator_.leaf
-        own = self.best_estimator_.leaf if not self.leaves else self.leaves[0]
-        self.cv_scores_ = {(c["depth"], c["leaf_ridge"], c.get("leaf", own)): score for c, score in scores}
 
     def predict_proba(self, X):
         """``best_estimator_``'s class probabilities (its HBP leaf's), shape (n_samples, K)."""
@@ -470,86 +411,23 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
         return self.best_estimator_.decision_function(X)
 
 
-def one_standard_error(results) -> dict:
-    """The parameters of the simplest candidate of a search's ``cv_results_`` whose mean test score is within
-    one standard error (the folds' standard deviation / sqrt(folds)) of the best's: the smallest depth, then
-    the heaviest split weight ("l2:split=w")."""
-    folds = sum(1 for key in results if key.startswith("split") and key.endswith("_test_score"))
-    means = np.asarray(results["mean_test_score"], float)
-    best = int(np.nanargmax(means))
-    floor = means[best] - results["std_test_score"][best] / np.sqrt(folds)
-    params = results["params"]
-    within = [i for i in range(len(params)) if means[i] >= floor]
-    return params[min(within, key=lambda i: (params[i]["depth"], -_split_weight(params[i]["regularization"])))]
+def _left(deadline, own):
+    """The refit's ``time_limit``: what is left before ``deadline`` (a millisecond at least), at most ``own``."""
+    if math.isinf(deadline.left()):
+        return own
+    left = max(deadline.left(), 1e-3)
+    return left if own is None else min(left, own)
 
 
-def _split_weight(reading: str) -> float:
-    return float(reading.rpartition("split=")[2])
-
-
-class _Search(GridSearchCV):
-    """GridSearchCV that, before a ``deadline`` with a limit, evaluates the candidates one at a time,
-    in the grid's order, the folds of each in parallel, and starts none after the first that would
-    end after the deadline, judged by the longest so far.  Each fit is bounded by the estimator's own
-    ``time_limit`` (its share of the search, :func:`_within`); no refit."""
-
-    def __init__(self, estimator, param_grid, deadline, *, cv, n_jobs, scoring=None, then=None):
-        super().__init__(estimator, param_grid, cv=cv, n_jobs=n_jobs, error_score="raise", refit=False,
-                         scoring=scoring)
-        self.deadline, self.then = deadline, then
-
-    def _run_search(self, evaluate_candidates):
-        """The grid, then the candidates ``then(results)`` names after it (None: none)."""
-        self._longest = 0.0
-        results = self._evaluate(evaluate_candidates, list(ParameterGrid(self.param_grid)))
-        extra = self.then(results) if self.then is not None and results is not None else []
-        if extra:
-            self._evaluate(evaluate_candidates, extra)
-
-    def _evaluate(self, evaluate_candidates, candidates):
-        """The results after ``candidates``, one at a time before a deadline (None when none was evaluated)."""
-        if math.isinf(self.deadline.left()):
-            return evaluate_candidates(candidates)
-        results = None
-        for candidate in candidates:
-            if self._longest and self.deadline.left() < self._longest:
-                break
-            started = time.perf_counter()
-            results = evaluate_candidates([candidate])
-            self._longest = max(self._longest, time.perf_counter() - started)
-        return results
-
-
-def _within(estimator, seconds):
-    """A clone of ``estimator`` whose ``time_limit`` is at most ``seconds`` (None: its own)."""
-    own = estimator.time_limit
-    return clone(estimator).set_params(time_limit=own if seconds is None else min(seconds, own or np.inf))
-
-
-def _leaf_ridge(estimator, depth, X, y, params):
-    """The estimator's ``leaf_ridge`` at ``depth``; "auto" is resolved once, by a fit on all the
-    rows (its ``leaf_ridge_``), so that the search's fits do not each repeat the comparison."""
-    if estimator.leaf_ridge != "auto":
-        return estimator.leaf_ridge
-    probe = clone(estimator).set_params(depth=depth, callbacks=None, verbose=0)
-    return float(probe.fit(X, y, **params).leaf_ridge_)
-
-
-def _soft_constraints(estimator) -> bool:
-    """Whether the estimator has constraint rows that average over the data (their held-out values differ)."""
-    return any(isinstance(term, SoftMean) for term in constraint_terms(estimator))
-
-
-def _held_out(estimator, splitter, X, y, params, table, report, deadline) -> list[dict]:
-    """``report`` with, per row, ``held_out``: its ``predict()`` value on each held-out fold of ``splitter``, by
-    a fit of ``estimator`` on the other folds (its rows encoded as ``table`` says, :func:`_table_encoder`;
-    :func:`~.constrained.report_on`)."""
+def _held_out(estimator, folds, X, y, params, fit_params, report, deadline) -> list[dict]:
+    """``report`` with, per row, ``held_out``: its ``predict()`` value on each held-out fold, by a fit of
+    ``estimator`` on the other folds (:func:`~.constrained.report_on`)."""
     y = np.asarray(y)
-    folds = list(splitter.split(X, y))
     values = [[] for _ in report]
     for k, (train, test) in enumerate(folds):
-        fitted = _within(estimator, deadline.share(len(folds) - k)).fit(take_rows(X, train), y[train],
-                                                                      **fold_params(params, train), **table)
+        share = deadline.share(len(folds) - k)
+        fitted = clone(estimator).set_params(time_limit=share if share is not None else estimator.time_limit)
+        fitted.fit(take_rows(X, train), y[train], **fold_params(fit_params, train))
         rows = report_on(fitted, take_rows(X, test), y[test], **fold_params(params, test))
         for row, value in zip(rows, values):
             value.append(row["predict"])
@@ -557,9 +435,10 @@ def _held_out(estimator, splitter, X, y, params, table, report, deadline) -> lis
 
 
 def _reading_of(regularization) -> str:
+    """The named reading of ``regularization`` the split factors scale (one line when there is none)."""
     if not isinstance(regularization, str) or parse_reading(regularization)[0] == NO_L2:
-        raise ValueError("SoftRegressionTreeCV scales a named regularization reading ('l2', 'l2-slopes', ...); "
-                         f"the estimator has regularization={regularization!r}")
+        raise ValueError("split_weights scale a named regularization reading ('l2', 'l2-slopes', ...); the estimator "
+                         f"has regularization={regularization!r}: give the estimator a reading, or split_weights=None")
     reading, split = parse_reading(regularization)
     if split != 1.0:
         raise ValueError(f"the estimator's regularization {regularization!r} already sets split=; give the "
