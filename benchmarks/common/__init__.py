@@ -14,6 +14,7 @@ benchmarks.smoke`` runs every script so."""
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,6 +33,15 @@ SMOKE_HELP = ("run on tiny data (one fold, one seed, tiny budgets) and write to 
 def add_smoke(parser) -> None:
     """The ``--smoke`` flag of a script's parser."""
     parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
+
+
+def parse(parser, argv=None, smoke_argv=()):
+    """``parser``'s arguments of ``argv`` (default: the command line's), ``--smoke`` among them; in smoke mode
+    (started) those of ``smoke_argv`` (the tiny run's datasets, sizes, ...) follow them."""
+    add_smoke(parser)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser.parse_args(argv)
+    return parser.parse_args([*argv, *smoke_argv]) if start(args) and smoke_argv else args
 
 
 def start(args) -> bool:
@@ -60,6 +70,18 @@ def smoke() -> bool:
 def pick(full, tiny):
     """``full``, or ``tiny`` in smoke mode."""
     return tiny if smoke() else full
+
+
+def budget() -> dict:
+    """The soft trees' iteration budget in smoke mode (``{"max_iter": 2}``; none otherwise)."""
+    return pick({}, {"max_iter": 2})
+
+
+def regression_tree(**params):
+    """``SoftRegressionTree(**params)``, at the smoke budget in smoke mode (:func:`budget`)."""
+    from srtopt import SoftRegressionTree
+
+    return SoftRegressionTree(**params, **budget())
 
 
 def results() -> Path:

@@ -108,3 +108,27 @@ def tiny(name, n_features, rows=SMOKE_ROWS):
 def levels(values, k) -> np.ndarray:
     """``values`` cut at their quantiles into codes 0..k-1 (as many rows each, about)."""
     return np.digitize(values, np.quantile(values, np.linspace(0, 1, k + 1)[1:-1]))
+
+
+def small_regression(name, fairness=None):
+    """(X, y) of the leaf-ridge benchmarks' datasets: generated (``noise-140x50``, ``linear-300x60``,
+    ``friedman-200x10``), scikit-learn's ``diabetes``, the fairness data's ``communities_crime`` (from the folder
+    ``fairness``) or a paper dataset; in smoke mode a stand-in."""
+    from sklearn.datasets import load_diabetes, make_friedman1
+
+    if smoke():
+        return tiny(name, 5)
+    rng = np.random.default_rng(0)
+    if name == "noise-140x50":
+        return rng.random((140, 50)), rng.standard_normal(140)
+    if name == "linear-300x60":
+        X = rng.random((300, 60))
+        return X, X @ rng.standard_normal(60) + 2.0 * rng.standard_normal(300)
+    if name == "friedman-200x10":
+        return make_friedman1(200, 10, noise=1.0, random_state=0)
+    if name == "diabetes":
+        return load_diabetes(return_X_y=True)
+    if name == "communities_crime":
+        return fairness_data(name, fairness)[:2]
+    X, y, _ = load(name)
+    return X, y

@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 
-from benchmarks.common import add_smoke, pick, results, start, write_report
+from benchmarks.common import add_smoke, budget, pick, results, start, write_report
 from benchmarks.common.data import load
 from benchmarks.common.protocol import FLOOR, GROUPS, class_groups, outer_folds
 
@@ -50,7 +50,7 @@ def estimator(variant: dict, p: int):
     from srtopt import SoftClassificationTree
     from srtopt.solvers import Auto
 
-    params = {**pick({}, {"max_iter": 2}), **variant}
+    params = {**budget(), **variant}
     if "leaf_C" in params:
         params["leaf_ridge"] = p * 2**3 / (2 * params.pop("leaf_C"))
     if isinstance(params.get("ln_solver"), tuple):

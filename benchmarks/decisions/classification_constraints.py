@@ -33,7 +33,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from sklearn.model_selection import StratifiedKFold
 
-from benchmarks.common import add_smoke, pick, results, start, write_report
+from benchmarks.common import add_smoke, budget, pick, results, start, write_report
 from benchmarks.common.data import load
 from benchmarks.common.protocol import outer_folds
 
@@ -71,7 +71,7 @@ def tree(**params):
     """The depth-3 tree of ``params`` (max_iter 2 in smoke mode)."""
     from srtopt import SoftClassificationTree
 
-    return SoftClassificationTree(depth=3, random_state=0, **params, **pick({}, {"max_iter": 2}))
+    return SoftClassificationTree(depth=3, random_state=0, **params, **budget())
 
 
 def folds(X, y):

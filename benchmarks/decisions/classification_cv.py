@@ -42,7 +42,7 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import add_smoke, pick, results, start, write_report
+from benchmarks.common import add_smoke, budget, pick, results, start, write_report
 from benchmarks.common.data import bench_datasets, bench_slug
 from benchmarks.common.protocol import FLOOR, class_fold, class_groups, outer_folds
 from benchmarks.common.store import run_into_store, stored
@@ -91,7 +91,7 @@ def make(candidate, seed=0):
         return logistic_regression(None, seed)
     depth, leaf_ridge, split = candidate
     return SoftClassificationTree(depth=depth, leaf_ridge=leaf_ridge, regularization=f"l2:split={split!r}",
-                                  random_state=seed, **pick({}, {"max_iter": 2}))
+                                  random_state=seed, **budget())
 
 
 def run(dataset, fold, candidate):

@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import add_smoke, pick, require, results, start, write_report
+from benchmarks.common import add_smoke, budget, pick, require, results, start, write_report
 from benchmarks.common.protocol import (LEAVES_STORE, class_fold, class_groups, leaves_outcome, outer_folds,
                                         test_scores)
 from benchmarks.common.store import run_into_store, stored
@@ -57,7 +57,7 @@ def run(dataset, fold) -> dict:
         return row
     X_train, X_test, y_train, y_test = class_fold(dataset, fold)
     tree = SoftClassificationTree(depth=DEEPEST + 1, leaf_ridge=base["leaf_ridge"], leaf=base["leaf"], random_state=0,
-                                  **pick({}, {"max_iter": 2}))
+                                  **budget())
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         started = time.perf_counter()

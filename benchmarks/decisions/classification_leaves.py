@@ -33,14 +33,14 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import add_smoke, pick, require, results, start, write_report
+from benchmarks.common import add_smoke, budget, pick, require, results, start, write_report
 from benchmarks.common.protocol import (LEAVES_RULES as RULES, LEAVES_STORE as STORE, class_fold, class_groups,
                                         leaves_outcome as outcome, outer_folds, test_scores)
 from benchmarks.common.store import run_into_store, stored
 
 ANCHOR = "RF(100)"
-#: the search and the trees in smoke mode: depths 1-2, 2 inner folds, 2 macro iterations
-SMOKE_SEARCH, SMOKE_TREE = {"depths": (1, 2), "cv": 2}, {"max_iter": 2}
+#: the search in smoke mode: depths 1-2, 2 inner folds
+SMOKE_SEARCH = {"depths": (1, 2), "cv": 2}
 
 
 def make_search():
@@ -74,8 +74,7 @@ def run(dataset, fold) -> dict:
         for depth in sorted({d for d, *_ in search.cv_scores_}):
             ridge = max((r for d, r, _ in search.cv_scores_ if d == depth),
                         key=lambda r: search.cv_scores_[(depth, r, "logistic")])
-            tree = SoftClassificationTree(depth=depth, leaf_ridge=ridge, leaf="spline", random_state=0,
-                                          **pick({}, SMOKE_TREE))
+            tree = SoftClassificationTree(depth=depth, leaf_ridge=ridge, leaf="spline", random_state=0, **budget())
             score = float(np.mean(cross_val_score(clone(tree), X_train, y_train, cv=inner,
                                                   scoring=SCORES["log_loss"])))
             splines[depth] = {"leaf_ridge": ridge, "inner": score}
@@ -84,7 +83,7 @@ def run(dataset, fold) -> dict:
         for depth in {search.depth_, top}:  # the refits the rules may choose
             if splines[depth]["inner"] > row["logistic"]["inner"]:
                 tree = SoftClassificationTree(depth=depth, leaf_ridge=splines[depth]["leaf_ridge"], leaf="spline",
-                                              random_state=0, **pick({}, SMOKE_TREE)).fit(X_train, y_train)
+                                              random_state=0, **budget()).fit(X_train, y_train)
                 splines[depth].update(test_scores(tree, X_test, y_test))
         row["spline"] = {str(d): s for d, s in splines.items()}
         forest = random_forest_classifier(None, 0).fit(X_train, y_train)

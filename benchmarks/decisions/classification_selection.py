@@ -44,7 +44,7 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import add_smoke, pick, require, results, start, write_report
+from benchmarks.common import add_smoke, budget, pick, require, results, start, write_report
 from benchmarks.common.protocol import class_fold, class_groups, outer_folds, test_scores
 from benchmarks.common.store import run_into_store, stored
 
@@ -109,7 +109,7 @@ def run(dataset, fold, candidate, split) -> dict:
             return random_forest_classifier(None, 0)
         depth, leaf_ridge, leaf = candidate
         return SoftClassificationTree(depth=depth, leaf_ridge=leaf_ridge, leaf=leaf, random_state=0,
-                                      **pick({}, {"max_iter": 2}))
+                                      **budget())
 
     def scores(tree, X, y):
         return test_scores(Mixture(tree) if split.endswith(MIXTURE) else tree, X, y)

@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import add_smoke, pick, require, results, start
+from benchmarks.common import add_smoke, budget, pick, require, results, start
 from benchmarks.common.protocol import baseline, outer_folds, regression_data, regression_groups
 from benchmarks.common.store import run_into_store, stored
 
@@ -62,7 +62,7 @@ def run(dataset, fold, factor):
         model, inner = baseline(factor, DEPTH, 0), []
     else:
         model = SoftRegressionTree(depth=DEPTH, random_state=0, regularization=f"l2:split={factor}",
-                                   **pick({}, {"max_iter": 2}))
+                                   **budget())
     with threadpool_limits(1):
         start = time.perf_counter()
         if factor not in BASELINES:

@@ -27,7 +27,7 @@ import argparse
 
 import numpy as np
 
-from benchmarks.common import add_smoke, heldout, pick, require, results, start
+from benchmarks.common import add_smoke, budget, heldout, pick, require, results, start
 from benchmarks.common.protocol import baseline, mean_table, outer_folds, regression_groups, regression_run
 from benchmarks.common.store import run_into_store, stored
 from srtopt.solvers import Auto
@@ -91,7 +91,7 @@ def make(variant, depth, seed):
 
     if VARIANTS[variant] is None:
         return baseline(variant, depth, seed)
-    params = dict(VARIANTS[variant], **pick({}, {"max_iter": 2}))
+    params = dict(VARIANTS[variant], **budget())
     return SoftRegressionTree(depth=depth, random_state=seed, **params)
 
 

@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import add_smoke, heldout, pick, require, results, skip, start, write_report
+from benchmarks.common import add_smoke, budget, heldout, pick, require, results, skip, start, write_report
 from benchmarks.common.protocol import (PAPER_CONFIRM, PAPER_TUNE, baseline, outer_folds, regression_data,
                                         regression_groups)
 from benchmarks.common.store import run_into_store, stored
@@ -92,7 +92,7 @@ def make(variant, depth, seed):
         return baseline(variant, depth, seed)
     if variant == "HGB":
         return HistGradientBoostingRegressor(random_state=seed)
-    return SoftRegressionTree(depth=depth, random_state=seed, **VARIANTS[variant], **pick({}, {"max_iter": 2}))
+    return SoftRegressionTree(depth=depth, random_state=seed, **VARIANTS[variant], **budget())
 
 
 def run(dataset, depth, variant, fold, seed):
