@@ -132,3 +132,22 @@ def small_regression(name, fairness=None):
         return fairness_data(name, fairness)[:2]
     X, y, _ = load(name)
     return X, y
+
+
+def pipeline(estimator, X):
+    """``estimator`` behind the usual pipeline for the columns of the table X: one-hot (``min_frequency=10``, a
+    "(missing)" category) for text columns, median imputation with indicators for numeric ones."""
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+    numbers = [c for c in X.columns if c not in text]
+    encode = ColumnTransformer([
+        ("text", make_pipeline(SimpleImputer(strategy="constant", fill_value="(missing)"),
+                               OneHotEncoder(handle_unknown="infrequent_if_exist", min_frequency=10,
+                                             sparse_output=False)), text),
+        ("numbers", SimpleImputer(strategy="median", add_indicator=True), numbers)])
+    return make_pipeline(encode, estimator)
