@@ -17,6 +17,7 @@ import contextlib
 import importlib
 import io
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -37,15 +38,15 @@ def scripts(names=(), root=BENCHMARKS) -> list[Path]:
     return [path for path in found if not names or path.stem in names]
 
 
-def run_one(path: Path, folder: Path) -> tuple[bool, float, str]:
-    """(passed, seconds, what it printed) of ``main(["--smoke"])`` of the script ``path``, its outputs in
-    ``folder``."""
+def run_one(path: Path, folder: Path, root=BENCHMARKS) -> tuple[bool, float, str]:
+    """(passed, seconds, what it printed) of ``main(["--smoke"])`` of the script ``path`` (the module of its path
+    from ``root``'s parent), its outputs in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     os.environ[SMOKE_ENV] = str(folder)
     printed, started, passed = io.StringIO(), time.perf_counter(), False
     try:
         with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-            module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts))
+            module = importlib.import_module(".".join(path.relative_to(root.parent).with_suffix("").parts))
             status = module.main(["--smoke"])
         passed = status in (0, None)
         if not passed:
@@ -60,30 +61,38 @@ def run_one(path: Path, folder: Path) -> tuple[bool, float, str]:
     return passed, time.perf_counter() - started, printed.getvalue()
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("names", nargs="*", help="scripts to run (default: all)")
-    parser.add_argument("--keep", action="store_true", help="keep the scripts' outputs")
-    args = parser.parse_args(argv)
-    chosen = scripts(args.names)
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
-    outputs = Path(tempfile.mkdtemp(prefix="srtopt-smoke-"))
-    started, failed = time.perf_counter(), []
-    for path in chosen:
-        name = path.relative_to(BENCHMARKS).as_posix()
-        passed, seconds, printed = run_one(path, outputs / path.parent.name / path.stem)
+def run_all(paths, outputs: Path, root=BENCHMARKS) -> list[str]:
+    """Run the scripts ``paths`` (under ``root``) in smoke mode, each's outputs in a folder of ``outputs``; print a
+    line per script (and a failing one's last output lines); the names of those that failed."""
+    failed = []
+    for path in paths:
+        name = path.relative_to(root).as_posix()
+        passed, seconds, printed = run_one(path, outputs / path.parent.name / path.stem, root)
         skips = [line[len("skipped: "):] for line in printed.splitlines() if line.startswith("skipped: ")]
         print(f"{seconds:7.1f} s  {'ok    ' if passed else 'FAILED'}  {name}"
               + (f"  (skipped: {'; '.join(skips)})" if skips else ""), flush=True)
         if not passed:
             failed.append(name)
             print("\n".join(f"    | {line}" for line in printed.rstrip().splitlines()[-40:]), flush=True)
-    if args.keep:
-        print(f"outputs kept in {outputs}")
-    else:
-        import shutil
+    return failed
 
-        shutil.rmtree(outputs, ignore_errors=True)
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("names", nargs="*", help="scripts to run (default: all)")
+    parser.add_argument("--keep", action="store_true", help="keep the scripts' outputs")
+    args = parser.parse_args(argv)
+    root = BENCHMARKS
+    chosen = scripts(args.names, root)
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    outputs, started = Path(tempfile.mkdtemp(prefix="srtopt-smoke-")), time.perf_counter()
+    try:
+        failed = run_all(chosen, outputs, root)
+    finally:
+        if args.keep:
+            print(f"outputs kept in {outputs}")
+        else:
+            shutil.rmtree(outputs, ignore_errors=True)
     print(f"smoke: {len(chosen)} scripts in {time.perf_counter() - started:.0f} s, "
           + (f"{len(failed)} failed: {', '.join(failed)}" if failed else "none failed"), flush=True)
     return 1 if failed else 0

@@ -15,9 +15,9 @@ from srtopt.experiments.protocol import fold_indices, scale_fold
 from . import heldout, pick
 from .data import load
 
-__all__ = ["FLOOR", "GROUPS", "LEAVES_RULES", "LEAVES_STORE", "leaves_outcome", "PAPER_CONFIRM", "PAPER_TUNE", "baseline", "class_fold", "class_groups", "first_fold",
-           "mean_table", "outer_folds", "paper_fold", "regression_data", "regression_groups", "regression_run",
-           "test_scores"]
+__all__ = ["FLOOR", "GROUPS", "LEAVES_RULES", "LEAVES_STORE", "PAPER_CONFIRM", "PAPER_TUNE", "baseline",
+           "class_fold", "class_groups", "first_fold", "leaves_outcome", "mean_table", "outer_folds", "paper_fold",
+           "regression_data", "regression_groups", "regression_run", "test_scores"]
 
 #: the paper's datasets the regression defaults were chosen on, and the others (benchmarks/decisions/defaults.py)
 PAPER_TUNE = ["airfoil", "auto_mpg", "friedman", "housing", "kin8nm", "lpga2009", "puma", "yacht"]

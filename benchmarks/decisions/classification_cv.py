@@ -30,7 +30,7 @@ the same as ``srtopt bench --task classification --methods sct-cv rf-clf logreg-
 held-out datasets, over the 10 tuning ones and over all 20, and per dataset.
 
 ``--smoke``: both stages on their first datasets (tiny), outer fold 0 (the confirm stage's protocol: 2 folds), the
-trees at max_iter 2, the search of the confirm stage on depths 1-2 and 2 inner folds.
+candidates of factors 1 alone, the trees at max_iter 2, the search of the confirm stage on depths 1-2 and 2 inner folds.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ ANCHORS = ("RF(100)", "logistic regression")
 
 
 def candidates() -> list[tuple]:
-    """(depth, leaf_ridge, split weight) of every candidate."""
-    return list(itertools.product(DEPTHS, LEAF_RIDGES, SPLIT_WEIGHTS))
+    """(depth, leaf_ridge, split weight) of every candidate (in smoke mode the depths with factors 1 alone)."""
+    return list(itertools.product(DEPTHS, *pick((LEAF_RIDGES, SPLIT_WEIGHTS), ((1.0,), (1.0,)))))
 
 
 def tempered_log_losses(P, codes) -> list[float]:

@@ -15,8 +15,8 @@ held-out ones (heldout.TUNING; the grid is chosen there), ``confirm`` = the pape
 and 10 more held-out ones, looked at once the grid was fixed.
 
 Runs go to ``benchmarks/results/cv.jsonl`` (not committed; resumable); the tables to
-``benchmarks/results/cv_<stage>.md``.  ``--smoke``: both stages on their first datasets (tiny), outer fold 0,
-2 inner folds, at max_iter 2.
+``benchmarks/results/cv_<stage>.md``.  ``--smoke``: both stages on their first datasets (tiny), outer fold 0, the chosen grid's
+factors, 2 inner folds, at max_iter 2.
 """
 
 from __future__ import annotations
@@ -138,7 +138,8 @@ def main(argv=None) -> int:
     start(args)
     for stage in pick([args.stage], ["tune", "confirm"]):
         datasets = args.datasets or regression_groups()[stage]
-        tasks = [(d, f, c) for d in datasets for c in (*FACTORS, *BASELINES) for f in outer_folds()]
+        factors = pick(FACTORS, GRIDS[CHOSEN])
+        tasks = [(d, f, c) for d in datasets for c in (*factors, *BASELINES) for f in outer_folds()]
         run_into_store(results() / STORE, run, tasks, lambda r: (r["dataset"], r["fold"], r["factor"]), args.jobs,
                        lambda row: f"{row['dataset']} fold {row['fold']} {row['factor']}: R^2 {row['r2']:.3f}")
         text = report(stage)

@@ -8,7 +8,7 @@ quantiles.
     PYTHONPATH=. python benchmarks/perf/time_limits.py
 
 ``--smoke``: one small case of each kind (in Python, on the command line, its floor), each run once; the two Ctrl-C
-cases sooner after the start.
+cases sooner after the start, the command line's on 1,000 x 100.
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ SMOKE_CLI_CASES = [("`srtopt fit --time-limit` (smoke)", 200, 5, 0, 2, 1.0, ())]
 
 def main(argv=None):
     parse(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter), argv)
-    floor_rows = pick(100000, 200)
+    floor_rows, interrupted = pick(100000, 200), pick((3000, 300), (1000, 100))  # rows (and features)
     lines = ["# time_limit", "", f"Command: `python benchmarks/perf/time_limits.py`; {os.cpu_count()} cores, no thread "
              "variable set. Seconds from `fit`'s call to its return, each case in a fresh process; the command line's "
              f"from its start to its exit (imports and reading the CSV included); the median of {RUNS} runs.", "",
@@ -192,8 +192,8 @@ def main(argv=None):
         interrupts = [("ORRT, wide data (IPOPT's exact Hessian built for minutes)", 50, 300, 0, 2,
                        _median(interrupt_seconds, "orrt", 50, 300, 0, 2, pick(2.0, 0.5))),
                       ("`srtopt fit --constraint class_recall:class=A,lower=0.95` (command line), 1 s after the "
-                       "initialization began", 3000, 300, 5, 3,
-                       cli_interrupt_seconds(folder, 3000, 300, 5, "--constraint", "class_recall:class=A,lower=0.95",
+                       "initialization began", *interrupted, 5, 3,
+                       cli_interrupt_seconds(folder, *interrupted, 5, "--constraint", "class_recall:class=A,lower=0.95",
                                              "--depth", "3", wait=pick(1.0, 0.2)))]
     lines[2] += f" Load average (1 min) at the start: {load:.2f}, the machine shared with other work."
     for what, n, p, classes, depth, limit, seconds in rows:
