@@ -6,7 +6,7 @@ logistic ones: measured on held-out folds.
 
 The classification protocol (4-fold stratified CV, split seed 0, X min-max scaled on the training fold;
 ``benchmarks/decisions/classification_cv.py``'s ``fold_data``).  On every outer fold the search as it is,
-``SoftClassificationTreeCV(random_state=0)`` (depths 1-4 x leaf factors 1, 10, 100 with logistic leaves, by
+``SoftClassificationTreeCV(random_state=0, leaves=("logistic",))`` (depths 1-4 x leaf factors 1, 10, 100 with logistic leaves, by
 the held-out log loss of its inner ``StratifiedKFold(3, shuffle, seed 0)``), then, on the same inner folds and
 by the same score, spline leaves (``leaf="spline"``) at each depth with that depth's best leaf factor.  Stored
 per outer fold: the search's choice and its test accuracy and log loss, each spline candidate's inner score,
