@@ -49,7 +49,7 @@ def test_demo_prints_cross_validated_scores_and_the_tree(demo_output):
 def test_the_documents_show_the_table_the_demo_prints(demo_output, document):
     """The README's table (and the getting-started page's) is what ``srtopt demo`` prints, cell by cell, the
     fit seconds aside.  A cell may differ by one unit of its last digit: the fits of the oldest dependency
-    versions pyproject.toml allows differ from the newest by up to 5e-5 relative (the plain SRT's;
+    versions pyproject.toml allows differ from the newest by up to 6e-5 relative (the plain SRT's;
     tests/estimators/test_default_unchanged.py), which can round the third decimal the other way."""
     printed, shown = table(demo_output), table((ROOT / document).read_text(encoding="utf-8"))
     assert list(shown) == list(printed), f"{document} shows the models {list(shown)}, the demo prints {list(printed)}"
