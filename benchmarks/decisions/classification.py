@@ -9,12 +9,14 @@ ionosphere, mammographic, monk_2, balance, dermatology, glass, yeast, segment), 
 were chosen, and **confirm** (pima, wdbc, car, ecoli, vowel, satimage, page_blocks, splice, german,
 vehicle), run with the chosen defaults against the closest alternatives only.  Prints and writes
 ``benchmarks/results/classification_defaults_<stage>.md``: per variant the mean test accuracy, log loss
-and fit seconds over the group, and per dataset the accuracy.
+and fit seconds over the group, and per dataset the accuracy.  ``--smoke``: both stages on their first dataset
+(tiny), fold 0, every variant at max_iter 2 (a variant's own max_iter kept).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 import warnings
 
@@ -22,13 +24,10 @@ import numpy as np
 from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 
-from benchmarks.common import RESULTS, write_report
+from benchmarks.common import add_smoke, budget, pick, results, start, write_report
+from benchmarks.common.data import load
+from benchmarks.common.protocol import FLOOR, GROUPS, class_groups, outer_folds
 
-GROUPS = {
-    "tune": ["australian", "bupa", "ionosphere", "mammographic", "monk_2", "balance", "dermatology", "glass",
-             "yeast", "segment"],
-    "confirm": ["pima", "wdbc", "car", "ecoli", "vowel", "satimage", "page_blocks", "splice", "german", "vehicle"],
-}
 EXACT_LN = ["newton:max_variables=800", "l-bfgs-b", "ipopt", "prox-gradient"]  # the LN steps solved to the end
 
 
@@ -51,7 +50,7 @@ def estimator(variant: dict, p: int):
     from srtopt import SoftClassificationTree
     from srtopt.solvers import Auto
 
-    params = dict(variant)
+    params = {**budget(), **variant}
     if "leaf_C" in params:
         params["leaf_ridge"] = p * 2**3 / (2 * params.pop("leaf_C"))
     if isinstance(params.get("ln_solver"), tuple):
@@ -61,12 +60,11 @@ def estimator(variant: dict, p: int):
 
 def run(name: str, variant: dict) -> dict:
     """Mean test accuracy, log loss and fit seconds of the variant over the 4 folds of dataset ``name``."""
-    from srtopt.datasets import load
-
     data = load(name)
     X, y = np.asarray(data.X, float), np.asarray(data.y)
     scores = {"accuracy": [], "log_loss": [], "seconds": []}
-    for train, test in StratifiedKFold(4, shuffle=True, random_state=0).split(X, y):
+    folds = StratifiedKFold(4, shuffle=True, random_state=0).split(X, y)
+    for train, test in itertools.islice(folds, len(outer_folds())):
         model = estimator(variant, X.shape[1])
         start = time.perf_counter()
         with warnings.catch_warnings():
@@ -74,7 +72,7 @@ def run(name: str, variant: dict) -> dict:
             model.fit(X[train], y[train])
         scores["seconds"].append(time.perf_counter() - start)
         scores["accuracy"].append(float(np.mean(model.predict(X[test]) == y[test])))
-        P = np.clip(model.predict_proba(X[test]), 1e-15, 1)
+        P = np.clip(model.predict_proba(X[test]), FLOOR, 1)
         scores["log_loss"].append(log_loss(y[test], P, labels=model.classes_))
     return {key: float(np.mean(values)) for key, values in scores.items()}
 
@@ -82,25 +80,33 @@ def run(name: str, variant: dict) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--stage", choices=sorted(GROUPS), default="tune")
+    add_smoke(parser)
     args = parser.parse_args(argv)
-    names = GROUPS[args.stage]
-    results = {}
-    for label, variant in variants(args.stage).items():
-        results[label] = {name: run(name, variant) for name in names}
-        mean = np.mean([r["accuracy"] for r in results[label].values()])
+    start(args)
+    for stage in pick([args.stage], sorted(GROUPS)):
+        write_report(results() / f"classification_defaults_{stage}.md", stage_report(stage))
+    return 0
+
+
+def stage_report(stage) -> list[str]:
+    """Run every variant of ``stage`` on its datasets; the lines of its report."""
+    names = class_groups()[stage]
+    scores = {}
+    for label, variant in variants(stage).items():
+        scores[label] = {name: run(name, variant) for name in names}
+        mean = np.mean([r["accuracy"] for r in scores[label].values()])
         print(f"{label}: mean accuracy {mean:.4f}", flush=True)
     lines = [f"Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python benchmarks/decisions/classification.py "
-             f"--stage {args.stage}` (depth 3, 4-fold stratified CV, split seed 0; 2-core machine)", "",
+             f"--stage {stage}` (depth 3, 4-fold stratified CV, split seed 0; 2-core machine)", "",
              "| variant | accuracy | log loss | fit s |", "|---|---:|---:|---:|"]
-    for label, rows in results.items():
+    for label, rows in scores.items():
         means = {key: np.mean([r[key] for r in rows.values()]) for key in ("accuracy", "log_loss", "seconds")}
         lines.append(f"| {label} | {means['accuracy']:.4f} | {means['log_loss']:.3f} | {means['seconds']:.2f} |")
-    lines += ["", "Test accuracy per dataset:", "", "| dataset | " + " | ".join(results) + " |",
-              "|---|" + "---:|" * len(results)]
-    lines += [f"| {name} | " + " | ".join(f"{results[label][name]['accuracy']:.3f}" for label in results) + " |"
+    lines += ["", "Test accuracy per dataset:", "", "| dataset | " + " | ".join(scores) + " |",
+              "|---|" + "---:|" * len(scores)]
+    lines += [f"| {name} | " + " | ".join(f"{scores[label][name]['accuracy']:.3f}" for label in scores) + " |"
               for name in names]
-    write_report(RESULTS / f"classification_defaults_{args.stage}.md", lines)
-    return 0
+    return lines
 
 
 if __name__ == "__main__":

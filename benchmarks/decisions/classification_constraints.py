@@ -18,11 +18,14 @@
   free tree fitted once before, so that no fit pays the compiled kernels' loading; one BLAS thread), and the
   median ratio per constraint over the folds.
 
-Prints and writes ``benchmarks/results/classification_constraints.md``.
+Prints and writes ``benchmarks/results/classification_constraints.md``.  ``--smoke``: a tiny stand-in of pima (its
+columns and classes), fold 0, one fit per timing, the trees at max_iter 2.
 """
 
 from __future__ import annotations
 
+import argparse
+import itertools
 import time
 import warnings
 
@@ -30,7 +33,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from sklearn.model_selection import StratifiedKFold
 
-from benchmarks.common import RESULTS, write_report
+from benchmarks.common import add_smoke, budget, pick, results, start, write_report
+from benchmarks.common.data import load
+from benchmarks.common.protocol import outer_folds
 
 BOUND = 0.9
 
@@ -62,10 +67,22 @@ def differences(model, X, y, group) -> tuple[float, float]:
             equalized_odds_difference(y, prediction, group, "positive"))
 
 
+def tree(**params):
+    """The depth-3 tree of ``params`` (max_iter 2 in smoke mode)."""
+    from srtopt import SoftClassificationTree
+
+    return SoftClassificationTree(depth=3, random_state=0, **params, **budget())
+
+
+def folds(X, y):
+    """The outer folds: 4-fold stratified CV, split seed 0 (fold 0 alone in smoke mode)."""
+    return itertools.islice(StratifiedKFold(4, shuffle=True, random_state=0).split(X, y), len(outer_folds()))
+
+
 def timed_fit(model, X, y, repeats=3, **fit):
     """The least seconds of ``repeats`` fits of ``model`` (warnings silenced; the machine may be shared)."""
     seconds = []
-    for _ in range(repeats):
+    for _ in range(pick(repeats, 1)):
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -74,10 +91,10 @@ def timed_fit(model, X, y, repeats=3, **fit):
     return min(seconds)
 
 
-def main() -> int:
-    from srtopt import SoftClassificationTree
-    from srtopt.datasets import load
-
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_smoke(parser)
+    start(parser.parse_args(argv))
     data = load("pima")
     X, y = np.asarray(data.X, float), np.asarray(data.y)
     names = list(data.feature_names)
@@ -92,12 +109,10 @@ def main() -> int:
              "|---:|---|---:|---:|---:|---:|"]
     monotone = ["", f"Monotone probability of {labels[1]!r} in {names[j]!r} (+1):", "",
                 "| fold | tree | test rows against the sign | test accuracy |", "|---:|---|---:|---:|"]
-    for fold, (train, test) in enumerate(StratifiedKFold(4, shuffle=True, random_state=0).split(X, y)):
+    for fold, (train, test) in enumerate(folds(X, y)):
         grid = np.linspace(X[train, j].min(), X[train, j].max(), 50)
-        trees = {"free": SoftClassificationTree(depth=3, random_state=0),
-                 "recall bound": SoftClassificationTree(depth=3, random_state=0,
-                                                        constraints=f"class_recall:class={minority},lower={BOUND}"),
-                 "monotone": SoftClassificationTree(depth=3, random_state=0, monotonic_cst={j: 1})}
+        trees = {"free": tree(), "recall bound": tree(constraints=f"class_recall:class={minority},lower={BOUND}"),
+                 "monotone": tree(monotonic_cst={j: 1})}
         for name, model in trees.items():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -109,14 +124,12 @@ def main() -> int:
                              f"{accuracy:.3f} |")
             if name != "recall bound":
                 monotone.append(f"| {fold} | {name} | {against_sign(model, X[test], j, 1, grid)} | {accuracy:.3f} |")
-    write_report(RESULTS / "classification_constraints.md", lines + monotone + fairness(X, y, names, minority))
+    write_report(results() / "classification_constraints.md", lines + monotone + fairness(X, y, names, minority))
     return 0
 
 
 def fairness(X, y, names, minority) -> list[str]:
     """The fairness constraints' table and every constraint's fit seconds over the free fit's."""
-    from srtopt import SoftClassificationTree
-
     group = X[:, names.index("Age")] > 30
     lines = ["", "Fairness, the groups Age > 30 and the others (fairlearn's differences of `predict()`; dp: "
              "demographic parity, eo: equalized odds):", "",
@@ -126,14 +139,14 @@ def fairness(X, y, names, minority) -> list[str]:
              **{name: (spec, "groups") for name, spec in FAIRNESS.items()}}
     ratios = {name: [] for name in specs}
     with threadpool_limits(1):
-        for fold, (train, test) in enumerate(StratifiedKFold(4, shuffle=True, random_state=0).split(X, y)):
+        for fold, (train, test) in enumerate(folds(X, y)):
             fit = {"sensitive_features": group[train]}
-            free = SoftClassificationTree(depth=3, random_state=0)
+            free = tree()
             timed_fit(free, X[train], y[train], repeats=1)  # the kernels loaded, the caches warm
             seconds = timed_fit(free, X[train], y[train])
             for name, (spec, needs) in specs.items():
                 params = {"monotonic_cst": {names.index("Plas"): 1}} if name == "monotone" else {"constraints": spec}
-                model = SoftClassificationTree(depth=3, random_state=0, **params)
+                model = tree(**params)
                 ratios[name].append(timed_fit(model, X[train], y[train], **(fit if needs else {})) / seconds)
                 if needs:
                     train_d, test_d = (differences(model, X[part], y[part], group[part]) for part in (train, test))

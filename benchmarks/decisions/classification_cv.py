@@ -28,6 +28,9 @@ datasets, by the experiments' runner into ``benchmarks/results/classification_cv
 the same as ``srtopt bench --task classification --methods sct-cv rf-clf logreg-clf sct --depths 3 --folds 4
 --seeds 1 --split-seed 0``), and writes ``benchmarks/results/classification_cv_confirm.md``: the means over the 10
 held-out datasets, over the 10 tuning ones and over all 20, and per dataset.
+
+``--smoke``: both stages on their first datasets (tiny), outer fold 0 (the confirm stage's protocol: 2 folds), the
+candidates of factors 1 alone, the trees at max_iter 2, the search of the confirm stage on depths 1-2 and 2 inner folds.
 """
 
 from __future__ import annotations
@@ -39,23 +42,23 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
-from benchmarks.decisions.classification import GROUPS
-from benchmarks.decisions.defaults import run_into_store, stored
+from benchmarks.common import add_smoke, budget, pick, results, start, write_report
+from benchmarks.common.data import bench_datasets, bench_slug
+from benchmarks.common.protocol import FLOOR, class_fold, class_groups, outer_folds
+from benchmarks.common.store import run_into_store, stored
 
-STORE = RESULTS / "classification_cv.jsonl"
+STORE = "classification_cv.jsonl"  # in benchmarks/results/
 DEPTHS = (1, 2, 3, 4)
 LEAF_RIDGES = (1.0, 10.0, 100.0)
 SPLIT_WEIGHTS = (1.0, 10.0)
 TEMPERATURES = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
 INNER_FOLDS = 3
 ANCHORS = ("RF(100)", "logistic regression")
-FLOOR = 1e-15  # the protocol's floor on a probability
 
 
 def candidates() -> list[tuple]:
-    """(depth, leaf_ridge, split weight) of every candidate."""
-    return list(itertools.product(DEPTHS, LEAF_RIDGES, SPLIT_WEIGHTS))
+    """(depth, leaf_ridge, split weight) of every candidate (in smoke mode the depths with factors 1 alone)."""
+    return list(itertools.product(DEPTHS, *pick((LEAF_RIDGES, SPLIT_WEIGHTS), ((1.0,), (1.0,)))))
 
 
 def tempered_log_losses(P, codes) -> list[float]:
@@ -88,18 +91,7 @@ def make(candidate, seed=0):
         return logistic_regression(None, seed)
     depth, leaf_ridge, split = candidate
     return SoftClassificationTree(depth=depth, leaf_ridge=leaf_ridge, regularization=f"l2:split={split!r}",
-                                  random_state=seed)
-
-
-def fold_data(dataset, fold):
-    """(X_train, X_test, train codes, test codes) of the protocol's outer fold."""
-    from srtopt.datasets import load
-    from srtopt.experiments.protocol import _codes, _min_max, fold_indices
-
-    X, y, _ = load(dataset)
-    train, test = fold_indices(len(y), 4, 0, fold, y)
-    X_train, X_test = _min_max(X[train], X[test])[:2]
-    return (X_train, X_test, *_codes(y[train], y[test]))
+                                  random_state=seed, **budget())
 
 
 def run(dataset, fold, candidate):
@@ -107,7 +99,7 @@ def run(dataset, fold, candidate):
     from sklearn.model_selection import StratifiedKFold
     from threadpoolctl import threadpool_limits
 
-    X_train, X_test, y_train, y_test = fold_data(dataset, fold)
+    X_train, X_test, y_train, y_test = class_fold(dataset, fold)
     n_classes = int(y_train.max()) + 1
     known = y_test >= 0
     row = {"dataset": dataset, "fold": fold, "candidate": list(candidate) if isinstance(candidate, tuple)
@@ -175,7 +167,7 @@ def rules() -> dict:
 
 
 def report(stage, datasets) -> list[str]:
-    rows = [r for r in stored(STORE) if r["dataset"] in datasets]
+    rows = [r for r in stored(results() / STORE) if r["dataset"] in datasets]
     one = TEMPERATURES.index(1.0)
     by_fold = {}
     for r in rows:
@@ -221,9 +213,13 @@ def report(stage, datasets) -> list[str]:
     return lines
 
 
-CONFIRM_STORE = RESULTS / "classification_cv.db"
+CONFIRM_STORE = "classification_cv.db"  # in benchmarks/results/
 CONFIRM_METHODS = {"sct-cv": "SoftClassificationTreeCV()", "rf-clf": "RF(100)", "logreg-clf": "logistic regression",
                    "sct": "SoftClassificationTree(depth=3)"}
+
+
+#: the methods' parameters in smoke mode: a small search, short fits
+SMOKE_PARAMS = {"sct-cv": {"depths": (1, 2), "cv": 2}, "sct": {"max_iter": 2}}
 
 
 def confirm(jobs: int, report_only: bool) -> list[str]:
@@ -232,11 +228,14 @@ def confirm(jobs: int, report_only: bool) -> list[str]:
     from srtopt.experiments.runner import run_benchmark
     from srtopt.experiments.store import ResultStore
 
+    GROUPS = class_groups()
     if not report_only:
-        run_benchmark(list(CLASSIFICATION_DATASETS), [3], list(CONFIRM_METHODS), folds=4, seeds=1, split_seed=0,
-                      store=CONFIRM_STORE, jobs=jobs, quiet=True)
-    with ResultStore(CONFIRM_STORE, readonly=True) as store:
+        run_benchmark(bench_datasets(pick(list(CLASSIFICATION_DATASETS), GROUPS["tune"] + GROUPS["confirm"])), [3],
+                      list(CONFIRM_METHODS), folds=pick(4, 2), seeds=1, split_seed=0, store=results() / CONFIRM_STORE,
+                      jobs=pick(jobs, 1), quiet=True, params=pick(None, SMOKE_PARAMS))
+    with ResultStore(results() / CONFIRM_STORE, readonly=True) as store:
         runs = store.dataframe(status="ok")
+    runs["dataset"] = runs["dataset"].map(bench_slug)
     per = runs.groupby(["method", "dataset"])[["accuracy_test", "log_loss_test", "seconds"]].mean()
     groups = {"the 10 held-out datasets": GROUPS["confirm"], "the 10 tuning datasets": GROUPS["tune"],
               "all 20": GROUPS["tune"] + GROUPS["confirm"]}
@@ -268,17 +267,20 @@ def main(argv=None) -> int:
     parser.add_argument("--stage", choices=("tune", "confirm"), default="tune")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--report-only", action="store_true")
+    add_smoke(parser)
     args = parser.parse_args(argv)
-    if args.stage == "confirm":
-        write_report(RESULTS / "classification_cv_confirm.md", confirm(args.jobs, args.report_only))
-        return 0
-    datasets = GROUPS[args.stage]
-    if not args.report_only:
-        tasks = [(d, f, c) for d in datasets for f in range(4) for c in (*ANCHORS, *candidates())]
-        run_into_store(STORE, run, tasks, key, args.jobs,
-                       describe=lambda r: f"{r['dataset']} fold {r['fold']} {r['candidate']}: test accuracy "
-                                          f"{r['test']['accuracy']:.3f}, {r['seconds']:.2f} s")
-    write_report(RESULTS / f"classification_cv_{args.stage}.md", report(args.stage, datasets))
+    start(args)
+    for stage in pick([args.stage], ["tune", "confirm"]):
+        if stage == "confirm":
+            write_report(results() / "classification_cv_confirm.md", confirm(args.jobs, args.report_only))
+            continue
+        datasets = class_groups()[stage]
+        if not args.report_only:
+            tasks = [(d, f, c) for d in datasets for f in outer_folds() for c in (*ANCHORS, *candidates())]
+            run_into_store(results() / STORE, run, tasks, key, args.jobs,
+                           describe=lambda r: f"{r['dataset']} fold {r['fold']} {r['candidate']}: test accuracy "
+                                              f"{r['test']['accuracy']:.3f}, {r['seconds']:.2f} s")
+        write_report(results() / f"classification_cv_{stage}.md", report(stage, datasets))
     return 0
 
 

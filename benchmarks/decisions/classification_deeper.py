@@ -10,7 +10,9 @@ compared (4), the same candidate one level deeper (depth 5, the same leaf factor
 inner folds (``StratifiedKFold(3, shuffle, seed 0)``, held-out log loss) and, where it scores better, refit on
 the outer training rows and tested.  Rows go to ``benchmarks/results/classification_deeper.jsonl`` (not
 committed; resumable), the table to ``benchmarks/results/classification_deeper_{stage}.md``: the test accuracy
-and log loss of the search with and without the deeper candidate, per dataset and on average.
+and log loss of the search with and without the deeper candidate, per dataset and on average.  ``--smoke``: both
+stages on their first datasets (tiny), outer fold 0, from a made-up row of ``classification_leaves.jsonl`` whose
+choice is depth 4 (:func:`smoke_leaves_rows`), the trees at max_iter 2.
 """
 
 from __future__ import annotations
@@ -22,21 +24,19 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
-from benchmarks.decisions.classification import GROUPS
-from benchmarks.decisions.classification_cv import fold_data
-from benchmarks.decisions.classification_leaves import STORE as LEAVES_STORE
-from benchmarks.decisions.classification_leaves import outcome, test_scores
-from benchmarks.decisions.defaults import run_into_store, stored
+from benchmarks.common import add_smoke, budget, pick, require, results, start, write_report
+from benchmarks.common.protocol import (LEAVES_STORE, class_fold, class_groups, leaves_outcome, outer_folds,
+                                        test_scores)
+from benchmarks.common.store import run_into_store, stored
 
-STORE = RESULTS / "classification_deeper.jsonl"
+STORE = "classification_deeper.jsonl"  # in benchmarks/results/
 RULE = "+ spline at every depth"
 DEEPEST = 4
 
 
 def chosen(row) -> dict:
     """(depth, leaf factor, leaf, inner score, test scores) of the candidate the search chooses on ``row``."""
-    best = outcome(row, RULE)
+    best = leaves_outcome(row, RULE)
     if best is row["logistic"]:
         return {**best, "leaf": "logistic"}
     depth = next(int(d) for d, s in row["spline"].items() if s is best)
@@ -50,13 +50,14 @@ def run(dataset, fold) -> dict:
     from srtopt import SoftClassificationTree
     from srtopt.estimators.cv import SCORES
 
-    leaves_row = next(r for r in stored(LEAVES_STORE) if (r["dataset"], r["fold"]) == (dataset, fold))
+    leaves_row = next(r for r in stored(results() / LEAVES_STORE) if (r["dataset"], r["fold"]) == (dataset, fold))
     base = chosen(leaves_row)
     row = {"dataset": dataset, "fold": fold, "base": base, "deeper": None}
     if base["depth"] != DEEPEST:
         return row
-    X_train, X_test, y_train, y_test = fold_data(dataset, fold)
-    tree = SoftClassificationTree(depth=DEEPEST + 1, leaf_ridge=base["leaf_ridge"], leaf=base["leaf"], random_state=0)
+    X_train, X_test, y_train, y_test = class_fold(dataset, fold)
+    tree = SoftClassificationTree(depth=DEEPEST + 1, leaf_ridge=base["leaf_ridge"], leaf=base["leaf"], random_state=0,
+                                  **budget())
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         started = time.perf_counter()
@@ -74,9 +75,9 @@ def final(row) -> dict:
 
 
 def report(stage, datasets) -> list[str]:
-    rows = [r for r in stored(STORE) if r["dataset"] in datasets]
+    rows = [r for r in stored(results() / STORE) if r["dataset"] in datasets]
     per = {d: [r for r in rows if r["dataset"] == d] for d in datasets}
-    done = [d for d in datasets if len(per[d]) == 4]
+    done = [d for d in datasets if len(per[d]) == len(outer_folds())]
     lines = ["# One depth more in SoftClassificationTreeCV when the deepest scores best", "",
              f"Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... python "
              f"benchmarks/decisions/classification_deeper.py --stage {stage}` (the outer folds of "
@@ -100,15 +101,36 @@ def report(stage, datasets) -> list[str]:
     return lines
 
 
+def smoke_leaves_rows(datasets) -> None:
+    """Smoke mode: a made-up row of ``classification_leaves.jsonl`` per outer fold of ``datasets`` (the benchmark's
+    input), whose search chooses spline leaves at depth 4, so that the deeper candidate runs."""
+    def scores(inner):
+        return {"inner": inner, "accuracy": 0.5, "log_loss": 0.7}
+
+    with open(results() / LEAVES_STORE, "a") as out:
+        for dataset in datasets:
+            for fold in outer_folds():
+                out.write(json.dumps({"dataset": dataset, "fold": fold, "RF(100)": scores(None),
+                                      "logistic": {"depth": 2, "leaf_ridge": 1.0, **scores(-0.8)},
+                                      "spline": {"2": {"leaf_ridge": 1.0, **scores(-0.9)},
+                                                 str(DEEPEST): {"leaf_ridge": 10.0, **scores(-0.6)}}}) + "\n")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("tune", "confirm"), required=True)
+    parser.add_argument("--stage", choices=("tune", "confirm"))
+    add_smoke(parser)
     args = parser.parse_args(argv)
-    datasets = GROUPS[args.stage]
-    run_into_store(STORE, run, [(d, fold) for d in datasets for fold in range(4)],
-                   lambda row: (row["dataset"], row["fold"]), 1,
-                   describe=lambda r: f"{r['dataset']} fold {r['fold']}: {json.dumps(r['deeper'])}")
-    write_report(RESULTS / f"classification_deeper_{args.stage}.md", report(args.stage, datasets))
+    require(parser, args, "--stage")
+    start(args)
+    for stage in pick([args.stage], ["tune", "confirm"]):
+        datasets = class_groups()[stage]
+        if args.smoke:
+            smoke_leaves_rows(datasets)
+        run_into_store(results() / STORE, run, [(d, fold) for d in datasets for fold in outer_folds()],
+                       lambda row: (row["dataset"], row["fold"]), 1,
+                       describe=lambda r: f"{r['dataset']} fold {r['fold']}: {json.dumps(r['deeper'])}")
+        write_report(results() / f"classification_deeper_{stage}.md", report(stage, datasets))
     return 0
 
 

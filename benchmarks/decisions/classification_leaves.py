@@ -6,7 +6,7 @@ logistic ones: measured on held-out folds.
 
 The classification protocol (4-fold stratified CV, split seed 0, X min-max scaled on the training fold;
 ``benchmarks/decisions/classification_cv.py``'s ``fold_data``).  On every outer fold the search as it is,
-``SoftClassificationTreeCV(random_state=0)`` (depths 1-4 x leaf factors 1, 10, 100 with logistic leaves, by
+``SoftClassificationTreeCV(random_state=0, leaves=("logistic",))`` (depths 1-4 x leaf factors 1, 10, 100 with logistic leaves, by
 the held-out log loss of its inner ``StratifiedKFold(3, shuffle, seed 0)``), then, on the same inner folds and
 by the same score, spline leaves (``leaf="spline"``) at each depth with that depth's best leaf factor.  Stored
 per outer fold: the search's choice and its test accuracy and log loss, each spline candidate's inner score,
@@ -21,7 +21,8 @@ and the test scores of the refits the rules below choose, so that every rule is 
 ``--stage tune`` runs and reports the 10 tuning datasets of ``benchmarks/decisions/classification.py``;
 ``--stage confirm`` the other 10, held out while choosing.  Runs go to
 ``benchmarks/results/classification_leaves.jsonl`` (not committed; a stored run is skipped, so an interrupted
-run resumes); the tables to ``benchmarks/results/classification_leaves_{stage}.md``.
+run resumes); the tables to ``benchmarks/results/classification_leaves_{stage}.md``.  ``--smoke``: both stages on
+their first datasets (tiny), outer fold 0, the search on depths 1-2 and 2 inner folds, the trees at max_iter 2.
 """
 
 from __future__ import annotations
@@ -32,24 +33,22 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
-from benchmarks.decisions.classification import GROUPS
-from benchmarks.decisions.classification_cv import FLOOR, fold_data
-from benchmarks.decisions.defaults import run_into_store, stored
+from benchmarks.common import add_smoke, budget, pick, require, results, start, write_report
+from benchmarks.common.protocol import (LEAVES_RULES as RULES, LEAVES_STORE as STORE, class_fold, class_groups,
+                                        leaves_outcome as outcome, outer_folds, test_scores)
+from benchmarks.common.store import run_into_store, stored
 
-STORE = RESULTS / "classification_leaves.jsonl"
-RULES = ("logistic", "+ spline at the best", "+ spline at every depth")
 ANCHOR = "RF(100)"
+#: the search in smoke mode: depths 1-2, 2 inner folds
+SMOKE_SEARCH = {"depths": (1, 2), "cv": 2}
 
 
-def test_scores(model, X, y) -> dict:
-    """Test accuracy and mean log loss (a class the fit did not see: probability FLOOR)."""
-    P = np.zeros((len(y), int(max(y.max(), np.max(model.classes_))) + 1))
-    P[:, np.asarray(model.classes_, dtype=int)] = model.predict_proba(X)
-    known = y >= 0
-    p = np.where(known, P[np.arange(len(y)), np.maximum(y, 0)], 0.0)
-    return {"accuracy": float(np.mean(np.argmax(P, axis=1) == y)),
-            "log_loss": float(-np.mean(np.log(np.clip(p, FLOOR, 1.0))))}
+def make_search():
+    """The search of logistic leaves (``leaves=("logistic",)``: the search as it was when this benchmark chose to
+    add spline leaves to it; its ``cv_scores_`` are keyed (depth, factor, "logistic"))."""
+    from srtopt import SoftClassificationTreeCV
+
+    return SoftClassificationTreeCV(random_state=0, leaves=("logistic",), **pick({}, SMOKE_SEARCH))
 
 
 def run(dataset, fold) -> dict:
@@ -57,24 +56,25 @@ def run(dataset, fold) -> dict:
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     from threadpoolctl import threadpool_limits
 
-    from srtopt import SoftClassificationTree, SoftClassificationTreeCV
+    from srtopt import SoftClassificationTree
     from srtopt.estimators.cv import SCORES
     from srtopt.experiments.methods import random_forest_classifier
 
-    X_train, X_test, y_train, y_test = fold_data(dataset, fold)
+    X_train, X_test, y_train, y_test = class_fold(dataset, fold)
     row = {"dataset": dataset, "fold": fold}
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         started = time.perf_counter()
-        search = SoftClassificationTreeCV(random_state=0).fit(X_train, y_train)
+        search = make_search().fit(X_train, y_train)
         row["search_seconds"] = time.perf_counter() - started
         row["logistic"] = {"depth": search.depth_, "leaf_ridge": search.leaf_ridge_,
                            "inner": max(search.cv_scores_.values()), **test_scores(search, X_test, y_test)}
         inner = StratifiedKFold(3, shuffle=True, random_state=0)
         splines, started = {}, time.perf_counter()
-        for depth in sorted({d for d, _ in search.cv_scores_}):
-            ridge = max((r for d, r in search.cv_scores_ if d == depth), key=lambda r: search.cv_scores_[(depth, r)])
-            tree = SoftClassificationTree(depth=depth, leaf_ridge=ridge, leaf="spline", random_state=0)
+        for depth in sorted({d for d, *_ in search.cv_scores_}):
+            ridge = max((r for d, r, _ in search.cv_scores_ if d == depth),
+                        key=lambda r: search.cv_scores_[(depth, r, "logistic")])
+            tree = SoftClassificationTree(depth=depth, leaf_ridge=ridge, leaf="spline", random_state=0, **budget())
             score = float(np.mean(cross_val_score(clone(tree), X_train, y_train, cv=inner,
                                                   scoring=SCORES["log_loss"])))
             splines[depth] = {"leaf_ridge": ridge, "inner": score}
@@ -83,7 +83,7 @@ def run(dataset, fold) -> dict:
         for depth in {search.depth_, top}:  # the refits the rules may choose
             if splines[depth]["inner"] > row["logistic"]["inner"]:
                 tree = SoftClassificationTree(depth=depth, leaf_ridge=splines[depth]["leaf_ridge"], leaf="spline",
-                                              random_state=0).fit(X_train, y_train)
+                                              random_state=0, **budget()).fit(X_train, y_train)
                 splines[depth].update(test_scores(tree, X_test, y_test))
         row["spline"] = {str(d): s for d, s in splines.items()}
         forest = random_forest_classifier(None, 0).fit(X_train, y_train)
@@ -91,23 +91,10 @@ def run(dataset, fold) -> dict:
     return row
 
 
-def outcome(row, rule) -> dict:
-    """The test scores of the candidate ``rule`` chooses on the stored outer fold ``row``."""
-    best = row["logistic"]
-    splines = {int(d): s for d, s in row["spline"].items()}
-    if rule == "+ spline at the best":
-        spline = splines[best["depth"]]
-        return spline if spline["inner"] > best["inner"] else best
-    if rule == "+ spline at every depth":
-        top = max(splines.values(), key=lambda s: s["inner"])
-        return top if top["inner"] > best["inner"] else best
-    return best
-
-
 def report(stage, datasets) -> list[str]:
-    rows = [r for r in stored(STORE) if r["dataset"] in datasets]
+    rows = [r for r in stored(results() / STORE) if r["dataset"] in datasets]
     per = {d: [r for r in rows if r["dataset"] == d] for d in datasets}
-    done = [d for d in datasets if len(per[d]) == 4]
+    done = [d for d in datasets if len(per[d]) == len(outer_folds())]
     columns = (*RULES, ANCHOR)
 
     def score(r, column, key):
@@ -138,14 +125,18 @@ def report(stage, datasets) -> list[str]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("tune", "confirm"), required=True)
+    parser.add_argument("--stage", choices=("tune", "confirm"))
     parser.add_argument("--jobs", type=int, default=1)
+    add_smoke(parser)
     args = parser.parse_args(argv)
-    datasets = GROUPS[args.stage]
-    run_into_store(STORE, run, [(d, fold) for d in datasets for fold in range(4)],
-                   lambda row: (row["dataset"], row["fold"]), args.jobs,
-                   describe=lambda r: f"{r['dataset']} fold {r['fold']}: {r['search_seconds']:.0f} s")
-    write_report(RESULTS / f"classification_leaves_{args.stage}.md", report(args.stage, datasets))
+    require(parser, args, "--stage")
+    start(args)
+    for stage in pick([args.stage], ["tune", "confirm"]):
+        datasets = class_groups()[stage]
+        run_into_store(results() / STORE, run, [(d, fold) for d in datasets for fold in outer_folds()],
+                       lambda row: (row["dataset"], row["fold"]), args.jobs,
+                       describe=lambda r: f"{r['dataset']} fold {r['fold']}: {r['search_seconds']:.0f} s")
+        write_report(results() / f"classification_leaves_{stage}.md", report(stage, datasets))
     return 0
 
 

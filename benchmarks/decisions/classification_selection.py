@@ -30,6 +30,9 @@ the mixture's own held-out scores make.
 
 ``--stage deeper`` (after both) scores every candidate of depth :data:`DEEPER` = 5 on the 5 inner folds and refit,
 on the 20 datasets, for two rules: depths 1-5 on the grid, or depth 5 only where depth 4 scores best.
+
+``--smoke``: the five stages in order on the halves' first datasets (tiny), outer fold 0, the leaf factor 1 alone,
+every inner splitter of 2 folds, the trees at max_iter 2.
 """
 
 from __future__ import annotations
@@ -41,13 +44,11 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
-from benchmarks.decisions.classification import GROUPS
-from benchmarks.decisions.classification_cv import fold_data
-from benchmarks.decisions.classification_leaves import test_scores
-from benchmarks.decisions.defaults import run_into_store, stored
+from benchmarks.common import add_smoke, budget, pick, require, results, start, write_report
+from benchmarks.common.protocol import class_fold, class_groups, outer_folds, test_scores
+from benchmarks.common.store import run_into_store, stored
 
-STORE = RESULTS / "classification_selection.jsonl"
+STORE = "classification_selection.jsonl"  # in benchmarks/results/
 DEPTHS = (1, 2, 3, 4)
 LEAF_RIDGES = (1.0, 10.0, 100.0)
 LEAVES = ("logistic", "spline")
@@ -62,9 +63,14 @@ REFITS = {**{f"random_state={seed}": {"random_state": seed} for seed in (1, 2, 3
           **{f"n_restarts={n}": {"n_restarts": n} for n in (3, 5)}}
 
 
-def candidates(factors=LEAF_RIDGES, depths=DEPTHS) -> list[tuple]:
-    """(depth, leaf_ridge, leaf) of every candidate."""
-    return list(itertools.product(depths, factors, LEAVES))
+def leaf_ridges() -> tuple:
+    """The grid's leaf factors (the first alone in smoke mode)."""
+    return pick(LEAF_RIDGES, LEAF_RIDGES[:1])
+
+
+def candidates(factors=None, depths=DEPTHS) -> list[tuple]:
+    """(depth, leaf_ridge, leaf) of every candidate (``factors``: the grid's by default)."""
+    return list(itertools.product(depths, factors or leaf_ridges(), LEAVES))
 
 
 def stage_splits(stage) -> tuple:
@@ -94,7 +100,7 @@ def run(dataset, fold, candidate, split) -> dict:
     from srtopt import SoftClassificationTree
     from srtopt.experiments.methods import random_forest_classifier
 
-    X_train, X_test, y_train, y_test = fold_data(dataset, fold)
+    X_train, X_test, y_train, y_test = class_fold(dataset, fold)
     row = {"dataset": dataset, "fold": fold, "candidate": list(candidate) if candidate != ANCHOR else candidate,
            "split": split}
 
@@ -102,7 +108,8 @@ def run(dataset, fold, candidate, split) -> dict:
         if candidate == ANCHOR:
             return random_forest_classifier(None, 0)
         depth, leaf_ridge, leaf = candidate
-        return SoftClassificationTree(depth=depth, leaf_ridge=leaf_ridge, leaf=leaf, random_state=0)
+        return SoftClassificationTree(depth=depth, leaf_ridge=leaf_ridge, leaf=leaf, random_state=0,
+                                      **budget())
 
     def scores(tree, X, y):
         return test_scores(Mixture(tree) if split.endswith(MIXTURE) else tree, X, y)
@@ -113,7 +120,7 @@ def run(dataset, fold, candidate, split) -> dict:
         if split.startswith("test") or split in REFITS:
             row["test"] = scores(make().set_params(**REFITS.get(split, {})).fit(X_train, y_train), X_test, y_test)
         else:
-            splitter = StratifiedKFold(int(split.split()[0]), shuffle=True, random_state=0)
+            splitter = StratifiedKFold(pick(int(split.split()[0]), 2), shuffle=True, random_state=0)
             row["folds"] = [scores(make().fit(X_train[inner], y_train[inner]), X_train[held], y_train[held])
                             for inner, held in splitter.split(X_train, y_train)]
     row["seconds"] = time.perf_counter() - started
@@ -126,14 +133,14 @@ def key(row) -> tuple:
 
 
 def tasks(datasets, splits) -> list[tuple]:
-    return [(dataset, fold, c, s) for dataset, fold in itertools.product(datasets, range(4))
+    return [(dataset, fold, c, s) for dataset, fold in itertools.product(datasets, outer_folds())
             for c, s in fold_tasks(splits)]
 
 
 # ---------------------------------------------------------------- the selection rules, offline
 def fold_means(values, datasets) -> dict:
     """{dataset: its mean over its 4 outer folds} of ``values`` = {(dataset, outer fold): value}."""
-    return {d: float(np.mean([values[d, f] for f in range(4)])) for d in datasets}
+    return {d: float(np.mean([values[d, f] for f in outer_folds()])) for d in datasets}
 
 
 def dataset_mean(values, datasets) -> float:
@@ -157,7 +164,7 @@ def choose(table, splits, score, grid, depths=DEPTHS) -> tuple:
 
     if grid == "full":
         return max(candidates(), key=key)
-    factors = (LOWER, *LEAF_RIDGES) if grid == "factor 0.3 too" else LEAF_RIDGES
+    factors = (LOWER, *leaf_ridges()) if grid == "factor 0.3 too" else leaf_ridges()
     first = [c for c in candidates(factors, depths) if c[2] == LEAVES[0]]
     pool = list(first)
     for depth in depths:
@@ -179,7 +186,7 @@ def report(stage, datasets) -> list[str]:
     splits = stage_splits(stage)
     rules = {name: rule for name, rule in RULES.items() if set(rule[0]) <= set(splits)}
     complete = sorted(k for k, table in by_fold.items() if all(t in table for t in fold_tasks(splits)))
-    done = [d for d in datasets if sum(k[0] == d for k in complete) == 4]
+    done = [d for d in datasets if sum(k[0] == d for k in complete) == len(outer_folds())]
 
     columns = {}
     for name, (pooled, score, grid) in rules.items():
@@ -223,7 +230,7 @@ def report(stage, datasets) -> list[str]:
 def stored_folds() -> dict:
     """{(dataset, outer fold): {(candidate, split): row}} of the store."""
     by_fold = {}
-    for row in stored(STORE):
+    for row in stored(results() / STORE):
         k = key(row)
         by_fold.setdefault(k[:2], {})[k[2:]] = row
     return by_fold
@@ -235,6 +242,7 @@ def chosen() -> dict:
 
 
 def refits_report() -> list[str]:
+    GROUPS = class_groups()
     by_fold, datasets = stored_folds(), GROUPS["tune"] + GROUPS["confirm"]
     choice = chosen()
 
@@ -260,7 +268,7 @@ def refits_report() -> list[str]:
 def complete_groups(by_fold, both) -> dict:
     """{"tuning": .., "held-out": .., ``both``: the two}: the datasets of each half with all 4 outer folds in
     ``by_fold``."""
-    groups = {name: [d for d in GROUPS[stage] if all((d, f) in by_fold for f in range(4))]
+    groups = {name: [d for d in class_groups()[stage] if all((d, f) in by_fold for f in outer_folds())]
               for name, stage in (("tuning", "tune"), ("held-out", "confirm"))}
     return {**groups, both: groups["tuning"] + groups["held-out"]}
 
@@ -282,7 +290,7 @@ def anchor_scores(by_fold) -> dict:
 
 
 def mixture_tasks() -> list[tuple]:
-    return [(d, f, c, s + MIXTURE) for d in GROUPS["tune"] + GROUPS["confirm"] for f in range(4)
+    return [(d, f, c, s + MIXTURE) for d in sum(class_groups().values(), []) for f in outer_folds()
             for c in candidates() for s in ("5", "test")]
 
 
@@ -310,7 +318,7 @@ def mixture_report() -> list[str]:
 
 
 def deeper_tasks() -> list[tuple]:
-    return [(d, f, c, s) for d in GROUPS["tune"] + GROUPS["confirm"] for f in range(4)
+    return [(d, f, c, s) for d in sum(class_groups().values(), []) for f in outer_folds()
             for c in candidates(depths=(DEEPER,)) for s in ("5", "test")]
 
 
@@ -373,21 +381,30 @@ LATER_STAGES = {"refits": (refits_tasks, refits_report), "mixture": (mixture_tas
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("tune", "confirm", *LATER_STAGES), required=True)
+    parser.add_argument("--stage", choices=("tune", "confirm", *LATER_STAGES))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--report-only", action="store_true")
+    add_smoke(parser)
     args = parser.parse_args(argv)
-    if args.stage in LATER_STAGES:
-        todo, report_of = LATER_STAGES[args.stage]
-        if not args.report_only:
-            run_into_store(STORE, run, todo(), key, args.jobs)
-        write_report(RESULTS / f"classification_selection_{args.stage}.md", report_of())
-        return 0
-    datasets = GROUPS[args.stage]
-    if not args.report_only:
-        run_into_store(STORE, run, tasks(datasets, stage_splits(args.stage)), key, args.jobs)
-    write_report(RESULTS / f"classification_selection_{args.stage}.md", report(args.stage, datasets))
+    require(parser, args, "--stage")
+    start(args)
+    for stage in pick([args.stage], ["tune", "confirm", *LATER_STAGES]):
+        run_stage(stage, args.jobs, args.report_only)
     return 0
+
+
+def run_stage(stage, jobs, report_only) -> None:
+    """Run a stage's tasks (unless ``report_only``) and write its report."""
+    if stage in LATER_STAGES:
+        todo, report_of = LATER_STAGES[stage]
+        if not report_only:
+            run_into_store(results() / STORE, run, todo(), key, jobs)
+        write_report(results() / f"classification_selection_{stage}.md", report_of())
+        return
+    datasets = class_groups()[stage]
+    if not report_only:
+        run_into_store(results() / STORE, run, tasks(datasets, stage_splits(stage)), key, jobs)
+    write_report(results() / f"classification_selection_{stage}.md", report(stage, datasets))
 
 
 if __name__ == "__main__":

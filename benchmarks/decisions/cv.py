@@ -15,7 +15,8 @@ held-out ones (heldout.TUNING; the grid is chosen there), ``confirm`` = the pape
 and 10 more held-out ones, looked at once the grid was fixed.
 
 Runs go to ``benchmarks/results/cv.jsonl`` (not committed; resumable); the tables to
-``benchmarks/results/cv_<stage>.md``.
+``benchmarks/results/cv_<stage>.md``.  ``--smoke``: both stages on their first datasets (tiny), outer fold 0, the chosen grid's
+factors, 2 inner folds, at max_iter 2.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ import time
 
 import numpy as np
 
-from benchmarks.common import BENCHMARKS
-from benchmarks.decisions import defaults
+from benchmarks.common import add_smoke, budget, pick, require, results, start
+from benchmarks.common.protocol import baseline, outer_folds, regression_data, regression_groups
+from benchmarks.common.store import run_into_store, stored
 
-HERE = BENCHMARKS
-STORE = HERE / "results" / "cv.jsonl"
+STORE = "cv.jsonl"  # in benchmarks/results/
 DEPTH, INNER = 3, 5
 FACTORS = (0.1, 0.3, 1.0, 3.0, 10.0, 100.0, 1e4)
 GRIDS = {"default (1)": (1.0,), "1, 10": (1.0, 10.0), "1, 3, 10": (1.0, 3.0, 10.0), "0.3, 1, 10": (0.3, 1.0, 10.0),
@@ -43,7 +44,7 @@ CHOSEN = "0.3, 1, 10"  # the grid chosen on the tune stage (SoftRegressionTreeCV
 def fold_data(dataset, fold):
     from srtopt.experiments.protocol import fold_indices
 
-    X, y = defaults.load(dataset)
+    X, y = regression_data(dataset)
     train, test = fold_indices(len(y), 4, 0, fold)
     return X[train], y[train], X[test], y[test]
 
@@ -58,23 +59,20 @@ def run(dataset, fold, factor):
 
     X, y, X_test, y_test = fold_data(dataset, fold)
     if factor in BASELINES:
-        model, inner = defaults.make(factor, DEPTH, 0), []
+        model, inner = baseline(factor, DEPTH, 0), []
     else:
-        model = SoftRegressionTree(depth=DEPTH, random_state=0, regularization=f"l2:split={factor}")
+        model = SoftRegressionTree(depth=DEPTH, random_state=0, regularization=f"l2:split={factor}",
+                                   **budget())
     with threadpool_limits(1):
         start = time.perf_counter()
         if factor not in BASELINES:
             inner = [clone(model).fit(X[a], y[a]).score(X[b], y[b])
-                     for a, b in KFold(INNER, shuffle=True, random_state=0).split(X)]
+                     for a, b in KFold(pick(INNER, 2), shuffle=True, random_state=0).split(X)]
         inner_seconds = time.perf_counter() - start
         r2 = model.fit(X, y).score(X_test, y_test)
         seconds = time.perf_counter() - start - inner_seconds
     return dict(dataset=dataset, fold=fold, factor=factor, inner=inner, r2=r2, seconds=seconds,
                 inner_seconds=inner_seconds)
-
-
-def stored() -> list[dict]:
-    return defaults.stored(STORE)
 
 
 def chosen(rows, grid):
@@ -96,8 +94,8 @@ def cost(rows, dataset, fold, grid, pick) -> float:
 
 
 def report(stage) -> str:
-    datasets = defaults.STAGES[stage][0]
-    rows = [r for r in stored() if r["dataset"] in datasets]
+    datasets = regression_groups()[stage]
+    rows = [r for r in stored(results() / STORE) if r["dataset"] in datasets]
     cells = {}
     for name, grid in GRIDS.items():
         for (d, fold), r in chosen(rows, grid).items():
@@ -113,9 +111,9 @@ def report(stage) -> str:
         values = []
         for c in columns:
             runs = cells.get((d, c), [])
-            values.append(np.mean([r["r2"] for r, _ in runs]) if len(runs) == 4 else np.nan)
+            values.append(np.mean([r["r2"] for r, _ in runs]) if len(runs) == len(outer_folds()) else np.nan)
             means[c].append(values[-1])
-            if len(runs) == 4:
+            if len(runs) == len(outer_folds()):
                 seconds[c].append(np.mean([t for _, t in runs]))
         picks = [f"{r['factor']:g}" for r, _ in sorted(cells.get((d, CHOSEN), []), key=lambda x: x[0]["fold"])]
         lines.append(f"| {d} | " + " | ".join(f"{v:.3f}" for v in values) + f" | {' '.join(picks)} |")
@@ -131,17 +129,22 @@ def report(stage) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--stage", choices=list(defaults.STAGES), required=True)
+    parser.add_argument("--stage", choices=("tune", "confirm"))
     parser.add_argument("--datasets", nargs="+", default=None, help="a subset of the stage's datasets")
     parser.add_argument("--jobs", type=int, default=2)
+    add_smoke(parser)
     args = parser.parse_args(argv)
-    datasets = args.datasets or defaults.STAGES[args.stage][0]
-    tasks = [(d, f, c) for d in datasets for c in (*FACTORS, *BASELINES) for f in range(4)]
-    defaults.run_into_store(STORE, run, tasks, lambda r: (r["dataset"], r["fold"], r["factor"]), args.jobs,
-                            lambda row: f"{row['dataset']} fold {row['fold']} {row['factor']}: R^2 {row['r2']:.3f}")
-    text = report(args.stage)
-    (HERE / "results" / f"cv_{args.stage}.md").write_text(text)
-    print(text)
+    require(parser, args, "--stage")
+    start(args)
+    for stage in pick([args.stage], ["tune", "confirm"]):
+        datasets = args.datasets or regression_groups()[stage]
+        factors = pick(FACTORS, GRIDS[CHOSEN])
+        tasks = [(d, f, c) for d in datasets for c in (*factors, *BASELINES) for f in outer_folds()]
+        run_into_store(results() / STORE, run, tasks, lambda r: (r["dataset"], r["fold"], r["factor"]), args.jobs,
+                       lambda row: f"{row['dataset']} fold {row['fold']} {row['factor']}: R^2 {row['r2']:.3f}")
+        text = report(stage)
+        (results() / f"cv_{stage}.md").write_text(text)
+        print(text)
     return 0
 
 

@@ -9,7 +9,8 @@ another ``random_state`` gives the same fit).  For each fit: the leaves that HBP
 training row to (the tree closes the split above such a subtree, which prunes it), and the
 test R^2 of the pruned tree against the same fit left unpruned (the same training run with
 :func:`srtopt.kernels.close_unreached` replaced by the identity).  Writes
-``benchmarks/results/dead_leaves.md`` (``dead_leaves_depthD.md`` for another depth).
+``benchmarks/results/dead_leaves.md`` (``dead_leaves_depthD.md`` for another depth).  ``--smoke``: one tiny
+dataset, depth 2.
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ from unittest import mock
 
 from sklearn.metrics import r2_score
 
-from benchmarks.common import RESULTS, paper_fold, write_report
+from benchmarks.common import parse, results, write_report
+from benchmarks.common.data import load
+from benchmarks.common.protocol import outer_folds, paper_fold
 from srtopt import SoftRegressionTree
-from srtopt.datasets import DATASETS, load
+from srtopt.datasets import DATASETS
 from srtopt.training.initialization import MIN_LEAF, ModelTreeInitialization
 
-HERE = RESULTS
 PAPER = list(DATASETS)  # the paper's 15
+SMOKE = ["--datasets", "yacht", "--depth", "2"]  # the arguments of --smoke
 
 
 def one_fold(X, y, k, depth, min_leaf):
@@ -47,7 +50,7 @@ def main(argv=None) -> int:
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--min-leaf", type=float, default=MIN_LEAF,
                         help="the model-tree start's least share of the rows on each side of a split")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, SMOKE)
     lines = ["# Dead leaves: leaves that no training row reaches", "",
              f"Command: `PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/dead_leaves.py --depth {args.depth} "
              f"--min-leaf {args.min_leaf} --datasets {args.datasets}` "
@@ -58,13 +61,13 @@ def main(argv=None) -> int:
     totals = {"fits": 0, "with": 0, "dead": 0, "diff": []}
     for dataset in args.datasets.split(","):
         X, y, _ = load(dataset)
-        runs = [one_fold(X, y, k, args.depth, args.min_leaf) for k in range(4)]
+        runs = [one_fold(X, y, k, args.depth, args.min_leaf) for k in outer_folds()]
         dead = [r[0] for r in runs]
         pruned, unpruned = statistics.mean(r[1] for r in runs), statistics.mean(r[2] for r in runs)
-        lines.append(f"| {dataset} | {sum(d > 0 for d in dead)} of 4 | {statistics.mean(dead):.2f} of "
+        lines.append(f"| {dataset} | {sum(d > 0 for d in dead)} of {len(runs)} | {statistics.mean(dead):.2f} of "
                      f"{2**args.depth} | {pruned:.4f} | {unpruned:.4f} | {pruned - unpruned:+.5f} |")
         print(lines[-1], flush=True)
-        totals["fits"] += 4
+        totals["fits"] += len(runs)
         totals["with"] += sum(d > 0 for d in dead)
         totals["dead"] += sum(dead)
         totals["diff"] += [r[1] - r[2] for r in runs]
@@ -74,7 +77,7 @@ def main(argv=None) -> int:
               "(a test row reaches a pruned subtree only if it lies beyond every training row there)."]
     name = "dead_leaves" + ("" if args.depth == 3 else f"_depth{args.depth}") + \
         ("" if args.min_leaf == MIN_LEAF else f"_min_leaf{args.min_leaf:g}")
-    write_report(HERE / f"{name}.md", lines)
+    write_report(results() / f"{name}.md", lines)
     return 0
 
 

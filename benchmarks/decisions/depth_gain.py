@@ -6,31 +6,33 @@
 
 Reads the summary of a quick run at depths 3 and 5 (the paper's 4 folds of one split x 2 model
 seeds, the default ``SoftRegressionTree``, whose start is deterministic: 4 distinct fits) and writes ``benchmarks/results/depth_gain.md``: mean test R^2
-and seconds at each depth, the difference, and whether depth 5 is within 0.005 of depth 3.
+and seconds at each depth, the difference, and whether depth 5 is within 0.005 of depth 3.  ``--smoke``: the
+committed summary (it reads it only), the report to the smoke folder.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
-import sys
 from pathlib import Path
 
-from benchmarks.common import RESULTS, write_report
+from benchmarks.common import RESULTS, parse, results, write_report
 
-HERE = RESULTS
 TOLERANCE = 0.005
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    summary = Path(argv[0]) if argv else HERE / "quick_depth5" / "summary.csv"
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("summary", nargs="?", help="the summary.csv of the quick run at depths 3 and 5")
+    args = parse(parser, argv)
+    summary = Path(args.summary) if args.summary else RESULTS / "quick_depth5" / "summary.csv"
     runs = {}
     with open(summary, newline="") as f:
         for row in csv.DictReader(f):
             if row["method"] == "srt-l2":
                 runs.setdefault(row["dataset"], {})[int(row["depth"])] = row
     lines = ["# Depth 5 against depth 3 (quick protocol)", "",
-             f"From `{argv[0] if argv else 'benchmarks/results/quick_depth5/summary.csv'}` "
+             f"From `{args.summary or 'benchmarks/results/quick_depth5/summary.csv'}` "
              "(the default SoftRegressionTree, the paper's 4 folds of one split x 2 model seeds, 4 distinct fits as "
              "the start is deterministic; mean test R^2 and training "
              f"seconds). 'ok': depth 5 at least depth 3's R^2 - {TOLERANCE}.", "",
@@ -46,7 +48,7 @@ def main(argv=None) -> int:
         lines.append(f"| {dataset} | {r3:.4f} | {r5:.4f} | {r5 - r3:+.4f} | {'yes' if ok else 'no'} | "
                      f"{float(depths[3]['seconds_mean']):.2f} | {float(depths[5]['seconds_mean']):.2f} |")
     lines += ["", f"Depth 5 below depth 3 by more than {TOLERANCE}: {', '.join(failing) or 'none'}."]
-    write_report(HERE / "depth_gain.md", lines)
+    write_report(results() / "depth_gain.md", lines)
     return 0
 
 

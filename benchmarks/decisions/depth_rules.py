@@ -8,7 +8,7 @@ node t's BN step optimizes every split of its subtree, so the subproblems of the
 hold most of the tree's variables) against the rule "one split": node t's BN step optimizes
 omega_t alone and its LN step the leaves below t (``working_sets`` as a callable); seconds per
 macro iteration, test R^2, and RF(100)'s time in the same run.  Writes
-``benchmarks/results/depth_rules.md``.
+``benchmarks/results/depth_rules.md``.  ``--smoke``: one tiny dataset, depth 2.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ import statistics
 from sklearn.ensemble import RandomForestRegressor
 from threadpoolctl import threadpool_limits
 
-from benchmarks.common import RESULTS, first_fold, timed, write_report
+from benchmarks.common import parse, results, timed, write_report
+from benchmarks.common.protocol import first_fold
 from srtopt import SoftRegressionTree
 from srtopt.datasets import DATASETS
 
-OUT = RESULTS
 PAPER = list(DATASETS)  # the paper's 15
+SMOKE = ["--datasets", "yacht", "--depth", "2"]  # the arguments of --smoke
 
 
 def one_split(tree):
@@ -49,7 +50,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default=",".join(PAPER))
     parser.add_argument("--depth", type=int, default=5)
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, SMOKE)
     lines = [f"# Depth {args.depth}: subtree working sets against one split per inner iteration", "",
              f"Command: `PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/depth_rules.py --depth {args.depth}` "
              "(first fold of the paper's split, one run each, one BLAS thread).", "",
@@ -66,7 +67,7 @@ def main(argv=None) -> int:
     lines += ["", f"One split against subtree: fit time {statistics.geometric_mean(ratios):.2f}x (geometric mean; "
               f"{min(ratios):.2f}x to {max(ratios):.2f}x), test R^2 {statistics.fmean(diffs):+.4f} (mean; "
               f"{min(diffs):+.3f} to {max(diffs):+.3f})."]
-    write_report(OUT / ("depth_rules.md" if args.depth == 5 else f"depth_rules_depth{args.depth}.md"), lines)
+    write_report(results() / ("depth_rules.md" if args.depth == 5 else f"depth_rules_depth{args.depth}.md"), lines)
     return 0
 
 

@@ -18,48 +18,43 @@ gap and its interval's half-width, per size (mean and range over the seeds).
 
     PYTHONPATH=. SRTOPT_FAIRNESS_DATA=/path/to/datasets_fairness OPENBLAS_NUM_THREADS=1 \\
         python benchmarks/decisions/fairness_held_out.py
+
+``--smoke``: tiny stand-ins (diabetes too), fold 0, the sizes 40 and 60 of 96 rows with one seed, the trees at
+max_iter 2.
 """
 
 from __future__ import annotations
 
-import os
+import argparse
+import itertools
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from sklearn.datasets import load_diabetes
 from sklearn.model_selection import KFold
 
-from benchmarks.common import RESULTS, write_report
+from benchmarks.common import budget, parse, pick, results, write_report
+from benchmarks.common.data import fairness_data, tiny
+from benchmarks.common.protocol import outer_folds
 from srtopt import SoftRegressionTree
 from srtopt.fairness import group_gaps
 
-REPORT = RESULTS / "fairness_held_out.md"
 COMMAND = ("PYTHONPATH=. SRTOPT_FAIRNESS_DATA=/path/to/datasets_fairness OPENBLAS_NUM_THREADS=1 "
            "python benchmarks/decisions/fairness_held_out.py")
 
 
-def fairness_data(name):
-    folder = os.environ.get("SRTOPT_FAIRNESS_DATA")
-    if not folder:
-        raise SystemExit("set SRTOPT_FAIRNESS_DATA to the folder of the fairness datasets")
-    frame = pd.read_csv(Path(folder) / f"{name}.csv")
-    return (frame.drop(columns=["group", "target"]).to_numpy(float), frame["target"].to_numpy(float),
-            frame["group"].to_numpy(int))
-
-
 def diabetes():
-    X, y = load_diabetes(return_X_y=True)
-    return np.delete(X, 1, axis=1), y, (X[:, 1] > 0).astype(int)
+    """scikit-learn's diabetes data: X without sex, y, the group sex (a tiny stand-in in smoke mode)."""
+    X, y = pick(load_diabetes(return_X_y=True), tiny("diabetes", 10))
+    return np.delete(X, 1, axis=1), y, (X[:, 1] > pick(0, 30)).astype(int)
 
 
 def measure(X, y, group, train, test, depth, gap):
     """{constraint: (training gap, test gap, low, high, test R^2, seconds)} of the free and the constrained tree."""
     out = {}
     for name, constraints in (("none", None), ("parity", f"parity:gap={gap!r}")):
-        tree = SoftRegressionTree(depth=depth, random_state=0, constraints=constraints)
+        tree = SoftRegressionTree(depth=depth, random_state=0, constraints=constraints, **budget())
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -79,7 +74,8 @@ def folds_part(lines):
               "|---|---:|---:|---:|---:|---|---:|---|---|"]
     for name, (X, y, group), depth, relative in (("diabetes", diabetes(), 3, None),
                                                 ("communities_crime", fairness_data("communities_crime"), 2, 0.01)):
-        for k, (train, test) in enumerate(KFold(4, shuffle=True, random_state=0).split(X)):
+        folds = KFold(4, shuffle=True, random_state=0).split(X)
+        for k, (train, test) in itertools.islice(enumerate(folds), len(outer_folds())):
             gap = 1.0 if relative is None else relative * float(np.std(y[train]))
             m = measure(X, y, group, train, test, depth, gap)
             (tg, eg, lo, hi, r2, _), (tf, ef, lf, hf, rf, _) = m["parity"], m["none"]
@@ -95,11 +91,11 @@ def size_part(lines):
               "| training rows | gap allowed (mean) | training gap | test gap | test interval half-width | "
               "seeds whose test gap is within the bound | unconstrained test gap | test R^2 constrained / free |",
               "|---:|---:|---|---|---|---:|---|---|"]
-    for n in (400, 10_000):
+    for n in pick((400, 10_000), (40, 60)):
         rows = []
-        for seed in range(4):
+        for seed in range(pick(4, 1)):
             order = np.random.default_rng(seed).permutation(len(y))
-            train, test = order[:n], order[n:n + 5000]
+            train, test = order[:n], order[n:n + pick(5000, 30)]
             gap = 0.01 * float(np.std(y[train]))
             m = measure(X, y, group, train, test, 2, gap)
             rows.append((gap, *m["parity"], m["none"][1], m["none"][4]))
@@ -114,7 +110,8 @@ def size_part(lines):
     lines.append("")
 
 
-def main():
+def main(argv=None):
+    parse(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter), argv)
     started = time.perf_counter()
     lines = ["# A parity constraint on the training rows, measured on new rows", "", f"Command: `{COMMAND}`", "",
              "Gaps: mean prediction of group 1 minus group 0, y's units; intervals: 95%, normal "
@@ -122,7 +119,7 @@ def main():
     folds_part(lines)
     size_part(lines)
     lines.append(f"Wall time: {time.perf_counter() - started:.0f} s (2 cores shared).")
-    write_report(REPORT, lines)
+    write_report(results() / "fairness_held_out.md", lines)
 
 
 if __name__ == "__main__":

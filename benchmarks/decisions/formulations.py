@@ -35,7 +35,8 @@ unless a column says "per fold".  A "dense" tree is the default ``SoftRegression
    ``--reference-checkout``, in that one, and whether their test predictions are
    identical.
 
-Writes benchmarks/results/formulations.md (the tables, the command, the wall time).
+Writes benchmarks/results/formulations.md (the tables, the command, the wall time).  ``--smoke``: tiny stand-ins,
+fold 0, the first strengths of each path, the trees at max_iter 2, one timing round.
 """
 
 from __future__ import annotations
@@ -50,12 +51,11 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import RESULTS, ROOT
-from srtopt import SoftRegressionTree
-from srtopt.datasets import load
+from benchmarks.common import ROOT, parse, pick, regression_tree, results
+from benchmarks.common.data import load
+from benchmarks.common.protocol import outer_folds
 from srtopt.experiments.protocol import fold_indices, scale_fold
 
-OUT = RESULTS / "formulations.md"
 FOLDS = 4
 PATH_DATASETS = ["computer", "housing", "lpga2009", "compactiv", "ailerons"]
 PATH_STRENGTHS = [1e-6, 3e-6, 1e-5, 2e-5, 3e-5, 5e-5, 1e-4, 2e-4, 3e-4, 5e-4, 1e-3]
@@ -72,7 +72,7 @@ def folds(slug, data_home, noise_columns=0):
     X, y, _ = load(slug, data_home=data_home)
     if noise_columns:
         X = np.hstack([X, np.random.default_rng(0).random((len(y), noise_columns))])
-    for fold in range(FOLDS):
+    for fold in outer_folds():
         train, test = fold_indices(len(y), FOLDS, 0, fold)
         yield scale_fold(X[train], X[test], y[train], y[test])[:4]
 
@@ -90,7 +90,7 @@ def used(tree, real):
 
 def timed_fit(X, y, **params):
     start = time.perf_counter()
-    tree = SoftRegressionTree(random_state=0, **params).fit(X, y)
+    tree = regression_tree(random_state=0, **params).fit(X, y)
     return tree, time.perf_counter() - start
 
 
@@ -103,12 +103,12 @@ def warm(tree):
 # ------------------------------------------------------------------------------ 1. methods
 def split_methods_table(data_home) -> str:
     method = {"l-bfgs-b": "L-BFGS-B, variable split + bounds (default)", "prox-gradient": "proximal gradient",
-              "ipopt": "IPOPT, variable split + bounds"}
+              "ipopt:hessian=limited-memory": "IPOPT, variable split + bounds"}
     rows = {}
-    for slug in ("computer", "housing"):
+    for slug in pick(("computer", "housing"), ("computer",)):
         for Xtr, Xte, ytr, yte in folds(slug, data_home):
-            dense = SoftRegressionTree(depth=3, random_state=0).fit(Xtr, ytr)
-            for strength in (1e-5, 1e-4):
+            dense = regression_tree(depth=3, random_state=0).fit(Xtr, ytr)
+            for strength in pick((1e-5, 1e-4), (1e-4,)):
                 for bn in method:
                     tree, seconds = timed_fit(Xtr, ytr, depth=3, bn_solver=bn, init=warm(dense),
                                               penalty=f"split_l1:strength={strength}")
@@ -125,10 +125,10 @@ def split_methods_table(data_home) -> str:
 def feature_methods_table(data_home) -> str:
     rows = {}
     for Xtr, Xte, ytr, yte in folds("yacht", data_home, NOISE_COLUMNS):
-        dense = SoftRegressionTree(depth=2, random_state=0).fit(Xtr, ytr)
+        dense = regression_tree(depth=2, random_state=0).fit(Xtr, ytr)
         for method in ("majorize", "prox"):
             previous = dense
-            for strength in (0.01, 0.03):
+            for strength in pick((0.01, 0.03), (0.03,)):
                 previous, seconds = timed_fit(Xtr, ytr, depth=2, k0=0, init=warm(previous),
                                               penalty=f"feature_l1:strength={strength},method={method}")
                 rows.setdefault((method, strength), []).append(
@@ -144,17 +144,25 @@ def feature_methods_table(data_home) -> str:
 
 
 # ------------------------------------------------------------------------ 2. split_l1 path
+def path_datasets() -> list:
+    return pick(PATH_DATASETS, PATH_DATASETS[:1])
+
+
+def path_strengths() -> list:
+    return pick(PATH_STRENGTHS, PATH_STRENGTHS[-2:])
+
+
 def split_path(data_home):
     """{slug: {strength (0 = dense): [(features per split, test R^2) per fold]}}, seconds."""
     out, start = {}, time.perf_counter()
-    for slug in PATH_DATASETS:
+    for slug in path_datasets():
         cells = out.setdefault(slug, {})
         for Xtr, Xte, ytr, yte in folds(slug, data_home):
-            tree = SoftRegressionTree(depth=3, random_state=0).fit(Xtr, ytr)
+            tree = regression_tree(depth=3, random_state=0).fit(Xtr, ytr)
             cells.setdefault(0.0, []).append((per_split(tree), tree.score(Xte, yte)))
-            for strength in PATH_STRENGTHS:
-                tree = SoftRegressionTree(depth=3, random_state=0, penalty=f"split_l1:strength={strength}",
-                                          init=warm(tree)).fit(Xtr, ytr)
+            for strength in path_strengths():
+                tree = regression_tree(depth=3, random_state=0, penalty=f"split_l1:strength={strength}",
+                               init=warm(tree)).fit(Xtr, ytr)
                 cells.setdefault(strength, []).append((per_split(tree), tree.score(Xte, yte)))
     return out, time.perf_counter() - start
 
@@ -163,28 +171,28 @@ def split_path_tables(data_home) -> str:
     path, seconds = split_path(data_home)
     lines = ["Mean over the 4 folds: features read per split / test R^2 minus the dense tree's.", "",
              "| dataset (p) | dense: features per split, test R^2 | "
-             + " | ".join(f"{s:g}" for s in PATH_STRENGTHS) + f" | smallest strength with <= {MAX_FEATURES:g} features "
-             f"and R^2 loss <= {MAX_R2_LOSS:g} |", "|---|---:|" + "---:|" * len(PATH_STRENGTHS) + "---|"]
-    feasible_everywhere = set(PATH_STRENGTHS)
-    for slug in PATH_DATASETS:
+             + " | ".join(f"{s:g}" for s in path_strengths()) + f" | smallest strength with <= {MAX_FEATURES:g} "
+             f"features and R^2 loss <= {MAX_R2_LOSS:g} |", "|---|---:|" + "---:|" * len(path_strengths()) + "---|"]
+    feasible_everywhere = set(path_strengths())
+    for slug in path_datasets():
         mean = {s: np.mean(v, axis=0) for s, v in path[slug].items()}
         dense_f, dense_r2 = mean[0.0]
-        ok = [s for s in PATH_STRENGTHS if mean[s][0] <= MAX_FEATURES and mean[s][1] >= dense_r2 - MAX_R2_LOSS]
+        ok = [s for s in path_strengths() if mean[s][0] <= MAX_FEATURES and mean[s][1] >= dense_r2 - MAX_R2_LOSS]
         feasible_everywhere &= set(ok)
         if ok:
             s = min(ok)
             chosen = f"{s:g}: {mean[s][0]:.2f} features, R^2 {mean[s][1] - dense_r2:+.3f}"
         else:
-            best = max(PATH_STRENGTHS, key=lambda s: (mean[s][0] <= MAX_FEATURES, mean[s][1]))
+            best = max(path_strengths(), key=lambda s: (mean[s][0] <= MAX_FEATURES, mean[s][1]))
             chosen = (f"not reached; best with <= {MAX_FEATURES:g} features: {best:g}, "
                       f"R^2 {mean[best][1] - dense_r2:+.3f}")
         p = load(slug, data_home=data_home).X.shape[1]
         lines.append(f"| {slug} ({p}) | {dense_f:.2f}, {dense_r2:.3f} | "
-                     + " | ".join(f"{mean[s][0]:.2f} / {mean[s][1] - dense_r2:+.3f}" for s in PATH_STRENGTHS)
+                     + " | ".join(f"{mean[s][0]:.2f} / {mean[s][1] - dense_r2:+.3f}" for s in path_strengths())
                      + f" | {chosen} |")
     common = ", ".join(f"{s:g}" for s in sorted(feasible_everywhere)) or "none"
-    lines += ["", f"Strengths that meet both conditions on all {len(PATH_DATASETS)} datasets: {common}.  "
-                  f"{len(PATH_DATASETS) * FOLDS * (1 + len(PATH_STRENGTHS))} fits in {seconds:.0f} s."]
+    lines += ["", f"Strengths that meet both conditions on all {len(path_datasets())} datasets: {common}.  "
+                  f"{len(path_datasets()) * len(outer_folds()) * (1 + len(path_strengths()))} fits in {seconds:.0f} s."]
     return "\n".join(lines)
 
 
@@ -196,11 +204,11 @@ def noise_table(data_home) -> str:
         rows = {}
         for Xtr, Xte, ytr, yte in folds("yacht", data_home, NOISE_COLUMNS):
             real = Xtr.shape[1] - NOISE_COLUMNS
-            tree = SoftRegressionTree(depth=depth, random_state=0).fit(Xtr, ytr)
+            tree = regression_tree(depth=depth, random_state=0).fit(Xtr, ytr)
             rows.setdefault("dense (defaults)", []).append((*used(tree, real), tree.score(Xte, yte)))
-            for strength in NOISE_STRENGTHS:
-                tree = SoftRegressionTree(depth=depth, k0=0, random_state=0, penalty=f"feature_l1:strength={strength}",
-                                          init=warm(tree)).fit(Xtr, ytr)
+            for strength in pick(NOISE_STRENGTHS, NOISE_STRENGTHS[-1:]):
+                tree = regression_tree(depth=depth, k0=0, random_state=0, penalty=f"feature_l1:strength={strength}",
+                               init=warm(tree)).fit(Xtr, ytr)
                 rows.setdefault(f"feature_l1 {strength:g}", []).append((*used(tree, real), tree.score(Xte, yte)))
         for name, values in rows.items():
             noise, real, r2 = zip(*values)
@@ -219,9 +227,13 @@ def corrupted(y, seed, share=0.05, size=10.0):
     return y
 
 
+def loss_datasets() -> list:
+    return pick(LOSS_DATASETS, LOSS_DATASETS[:1])
+
+
 def loss_table(data_home) -> str:
     rows, clean = {}, {}
-    for slug in LOSS_DATASETS:
+    for slug in loss_datasets():
         for fold, (Xtr, Xte, ytr, yte) in enumerate(folds(slug, data_home)):
             y_bad = corrupted(ytr, fold)
             for loss in LOSSES:
@@ -233,14 +245,14 @@ def loss_table(data_home) -> str:
     lines = ["Test R^2 (clean test targets), mean over the 4 folds.", "",
              "| dataset | " + " | ".join(names.get(loss, loss) for loss in LOSSES)
              + " | clean targets: squared | clean targets: huber |", "|---|" + "---:|" * (len(LOSSES) + 2)]
-    for slug in LOSS_DATASETS:
+    for slug in loss_datasets():
         cells = [np.mean([r for r, _ in rows[(slug, loss)]]) for loss in LOSSES]
         cells += [np.mean(clean[(slug, loss)]) for loss in ("squared", "huber")]
         lines.append(f"| {slug} | " + " | ".join(f"{v:.3f}" for v in cells) + " |")
-    cells = [np.mean([np.mean([r for r, _ in rows[(s, loss)]]) for s in LOSS_DATASETS]) for loss in LOSSES]
-    cells += [np.mean([np.mean(clean[(s, loss)]) for s in LOSS_DATASETS]) for loss in ("squared", "huber")]
+    cells = [np.mean([np.mean([r for r, _ in rows[(s, loss)]]) for s in loss_datasets()]) for loss in LOSSES]
+    cells += [np.mean([np.mean(clean[(s, loss)]) for s in loss_datasets()]) for loss in ("squared", "huber")]
     lines.append("| mean | " + " | ".join(f"{v:.3f}" for v in cells) + " |")
-    seconds = {loss: np.mean([s for slug in LOSS_DATASETS for _, s in rows[(slug, loss)]]) for loss in LOSSES}
+    seconds = {loss: np.mean([s for slug in loss_datasets() for _, s in rows[(slug, loss)]]) for loss in LOSSES}
     lines.append("\nSeconds per fit (corrupted targets, mean over datasets and folds): "
                  + ", ".join(f"{names.get(loss, loss)} {s:.2f}" for loss, s in seconds.items()) + ".")
     return "\n".join(lines)
@@ -248,12 +260,14 @@ def loss_table(data_home) -> str:
 
 # --------------------------------------------------------------------- 5. default fit time
 TIMING_CODE = """
-import json, sys, time
+import json, os, sys, time
 import numpy as np
 from srtopt import SoftRegressionTree
-from srtopt.datasets import load
 from srtopt.experiments.protocol import fold_indices, scale_fold
-from benchmarks.common import ROOT
+if os.environ.get("SRTOPT_BENCHMARK_SMOKE"):  # smoke mode (benchmarks/common): tiny stand-ins of the datasets
+    from benchmarks.common.data import load
+else:  # a reference checkout's srtopt alone
+    from srtopt.datasets import load
 out = {}
 for slug in sys.argv[2:]:
     X, y, _ = load(slug, data_home=sys.argv[1] or None)
@@ -266,13 +280,17 @@ print(json.dumps(out))
 """
 
 
+def timing_datasets() -> list:
+    return pick(TIMING_DATASETS, TIMING_DATASETS[:1])
+
+
 def default_time_table(data_home, reference, repeats=3) -> str:
     checkouts = {"this checkout": ROOT} | ({"reference checkout": Path(reference).resolve()} if reference else {})
     best, predictions = {}, {}
-    for _ in range(repeats):
+    for _ in range(pick(repeats, 1)):
         for label, checkout in checkouts.items():
             env = dict(os.environ, PYTHONPATH=str(checkout))
-            done = subprocess.run([sys.executable, "-c", TIMING_CODE, data_home or "", *TIMING_DATASETS], env=env,
+            done = subprocess.run([sys.executable, "-c", TIMING_CODE, data_home or "", *timing_datasets()], env=env,
                                   capture_output=True, text=True, check=True, cwd=checkout)
             for slug, (seconds, pred) in json.loads(done.stdout).items():
                 best[(label, slug)] = min(best.get((label, slug), np.inf), seconds)
@@ -280,7 +298,7 @@ def default_time_table(data_home, reference, repeats=3) -> str:
     header = "| dataset | " + " | ".join(f"{label}: seconds" for label in checkouts)
     lines = [header + (" | ratio | identical test predictions |" if reference else " |"),
              "|---|" + "---:|" * len(checkouts) + ("---:|---|" if reference else "")]
-    for slug in TIMING_DATASETS:
+    for slug in timing_datasets():
         cells = [f"{best[(label, slug)]:.2f}" for label in checkouts]
         if reference:
             cells += [f"{best[('this checkout', slug)] / best[('reference checkout', slug)]:.2f}",
@@ -288,7 +306,7 @@ def default_time_table(data_home, reference, repeats=3) -> str:
                       else "NO"]
         lines.append(f"| {slug} | " + " | ".join(cells) + " |")
     if reference:
-        ratios = [best[("this checkout", s)] / best[("reference checkout", s)] for s in TIMING_DATASETS]
+        ratios = [best[("this checkout", s)] / best[("reference checkout", s)] for s in timing_datasets()]
         lines.append(f"\nGeometric mean of the ratios: {np.exp(np.mean(np.log(ratios))):.2f}.")
     return "\n".join(lines)
 
@@ -307,8 +325,9 @@ def main(argv=None) -> int:
     parser.add_argument("--data-home", default=os.environ.get("SRTOPT_DATA"))
     parser.add_argument("--reference-checkout", default=None,
                         help="a checkout of srtopt (e.g. main before this work) to time the default fit against")
-    parser.add_argument("--out", default=str(OUT))
-    args = parser.parse_args(argv)
+    parser.add_argument("--out", default=None, help="the report (default: benchmarks/results/formulations.md)")
+    args = parse(parser, argv)
+    out = Path(args.out) if args.out else results() / "formulations.md"
     from threadpoolctl import threadpool_limits
 
     start, cpu = time.perf_counter(), time.process_time()
@@ -331,8 +350,8 @@ def main(argv=None) -> int:
               f"seconds are indicative, the ratios in section 5 compare runs made side by side.", "",
               "Protocol: the paper's 4-fold split (seed 0), X min-max scaled and y standardized on the training "
               "fold, random_state=0; means over the 4 test folds.  See the script's docstring.", ""]
-    Path(args.out).write_text("\n".join(header + sections))
-    print(f"wrote {args.out} in {wall:.0f} s")
+    out.write_text("\n".join(header + sections))
+    print(f"wrote {out} in {wall:.0f} s")
     return 0
 
 

@@ -8,22 +8,24 @@ default ``SoftRegressionTree`` (the comparison fits best first and skips the fit
 cannot change its choice: :func:`srtopt.estimators.leaf_ridge._compare`) against the same fit with
 every factor fitted on every fold, in the same run.  Columns: fits of the comparison,
 seconds of the whole fit, and whether the chosen factor and the final E are the same.
-Writes ``benchmarks/results/guard_pruning.md``.
+Writes ``benchmarks/results/guard_pruning.md``.  ``--smoke``: one tiny case (computer, depth 3: in the zone),
+fold 0.
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 from unittest import mock
 
 from threadpoolctl import threadpool_limits
 
-from benchmarks.common import RESULTS, paper_fold, timed, write_report
+from benchmarks.common import parse, pick, results, timed, write_report
+from benchmarks.common.data import load
+from benchmarks.common.protocol import outer_folds, paper_fold
 from srtopt import SoftRegressionTree
-from srtopt.datasets import load
 from srtopt.models.terms import Squared
 
-OUT = RESULTS / "guard_pruning.md"
 CASES = [("computer", 3), ("computer", 4), ("computer", 5), ("lpga2009", 4), ("lpga2009", 5), ("housing", 5)]
 
 
@@ -40,7 +42,8 @@ def counted_fit(X, y, depth):
     return seconds, fits[0] - 1, model
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    parse(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter), argv)
     lines = ["# The small-data guard: factors that cannot win are dropped", "",
              "Command: `PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/guard_pruning.py` (the paper's 4 "
              "folds of split seed 0, one BLAS thread, 2-core machine).  'full': every factor fitted on every fold, "
@@ -51,9 +54,9 @@ def main() -> int:
     with threadpool_limits(1):
         X, y, _ = load("computer")
         counted_fit(X, y, 2)  # loads the compiled kernels before the timed fits
-        for name, depth in CASES:
+        for name, depth in pick(CASES, CASES[:1]):
             X_all, y_all, _ = load(name)
-            for k in range(4):
+            for k in outer_folds():
                 X, _, y, _ = paper_fold(X_all, y_all, k)
                 s_new, n_new, new = counted_fit(X, y, depth)
                 with mock.patch.object(Squared, "nonnegative", False):
@@ -68,7 +71,7 @@ def main() -> int:
     lines += ["", f"Fit time with factors dropped / full comparison: geometric mean {geo:.2f}x "
               f"({min(ratios):.2f}x-{max(ratios):.2f}x); chosen factor and final E the same on "
               f"{'every fit' if same else 'NOT every fit'}."]
-    write_report(OUT, lines)
+    write_report(results() / "guard_pruning.md", lines)
     return 0 if same else 1
 
 

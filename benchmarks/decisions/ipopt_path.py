@@ -11,7 +11,8 @@ data), the mean test R^2 over the paper's 4 folds
 the median seconds and mean iterations of one BN solve (from ``history_``).  Each dataset's
 rows are appended to ``benchmarks/results/<out>.jsonl`` when it ends (a rerun with the same routes
 resumes after the last finished dataset; ``--fresh`` starts over).  Writes
-``benchmarks/results/<out>.md`` (``--out``, default ``ipopt_path``).
+``benchmarks/results/<out>.md`` (``--out``, default ``ipopt_path``).  ``--smoke``: one tiny dataset, the default
+and IPOPT routes, one timing round, fold 0, the trees at max_iter 2, IPOPT's own cost over 5 solves.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ import time
 
 import numpy as np
 
-from benchmarks.common import RESULTS, paper_fold, write_report
+from benchmarks.common import budget, parse, pick, results, write_report
+from benchmarks.common.data import load
+from benchmarks.common.protocol import outer_folds, paper_fold
 from srtopt import SoftRegressionTree
-from srtopt.datasets import DATASETS, load
+from srtopt.datasets import DATASETS
 
-HERE = RESULTS
 SECONDS, MAX_ROUNDS = 3.0, 15  # timing rounds on small data: see main
 PAPER = list(DATASETS)  # the paper's 15
 ROUTES = {"auto": {}, "ipopt": {"bn_solver": "ipopt"}, "ipopt tol 1e-6": {"bn_solver": "ipopt:tol=1e-6"},
@@ -40,7 +42,7 @@ ROUTES = {"auto": {}, "ipopt": {"bn_solver": "ipopt"}, "ipopt tol 1e-6": {"bn_so
 
 def fit(params, X, y):
     start = time.perf_counter()
-    model = SoftRegressionTree(depth=3, random_state=0, **params).fit(X, y)
+    model = SoftRegressionTree(depth=3, random_state=0, **params, **budget()).fit(X, y)
     return time.perf_counter() - start, model
 
 
@@ -88,7 +90,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="ipopt_path", help="name of the report (.md) and store (.jsonl) in "
                                                              "benchmarks/results")
     argv = sys.argv[1:] if argv is None else argv
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, ["--datasets", "yacht", "--routes", "auto,ipopt", "--repeats", "1"])
     from srtopt.solvers import make_solver
 
     routes = {}
@@ -99,7 +101,7 @@ def main(argv=None) -> int:
             routes[name] = ROUTES[name]
         else:
             print(f"{name}: not installed here, skipped", flush=True)
-    store = HERE / f"{args.out}.jsonl"
+    store = results() / f"{args.out}.jsonl"
     if args.fresh:
         store.unlink(missing_ok=True)
     rows = {}
@@ -118,10 +120,10 @@ def main(argv=None) -> int:
             for name, params in routes.items():
                 seconds[name].append(fit(params, X0, y0)[0])
             # small data: more rounds, until the default's fits add up to SECONDS (at most MAX_ROUNDS)
-            rounds = max(args.repeats, min(MAX_ROUNDS, math.ceil(SECONDS / min(seconds["auto"]))))
+            rounds = max(args.repeats, min(pick(MAX_ROUNDS, 1), math.ceil(SECONDS / min(seconds["auto"]))))
         for name, params in routes.items():
             scores, solve, iters = [], [], []
-            for k in range(4):
+            for k in outer_folds():
                 Xtr, Xte, ytr, yte = paper_fold(X, y, k)
                 _, model = fit(params, Xtr, ytr)
                 scores.append(model.score(Xte, yte))
@@ -133,8 +135,8 @@ def main(argv=None) -> int:
         with store.open("a") as out:
             out.write(json.dumps({"dataset": dataset, "routes": list(routes),
                                   "rows": {name: rows[dataset, name] for name in routes}}) + "\n")
-    write_report(HERE / f"{args.out}.md", report(rows, list(routes), args.datasets.split(","), args.repeats,
-                                                  argv or [], ipopt_floor()))
+    write_report(results() / f"{args.out}.md", report(rows, list(routes), args.datasets.split(","), args.repeats,
+                                                      argv or [], ipopt_floor(repeats=pick(300, 5))))
     return 0
 
 

@@ -14,6 +14,8 @@ confirmation sets and ames (the wide table whose test R^2 a few outlying houses 
 
     PYTHONPATH=. SRTOPT_DATA=/path/to/datasets SRTOPT_TABULAR_DATA=/path/to/datasets_tabular \\
         python benchmarks/decisions/leaf_ridge_margin.py --stage tune --fairness-data /path/to/datasets_fairness
+
+``--smoke``: both stages, both comparisons, on two datasets each (tiny), depth 2, fold 0.
 """
 
 from __future__ import annotations
@@ -26,23 +28,27 @@ from unittest import mock
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
-from benchmarks.decisions.defaults import run_into_store, stored
+from benchmarks.common import parse, pick, results, write_report
+from benchmarks.common.data import load_table, small_regression
+from benchmarks.common.protocol import outer_folds
+from benchmarks.common.store import run_into_store, stored
 
-STORE = RESULTS / "leaf_ridge_margin.jsonl"
+STORE = "leaf_ridge_margin.jsonl"  # in benchmarks/results/
 MARGINS = (0.0, 0.5, 1.0, 2.0)
 STAGES = {"tune": ["noise-140x50", "linear-300x60", "friedman-200x10", "auto_mpg", "housing", "yacht"],
           "confirm": ["lpga2009", "computer", "diabetes", "communities_crime", "ames"]}
 
 
-def data(name, fairness):
-    from benchmarks.decisions.leaf_shrinkage import dataset
-    from benchmarks.decisions.tabular import load
+def stages() -> dict:
+    """:data:`STAGES` (two datasets of each in smoke mode)."""
+    return pick(STAGES, {"tune": ["noise-140x50", "auto_mpg"], "confirm": ["communities_crime", "ames"]})
 
+
+def data(name, fairness):
     if name == "ames":
-        X, y, _ = load(name)
+        X, y, _ = load_table(name)
         return X, np.asarray(y, float)
-    return dataset(name, fairness)
+    return small_regression(name, fairness)
 
 
 def run(name, depth, fold, fairness, comparison="warm") -> dict:
@@ -101,7 +107,7 @@ def final(X, y, depth, factor, comparison):
 
 
 def report(stage) -> list[str]:
-    rows = [r for r in stored(STORE) if r["dataset"] in STAGES[stage]]
+    rows = [r for r in stored(results() / STORE) if r["dataset"] in stages()[stage]]
     lines = [f"# The leaf-ridge comparison's rule and fits ({stage} stage)", "",
              f"Command: `PYTHONPATH=. python benchmarks/decisions/leaf_ridge_margin.py --stage {stage} --comparison "
              "cold`, then `--comparison warm`. Mean test R^2 over the folds where the comparison ran (of 4; KFold, "
@@ -115,8 +121,8 @@ def report(stage) -> list[str]:
     lines += ["", "Margin 1, the two comparisons: mean test R^2 (factors) and CPU seconds of the default fit "
               "(comparison and final fit):", "",
               "| dataset | depth | cold | warm | cold seconds | warm seconds |", "|---|---:|---:|---:|---:|---:|"]
-    for name in STAGES[stage]:
-        for depth in (2, 3):
+    for name in stages()[stage]:
+        for depth in pick((2, 3), (2,)):
             runs = {c: [r for r in rows if r["dataset"] == name and r["depth"] == depth and r["comparison"] == c]
                     for c in ("cold", "warm")}
             if not all(any(r["ran"] for r in runs[c]) for c in runs):
@@ -129,8 +135,8 @@ def report(stage) -> list[str]:
 
 def _margin_rows(rows, stage) -> list[str]:
     lines, means = [], {m: [] for m in MARGINS}
-    for name in STAGES[stage]:
-        for depth in (2, 3):
+    for name in stages()[stage]:
+        for depth in pick((2, 3), (2,)):
             ran = [r for r in rows if r["dataset"] == name and r["depth"] == depth and r["ran"]]
             if not ran:
                 lines.append(f"| {name} | {depth} | 0 | " + " | ".join("" for _ in MARGINS) + " |")
@@ -154,15 +160,17 @@ def main(argv=None) -> int:
     parser.add_argument("--fairness-data", default=os.environ.get("SRTOPT_FAIRNESS_DATA"),
                         help="folder of communities_crime.csv")
     parser.add_argument("--jobs", type=int, default=1)
-    args = parser.parse_args(argv)
-    tasks = [(name, depth, fold, args.fairness_data, args.comparison) for name in STAGES[args.stage]
-             for depth in (2, 3) for fold in range(4)]
-    run_into_store(STORE, run, tasks,
-                   lambda r: (r["dataset"], r["depth"], r["fold"], args.fairness_data, r["comparison"]), args.jobs,
-                   describe=lambda r: f"{r['comparison']} {r['dataset']} depth {r['depth']} fold {r['fold']}: "
-                                      f"{r['seconds']:.1f} s; "
-                                      + " ".join(f"{m:g}: {r[f'factor {m:g}']} {r[f'r2 {m:g}']}" for m in MARGINS))
-    write_report(RESULTS / f"leaf_ridge_margin_{args.stage}.md", report(args.stage))
+    args = parse(parser, argv)
+    for stage, comparison in pick([(args.stage, args.comparison)],
+                                  [(s, c) for s in sorted(STAGES) for c in ("cold", "warm")]):
+        tasks = [(name, depth, fold, args.fairness_data, comparison) for name in stages()[stage]
+                 for depth in pick((2, 3), (2,)) for fold in outer_folds()]
+        run_into_store(results() / STORE, run, tasks,
+                       lambda r: (r["dataset"], r["depth"], r["fold"], args.fairness_data, r["comparison"]), args.jobs,
+                       describe=lambda r: f"{r['comparison']} {r['dataset']} depth {r['depth']} fold {r['fold']}: "
+                                          f"{r['seconds']:.1f} s; " + " ".join(
+                                              f"{m:g}: {r[f'factor {m:g}']} {r[f'r2 {m:g}']}" for m in MARGINS))
+        write_report(results() / f"leaf_ridge_margin_{stage}.md", report(stage))
     return 0
 
 

@@ -11,6 +11,8 @@ in the same run.  Runs are stored in a JSONL file and resumed.
 
     PYTHONPATH=. SRTOPT_DATA=/path/to/datasets OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/leaf_shrinkage.py \\
         --stage tune --fairness-data /path/to/datasets_fairness
+
+``--smoke``: both stages on two datasets each (tiny: generated ones at their size), depth 2, fold 0.
 """
 
 from __future__ import annotations
@@ -19,21 +21,18 @@ import argparse
 import json
 import os
 import time
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
-from sklearn.datasets import load_diabetes, make_friedman1
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold
 
-from benchmarks.common import RESULTS, write_report
+from benchmarks.common import parse, pick, results, write_report
+from benchmarks.common.data import small_regression
+from benchmarks.common.protocol import outer_folds
 from srtopt import SoftRegressionTree
-from srtopt.datasets import load
 from srtopt.estimators import leaf_ridge
 
-RESULTS = RESULTS
 VARIANTS = {  # name: (ZONE, SCREEN, leaf_center)
     "previous: N < 2^D (p+1), toward 0": (1.0, 0.8, "zero"),
     "N < 2^D (p+1), toward the linear fit": (1.0, 0.8, "linear"),
@@ -45,27 +44,13 @@ STAGES = {"tune": ["noise-140x50", "linear-300x60", "friedman-200x10", "auto_mpg
           "confirm": ["lpga2009", "computer", "diabetes", "communities_crime"]}
 
 
-def dataset(name, fairness):
-    """(X, y) of a generated, scikit-learn, paper or fairness dataset."""
-    rng = np.random.default_rng(0)
-    if name == "noise-140x50":
-        return rng.random((140, 50)), rng.standard_normal(140)
-    if name == "linear-300x60":
-        X = rng.random((300, 60))
-        return X, X @ rng.standard_normal(60) + 2.0 * rng.standard_normal(300)
-    if name == "friedman-200x10":
-        return make_friedman1(200, 10, noise=1.0, random_state=0)
-    if name == "diabetes":
-        return load_diabetes(return_X_y=True)
-    if name == "communities_crime":
-        frame = pd.read_csv(Path(fairness) / f"{name}.csv")
-        return frame.drop(columns=["group", "target"]).to_numpy(float), frame["target"].to_numpy(float)
-    X, y, _ = load(name)
-    return X, y
+def stages() -> dict:
+    """:data:`STAGES` (two datasets of each in smoke mode)."""
+    return pick(STAGES, {"tune": ["noise-140x50", "auto_mpg"], "confirm": ["diabetes", "communities_crime"]})
 
 
 def run(name, depth, variant, fold, fairness):
-    X, y = dataset(name, fairness)
+    X, y = small_regression(name, fairness)
     train, test = list(KFold(4, shuffle=True, random_state=0).split(X))[fold]
     if variant == "least squares":
         start = time.process_time()
@@ -83,13 +68,19 @@ def run(name, depth, variant, fold, fairness):
     return r2_score(y[test], model.predict(X[test])), seconds, model.leaf_ridge_
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--stage", choices=sorted(STAGES), default="tune")
     parser.add_argument("--fairness-data", default=os.environ.get("SRTOPT_FAIRNESS_DATA"),
                         help="folder of communities_crime.csv (confirm stage)")
-    args = parser.parse_args()
-    store = RESULTS / f"leaf_shrinkage_{args.stage}.jsonl"
+    args = parse(parser, argv)
+    for stage in pick([args.stage], sorted(STAGES)):
+        run_stage(stage, args.fairness_data)
+
+
+def run_stage(stage, fairness):
+    """Run a stage's missing runs into its store; write its report."""
+    store = results() / f"leaf_shrinkage_{stage}.jsonl"
     done = {}
     if store.exists():
         for line in store.read_text().splitlines():
@@ -97,31 +88,31 @@ def main():
             done[row["dataset"], row["depth"], row["variant"], row["fold"]] = row
     variants = ["least squares", *VARIANTS]
     with store.open("a") as out:
-        for name in STAGES[args.stage]:
-            for depth in (2, 3):
+        for name in stages()[stage]:
+            for depth in pick((2, 3), (2,)):
                 for variant in variants:
-                    for fold in range(4):
+                    for fold in outer_folds():
                         key = (name, depth, variant, fold)
                         if key in done:
                             continue
-                        r2, seconds, factor = run(name, depth, variant, fold, args.fairness_data)
+                        r2, seconds, factor = run(name, depth, variant, fold, fairness)
                         done[key] = {"dataset": name, "depth": depth, "variant": variant, "fold": fold, "r2": r2,
                                      "seconds": seconds, "factor": factor}
                         out.write(json.dumps(done[key]) + "\n")
                         out.flush()
                         print(key, round(r2, 4), round(seconds, 2), factor, flush=True)
-    lines = [f"# Leaf shrinkage: zone and target ({args.stage} stage)", "",
+    lines = [f"# Leaf shrinkage: zone and target ({stage} stage)", "",
              "Mean test R^2 over 4 folds (KFold, seed 0); in brackets the CPU seconds per fit. Command: "
-             f"`python benchmarks/decisions/leaf_shrinkage.py --stage {args.stage}`.", "",
+             f"`python benchmarks/decisions/leaf_shrinkage.py --stage {stage}`.", "",
              "| dataset | depth | " + " | ".join(variants) + " |", "|---|---:|" + "---:|" * len(variants)]
-    for name in STAGES[args.stage]:
-        for depth in (2, 3):
+    for name in stages()[stage]:
+        for depth in pick((2, 3), (2,)):
             cells = []
             for variant in variants:
-                rows = [done[name, depth, variant, f] for f in range(4)]
+                rows = [done[name, depth, variant, f] for f in outer_folds()]
                 cells.append(f"{np.mean([r['r2'] for r in rows]):.4f} ({np.mean([r['seconds'] for r in rows]):.2f})")
             lines.append(f"| {name} | {depth} | " + " | ".join(cells) + " |")
-    write_report(RESULTS / f"leaf_shrinkage_{args.stage}.md", lines)
+    write_report(results() / f"leaf_shrinkage_{stage}.md", lines)
 
 
 if __name__ == "__main__":

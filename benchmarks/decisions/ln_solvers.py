@@ -8,23 +8,23 @@ scaled as ``srtopt bench`` does), a depth-2 training run of one macro iteration 
 each loss (Huber delta 0.3, smoothed absolute, log-cosh as a CasADi callable) hands its
 LN subproblems (2) to IPOPT; each is then solved again from the same start by every
 solver: seconds per solve and the objective reached.  Writes
-benchmarks/results/ln_solvers.md.
+benchmarks/results/ln_solvers.md.  ``--smoke``: one tiny dataset.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import casadi as ca
 from threadpoolctl import threadpool_limits
 
-from benchmarks.common import RESULTS
+from benchmarks.common import parse, pick, results
+from benchmarks.common.data import load
 from srtopt import SoftRegressionTree
-from srtopt.datasets import load
 from srtopt.experiments.protocol import fold_indices, scale_fold
 from srtopt.solvers import make_solver
 
-OUT = RESULTS / "ln_solvers.md"
 LOSSES = {"huber": "huber", "absolute (smoothed)": "absolute", "log-cosh (CasADi callable)": lambda r: ca.log(ca.cosh(r))}
 SOLVERS = ["newton", "ipopt:hessian=exact,tol=1e-10", "highs"]
 
@@ -40,7 +40,8 @@ def ln_subproblems(X, y, loss):
     return subproblems
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    parse(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter), argv)
     lines = ["# LN solvers of the smooth losses (issue 13)", "",
              "Command: `PYTHONPATH=. SRTOPT_DATA=/path/to/datasets OPENBLAS_NUM_THREADS=1 python "
              "benchmarks/decisions/ln_solvers.py`", "",
@@ -48,7 +49,7 @@ def main() -> int:
              "training fold) and the objectives reached, by solver.", "",
              "| dataset (training rows) | loss | solver | seconds per solve | objectives |", "|---|---|---|---:|---|"]
     with threadpool_limits(1):
-        for slug in ("airfoil", "abalone"):
+        for slug in pick(("airfoil", "abalone"), ("airfoil",)):
             X, y, _ = load(slug)
             train, test = fold_indices(len(y), 4, 0, 0)
             Xtr, _, ytr, _ = scale_fold(X[train], X[test], y[train], y[test])[:4]
@@ -59,13 +60,14 @@ def main() -> int:
                     if not all(solver.accepts(sub) for sub in subs):
                         continue
                     start = time.perf_counter()
-                    results = [solver.solve(sub, sub.start()) for sub in subs]
+                    solved = [solver.solve(sub, sub.start()) for sub in subs]
                     seconds = (time.perf_counter() - start) / len(subs)
-                    values = ", ".join(f"{sub.value(r.x):.10f}" for sub, r in zip(subs, results))
+                    values = ", ".join(f"{sub.value(r.x):.10f}" for sub, r in zip(subs, solved))
                     lines.append(f"| {slug} ({len(ytr)}) | {label} | {spec} | {seconds:.4f} | {values} |")
                     print(lines[-1], flush=True)
-    OUT.write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT}")
+    out = results() / "ln_solvers.md"
+    out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {out}")
     return 0
 
 

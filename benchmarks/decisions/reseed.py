@@ -17,7 +17,8 @@ routing recomputed after each change):
   one regression does; the other dead subtrees stay pruned.
 
 For each: fits that keep a dead leaf, and the mean test R^2 against the default's (the default
-prunes what is dead: its test R^2 is the unpruned tree's).  Writes ``benchmarks/results/reseed.md``.
+prunes what is dead: its test R^2 is the unpruned tree's).  Writes ``benchmarks/results/reseed.md``.  ``--smoke``:
+one tiny dataset, split seed 0, fold 0.
 """
 
 from __future__ import annotations
@@ -31,15 +32,16 @@ from sklearn.base import clone
 from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold
 
-from benchmarks.common import RESULTS, paper_fold, write_report
+from benchmarks.common import parse, results, write_report
+from benchmarks.common.data import load
+from benchmarks.common.protocol import outer_folds, paper_fold
 from srtopt import SoftRegressionTree, kernels
-from srtopt.datasets import DATASETS, load
+from srtopt.datasets import DATASETS
 from srtopt.solvers.least_squares import weighted_ridge
 from srtopt.training.callbacks import Callback
 from srtopt.training.initialization import MODEL_TREE_RIDGE, linear_split, soft_split
 from srtopt.training.nodec import TrainingState
 
-HERE = RESULTS
 PAPER = list(DATASETS)  # the paper's 15
 READINGS = ("reopen", "regrow", "regrow-cv")
 BINS, CV_FOLDS, REOPEN_ITER, REOPEN_ROUNDS = 16, 3, 3, 3
@@ -163,7 +165,7 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", default=",".join(PAPER))
     parser.add_argument("--seeds", default="0,1", help="split seeds of the paper's 4 folds")
     parser.add_argument("--depth", type=int, default=3)
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, ["--datasets", "yacht", "--seeds", "0"])
     seeds = [int(s) for s in args.seeds.split(",")]
     head = " | ".join(f"{r}: dead fits | {r}: R^2 - default" for r in READINGS)
     lines = ["# Re-opening dead leaves: three readings, on accuracy", "",
@@ -175,14 +177,14 @@ def main(argv=None) -> int:
     every = []
     for dataset in args.datasets.split(","):
         X, y, _ = load(dataset)
-        runs = [one_fit(X, y, k, seed, args.depth) for seed in seeds for k in range(4)]
+        runs = [one_fit(X, y, k, seed, args.depth) for seed in seeds for k in outer_folds()]
         every += runs
         lines.append(f"| {dataset} | {len(runs)} | " + _cells(runs) + " |")
         print(lines[-1], flush=True)
     lines += ["", f"| all | {len(every)} | " + _cells(every) + " |", "",
               "Seconds after training, mean per fit: " + ", ".join(
                   f"{r} {statistics.mean(run[r][2] for run in every):.2f}" for r in READINGS) + "."]
-    write_report(HERE / ("reseed.md" if args.depth == 3 else f"reseed_depth{args.depth}.md"), lines)
+    write_report(results() / ("reseed.md" if args.depth == 3 else f"reseed_depth{args.depth}.md"), lines)
     return 0
 
 

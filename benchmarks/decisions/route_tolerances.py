@@ -8,17 +8,20 @@ each, from the first to the last) and solves each with every available route of
 tolerance; 1e-6 for L-BFGS-B and IPOPT, the budgets "auto" keeps).  The optimum is the lower of Newton's and
 IPOPT's (tol 1e-12).  Prints, per route and setting, the largest relative gap
 (f - f*) / |f*| over the subproblems, how many are above 1e-7, and the mean iterations; writes
-``benchmarks/results/route_tolerances.md``.
+``benchmarks/results/route_tolerances.md``.  ``--smoke``: the first fit (60 rows, max_iter 2) and two of its
+subproblems.
 """
 
 from __future__ import annotations
 
+import argparse
+import itertools
 import warnings
 
 import numpy as np
 from sklearn.datasets import load_diabetes, make_friedman1
 
-from benchmarks.common import RESULTS, write_report
+from benchmarks.common import parse, pick, results, write_report
 from srtopt import SoftRegressionTree
 from srtopt.inspect import capture
 from srtopt.solvers import ScipyHessian, available_solvers
@@ -35,11 +38,11 @@ FORMER = {"l-bfgs-b, tol 1e-6 (former; auto's)": "l-bfgs-b:tol=1e-6", "ipopt, to
 
 def cases():
     """(name, estimator, X, y) of the five fits."""
-    rng = np.random.default_rng(0)
-    X = rng.random((200, 3))
-    y = np.sin(3 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.standard_normal(200)
-    yield "sine, 200 rows, depth 3", SoftRegressionTree(depth=3, regularization=1e-3, max_iter=3, n_init=2,
-                                                        random_state=0), X, y
+    rng, n = np.random.default_rng(0), pick(200, 60)
+    X = rng.random((n, 3))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.standard_normal(n)
+    yield f"sine, {n} rows, depth 3", SoftRegressionTree(depth=3, regularization=1e-3, max_iter=pick(3, 2), n_init=2,
+                                                         random_state=0), X, y
     rng = np.random.default_rng(0)
     X = rng.random((600, 5))
     y = np.where(X[:, 0] > 0.5, np.sin(4 * X[:, 1]), X[:, 2] ** 2 - X[:, 3]) + 0.05 * rng.standard_normal(600)
@@ -54,17 +57,18 @@ def cases():
 
 def subproblems():
     """(case, k, BN subproblem) for a spread of inner iterations of each fit."""
-    for name, estimator, X, y in cases():
+    for name, estimator, X, y in itertools.islice(cases(), pick(None, 1)):
         estimator.fit(X, y)
         last = len(estimator.history_) - 1
-        for k in sorted({0, 1, last // 3, last // 2, last}):
+        for k in pick(sorted({0, 1, last // 3, last // 2, last}), [0, last]):
             try:
                 yield name, k, capture(estimator, X, y, k=k).bn()
             except ValueError:  # no training row reaches that node: no BN subproblem
                 continue
 
 
-def main():
+def main(argv=None):
+    parse(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter), argv)
     warnings.filterwarnings("ignore")
     routes = [name for name, ok in available_solvers("bn").items() if ok]
     specs = {f"{name} (default)": name for name in routes}
@@ -87,7 +91,7 @@ def main():
         gap = np.array(gaps[label])
         lines.append(f"| {label} | {gap.max():.1e} | {int((gap > TARGET).sum())} of {len(gap)} | "
                      f"{np.mean(iterations[label]):.1f} |")
-    write_report(RESULTS / "route_tolerances.md", lines)
+    write_report(results() / "route_tolerances.md", lines)
 
 
 if __name__ == "__main__":

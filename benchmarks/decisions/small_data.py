@@ -9,11 +9,12 @@ on the paper's 4 folds of split seeds 0-4; scikit-learn's diabetes data subsampl
 training rows (6 draws, the rest is the test set); Friedman #1 with 25 noise features, 200
 training rows and 400 test rows (6 seeds).  Each cell: the default tree against the same
 tree with ``leaf_ridge=1`` (the guard off), CART of the same depth and least squares.
-Writes ``benchmarks/results/small_data.md``.
+Writes ``benchmarks/results/small_data.md``.  ``--smoke``: every case on one split of tiny data, depth 2.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
@@ -23,18 +24,17 @@ from sklearn.metrics import r2_score
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeRegressor
 
-from benchmarks.common import RESULTS
+from benchmarks.common import parse, pick, results
+from benchmarks.common.data import load, tiny
 from srtopt import SoftRegressionTree
-from srtopt.datasets import load
 from srtopt.estimators.leaf_ridge import in_small_data_zone
 from srtopt.experiments.protocol import fold_indices, scale_fold
-
-HERE = RESULTS
 
 
 def noise(seed):
     rng = np.random.default_rng(seed)
-    X, y = rng.random((200, 50)), rng.standard_normal(200)
+    rows, columns = pick((200, 50), (60, 10))
+    X, y = rng.random((rows, columns)), rng.standard_normal(rows)
     return train_test_split(X, y, test_size=0.3, random_state=seed)
 
 
@@ -45,14 +45,15 @@ def computer(seed, fold):
 
 
 def diabetes(seed):
-    X, y = load_diabetes(return_X_y=True)
+    X, y = pick(load_diabetes(return_X_y=True), tiny("diabetes", 10))
     order = np.random.default_rng(seed).permutation(len(y))
     return X[order[:80]], X[order[80:]], y[order[:80]], y[order[80:]]
 
 
 def friedman(seed):
-    X, y = make_friedman1(600, 30, noise=1.0, random_state=seed)
-    return X[:200], X[200:], y[:200], y[200:]
+    n = pick(200, 60)
+    X, y = make_friedman1(3 * n, pick(30, 10), noise=1.0, random_state=seed)
+    return X[:n], X[n:], y[:n], y[n:]
 
 
 CASES = {  # name -> (split makers, chosen on?)
@@ -75,7 +76,8 @@ def cell(split, depth):
     return scores, guarded.leaf_ridge_, seconds, in_small_data_zone(len(y_train), X_train.shape[1], depth)
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    parse(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter), argv)
     lines = ["# The small-data guard: leaf_ridge=\"auto\"", "",
              "Command: `PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/small_data.py`. Mean test R^2 "
              "(min in brackets); 'zone': fits with N < 2^D (p + 1), where the guard runs; 'factor': the "
@@ -84,8 +86,8 @@ def main() -> int:
              "factor | default s |",
              "|---|---:|---|---:|---:|---:|---:|---:|---|---:|"]
     for name, (splits, chosen_on) in CASES.items():
-        for depth in (2, 3):
-            runs = [cell(split, depth) for split in splits]
+        for depth in pick((2, 3), (2,)):
+            runs = [cell(split, depth) for split in pick(splits, splits[:1])]
             r2 = np.array([r[0] for r in runs])
             factors = sorted({f"{r[1]:g}" for r in runs}, key=float)
             lines.append(f"| {name} | {depth} | {'yes' if chosen_on else 'no (confirm)'} | "
@@ -94,8 +96,7 @@ def main() -> int:
                          + f" | {', '.join(factors)} | {np.mean([r[2] for r in runs]):.2f} |")
             print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
-    HERE.mkdir(exist_ok=True)
-    (HERE / "small_data.md").write_text(text)
+    (results() / "small_data.md").write_text(text)
     print(text)
     return 0
 

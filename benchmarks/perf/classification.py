@@ -13,12 +13,14 @@
 * scale: 10^6 rows x 10 features, two classes (a noisy oblique rule), depth 3, defaults, in its own
   process: fit seconds and the process's peak RSS.
 
-Prints and writes ``benchmarks/results/classification_speed.md`` and ``classification_scale.md``.
+Prints and writes ``benchmarks/results/classification_speed.md`` and ``classification_scale.md``.  ``--smoke``: one
+tiny dataset, fold 0; the scale fit on 2,000 rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import subprocess
@@ -28,9 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
+from benchmarks.common import parse, pick, results, write_report
+from benchmarks.common.data import load
+from benchmarks.common.protocol import outer_folds
 
-OUT = {"speed": RESULTS / "classification_speed.md", "scale": RESULTS / "classification_scale.md"}
 MIN_ROWS = 1000
 SCALE_ROWS = 1_000_000
 
@@ -59,17 +62,18 @@ def speed_rows() -> list[str]:
     from sklearn.model_selection import StratifiedKFold
 
     from srtopt import SoftClassificationTree
-    from srtopt.datasets import CLASSIFICATION_DATASETS, get_info, load
+    from srtopt.datasets import CLASSIFICATION_DATASETS, get_info
 
     rows = []
-    for name in CLASSIFICATION_DATASETS:
+    for name in pick(CLASSIFICATION_DATASETS, ["satimage"]):
         if get_info(name).n_rows <= MIN_ROWS:
             continue
         data = load(name)
         X, y = np.asarray(data.X, float), np.asarray(data.y)
         seconds, accuracy = {"sct": [], "rf": [], "one": []}, {"sct": [], "rf": [], "one": []}
         solves = []
-        for train, test in StratifiedKFold(4, shuffle=True, random_state=0).split(X, y):
+        folds = StratifiedKFold(4, shuffle=True, random_state=0).split(X, y)
+        for train, test in itertools.islice(folds, len(outer_folds())):
             for key, model in (("sct", SoftClassificationTree(depth=3, random_state=0)),
                                ("rf", RandomForestClassifier(100, random_state=0)),
                                ("one", SoftClassificationTree(depth=3, max_iter=1, random_state=0))):
@@ -93,19 +97,19 @@ def solve_seconds(history) -> np.ndarray:
     return np.array([sum(record[step].get("seconds", 0.0) for record in history) for step in ("bn", "ln")])
 
 
-def one_scale_fit() -> dict:
-    """The scale fit, in this process."""
+def one_scale_fit(rows) -> dict:
+    """The scale fit on ``rows`` rows, in this process."""
     from srtopt import SoftClassificationTree
 
     rng = np.random.default_rng(0)
-    X = rng.random((SCALE_ROWS + 100_000, 10))
+    X = rng.random((rows + rows // 10, 10))
     y = (X[:, 0] + X[:, 1] - X[:, 2] + 0.3 * rng.standard_normal(len(X)) > 0.5).astype(int)
     model = SoftClassificationTree(depth=3, random_state=0)
     start = time.perf_counter()
-    model.fit(X[:SCALE_ROWS], y[:SCALE_ROWS])
+    model.fit(X[:rows], y[:rows])
     seconds = time.perf_counter() - start
     rss = int(re.search(r"VmHWM:\s+(\d+) kB", Path("/proc/self/status").read_text()).group(1)) / 2**20
-    return {"seconds": seconds, "rss": rss, "accuracy": float(model.score(X[SCALE_ROWS:], y[SCALE_ROWS:]))}
+    return {"seconds": seconds, "rss": rss, "accuracy": float(model.score(X[rows:], y[rows:]))}
 
 
 def command(part: str) -> list[str]:
@@ -117,14 +121,14 @@ def command(part: str) -> list[str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=("speed", "scale", "both"), default="both")
-    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # child process: the scale fit
-    args = parser.parse_args(argv)
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child process: the scale fit of that many rows
+    args = parse(parser, argv)
     if args.one:
-        print(json.dumps(one_scale_fit()))
+        print(json.dumps(one_scale_fit(args.one)))
         return 0
     if args.part in ("speed", "both"):
         first = warm_up()
-        write_report(OUT["speed"], command("speed") + [
+        write_report(results() / "classification_speed.md", command("speed") + [
             "4-fold stratified CV (seed 0), mean fit seconds of `SoftClassificationTree(depth=3)` and "
             "`RandomForestClassifier(100)` on the same folds, in one run, after one fit of each on 200 rows: the "
             f"first fit in a process took {first[0]:.2f} s for the soft tree (its compiled kernels loaded from "
@@ -135,12 +139,14 @@ def main(argv=None) -> int:
             "| soft tree accuracy | forest accuracy |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *speed_rows()])
     if args.part in ("scale", "both"):
-        out = subprocess.run([sys.executable, __file__, "--one"], check=True, capture_output=True, text=True)
+        rows = pick(SCALE_ROWS, 2000)
+        out = subprocess.run([sys.executable, __file__, "--one", str(rows)], check=True, capture_output=True,
+                             text=True)
         m = json.loads(out.stdout.strip().splitlines()[-1])
-        write_report(OUT["scale"], command("scale") + [
-            f"{SCALE_ROWS:,} rows x 10 features, two classes (a noisy oblique rule), depth 3, defaults, in its own "
+        write_report(results() / "classification_scale.md", command("scale") + [
+            f"{rows:,} rows x 10 features, two classes (a noisy oblique rule), depth 3, defaults, in its own "
             f"process: fit {m['seconds']:.1f} s, peak RSS {m['rss']:.2f} GB, test accuracy {m['accuracy']:.3f} "
-            f"(100,000 held-out rows)."])
+            f"({rows // 10:,} held-out rows)."])
     return 0
 
 

@@ -6,7 +6,8 @@ once in the run) and its predictions of the 442 rows (``srtopt predict``).
 
 Each command runs ``repeats`` times in a fresh interpreter (``python -m srtopt ...``); the table
 gives the median wall time beside a bare ``python -c pass`` of the same run, and is written to
-``benchmarks/results/cli_latency.md``.  Target: under 1 s for each on a 2-core machine.
+``benchmarks/results/cli_latency.md``.  Target: under 1 s for each on a 2-core machine.  ``--smoke``: one run of
+each command.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 
 from sklearn.datasets import load_diabetes
 
-from benchmarks.common import RESULTS, ROOT, write_report
+from benchmarks.common import ROOT, parse, results, write_report
 from srtopt import SoftRegressionTree
 
 COMMANDS = {
@@ -39,7 +40,7 @@ COMMANDS = {
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=7)
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, ["--repeats", "1"])
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     folder = tempfile.TemporaryDirectory()
     files = {name: os.path.join(folder.name, name) for name in ("model.json", "X.csv", "predictions.csv")}
@@ -64,7 +65,7 @@ def main(argv=None) -> int:
              f"{os.cpu_count()} cores, shared).", "",
              "| command | median s | max s | / python -c pass |", "|---|---:|---:|---:|"]
     lines += [f"| {name} | {median:.3f} | {worst:.3f} | {median / base:.1f} |" for name, median, worst in rows]
-    write_report(RESULTS / "cli_latency.md", lines)
+    write_report(results() / "cli_latency.md", lines)
     return 0
 
 

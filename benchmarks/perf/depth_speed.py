@@ -9,7 +9,8 @@ one run each, in one process on a 2-core machine.  At the deepest depth the same
 run with the full evaluation of E at every point (:class:`srtopt.kernels.IncrementalObjective`
 keeping nothing: how every point was evaluated before the incremental evaluation), so the
 two columns compare in the same run.  Seconds per macro iteration: fit seconds / ``n_iter_``
-(initialization included).  Writes ``benchmarks/results/depth_speed.md``.
+(initialization included).  Writes ``benchmarks/results/depth_speed.md``.  ``--smoke``: one tiny dataset, depths 2
+and 3.
 """
 
 from __future__ import annotations
@@ -21,13 +22,10 @@ from unittest import mock
 from sklearn.ensemble import RandomForestRegressor
 from threadpoolctl import threadpool_limits
 
-from benchmarks.common import RESULTS, first_fold, timed, write_report
+from benchmarks.common import parse, results, timed, write_report
+from benchmarks.common.protocol import first_fold
 from srtopt import SoftRegressionTree, kernels
 from srtopt.datasets import DATASETS
-
-OUT = RESULTS / "depth_speed.md"
-
-
 
 
 def row(name, depths):
@@ -51,7 +49,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--depths", default="3,4,5")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, ["--datasets", "yacht", "--depths", "2,3"])
     depths = [int(d) for d in args.depths.split(",")]
     D = depths[-1]
     lines = ["# Deeper trees: fit time against a forest", "",
@@ -75,7 +73,7 @@ def main(argv=None) -> int:
               f"{sum(a <= b for a, b, *_ in summary)} of {len(summary)} datasets at or under the forest's time. "
               f"Incremental against full evaluation at depth {D}: {geo([c for _, _, c, _ in summary]):.2f}x the time "
               f"(geometric mean); final E equal to {max(g for *_, g in summary):.1e} (relative, largest)."]
-    write_report(OUT, lines)
+    write_report(results() / "depth_speed.md", lines)
     return 0
 
 

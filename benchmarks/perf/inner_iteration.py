@@ -10,11 +10,12 @@ forest's seconds divided by the inner iterations, what an inner iteration may co
 fit to take the forest's time.  'largest share': a profiled depth-5 fit (cProfile), the
 function with the most own time and its share of the fit: how spread the cost of an inner
 iteration is (pstats' public profile keys functions by name, so of two functions of one name
-one is shown).  Writes ``benchmarks/results/inner_iteration.md``.
+one is shown).  Writes ``benchmarks/results/inner_iteration.md``.  ``--smoke``: one tiny dataset, one fit each.
 """
 
 from __future__ import annotations
 
+import argparse
 import cProfile
 import pstats
 from pathlib import Path
@@ -22,16 +23,16 @@ from pathlib import Path
 from sklearn.ensemble import RandomForestRegressor
 from threadpoolctl import threadpool_limits
 
-from benchmarks.common import RESULTS, first_fold, timed, write_report
+from benchmarks.common import parse, pick, results, timed, write_report
+from benchmarks.common.protocol import first_fold
 from srtopt import SoftRegressionTree
 
-OUT = RESULTS / "inner_iteration.md"
 DATASETS = ("lpga2009", "computer", "yacht", "auto_mpg", "housing")
 
 
 def per_iteration(X, y, depth):
     """(ms per inner iteration, inner iterations) of the guard-off fit at ``depth``, best of 2."""
-    fits = [timed(SoftRegressionTree(depth=depth, random_state=0, leaf_ridge=1), X, y) for _ in range(2)]
+    fits = [timed(SoftRegressionTree(depth=depth, random_state=0, leaf_ridge=1), X, y) for _ in range(pick(2, 1))]
     seconds, model = min(fits, key=lambda fit: fit[0])
     return 1000 * seconds / len(model.history_), len(model.history_)
 
@@ -47,7 +48,8 @@ def largest_share(X, y):
     return where, own.tottime / stats.total_tt
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    parse(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter), argv)
     lines = ["# Seconds per inner iteration on small data", "",
              "Command: `PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/perf/inner_iteration.py` (first fold of "
              "the paper's split; the guard off, `leaf_ridge=1`; best of 2 runs; one BLAS thread, 2-core machine).",
@@ -57,16 +59,16 @@ def main() -> int:
              "|---|---:|---:|---:|---:|---:|---:|---|"]
     with threadpool_limits(1):
         SoftRegressionTree(depth=2, max_iter=1).fit(*first_fold("yacht")[::2])  # loads the compiled kernels
-        for name in DATASETS:
+        for name in pick(DATASETS, DATASETS[2:3]):
             X, _, y, _ = first_fold(name)
-            rf_s = min(timed(RandomForestRegressor(100, n_jobs=1, random_state=0), X, y)[0] for _ in range(2))
+            rf_s = min(timed(RandomForestRegressor(100, n_jobs=1, random_state=0), X, y)[0] for _ in range(pick(2, 1)))
             (d3, _), (d5, k5) = per_iteration(X, y, 3), per_iteration(X, y, 5)
             budget = 1000 * rf_s / k5
             function, share = largest_share(X, y)
             lines.append(f"| {name} | {len(y)} | {rf_s:.2f} | {d3:.2f} | {d5:.2f} | {budget:.2f} | {d5 / budget:.1f}x "
                          f"| {function}: {100 * share:.0f}% |")
             print(lines[-1], flush=True)
-    write_report(OUT, lines)
+    write_report(results() / "inner_iteration.md", lines)
     return 0
 
 

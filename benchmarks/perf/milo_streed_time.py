@@ -8,26 +8,26 @@ For every (dataset, depth, fold) where ``benchmarks/reproduce/milo.py`` ran STre
 (its numba kernels loaded before the clock, as a fit does).  A cell whose limit is the cap
 (60 s, the limit of ``benchmarks/reproduce/milo.py``'s runs) reuses the MILO run stored there.  Runs are
 appended to ``benchmarks/results/milo/at_10x_streed.jsonl`` as they end (a rerun resumes);
-the table goes to ``benchmarks/results/milo/at_10x_streed.md``.
+the table goes to ``benchmarks/results/milo/at_10x_streed.md``.  ``--smoke``: the first cell of the committed
+``runs.jsonl`` (read only), on a tiny stand-in, the cap 1 s.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import time
 
-from benchmarks.common import RESULTS, write_report
-
-HERE = RESULTS / "milo"
+from benchmarks.common import RESULTS, parse, pick, results, write_report
 
 
 def fit(cell, limit):
     from sklearn.metrics import r2_score
 
+    from benchmarks.common.data import load
     from srtopt import MILOTreeRegressor
-    from srtopt.datasets import load
     from srtopt.experiments.protocol import fold_indices, scale_fold
 
     dataset, depth, fold = cell
@@ -43,14 +43,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--factor", type=float, default=10.0)
     parser.add_argument("--cap", type=float, default=60.0)
-    args = parser.parse_args(argv)
-    runs = [json.loads(line) for line in (HERE / "runs.jsonl").read_text().splitlines() if line.strip()]
+    args = parse(parser, argv, ["--cap", "1"])
+    runs = [json.loads(line) for line in (RESULTS / "milo" / "runs.jsonl").read_text().splitlines() if line.strip()]
     key = lambda r: (r["dataset"], r["depth"], r["fold"])  # noqa: E731
     streed = {key(r): r for r in runs if r["method"] == "streed"}
     stored = {key(r): r for r in runs if r["method"] == "milo"}
-    out = HERE / "at_10x_streed.jsonl"
+    out = results() / "milo" / "at_10x_streed.jsonl"
+    out.parent.mkdir(exist_ok=True)
     done = {key(r): r for r in map(json.loads, out.read_text().splitlines())} if out.exists() else {}
-    for cell in sorted(streed):
+    for cell in itertools.islice(sorted(streed), pick(None, 1)):
         if cell in done or cell not in stored:
             continue
         limit = min(args.cap, args.factor * streed[cell]["seconds"])
@@ -85,7 +86,7 @@ def main(argv=None) -> int:
         if rows:
             lines += ["", f"Mean over {len(rows)} datasets: MILO {statistics.fmean(r[0] for r in rows):.3f}, "
                       f"STreeD {statistics.fmean(r[1] for r in rows):.3f}.", ""]
-    write_report(HERE / "at_10x_streed.md", lines)
+    write_report(results() / "milo" / "at_10x_streed.md", lines)
     return 0
 
 

@@ -9,7 +9,7 @@ rows, ``SoftRegressionTree(depth=3, random_state=0)`` with its defaults, one BLA
 thread.  Prints and writes ``benchmarks/results/scale.md`` (rows of earlier runs
 of other sizes are kept): total fit seconds, seconds of the initialization,
 seconds per macro iteration, peak RSS of the process, test R^2, and the growth
-exponent of the per-macro time between consecutive sizes.
+exponent of the per-macro time between consecutive sizes.  ``--smoke``: N = 1,000, its report in the smoke folder.
 """
 
 from __future__ import annotations
@@ -23,10 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.common import BENCHMARKS
+from benchmarks.common import parse, results
 
-HERE = BENCHMARKS
-OUT = HERE / "results" / "scale.md"
 HEADER = ("| N | fit s | init s | s per macro iteration | macro iterations | peak RSS GB | test R^2 | "
           "growth of s/macro vs previous N |")
 
@@ -71,11 +69,11 @@ def _peak_rss_gb() -> float:
 
 def _read_rows() -> dict[int, dict]:
     """The measurements of the sizes already in the results file (kept when other sizes run)."""
-    if not OUT.exists():
+    if not (results() / "scale.md").exists():
         return {}
     keys = ("n", "seconds", "init", "per_macro", "macros", "rss", "r2")
     rows = {}
-    for line in OUT.read_text().splitlines():
+    for line in (results() / "scale.md").read_text().splitlines():
         if re.match(r"\| [0-9,]+ \|", line):
             cells = [c.strip().replace(",", "") for c in line.strip("|").split("|")][:len(keys)]
             m = dict(zip(keys, map(float, cells)))
@@ -96,7 +94,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child process: one size
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, ["--sizes", "1000"])
     if args.one:
         print(json.dumps(one_size(args.one)))
         return 0
@@ -110,7 +108,7 @@ def main(argv=None) -> int:
     sizes = sorted(rows)
     lines = [_row(rows[n], rows[sizes[i - 1]] if i else None) for i, n in enumerate(sizes)]
     table = "\n".join([HEADER, "|---:" * 8 + "|"] + lines)
-    OUT.write_text("Command: `PYTHONPATH=. python benchmarks/perf/scale.py [--sizes ...]` (synthetic Friedman #1, "
+    (results() / "scale.md").write_text("Command: `PYTHONPATH=. python benchmarks/perf/scale.py [--sizes ...]` (synthetic Friedman #1, "
                    "p = 10, depth 3, SoftRegressionTree defaults, one BLAS thread, 2-core machine)\n\n"
                    + table + "\n")
     print(table)

@@ -17,7 +17,8 @@ paper's 10 to keep the run under ~10 minutes):
    with the CasADi (vectorised MX) and the Pyomo (one expression per point)
    backends at N = 1000 and 8192 rows of cpu_small.
 
-Writes ``benchmarks/results/solvers.md``.
+Writes ``benchmarks/results/solvers.md``.  ``--smoke``: one tiny dataset, three BN solvers, two for training, one
+macro iteration, the build at N = 50.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from pathlib import Path
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from benchmarks.common import RESULTS
+from benchmarks.common import parse, results
+from benchmarks.common.data import load
 from srtopt import SoftRegressionTree
-from srtopt.datasets import load
 from srtopt.inspect import capture
 from srtopt.models.pyomo_backend import render_pyomo
 from srtopt.solvers import SolverUnavailableError, make_solver
@@ -111,8 +112,10 @@ def main(argv=None):
     parser.add_argument("--train-solvers", nargs="+", default=["auto", "ipopt", "cyipopt", "l-bfgs-b", "slsqp"])
     parser.add_argument("--max-iter", type=int, default=3)
     parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 8192])
-    parser.add_argument("--out", default=str(RESULTS / "solvers.md"))
-    args = parser.parse_args(argv)
+    parser.add_argument("--out", default=None, help="the report (default: benchmarks/results/solvers.md)")
+    args = parse(parser, argv, ["--datasets", "friedman", "--solvers", "newton", "ipopt", "l-bfgs-b",
+                                "--train-solvers", "auto", "ipopt", "--max-iter", "1", "--sizes", "50"])
+    out = Path(args.out) if args.out else results() / "solvers.md"
     data_home = os.environ.get("SRTOPT_DATA")  # None: srtopt.datasets' cache (downloaded once)
 
     lines = ["# BN solvers and model backends", "",
@@ -156,9 +159,9 @@ def main(argv=None):
         print(lines[-1], flush=True)
     lines += ["", "Pyomo builds one scalar expression per data point (size ~ N * q * (|tau_B| + 1)); "
               "CasADi builds one vectorised MX graph with the data as parameters (size independent of N).", ""]
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text("\n".join(lines))
-    print(f"wrote {args.out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines))
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ per-solve cost of the BN solvers on small subproblems.
    and 4: one node; node 2: its subtree 2, 4, 5), solved from the same start by each BN
    solver ("newton" here without max_blocks, so it takes node 2 too): median seconds of 5 solves.
 
-Prints and writes ``benchmarks/results/speed.md``.  Run it on an otherwise idle machine.
+Prints and writes ``benchmarks/results/speed.md``.  Run it on an otherwise idle machine.  ``--smoke``: one tiny
+dataset per table, one round, the limit 0.5 s.
 """
 
 from __future__ import annotations
@@ -26,13 +27,12 @@ import time
 from sklearn.ensemble import RandomForestRegressor
 from threadpoolctl import threadpool_limits
 
-from benchmarks.common import RESULTS, first_fold, write_report
+from benchmarks.common import parse, pick, results, write_report
+from benchmarks.common.protocol import first_fold
 from srtopt import SoftRegressionTree
 from srtopt.datasets import DATASETS
 from srtopt.inspect import capture
 from srtopt.solvers import available_solvers, make_solver
-
-OUT = RESULTS / "speed.md"
 
 
 def fit_seconds(make, X, y) -> tuple[float, object]:
@@ -43,7 +43,7 @@ def fit_seconds(make, X, y) -> tuple[float, object]:
 
 def datasets_table(data_home, repeats) -> str:
     rows, ratios, srt_all, rf_all = [], [], [], []
-    for name in DATASETS:
+    for name in pick(list(DATASETS), ["yacht"]):
         Xtr, Xte, ytr, yte = first_fold(name, data_home)
         best = {"srt": math.inf, "rf": math.inf}
         for _ in range(repeats):
@@ -70,7 +70,7 @@ def datasets_table(data_home, repeats) -> str:
 def time_limit_table(data_home, limits=(0.5, 1.0, 2.0, 5.0)) -> str:
     Xtr, _, ytr, _ = first_fold("friedman", data_home)
     rows = ["| time_limit s | fit s | fit / limit | stopped_by_ |", "|---:|---:|---:|---|"]
-    for limit in limits:
+    for limit in pick(limits, limits[:1]):
         seconds, model = fit_seconds(lambda: SoftRegressionTree(depth=3, random_state=0, time_limit=limit), Xtr, ytr)
         rows.append(f"| {limit} | {seconds:.2f} | {seconds / limit:.2f} | {model.stopped_by_} |")
         print(rows[-1], flush=True)
@@ -82,7 +82,7 @@ def solver_table(data_home) -> str:
              if ok and n in ("newton", "l-bfgs-b", "ipopt", "cyipopt", "slsqp")]
     rows = ["| dataset | node | rows | " + " | ".join(f"{n} s" for n in names) + " |",
             "|---|---:|---:|" + "---:|" * len(names)]
-    for dataset in ("yacht", "friedman"):
+    for dataset in pick(("yacht", "friedman"), ("yacht",)):
         Xtr, _, ytr, _ = first_fold(dataset, data_home)
         tree = SoftRegressionTree(depth=3, random_state=0, max_iter=2)
         for node in (1, 2, 4):
@@ -94,7 +94,7 @@ def solver_table(data_home) -> str:
                 solver = make_solver("bn", name)
                 solver.solve(bn.formulation, bn.x0)  # builds and caches what the solver builds once
                 times = []
-                for _ in range(5):
+                for _ in range(pick(5, 1)):
                     start = time.perf_counter()
                     solver.solve(bn.formulation, bn.x0)
                     times.append(time.perf_counter() - start)
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--repeats", type=int, default=2)
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, ["--repeats", "1"])
     with threadpool_limits(1):
         parts = [
             "Command: `PYTHONPATH=. SRTOPT_DATA=/path/to/datasets python benchmarks/perf/speed.py` "
@@ -119,7 +119,7 @@ def main(argv=None) -> int:
             time_limit_table(args.data_home),
             "\n### One BN subproblem solved from the same start (median of 5 solves, seconds)\n",
             solver_table(args.data_home)]
-    write_report(OUT, parts)
+    write_report(results() / "speed.md", parts)
     return 0
 
 

@@ -8,7 +8,8 @@ Each fold of KFold(4, shuffle, seed 0) is fitted ``--repeats`` times by each mod
 the forest's.  ``SoftRegressionTree`` is fitted with its defaults at depth 3 (``leaf_ridge="auto"``: the
 leaf-ridge comparison runs where the leaves have few rows per coefficient, as on ames) and with
 ``leaf_ridge=1`` (no comparison), which shows the comparison's share.  No thread variable is set: the run
-is timed as a user runs it.  The table goes to ``benchmarks/results/tabular_speed.md``.
+is timed as a user runs it.  The table goes to ``benchmarks/results/tabular_speed.md``.  ``--smoke``: a tiny
+stand-in of ames, one fold, one round.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
-from benchmarks.decisions.tabular import load, pipeline
+from benchmarks.common import parse, results, smoke, write_report
+from benchmarks.common.data import load_table, pipeline
 
 MODELS = ("RF (pipeline)", "soft tree", "soft tree, leaf_ridge=1")
 
@@ -57,8 +58,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--folds", type=int, default=4, help="how many of the 4 folds")
     parser.add_argument("--repeats", type=int, default=2)
-    args = parser.parse_args(argv)
-    X, y, _ = load("ames")
+    args = parse(parser, argv, ["--folds", "1", "--repeats", "1"])
+    if not smoke() and not os.environ.get("SRTOPT_TABULAR_DATA"):
+        raise SystemExit("set SRTOPT_TABULAR_DATA to the folder of the tabular datasets")
+    X, y, _ = load_table("ames")
     y = np.asarray(y, dtype=float)
     splits = list(KFold(4, shuffle=True, random_state=0).split(X))[: args.folds]
     lines = ["# Speed on a wide table (ames)", "",
@@ -77,11 +80,9 @@ def main(argv=None) -> int:
         print(lines[-1], flush=True)
     lines.append("| **geometric mean ratio** | | | | " + " | ".join(
         f"**{np.exp(np.mean(np.log(ratios[m]))):.2f}**" for m in MODELS[1:]) + " |")
-    write_report(RESULTS / "tabular_speed.md", lines)
+    write_report(results() / "tabular_speed.md", lines)
     return 0
 
 
 if __name__ == "__main__":
-    if not os.environ.get("SRTOPT_TABULAR_DATA"):
-        raise SystemExit("set SRTOPT_TABULAR_DATA to the folder of the tabular datasets")
     raise SystemExit(main())

@@ -6,15 +6,18 @@ scikit-learn's diabetes at depth 3, and Friedman #1 with 200,000 rows at depth 3
 path: its matrix products are the largest a fit does).
 
     PYTHONPATH=. python benchmarks/perf/threads.py
+
+``--smoke``: Friedman #1 with 500 rows alone.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
 
-from benchmarks.common import RESULTS, write_report
+from benchmarks.common import parse, pick, results, write_report
 
 CHILD = r"""
 import sys, time
@@ -26,7 +29,8 @@ data, limited = sys.argv[1], sys.argv[2] == "1"
 if not limited:  # the library's limit off: BLAS threads as the environment leaves them
     import srtopt.estimators.srt as srt
     srt.SoftRegressionTree.fit = srt.SoftRegressionTree.fit.__wrapped__
-X, y = load_diabetes(return_X_y=True) if data == "diabetes" else make_friedman1(200_000, 10, random_state=0)
+X, y = load_diabetes(return_X_y=True) if data == "diabetes" else make_friedman1(int(data.split("-")[1]), 10,
+                                                                                 random_state=0)
 fit = lambda: SoftRegressionTree(depth=3, random_state=0, max_iter=10 if data == "diabetes" else 2).fit(X, y)
 fit()
 times = []
@@ -46,16 +50,17 @@ def run(data, limited, env_threads):
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def main():
+def main(argv=None):
+    parse(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter), argv)
     lines = ["# BLAS threads", "", f"Command: `python benchmarks/perf/threads.py`; {os.cpu_count()} cores. Seconds of the "
              "best of 3 fits (after a warm-up fit), each variant in its own process.", "",
              "| data | as a user runs it (the library's limit) | OPENBLAS_NUM_THREADS=1 | no limit, threads as they are | "
              "limit / one thread | no limit / one thread |", "|---|---:|---:|---:|---:|---:|"]
-    for data in ("diabetes", "friedman-200000"):
+    for data in pick(("diabetes", "friedman-200000"), ("friedman-500",)):
         user, one, free = run(data, True, None), run(data, True, 1), run(data, False, None)
         lines.append(f"| {data} | {user:.3f} | {one:.3f} | {free:.3f} | {user / one:.2f} | {free / one:.2f} |")
         print(lines[-1], flush=True)
-    write_report(RESULTS / "threads.md", lines)
+    write_report(results() / "threads.md", lines)
 
 
 if __name__ == "__main__":

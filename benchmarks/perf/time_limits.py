@@ -6,10 +6,14 @@ y = x_0 + noise for regression; for classification K classes cut from x_0 + x_1 
 quantiles.
 
     PYTHONPATH=. python benchmarks/perf/time_limits.py
+
+``--smoke``: one small case of each kind (in Python, on the command line, its floor), each run once; the two Ctrl-C
+cases sooner after the start, the command line's on 1,000 x 100.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import subprocess
@@ -20,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
+from benchmarks.common import parse, pick, results, write_report
 
 #: runs of each case: the table gives their median
 RUNS = 3
@@ -80,7 +84,7 @@ CASES = [("SRT, wide data", "srt", 3000, 600, 0, 3, 3.0),
 
 def _median(measure, *args) -> float:
     """The median of ``RUNS`` measurements ``measure(*args)``."""
-    return float(np.median([measure(*args) for _ in range(RUNS)]))
+    return float(np.median([measure(*args) for _ in range(pick(RUNS, 1))]))
 
 
 def fit_seconds(kind, n, p, classes, depth, limit) -> float:
@@ -165,7 +169,14 @@ CLI_CASES = [("`srtopt fit --time-limit` (command line)", 300, 2000, 0, 2, 20.0,
               3, 5.0, ("--constraint", "class_recall:class=A,lower=0.95", "--depth", "3"))]
 
 
-def main():
+#: smoke mode's cases: (what, estimator, rows, features, classes, depth, time_limit), and the command line's
+SMOKE_CASES = [("SRT (smoke)", "srt", 200, 5, 0, 2, 1.0)]
+SMOKE_CLI_CASES = [("`srtopt fit --time-limit` (smoke)", 200, 5, 0, 2, 1.0, ())]
+
+
+def main(argv=None):
+    parse(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter), argv)
+    floor_rows, interrupted = pick(100000, 200), pick((3000, 300), (1000, 100))  # rows (and features)
     lines = ["# time_limit", "", f"Command: `python benchmarks/perf/time_limits.py`; {os.cpu_count()} cores, no thread "
              "variable set. Seconds from `fit`'s call to its return, each case in a fresh process; the command line's "
              f"from its start to its exit (imports and reading the CSV included); the median of {RUNS} runs.", "",
@@ -173,24 +184,24 @@ def main():
              "|---|---|---:|---:|---:|---:|---:|---|"]
     load = os.getloadavg()[0]
     rows = [(what, n, p, classes, depth, limit, _median(fit_seconds, kind, n, p, classes, depth, limit))
-            for what, kind, n, p, classes, depth, limit in CASES]
+            for what, kind, n, p, classes, depth, limit in pick(CASES, SMOKE_CASES)]
     with tempfile.TemporaryDirectory() as folder:
         rows += [(what, n, p, classes, depth, limit, _median(cli_seconds, folder, n, p, classes, limit, *options))
-                 for what, n, p, classes, depth, limit, options in CLI_CASES]
-        floor = _median(cli_seconds, folder, 100000, 20, 5, 0.01, "--task", "classification")
+                 for what, n, p, classes, depth, limit, options in pick(CLI_CASES, SMOKE_CLI_CASES)]
+        floor = _median(cli_seconds, folder, floor_rows, 20, 5, 0.01, "--task", "classification")
         interrupts = [("ORRT, wide data (IPOPT's exact Hessian built for minutes)", 50, 300, 0, 2,
-                       _median(interrupt_seconds, "orrt", 50, 300, 0, 2)),
+                       _median(interrupt_seconds, "orrt", 50, 300, 0, 2, pick(2.0, 0.5))),
                       ("`srtopt fit --constraint class_recall:class=A,lower=0.95` (command line), 1 s after the "
-                       "initialization began", 3000, 300, 5, 3,
-                       cli_interrupt_seconds(folder, 3000, 300, 5, "--constraint", "class_recall:class=A,lower=0.95",
-                                             "--depth", "3"))]
+                       "initialization began", *interrupted, 5, 3,
+                       cli_interrupt_seconds(folder, *interrupted, 5, "--constraint", "class_recall:class=A,lower=0.95",
+                                             "--depth", "3", wait=pick(1.0, 0.2)))]
     lines[2] += f" Load average (1 min) at the start: {load:.2f}, the machine shared with other work."
     for what, n, p, classes, depth, limit, seconds in rows:
         bound = 1.1 * limit + 1
         lines.append(f"| {what} | {n} x {p} | {classes or '-'} | {depth} | {limit:g} | {seconds:.2f} | {bound:.1f} | "
                      f"{'yes' if seconds <= bound else 'no'} |")
         print(lines[-1], flush=True)
-    lines += ["", f"The command line's floor: `srtopt fit --task classification --time-limit 0.01` on the same 100000 "
+    lines += ["", f"The command line's floor: `srtopt fit --task classification --time-limit 0.01` on the same {floor_rows} "
               f"rows took {floor:.2f} s from start to exit (starting Python, importing scikit-learn, reading the file, "
               f"loading the kernels, the initial tree, the training accuracy and the save).",
               "", f"Ctrl-C: a SIGINT during the fit (no time limit), seconds until `fit` raised KeyboardInterrupt (the "
@@ -198,7 +209,7 @@ def main():
               "|---|---|---:|---:|---:|---:|---|"]
     lines += [f"| {what} | {n} x {p} | {classes or '-'} | {depth} | {seconds:.3f} | 2 | "
               f"{'yes' if seconds <= 2 else 'no'} |" for what, n, p, classes, depth, seconds in interrupts]
-    write_report(RESULTS / "time_limits.md", lines)
+    write_report(results() / "time_limits.md", lines)
 
 
 if __name__ == "__main__":

@@ -8,18 +8,19 @@ This takes days on one machine (the MILO tree alone took hours per dataset in
 the paper); it resumes where it stopped when started again.  Runs are stored
 in benchmarks/results/paper.db (not committed), the report goes to
 benchmarks/results/paper/ and the table is printed.  Use --backend dask with
-a dask.distributed cluster (pip install 'srtopt[distributed]') to spread it.
+a dask.distributed cluster (pip install 'srtopt[distributed]') to spread it.  ``--smoke``: a tiny stand-in of
+yacht, depth 2, 2 folds, one seed, the MILO tree's limit 1 s.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from benchmarks.common import BENCHMARKS
+from benchmarks.common import parse, pick, results
+from benchmarks.common.data import bench_datasets
 from srtopt.datasets import DATASETS
 from srtopt.experiments import run_benchmark, write_report
 
-HERE = BENCHMARKS
 CONFIG = dict(datasets=list(DATASETS), depths=[2, 3],
               methods=["srt", "srt-l2", "orrt", "milo", "cart", "rf"], folds=4, seeds=20)
 
@@ -30,16 +31,18 @@ def main(argv=None) -> int:
     parser.add_argument("--backend", default="loky", help="joblib backend (loky, dask, ray)")
     parser.add_argument("--methods", nargs="+", default=CONFIG["methods"], help="subset of the methods")
     parser.add_argument("--datasets", nargs="+", default=CONFIG["datasets"], help="subset of the datasets")
-    parser.add_argument("--store", default=str(HERE / "results" / "paper.db"), help="SQLite results file")
-    parser.add_argument("--out", default=str(HERE / "results" / "paper"), help="report directory")
+    parser.add_argument("--store", default=None, help="SQLite results file (default: benchmarks/results/paper.db)")
+    parser.add_argument("--out", default=None, help="report directory (default: benchmarks/results/paper)")
     parser.add_argument("--data-home", default=None, help="dataset directory (default: $SRTOPT_DATA or the cache)")
     parser.add_argument("--retry-failed", action="store_true", help="run again the runs stored as failed")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
-    args = parser.parse_args(argv)
-    config = dict(CONFIG, methods=args.methods, datasets=args.datasets)
-    run_benchmark(**config, store=args.store, jobs=args.jobs, backend=args.backend,
-                  data_home=args.data_home, quiet=args.quiet, retry_failed=args.retry_failed)
-    print(write_report(args.store, args.out).markdown)
+    args = parse(parser, argv, ["--jobs", "1", "--datasets", "yacht"])
+    store, out = args.store or results() / "paper.db", args.out or results() / "paper"
+    config = dict(CONFIG, methods=args.methods, datasets=bench_datasets(args.datasets),
+                  **pick({}, {"depths": [2], "folds": 2, "seeds": 1}))
+    run_benchmark(**config, store=store, jobs=args.jobs, backend=args.backend, data_home=args.data_home,
+                  quiet=args.quiet, retry_failed=args.retry_failed, params=pick(None, {"milo": {"time_limit": 1}}))
+    print(write_report(store, out).markdown)
     return 0
 
 

@@ -2,6 +2,8 @@
 byte for byte, the strings that mean missing, and one line for every column that is not numbers."""
 
 import io
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -175,3 +177,58 @@ def test_bad_reading_flags_are_one_line(tmp_path, capsys, flags, message):
     data = _write(tmp_path / "d.csv", {**_features(), "y": _features()["a"]})
     assert main(["fit", data, "--target", "y", "--out", str(tmp_path / "m.json"), *flags, *QUICK]) == 2
     assert _one_error(capsys).endswith(message)
+
+
+# ---------------------------------------------------------------- docs/cli.md, "Reading the data"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+
+
+def _documented_rows() -> dict:
+    """{what the column holds: what fit says or does} of the table under "Reading the data" in docs/cli.md."""
+    section = DOCS.read_text(encoding="utf-8").split("## Reading the data", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip("|").split(" | ") for line in section.splitlines() if line.startswith("| ")]
+    return {holds.strip(): does.strip() for holds, does in rows[1:]}
+
+
+def _column(holds: str) -> dict:
+    """The columns of a CSV file whose column ``x`` (or target ``y``) holds what a row of the table names."""
+    columns = {**_features(), "y": _features()["a"]}
+    if holds.startswith("text"):
+        columns["colour"] = np.array(["red", "blue"])[np.arange(60) % 2]
+    elif holds.startswith("numbers and some text"):
+        columns["x"] = ["3", "abc"] + ["3"] * 58
+    elif holds.startswith("numbers written as text"):
+        columns["x"] = ["1,234", "12,345.5"] * 30
+    elif holds.startswith("dates"):
+        columns["x"] = ["2024-01-05", "2024-02-11"] * 30
+    elif holds.startswith("a different text"):
+        columns["x"] = [f"A-{i}" for i in range(60)]
+    elif holds.startswith("a different whole number"):
+        columns["x"] = [str(i) for i in range(60)]
+    elif holds.startswith("nothing"):
+        columns["x"] = [""] * 60
+    elif holds.startswith("missing values in a feature"):
+        columns["b"][0] = "NA"
+    elif holds.startswith("missing values in the target"):
+        columns["y"][0] = ""
+    else:
+        raise AssertionError(f"docs/cli.md's reading table has a row this test does not know: {holds!r}")
+    return columns
+
+
+def test_the_reading_table_of_docs_cli_says_what_fit_does(tmp_path, capsys):
+    """Each row of the table: ``fit`` refuses the column (status 2) where the table says "refused", else fits, and
+    the line the table quotes (its first quote; "..." for any values) is what fit prints (or, for a feature of
+    categories, what ``show`` names)."""
+    rows = _documented_rows()
+    assert len(rows) == 9, rows
+    for holds, does in rows.items():
+        data, model = _write(tmp_path / "d.csv", _column(holds)), str(tmp_path / "m.json")
+        status = main(["fit", data, "--target", "y", "--out", model, *QUICK])
+        said = capsys.readouterr().err
+        if status == 0:
+            assert main(["show", model]) == 0
+            said += capsys.readouterr().out
+        assert status == (2 if does.startswith("refused") else 0), (holds, said)
+        quoted = re.escape(does.split("`")[1]).replace(re.escape("..."), ".*")
+        assert re.search(quoted, said), (holds, does, said)
