@@ -61,15 +61,16 @@ def bench_slug(name) -> str:
 
 
 def load_table(name):
-    """(X as a DataFrame, y, task) of a table of ``srtopt.datasets.TABULAR_DATASETS``, read from
-    ``$SRTOPT_TABULAR_DATA``; in smoke mode a stand-in of the task with a text column and empty cells."""
+    """(X as a DataFrame, y, task) of a table of ``srtopt.datasets.TABULAR_DATASETS`` or ``PANEL_DATASETS``, read
+    from ``$SRTOPT_TABULAR_DATA`` or ``$SRTOPT_PANEL_DATA``; in smoke mode a stand-in of the task with a text column
+    and empty cells."""
     import pandas as pd
 
-    from srtopt.datasets import TABULAR_DATASETS, load_table as load_real
+    from srtopt.datasets import PANEL_DATASETS, TABULAR_DATASETS, load_table as load_real
 
     if not smoke():
-        return load_real(name, os.environ.get("SRTOPT_TABULAR_DATA"))
-    task = TABULAR_DATASETS[name].task
+        return load_real(name)
+    task = {**TABULAR_DATASETS, **PANEL_DATASETS}[name].task
     X, signal = tiny(name, 3)
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
     frame["kind"] = np.array(["red", "green", "blue"])[levels(X[:, 2], 3)]
@@ -151,3 +152,14 @@ def pipeline(estimator, X):
                                              sparse_output=False)), text),
         ("numbers", SimpleImputer(strategy="median", add_indicator=True), numbers)])
     return make_pipeline(encode, estimator)
+
+
+def table_fold(name):
+    """(X_train, X_test, y_train, y_test, task) of fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0)
+    of the table ``name`` (of ``TABULAR_DATASETS`` or ``PANEL_DATASETS``, :func:`load_table`)."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    X, y, task = load_table(name)
+    splitter = (StratifiedKFold if task == "classification" else KFold)(4, shuffle=True, random_state=0)
+    train, test = next(splitter.split(X, y))
+    return X.iloc[train], X.iloc[test], y[train], y[test], task

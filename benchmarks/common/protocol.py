@@ -15,8 +15,8 @@ from srtopt.experiments.protocol import fold_indices, scale_fold
 from . import heldout, pick
 from .data import load
 
-__all__ = ["FLOOR", "GROUPS", "LEAVES_RULES", "LEAVES_STORE", "PAPER_CONFIRM", "PAPER_TUNE", "baseline",
-           "class_fold", "class_groups", "first_fold", "leaves_outcome", "mean_table", "outer_folds", "paper_fold",
+__all__ = ["FLOOR", "GROUPS", "PAPER_CONFIRM", "PAPER_TUNE", "baseline",
+           "class_fold", "class_groups", "first_fold", "mean_table", "outer_folds", "paper_fold",
            "regression_data", "regression_groups", "regression_run", "test_scores"]
 
 #: the paper's datasets the regression defaults were chosen on, and the others (benchmarks/decisions/defaults.py)
@@ -139,23 +139,3 @@ def test_scores(model, X, y) -> dict:
     p = np.where(known, P[np.arange(len(y)), np.maximum(y, 0)], 0.0)
     return {"accuracy": float(np.mean(np.argmax(P, axis=1) == y)),
             "log_loss": float(-np.mean(np.log(np.clip(p, FLOOR, 1.0))))}
-
-
-#: the store of benchmarks/decisions/classification_leaves.py (read by classification_deeper.py) and its rules: the
-#: search of logistic leaves as it is, + spline leaves at its chosen depth, + spline leaves at every depth
-LEAVES_STORE = "classification_leaves.jsonl"
-LEAVES_RULES = ("logistic", "+ spline at the best", "+ spline at every depth")
-
-
-def leaves_outcome(row, rule) -> dict:
-    """The test scores of the candidate ``rule`` (of :data:`LEAVES_RULES`) chooses on a stored outer fold ``row``
-    of :data:`LEAVES_STORE`."""
-    best = row["logistic"]
-    splines = {int(d): s for d, s in row["spline"].items()}
-    if rule == "+ spline at the best":
-        spline = splines[best["depth"]]
-        return spline if spline["inner"] > best["inner"] else best
-    if rule == "+ spline at every depth":
-        top = max(splines.values(), key=lambda s: s["inner"])
-        return top if top["inner"] > best["inner"] else best
-    return best

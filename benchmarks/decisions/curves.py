@@ -17,7 +17,7 @@ Stages:
   (this release) and at the middle of every feature's range (the reading before; the same basis without its
   quantiles), and how many lie inside that range.
 
-Tables go to ``benchmarks/results/curves_<stage>.md``.
+Tables go to ``benchmarks/results/curves_<stage>.md``.  ``--smoke``: the monotone stage on 300 training rows.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import RESULTS, write_report
+from benchmarks.common import parse, pick, require, results, smoke, write_report
 
 GRID = np.linspace(-1.0, 2.0, 3001)
 OTHERS = (-0.5, 0.0, 0.3, 0.7, 1.0, 1.5)
@@ -51,9 +51,10 @@ def monotone() -> list[str]:
     from srtopt import SoftClassificationTree, SoftRegressionTree
 
     rng, test_rng = np.random.default_rng(0), np.random.default_rng(1)
-    X, X_test = rng.random((2000, 2)), test_rng.random((10000, 2))
-    y = _truth(X) + 0.1 * rng.standard_normal(2000)
-    labels = (_truth(X) + 2 * rng.standard_normal(2000) > 6).astype(int)
+    n = pick(2000, 300)
+    X, X_test = rng.random((n, 2)), test_rng.random((10000, 2))
+    y = _truth(X) + 0.1 * rng.standard_normal(n)
+    labels = (_truth(X) + 2 * rng.standard_normal(n) > 6).astype(int)
     rows = ["| tree | monotonic_cst | test score | largest decrease along x0 on [-1, 2] | fit seconds |",
             "|---|---|---:|---:|---:|"]
     for kind, estimator, target, score in (
@@ -106,20 +107,24 @@ def baselines(panel: Path) -> list[str]:
     return rows
 
 
-def main(argv=None) -> None:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("monotone", "baselines"), required=True)
+    parser.add_argument("--stage", choices=("monotone", "baselines"), default=None)
     parser.add_argument("--panel", type=Path, default=os.environ.get("SRTOPT_PANEL_DATA"),
                         help="the folder of the panel's CSVs (baselines)")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
+    require(parser, args, "--stage")
+    if smoke():
+        args.stage = "monotone"
     if args.stage == "baselines" and args.panel is None:
         parser.error("--stage baselines needs --panel DIR (or SRTOPT_PANEL_DATA): the folder of the panel's CSVs")
     command = (f"PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/curves.py --stage {args.stage}"
                + (" --panel /path/to/datasets_panel" if args.stage == "baselines" else ""))
     rows = monotone() if args.stage == "monotone" else baselines(args.panel)
-    write_report(RESULTS / f"curves_{args.stage}.md", [f"# Spline curves: {args.stage}", "", f"`{command}`", "",
+    write_report(results() / f"curves_{args.stage}.md", [f"# Spline curves: {args.stage}", "", f"`{command}`", "",
                                                       *rows])
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

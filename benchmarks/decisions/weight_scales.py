@@ -9,16 +9,18 @@ fit (issue 62, docs/departures.md "Sample weights are repeated rows").
 
 300 synthetic rows (3 features, y = sin(5 x0) + x1 + noise; the classifier's labels: y above its median),
 depth 2, random_state 0; each tree with linear (logistic) and spline leaves.  Prints a markdown table
-(benchmarks/results/weight_scales.md holds both runs).
+(benchmarks/results/weight_scales.md holds both runs).  ``--smoke``: the first two cases.
 """
 
 from __future__ import annotations
 
+import argparse
 import warnings
 
 import numpy as np
 
 import srtopt
+from benchmarks.common import parse, pick
 
 N = 300
 #: (name, base weights of the rows, the two scales compared)
@@ -54,10 +56,11 @@ def predictions(estimator, leaf, X, y, w):
     return out, len(caught)
 
 
-def main():
+def main(argv=None) -> int:
+    parse(argparse.ArgumentParser(description=__doc__.splitlines()[0]), argv)
     X, y, base = data()
     print("| weights | scales | tree | leaves | max abs gap | warnings |\n|---|---|---|---|---:|---:|")
-    for name, kind, scales in CASES:
+    for name, kind, scales in pick(CASES, CASES[:2]):
         for estimator, leaves in ((srtopt.SoftRegressionTree, ("linear", "spline")),
                                   (srtopt.SoftClassificationTree, ("logistic", "spline"))):
             for leaf in leaves:
@@ -66,7 +69,8 @@ def main():
                        else " / ".join(v if isinstance(v, str) else "fits" for v in (a, b)))
                 print(f"| {name} | {scales[0]:.3g}, {scales[1]:.3g} | {estimator.__name__} | {leaf} | {gap} | "
                       f"{wa + wb} |", flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

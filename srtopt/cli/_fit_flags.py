@@ -184,3 +184,34 @@ def check_formulation(args, classification=False):
             check()
         except ValueError as exc:
             raise ValueError(f"{flag}: {exc}") from None
+
+
+def check_search_flags(args) -> None:
+    """--cv-depths, --cv-leaves and --cv-rule need --cv (one line naming the flag)."""
+    for flag, value in (("--cv-depths", args.cv_depths), ("--cv-leaves", args.cv_leaves), ("--cv-rule", args.cv_rule)):
+        if value is not None and args.cv is None:
+            raise ValueError(f"{flag} needs --cv (the candidates are compared by K-fold cross-validation)")
+
+
+def search(tree, args, X, y, groups, weights, time_limit):
+    """The tree the search of ``tree``'s task (SoftRegressionTreeCV, SoftClassificationTreeCV, with the Python
+    defaults but for the flags given) chose and refit, the whole search within ``time_limit`` seconds, its rounds
+    shown unless --quiet."""
+    from ..estimators.cv import SoftClassificationTreeCV, SoftRegressionTreeCV
+
+    cls = SoftClassificationTreeCV if hasattr(tree, "class_weight") else SoftRegressionTreeCV
+    given = {"depths": args.cv_depths, "rule": args.cv_rule,
+             "leaves": args.cv_leaves or ((args.leaf,) if args.leaf is not None else None)}
+    searched = cls(tree.set_params(verbose=0, callbacks=None, time_limit=None), cv=args.cv, time_limit=time_limit,
+                   random_state=args.random_state, verbose=0 if args.quiet else 1,
+                   **{name: value for name, value in given.items() if value is not None})
+    searched._check_params()
+    if not args.quiet:
+        depths, leaves = searched.depths, searched.leaves
+        most = len(depths) * len(leaves) * len(searched.split_weights) * len(searched.leaf_ridges)
+        print(f"choosing among {most} {type(tree).__name__} candidates (depths {', '.join(map(str, depths))}; "
+              f"{', '.join(map(str, leaves))} leaves) by {args.cv}-fold cross-validation, the deeper ones while they "
+              f"predict the held-out rows better: at most {most * args.cv} fits and the refit, on {len(y)} rows",
+              file=sys.stderr, flush=True)
+    searched.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
+    return searched.best_estimator_

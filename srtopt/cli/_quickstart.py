@@ -3,8 +3,8 @@ beside CART, a linear model and a random forest.
 
 Every model is scored twice: by 4-fold cross-validation (the mean and spread of the test
 R^2 over the folds: what to compare) and on one 75/25 split (the tree printed at the end
-is the depth-2 SRT of that split).  "SRT l2 CV" chooses its weight on the splits by an
-inner 5-fold cross-validation on each training fold (SoftRegressionTreeCV).
+is the depth-2 SRT of that split).  "SRT CV search" chooses its depth and leaves by an inner
+5-fold cross-validation on each training fold (SoftRegressionTreeCV(), its defaults).
 
     python examples/quickstart.py
 """
@@ -31,7 +31,7 @@ def models() -> dict:
     return {
         "SRT l2, depth 2": SoftRegressionTree(depth=2, random_state=0),
         "SRT l2, depth 3": SoftRegressionTree(depth=3, random_state=0),
-        "SRT l2 CV, depth 3": SoftRegressionTreeCV(SoftRegressionTree(depth=3, random_state=0), random_state=0),
+        "SRT CV search": SoftRegressionTreeCV(),
         "SRT (no l2), depth 2": SoftRegressionTree(depth=2, regularization=None, random_state=0),
         "CART, depth 3": DecisionTreeRegressor(max_depth=3, random_state=0),
         "linear regression": LinearRegression(),
@@ -63,9 +63,9 @@ def main() -> None:
         fitted[name] = clone(model).fit(X_train, y_train)
         print(f"{name:<22} {mean:>7.3f} {f'({sd:.3f})':>7} {fitted[name].score(X_test, y_test):>10.3f} "
               f"{seconds:>7.2f}")
-    cv = fitted["SRT l2 CV, depth 3"]
-    print(f"\nSRT l2 CV: the weight on the splits chosen by 5-fold CV on the split's training rows: "
-          f"{cv.split_weight_:g} x the default (out of {', '.join(f'{w:g}' for w in cv.cv_scores_)}).")
+    cv = fitted["SRT CV search"]
+    print(f"\nSRT CV search: on the split's training rows, 5-fold CV chose depth {cv.depth_} and {cv.leaf_} leaves "
+          f"(out of {len(cv.cv_results_['params'])} candidates tried).")
     print(f"\nThe depth-2 SRT l2 of the split ({len(y_train)} training rows):\n")
     print(export_text(fitted["SRT l2, depth 2"], data.feature_names, X=X_train))
 

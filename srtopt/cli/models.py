@@ -24,9 +24,12 @@ from pathlib import Path
 
 from .. import _io
 from .._io import atomic_write, check_replaceable, is_special
-from ._fit_flags import (Header, check_formulation, constraint_flags, fit_budget, max_features, regularization,
-                         sample_weights, stopping, weight_column)
+from ._fit_flags import (Header, check_formulation, check_search_flags, constraint_flags, fit_budget, max_features,
+                         regularization, sample_weights, search, stopping, weight_column)
 from ._table import add_reading_flags, read_table
+
+#: the folds of --cv without a number: SoftTreeCV's default cv (tests/cli/test_models.py keeps them equal)
+CV_FOLDS = 5
 
 
 def register(subparsers) -> None:
@@ -82,19 +85,19 @@ def register(subparsers) -> None:
     fit.add_argument("--max-features", default="none", metavar="K",
                      help="at most K features in the whole tree, chosen on a held-out split (the estimator's "
                           "max_features); 'none' (default): every feature")
-    fit.add_argument("--cv", type=int, default=None, metavar="K",
-                     help="regression: choose the weight on the splits by K-fold cross-validation among 0.3, 1 and "
-                          "10 x the reading's (SoftRegressionTreeCV: 3 K + 1 fits, all within --time-limit); "
-                          "classification: the depth among 1-4 and the leaves' l2 factor among 1, 10, 100 by "
-                          "stratified K-fold cross-validation on the held-out log loss (SoftClassificationTreeCV: "
-                          "12 K + 1 fits); and save the tree refit with the choice")
+    fit.add_argument("--cv", type=int, nargs="?", const=CV_FOLDS, default=None, metavar="K",
+                     help=f"choose the depth and the leaves by K-fold cross-validation (default K: {CV_FOLDS}), as "
+                          "SoftRegressionTreeCV() and SoftClassificationTreeCV() do in Python, and save the chosen tree "
+                          "refit on all the rows; the whole search within --time-limit")
     fit.add_argument("--cv-depths", type=int, nargs="+", default=None, metavar="D",
-                     help="with --cv: choose the depth among these (regression: 3 K fits per depth; "
-                          "classification: 3 K, in place of 1-4)")
-    fit.add_argument("--cv-rule", choices=["best", "one-se"], default=None,
-                     help="regression, with --cv: 'best' takes the best mean CV R^2 (default); 'one-se' the smallest "
-                          "depth, then the softest splits, within one standard error of it (Breiman's rule, the "
-                          "choice for tables and small noisy data: --cv 3 --cv-depths 1 2 3 --cv-rule one-se)")
+                     help="with --cv: the depths compared (default 1 2 3 4), the deeper while they predict better")
+    fit.add_argument("--cv-leaves", nargs="+", default=None, metavar="LEAF",
+                     help="with --cv: the leaves compared (default: linear spline, or logistic spline; --leaf alone: "
+                          "that leaf)")
+    fit.add_argument("--cv-rule", choices=["one-se", "paired-se", "best"], default=None,
+                     help="with --cv: 'one-se' (default) the plainest candidate within one standard error of the best "
+                          "held-out loss; 'paired-se' within one standard error of the per-row differences; 'best' "
+                          "the best")
     formulation = fit.add_argument_group(
         "formulation and solvers", "the estimator's parameters of the same names (docs: 'Formulations' and "
                                    "'Solvers'); a solver spec may carry options, e.g. 'ipopt:hessian=exact,tol=1e-8'")
@@ -377,13 +380,10 @@ def _fit_regressor(args, X, y, groups, weights=None):
     model._check_params()  # a bad parameter is reported before the progress header
     if args.task == "auto":  # once the input is checked: a refusal is one line
         _hint_class_codes(y, args.target)
-    for flag, value in (("--cv-depths", args.cv_depths), ("--cv-rule", args.cv_rule)):
-        if value is not None and args.cv is None:
-            raise ValueError(f"{flag} needs --cv K (the candidates are compared by K-fold cross-validation)")
+    check_search_flags(args)
     budget = None if args.time_limit is None else fit_budget(args.time_limit, model)
     if args.cv is not None:
-        model = _choose_split_weight(model.set_params(time_limit=None), args.cv, args.random_state, X, y, args.quiet,
-                                     args.cv_depths, groups, budget, weights, args.cv_rule or "best")
+        model = search(model, args, X, y, groups, weights, budget)
     else:
         model.set_params(time_limit=budget)
         if not args.quiet:  # printed once every input is checked: a bad one is the only line
@@ -438,31 +438,6 @@ def _write_model(data, out):
             raise OSError(f"{reason}, nor a copy in {tempfile.gettempdir()} ({again.strerror or again}): the "
                           "fitted model is lost") from None
         raise OSError(f"{reason}; the fitted model was saved to {kept} instead") from None
-
-
-def _choose_split_weight(tree, folds, seed, X, y, quiet, depths=None, groups=None, time_limit=None,
-                         sample_weight=None, rule="best"):
-    """The tree refit with the split weight (and depth, among ``depths``) that K-fold CV chose by ``rule``
-    (SoftRegressionTreeCV), the whole search within ``time_limit`` seconds."""
-    from ..estimators import SoftRegressionTreeCV
-
-    search = SoftRegressionTreeCV(tree.set_params(verbose=0), cv=folds, random_state=seed, depths=depths,
-                                  time_limit=time_limit, rule=rule)
-    if not quiet:
-        weights = ", ".join(f"{w:g}" for w in search.split_weights)
-        among = f"depth among {', '.join(map(str, depths))} and the " if depths else ""
-        rule_note = " (the one-standard-error rule)" if rule == "one-se" else ""
-        print(f"choosing the {among}weight on the splits of SoftRegressionTree(depth={tree.depth}) by {folds}-fold "
-              f"cross-validation{rule_note} among {weights} x the default, on {len(y)} rows", file=sys.stderr,
-              flush=True)
-    search.fit(X, y, sample_weight=sample_weight, sensitive_features=groups)
-    if not quiet:
-        if depths:
-            best = ", ".join(f"depth {d}: {score:.4f}" for d, score in search.depth_scores_.items())
-            print(f"best mean CV R^2 per depth {best}; chosen depth {search.depth_}", file=sys.stderr, flush=True)
-        scores = ", ".join(f"{w:g} x: {score:.4f}" for w, score in search.cv_scores_.items())
-        print(f"mean CV R^2 {scores}; chosen {search.split_weight_:g} x", file=sys.stderr, flush=True)
-    return search.best_estimator_
 
 
 # -------------------------------------------------------------------- predict

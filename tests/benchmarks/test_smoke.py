@@ -63,9 +63,9 @@ def test_the_runner_runs_the_scripts_named_and_refuses_an_unknown_name(fake_benc
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("script", ["decisions/classification_leaves.py", "decisions/formulations.py"])
+@pytest.mark.parametrize("script", ["decisions/search.py", "decisions/formulations.py"])
 def test_the_scripts_the_library_broke_unseen_run_in_smoke_mode(script, tmp_path):
-    """classification_leaves read the search's ``cv_scores_`` by (depth, factor) after its keys gained the leaf;
-    formulations ran IPOPT on split_l1's subproblems by a route that refuses them since its Hessian is exact."""
+    """formulations ran IPOPT on split_l1's subproblems by a route that refuses them since its Hessian is exact;
+    the searches' script follows their API."""
     passed, _, printed = smoke.run_one(BENCHMARKS / script, tmp_path)
     assert passed, printed

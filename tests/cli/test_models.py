@@ -62,16 +62,24 @@ def test_fit_saves_a_model_and_reports_progress(workdir, fitted):
     assert model.depth == 2 and model.feature_names_in_.tolist() == ["temp", "load", "speed"]
 
 
-def test_fit_cv_chooses_the_split_weight_and_saves_the_refit_tree(workdir, capsys):
-    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--depth", "2", "--max-iter", "2",
-                 "--out", str(workdir / "cv.json"), "--cv", "3"]) == 0
+def test_fit_cv_runs_pythons_search_and_saves_the_refit_tree(workdir, capsys):
+    """--cv runs SoftRegressionTreeCV with its Python defaults (5 folds without a number), shows a line per round,
+    and saves the tree it refit."""
+    from srtopt.cli.models import CV_FOLDS
+    from srtopt.estimators.cv import SoftRegressionTreeCV
+
+    assert CV_FOLDS == SoftRegressionTreeCV().cv  # the command line's default is Python's
+    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-iter", "2",
+                 "--out", str(workdir / "cv.json"), "--cv"]) == 0
     out, err = capsys.readouterr()
-    assert "by 3-fold cross-validation among 0.3, 1, 10 x the default, on 50 rows" in err
-    chosen = re.search(r"mean CV R\^2 0.3 x: \S+, 1 x: \S+, 10 x: \S+; chosen (\S+) x", err).group(1)
-    assert not re.search(r"^macro ", err, re.MULTILINE)  # no progress lines from the 10 fits
+    assert ("choosing among 8 SoftRegressionTree candidates (depths 1, 2, 3, 4; linear, spline leaves) by 5-fold "
+            "cross-validation, the deeper ones while they predict the held-out rows better: at most 40 fits and the "
+            "refit, on 50 rows") in err
+    rounds = re.findall(r"SoftRegressionTreeCV: depth (\d): 2 candidate\(s\) x 5 folds of 40 training rows", err)
+    chosen = re.search(r"SoftRegressionTreeCV: refit depth (\d), (\w+) leaves on 50 rows", err)
+    assert rounds and chosen and not re.search(r"^macro ", err, re.MULTILINE)  # no progress lines of the fits
     model = srtopt.load(workdir / "cv.json")
-    assert model.regularization == f"l2:split={float(chosen)!r}"
-    assert "saved" in out
+    assert (model.depth, model.leaf) == (int(chosen[1]), chosen[2]) and "saved" in out
 
 
 def test_fit_cv_model_keeps_the_column_names(workdir, capsys):
@@ -735,29 +743,20 @@ def test_fit_leaf_ridge_flag(workdir, capsys):
     assert "--leaf-ridge: must be 'auto' or a number > 0, got 'lots'" in capsys.readouterr().err
 
 
-def test_fit_cv_depths_chooses_the_depth_too(workdir, capsys):
+def test_fit_cv_flags_set_the_searchs_depths_leaves_and_rule(workdir, capsys):
     assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-iter", "1", "--cv", "2",
-                 "--cv-depths", "1", "2", "--out", str(workdir / "cvd.json")]) == 0
+                 "--cv-depths", "1", "2", "--cv-leaves", "linear", "--cv-rule", "best",
+                 "--out", str(workdir / "cvd.json")]) == 0
     err = capsys.readouterr().err
-    assert "choosing the depth among 1, 2 and the weight on the splits" in err
-    chosen = int(re.search(r"chosen depth (\d)", err).group(1))
-    assert srtopt.load(workdir / "cvd.json").depth == chosen
-
-
-def test_fit_cv_rule_one_se_takes_a_depth_no_deeper_than_the_best_mean(workdir, capsys):
-    assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-iter", "1", "--cv", "2",
-                 "--cv-depths", "1", "2", "--cv-rule", "one-se", "--out", str(workdir / "cvse.json")]) == 0
-    err = capsys.readouterr().err
-    assert "cross-validation (the one-standard-error rule) among" in err
-    means = {int(d): float(score) for d, score in re.findall(r"depth (\d): (-?[\d.]+)", err.split("per depth")[1])}
-    chosen = int(re.search(r"chosen depth (\d)", err).group(1))
-    assert chosen <= max(means, key=means.get) and srtopt.load(workdir / "cvse.json").depth == chosen
+    assert "choosing among 2 SoftRegressionTree candidates (depths 1, 2; linear leaves) by 2-fold" in err
+    chosen = re.search(r"refit depth (\d), linear leaves", err)
+    assert srtopt.load(workdir / "cvd.json").depth == int(chosen[1])
 
 
 def test_fit_cv_depths_without_cv_is_refused(workdir, capsys):
     assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--cv-depths", "1", "2",
                  "--out", str(workdir / "x.json")]) != 0
-    assert "--cv-depths needs --cv K" in capsys.readouterr().err
+    assert "--cv-depths needs --cv (the candidates are compared by K-fold cross-validation)" in capsys.readouterr().err
 
 
 @pytest.fixture
@@ -902,19 +901,19 @@ def test_an_integer_class_column_is_fitted_as_a_regression_with_a_hint(irisdir, 
     assert "warning" not in capsys.readouterr().err  # --task regression says it is one
 
 
-def test_a_classifiers_depth_and_leaf_weight_chosen_by_cv(irisdir, capsys):
+def test_a_classifiers_depth_and_leaves_chosen_by_cv(irisdir, capsys):
     out = irisdir / "cv.json"
     assert main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--cv", "3", "--cv-depths", "1", "2",
-                 "--random-state", "0", "--out", str(out)]) == 0
+                 "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "choosing the depth among 1, 2, the leaves' l2 factor among 1, 10, 100 and the leaves among logistic, " \
-           "spline of SoftClassificationTree by 3-fold cross-validation on the held-out log loss, on 150 rows" in err
-    chosen = re.search(r"chosen depth (\d), leaf l2 factor (\d+), (\w+) leaves", err)
+    assert ("choosing among 4 SoftClassificationTree candidates (depths 1, 2; logistic, spline leaves) by 3-fold "
+            "cross-validation") in err
+    chosen = re.search(r"SoftClassificationTreeCV: refit depth (\d), (\w+) leaves on 150 rows", err)
     model = srtopt.load(out)
-    assert (model.depth, model.leaf_ridge, model.leaf) == (int(chosen[1]), float(chosen[2]), chosen[3])
+    assert (model.depth, model.leaf) == (int(chosen[1]), chosen[2])
     assert main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--cv", "2", "--cv-depths", "1",
-                 "--leaf", "constant", "--random-state", "0", "--out", str(out)]) == 0
-    assert "the leaves' l2 factor among 1, 10, 100 of SoftClassificationTree" in capsys.readouterr().err
+                 "--leaf", "constant", "--out", str(out)]) == 0
+    assert "(depths 1; constant leaves)" in capsys.readouterr().err
     assert srtopt.load(out).leaf == "constant"
 
 
@@ -944,11 +943,11 @@ def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, ca
      "leaf must be 'linear', 'spline' (options n_knots, smoothing), a registered leaf model's name (none yet: "
      "register_leaf_model) or a LeafModel, got 'constant'"),
     (["fit", "{d}/iris.csv", "--target", "species", "--cv-depths", "2", "--out", "{d}/x.json"],
-     "--cv-depths needs --cv K"),
-    (["fit", "{d}/iris.csv", "--target", "species", "--cv", "2", "--cv-rule", "one-se", "--out", "{d}/x.json"],
-     "--cv-rule applies to regression; a SoftClassificationTree's --cv chooses by the held-out log loss"),
+     "--cv-depths needs --cv (the candidates"),
+    (["fit", "{d}/iris.csv", "--target", "species", "--cv-leaves", "spline", "--out", "{d}/x.json"],
+     "--cv-leaves needs --cv (the candidates"),
     (["fit", "{d}/codes.csv", "--target", "sepal_length", "--cv-rule", "one-se", "--out", "{d}/x.json"],
-     "--cv-rule needs --cv K"),
+     "--cv-rule needs --cv (the candidates"),
     (["fit", "{d}/iris.csv", "--target", "species", "--init", "model-tree", "--out", "{d}/x.json"],
      "--init model-tree applies to regression; a SoftClassificationTree (--task classification) takes --init cart "
      "or cluster"),

@@ -1,0 +1,182 @@
+"""The searches SoftRegressionTreeCV() and SoftClassificationTreeCV() against one EBM fit and the plain default tree,
+on the 18 shared tables: what the search costs and what it chooses, and the variants its defaults were chosen among.
+
+    PYTHONPATH=. SRTOPT_TABULAR_DATA=/path/to/datasets_tabular SRTOPT_PANEL_DATA=/path/to/datasets_panel \\
+        python benchmarks/decisions/search.py [--variants search "search cv3" ...] [--datasets wage ...]
+
+Datasets: the eight tables of ``srtopt.datasets.TABULAR_DATASETS`` and the ten of ``PANEL_DATASETS`` (nine
+regression, nine classification).  Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0),
+every model fitted on the DataFrame as it is, one after another in one process (one BLAS thread, no parallel
+fits): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text columns as ``category``; left out
+when interpret is missing), ``plain`` (``SoftRegressionTree()`` / ``SoftClassificationTree()``) and the searches of
+:data:`VARIANTS`; test R^2 or accuracy, and fit seconds.  The defaults are chosen on the tuning half
+(:data:`TUNING`) and confirmed on the other.
+
+Runs go to ``benchmarks/results/search.jsonl`` (resumable: a run already there is skipped); the report to
+``benchmarks/results/search.md``.  ``--smoke``: two tiny stand-ins, the search with depths 1-2 and 2 folds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import time
+import warnings
+
+import numpy as np
+
+from benchmarks.common import budget, parse, pick, results, skip, write_report
+from benchmarks.common.data import table_fold
+from benchmarks.common.store import run_into_store, stored
+
+#: the search variants: (parameters of the search, the module constants of srtopt.estimators.cv they set)
+VARIANTS = {
+    "search": ({}, {}),
+    "search cv3": ({"cv": 3}, {}),
+    "search holdout": ({"cv": "holdout"}, {}),
+    "search paired": ({"rule": "paired-se"}, {}),
+    "search best": ({"rule": "best"}, {}),
+    "search inner3": ({}, {"INNER_ITER": 3}),
+    "search cv3 inner3": ({"cv": 3}, {"INNER_ITER": 3}),
+    "search holdout inner3": ({"cv": "holdout"}, {"INNER_ITER": 3}),
+}
+BASELINES = ("EBM", "plain")
+#: the half the defaults are chosen on (alternate tables of each task, in alphabetical order); the rest confirm
+TUNING = ("ames", "computers", "gapminder", "movies", "wage", "attrition", "caravan", "default", "penguins",
+          "wa_churn")
+
+
+def datasets() -> list[str]:
+    from srtopt.datasets import PANEL_DATASETS, TABULAR_DATASETS
+
+    return pick(sorted([*TABULAR_DATASETS, *PANEL_DATASETS]), ["hitters", "penguins"])
+
+
+def model(variant, task):
+    """The estimator of a variant (EBM, the plain tree or a search)."""
+    import srtopt
+    from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+
+    classifier = task == "classification"
+    if variant == "EBM":
+        from interpret.glassbox import ExplainableBoostingClassifier, ExplainableBoostingRegressor
+
+        return (ExplainableBoostingClassifier if classifier else ExplainableBoostingRegressor)(outer_bags=1,
+                                                                                               random_state=0)
+    tree = (srtopt.SoftClassificationTree if classifier else srtopt.SoftRegressionTree)(**budget())
+    if variant == "plain":
+        return tree
+    params = dict(VARIANTS[variant][0])
+    if params.get("cv") == "holdout":
+        params["cv"] = (StratifiedShuffleSplit if classifier else ShuffleSplit)(1, test_size=0.25, random_state=0)
+    params.update(pick({}, {"depths": (1, 2), "cv": 2}))
+    search = srtopt.SoftClassificationTreeCV if classifier else srtopt.SoftRegressionTreeCV
+    return search(tree, **params)
+
+
+@contextlib.contextmanager
+def constants(values: dict):
+    """srtopt.estimators.cv's module constants set to ``values`` for the block."""
+    from srtopt.estimators import cv
+
+    before = {name: getattr(cv, name) for name in values}
+    for name, value in values.items():
+        setattr(cv, name, value)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(cv, name, value)
+
+
+def run(name, variant) -> dict:
+    X_train, X_test, y_train, y_test, task = table_fold(name)
+    if variant == "EBM":
+        X_train, X_test = (X.apply(lambda c: c.astype("category") if c.dtype == object else c) for X in (X_train, X_test))
+    estimator = model(variant, task)
+    with warnings.catch_warnings(), constants(VARIANTS.get(variant, ({}, {}))[1]):
+        warnings.simplefilter("ignore")
+        started = time.perf_counter()
+        estimator.fit(X_train, y_train)
+        seconds = time.perf_counter() - started
+        score = float(estimator.score(X_test, y_test))
+    row = {"dataset": name, "task": task, "variant": variant, "score": score, "seconds": seconds}
+    if hasattr(estimator, "best_params_"):
+        row["chosen"] = {key: str(value) for key, value in estimator.best_params_.items()}
+        row["candidates"] = len(estimator.cv_results_["params"])
+    return row
+
+
+def report(rows, variants) -> list[str]:
+    cells = {(r["dataset"], r["variant"]): r for r in rows}
+    names = sorted({r["dataset"] for r in rows})
+    tasks = {r["dataset"]: r["task"] for r in rows}
+    shown = [v for v in (*BASELINES, *variants) if any(r["variant"] == v for r in rows)]
+    lines = ["# The searches against one EBM fit and the plain tree", "",
+             "Command: `PYTHONPATH=. SRTOPT_TABULAR_DATA=... SRTOPT_PANEL_DATA=... python benchmarks/decisions/"
+             "search.py` (fold 0 of (Stratified)KFold(4, shuffle, seed 0), one process, one BLAS thread). Test R^2 "
+             "(regression) or accuracy (classification), and fit seconds; a search's seconds over EBM's in "
+             "brackets. Tuning half: " + ", ".join(TUNING) + "; the others confirm.", ""]
+    for task in ("regression", "classification"):
+        members = [n for n in names if tasks[n] == task]
+        if not members:
+            continue
+        lines += [f"## {task}", "", "| dataset | " + " | ".join(shown) + " |", "|---|" + "---:|" * len(shown)]
+        for name in members:
+            lines.append(f"| {name}{' (tune)' if name in TUNING else ''} | " + " | ".join(
+                _cell(cells, name, v) for v in shown) + " |")
+        for label, part in (("tuning half", [n for n in members if n in TUNING]),
+                            ("confirming half", [n for n in members if n not in TUNING]), ("all", members)):
+            lines.append(f"| **mean, {label}** | " + " | ".join(_mean(cells, part, v) for v in shown) + " |")
+        lines += [""]
+    lines += ["Time against EBM, over every table where both ran: geometric mean of the ratio of fit seconds "
+              "(largest)", ""]
+    for v in shown[1:]:
+        ratios = [cells[n, v]["seconds"] / cells[n, "EBM"]["seconds"] for n in names
+                  if (n, v) in cells and (n, "EBM") in cells]
+        if ratios:
+            lines.append(f"- {v}: {math.exp(np.mean(np.log(ratios))):.2f} ({max(ratios):.1f}) on {len(ratios)} tables")
+    return lines
+
+
+def _cell(cells, name, variant) -> str:
+    if (name, variant) not in cells:
+        return "-"
+    row = cells[name, variant]
+    text = f"{row['score']:.3f} {row['seconds']:.1f}s"
+    if variant != "EBM" and (name, "EBM") in cells:
+        text += f" [{row['seconds'] / cells[name, 'EBM']['seconds']:.1f}x]"
+    if "chosen" in row:
+        text += f" D{row['chosen']['depth']} {row['chosen']['leaf'][:3]}"
+    return text
+
+
+def _mean(cells, names, variant) -> str:
+    scores = [cells[n, variant]["score"] for n in names if (n, variant) in cells]
+    return f"**{np.mean(scores):.4f}** ({len(scores)})" if scores else "-"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variants", nargs="+", default=["search"], choices=list(VARIANTS))
+    parser.add_argument("--datasets", nargs="+", default=None)
+    args = parse(parser, argv)
+    variants = list(BASELINES) + args.variants
+    try:
+        import interpret  # noqa: F401
+    except ImportError:
+        skip("EBM", "interpret is not installed: pip install 'srtopt[benchmark]'")
+        variants.remove("EBM")
+    names = args.datasets or datasets()
+    store = results() / "search.jsonl"
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    run_into_store(store, run, [(n, v) for n in names for v in variants], key=lambda r: (r["dataset"], r["variant"]),
+                   jobs=1, describe=lambda r: f"{r['dataset']} {r['variant']}: {r['score']:.4f} in {r['seconds']:.1f} s")
+    write_report(results() / "search.md", report(stored(store), args.variants))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

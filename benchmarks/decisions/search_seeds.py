@@ -1,0 +1,127 @@
+"""The same data, the same answer: what the searches choose from run to run and from seed to seed.
+
+    PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=/path/to/datasets_classification SRTOPT_TABULAR_DATA=/path/to/tabular \\
+        SRTOPT_PANEL_DATA=/path/to/panel python benchmarks/decisions/search_seeds.py [--jobs 2]
+
+Runs, each one fit of a search on fold 0 and its test predictions:
+
+* the 20 classification datasets (the classification protocol's fold 0: stratified 4-fold, seed 0, X min-max scaled
+  on the training rows, labels as codes): ``SoftClassificationTreeCV(random_state=s)`` for s in 0..4, and
+  ``SoftClassificationTreeCV()`` (random_state None) twice;
+* the 18 shared tables (fold 0 of (Stratified)KFold(4, shuffle, seed 0), the DataFrame as it is):
+  ``SoftRegressionTreeCV()`` or ``SoftClassificationTreeCV()`` twice.
+
+Reported: per seed the mean test accuracy over the 20 sets and its spread over the seeds, each set's spread; whether
+the two default runs predicted the same, byte for byte (a digest of the test predictions).  Runs go to
+``benchmarks/results/search_seeds.jsonl`` (resumable), the report to ``benchmarks/results/search_seeds.md``.
+``--smoke``: two stand-ins, seeds 0-1, depths 1-2 and 2 folds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import time
+import warnings
+
+import numpy as np
+
+from benchmarks.common import budget, parse, pick, results, write_report
+from benchmarks.common.data import table_fold
+from benchmarks.common.protocol import class_fold, class_groups
+from benchmarks.common.store import run_into_store, stored
+
+SEEDS = pick(range(5), range(2))
+#: a default run's two repeats
+REPEATS = ("none", "none again")
+
+
+def search(task, seed):
+    import srtopt
+
+    params = pick({}, {"depths": (1, 2), "cv": 2})
+    random_state = None if seed in REPEATS else int(seed)
+    cls = srtopt.SoftClassificationTreeCV if task == "classification" else srtopt.SoftRegressionTreeCV
+    tree = (srtopt.SoftClassificationTree if task == "classification" else srtopt.SoftRegressionTree)(**budget())
+    return cls(tree, random_state=random_state, **params)
+
+
+def run(collection, name, seed) -> dict:
+    if collection == "classification":
+        X_train, X_test, y_train, y_test = class_fold(name, 0)
+        task = "classification"
+    else:
+        X_train, X_test, y_train, y_test, task = table_fold(name)
+    model = search(task, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        started = time.perf_counter()
+        model.fit(X_train, y_train)
+        seconds = time.perf_counter() - started
+        predictions = model.predict(X_test) if task == "regression" else model.predict_proba(X_test)
+    score = float(np.mean(model.predict(X_test) == y_test)) if task == "classification" else \
+        float(model.score(X_test, y_test))
+    return {"collection": collection, "dataset": name, "seed": str(seed), "score": score, "seconds": seconds,
+            "chosen": {k: str(v) for k, v in model.best_params_.items()},
+            "digest": hashlib.sha256(np.ascontiguousarray(predictions, dtype=np.float64).tobytes()).hexdigest()}
+
+
+def tasks() -> list[tuple]:
+    from srtopt.datasets import PANEL_DATASETS, TABULAR_DATASETS
+
+    classification = [name for names in class_groups().values() for name in names]
+    tables = pick(sorted([*TABULAR_DATASETS, *PANEL_DATASETS]), ["penguins"])
+    return ([("classification", name, str(seed)) for name in classification for seed in (*SEEDS, *REPEATS)]
+            + [("tables", name, seed) for name in tables for seed in REPEATS])
+
+
+def report(rows) -> list[str]:
+    lines = ["# The same data, the same answer: the searches across seeds and runs", "",
+             "Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... SRTOPT_TABULAR_DATA=... SRTOPT_PANEL_DATA=... python "
+             "benchmarks/decisions/search_seeds.py --jobs 2` (fold 0; the defaults of the searches).", ""]
+    classes = [r for r in rows if r["collection"] == "classification"]
+    names = sorted({r["dataset"] for r in classes})
+    cells = {(r["dataset"], r["seed"]): r for r in classes}
+    seeds = [str(s) for s in SEEDS if all((n, str(s)) in cells for n in names)]
+    if seeds:
+        lines += ["## SoftClassificationTreeCV(random_state=s) on the 20 classification sets: test accuracy", "",
+                  "| dataset | " + " | ".join(f"seed {s}" for s in seeds) + " | spread | chosen (seed 0) |",
+                  "|---|" + "---:|" * (len(seeds) + 1) + "---|"]
+        spreads = []
+        for name in names:
+            scores = [cells[name, s]["score"] for s in seeds]
+            spreads.append(max(scores) - min(scores))
+            chosen = cells[name, seeds[0]]["chosen"]
+            lines.append(f"| {name} | " + " | ".join(f"{v:.3f}" for v in scores) + f" | {spreads[-1]:.3f} | "
+                         f"D{chosen['depth']} {chosen['leaf']} |")
+        means = [np.mean([cells[n, s]["score"] for n in names]) for s in seeds]
+        lines += [f"| **mean** | " + " | ".join(f"**{m:.4f}**" for m in means) + f" | **{max(means) - min(means):.4f}** | |",
+                  "", f"The mean over the sets spreads by {max(means) - min(means):.4f} over the seeds; the largest "
+                      f"spread of one set is {max(spreads):.3f} ({names[int(np.argmax(spreads))]}).", ""]
+    lines += ["## Two runs with the defaults (random_state None): the same test predictions?", "",
+              "| collection | tables | identical | different |", "|---|---:|---:|---|"]
+    for collection in ("classification", "tables"):
+        pairs = {}
+        for r in rows:
+            if r["collection"] == collection and r["seed"] in REPEATS:
+                pairs.setdefault(r["dataset"], {})[r["seed"]] = r["digest"]
+        done = {n: p for n, p in pairs.items() if len(p) == 2}
+        differ = sorted(n for n, p in done.items() if p[REPEATS[0]] != p[REPEATS[1]])
+        if done:
+            lines.append(f"| {collection} | {len(done)} | {len(done) - len(differ)} | {', '.join(differ) or '-'} |")
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parse(parser, argv)
+    store = results() / "search_seeds.jsonl"
+    run_into_store(store, run, tasks(), key=lambda r: (r["collection"], r["dataset"], r["seed"]), jobs=args.jobs,
+                   describe=lambda r: f"{r['dataset']} seed {r['seed']}: {r['score']:.4f} ({r['seconds']:.1f} s)")
+    write_report(results() / "search_seeds.md", report(stored(store)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
