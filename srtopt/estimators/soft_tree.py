@@ -193,7 +193,13 @@ class SoftTree(InputsMixin, NodecTree, SoftTreeMixin):
         self._store_result(result)
         self.lambda_b_ = problem.lambda_b
         self._close_unreached(problem.X)
-        self._meet_constraints(problem, solvers["ln"], user_constraints, deadline)
+        try:
+            self._meet_constraints(problem, solvers["ln"], user_constraints, deadline)
+        except MemoryError:  # the tree is trained: it must not be lost for want of its polish
+            self.constraint_report_ = []
+            warnings.warn("out of memory while meeting the constraints on the training rows (the polish of the "
+                          "leaves, the report): the tree is the one NODEC-DR trained, its constraints not checked "
+                          "(constraint_report_ is empty)", UserWarning, stacklevel=3)
         try:
             self._store_training_statistics(problem, y, weights)
         except MemoryError:  # the model is complete: it must not be lost for want of its statistics

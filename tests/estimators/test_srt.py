@@ -242,3 +242,23 @@ def test_integer_sample_weights_on_small_data_choose_the_leaf_ridge_of_repeated_
     assert weighted.leaf_ridge_losses_  # the guard ran
     assert weighted.leaf_ridge_ == repeated.leaf_ridge_
     np.testing.assert_allclose(weighted.predict(X), repeated.predict(X), rtol=1e-7, atol=1e-9)
+
+
+def test_out_of_memory_while_meeting_the_constraints_keeps_the_trained_tree(monkeypatch, tmp_path):
+    """A MemoryError after training, where the leaves are polished to the constraints: the trained tree is the
+    fit's result (a warning says its constraints were not checked), it predicts and saves."""
+    import srtopt
+    from srtopt.estimators import soft_tree
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate 76.3 MiB for an array with shape (1000000, 10)")
+
+    rng = np.random.default_rng(0)
+    X = rng.random((120, 3))
+    y = X[:, 0] + rng.standard_normal(120) * 0.1
+    monkeypatch.setattr(soft_tree, "polish", out_of_memory)
+    with pytest.warns(UserWarning, match="out of memory while meeting the constraints .* its constraints not checked"):
+        tree = SoftRegressionTree(depth=2, max_iter=2, random_state=0, monotonic_cst=[1, 0, 0]).fit(X, y)
+    assert tree.constraint_report_ == [] and np.isfinite(tree.predict(X)).all()
+    tree.save(tmp_path / "m.json")
+    np.testing.assert_array_equal(srtopt.load(tmp_path / "m.json").predict(X), tree.predict(X))
