@@ -41,6 +41,18 @@ VARIANTS = {
     "search inner3": ({}, {"INNER_ITER": 3}),
     "search cv3 inner3": ({"cv": 3}, {"INNER_ITER": 3}),
     "search holdout inner3": ({"cv": "holdout"}, {"INNER_ITER": 3}),
+    "search holdout paired": ({"cv": "holdout", "rule": "paired-se"}, {}),
+    "search holdout paired inner3": ({"cv": "holdout", "rule": "paired-se"}, {"INNER_ITER": 3}),
+    "search holdout paired ridges": ({"cv": "holdout", "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
+    "search holdout accuracy": ({"cv": "holdout", "rule": "paired-se", "scoring": "accuracy"}, {}),
+    "search cv3 paired": ({"cv": 3, "rule": "paired-se"}, {}),
+    # the weights' grids after the depth path (the first factor along the depths, the others at its leader)
+    "search hp ridges2": ({"cv": 0.25, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
+    "search hp ridges2 inner3": ({"cv": 0.25, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)},
+                                 {"INNER_ITER": 3}),
+    "search hp ridges2 0.2": ({"cv": 0.2, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
+    "search hp ridges2 0.33": ({"cv": 0.33, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
+    "search hp ridges2 wide": ({"cv": 0.25, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0, 1000.0)}, {}),
 }
 BASELINES = ("EBM", "plain")
 #: the half the defaults are chosen on (alternate tables of each task, in alphabetical order); the rest confirm
@@ -69,6 +81,8 @@ def model(variant, task):
     if variant == "plain":
         return tree
     params = dict(VARIANTS[variant][0])
+    if not classifier and params.get("scoring") == "accuracy":
+        params.pop("scoring")  # a regression's search has R^2 alone
     if params.get("cv") == "holdout":
         params["cv"] = (StratifiedShuffleSplit if classifier else ShuffleSplit)(1, test_size=0.25, random_state=0)
     params.update(pick({}, {"depths": (1, 2), "cv": 2}))

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -22,7 +22,7 @@ from .class_targets import checked_labels, refuse_continuous
 from .classification import SoftClassificationTree, leaf_spec as class_leaf_spec
 from .constrained import constraint_terms, report_on
 from .folds import fold_params
-from .params import (NONE, POSITIVE, RANDOM_STATE, VERBOSE, HasMethod, Integer, Items, Kind, Options, Parses,
+from .params import (NONE, POSITIVE, RANDOM_STATE, VERBOSE, HasMethod, Integer, Items, Kind, Options, Parses, Real,
                      check_parameters)
 from .reading import RegressorScoreMixin
 from .regularization import NO_L2, parse_reading
@@ -48,15 +48,15 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     (:mod:`~.search`).  The subclasses give the tree, the splitter of an integer ``cv``, the scorings and the
     checks of y; their parameters are the same."""
 
-    #: the tree the search tunes, the splitter of an integer ``cv``, its leaves (the first the plainest)
+    #: the tree the search tunes, the splitters of an integer ``cv`` (folds) and of a fraction (one holdout)
     TREE: type = None
     FOLDS: type = None
-    LEAF_SPEC = None
+    HOLDOUT: type = None
 
     _parameter_constraints = {
         "depths": [NONE, Items(Integer(1), "integers >= 1")],
         "split_weights": [NONE, Items(POSITIVE, "numbers > 0")], "leaf_ridges": [NONE, Items(POSITIVE, "numbers > 0")],
-        "cv": [Integer(2), HasMethod(SPLITTER, "split")], "rule": [Options("one-se", "paired-se", "best")],
+        "cv": [Integer(2), Real(0, 1, "neither", text="a fraction in (0, 1)"), HasMethod(SPLITTER, "split")], "rule": [Options("one-se", "paired-se", "best")],
         "n_jobs": [NONE, Integer(-(2**31))], "random_state": RANDOM_STATE, "time_limit": [NONE, POSITIVE],
         "verbose": VERBOSE,
     }
@@ -131,31 +131,41 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         return self
 
     def _path(self, tree, folds, X, y, fit_params, reading, deadline, started) -> dict:
-        """{candidate: what the folds say}: the candidates of each depth in one round, the depths in increasing
-        order while the best mean held-out loss falls and, with a ``time_limit``, while a round (its cost guessed
-        as twice the last one's) leaves time for the refit."""
+        """{candidate: what the folds say}: the depths in increasing order, every leaf of a depth in one round with
+        the first factor of each grid, while the best mean held-out loss falls; then the other factors of the grids
+        at the best candidate so far, in one round.  With a ``time_limit``, no round starts that would not leave the
+        time of the refit (a round's cost guessed from the last)."""
         inner = clone(tree).set_params(verbose=0, callbacks=None,
                                        **({} if INNER_ITER is None else {"max_iter": INNER_ITER}))
+        splits, ridges = self._grids(tree)
         evaluated, best, last = {}, math.inf, 0.0
-        rows = len(folds[0][0])
-        for depth in sorted(self._depths(tree)):
-            if evaluated and (deadline.passed() or deadline.left() < 3 * last):
-                self._say(f"time_limit: no deeper round after depth {depth - 1}")
-                break
-            candidates = self._candidates(tree, depth)
+
+        def run(label, candidates):
+            nonlocal last
             round_started = time.perf_counter()
             found = evaluate(inner, candidates, folds, X, y, fit_params, self._scoring(), reading, self.n_jobs,
                              deadline.share(len(candidates) * len(folds) + 2))
             last = time.perf_counter() - round_started
             evaluated.update(found)
-            here = min(float(np.mean(f.losses)) for f in found.values())
-            leader = min(evaluated, key=lambda c: float(np.mean(evaluated[c].losses)))
-            self._say(f"depth {depth}: {len(candidates)} candidate(s) x {len(folds)} folds of {rows} training rows; "
-                      f"best so far {np.mean(evaluated[leader].scores):.4f} ({leader.describe()}); "
+            leader = _least(evaluated)
+            self._say(f"{label}: {len(candidates)} candidate(s) x {len(folds)} fold(s) of {len(folds[0][0])} training "
+                      f"rows; best so far {np.mean(evaluated[leader].scores):.4f} ({leader.describe()}); "
                       f"{time.perf_counter() - started:.1f} s")
+            return min(float(np.mean(f.losses)) for f in found.values())
+
+        for depth in sorted(self._depths(tree)):
+            if evaluated and deadline.left() < 3 * last:
+                self._say(f"time_limit: no deeper round after depth {depth - 1}")
+                return evaluated
+            here = run(f"depth {depth}", [Candidate(depth, leaf, splits[0], ridges[0]) for leaf in self._leaves(tree)])
             if here >= best:
                 break
             best = here
+        leader = _least(evaluated)
+        weights = [Candidate(leader.depth, leader.leaf, w, f) for w in splits for f in ridges
+                   if (w, f) != (splits[0], ridges[0])]
+        if weights and deadline.left() >= 3 * last * len(weights) / len(self._leaves(tree)):
+            run(f"the weights at depth {leader.depth}, {leader.leaf} leaves", weights)
         return evaluated
 
     def _tree(self):
@@ -172,11 +182,12 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     def _leaves(self, tree) -> tuple:
         return (tree.leaf,) if self.leaves is None else tuple(self.leaves)
 
-    def _candidates(self, tree, depth) -> list:
-        """The candidates of one depth: every leaf, split factor and leaf factor (None: the estimator's own)."""
+    def _grids(self, tree) -> tuple:
+        """(the split factors, the leaf factors) compared, the first of each along the depths (None: the estimator's
+        own)."""
         splits = (1.0,) if self.split_weights is None else tuple(float(w) for w in self.split_weights)
         ridges = (tree.leaf_ridge,) if self.leaf_ridges is None else tuple(float(f) for f in self.leaf_ridges)
-        return [Candidate(depth, leaf, w, f) for leaf in self._leaves(tree) for w in splits for f in ridges]
+        return splits, ridges
 
     def _plainness(self, tree):
         """The order of plainness of the candidates of ``tree``: the shallower, then the earlier of ``leaves``, then
@@ -190,11 +201,13 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         return key
 
     def _splitter(self):
-        """The folds: an integer ``cv`` as shuffled ``FOLDS`` folds seeded by ``random_state`` (None: 0, the same
-        folds at every run)."""
+        """The folds: an integer ``cv`` as shuffled ``FOLDS`` folds, a fraction as one ``HOLDOUT`` split of that share
+        of the rows, both seeded by ``random_state`` (None: 0, the same folds at every run); a splitter as it is."""
+        seed = self.random_state if self.random_state is not None else 0
         if isinstance(self.cv, numbers.Integral):
-            seed = self.random_state if self.random_state is not None else 0
             return self.FOLDS(int(self.cv), shuffle=True, random_state=seed)
+        if isinstance(self.cv, numbers.Real):
+            return self.HOLDOUT(1, test_size=float(self.cv), random_state=seed)
         return self.cv
 
     def _scoring(self) -> str:
@@ -248,9 +261,10 @@ _SEARCH_DOC = """
         the estimator's own ``regularization``.
     leaf_ridges : sequence of float > 0 or None, default=(1.0,)
         Factors on lambda_b (the tree's ``leaf_ridge``).  None: the estimator's own ``leaf_ridge``.
-    cv : int or cross-validation splitter, default=5
-        An int k: ``{folds}(k, shuffle=True, random_state=random_state)``; or any scikit-learn splitter (every
-        candidate is scored on the same folds).
+    cv : int, float or cross-validation splitter, default=5
+        An int k: ``{folds}(k, shuffle=True, random_state=random_state)``; a fraction f in (0, 1): one split
+        holding out that share of the rows, ``{holdout}(1, test_size=f, random_state=random_state)``; or any
+        scikit-learn splitter (every candidate is scored on the same folds).
     scoring : {scorings}, default={scoring!r}
         The held-out loss a candidate is chosen by, row by row: {scoring_text}.
     rule : {{"one-se", "paired-se", "best"}}, default="one-se"
@@ -310,7 +324,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     The depths are tried from 1 up while deeper trees predict the held-out rows better; at each depth linear and
     spline leaves; the plainest candidate within one standard error of the best is refit (:mod:`~.search`).
     Chosen and confirmed on shared tables and the paper's data sets (docs/model_selection.md).
-""" + _SEARCH_DOC.format(tree="SoftRegressionTree", leaves='("linear", "spline")', folds="KFold",
+""" + _SEARCH_DOC.format(tree="SoftRegressionTree", leaves='("linear", "spline")', folds="KFold", holdout="ShuffleSplit",
                          scorings='{"r2"}', scoring="r2", scoring_text="the squared error (R^2's)",
                          score_name="R^2") + """
     Examples
@@ -324,7 +338,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     (True, True, ['chosen', 'mean_fit_time'])
     """
 
-    TREE, FOLDS = SoftRegressionTree, KFold
+    TREE, FOLDS, HOLDOUT = SoftRegressionTree, KFold, ShuffleSplit
 
     def __init__(self, estimator=None, depths=DEPTHS, leaves=("linear", "spline"), split_weights=(1.0,),
                  leaf_ridges=(1.0,), cv=CV, scoring="r2", rule="one-se", n_jobs=None, random_state=None,
@@ -355,6 +369,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     error of the best is refit (:mod:`~.search`).  Chosen and confirmed on shared tables and classification data
     sets (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftClassificationTree", leaves='("logistic", "spline")', folds="StratifiedKFold",
+                         holdout="StratifiedShuffleSplit",
                          scorings='{"log_loss", "accuracy"}', scoring="log_loss",
                          scoring_text='the log loss of its probabilities, or the 0/1 loss ("accuracy")',
                          score_name="the negated log loss, or the accuracy") + """
@@ -370,7 +385,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     (True, True, True)
     """
 
-    TREE, FOLDS = SoftClassificationTree, StratifiedKFold
+    TREE, FOLDS, HOLDOUT = SoftClassificationTree, StratifiedKFold, StratifiedShuffleSplit
 
     def __init__(self, estimator=None, depths=DEPTHS, leaves=("logistic", "spline"), split_weights=(1.0,),
                  leaf_ridges=(1.0,), cv=CV, scoring="log_loss", rule="one-se", n_jobs=None, random_state=None,
@@ -409,6 +424,11 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
         """``best_estimator_``'s scores (:meth:`SoftClassificationTree.decision_function`)."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.decision_function(X)
+
+
+def _least(evaluated: dict):
+    """The candidate of the least mean held-out loss."""
+    return min(evaluated, key=lambda candidate: float(np.mean(evaluated[candidate].losses)))
 
 
 def _left(deadline, own):

@@ -148,7 +148,7 @@ def test_verbose_prints_a_line_per_round_and_the_refit(linear_data, capsys):
     lines = capsys.readouterr().err.splitlines()
     assert [line.split(":")[1].strip().split(",")[0] for line in lines] == ["depth 1", "depth 2",
                                                                             "refit depth 1"]
-    assert "1 candidate(s) x 2 folds of 75 training rows; best so far" in lines[0]
+    assert "1 candidate(s) x 2 fold(s) of 75 training rows; best so far" in lines[0]
 
 
 def test_any_splitter_is_taken(linear_data):
@@ -164,7 +164,7 @@ def test_any_splitter_is_taken(linear_data):
     ({"split_weights": ()}, ValueError, "non-empty sequence of distinct numbers > 0"),
     ({"leaf_ridges": (1.0, -1.0)}, ValueError, "leaf_ridges must be None or a non-empty sequence of distinct numbers"),
     ({"leaves": ("linear", "cubic")}, ValueError, "leaves must be None or a non-empty sequence"),
-    ({"cv": 1}, ValueError, "cv must be an integer >= 2 or a cross-validation splitter, got 1"),
+    ({"cv": 1}, ValueError, "cv must be an integer >= 2 or a fraction in \\(0, 1\\) or a cross-validation splitter, got 1"),
     ({"rule": "median"}, ValueError, "rule must be 'one-se' or 'paired-se' or 'best'"),
     ({"scoring": "log_loss"}, ValueError, "scoring must be 'r2'"),
     ({"depths": (0, 2)}, ValueError, "depths must be None or a non-empty sequence of distinct integers >= 1"),
