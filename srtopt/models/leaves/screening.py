@@ -5,8 +5,9 @@
 The model of all rows on the basis so far (:class:`AdditiveFit`: the l2 term of eq. (obj) on every column but the
 intercept) leaves residuals; a candidate block of columns S is fitted to them as a ridge regression, S with the
 basis's columns partialled out, its strength chosen by generalized cross-validation (GCV) among
-:data:`~.fitting.STRENGTHS`, and kept when its GCV score is below the score of the basis alone: it explains more
-than its degrees of freedom cost.  Each kind then gets one strength, GCV's for all the kept columns of that kind
+:data:`~.fitting.STRENGTHS`, and kept when its GCV score is below the score of the basis alone by more than
+:data:`GAIN_MARGIN` / n of it: it explains about that many residual variances more than its degrees of freedom
+cost (a block of noise, tried at every strength, often beats the basis alone by a few).  Each kind then gets one strength, GCV's for all the kept columns of that kind
 together.
 
 * Steps: a feature's candidate thresholds are :func:`step_thresholds`; its steps are one block.
@@ -27,6 +28,9 @@ STEP_ROWS = 10
 PAIR_ROWS = 30
 #: the pairs tried, per pair asked for, in the order of what each explains alone
 PAIR_CANDIDATES = 5
+#: a block is kept when n (1 - its GCV score / the basis's) exceeds this (module docstring); on 1500 rows, the
+#: steps of pure noise features reached 5.4 (tests/models/test_screening.py)
+GAIN_MARGIN = 10.0
 
 
 def seen_rows(Xa, T, weights):
@@ -57,6 +61,11 @@ class AdditiveFit:
         S = np.asarray(S, float)
         return S - self.Xa @ cho_solve(self._factor, (self.Xa.T * self.w) @ S)
 
+    def pays(self, S) -> bool:
+        """Whether the block S is kept (module docstring)."""
+        score, _, alone = self.gcv(S)
+        return len(self.w) * (1.0 - score / alone) > GAIN_MARGIN
+
     def gcv(self, S) -> tuple[float, float, float]:
         """(the least GCV score n RSS / (n - df - tr H_S)^2 of the basis and the block S over the strengths, its
         strength, the score of the basis alone): the ridge regression of the residuals on S partialled, one
@@ -82,10 +91,8 @@ def screened_steps(basis, Xs, T, weights, lambda_b: float, n_steps: int) -> tupl
     kept = {}
     for j in range(fit.X.shape[1]):
         thresholds = step_thresholds(fit.X[:, j], n_steps)
-        if len(thresholds):
-            score, _, alone = fit.gcv(fit.X[:, [j]] >= thresholds)
-            if score < alone:
-                kept[j] = thresholds
+        if len(thresholds) and fit.pays(fit.X[:, [j]] >= thresholds):
+            kept[j] = thresholds
     if not kept:
         return {}, None
     return kept, fit.gcv(np.hstack([fit.X[:, [j]] >= t for j, t in kept.items()]))[1]
@@ -116,8 +123,7 @@ def screened_pairs(basis, Xs, T, weights, lambda_b: float, n_pairs: int) -> tupl
         if kept:  # against the pairs kept before it too
             column = column - columns @ np.linalg.lstsq((columns.T * fit.w) @ columns,
                                                         (columns.T * fit.w) @ column, rcond=None)[0]
-        score, _, alone = fit.gcv(column)
-        if score < alone:
+        if fit.pays(column):
             kept.append((j, k))
             columns = np.hstack([columns, column])
         if len(kept) == n_pairs:
