@@ -5,7 +5,7 @@ leads, measured on half of the shared tables and confirmed on the other half.
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage routing
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage depth
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage confirm
-    PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 SRTOPT_DATA=/path/to/datasets python benchmarks/decisions/capacity.py --stage paper
+    SRTOPT_DATA=/path/to/datasets PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage paper
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/capacity.py --smoke
 
 Data: the shared panel (``--panel`` or ``SRTOPT_PANEL_DATA``) and tabular tables (``--tabular`` or
@@ -24,8 +24,8 @@ Stages:
 * ``tune``: the leaves at depths 1, 2, 3: linear (logistic), spline, and spline leaves with steps
   (``spline:steps=64``), with pairs (``spline:pairs=4``) and with both;
 * ``routing``: sharper routing at depth 3 with linear and spline leaves: the slope mu = 3 and 10 from the start;
-  mu annealed (``max_iter`` macro iterations at 1, then one at 3 and one at 10); a hard-routing finish (after NODEC-DR, one
-  LN step on every leaf with each row at its HBP leaf alone: the leaves refitted on their HBP rows);
+  mu annealed (``max_iter`` macro iterations at 1, then one at 3 and one at 10); a hard-routing finish (after
+  NODEC-DR, one LN step on every leaf with each row at its HBP leaf alone: the leaves refitted on their HBP rows);
 * ``depth``: depths 4 and 5 on the tuning half's larger tables (computers, gapminder, movies, caravan, default),
   the leaves of ``tune`` and, for linear leaves, ``max_iter=20`` and a leaf l2 factor of 10 (``leaf_ridge=10``);
 * ``folds``: folds 1, 2, 3 of the two small tuning tables whose fold 0 moved most with any change (wage, ames),
@@ -87,7 +87,8 @@ def tasks(stage) -> list[tuple]:
         return [(stage, name, depth, leaf, f"fold={fold}") for name in NOISY for fold in FOLDS for depth in (2, 3)
                 for leaf in ("spline", LEAVES[-1])]
     if stage == "routing":
-        return [(stage, name, 3, leaf, variant) for name in TUNE for leaf in ("linear", "spline") for variant in ROUTING]
+        return [(stage, name, 3, leaf, variant) for name in TUNE for leaf in ("linear", "spline")
+                for variant in ROUTING]
     if stage == "depth":
         return [(stage, name, depth, leaf, variant) for name in LARGER for depth in (4, 5) for leaf in LEAVES[:3]
                 for variant in (DEPTH if leaf == "linear" else ["default"])]
@@ -204,7 +205,8 @@ def report(rows, command) -> list[str]:
     lines = ["# Capacity that grows with the data (issue 60, item 1)", "", f"`{command}`", "",
              "Fold 0 of (Stratified)KFold(4, shuffle, seed 0), random_state 0; test R^2 (regression) or accuracy "
              "(classification); seconds are one fit's, under load (only their ratios mean anything).  Tuning half: "
-             + ", ".join(TUNE) + "; confirming half: " + ", ".join(CONFIRM) + " and the paper's 15 (fold 0 of split 0).",
+             + ", ".join(TUNE) + "; confirming half: " + ", ".join(CONFIRM)
+             + " and the paper's 15 (fold 0 of split 0).",
              ""]
     for stage in ("tune", "folds", "routing", "depth", "confirm", "paper"):
         ours = [r for r in rows if r["stage"] == stage]

@@ -250,7 +250,8 @@ def test_a_page_with_steps_and_pairs_shows_each_terms_contribution(browser, tmp_
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"count": rng.integers(0, 12, 800).astype(float), "a": rng.random(800), "b": rng.random(800)})
     y = (X["count"] >= 5) + np.sin(5 * X["a"]) + 4 * (X["a"] - 0.5) * (X["b"] - 0.5) + 0.1 * rng.standard_normal(800)
-    model = SoftRegressionTree(depth=1, leaf="spline:steps=64,pairs=2", clip_predictions=False, random_state=0).fit(X, y)
+    model = SoftRegressionTree(depth=1, leaf="spline:steps=64,pairs=2", clip_predictions=False,
+                               random_state=0).fit(X, y)
     basis = model.leaf_model_.basis
     assert basis.steps and basis.pairs
     export_html(model, tmp_path / "rich.html")

@@ -36,7 +36,8 @@ def fit_basis(spec, Xs: np.ndarray, T: np.ndarray, weights: np.ndarray, lambda_b
     basis = SplineBasis.fit(Xs, weights, options["n_knots"])
     if lambda_b > 0 and basis.curves:
         smoothing = options["smoothing"]
-        strength = options["smoothing_factor"] * gcv_strength(basis, Xs, T, weights) if smoothing == "gcv" else smoothing
+        strength = (options["smoothing_factor"] * gcv_strength(basis, Xs, T, weights) if smoothing == "gcv"
+                    else smoothing)
         basis = basis.with_scale(penalty_scale(weights, lambda_b, strength))
     if options["steps"]:
         steps, strength = screened_steps(basis, Xs, T, weights, lambda_b, options["steps"])

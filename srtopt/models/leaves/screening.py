@@ -7,8 +7,8 @@ intercept) leaves residuals; a candidate block of columns S is fitted to them as
 basis's columns partialled out, its strength chosen by generalized cross-validation (GCV) among
 :data:`~.fitting.STRENGTHS`, and kept when its GCV score is below the score of the basis alone by more than
 :data:`GAIN_MARGIN` / n of it: it explains about that many residual variances more than its degrees of freedom
-cost (a block of noise, tried at every strength, often beats the basis alone by a few).  Each kind then gets one strength, GCV's for all the kept columns of that kind
-together.
+cost (a block of noise, tried at every strength, often beats the basis alone by a few).  Each kind then gets one
+strength, GCV's for all the kept columns of that kind together.
 
 * Steps: a feature's candidate thresholds are :func:`step_thresholds`; its steps are one block.
 * Pairs: every pair (j, k) of features is ranked by what its centred product (x_j - m_j)(x_k - m_k) alone explains
