@@ -2,9 +2,11 @@
 leads, measured on half of the shared tables and confirmed on the other half.
 
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage tune
+    PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage folds
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage routing
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage depth
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage confirm
+    PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage depth_confirm
     SRTOPT_DATA=/path/to/datasets PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage paper
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/capacity.py --smoke
 
@@ -31,6 +33,8 @@ Stages:
 * ``folds``: folds 1, 2, 3 of the two small tuning tables whose fold 0 moved most with any change (wage, ames),
   spline leaves with and without steps and pairs at depths 2 and 3;
 * ``confirm``: the confirming half, the leaves of ``tune`` at depths 1, 2, 3;
+* ``depth_confirm``: depths 4 and 5 on the confirming half's larger tables (budgetfood, diamonds, benefits,
+  stackoverflow), linear and spline leaves, by default and with ``leaf_ridge=10``;
 * ``paper``: the paper's 15 sets, fold 0 of split 0, seed 0 (the reduced check of the paper's protocol), depth 3,
   spline leaves with and without steps and pairs (the issue asks depth-3 spline leaves to stay >= 0.866 on the
   full protocol);
@@ -66,6 +70,7 @@ CONFIRM = ["budgetfood", "diamonds", "hitters", "slid", "benefits", "stackoverfl
 PAPER = ["abalone", "ailerons", "airfoil", "auto_mpg", "compactiv", "computer", "cpu_small", "delta_ailerons",
          "elevators", "friedman", "housing", "kin8nm", "lpga2009", "puma", "yacht"]
 LARGER = ["computers", "gapminder", "movies", "caravan", "default"]
+LARGER_CONFIRM = ["budgetfood", "diamonds", "benefits", "stackoverflow"]
 #: the leaf specs compared ("linear" is "logistic" for a classifier)
 LEAVES = ["linear", "spline", "spline:steps=64", "spline:pairs=4", "spline:steps=64,pairs=4"]
 #: routing variant -> (mu, the slopes of the last macro iterations, the hard-routing finish)
@@ -89,6 +94,9 @@ def tasks(stage) -> list[tuple]:
     if stage == "routing":
         return [(stage, name, 3, leaf, variant) for name in TUNE for leaf in ("linear", "spline")
                 for variant in ROUTING]
+    if stage == "depth_confirm":
+        return [(stage, name, depth, leaf, variant) for name in LARGER_CONFIRM for depth in (4, 5)
+                for leaf in LEAVES[:2] for variant in ("default", "leaf_ridge=10")]
     if stage == "depth":
         return [(stage, name, depth, leaf, variant) for name in LARGER for depth in (4, 5) for leaf in LEAVES[:3]
                 for variant in (DEPTH if leaf == "linear" else ["default"])]
@@ -208,7 +216,7 @@ def report(rows, command) -> list[str]:
              + ", ".join(TUNE) + "; confirming half: " + ", ".join(CONFIRM)
              + " and the paper's 15 (fold 0 of split 0).",
              ""]
-    for stage in ("tune", "folds", "routing", "depth", "confirm", "paper"):
+    for stage in ("tune", "folds", "routing", "depth", "confirm", "depth_confirm", "paper"):
         ours = [r for r in rows if r["stage"] == stage]
         if ours:
             lines += [f"## {stage}", ""] + stage_table(ours) + [""]
@@ -241,7 +249,7 @@ def _cell(row) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("tune", "folds", "routing", "depth", "confirm", "paper"))
+    parser.add_argument("--stage", choices=("tune", "folds", "routing", "depth", "confirm", "depth_confirm", "paper"))
     parser.add_argument("--smoke", action="store_true", help="every stage's variants on a tiny synthetic table")
     parser.add_argument("--panel", help="the folder of the panel's CSVs (default: SRTOPT_PANEL_DATA)")
     parser.add_argument("--tabular", help="the folder of the tabular CSVs (default: SRTOPT_TABULAR_DATA)")
