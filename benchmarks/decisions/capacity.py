@@ -2,12 +2,14 @@
 leads, measured on half of the shared tables and confirmed on the other half.
 
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage tune
+    PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage skew
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage folds
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage routing
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage depth
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage confirm
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage depth_confirm
     SRTOPT_DATA=/path/to/datasets PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage paper
+    PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage anchors
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/capacity.py --smoke
 
 Data: the shared panel (``--panel`` or ``SRTOPT_PANEL_DATA``) and tabular tables (``--tabular`` or
@@ -30,6 +32,9 @@ Stages:
   NODEC-DR, one LN step on every leaf with each row at its HBP leaf alone: the leaves refitted on their HBP rows);
 * ``depth``: depths 4 and 5 on the tuning half's larger tables (computers, gapminder, movies, caravan, default),
   the leaves of ``tune`` and, for linear leaves, ``max_iter=20`` and a leaf l2 factor of 10 (``leaf_ridge=10``);
+* ``skew``: the knots and smoothness of the curves themselves, on the tuning half's regression tables (movies'
+  votes and budget, gapminder's population and gdp are heavy-tailed): 9 quantile knots instead of 5, and a
+  smoothness 10 times weaker than GCV's (``spline:n_knots=9``, ``spline:smoothing_factor=0.1``), depths 1-3;
 * ``folds``: folds 1, 2, 3 of the two small tuning tables whose fold 0 moved most with any change (wage, ames),
   spline leaves with and without steps and pairs at depths 2 and 3;
 * ``confirm``: the confirming half, the leaves of ``tune`` at depths 1, 2, 3;
@@ -38,6 +43,8 @@ Stages:
 * ``paper``: the paper's 15 sets, fold 0 of split 0, seed 0 (the reduced check of the paper's protocol), depth 3,
   spline leaves with and without steps and pairs (the issue asks depth-3 spline leaves to stay >= 0.866 on the
   full protocol);
+* ``anchors``: interpret's ExplainableBoosting (one outer bag) on computers and movies, with its interaction terms
+  and without them (``interactions=0``): where EBM's lead comes from;
 * ``--smoke``: every stage's variants on a tiny synthetic table (text column, empty cells), depth <= 2, two macro
   iterations, into a temporary folder.
 
@@ -70,6 +77,7 @@ CONFIRM = ["budgetfood", "diamonds", "hitters", "slid", "benefits", "stackoverfl
 PAPER = ["abalone", "ailerons", "airfoil", "auto_mpg", "compactiv", "computer", "cpu_small", "delta_ailerons",
          "elevators", "friedman", "housing", "kin8nm", "lpga2009", "puma", "yacht"]
 LARGER = ["computers", "gapminder", "movies", "caravan", "default"]
+SKEW = ["spline:n_knots=9", "spline:smoothing_factor=0.1"]
 LARGER_CONFIRM = ["budgetfood", "diamonds", "benefits", "stackoverflow"]
 #: the leaf specs compared ("linear" is "logistic" for a classifier)
 LEAVES = ["linear", "spline", "spline:steps=64", "spline:pairs=4", "spline:steps=64,pairs=4"]
@@ -80,7 +88,10 @@ ROUTING = {"mu=3": (3.0, (), False), "mu=10": (10.0, (), False), "anneal": (1.0,
 NOISY, FOLDS = ["wage", "ames"], (1, 2, 3)
 #: depth variant -> estimator parameters
 DEPTH = {"default": {}, "max_iter=20": {"max_iter": 20}, "leaf_ridge=10": {"leaf_ridge": 10.0}}
+#: the anchors: interpret's EBM with its interaction terms (its default) and without them
+EBM = {"EBM": {}, "EBM, no interactions": {"interactions": 0}}
 HARD_MU = 1e4  # the slope of the finish's routing: every row at its HBP leaf (F(mu u) within 1e-40 of 0 or 1)
+STAGES = ("anchors", "tune", "skew", "folds", "routing", "depth", "confirm", "depth_confirm", "paper")
 
 
 def tasks(stage) -> list[tuple]:
@@ -94,6 +105,11 @@ def tasks(stage) -> list[tuple]:
     if stage == "routing":
         return [(stage, name, 3, leaf, variant) for name in TUNE for leaf in ("linear", "spline")
                 for variant in ROUTING]
+    if stage == "skew":
+        return [(stage, name, depth, leaf, "default") for name in TUNE if {**PANEL, **TABULAR}[name] == "regression"
+                for depth in (1, 2, 3) for leaf in SKEW]
+    if stage == "anchors":
+        return [(stage, name, 0, model, "default") for name in ("computers", "movies") for model in EBM]
     if stage == "depth_confirm":
         return [(stage, name, depth, leaf, variant) for name in LARGER_CONFIRM for depth in (4, 5)
                 for leaf in LEAVES[:2] for variant in ("default", "leaf_ridge=10")]
@@ -144,6 +160,11 @@ def make(task, depth, leaf, variant, smoke=False):
     from srtopt import SoftClassificationTree, SoftRegressionTree
 
     classify = task == "classification"
+    if leaf in EBM:
+        from interpret.glassbox import ExplainableBoostingClassifier, ExplainableBoostingRegressor
+
+        return (ExplainableBoostingClassifier if classify else ExplainableBoostingRegressor)(
+            outer_bags=1, n_jobs=1, random_state=0, **EBM[leaf])
     base = SoftClassificationTree if classify else SoftRegressionTree
     leaf = "logistic" if classify and leaf == "linear" else leaf
     params = {"depth": depth, "leaf": leaf, "random_state": 0, **DEPTH.get(variant, {})}
@@ -198,10 +219,11 @@ def run(stage, name, depth, leaf, variant, smoke=False) -> dict:
         model.fit(X_train, y_train)
         seconds = time.perf_counter() - start
         score, train = model.score(X_test, y_test), model.score(X_train, y_train)
-    basis = model.leaf_model_.basis
+    basis = getattr(model, "leaf_model_", None) and model.leaf_model_.basis
     return {"stage": stage, "dataset": name, "depth": depth, "leaf": leaf, "variant": variant, "task": task,
-            "score": float(score), "train": float(train), "seconds": seconds, "columns": int(basis.n_columns),
-            "steps": len(getattr(basis, "steps", {})), "pairs": [list(pair) for pair in basis.pairs], "smoke": smoke}
+            "score": float(score), "train": float(train), "seconds": seconds,
+            **({} if basis is None else {"columns": int(basis.n_columns), "steps": len(getattr(basis, "steps", {})),
+                                         "pairs": [list(pair) for pair in basis.pairs]}), "smoke": smoke}
 
 
 def key(row) -> tuple:
@@ -216,7 +238,7 @@ def report(rows, command) -> list[str]:
              + ", ".join(TUNE) + "; confirming half: " + ", ".join(CONFIRM)
              + " and the paper's 15 (fold 0 of split 0).",
              ""]
-    for stage in ("tune", "folds", "routing", "depth", "confirm", "depth_confirm", "paper"):
+    for stage in STAGES:
         ours = [r for r in rows if r["stage"] == stage]
         if ours:
             lines += [f"## {stage}", ""] + stage_table(ours) + [""]
@@ -227,7 +249,8 @@ def stage_table(rows) -> list[str]:
     columns = list(dict.fromkeys((r["depth"], r["leaf"], r["variant"]) for r in rows))
     names = list(dict.fromkeys(r["dataset"] for r in rows))
     cells = {(r["dataset"], r["depth"], r["leaf"], r["variant"]): r for r in rows}
-    head = ["D" + str(d) + " " + leaf + ("" if variant == "default" else f" {variant}") for d, leaf, variant in columns]
+    head = [("D" + str(d) + " " if d else "") + leaf + ("" if variant == "default" else f" {variant}")
+            for d, leaf, variant in columns]
     lines = ["| set | " + " | ".join(head) + " |", "|---|" + "---:|" * len(columns)]
     for name in names:
         lines.append(f"| {name} | " + " | ".join(_cell(cells.get((name, *c))) for c in columns) + " |")
@@ -249,7 +272,7 @@ def _cell(row) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("tune", "folds", "routing", "depth", "confirm", "depth_confirm", "paper"))
+    parser.add_argument("--stage", choices=STAGES)
     parser.add_argument("--smoke", action="store_true", help="every stage's variants on a tiny synthetic table")
     parser.add_argument("--panel", help="the folder of the panel's CSVs (default: SRTOPT_PANEL_DATA)")
     parser.add_argument("--tabular", help="the folder of the tabular CSVs (default: SRTOPT_TABULAR_DATA)")
@@ -261,7 +284,7 @@ def main(argv=None) -> None:
             os.environ[variable] = option
     if args.smoke:
         results = Path(tempfile.mkdtemp(prefix="capacity-smoke-"))
-        todo = [(t[0], name, min(t[2], 2), *t[3:], True) for stage in ("tune", "folds", "routing", "depth")
+        todo = [(t[0], name, min(t[2], 2), *t[3:], True) for stage in ("tune", "skew", "folds", "routing", "depth")
                 for t in dict.fromkeys(tasks(stage)) for name in ("regression", "classification")
                 if t[1] in (TUNE[0], LARGER[0], NOISY[0])]
         command = "PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/capacity.py --smoke"

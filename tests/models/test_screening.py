@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 
 from srtopt.bases import SplineBasis
-from srtopt.models.leaves.fitting import STRENGTHS
-from srtopt.models.leaves.screening import (PAIR_ROWS, STEP_ROWS, AdditiveFit, ranked_pairs, screened_pairs,
-                                            screened_steps, step_thresholds)
+from srtopt.models.leaves.screening import (PAIR_ROWS, STEP_ROWS, STRENGTHS, AdditiveFit, ranked_pairs,
+                                            screened_pairs, screened_steps, step_thresholds)
 
 
 def test_step_thresholds():

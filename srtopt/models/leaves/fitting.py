@@ -8,10 +8,8 @@ import numpy as np
 
 from ..._spec import parse_spec
 from ...bases import Basis, ConstantBasis, LinearBasis, SplineBasis
-from .screening import screened_pairs, screened_steps, seen_rows
+from .screening import STRENGTHS, screened_pairs, screened_steps, seen_rows
 
-#: the smoothness strengths GCV tries (summed squared error of standardized targets + strength ||D2 a||^2)
-STRENGTHS = np.logspace(-8, 4, 49)
 SPLINE_OPTIONS = {"n_knots": 5, "smoothing": "gcv", "smoothing_factor": 1.0, "steps": 0, "pairs": 0}
 
 
@@ -26,7 +24,7 @@ def fit_basis(spec, Xs: np.ndarray, T: np.ndarray, weights: np.ndarray, lambda_b
     (on the rows' weights summing to W) the penalty strength ||D2 a||^2 of every curve, s = sqrt(W lambda_b /
     (2 strength)) (:func:`penalty_scale`); without an l2 term (lambda_b = 0) the wiggles are not penalized
     (s = 1).  Then the steps, and after them the pairs, that :mod:`.screening` keeps, each kind at the scale of
-    the strength GCV chooses for it (:func:`penalty_scale`)."""
+    the strength GCV chooses for it (:func:`penalty_scale`; without an l2 term, not penalized either)."""
     if isinstance(spec, Basis):
         return spec
     name, options = basis_options(spec)

@@ -5,7 +5,7 @@
 The model of all rows on the basis so far (:class:`AdditiveFit`: the l2 term of eq. (obj) on every column but the
 intercept) leaves residuals; a candidate block of columns S is fitted to them as a ridge regression, S with the
 basis's columns partialled out, its strength chosen by generalized cross-validation (GCV) among
-:data:`~.fitting.STRENGTHS`, and kept when its GCV score is below the score of the basis alone by more than
+:data:`STRENGTHS`, and kept when its GCV score is below the score of the basis alone by more than
 :data:`GAIN_MARGIN` / n of it: it explains about that many residual variances more than its degrees of freedom
 cost (a block of noise, tried at every strength, often beats the basis alone by a few).  Each kind then gets one
 strength, GCV's for all the kept columns of that kind together.
@@ -22,6 +22,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+#: the strengths GCV tries, of the smoothness (summed squared error of standardized targets + strength ||D2 a||^2,
+#: :func:`.fitting.gcv_strength`) and of the steps' and pairs' ridges
+STRENGTHS = np.logspace(-8, 4, 49)
 #: a step leaves at least this many training rows (of positive weight) on either side of its threshold
 STEP_ROWS = 10
 #: a pair's product is nonzero on at least this many training rows (both features off their medians)
@@ -70,8 +73,6 @@ class AdditiveFit:
         """(the least GCV score n RSS / (n - df - tr H_S)^2 of the basis and the block S over the strengths, its
         strength, the score of the basis alone): the ridge regression of the residuals on S partialled, one
         eigendecomposition giving every strength's fit."""
-        from .fitting import STRENGTHS
-
         S, w, R, n = self.partialled(S), self.w, self.residuals, len(self.w)
         values, vectors = np.linalg.eigh((S.T * w) @ S)
         kept = values > 1e-10 * max(values.max(initial=0.0), np.finfo(float).tiny)
