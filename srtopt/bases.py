@@ -6,8 +6,10 @@ columns carry each feature (the penalties, the constraints and the readers group
 
 * :class:`ConstantBasis`: Xa = [1] (q = 1: constant leaves);
 * :class:`LinearBasis`: Xa = [1, x_s] (q = p + 1: the SRT's linear leaves, eq. obj);
-* :class:`SplineBasis`: Xa = [1, x_s, W_1(x_s1), ..., W_p(x_sp)], the linear leaf and each curved feature's
-  wiggle columns: f_j(x) = b_j x + W_j(x) . c_j is a cubic spline in x (an additive model per leaf).
+* :class:`SplineBasis`: Xa = [1, x_s, W_1(x_s1), ..., W_p(x_sp), S_1(x_s1), ..., S_p(x_sp), pairs], the linear
+  leaf, each curved feature's wiggle columns, each stepped feature's steps and the pairs' products: f_j(x) =
+  b_j x + W_j(x) . c_j + S_j(x) . h_j is a cubic spline in x plus steps at thresholds (an additive model per
+  leaf, with a few pairwise terms when asked).
 
 The spline of feature j lives on knots at its training quantiles (unique values; scikit-learn's
 ``SplineTransformer`` conventions: ``degree`` extra knots beyond each end at the end intervals' spacing, and
@@ -17,6 +19,14 @@ a on the Greville abscissae g (the coefficients a = 1 and a = g give the functio
 leaf holds, and the rest, the wiggle: W_j(x) = B_j(x) U_j Lambda_j^(-1/2) s, with P = U Lambda U^T the
 penalty's eigendecomposition on its range.  So ||D2 a||^2 = ||c_j||^2 / s^2: the l2 term of eq. (obj) on the
 wiggle coefficients is the P-spline smoothness penalty, of strength lambda_b / s^2, and s (``scale``) sets it.
+
+A feature may also have steps, S_j(x) = s_S [x >= t_1, ..., x >= t_m] at thresholds t_1 < ... < t_m: f_j then
+jumps by s_S h_jk at t_k, and the l2 term of eq. (obj) on h_j is a ridge of strength lambda_b / s_S^2 on the
+jumps (the piecewise-constant part of a feature whose effect changes at values a curve smooths over, as a
+count, a date or a skewed amount does); a step up is a slope of +inf, a step down of -inf.  A pair (j, k) adds
+the column s_P (x_j - m_j)(x_k - m_k), m the training medians: a bilinear interaction, 0 wherever either
+feature is at its median (so each f_j read at the median row is the leaf's own slice there), the l2 term on
+its weight a ridge of strength lambda_b / s_P^2.
 """
 
 from __future__ import annotations
@@ -36,6 +46,8 @@ class Basis:
     each feature (``feature_columns``); ``to_json`` and :func:`basis_from_json` its file form."""
 
     kind = ""
+    #: the pairs (j, k) of features that have a column of their own (:class:`SplineBasis`; none here)
+    pairs: list = []
 
     def __init__(self, n_features: int):
         self.n_features = int(n_features)
@@ -58,6 +70,10 @@ class Basis:
 
     def smooth_columns(self) -> np.ndarray:
         """The columns whose l2 weight is a smoothness penalty (a spline's wiggles; none here)."""
+        return np.zeros(0, dtype=int)
+
+    def pair_columns(self) -> np.ndarray:
+        """The columns of the pairs (j, k) of ``pairs``, one each (none here)."""
         return np.zeros(0, dtype=int)
 
     def linear_part(self, coef: np.ndarray) -> np.ndarray:
@@ -103,7 +119,7 @@ class Basis:
         return cls(int(doc["n_features"]))
 
     def column_features(self) -> np.ndarray:
-        """The feature of each column (q,), -1 for the intercept."""
+        """The feature of each column (q,), -1 for the intercept and the pairs' columns (two features each)."""
         owner = np.full(self.n_columns, -1)
         for j in range(self.n_features):
             owner[self.feature_columns(j)] = j
@@ -182,21 +198,40 @@ class SplineBasis(LinearBasis):
         Every feature's scaled training quantiles at :data:`QUANTILE_LEVELS`, for the readers (where the rows
         are: the median row a leaf's value is read at, the bulk and the deciles a curve is drawn over); None
         for a basis saved before they were kept (its readers read the middle of the range instead).
+    steps : dict or None, default=None
+        {feature j: thresholds}: the increasing scaled thresholds of feature j's steps (module docstring); None:
+        no steps.
+    step_scale : float, default=1.0
+        s_S: the step columns' scale.
+    pairs : sequence of (int, int), default=()
+        The pairs (j, k), j < k, of a bilinear column each (module docstring; the medians are the quantiles',
+        so a basis with pairs keeps its quantiles).
+    pair_scale : float, default=1.0
+        s_P: the pair columns' scale.
     """
 
     kind = "spline"
 
-    def __init__(self, n_features: int, curves: dict, degree: int = 3, scale: float = 1.0, quantiles=None):
+    def __init__(self, n_features: int, curves: dict, degree: int = 3, scale: float = 1.0, quantiles=None,
+                 steps=None, step_scale: float = 1.0, pairs=(), pair_scale: float = 1.0):
         super().__init__(n_features)
         self.curves = {int(j): (np.asarray(knots, float), np.asarray(M, float)) for j, (knots, M) in curves.items()}
+        self.steps = {int(j): np.asarray(t, float) for j, t in (steps or {}).items()}
+        self.pairs = [(int(j), int(k)) for j, k in pairs]
         self.degree, self.scale = int(degree), float(scale)
+        self.step_scale, self.pair_scale = float(step_scale), float(pair_scale)
         self.quantiles = None if quantiles is None else np.asarray(quantiles, float)
-        self._offsets = {}
+        if self.pairs and self.quantiles is None:
+            raise ValueError("a spline basis with pairs needs the features' quantiles (their medians center the pairs)")
+        self._wiggles, self._steps = {}, {}
         start = 1 + n_features
         for j in sorted(self.curves):
-            self._offsets[j] = start
+            self._wiggles[j] = np.arange(start, start + self.curves[j][1].shape[1])
             start += self.curves[j][1].shape[1]
-        self._q = start
+        for j in sorted(self.steps):
+            self._steps[j] = np.arange(start, start + len(self.steps[j]))
+            start += len(self.steps[j])
+        self._q = start + len(self.pairs)
 
     @classmethod
     def fit(cls, Xs: np.ndarray, weights=None, n_knots: int = 5, degree: int = 3) -> "SplineBasis":
@@ -216,32 +251,61 @@ class SplineBasis(LinearBasis):
 
     def with_scale(self, scale: float) -> "SplineBasis":
         """This basis with the wiggle columns scaled by ``scale`` (see the class docstring)."""
-        return SplineBasis(self.n_features, self.curves, self.degree, scale, self.quantiles)
+        return self.replaced(scale=scale)
+
+    def replaced(self, **parts) -> "SplineBasis":
+        """This basis with the constructor's ``parts`` (curves, degree, scale, quantiles, steps, step_scale, pairs,
+        pair_scale) in place of its own."""
+        own = {"curves": self.curves, "degree": self.degree, "scale": self.scale, "quantiles": self.quantiles,
+               "steps": self.steps, "step_scale": self.step_scale, "pairs": self.pairs, "pair_scale": self.pair_scale}
+        return SplineBasis(self.n_features, **{**own, **parts})
 
     def design(self, Xs):
         linear = super().design(Xs)
-        if not self.curves:
+        if not (self.curves or self.steps or self.pairs):
             return linear
-        return np.hstack([linear] + [self.wiggle(j, Xs[:, j]) for j in sorted(self.curves)])
+        return np.hstack([linear] + [self.wiggle(j, Xs[:, j]) for j in sorted(self.curves)]
+                         + [self.step(j, Xs[:, j]) for j in sorted(self.steps)] + [self.pair_design(Xs)])
 
     def wiggle(self, j: int, x: np.ndarray) -> np.ndarray:
         """The wiggle columns W_j(x) (n, K - 2) of curved feature j at its scaled values x."""
         knots, M = self.curves[j]
         return bspline_design(x, knot_vector(knots, self.degree), self.degree) @ M * self.scale
 
+    def step(self, j: int, x: np.ndarray) -> np.ndarray:
+        """The step columns S_j(x) (n, m) of stepped feature j at its scaled values x."""
+        return (np.asarray(x, float)[:, None] >= self.steps[j]) * self.step_scale
+
+    def pair_design(self, Xs: np.ndarray) -> np.ndarray:
+        """The pair columns s_P (x_j - m_j)(x_k - m_k) (n, pairs) of the scaled rows Xs."""
+        if not self.pairs:
+            return np.zeros((len(Xs), 0))
+        j, k = np.array(self.pairs).T
+        m = self.medians()
+        return (Xs[:, j] - m[j]) * (Xs[:, k] - m[k]) * self.pair_scale
+
+    def medians(self) -> np.ndarray:
+        """Every feature's scaled training median (p,), of the quantiles (None without them)."""
+        return None if self.quantiles is None else self.quantiles[:, QUANTILE_LEVELS.index(0.5)]
+
+    def pair_columns(self) -> np.ndarray:
+        """The pairs' columns, in the order of ``pairs``."""
+        return np.arange(self._q - len(self.pairs), self._q)
+
     @property
     def n_columns(self) -> int:
         return self._q
 
     def feature_columns(self, j):
-        linear = np.array([1 + j])
-        if j not in self.curves:
-            return linear
-        return np.r_[linear, np.arange(self._offsets[j], self._offsets[j] + self.curves[j][1].shape[1])]
+        return np.r_[1 + j, self.wiggle_columns(j), self.step_columns(j)].astype(int)
 
     def wiggle_columns(self, j: int) -> np.ndarray:
         """The wiggle columns of feature j (none for a feature without a curve)."""
-        return self.feature_columns(j)[1:]
+        return self._wiggles.get(j, np.zeros(0, dtype=int))
+
+    def step_columns(self, j: int) -> np.ndarray:
+        """The step columns of feature j (none for a feature without steps)."""
+        return self._steps.get(j, np.zeros(0, dtype=int))
 
     def smooth_columns(self) -> np.ndarray:
         return np.arange(1 + self.n_features, self._q)
@@ -249,7 +313,9 @@ class SplineBasis(LinearBasis):
     def column_bounds(self, lower, upper):
         """The columns of a feature without a curve bounded as its slope; a curved feature's columns free where
         its slope is bounded on one side or within an interval (:meth:`slope_rows` bound it), and a line of
-        the one slope where lower = upper (0: a feature left out has no curve)."""
+        the one slope where lower = upper (0: a feature left out has no curve).  A step is a slope of +-inf:
+        no step up under a finite upper bound, no step down under a finite lower one (so none within an
+        interval, and none for a feature left out).  A pair is 0 where either of its features is bounded."""
         lo, hi = np.full(self._q, -np.inf), np.full(self._q, np.inf)
         lo[:self.n_features + 1], hi[:self.n_features + 1] = lower, upper
         for j in self.curves:
@@ -257,6 +323,12 @@ class SplineBasis(LinearBasis):
                 lo[self.wiggle_columns(j)] = hi[self.wiggle_columns(j)] = 0.0
             elif self._curve_bounded(j, lower, upper):
                 lo[1 + j], hi[1 + j] = -np.inf, np.inf
+        for j in self.steps:
+            lo[self.step_columns(j)] = 0.0 if np.isfinite(lower[1 + j]) else -np.inf
+            hi[self.step_columns(j)] = 0.0 if np.isfinite(upper[1 + j]) else np.inf
+        for column, (j, k) in zip(self.pair_columns(), self.pairs):
+            if np.isfinite([lower[1 + j], upper[1 + j], lower[1 + k], upper[1 + k]]).any():
+                lo[column] = hi[column] = 0.0  # a pair's slope in x_j is unbounded in x_k
         return lo, hi
 
     def _curve_bounded(self, j: int, lower, upper) -> bool:
@@ -265,6 +337,18 @@ class SplineBasis(LinearBasis):
             bool(np.isfinite(lower[1 + j]) or np.isfinite(upper[1 + j]))
 
     def slopes(self, j, coef):
+        """The numbers (..., r) whose range holds the slope in x_j of the leaf's terms of feature j everywhere:
+        those of its curve (:meth:`curve_slopes`), then each step's, +inf for a step up, -inf for a step down, 0
+        for none, then each of its pairs' (unbounded in the other feature: +-inf where its weight is not 0)."""
+        coef = np.asarray(coef, float)
+        ours = [c for c, pair in zip(self.pair_columns(), self.pairs) if j in pair]
+        jumps = coef[..., self.step_columns(j)]
+        pairs = np.abs(coef[..., ours])
+        unbounded = np.concatenate([np.where(jumps > 0, np.inf, np.where(jumps < 0, -np.inf, 0.0)),
+                                    np.where(pairs > 0, np.inf, 0.0), np.where(pairs > 0, -np.inf, 0.0)], axis=-1)
+        return np.concatenate([self.curve_slopes(j, coef), unbounded], axis=-1)
+
+    def curve_slopes(self, j, coef):
         """The B-spline coefficients (..., K - 1) of the derivative of curve f_j (a quadratic spline on the knot
         vector less its end knots, d_i = (a_(i+1) - a_i) / (g_(i+1) - g_i), a its coefficients, g the Greville
         abscissae), whose range holds f_j' everywhere: its B-splines are nonnegative and sum to 1 between the
@@ -277,13 +361,13 @@ class SplineBasis(LinearBasis):
 
     def slope_rows(self, lower, upper):
         """lower_j <= d_i <= upper_j for every derivative coefficient d_i of each curve whose slope is bounded
-        (:meth:`slopes`, linear in the coefficients): then lower_j <= f_j'(x) <= upper_j for every x,
+        (:meth:`curve_slopes`, linear in the coefficients): then lower_j <= f_j'(x) <= upper_j for every x,
         extrapolation included (sufficient, and exact for lines: a line's d_i are its slope; a monotone
         P-spline, as in SCAM or pyGAM).  None when no curve is bounded."""
         rows, lo, hi = [], [], []
         for j in sorted(self.curves):
             if self._curve_bounded(j, lower, upper):
-                A = self.slopes(j, np.eye(self._q)).T  # (K - 1, q): d is linear in the coefficients
+                A = self.curve_slopes(j, np.eye(self._q)).T  # (K - 1, q): d is linear in the coefficients
                 rows.append(A)
                 lo.append(np.full(len(A), lower[1 + j]))
                 hi.append(np.full(len(A), upper[1 + j]))
@@ -299,7 +383,7 @@ class SplineBasis(LinearBasis):
         for j in sorted(self.curves):
             if not self._curve_bounded(j, lower, upper):
                 continue
-            d = self.slopes(j, coef)
+            d = self.curve_slopes(j, coef)
             clipped = np.clip(d, lower[1 + j], upper[1 + j])
             moved = np.any(clipped != d, axis=-1)
             if not moved.any():
@@ -312,24 +396,25 @@ class SplineBasis(LinearBasis):
             parts = np.linalg.solve(np.column_stack([np.ones_like(g), g, M * self.scale]), rebuilt.T).T
             rows = coef[moved]
             rows[:, 0] += parts[:, 0]
-            rows[:, self.feature_columns(j)] = parts[:, 1:]
+            rows[:, np.r_[1 + j, self.wiggle_columns(j)]] = parts[:, 1:]
             coef[moved] = rows
         return coef
 
     def curve(self, j: int, coef: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """f_j(x) = b_j x + W_j(x) . c_j of a leaf's coefficients ``coef`` (q,) at scaled values x."""
+        """f_j(x) = b_j x + W_j(x) . c_j + S_j(x) . h_j of a leaf's coefficients ``coef`` (q,) at scaled values x."""
         x = np.asarray(x, float)
-        line = super().curve(j, coef, x)
-        return line + self.wiggle(j, x) @ coef[self.wiggle_columns(j)] if j in self.curves else line
+        f = super().curve(j, coef, x)
+        if j in self.curves:
+            f = f + self.wiggle(j, x) @ coef[self.wiggle_columns(j)]
+        return f + self.step(j, x) @ coef[self.step_columns(j)] if j in self.steps else f
 
     def bspline_coefficients(self, j: int, coef: np.ndarray) -> np.ndarray:
         """The B-spline coefficients a (..., K) of f_j for a leaf's coefficients ``coef`` (..., q): the linear
         term's b_j g (g the Greville abscissae) plus the wiggle's M c s."""
         knots, M = self.curves[j]
-        columns = self.feature_columns(j)
         coef = np.asarray(coef, float)
         g = greville(knot_vector(knots, self.degree), self.degree)
-        return coef[..., columns[:1]] * g + coef[..., columns[1:]] @ M.T * self.scale
+        return coef[..., [1 + j]] * g + coef[..., self.wiggle_columns(j)] @ M.T * self.scale
 
     def pieces(self, j: int) -> dict:
         """Feature j's wiggle columns as piecewise polynomials on its knots, for a reader that evaluates them
@@ -356,7 +441,10 @@ class SplineBasis(LinearBasis):
         return {**super().to_json(), "degree": self.degree, "scale": self.scale,
                 "curves": [{"feature": j, "knots": knots.tolist(), "map": M.tolist()}
                            for j, (knots, M) in sorted(self.curves.items())],
-                **({} if self.quantiles is None else {"quantiles": self.quantiles.tolist()})}
+                **({} if self.quantiles is None else {"quantiles": self.quantiles.tolist()}),
+                **({"steps": [{"feature": j, "thresholds": t.tolist()} for j, t in sorted(self.steps.items())],
+                    "step_scale": self.step_scale} if self.steps else {}),
+                **({"pairs": [list(pair) for pair in self.pairs], "pair_scale": self.pair_scale} if self.pairs else {})}
 
     @classmethod
     def from_json(cls, doc: dict) -> "SplineBasis":
@@ -373,12 +461,45 @@ class SplineBasis(LinearBasis):
                 raise ValueError(f"the curve of feature {j!r} has knots {knots.shape} or a map {M.shape} that do "
                                  f"not make a spline of degree {degree}")
             curves[j] = (knots, M)
-        return cls(p, curves, degree, scale, _quantiles(doc.get("quantiles"), p))
+        steps, pairs = _steps(doc.get("steps", []), p), _pairs(doc.get("pairs", []), p)
+        step_scale, pair_scale = doc.get("step_scale", 1.0), doc.get("pair_scale", 1.0)
+        if not all(_positive(v) for v in (step_scale, pair_scale)):
+            raise ValueError(f"step_scale {step_scale!r} or pair_scale {pair_scale!r} is not a number > 0")
+        return cls(p, curves, degree, scale, _quantiles(doc.get("quantiles"), p), steps, step_scale, pairs, pair_scale)
 
     @property
     def key(self) -> tuple:
         return (self.kind, self.n_features, self.degree, self.scale,
-                tuple((j, knots.tobytes()) for j, (knots, _) in sorted(self.curves.items())))
+                tuple((j, knots.tobytes()) for j, (knots, _) in sorted(self.curves.items())),
+                tuple((j, t.tobytes()) for j, t in sorted(self.steps.items())), self.step_scale,
+                tuple(self.pairs), self.pair_scale)
+
+
+def _steps(value, p: int) -> dict:
+    """The steps of a spline basis's file form, checked: {j: thresholds} of a list of {"feature", "thresholds"
+    (increasing finite numbers)}; none in a file without them."""
+    steps = {}
+    for entry in value:
+        j, thresholds = entry["feature"], np.asarray(entry["thresholds"], float)
+        if not (_count(j, 0) and j < p and j not in steps and thresholds.ndim == 1 and len(thresholds) >= 1
+                and np.all(np.isfinite(thresholds)) and np.all(np.diff(thresholds) > 0)):
+            raise ValueError(f"the steps of feature {j!r} have thresholds {thresholds.shape} that are not "
+                             f"increasing finite numbers")
+        steps[j] = thresholds
+    return steps
+
+
+def _pairs(value, p: int) -> list:
+    """The pairs of a spline basis's file form, checked: [j, k] with 0 <= j < k < p, none twice."""
+    pairs = [tuple(pair) if isinstance(pair, list) and len(pair) == 2 else pair for pair in value]
+    if not all(isinstance(pair, tuple) and _count(pair[0], 0) and _count(pair[1], 0) and pair[0] < pair[1] < p
+               for pair in pairs) or len(set(pairs)) < len(pairs):
+        raise ValueError(f"the pairs {value!r} are not distinct [j, k] with 0 <= j < k < {p}")
+    return pairs
+
+
+def _positive(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value)) and value > 0
 
 
 def _quantiles(value, p: int):

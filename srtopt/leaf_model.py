@@ -245,9 +245,12 @@ class LeafModel:
         return self.basis.linear_part(self.coefficients(beta))
 
     def curved(self, beta: np.ndarray) -> list[int]:
-        """The features whose curve bends in some leaf (a spline basis's wiggle weights not all 0)."""
-        B = self.coefficients(beta)
-        return [j for j in getattr(self.basis, "curves", {}) if np.any(B[..., self.basis.wiggle_columns(j)] != 0)]
+        """The features whose terms are not a line in some leaf (a spline basis's wiggle, step or pair weights not
+        all 0)."""
+        B, basis = self.coefficients(beta), self.basis
+        paired = {j for column, pair in zip(basis.pair_columns(), basis.pairs) if np.any(B[..., column] != 0)
+                  for j in pair}
+        return [j for j in range(basis.n_features) if j in paired or np.any(B[..., basis.feature_columns(j)[1:]] != 0)]
 
     # ------------------------------------------------------------------ file form
     def to_json(self) -> dict:

@@ -166,7 +166,8 @@ def plot_leaf_curves(model, leaves=None, top=4, score=0, feature_names=None, uni
     Each panel spends its axis on where the training rows are: the 1st to 99th percentile of the feature, a
     little beyond shaded grey as the tails, the deciles as a rug of ticks at the bottom and the median as a
     dotted line.  (A tree saved before its basis kept the quantiles is drawn over the whole training range, 0 at
-    its middle.)
+    its middle.)  A feature's steps are part of its curve; a pair's term (``leaf="spline:pairs=..."``, 0 wherever
+    either of its features is at its median) is not drawn: ``export_text`` and the web page give it.
 
     Parameters
     ----------

@@ -177,3 +177,78 @@ def test_wiggle_map_has_the_penalty_range():
     t = knot_vector(np.array([0.0, 0.2, 0.5, 0.9, 1.0]), 3)
     M = wiggle_map(t, 3)
     assert M.shape == (7, 5) and np.linalg.matrix_rank(M) == 5
+
+
+@pytest.fixture(scope="module")
+def rich(rows):
+    """A spline basis with steps on features 0 and 1 and the pairs (0, 1), (1, 2)."""
+    return SplineBasis.fit(rows).with_scale(0.5).replaced(
+        steps={0: np.array([0.3, 0.6]), 1: np.array([0.5])}, step_scale=0.7, pairs=[(0, 1), (1, 2)], pair_scale=1.3)
+
+
+def test_steps_and_pairs_are_columns_of_their_own(rows, rich):
+    plain = SplineBasis.fit(rows).with_scale(0.5)
+    Xa = rich.design(rows)
+    assert Xa.shape == (400, plain.n_columns + 3 + 2)
+    np.testing.assert_array_equal(Xa[:, :plain.n_columns], plain.design(rows))
+    np.testing.assert_array_equal(Xa[:, rich.step_columns(0)], 0.7 * (rows[:, [0]] >= [0.3, 0.6]))
+    m = rich.medians()
+    np.testing.assert_allclose(m, np.median(rows, axis=0))
+    np.testing.assert_allclose(Xa[:, rich.pair_columns()[0]], 1.3 * (rows[:, 0] - m[0]) * (rows[:, 1] - m[1]))
+    owners = rich.column_features()
+    assert list(owners[rich.step_columns(0)]) == [0, 0] and list(owners[rich.pair_columns()]) == [-1, -1]
+    assert set(rich.step_columns(1)) < set(rich.feature_columns(1)) and not len(rich.step_columns(2))
+
+
+def test_a_curve_jumps_at_its_steps_and_a_pair_is_zero_at_either_median(rich):
+    coef = np.random.default_rng(4).standard_normal(rich.n_columns)
+    jumps = coef[rich.step_columns(0)] * 0.7
+    at = rich.curve(0, coef, np.array([0.3 - 1e-9, 0.3, 0.6 - 1e-9, 0.6]))
+    np.testing.assert_allclose([at[1] - at[0], at[3] - at[2]], jumps, atol=1e-6)
+    m = rich.medians()
+    X = np.random.default_rng(5).random((50, 3))
+    X[:25, 0], X[25:, 1] = m[0], m[1]
+    assert np.all(rich.pair_design(X)[:, 0] == 0)
+
+
+def test_bounds_keep_steps_and_pairs_within_a_features_slope_bounds(rich):
+    lower, upper = np.full(4, -np.inf), np.full(4, np.inf)
+    lower[1] = 0.0  # feature 0 increasing
+    lower[2], upper[2] = -1.0, 2.0  # feature 1 within an interval
+    lo, hi = rich.column_bounds(lower, upper)
+    assert np.all(lo[rich.step_columns(0)] == 0) and np.all(hi[rich.step_columns(0)] == np.inf)
+    assert np.all(lo[rich.step_columns(1)] == 0) and np.all(hi[rich.step_columns(1)] == 0)
+    assert np.all(lo[rich.pair_columns()] == 0) and np.all(hi[rich.pair_columns()] == 0)
+    free = rich.column_bounds(np.full(4, -np.inf), np.full(4, np.inf))
+    assert np.all(np.isinf(free[0][1:])) and np.all(np.isinf(free[1][1:]))
+    coef = np.zeros(rich.n_columns)
+    coef[1] = 1.0  # a line of slope 1 in x0
+    assert rich.slopes(0, coef).min() == 0.0 and rich.slopes(0, coef).max() == 1.0
+    coef[rich.step_columns(0)[1]] = -0.1  # a step down
+    assert rich.slopes(0, coef).min() == -np.inf
+    coef[rich.step_columns(0)[1]], coef[rich.pair_columns()[0]] = 0.0, 0.2  # a pair: the slope in x0 moves with x1
+    assert rich.slopes(0, coef).min() == -np.inf and rich.slopes(0, coef).max() == np.inf
+    assert rich.slopes(2, coef).max() == 0.0, "feature 2's pair with feature 1 has no weight"
+
+
+def test_the_file_form_keeps_steps_and_pairs(rows, rich):
+    again = basis_from_json(rich.to_json())
+    assert again == rich and again.pairs == [(0, 1), (1, 2)] and again.step_scale == 0.7
+    np.testing.assert_array_equal(again.design(rows), rich.design(rows))
+    assert "steps" not in SplineBasis.fit(rows).to_json(), "a basis without them writes the file of before"
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda d: d["steps"][0].update(thresholds=[0.6, 0.3]), "not increasing"),
+    (lambda d: d["steps"][0].update(feature=3), "not increasing"),
+    (lambda d: d.update(pairs=[[1, 0]]), "not distinct"),
+    (lambda d: d.update(pairs=[[0, 1], [0, 1]]), "not distinct"),
+    (lambda d: d.update(pair_scale=0.0), "pair_scale"),
+    (lambda d: d.update(step_scale=True), "step_scale"),
+    (lambda d: d.pop("quantiles"), "needs the features' quantiles"),
+])
+def test_malformed_steps_and_pairs_are_refused(rich, edit, match):
+    doc = rich.to_json()
+    edit(doc)
+    with pytest.raises(ValueError, match=match):
+        basis_from_json(doc)

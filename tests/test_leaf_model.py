@@ -163,8 +163,8 @@ def test_a_subclass_that_redefines_the_losses_leaves_the_closed_form_routes():
 
 
 @pytest.mark.parametrize("estimator, leaf, message", [
-    (SoftRegressionTree, "lgocosh", r"^leaf must be 'linear', 'spline' \(options n_knots, smoothing\), a registered "
-                                    r"leaf model's name \('logcosh'\) or a LeafModel, got 'lgocosh'$"),
+    (SoftRegressionTree, "lgocosh", r"^leaf must be 'linear', 'spline' \(options n_knots, smoothing, steps, pairs\), "
+                                    r"a registered leaf model's name \('logcosh'\) or a LeafModel, got 'lgocosh'$"),
     (SoftRegressionTree, "logcosh:knots=3", r"^bad options for leaf model 'logcosh': .*knots"),
     (SoftClassificationTree, "logcosh", r"^leaf='logcosh': bad options for leaf model 'logcosh': .*n_classes.*"
                                         r"a leaf model of values is fitted by a SoftRegressionTree\)$"),

@@ -51,7 +51,7 @@ def register(subparsers) -> None:
     fit.add_argument("--leaf", default=None,
                      help="the leaf model: 'linear' (a regression's default) or 'spline' (a curve per feature); for a "
                           "classifier 'logistic' (its default), 'constant' or 'spline'; a spline spec such as "
-                          "'spline:n_knots=7'; or the name of a leaf model of your own, registered by "
+                          "'spline:n_knots=7' or 'spline:steps=64,pairs=4'; or the name of a leaf model of your own, registered by "
                           "register_leaf_model or declared by an installed package (entry points "
                           "'srtopt.leaf_models') (docs: 'Leaf models')")
     fit.add_argument("--out", required=True, help="where to write the model (JSON; '-' for standard output)")

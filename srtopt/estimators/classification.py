@@ -27,7 +27,8 @@ INITS = ("cart", "cluster")
 def leaf_spec(value):
     """``leaf`` checked: "constant", "logistic", "spline" or a spline spec, a registered leaf model's name
     (:func:`~srtopt.leaf_model.register_leaf_model`), or a LeafModel."""
-    value = leaf_parameter(value, tuple(LEAF_BASES), "'constant', 'logistic', 'spline' (options n_knots, smoothing)")
+    value = leaf_parameter(value, tuple(LEAF_BASES), "'constant', 'logistic', 'spline' (options n_knots, smoothing, "
+                                                     "steps, pairs)")
     if isinstance(value, str) and value.split(":")[0].strip().lower() in LEAF_BASES:
         basis_options(basis_spec(value))  # a spline's options, refused before the fit
     return value
@@ -61,7 +62,8 @@ class SoftClassificationTree(SoftTree, ClassTargetsMixin, ClassifierMixin, BaseE
     leaf : {"constant", "logistic", "spline"}, spec, registered name or LeafModel, default="logistic"
         The leaf model: a class-probability vector, a multinomial logistic regression on the
         features (docs/classification.md has the measurement behind the default), or an additive
-        logistic model whose scores are a cubic spline per feature ("spline", "spline:n_knots=7"; the
+        logistic model whose scores are a cubic spline per feature ("spline", "spline:n_knots=7",
+        "spline:steps=64,pairs=4" with steps and pair terms; the
         basis of :class:`~srtopt.estimators.srt.SoftRegressionTree`'s spline leaves); or a
         :class:`~srtopt.leaf_model.LeafModel` of your own, or the name it is registered under
         (:func:`~srtopt.leaf_model.register_leaf_model`; made with ``n_classes=K``).

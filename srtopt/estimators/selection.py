@@ -39,12 +39,14 @@ def check_max_features(value, n_features: int):
 
 def feature_norms(omega: np.ndarray, beta: np.ndarray, leaf_model) -> np.ndarray:
     """The group norm of every feature's weights over the splits and the leaves (module docstring): its split
-    weights / p and every leaf column that carries it (the columns of its basis, in each of the K' score
-    blocks of ``leaf_model``)."""
-    p = omega.shape[1] - 1
-    owners = np.tile(leaf_model.basis.column_features(), leaf_model.n_outputs)
+    weights / p and every leaf column that carries it (the columns of its basis and of its pairs, in each of the
+    K' score blocks of ``leaf_model``)."""
+    p, basis = omega.shape[1] - 1, leaf_model.basis
+    owners = np.tile(basis.column_features(), leaf_model.n_outputs)
     squares = np.zeros(p)
     np.add.at(squares, owners[owners >= 0], np.sum(beta[:, owners >= 0] ** 2, axis=0))
+    for column, pair in zip(basis.pair_columns(), basis.pairs):  # a pair's weights count for both its features
+        squares[list(pair)] += np.sum(beta[:, column::basis.n_columns] ** 2)
     return np.sqrt(np.sum((omega[:, 1:] / p) ** 2, axis=0) + squares)
 
 

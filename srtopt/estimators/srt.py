@@ -27,7 +27,7 @@ LEAVES = ("linear", "spline")  # the leaves SoftRegressionTree builds itself (it
 def leaf_spec(value):
     """``leaf`` checked: "linear", "spline" or a spec "spline:n_knots=7,smoothing=gcv", a registered leaf model's
     name (:func:`~srtopt.leaf_model.register_leaf_model`), or a LeafModel."""
-    value = leaf_parameter(value, LEAVES, "'linear', 'spline' (options n_knots, smoothing)")
+    value = leaf_parameter(value, LEAVES, "'linear', 'spline' (options n_knots, smoothing, steps, pairs)")
     if isinstance(value, str) and value.split(":")[0].strip().lower() in LEAVES:
         basis_options(value)  # a spline's options, refused before the fit
     return value
@@ -85,7 +85,10 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
         cubic spline on knots at the training quantiles of x_j (5, ``"spline:n_knots=7"``), extrapolated
         linearly; its smoothness (a P-spline penalty on the curves' second differences) chosen by
         generalized cross-validation on one additive model of all rows (``"spline:smoothing=1e-3"`` fixes
-        it); the splits stay oblique on the raw features (:mod:`srtopt.bases`).  A
+        it); the splits stay oblique on the raw features (:mod:`srtopt.bases`).  ``"spline:steps=64,pairs=4"``
+        adds, where generalized cross-validation on that model says they pay, steps to a feature's curve (at
+        its distinct values or up to 64 quantiles) and up to 4 bilinear pair terms c (x_j - m_j)(x_k - m_k)
+        (docs/leaves.md, "Steps and pairs").  A
         :class:`~srtopt.leaf_model.LeafModel` of your own, or the name it is registered under
         (:func:`~srtopt.leaf_model.register_leaf_model`: ``"poisson"``, ``"poisson:basis=spline"``); it owns its
         loss, so ``loss`` is for "linear" and "spline" (docs/leaves.md, "Writing a leaf model").

@@ -10,6 +10,9 @@ read at the middle of each feature's training range, over the whole range, as be
 
 The text (:func:`curve_notes`, :func:`~.nodes.score_terms`), the DOT labels, the web page and the plot
 (:func:`srtopt.plotting.plot_leaf_curves`, which adds the deciles as a rug and shades the tails) read it here.
+A pair's bilinear term (:mod:`srtopt.bases`) is 0 wherever either of its features is at its median, so the curves
+read at the median row stay the leaf's own slices there; the text and the web page give each pair's term beside
+the curves (:func:`pair_effects`).
 """
 
 from __future__ import annotations
@@ -73,9 +76,22 @@ def curve_effects(basis, coef, frame: CurveFrame) -> tuple[float, np.ndarray, np
     return base, low, high
 
 
-def curve_notes(frame: CurveFrame, curved, names, x_min, span, units) -> list[str]:
+def pair_effects(basis, coef, frame: CurveFrame) -> list[tuple[int, int, float, float]]:
+    """Each pair's term s_P c (x_j - m_j)(x_k - m_k) of a score vector ``coef`` (q,) read as the curves are: (j, k,
+    its lowest and highest value over the box of both features' bulk), in scaled units; it is 0 wherever either
+    feature is at its median (a bilinear term's extremes over a box are at its corners)."""
+    m, effects = basis.medians(), []
+    for column, (j, k) in zip(basis.pair_columns(), basis.pairs):
+        corners = np.outer(frame.bulk[j] - m[j], frame.bulk[k] - m[k]).ravel()
+        values = np.r_[0.0, basis.pair_scale * coef[column] * corners]
+        effects.append((j, k, float(values.min()), float(values.max())))
+    return effects
+
+
+def curve_notes(frame: CurveFrame, curved, names, x_min, span, units, pairs=False) -> list[str]:
     """The text lines saying how a leaf with curves reads, and where the curved features' bulk and center lie
-    (in original units unless ``units`` is "scaled"; none for a frame without quantiles)."""
+    (in original units unless ``units`` is "scaled"; none for a frame without quantiles), and how a pair's term
+    reads when the basis has ``pairs``."""
     if frame.baseline == "mid-range":
         return ["curves: a leaf reads u = u(mid-range) + sum of f(x) over its features, each f 0 at the middle of "
                 "the feature's training range; f(x)[a, b] gives the lowest and highest effect over that range (in "
@@ -86,7 +102,9 @@ def curve_notes(frame: CurveFrame, curved, names, x_min, span, units) -> list[st
     return ["curves: a leaf reads u = u(median row) + sum of f(x) over its features, each f 0 at the feature's "
             "training median; f(x)[a, b] gives the lowest and highest effect over the feature's 1-99% range (the "
             "1st to 99th percentile of its training rows; in the score's units), the largest range first",
-            f"curve ranges, 1-99% of the training rows (median): {ranges}"]
+            f"curve ranges, 1-99% of the training rows (median): {ranges}"] + (
+        ["f(a & b): a pair's term c (a - median)(b - median), 0 wherever a or b is at its median; [lowest, highest] "
+         "over both features' 1-99% ranges"] if pairs else [])
 
 
-__all__ = ["CURVE_POINTS", "CurveFrame", "curve_effects", "curve_frame", "curve_notes"]
+__all__ = ["CURVE_POINTS", "CurveFrame", "curve_effects", "curve_frame", "curve_notes", "pair_effects"]

@@ -121,7 +121,8 @@ class LeafReader:
             return []
         x_min, span, _, _ = scaling_of(self.model)
         frame = curve_frame(self.leaves.basis, self.model.n_features_in_)
-        return [f"  {line}" for line in curve_notes(frame, curved, names, x_min, span, units)]
+        return [f"  {line}" for line in curve_notes(frame, curved, names, x_min, span, units,
+                                                    bool(self.leaves.basis.pairs))]
 
     def units_lines(self, units) -> list[str]:
         """The text lines that name the units ``units`` shows, with the target's scaling."""

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..tree import Tree
 from ..view import FittedTree
-from .curves import curve_effects, curve_frame
+from .curves import curve_effects, curve_frame, pair_effects
 
 UNITS = ("original", "scaled")
 
@@ -171,8 +171,8 @@ def score_terms(model, coef, k, names, top, units) -> tuple[str, list[str]]:
     """("name = b_0", its terms) of the vector ``coef`` (q,) of score k in ``units`` ("original": mean + std u,
     the link's units; "scaled": u itself), named by the link: the linear terms of a linear or constant basis
     ranked as :data:`RANKING` says ("+1.2*x"), or for a basis with curves the value at the median row and each
-    feature's effect over the bulk of its training rows, "+f(x)[lowest, highest]", the largest first
-    (:mod:`.curves`); "... (k more)" for the terms past ``top``."""
+    feature's effect over the bulk of its training rows, "+f(x)[lowest, highest]", and each pair's,
+    "+f(a & b)[lowest, highest]", the largest first (:mod:`.curves`); "... (k more)" for the terms past ``top``."""
     leaves = model.leaf_model_
     mean, std = leaves.link.score_units(model.scaler_) if units == "original" else (0.0, 1.0)
     shown = leaves.link.score_names(model.classes_, scaled=units == "scaled")[k]
@@ -184,10 +184,11 @@ def score_terms(model, coef, k, names, top, units) -> tuple[str, list[str]]:
         return f"{shown} = {fmt(c[0])}", terms + ([f"... ({rest} more)"] if rest else [])
     frame = curve_frame(leaves.basis, model.n_features_in_)
     base, low, high = curve_effects(leaves.basis, coef, frame)
-    order = np.argsort(-(high - low), kind="stable")
-    order = order[(high - low)[order] > 0]
+    effects = [(names[j], low[j], high[j]) for j in range(len(low))] + [
+        (f"{names[j]} & {names[k]}", a, b) for j, k, a, b in pair_effects(leaves.basis, coef, frame)]
+    order = [effect for effect in sorted(effects, key=lambda e: e[1] - e[2]) if effect[2] > effect[1]]  # stable
     kept = order if top is None else order[:top]
-    terms = [f"+f({names[j]})[{std * low[j]:+.4g}, {std * high[j]:+.4g}]" for j in kept]
+    terms = [f"+f({name})[{std * a:+.4g}, {std * b:+.4g}]" for name, a, b in kept]
     rest = [f"... ({len(order) - len(kept)} more)"] if len(order) > len(kept) else []
     return f"{shown} = {fmt(mean + std * base)} ({frame.baseline})", terms + rest
 

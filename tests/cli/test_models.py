@@ -940,7 +940,7 @@ def test_show_a_classifier_as_text_dot_png_and_html(irisdir, classifier_file, ca
      "column 'species' of '{d}/iris.csv' (--target) holds text ('setosa', 'versicolor', 'virginica'), not numbers: "
      "encode it as numbers (one 0/1 column per category); or give --task classification if it holds class labels"),
     (["fit", "{d}/codes.csv", "--target", "code", "--leaf", "constant", "--out", "{d}/x.json"],
-     "leaf must be 'linear', 'spline' (options n_knots, smoothing), a registered leaf model's name (none yet: "
+     "leaf must be 'linear', 'spline' (options n_knots, smoothing, steps, pairs), a registered leaf model's name (none yet: "
      "register_leaf_model) or a LeafModel, got 'constant'"),
     (["fit", "{d}/iris.csv", "--target", "species", "--cv-depths", "2", "--out", "{d}/x.json"],
      "--cv-depths needs --cv (the candidates"),

@@ -174,6 +174,8 @@ def test_a_class_recall_bound_holds_with_spline_leaves():
     (SoftRegressionTree, "spline:n_knots=8,n_knots=9", "option 'n_knots' is given twice"),
     (SoftClassificationTree, "spline:n_knots=8,n_knots=9", "option 'n_knots' is given twice"),
     (SoftClassificationTree, "spline:n_knots=0", "n_knots must be an integer >= 3"),
+    (SoftRegressionTree, "spline:steps=-1", r"steps must be an integer >= 0 \(the most steps per feature\)"),
+    (SoftClassificationTree, "spline:pairs=1.5", r"pairs must be an integer >= 0 \(the most pairs\)"),
 ])
 def test_bad_leaf_specs_are_refused_in_one_line(curved, estimator, leaf, message):
     X, y = curved
@@ -190,3 +192,89 @@ def test_feature_l1_says_it_takes_linear_leaves(curved, estimator, penalty):
     with pytest.raises(ValueError, match="^penalty feature_l1 groups each feature's split weights and linear leaf "
                                          "weights; spline leaves carry more columns per feature"):
         estimator(leaf="spline", penalty=penalty).fit(X, y if estimator is SoftRegressionTree else y > 1)
+
+
+def _stepped(n, seed):
+    """A count x0 (0..11) whose effect jumps at 5 and drops at 9, a bend in x1 and a pair x1 x2."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, 12, n), rng.random(n), rng.random(n)]).astype(float)
+    truth = (X[:, 0] >= 5) - 1.5 * (X[:, 0] >= 9) + np.sin(5 * X[:, 1]) + 4 * (X[:, 1] - 0.5) * (X[:, 2] - 0.5)
+    return X, truth, truth + 0.2 * rng.standard_normal(n)
+
+
+@pytest.fixture(scope="module")
+def stepped():
+    X, _, y = _stepped(1500, 0)
+    return X, y, SoftRegressionTree(depth=1, leaf="spline:steps=64,pairs=2", random_state=0).fit(X, y)
+
+
+def test_steps_and_pairs_fit_the_jumps_and_the_interaction_a_curve_smooths_over(stepped):
+    X, y, tree = stepped
+    test, truth, _ = _stepped(3000, 1)
+    basis = tree.leaf_model_.basis
+    assert 0 in basis.steps and (1, 2) in basis.pairs
+    np.testing.assert_array_equal(basis.steps[0] * 11, np.arange(1, 12))  # every count (scaled) but the smallest
+    plain = SoftRegressionTree(depth=1, leaf="spline", random_state=0).fit(X, y)
+    assert tree.score(test, truth) > plain.score(test, truth) + 0.05
+    assert tree.score(test, truth) > 0.95
+
+
+def test_a_tree_with_steps_and_pairs_is_saved_read_back_and_written(stepped, tmp_path):
+    from srtopt.export import export_html, export_text
+
+    X, _, tree = stepped
+    path = tmp_path / "stepped.json"
+    tree.save(path)
+    np.testing.assert_array_equal(load(path).predict(X), tree.predict(X))
+    np.testing.assert_array_equal(read_view(path).predict(X), tree.predict(X))
+    text = export_text(tree, feature_names=["count", "a", "b"])
+    assert "+f(a & b)[" in text and "f(a & b): a pair's term c (a - median)(b - median)" in text
+    assert '"pairs": [{"features": [1, 2]' in export_html(tree)
+
+
+def test_a_monotone_feature_with_steps_never_moves_against_its_sign(stepped):
+    X, y, _ = stepped
+    tree = SoftRegressionTree(depth=1, leaf="spline:steps=64,pairs=2", random_state=0,
+                              monotonic_cst={0: 1}).fit(X, y)
+    basis = tree.leaf_model_.basis
+    assert 0 in basis.steps and np.all(tree.beta_[:, basis.step_columns(0)] >= 0)
+    assert np.any(tree.beta_[:, basis.step_columns(0)] > 0), "steps up kept"
+    assert all(0 not in pair for pair, c in zip(basis.pairs, basis.pair_columns()) if np.any(tree.beta_[:, c] != 0))
+    assert _never_against(tree.predict, 1, 3) <= 1e-12
+    assert all(row["holds"] for row in tree.constraint_report_)
+
+
+def test_a_feature_budget_drops_a_features_steps_and_pairs(stepped):
+    X, y, _ = stepped
+    tree = SoftRegressionTree(depth=1, leaf="spline:steps=64,pairs=2", random_state=0, max_features=2).fit(X, y)
+    basis = tree.leaf_model_.basis
+    for j in sorted(set(range(3)) - set(tree.selected_features_)):
+        assert np.all(tree.beta_[:, basis.feature_columns(j)] == 0)
+        assert all(np.all(tree.beta_[:, c] == 0) for c, pair in zip(basis.pair_columns(), basis.pairs) if j in pair)
+
+
+def test_a_feature_in_a_pair_alone_is_a_feature_used():
+    from srtopt.estimators.selection import feature_norms
+
+    tree = SoftRegressionTree(depth=1, leaf="spline:pairs=1", random_state=0)
+    rng = np.random.default_rng(5)
+    X = rng.random((600, 3))
+    tree.fit(X, 4 * (X[:, 0] - 0.5) * (X[:, 1] - 0.5) + X[:, 2])
+    beta = np.zeros_like(tree.beta_)
+    beta[:, tree.leaf_model_.basis.pair_columns()] = 1.0
+    norms = feature_norms(np.zeros_like(tree.omega_), beta, tree.leaf_model_)
+    assert list(np.flatnonzero(norms)) == list(tree.leaf_model_.basis.pairs[0])
+
+
+def test_a_classifier_takes_steps_and_pairs(tmp_path):
+    X, truth, _ = _stepped(1200, 2)
+    labels = np.where(truth > np.median(truth), "high", "low")
+    tree = SoftClassificationTree(depth=1, leaf="spline:steps=64,pairs=2", random_state=0).fit(X, labels)
+    basis = tree.leaf_model_.basis
+    assert 0 in basis.steps
+    plain = SoftClassificationTree(depth=1, leaf="spline", random_state=0).fit(X, labels)
+    test, test_truth, _ = _stepped(3000, 3)
+    expected = np.where(test_truth > np.median(truth), "high", "low")
+    assert tree.score(test, expected) > plain.score(test, expected)
+    tree.save(tmp_path / "c.json")
+    np.testing.assert_array_equal(load(tmp_path / "c.json").predict_proba(test), tree.predict_proba(test))

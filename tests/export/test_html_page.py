@@ -242,6 +242,37 @@ def test_a_spline_page_routes_a_row_and_shows_each_features_contribution(browser
     assert _console_errors(browser) == []
 
 
+def test_a_page_with_steps_and_pairs_shows_each_terms_contribution(browser, tmp_path):
+    """The page's script builds a spline leaf's steps and pairs as the basis does: the HBP leaf's prediction is the
+    intercept, each feature's effect (its line, curve and steps) and each pair's term s_P c (x_j - m_j)(x_k - m_k)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"count": rng.integers(0, 12, 800).astype(float), "a": rng.random(800), "b": rng.random(800)})
+    y = (X["count"] >= 5) + np.sin(5 * X["a"]) + 4 * (X["a"] - 0.5) * (X["b"] - 0.5) + 0.1 * rng.standard_normal(800)
+    model = SoftRegressionTree(depth=1, leaf="spline:steps=64,pairs=2", clip_predictions=False,
+                               random_state=0).fit(X, y)
+    basis = model.leaf_model_.basis
+    assert basis.steps and basis.pairs
+    export_html(model, tmp_path / "rich.html")
+    row = X.iloc[[3]]
+    _open(browser, tmp_path / "rich.html", _row_query(row, 0))
+    _check_route(browser, model, row)
+    cells = browser.find_elements("css selector", "[data-contribution]")
+    shown = np.array([float(cell.get_attribute("data-contribution")) for cell in cells])
+    Xa = model.leaf_model_.design(model.scaler_.transform(row.to_numpy()))[0]
+    coef = model.beta_[Tree(1).leaf_index(int(model.apply(row)[0]))]
+    std = model.scaler_.y_std
+    expected = [model.scaler_.y_mean + std * coef[0]]
+    expected += [std * Xa[basis.feature_columns(j)] @ coef[basis.feature_columns(j)] for j in range(3)]
+    expected += [std * Xa[c] * coef[c] for c in basis.pair_columns()]
+    np.testing.assert_allclose(shown, expected, rtol=1e-9, atol=1e-9)
+    names = [row.find_element("css selector", "td").text
+             for row in browser.find_elements("css selector", "#contribution-table tbody tr")]
+    assert names[4:] == [f"{X.columns[j]} & {X.columns[k]}" for j, k in basis.pairs]
+    assert _console_errors(browser) == []
+
+
 def test_orrt_page_predicts_with_every_leaf(browser, pages, auto_mpg):
     model, path = pages["orrt"]
     X = auto_mpg[0]

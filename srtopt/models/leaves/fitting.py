@@ -1,6 +1,6 @@
 """A leaf basis fitted on the training rows from its spec: "linear", "constant", or "spline" with its knots at
 the training quantiles and its smoothness chosen by generalized cross-validation (GCV) on one additive model
-of all rows."""
+of all rows, and, when asked, the steps and pairs that pay (:mod:`.screening`)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ import numpy as np
 
 from ..._spec import parse_spec
 from ...bases import Basis, ConstantBasis, LinearBasis, SplineBasis
+from .screening import STRENGTHS, screened_pairs, screened_steps, seen_rows
 
-#: the smoothness strengths GCV tries (summed squared error of standardized targets + strength ||D2 a||^2)
-STRENGTHS = np.logspace(-8, 4, 49)
-SPLINE_OPTIONS = {"n_knots": 5, "smoothing": "gcv", "smoothing_factor": 1.0}
+SPLINE_OPTIONS = {"n_knots": 5, "smoothing": "gcv", "smoothing_factor": 1.0, "steps": 0, "pairs": 0}
 
 
 def fit_basis(spec, Xs: np.ndarray, T: np.ndarray, weights: np.ndarray, lambda_b: float) -> Basis:
@@ -19,10 +18,13 @@ def fit_basis(spec, Xs: np.ndarray, T: np.ndarray, weights: np.ndarray, lambda_b
 
     "linear" and "constant" need no fit.  "spline" (options ``n_knots`` = 5, the knots per feature, >= 3;
     ``smoothing``, "gcv" or the strength of the smoothness penalty, a number > 0; ``smoothing_factor`` = 1, a
-    factor on the strength GCV chooses): the knots of
+    factor on the strength GCV chooses; ``steps`` = 0, the most steps per feature; ``pairs`` = 0, the most pairs):
+    the knots of
     :meth:`SplineBasis.fit` and the wiggle scale s that makes eq. (obj)'s l2 term lambda_b / 2 ||beta||^2
     (on the rows' weights summing to W) the penalty strength ||D2 a||^2 of every curve, s = sqrt(W lambda_b /
-    (2 strength)); without an l2 term (lambda_b = 0) the wiggles are not penalized (s = 1)."""
+    (2 strength)) (:func:`penalty_scale`); without an l2 term (lambda_b = 0) the wiggles are not penalized
+    (s = 1).  Then the steps, and after them the pairs, that :mod:`.screening` keeps, each kind at the scale of
+    the strength GCV chooses for it (:func:`penalty_scale`; without an l2 term, not penalized either)."""
     if isinstance(spec, Basis):
         return spec
     name, options = basis_options(spec)
@@ -30,11 +32,25 @@ def fit_basis(spec, Xs: np.ndarray, T: np.ndarray, weights: np.ndarray, lambda_b
     if name != "spline":
         return LinearBasis(p) if name == "linear" else ConstantBasis(p)
     basis = SplineBasis.fit(Xs, weights, options["n_knots"])
-    if lambda_b <= 0 or not basis.curves:
-        return basis
-    smoothing = options["smoothing"]
-    strength = options["smoothing_factor"] * gcv_strength(basis, Xs, T, weights) if smoothing == "gcv" else smoothing
-    return basis.with_scale(float(np.sqrt(np.sum(weights) * lambda_b / (2.0 * strength))))
+    if lambda_b > 0 and basis.curves:
+        smoothing = options["smoothing"]
+        strength = (options["smoothing_factor"] * gcv_strength(basis, Xs, T, weights) if smoothing == "gcv"
+                    else smoothing)
+        basis = basis.with_scale(penalty_scale(weights, lambda_b, strength))
+    if options["steps"]:
+        steps, strength = screened_steps(basis, Xs, T, weights, lambda_b, options["steps"])
+        basis = basis.replaced(steps=steps, step_scale=penalty_scale(weights, lambda_b, strength))
+    if options["pairs"]:
+        pairs, strength = screened_pairs(basis, Xs, T, weights, lambda_b, options["pairs"])
+        basis = basis.replaced(pairs=pairs, pair_scale=penalty_scale(weights, lambda_b, strength))
+    return basis
+
+
+def penalty_scale(weights, lambda_b: float, strength: float) -> float:
+    """The scale s of penalized columns that makes eq. (obj)'s l2 term lambda_b / 2 ||beta||^2 (on the rows'
+    weights summing to W) the penalty ``strength`` ||a||^2 on the columns' own coefficients a = s beta:
+    s = sqrt(W lambda_b / (2 strength)); 1 without an l2 term (lambda_b = 0: not penalized)."""
+    return float(np.sqrt(np.sum(weights) * lambda_b / (2.0 * strength))) if lambda_b > 0 and strength else 1.0
 
 
 def basis_options(spec: str) -> tuple[str, dict]:
@@ -46,7 +62,7 @@ def basis_options(spec: str) -> tuple[str, dict]:
         return name, options
     if name != "spline":
         raise ValueError(f"unknown leaf basis {spec!r}: use 'linear', 'constant' or 'spline' (options n_knots, "
-                         f"smoothing)")
+                         f"smoothing, steps, pairs)")
     unknown = set(options) - set(SPLINE_OPTIONS)
     if unknown:
         raise ValueError(f"leaf spec {spec!r}: unknown option {sorted(unknown)[0]!r}; a spline takes "
@@ -60,6 +76,10 @@ def basis_options(spec: str) -> tuple[str, dict]:
         raise ValueError(f"leaf spec {spec!r}: smoothing must be 'gcv' or a number > 0, got {smoothing!r}")
     if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not np.isfinite(factor) or factor <= 0:
         raise ValueError(f"leaf spec {spec!r}: smoothing_factor must be a number > 0, got {factor!r}")
+    for option, meaning in (("steps", "the most steps per feature"), ("pairs", "the most pairs")):
+        value = options[option]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"leaf spec {spec!r}: {option} must be an integer >= 0 ({meaning}), got {value!r}")
     return name, {**options, "smoothing_factor": float(factor)}
 
 
@@ -67,10 +87,7 @@ def gcv_strength(basis: SplineBasis, Xs, T, weights) -> float:
     """The strength of :data:`STRENGTHS` of least GCV score n RSS / (n - tr H)^2 for the additive model of all
     rows on ``basis`` (scale 1): the linear terms free, the wiggles penalized, the k columns of T fitted
     alike (RSS summed over them), the rows weighted (weights of mean 1 on the rows of positive weight)."""
-    Xa = basis.with_scale(1.0).design(Xs)
-    w = np.asarray(weights, float)
-    seen = w > 0
-    Xa, T, w = Xa[seen], np.reshape(T, (len(T), -1))[seen], w[seen] / w[seen].mean()
+    Xa, T, w = seen_rows(basis.with_scale(1.0).design(Xs), T, weights)
     G, H = (Xa.T * w) @ Xa, (Xa.T * w) @ T
     penalty = np.zeros(Xa.shape[1])
     penalty[basis.smooth_columns()] = 1.0
