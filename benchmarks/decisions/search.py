@@ -53,6 +53,26 @@ VARIANTS = {
     "search hp ridges2 0.2": ({"cv": 0.2, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
     "search hp ridges2 0.33": ({"cv": 0.33, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
     "search hp ridges2 wide": ({"cv": 0.25, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0, 1000.0)}, {}),
+    # the race: every candidate on the first fold, the contenders within noise of the best on the others
+    "race4": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
+    "race4 inner3": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {"INNER_ITER": 3}),
+    "race3": ({"cv": 3, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
+    "race5": ({"cv": 5, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
+    "race4 one-se": ({"cv": 4, "rule": "one-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
+    "race4 no ridges": ({"cv": 4, "rule": "paired-se"}, {}),
+    # the race while the held-out rows are fewer than 1000 (RACE_ROWS), the path from the middle leaf factor
+    "rows4": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
+    "rows4 inner3": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {"INNER_ITER": 3}),
+    "rows4 mid": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (10.0, 1.0, 100.0)}, {}),
+    "rows4 mid inner3": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (10.0, 1.0, 100.0)}, {"INNER_ITER": 3}),
+    "rows4 mid one-se": ({"cv": 4, "rule": "one-se", "leaf_ridges": (10.0, 1.0, 100.0)}, {}),
+    # a deeper round only while it beats the one before by more than the noise
+    "sig4 inner3": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {"INNER_ITER": 3}),
+    "sig4 inner3 steps": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0),
+                           "leaves": ("linear", "spline", "spline:steps=64,pairs=4")}, {"INNER_ITER": 3}),
+    "defaults": ({}, {}),
+    "defaults deeper2": ({}, {"DEEPER_MARGIN": 2.0}),
+    "defaults inner5": ({}, {"INNER_ITER": 5}),
 }
 BASELINES = ("EBM", "plain")
 #: the half the defaults are chosen on (alternate tables of each task, in alphabetical order); the rest confirm
@@ -83,6 +103,8 @@ def model(variant, task):
     params = dict(VARIANTS[variant][0])
     if not classifier and params.get("scoring") == "accuracy":
         params.pop("scoring")  # a regression's search has R^2 alone
+    if classifier and "leaves" in params:
+        params["leaves"] = tuple("logistic" if leaf == "linear" else leaf for leaf in params["leaves"])
     if params.get("cv") == "holdout":
         params["cv"] = (StratifiedShuffleSplit if classifier else ShuffleSplit)(1, test_size=0.25, random_state=0)
     params.update(pick({}, {"depths": (1, 2), "cv": 2}))
