@@ -31,48 +31,19 @@ from benchmarks.common import budget, parse, pick, results, skip, write_report
 from benchmarks.common.data import table_fold
 from benchmarks.common.store import run_into_store, stored
 
-#: the search variants: (parameters of the search, the module constants of srtopt.estimators.cv they set)
+#: the search variants: (parameters of the search, the module constants of srtopt.estimators.cv they set): the
+#: defaults, and each of their choices undone in turn
 VARIANTS = {
     "search": ({}, {}),
-    "search cv3": ({"cv": 3}, {}),
-    "search holdout": ({"cv": "holdout"}, {}),
-    "search paired": ({"rule": "paired-se"}, {}),
-    "search best": ({"rule": "best"}, {}),
-    "search inner3": ({}, {"INNER_ITER": 3}),
-    "search cv3 inner3": ({"cv": 3}, {"INNER_ITER": 3}),
-    "search holdout inner3": ({"cv": "holdout"}, {"INNER_ITER": 3}),
-    "search holdout paired": ({"cv": "holdout", "rule": "paired-se"}, {}),
-    "search holdout paired inner3": ({"cv": "holdout", "rule": "paired-se"}, {"INNER_ITER": 3}),
-    "search holdout paired ridges": ({"cv": "holdout", "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
-    "search holdout accuracy": ({"cv": "holdout", "rule": "paired-se", "scoring": "accuracy"}, {}),
-    "search cv3 paired": ({"cv": 3, "rule": "paired-se"}, {}),
-    # the weights' grids after the depth path (the first factor along the depths, the others at its leader)
-    "search hp ridges2": ({"cv": 0.25, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
-    "search hp ridges2 inner3": ({"cv": 0.25, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)},
-                                 {"INNER_ITER": 3}),
-    "search hp ridges2 0.2": ({"cv": 0.2, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
-    "search hp ridges2 0.33": ({"cv": 0.33, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
-    "search hp ridges2 wide": ({"cv": 0.25, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0, 1000.0)}, {}),
-    # the race: every candidate on the first fold, the contenders within noise of the best on the others
-    "race4": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
-    "race4 inner3": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {"INNER_ITER": 3}),
-    "race3": ({"cv": 3, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
-    "race5": ({"cv": 5, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
-    "race4 one-se": ({"cv": 4, "rule": "one-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
-    "race4 no ridges": ({"cv": 4, "rule": "paired-se"}, {}),
-    # the race while the held-out rows are fewer than 1000 (RACE_ROWS), the path from the middle leaf factor
-    "rows4": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {}),
-    "rows4 inner3": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {"INNER_ITER": 3}),
-    "rows4 mid": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (10.0, 1.0, 100.0)}, {}),
-    "rows4 mid inner3": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (10.0, 1.0, 100.0)}, {"INNER_ITER": 3}),
-    "rows4 mid one-se": ({"cv": 4, "rule": "one-se", "leaf_ridges": (10.0, 1.0, 100.0)}, {}),
-    # a deeper round only while it beats the one before by more than the noise
-    "sig4 inner3": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0)}, {"INNER_ITER": 3}),
-    "sig4 inner3 steps": ({"cv": 4, "rule": "paired-se", "leaf_ridges": (1.0, 10.0, 100.0),
-                           "leaves": ("linear", "spline", "spline:steps=64,pairs=4")}, {"INNER_ITER": 3}),
-    "defaults": ({}, {}),
-    "defaults deeper2": ({}, {"DEEPER_MARGIN": 2.0}),
-    "defaults inner5": ({}, {"INNER_ITER": 5}),
+    "one holdout (cv=0.25)": ({"cv": 0.25}, {}),
+    "5 folds raced (cv=5)": ({"cv": 5}, {}),
+    "every candidate on 4 folds": ({}, {"RACE_ROWS": float("inf"), "CONTENDER_MARGIN": float("inf"),
+                                        "CONTENDERS": 100}),
+    "Breiman's rule (one-se)": ({"rule": "one-se"}, {}),
+    "the estimator's max_iter inside": ({}, {"INNER_ITER": None}),
+    "deeper beyond 1 standard error": ({}, {"DEEPER_MARGIN": 1.0}),
+    "no steps and pairs": ({"leaves": ("linear", "spline")}, {}),
+    "leaf factor 1 alone": ({"leaf_ridges": (1.0,)}, {}),
 }
 BASELINES = ("EBM", "plain")
 #: the half the defaults are chosen on (alternate tables of each task, in alphabetical order); the rest confirm

@@ -9,7 +9,9 @@ Runs, each one fit of a search on fold 0 and its test predictions:
   on the training rows, labels as codes): ``SoftClassificationTreeCV(random_state=s)`` for s in 0..4, and
   ``SoftClassificationTreeCV()`` (random_state None) twice;
 * the 18 shared tables (fold 0 of (Stratified)KFold(4, shuffle, seed 0), the DataFrame as it is):
-  ``SoftRegressionTreeCV()`` or ``SoftClassificationTreeCV()`` twice.
+  ``SoftRegressionTreeCV()`` or ``SoftClassificationTreeCV()`` twice;
+* the 20 classification datasets on every fold of the classification protocol, ``random_state=0``: the mean test
+  accuracy and log loss over the 20, beside what the previous search (srtopt 0.3) and RF(100) scored there.
 
 Reported: per seed the mean test accuracy over the 20 sets and its spread over the seeds, each set's spread; whether
 the two default runs predicted the same, byte for byte (a digest of the test predictions).  Runs go to
@@ -34,9 +36,13 @@ from benchmarks.common.store import run_into_store, stored
 SEEDS = pick(range(5), range(2))
 #: a default run's two repeats
 REPEATS = ("none", "none again")
+#: the classification protocol's four folds, test accuracy / log loss over the 20 datasets, of the search of srtopt
+#: 0.3 (SoftClassificationTreeCV's defaults then; benchmarks/results/classification_selection_confirm.md) and RF(100)
+BEFORE = {"the search of srtopt 0.3": (0.8713, 0.339), "RF(100)": (0.8728, 0.472)}
 
 
 def search(task, seed):
+    """The search of ``task`` with its defaults, ``random_state`` the run's seed (None for the default runs)."""
     import srtopt
 
     params = pick({}, {"depths": (1, 2), "cv": 2})
@@ -47,12 +53,14 @@ def search(task, seed):
 
 
 def run(collection, name, seed) -> dict:
-    if collection == "classification":
-        X_train, X_test, y_train, y_test = class_fold(name, 0)
-        task = "classification"
-    else:
+    """One search of the ``collection``'s table ``name``: ``seed`` a seed or a repeat of :data:`REPEATS` (fold 0),
+    or "fold k" (the classification protocol's fold k, seed 0)."""
+    fold, random_state = (int(seed.split()[1]), "0") if seed.startswith("fold ") else (0, seed)
+    if collection == "tables":
         X_train, X_test, y_train, y_test, task = table_fold(name)
-    model = search(task, seed)
+    else:
+        (X_train, X_test, y_train, y_test), task = class_fold(name, fold), "classification"
+    model = search(task, random_state)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         started = time.perf_counter()
@@ -61,9 +69,19 @@ def run(collection, name, seed) -> dict:
         predictions = model.predict(X_test) if task == "regression" else model.predict_proba(X_test)
     score = float(np.mean(model.predict(X_test) == y_test)) if task == "classification" else \
         float(model.score(X_test, y_test))
-    return {"collection": collection, "dataset": name, "seed": str(seed), "score": score, "seconds": seconds,
+    extra = {"log_loss": _log_loss(predictions, model.classes_, y_test)} if task == "classification" else {}
+    return {"collection": collection, "dataset": name, "seed": seed, "score": score, "seconds": seconds, **extra,
             "chosen": {k: str(v) for k, v in model.best_params_.items()},
             "digest": hashlib.sha256(np.ascontiguousarray(predictions, dtype=np.float64).tobytes()).hexdigest()}
+
+
+def _log_loss(P, classes, y) -> float:
+    """The mean test log loss, a class the fit did not see at probability FLOOR."""
+    from benchmarks.common.protocol import FLOOR
+
+    column = {label: k for k, label in enumerate(np.asarray(classes).tolist())}
+    p = np.array([P[i, column[label]] if label in column else 0.0 for i, label in enumerate(np.asarray(y).tolist())])
+    return float(-np.mean(np.log(np.clip(p, FLOOR, 1.0))))
 
 
 def tasks() -> list[tuple]:
@@ -71,8 +89,10 @@ def tasks() -> list[tuple]:
 
     classification = [name for names in class_groups().values() for name in names]
     tables = pick(sorted([*TABULAR_DATASETS, *PANEL_DATASETS]), ["penguins"])
+    folds = [f"fold {k}" for k in pick(range(4), range(1))]
     return ([("classification", name, str(seed)) for name in classification for seed in (*SEEDS, *REPEATS)]
-            + [("tables", name, seed) for name in tables for seed in REPEATS])
+            + [("tables", name, seed) for name in tables for seed in REPEATS]
+            + [("classification folds", name, fold) for name in classification for fold in folds])
 
 
 def report(rows) -> list[str]:
@@ -98,6 +118,14 @@ def report(rows) -> list[str]:
         lines += [f"| **mean** | " + " | ".join(f"**{m:.4f}**" for m in means) + f" | **{max(means) - min(means):.4f}** | |",
                   "", f"The mean over the sets spreads by {max(means) - min(means):.4f} over the seeds; the largest "
                       f"spread of one set is {max(spreads):.3f} ({names[int(np.argmax(spreads))]}).", ""]
+    folded = [r for r in rows if r["collection"] == "classification folds"]
+    if folded:
+        lines += ["## SoftClassificationTreeCV(random_state=0) on every fold of the 20 classification sets", "",
+                  "| method | test accuracy | test log loss | runs |", "|---|---:|---:|---:|",
+                  f"| SoftClassificationTreeCV() | **{np.mean([r['score'] for r in folded]):.4f}** | "
+                  f"{np.mean([r['log_loss'] for r in folded]):.3f} | {len(folded)} |"]
+        lines += [f"| {name} | {accuracy:.4f} | {loss:.3f} | 80 |" for name, (accuracy, loss) in BEFORE.items()]
+        lines += ["", f"Seconds per search: {np.mean([r['seconds'] for r in folded]):.2f} on average.", ""]
     lines += ["## Two runs with the defaults (random_state None): the same test predictions?", "",
               "| collection | tables | identical | different |", "|---|---:|---:|---|"]
     for collection in ("classification", "tables"):

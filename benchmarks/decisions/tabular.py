@@ -17,10 +17,10 @@ Models:
 * ``soft tree, pooled below 5`` / ``30``: categories of fewer training rows pooled (the default: 10);
 * ``soft tree, group ridge``: a text column's indicators enter the leaves scaled by 1 / sqrt(its levels), so
   the l2 term on their weights grows with the levels (a group's weights shrink as one feature's);
-* ``soft tree CV``: SoftRegressionTreeCV (depths 1, 2, 3, the best mean R^2) / SoftClassificationTreeCV (its
-  defaults: depths 1-4 x leaf l2 factors 1, 10, 100, then spline leaves at every depth, by held-out log loss;
-  rerun when the spline leaves joined) on the raw table; ``soft tree CV,
-  one-SE``: the regression CV with ``rule="one-se"``;
+* ``soft tree CV``: the search, SoftRegressionTreeCV() / SoftClassificationTreeCV() with their defaults, on the
+  raw table (the rows of ``benchmarks/results/tabular.md`` were measured with srtopt 0.3's searches, commit
+  9d68697: SoftRegressionTreeCV over depths 1-3 by the best mean and by the one-standard-error rule, and
+  SoftClassificationTreeCV; ``decisions/search.py`` measures the one search on these tables);
 * ``... (pipeline)``: behind the usual pipeline (one-hot with ``min_frequency=10`` and a "(missing)" category
   for text columns, median imputation with indicators for numeric ones): the soft tree, ridge / logistic
   regression (RidgeCV / LogisticRegression), CART of depth 4, RandomForest(100);
@@ -48,23 +48,19 @@ from benchmarks.common.store import run_into_store, stored
 
 STORE = "tabular.jsonl"  # in benchmarks/results/
 MODELS = ["soft tree", "soft tree, imputed", "soft tree, leaf_ridge=1", "soft tree, pooled below 5", "soft tree, pooled below 30",
-          "soft tree, group ridge", "soft tree CV", "soft tree CV, one-SE", "soft tree (pipeline)",
-          "soft tree CV (pipeline)", "soft tree CV, one-SE (pipeline)",
+          "soft tree, group ridge", "soft tree CV", "soft tree (pipeline)", "soft tree CV (pipeline)",
           "linear (pipeline)", "CART (pipeline)", "RF (pipeline)", "HGB", "EBM"]
 #: the variants that encode the table in the benchmark (a pooling threshold, or the columns' groups for the leaves)
 ENCODED = {"soft tree, pooled below 5": 5, "soft tree, pooled below 30": 30, "soft tree, group ridge": 10}
 
 
-def search(classify, rule):
-    """The soft tree's search: SoftClassificationTreeCV with its defaults, or SoftRegressionTreeCV over depths 1-3
-    with ``rule`` (smaller in smoke mode: depths 1-2, 2 folds)."""
+def search(classify):
+    """The soft tree's search with its defaults (smaller in smoke mode: depths 1-2, 2 folds)."""
     import srtopt
 
     smaller = pick({}, {"cv": 2, "depths": (1, 2)})
-    if classify:
-        return srtopt.SoftClassificationTreeCV(random_state=0, **smaller)
-    return srtopt.SoftRegressionTreeCV(srtopt.SoftRegressionTree(depth=3, random_state=0, **budget()), random_state=0,
-                                       rule=rule, **{"depths": (1, 2, 3), **smaller})
+    tree = (srtopt.SoftClassificationTree if classify else srtopt.SoftRegressionTree)(random_state=0, **budget())
+    return (srtopt.SoftClassificationTreeCV if classify else srtopt.SoftRegressionTreeCV)(tree, **smaller)
 
 
 def _text_columns(X) -> list:
@@ -90,7 +86,7 @@ def make(model, task, X):
     if model == "soft tree, leaf_ridge=1":
         return tree.set_params(leaf_ridge=1.0)
     if model.startswith("soft tree CV"):
-        found = search(classify, "one-se" if "one-SE" in model else "best")
+        found = search(classify)
         return pipeline(found, X) if model.endswith("(pipeline)") else found
     if model == "soft tree (pipeline)":
         return pipeline(tree, X)
@@ -202,12 +198,10 @@ def available(model) -> bool:
 
 
 def runnable(dataset, model) -> bool:
-    """Whether the model exists for the dataset's task (the one-SE rule and the leaf-ridge comparison are the
-    regression tree's)."""
+    """Whether the model exists for the dataset's task (the leaf-ridge comparison is the regression tree's)."""
     from srtopt.datasets import TABULAR_DATASETS
 
-    return not (model in ("soft tree CV, one-SE", "soft tree CV, one-SE (pipeline)", "soft tree, leaf_ridge=1")
-                and TABULAR_DATASETS[dataset].task == "classification")
+    return not (model == "soft tree, leaf_ridge=1" and TABULAR_DATASETS[dataset].task == "classification")
 
 
 def report(datasets, models, folds) -> list[str]:

@@ -208,10 +208,9 @@ def search(tree, args, X, y, groups, weights, time_limit):
     searched._check_params()
     if not args.quiet:
         depths, leaves = searched.depths, searched.leaves
-        most = len(depths) * len(leaves) * len(searched.split_weights) * len(searched.leaf_ridges)
-        print(f"choosing among {most} {type(tree).__name__} candidates (depths {', '.join(map(str, depths))}; "
-              f"{', '.join(map(str, leaves))} leaves) by {args.cv}-fold cross-validation, the deeper ones while they "
-              f"predict the held-out rows better: at most {most * args.cv} fits and the refit, on {len(y)} rows",
+        print(f"choosing the depth ({', '.join(map(str, depths))}) and the leaves ({', '.join(map(str, leaves))}) of "
+              f"{type(tree).__name__} by {args.cv}-fold cross-validation, the deeper trees while they predict the "
+              f"held-out rows better: at most {searched.max_fits()} fits, the refit included, on {len(y)} rows",
               file=sys.stderr, flush=True)
     searched.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
     return searched.best_estimator_

@@ -29,7 +29,7 @@ from ._fit_flags import (Header, check_formulation, check_search_flags, constrai
 from ._table import add_reading_flags, read_table
 
 #: the folds of --cv without a number: SoftTreeCV's default cv (tests/cli/test_models.py keeps them equal)
-CV_FOLDS = 5
+CV_FOLDS = 4
 
 
 def register(subparsers) -> None:

@@ -48,6 +48,8 @@ DEEPER_MARGIN = 2.0
 #: the held-out rows past which the contenders of the first fold are not scored on more folds
 #: (docs/model_selection.md, "The race")
 RACE_ROWS = 1000
+#: the contenders: within this many standard errors of the per-row differences from the best, at most this many
+CONTENDER_MARGIN, CONTENDERS = 2.0, 3
 
 
 class SoftTreeCV(InputsMixin, BaseEstimator):
@@ -186,13 +188,23 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         their held-out rows number fewer than :data:`RACE_ROWS` (on larger data one fold tells them apart), the
         contenders drawn again after each fold; the best alone when no fold or no time is left."""
         plainness = self._plainness(tree)
-        raced = contenders(evaluated, plainness)
+        raced = contenders(evaluated, plainness, CONTENDER_MARGIN, CONTENDERS)
         for k, fold in enumerate(folds, 2):
             if len(raced) == 1 or len(evaluated[raced[0]].losses) >= RACE_ROWS or deadline.passed():
                 break
             merge(evaluated, run(f"fold {k}: the {len(raced)} contenders", raced, [fold]))
-            raced = contenders({c: evaluated[c] for c in raced}, plainness)
+            raced = contenders({c: evaluated[c] for c in raced}, plainness, CONTENDER_MARGIN, CONTENDERS)
         return {candidate: evaluated[candidate] for candidate in raced}
+
+    def max_fits(self) -> int:
+        """The most fits a search of these parameters runs, the refit included: every depth and leaf on the first
+        fold, the other factors of the grids at the leader, the contenders on the other folds, the refit."""
+        tree = self._tree()
+        splits, ridges = self._grids(tree)
+        folds = self._splitter().get_n_splits() if not isinstance(self.cv, numbers.Real) or isinstance(
+            self.cv, numbers.Integral) else 1
+        return (len(self._depths(tree)) * len(self._leaves(tree)) + len(splits) * len(ridges) - 1
+                + CONTENDERS * (folds - 1) + 1)
 
     def _tree(self):
         """The estimator the candidates are made of, its starts seeded (its own ``random_state``, else the

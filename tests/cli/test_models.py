@@ -63,7 +63,7 @@ def test_fit_saves_a_model_and_reports_progress(workdir, fitted):
 
 
 def test_fit_cv_runs_pythons_search_and_saves_the_refit_tree(workdir, capsys):
-    """--cv runs SoftRegressionTreeCV with its Python defaults (5 folds without a number), shows a line per round,
+    """--cv runs SoftRegressionTreeCV with its Python defaults (4 folds without a number), shows a line per round,
     and saves the tree it refit."""
     from srtopt.cli.models import CV_FOLDS
     from srtopt.estimators.cv import SoftRegressionTreeCV
@@ -72,10 +72,10 @@ def test_fit_cv_runs_pythons_search_and_saves_the_refit_tree(workdir, capsys):
     assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-iter", "2",
                  "--out", str(workdir / "cv.json"), "--cv"]) == 0
     out, err = capsys.readouterr()
-    assert ("choosing among 8 SoftRegressionTree candidates (depths 1, 2, 3, 4; linear, spline leaves) by 5-fold "
-            "cross-validation, the deeper ones while they predict the held-out rows better: at most 40 fits and the "
-            "refit, on 50 rows") in err
-    rounds = re.findall(r"SoftRegressionTreeCV: depth (\d): 2 candidate\(s\) x 5 folds of 40 training rows", err)
+    assert ("choosing the depth (1, 2, 3, 4) and the leaves (linear, spline, spline:steps=64,pairs=4) of "
+            "SoftRegressionTree by 4-fold cross-validation, the deeper trees while they predict the held-out rows "
+            f"better: at most {SoftRegressionTreeCV().max_fits()} fits, the refit included, on 50 rows") in err
+    rounds = re.findall(r"SoftRegressionTreeCV: depth (\d): 3 candidate\(s\) x 1 fold\(s\) of 37 training rows", err)
     chosen = re.search(r"SoftRegressionTreeCV: refit depth (\d), (\w+) leaves on 50 rows", err)
     assert rounds and chosen and not re.search(r"^macro ", err, re.MULTILINE)  # no progress lines of the fits
     model = srtopt.load(workdir / "cv.json")
@@ -748,7 +748,7 @@ def test_fit_cv_flags_set_the_searchs_depths_leaves_and_rule(workdir, capsys):
                  "--cv-depths", "1", "2", "--cv-leaves", "linear", "--cv-rule", "best",
                  "--out", str(workdir / "cvd.json")]) == 0
     err = capsys.readouterr().err
-    assert "choosing among 2 SoftRegressionTree candidates (depths 1, 2; linear leaves) by 2-fold" in err
+    assert "choosing the depth (1, 2) and the leaves (linear) of SoftRegressionTree by 2-fold" in err
     chosen = re.search(r"refit depth (\d), linear leaves", err)
     assert srtopt.load(workdir / "cvd.json").depth == int(chosen[1])
 
@@ -906,14 +906,14 @@ def test_a_classifiers_depth_and_leaves_chosen_by_cv(irisdir, capsys):
     assert main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--cv", "3", "--cv-depths", "1", "2",
                  "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert ("choosing among 4 SoftClassificationTree candidates (depths 1, 2; logistic, spline leaves) by 3-fold "
+    assert ("choosing the depth (1, 2) and the leaves (logistic, spline) of SoftClassificationTree by 3-fold "
             "cross-validation") in err
     chosen = re.search(r"SoftClassificationTreeCV: refit depth (\d), (\w+) leaves on 150 rows", err)
     model = srtopt.load(out)
     assert (model.depth, model.leaf) == (int(chosen[1]), chosen[2])
     assert main(["fit", str(irisdir / "iris.csv"), "--target", "species", "--cv", "2", "--cv-depths", "1",
                  "--leaf", "constant", "--out", str(out)]) == 0
-    assert "(depths 1; constant leaves)" in capsys.readouterr().err
+    assert "the depth (1) and the leaves (constant)" in capsys.readouterr().err
     assert srtopt.load(out).leaf == "constant"
 
 

@@ -52,15 +52,15 @@ def step_data():
         + 0.05 * rng.standard_normal(400)
 
 
-def test_a_linear_target_stops_the_path_early_and_refits_the_plainest(linear_data):
+def test_a_linear_target_stops_the_path_early_and_refits_the_chosen_tree(linear_data):
     X, y = linear_data
     model = SoftRegressionTreeCV(cv=3).fit(X, y)
     table = pd.DataFrame(model.cv_results_)
-    assert set(table["param_depth"]) == {1, 2}  # depth 2 did not help: no depth 3
-    assert model.best_params_ == {"depth": 1, "leaf": "linear", "split_weight": 1.0, "leaf_ridge": 1.0}
-    assert (model.depth_, model.leaf_) == (1, "linear") and table.loc[table["chosen"], "param_depth"].item() == 1
-    alone = SoftRegressionTree(depth=1, leaf="linear", leaf_ridge=1.0, random_state=0).fit(X, y)
-    np.testing.assert_array_equal(model.best_estimator_.omega_, alone.omega_)  # the refit is that plain fit
+    assert set(table["param_depth"]) == {1, 2}  # depth 2 did not beat depth 1 beyond the noise: no depth 3
+    assert model.depth_ == 1 and table.loc[table["chosen"], "param_depth"].item() == 1
+    assert set(model.best_params_) == {"depth", "leaf", "split_weight", "leaf_ridge"}
+    alone = SoftRegressionTree(depth=1, leaf=model.leaf_, leaf_ridge=model.leaf_ridge_, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.best_estimator_.beta_, alone.beta_)  # the refit is that plain fit
     np.testing.assert_array_equal(model.predict(X), alone.predict(X))
     assert model.n_features_in_ == 4 and not hasattr(model, "feature_names_in_")
 
@@ -86,14 +86,25 @@ def test_the_same_data_gives_the_same_tree(step_data):
 
 
 def test_the_search_is_what_a_user_would_check_by_hand(linear_data):
-    """The scores of cv_results_ are the folds' R^2 of each candidate, fitted with the candidate's parameters."""
+    """A candidate's score on the first fold is the R^2 of the tree of its parameters fitted on that fold's training
+    rows (with the candidates' macro iterations, INNER_ITER)."""
+    from srtopt.estimators.cv import INNER_ITER
+
     X, y = linear_data
-    model = SoftRegressionTreeCV(depths=(1, 2), leaves=("linear",), cv=3).fit(X, y)
-    fold_scores = []
-    for train, test in KFold(3, shuffle=True, random_state=0).split(X):
-        tree = SoftRegressionTree(depth=1, leaf_ridge=1.0, random_state=0).fit(X[train], y[train])
-        fold_scores.append(tree.score(X[test], y[test]))
-    assert model.cv_results_["mean_test_score"][0] == pytest.approx(np.mean(fold_scores), rel=1e-12)
+    model = SoftRegressionTreeCV(depths=(1,), leaves=("linear",), leaf_ridges=(1.0,), cv=3).fit(X, y)
+    train, test = next(KFold(3, shuffle=True, random_state=0).split(X))
+    tree = SoftRegressionTree(depth=1, leaf_ridge=1.0, random_state=0, max_iter=INNER_ITER).fit(X[train], y[train])
+    assert model.cv_results_["split0_test_score"][0] == pytest.approx(tree.score(X[test], y[test]), rel=1e-12)
+
+
+def test_the_contenders_are_raced_on_the_next_folds_of_small_data(step_data):
+    """Every candidate is scored on the first fold; those within noise of the best on the next folds too, while
+    their held-out rows are fewer than 1000 (400 rows: 100 a fold, so every fold)."""
+    X, y = step_data
+    model = SoftRegressionTreeCV(depths=(1, 2), cv=4).fit(X, y)
+    table = pd.DataFrame(model.cv_results_)
+    assert set(table["n_folds"]) <= {1, 4} and (table["n_folds"] == 4).sum() <= 3
+    assert table.loc[table["chosen"], "n_folds"].item() == table["n_folds"].max()  # chosen among the raced
 
 
 def test_weights_and_factors_are_candidates(linear_data):
@@ -146,15 +157,18 @@ def test_verbose_prints_a_line_per_round_and_the_refit(linear_data, capsys):
     X, y = linear_data
     SoftRegressionTreeCV(depths=(1, 2), leaves=("linear",), cv=2, verbose=1).fit(X, y)
     lines = capsys.readouterr().err.splitlines()
-    assert [line.split(":")[1].strip().split(",")[0] for line in lines] == ["depth 1", "depth 2",
-                                                                            "refit depth 1"]
-    assert "1 candidate(s) x 2 fold(s) of 75 training rows; best so far" in lines[0]
+    labels = [line.split(": ")[1] for line in lines]
+    assert labels[:2] == ["depth 1", "depth 2"] and labels[2] == "the weights at depth 1, linear leaves"
+    assert lines[-1].startswith("SoftRegressionTreeCV: refit depth 1, linear leaves") and "s in all" in lines[-1]
+    assert "1 candidate(s) x 1 fold(s) of 75 training rows; best" in lines[0]
 
 
 def test_any_splitter_is_taken(linear_data):
     X, y = linear_data
     holdout = SoftRegressionTreeCV(depths=(1,), cv=ShuffleSplit(1, test_size=0.25, random_state=0)).fit(X, y)
-    assert holdout.n_splits_ == 1 and len(holdout.cv_results_["split0_test_score"]) == 2
+    assert holdout.n_splits_ == 1 and "split1_test_score" not in holdout.cv_results_
+    fraction = SoftRegressionTreeCV(depths=(1,), cv=0.25).fit(X, y)  # the same split, seed 0
+    np.testing.assert_array_equal(fraction.cv_results_["split0_test_score"], holdout.cv_results_["split0_test_score"])
 
 
 @pytest.mark.parametrize("params,error,match", [
@@ -197,9 +211,9 @@ def test_the_classifiers_search_takes_a_class_of_few_rows_and_refuses_folds_no_c
         warnings.simplefilter("ignore")
         model = SoftClassificationTreeCV(depths=(1,)).fit(X, y)
     assert np.all(np.isfinite(model.cv_results_["mean_test_score"]))
-    with pytest.raises(ValueError, match=r"cv=5: .* class of at least 5 rows, and the largest class of y has 4; "
+    with pytest.raises(ValueError, match=r"cv=4: .* class of at least 4 rows, and the largest class of y has 3; "
                                          r"pass a smaller cv"):
-        SoftClassificationTreeCV().fit(X[:8], np.repeat(["a", "b"], 4))
+        SoftClassificationTreeCV().fit(X[:6], np.repeat(["a", "b"], 3))
 
 
 def test_a_seeded_search_seeds_the_trees_unless_they_have_their_own_seed():
@@ -245,3 +259,17 @@ def test_diabetes_search_at_least_linear_regression():
     srt, linear = (cross_val_score(model, X, y, cv=outer).mean() for model in (SoftRegressionTreeCV(),
                                                                                 LinearRegression()))
     assert srt >= linear - 0.01
+
+
+def test_max_fits_bounds_the_fits_a_search_runs(step_data, monkeypatch):
+    """The count the command line prints: no search runs more fits than max_fits(), the refit included."""
+    from srtopt.estimators.soft_tree import SoftTree
+
+    X, y = step_data
+    calls = []
+    original = SoftTree.fit
+    monkeypatch.setattr(SoftTree, "fit", lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
+    search = SoftRegressionTreeCV(depths=(1, 2, 3), cv=4)
+    search.fit(X, y)
+    table = pd.DataFrame(search.cv_results_)
+    assert len(calls) == table["n_folds"].sum() + 1 <= search.max_fits() == 3 * 3 + 2 + 3 * 3 + 1
