@@ -13,6 +13,7 @@ benchmarks.smoke`` runs every script so."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -113,3 +114,19 @@ def timed(model, X, y):
     start = time.perf_counter()
     model.fit(X, y)
     return time.perf_counter() - start, model
+
+
+@contextlib.contextmanager
+def search_constants(values: dict):
+    """The module constants of srtopt.estimators.cv (the searches' HELD_OUT_ROWS, REPEATS, INNER_ITER, ...) set to
+    ``values`` for the block."""
+    from srtopt.estimators import cv
+
+    before = {name: getattr(cv, name) for name in values}
+    for name, value in values.items():
+        setattr(cv, name, value)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(cv, name, value)

@@ -56,17 +56,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
-import tempfile
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import RESULTS, first_fold, write_report
-from benchmarks.decisions.defaults import run_into_store, stored
+from benchmarks.common import parse, require, results, smoke, write_report
+from benchmarks.common.protocol import first_fold
+from benchmarks.common.store import run_into_store, stored
 
 PANEL = {"computers": "regression", "gapminder": "regression", "movies": "regression", "wage": "regression",
          "budgetfood": "regression", "diamonds": "regression", "caravan": "classification",
@@ -273,28 +272,25 @@ def _cell(row) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stage", choices=STAGES)
-    parser.add_argument("--smoke", action="store_true", help="every stage's variants on a tiny synthetic table")
     parser.add_argument("--panel", help="the folder of the panel's CSVs (default: SRTOPT_PANEL_DATA)")
     parser.add_argument("--tabular", help="the folder of the tabular CSVs (default: SRTOPT_TABULAR_DATA)")
-    args = parser.parse_args(argv)
-    if not args.smoke and args.stage is None:
-        parser.error("give --stage STAGE or --smoke")
+    args = parse(parser, argv)
+    require(parser, args, "--stage")
     for option, variable in ((args.panel, "SRTOPT_PANEL_DATA"), (args.tabular, "SRTOPT_TABULAR_DATA")):
         if option:
             os.environ[variable] = option
-    if args.smoke:
-        results = Path(tempfile.mkdtemp(prefix="capacity-smoke-"))
+    if smoke():
         todo = [(t[0], name, min(t[2], 2), *t[3:], True) for stage in ("tune", "skew", "folds", "routing", "depth")
                 for t in dict.fromkeys(tasks(stage)) for name in ("regression", "classification")
                 if t[1] in (TUNE[0], LARGER[0], NOISY[0])]
         command = "PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/decisions/capacity.py --smoke"
     else:
-        results, todo = RESULTS, [(*t, False) for t in tasks(args.stage)]
+        todo = [(*t, False) for t in tasks(args.stage)]
         command = "PYTHONPATH=. OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/decisions/capacity.py --stage STAGE"
-    store = results / "capacity.jsonl"
+    store = results() / "capacity.jsonl"
     run_into_store(store, run, list(dict.fromkeys(todo)), key, jobs=1,
                    describe=lambda r: f"{key(r)[:5]} {r['score']:.4f} {r['seconds']:.1f}s")
-    write_report(results / "capacity.md", report(stored(store), command))
+    write_report(results() / "capacity.md", report(stored(store), command))
 
 
 if __name__ == "__main__":

@@ -8,9 +8,9 @@ Datasets: the eight tables of ``srtopt.datasets.TABULAR_DATASETS`` and the ten o
 regression, nine classification).  Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0),
 every model fitted on the DataFrame as it is, one after another in one process (one BLAS thread, no parallel
 fits): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text columns as ``category``; left out
-when interpret is missing), ``plain`` (``SoftRegressionTree()`` / ``SoftClassificationTree()``) and the searches of
-:data:`VARIANTS`; test R^2 or accuracy, and fit seconds.  The defaults are chosen on the tuning half
-(:data:`TUNING`) and confirmed on the other.
+when interpret is missing), ``plain`` (``SoftRegressionTree()`` / ``SoftClassificationTree()``), the searches of
+:data:`VARIANTS`, and with ``--others`` the models of :data:`OTHERS`; test R^2 or accuracy, and fit seconds.
+The defaults are chosen on the tuning half (:data:`TUNING`) and confirmed on the other.
 
 Runs go to ``benchmarks/results/search.jsonl`` (resumable: a run already there is skipped); the report to
 ``benchmarks/results/search.md``.  ``--smoke``: two tiny stand-ins, the search with depths 1-2 and 2 folds.
@@ -19,7 +19,6 @@ Runs go to ``benchmarks/results/search.jsonl`` (resumable: a run already there i
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import os
 import time
@@ -27,8 +26,8 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import budget, parse, pick, results, skip, write_report
-from benchmarks.common.data import table_fold
+from benchmarks.common import budget, parse, pick, results, search_constants, skip, write_report
+from benchmarks.common.data import pipeline, table_fold
 from benchmarks.common.store import run_into_store, stored
 
 #: the search variants: (parameters of the search, the module constants of srtopt.estimators.cv they set): the
@@ -36,16 +35,18 @@ from benchmarks.common.store import run_into_store, stored
 VARIANTS = {
     "search": ({}, {}),
     "one holdout (cv=0.25)": ({"cv": 0.25}, {}),
-    "5 folds raced (cv=5)": ({"cv": 5}, {}),
-    "every candidate on 4 folds": ({}, {"RACE_ROWS": float("inf"), "CONTENDER_MARGIN": float("inf"),
-                                        "CONTENDERS": 100}),
+    "the first fold alone": ({}, {"HELD_OUT_ROWS": 0}),
+    "folds not repeated": ({}, {"REPEATS": 1}),
     "Breiman's rule (one-se)": ({"rule": "one-se"}, {}),
+    "the best, not the plainest (best)": ({"rule": "best"}, {}),
     "the estimator's max_iter inside": ({}, {"INNER_ITER": None}),
-    "deeper beyond 1 standard error": ({}, {"DEEPER_MARGIN": 1.0}),
     "no steps and pairs": ({"leaves": ("linear", "spline")}, {}),
     "leaf factor 1 alone": ({"leaf_ridges": (1.0,)}, {}),
 }
 BASELINES = ("EBM", "plain")
+#: the usual models beside them (``--others``): HistGradientBoosting with native categories and NaN, and a random
+#: forest and ridge / logistic regression behind the usual pipeline (benchmarks.common.data.pipeline)
+OTHERS = ("HGB", "RF(100)", "linear")
 #: the half the defaults are chosen on (alternate tables of each task, in alphabetical order); the rest confirm
 TUNING = ("ames", "computers", "gapminder", "movies", "wage", "attrition", "caravan", "default", "penguins",
           "wa_churn")
@@ -57,8 +58,22 @@ def datasets() -> list[str]:
     return pick(sorted([*TABULAR_DATASETS, *PANEL_DATASETS]), ["hitters", "penguins"])
 
 
-def model(variant, task):
-    """The estimator of a variant (EBM, the plain tree or a search)."""
+def other(name, classifier, X):
+    """One of :data:`OTHERS` for the table X."""
+    from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoostingRegressor,
+                                  RandomForestClassifier, RandomForestRegressor)
+    from sklearn.linear_model import LogisticRegression, RidgeCV
+
+    if name == "HGB":
+        kind = HistGradientBoostingClassifier if classifier else HistGradientBoostingRegressor
+        return kind(categorical_features="from_dtype", random_state=0)
+    if name == "RF(100)":
+        return pipeline((RandomForestClassifier if classifier else RandomForestRegressor)(100, random_state=0), X)
+    return pipeline(LogisticRegression(max_iter=2000) if classifier else RidgeCV(alphas=np.logspace(-3, 3, 13)), X)
+
+
+def model(variant, task, X=None):
+    """The estimator of a variant (EBM, the plain tree, one of :data:`OTHERS` for the table X, or a search)."""
     import srtopt
     from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 
@@ -68,6 +83,8 @@ def model(variant, task):
 
         return (ExplainableBoostingClassifier if classifier else ExplainableBoostingRegressor)(outer_bags=1,
                                                                                                random_state=0)
+    if variant in OTHERS:
+        return other(variant, classifier, X)
     tree = (srtopt.SoftClassificationTree if classifier else srtopt.SoftRegressionTree)(**budget())
     if variant == "plain":
         return tree
@@ -83,27 +100,12 @@ def model(variant, task):
     return search(tree, **params)
 
 
-@contextlib.contextmanager
-def constants(values: dict):
-    """srtopt.estimators.cv's module constants set to ``values`` for the block."""
-    from srtopt.estimators import cv
-
-    before = {name: getattr(cv, name) for name in values}
-    for name, value in values.items():
-        setattr(cv, name, value)
-    try:
-        yield
-    finally:
-        for name, value in before.items():
-            setattr(cv, name, value)
-
-
 def run(name, variant) -> dict:
     X_train, X_test, y_train, y_test, task = table_fold(name)
-    if variant == "EBM":
+    if variant in ("EBM", "HGB"):
         X_train, X_test = (X.apply(lambda c: c.astype("category") if c.dtype == object else c) for X in (X_train, X_test))
-    estimator = model(variant, task)
-    with warnings.catch_warnings(), constants(VARIANTS.get(variant, ({}, {}))[1]):
+    estimator = model(variant, task, X_train)
+    with warnings.catch_warnings(), search_constants(VARIANTS.get(variant, ({}, {}))[1]):
         warnings.simplefilter("ignore")
         started = time.perf_counter()
         estimator.fit(X_train, y_train)
@@ -117,10 +119,12 @@ def run(name, variant) -> dict:
 
 
 def report(rows, variants) -> list[str]:
+    from srtopt.datasets import PANEL_DATASETS
+
     cells = {(r["dataset"], r["variant"]): r for r in rows}
     names = sorted({r["dataset"] for r in rows})
     tasks = {r["dataset"]: r["task"] for r in rows}
-    shown = [v for v in (*BASELINES, *variants) if any(r["variant"] == v for r in rows)]
+    shown = [v for v in (*BASELINES, *variants, *OTHERS) if any(r["variant"] == v for r in rows)]
     lines = ["# The searches against one EBM fit and the plain tree", "",
              "Command: `PYTHONPATH=. SRTOPT_TABULAR_DATA=... SRTOPT_PANEL_DATA=... python benchmarks/decisions/"
              "search.py` (fold 0 of (Stratified)KFold(4, shuffle, seed 0), one process, one BLAS thread). Test R^2 "
@@ -135,7 +139,8 @@ def report(rows, variants) -> list[str]:
             lines.append(f"| {name}{' (tune)' if name in TUNING else ''} | " + " | ".join(
                 _cell(cells, name, v) for v in shown) + " |")
         for label, part in (("tuning half", [n for n in members if n in TUNING]),
-                            ("confirming half", [n for n in members if n not in TUNING]), ("all", members)):
+                            ("confirming half", [n for n in members if n not in TUNING]),
+                            ("the panel", [n for n in members if n in PANEL_DATASETS]), ("all", members)):
             lines.append(f"| **mean, {label}** | " + " | ".join(_mean(cells, part, v) for v in shown) + " |")
         lines += [""]
     lines += ["Time against EBM, over every table where both ran: geometric mean of the ratio of fit seconds "
@@ -169,8 +174,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", nargs="+", default=["search"], choices=list(VARIANTS))
     parser.add_argument("--datasets", nargs="+", default=None)
+    parser.add_argument("--others", action="store_true", help="also HistGradientBoosting, RF(100) and ridge / "
+                                                               "logistic regression (the panel's table)")
     args = parse(parser, argv)
-    variants = list(BASELINES) + args.variants
+    variants = list(BASELINES) + args.variants + list(OTHERS if args.others else ())
     try:
         import interpret  # noqa: F401
     except ImportError:
@@ -181,7 +188,7 @@ def main(argv=None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_into_store(store, run, [(n, v) for n in names for v in variants], key=lambda r: (r["dataset"], r["variant"]),
                    jobs=1, describe=lambda r: f"{r['dataset']} {r['variant']}: {r['score']:.4f} in {r['seconds']:.1f} s")
-    write_report(results() / "search.md", report(stored(store), args.variants))
+    write_report(results() / "search.md", report(stored(store), [v for v in args.variants if v in VARIANTS]))
     return 0
 
 

@@ -210,7 +210,7 @@ def search(tree, args, X, y, groups, weights, time_limit):
         depths, leaves = searched.depths, searched.leaves
         print(f"choosing the depth ({', '.join(map(str, depths))}) and the leaves ({', '.join(map(str, leaves))}) of "
               f"{type(tree).__name__} by {args.cv}-fold cross-validation, the deeper trees while they predict the "
-              f"held-out rows better: at most {searched.max_fits()} fits, the refit included, on {len(y)} rows",
+              f"held-out rows better: at most {searched.max_fits(len(y))} fits, the refit included, on {len(y)} rows",
               file=sys.stderr, flush=True)
     searched.fit(X, y, sample_weight=weights, **({} if groups is None else {"sensitive_features": groups}))
     return searched.best_estimator_

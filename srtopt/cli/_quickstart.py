@@ -4,7 +4,7 @@ beside CART, a linear model and a random forest.
 Every model is scored twice: by 4-fold cross-validation (the mean and spread of the test
 R^2 over the folds: what to compare) and on one 75/25 split (the tree printed at the end
 is the depth-2 SRT of that split).  "SRT CV search" chooses its depth and leaves by an inner
-5-fold cross-validation on each training fold (SoftRegressionTreeCV(), its defaults).
+cross-validation on each training fold (SoftRegressionTreeCV(), its defaults).
 
     python examples/quickstart.py
 """
@@ -64,7 +64,7 @@ def main() -> None:
         print(f"{name:<22} {mean:>7.3f} {f'({sd:.3f})':>7} {fitted[name].score(X_test, y_test):>10.3f} "
               f"{seconds:>7.2f}")
     cv = fitted["SRT CV search"]
-    print(f"\nSRT CV search: on the split's training rows, 5-fold CV chose depth {cv.depth_} and {cv.leaf_} leaves "
+    print(f"\nSRT CV search: on the split's training rows, {cv.n_splits_}-fold CV chose depth {cv.depth_} and {cv.leaf_} leaves "
           f"(out of {len(cv.cv_results_['params'])} candidates tried).")
     print(f"\nThe depth-2 SRT l2 of the split ({len(y_train)} training rows):\n")
     print(export_text(fitted["SRT l2, depth 2"], data.feature_names, X=X_train))

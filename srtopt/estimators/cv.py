@@ -12,7 +12,8 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import (KFold, RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedKFold,
+                                     StratifiedShuffleSplit)
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -27,7 +28,7 @@ from .params import (NONE, POSITIVE, RANDOM_STATE, VERBOSE, HasMethod, Integer, 
                      check_parameters)
 from .reading import RegressorScoreMixin
 from .regularization import NO_L2, parse_reading
-from .search import Candidate, contenders, evaluate, merge, plainest_within_noise, results_table
+from .search import Candidate, evaluate, plainest_within_noise, results_table
 from .soft_tree import _load_kernels
 from .srt import SoftRegressionTree, leaf_spec as value_leaf_spec
 from .tabular import InputsMixin
@@ -42,14 +43,9 @@ CV = 4
 LEAF_RIDGES = (1.0, 10.0, 100.0)
 #: macro iterations of the candidates' fits (None: the estimator's ``max_iter``; docs/model_selection.md)
 INNER_ITER = 3
-#: a deeper round runs while its best beats the best before it by more than this many standard errors of their
-#: per-row differences
-DEEPER_MARGIN = 2.0
-#: the held-out rows past which the contenders of the first fold are not scored on more folds
-#: (docs/model_selection.md, "The race")
-RACE_ROWS = 1000
-#: the contenders: within this many standard errors of the per-row differences from the best, at most this many
-CONTENDER_MARGIN, CONTENDERS = 2.0, 3
+#: the held-out rows the candidates are scored on: the first folds whose held-out rows reach this many, the folds
+#: repeated (reshuffled) on data too small for it, at most REPEATS times (docs/model_selection.md, "The folds")
+HELD_OUT_ROWS, REPEATS = 1000, 3
 
 
 class SoftTreeCV(InputsMixin, BaseEstimator):
@@ -59,9 +55,11 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     (:mod:`~.search`).  The subclasses give the tree, the splitter of an integer ``cv``, the scorings and the
     checks of y; their parameters are the same."""
 
-    #: the tree the search tunes, the splitters of an integer ``cv`` (folds) and of a fraction (one holdout)
+    #: the tree the search tunes, the splitters of an integer ``cv`` (folds, repeated folds) and of a fraction
+    #: (one holdout)
     TREE: type = None
     FOLDS: type = None
+    REPEATED: type = None
     HOLDOUT: type = None
 
     _parameter_constraints = {
@@ -124,11 +122,10 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
                   for name, value in (("sample_weight", sample_weight), ("sensitive_features", sensitive_features))
                   if value is not None}
         fit_params = {**params, **({} if self.encoder_ is None else {"encoder": self.encoder_})}
-        folds = list(self._splitter().split(matrix, y))
+        folds = list(self._splitter(len(y)).split(matrix, y))
         run = functools.partial(self._round, tree, X, y, fit_params, reading, deadline, started)
-        evaluated = self._path(tree, run, folds[:1], deadline)
-        raced = self._race(tree, run, evaluated, folds[1:], deadline)
-        chosen = plainest_within_noise(raced, self._plainness(tree), self.rule)
+        evaluated = self._path(tree, run, folds[:_enough(folds)], deadline)
+        chosen = plainest_within_noise(evaluated, self._plainness(tree), self.rule)
         refit = clone(tree).set_params(**chosen.params(reading), time_limit=_left(deadline, tree.time_limit))
         self.best_estimator_ = refit.fit(X, y, **fit_params)
         self._store(chosen, evaluated, len(folds), self._plainness(tree))
@@ -156,10 +153,9 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         return found
 
     def _path(self, tree, run, folds, deadline) -> dict:
-        """{candidate: what the first fold says}: the depths in increasing order, every leaf of a depth in one round
-        with the first factor of each grid, while a round's best beats the best before it by more than the standard
-        error of their per-row differences; then the other factors of the
-        grids at the best candidate, in one round.  With a ``time_limit``, no round starts that would not leave the
+        """{candidate: what ``folds`` say}: the depths in increasing order, every leaf of a depth in one round with
+        the first factor of each grid, while a round's best has a lower mean held-out loss than the best before it;
+        then the other factors of the grids at the best candidate, in one round.  With a ``time_limit``, no round starts that would not leave the
         time of the refit (a round's cost guessed from the last)."""
         splits, ridges = self._grids(tree)
         leaves = self._leaves(tree)
@@ -182,29 +178,20 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
             evaluated.update(run(f"the weights at depth {leader.depth}, {leader.leaf} leaves", weights, folds))
         return evaluated
 
-    def _race(self, tree, run, evaluated, folds, deadline) -> dict:
-        """{candidate: what its folds say} of the contenders of the first fold (:func:`~.search.contenders`: the best
-        and those within noise of it), scored on the next ``folds`` one at a time while more than one is left and
-        their held-out rows number fewer than :data:`RACE_ROWS` (on larger data one fold tells them apart), the
-        contenders drawn again after each fold; the best alone when no fold or no time is left."""
-        plainness = self._plainness(tree)
-        raced = contenders(evaluated, plainness, CONTENDER_MARGIN, CONTENDERS)
-        for k, fold in enumerate(folds, 2):
-            if len(raced) == 1 or len(evaluated[raced[0]].losses) >= RACE_ROWS or deadline.passed():
-                break
-            merge(evaluated, run(f"fold {k}: the {len(raced)} contenders", raced, [fold]))
-            raced = contenders({c: evaluated[c] for c in raced}, plainness, CONTENDER_MARGIN, CONTENDERS)
-        return {candidate: evaluated[candidate] for candidate in raced}
-
-    def max_fits(self) -> int:
-        """The most fits a search of these parameters runs, the refit included: every depth and leaf on the first
-        fold, the other factors of the grids at the leader, the contenders on the other folds, the refit."""
+    def max_fits(self, n_rows=None) -> int:
+        """The most fits a search of these parameters runs on ``n_rows`` rows (None: on any number), the refit
+        included: every depth and leaf, then the other factors of the grids at the leader, on the folds scored
+        (:data:`HELD_OUT_ROWS`), and the refit."""
         tree = self._tree()
         splits, ridges = self._grids(tree)
-        folds = self._splitter().get_n_splits() if not isinstance(self.cv, numbers.Real) or isinstance(
-            self.cv, numbers.Integral) else 1
-        return (len(self._depths(tree)) * len(self._leaves(tree)) + len(splits) * len(ridges) - 1
-                + CONTENDERS * (folds - 1) + 1)
+        if isinstance(self.cv, numbers.Real) and not isinstance(self.cv, numbers.Integral):
+            folds = 1
+        elif n_rows is None:
+            folds = self._splitter(1).get_n_splits()
+        else:
+            held_out = np.full(self._splitter(n_rows).get_n_splits(), n_rows / _n_splits(self.cv))
+            folds = _enough([(None, range(math.ceil(rows))) for rows in held_out])
+        return (len(self._depths(tree)) * len(self._leaves(tree)) + len(splits) * len(ridges) - 1) * folds + 1
 
     def _tree(self):
         """The estimator the candidates are made of, its starts seeded (its own ``random_state``, else the
@@ -238,11 +225,16 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
 
         return key
 
-    def _splitter(self):
-        """The folds: an integer ``cv`` as shuffled ``FOLDS`` folds, a fraction as one ``HOLDOUT`` split of that share
-        of the rows, both seeded by ``random_state`` (None: 0, the same folds at every run); a splitter as it is."""
+    def _splitter(self, n_rows):
+        """The folds of ``n_rows`` rows: an integer ``cv`` as shuffled ``FOLDS`` folds, repeated (``REPEATED``) while
+        one round of them holds out fewer than :data:`HELD_OUT_ROWS` rows, :data:`REPEATS` times at most; a
+        fraction as one ``HOLDOUT`` split of that share of the rows; both seeded by ``random_state`` (None: 0, the
+        same folds at every run); a splitter as it is."""
         seed = self.random_state if self.random_state is not None else 0
         if isinstance(self.cv, numbers.Integral):
+            repeats = min(REPEATS, max(1, math.ceil(HELD_OUT_ROWS / max(n_rows, 1))))
+            if repeats > 1:
+                return self.REPEATED(n_splits=int(self.cv), n_repeats=repeats, random_state=seed)
             return self.FOLDS(int(self.cv), shuffle=True, random_state=seed)
         if isinstance(self.cv, numbers.Real):
             return self.HOLDOUT(1, test_size=float(self.cv), random_state=seed)
@@ -290,8 +282,8 @@ _SEARCH_DOC = """
         (``depth``, ``leaf``, ``leaf_ridge``, and with ``split_weights`` the factor of its ``regularization``
         reading) are kept by every fit.
     depths : sequence of int >= 1 or None, default=(1, 2, 3, 4)
-        The depths compared, the shallowest first: a deeper round runs while its best beats the best before it by
-        more than the noise (a standard error of their per-row differences).  None: the estimator's depth only.
+        The depths compared, the shallowest first: a deeper round runs while its best has a lower mean held-out
+        loss than the best before it.  None: the estimator's depth only.
     leaves : sequence of leaf specs or None, default={leaves}
         The leaf models compared at every depth, the plainest first.  None: the estimator's own leaf only.
     split_weights : sequence of float > 0 or None, default=(1.0,)
@@ -302,10 +294,10 @@ _SEARCH_DOC = """
         Factors on lambda_b (the tree's ``leaf_ridge``), taken as ``split_weights`` are.  None: the estimator's own
         ``leaf_ridge``.
     cv : int, float or cross-validation splitter, default=4
-        The folds every candidate is scored on: an int k, ``{folds}(k, shuffle=True, random_state=random_state)``;
-        a fraction f in (0, 1), one split holding out that share of the rows (``{holdout}``); or any scikit-learn
-        splitter.  Every candidate is scored on the first fold; the contenders within noise of the best are scored
-        on the next folds too while their held-out rows number fewer than 1000.
+        The folds the candidates are scored on: an int k, ``{folds}(k, shuffle=True, random_state=random_state)``,
+        repeated (``{repeated}``, at most 3 times) while the k folds hold out fewer than 1000 rows; a fraction f in
+        (0, 1), one split holding out that share of the rows (``{holdout}``); or any scikit-learn splitter.  Every
+        candidate is scored on the same first folds, as many as hold out 1000 rows (all when they hold fewer).
     scoring : {scorings}, default={scoring!r}
         The held-out loss a candidate is chosen by, row by row: {scoring_text}.
     rule : {{"paired-se", "one-se", "best"}}, default="paired-se"
@@ -367,7 +359,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     leaves of the best; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults
     were chosen on half of 18 shared tables and confirmed on the other half (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftRegressionTree", leaves='("linear", "spline", "spline:steps=64,pairs=4")',
-                         folds="KFold", holdout="ShuffleSplit",
+                         repeated="RepeatedKFold", folds="KFold", holdout="ShuffleSplit",
                          scorings='{"r2"}', scoring="r2", scoring_text="the squared error (R^2's)",
                          score_name="R^2") + """
     Examples
@@ -381,7 +373,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     (True, True, ['chosen', 'mean_fit_time'])
     """
 
-    TREE, FOLDS, HOLDOUT = SoftRegressionTree, KFold, ShuffleSplit
+    TREE, FOLDS, REPEATED, HOLDOUT = SoftRegressionTree, KFold, RepeatedKFold, ShuffleSplit
 
     def __init__(self, estimator=None, depths=DEPTHS, leaves=("linear", "spline", "spline:steps=64,pairs=4"),
                  split_weights=(1.0,), leaf_ridges=LEAF_RIDGES, cv=CV, scoring="r2", rule="paired-se", n_jobs=None,
@@ -408,11 +400,12 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     start with on data of your own.
 
     The depths are tried from 1 up (a depth-1 tree is a logistic regression split once) while a deeper tree
-    predicts the held-out rows better beyond the noise; at each depth logistic and spline leaves; then stronger l2
-    weights on the leaves of the best; the plainest candidate within noise of the best is refit (:mod:`~.search`).
-    Its defaults were chosen on half of 18 shared tables and confirmed on the other half (docs/model_selection.md).
+    predicts the held-out rows better; at each depth logistic and spline leaves; then stronger l2 weights on the
+    leaves of the best; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults
+    were chosen on half of 18 shared tables and the 20 classification sets, and confirmed on the other half of the
+    tables (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftClassificationTree", leaves='("logistic", "spline")', folds="StratifiedKFold",
-                         holdout="StratifiedShuffleSplit",
+                         repeated="RepeatedStratifiedKFold", holdout="StratifiedShuffleSplit",
                          scorings='{"log_loss", "accuracy"}', scoring="log_loss",
                          scoring_text='the log loss of its probabilities, or the 0/1 loss ("accuracy")',
                          score_name="the negated log loss, or the accuracy") + """
@@ -429,6 +422,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     """
 
     TREE, FOLDS, HOLDOUT = SoftClassificationTree, StratifiedKFold, StratifiedShuffleSplit
+    REPEATED = RepeatedStratifiedKFold
 
     def __init__(self, estimator=None, depths=DEPTHS, leaves=("logistic", "spline"), split_weights=(1.0,),
                  leaf_ridges=LEAF_RIDGES, cv=CV, scoring="log_loss", rule="paired-se", n_jobs=None, random_state=None,
@@ -470,10 +464,20 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
 
 
 def _better(found, than) -> bool:
-    """Whether ``found`` has a lower mean held-out loss than ``than`` by more than :data:`DEEPER_MARGIN` standard
-    errors of their per-row differences (a deeper round that does not pays no further)."""
-    differences = than.losses - found.losses
-    return float(np.mean(differences)) > DEEPER_MARGIN * float(np.std(differences, ddof=1) / np.sqrt(len(differences)))
+    """Whether ``found`` has a lower mean held-out loss than ``than`` (a deeper round that does not pays no
+    further)."""
+    return float(np.mean(found.losses)) < float(np.mean(than.losses))
+
+
+def _enough(folds) -> int:
+    """How many of the first ``folds`` the candidates are scored on: the fewest whose held-out rows reach
+    :data:`HELD_OUT_ROWS`, else all."""
+    held_out = np.cumsum([len(test) for _, test in folds])
+    return min(len(folds), int(np.searchsorted(held_out, HELD_OUT_ROWS)) + 1)
+
+
+def _n_splits(cv) -> int:
+    return int(cv) if isinstance(cv, numbers.Integral) else cv.get_n_splits()
 
 
 def _least(evaluated: dict):

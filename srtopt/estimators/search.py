@@ -4,10 +4,9 @@ of every row, along the depths from the shallowest, and the plainest within the 
 A candidate is a depth, a leaf model, a factor on the split weight lambda_w and one on the leaf weight lambda_b
 of eq. (obj) (:class:`Candidate`).  Its score is the loss of each held-out row (:data:`ROW_LOSSES`: the squared
 error for R^2, the log loss or the 0/1 loss of a classifier) under the folds of a splitter, every candidate on the
-same folds, its fits in parallel through joblib (so that a Dask or Ray backend runs them on a cluster).  The search
-(:mod:`~.cv`) races them: all on the first fold, and the :func:`contenders` within noise of the best on the others.
-Of the candidates raced, :func:`plainest_within_noise` takes the plainest whose mean loss is within one standard
-error of the best's: when candidates differ by less than their noise, the shallower, linear, more regularized tree.
+same folds, its fits in parallel through joblib (so that a Dask or Ray backend runs them on a cluster).  Of the
+candidates, :func:`plainest_within_noise` takes the plainest whose mean loss is within one standard error of the
+best's: when candidates differ by less than their noise, the shallower, linear, more regularized tree.
 """
 
 from __future__ import annotations
@@ -121,27 +120,6 @@ def _fit_and_lose(model, X, y, train, test, fit_params, row_loss):
         return row_loss(model, take_rows(X, test), y[test]), seconds
 
 
-def merge(evaluated: dict, more: dict) -> None:
-    """Add to ``evaluated`` what ``more`` says of the same candidates on other folds (their rows after)."""
-    for candidate, found in more.items():
-        known = evaluated[candidate]
-        known.losses = np.concatenate([known.losses, found.losses])
-        known.scores += found.scores
-        known.seconds += found.seconds
-
-
-def contenders(evaluated: dict, plainness, margin: float = 2.0, most: int = 3) -> list:
-    """The candidates still in the race after a fold: the best (least mean loss) and those within ``margin``
-    standard errors of the per-row differences from it, the plainest first, ``most`` at the most (the best
-    among them)."""
-    means = {candidate: float(np.mean(found.losses)) for candidate, found in evaluated.items()}
-    best = min(means, key=lambda candidate: (means[candidate], plainness(candidate)))
-    reference = evaluated[best].losses
-    close = sorted((c for c in evaluated if c != best and means[c] <= means[best] + margin * _standard_error(
-        evaluated[c].losses - reference)), key=plainness)
-    return sorted([best, *close[:most - 1]], key=plainness)
-
-
 def plainest_within_noise(evaluated: dict, plainness, rule: str = "one-se"):
     """The candidate of ``evaluated`` the search refits: the least mean held-out loss (``rule="best"``), or the
     plainest (least ``plainness(candidate)``) whose mean loss is within one standard error of the best's
@@ -164,19 +142,18 @@ def _standard_error(differences: np.ndarray) -> float:
 
 def results_table(evaluated: dict, chosen, plainness) -> dict:
     """scikit-learn's ``cv_results_`` of the candidates evaluated, in the order of their plainness: ``params`` and
-    one ``param_<name>`` column per parameter, ``split<k>_test_score`` (NaN on a fold a candidate was not raced on),
+    one ``param_<name>`` column per parameter, ``split<k>_test_score`` (every candidate on the same folds),
     ``mean_test_score`` and ``std_test_score`` over its folds, ``rank_test_score`` (1 the best mean), ``n_folds``,
     ``mean_held_out_loss`` (the rule's), ``mean_fit_time`` and ``chosen``."""
     order = sorted(evaluated, key=plainness)
     params = [dataclasses.asdict(candidate) for candidate in order]
-    width = max(len(evaluated[candidate].scores) for candidate in order)
-    scores = np.array([evaluated[c].scores + [np.nan] * (width - len(evaluated[c].scores)) for c in order])
-    means = np.nanmean(scores, axis=1)
+    scores = np.array([evaluated[c].scores for c in order])
+    means = scores.mean(axis=1)
     table = {"params": params, **{f"param_{name}": [p[name] for p in params] for name in params[0]}}
     table.update({f"split{k}_test_score": scores[:, k] for k in range(scores.shape[1])})
     ranks = np.empty(len(order), dtype=np.int32)
     ranks[np.argsort(-means, kind="stable")] = np.arange(1, len(order) + 1)
-    table.update({"mean_test_score": means, "std_test_score": np.nanstd(scores, axis=1), "rank_test_score": ranks,
+    table.update({"mean_test_score": means, "std_test_score": scores.std(axis=1), "rank_test_score": ranks,
                   "n_folds": np.array([len(evaluated[c].scores) for c in order]),
                   "mean_held_out_loss": np.array([np.mean(evaluated[c].losses) for c in order]),
                   "mean_fit_time": np.array([np.mean(evaluated[c].seconds) for c in order]),

@@ -97,14 +97,29 @@ def test_the_search_is_what_a_user_would_check_by_hand(linear_data):
     assert model.cv_results_["split0_test_score"][0] == pytest.approx(tree.score(X[test], y[test]), rel=1e-12)
 
 
-def test_the_contenders_are_raced_on_the_next_folds_of_small_data(step_data):
-    """Every candidate is scored on the first fold; those within noise of the best on the next folds too, while
-    their held-out rows are fewer than 1000 (400 rows: 100 a fold, so every fold)."""
+def test_small_data_repeats_the_folds_until_enough_rows_are_held_out(step_data):
+    """400 rows, cv=4: 100 held out a fold, so the folds are repeated (reshuffled) 3 times, REPEATS, and every
+    candidate is scored on the first 10 of the 12 folds (1,000 held-out rows, HELD_OUT_ROWS); the first repeat's
+    folds are KFold(4, shuffle=True)'s."""
+    from srtopt.estimators.cv import REPEATS
+
     X, y = step_data
-    model = SoftRegressionTreeCV(depths=(1, 2), cv=4).fit(X, y)
+    model = SoftRegressionTreeCV(depths=(1, 2), leaves=("linear",), leaf_ridges=(1.0,), cv=4, random_state=3).fit(X, y)
     table = pd.DataFrame(model.cv_results_)
-    assert set(table["n_folds"]) <= {1, 4} and (table["n_folds"] == 4).sum() <= 3
-    assert table.loc[table["chosen"], "n_folds"].item() == table["n_folds"].max()  # chosen among the raced
+    assert model.n_splits_ == 4 * REPEATS and set(table["n_folds"]) == {10}
+    train, test = next(KFold(4, shuffle=True, random_state=3).split(X))
+    tree = SoftRegressionTree(depth=1, random_state=3, max_iter=3).fit(X[train], y[train])
+    assert table["split0_test_score"][0] == pytest.approx(tree.score(X[test], y[test]), rel=1e-12)
+
+
+def test_large_data_is_scored_on_the_first_folds_that_hold_out_enough_rows():
+    """3,000 rows, cv=4: 750 held out a fold, so the first two folds (1,500 rows >= HELD_OUT_ROWS)."""
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, 2))
+    y = X[:, 0] + 0.1 * rng.normal(size=3000)
+    model = SoftRegressionTreeCV(depths=(1,), leaves=("linear",), leaf_ridges=(1.0,), cv=4).fit(X, y)
+    assert model.n_splits_ == 4 and model.cv_results_["n_folds"].tolist() == [2]
+    assert model.max_fits(3000) == 2 + 1
 
 
 def test_weights_and_factors_are_candidates(linear_data):
@@ -154,13 +169,14 @@ def test_a_passed_time_limit_evaluates_the_first_round_and_refits(linear_data):
 
 
 def test_verbose_prints_a_line_per_round_and_the_refit(linear_data, capsys):
+    """150 rows, cv=2: the 2 folds repeated 3 times (6 folds of 75 training rows), every candidate on all 6."""
     X, y = linear_data
     SoftRegressionTreeCV(depths=(1, 2), leaves=("linear",), cv=2, verbose=1).fit(X, y)
     lines = capsys.readouterr().err.splitlines()
     labels = [line.split(": ")[1] for line in lines]
     assert labels[:2] == ["depth 1", "depth 2"] and labels[2] == "the weights at depth 1, linear leaves"
     assert lines[-1].startswith("SoftRegressionTreeCV: refit depth 1, linear leaves") and "s in all" in lines[-1]
-    assert "1 candidate(s) x 1 fold(s) of 75 training rows; best" in lines[0]
+    assert "1 candidate(s) x 6 fold(s) of 75 training rows; best" in lines[0]
 
 
 def test_any_splitter_is_taken(linear_data):
@@ -272,4 +288,5 @@ def test_max_fits_bounds_the_fits_a_search_runs(step_data, monkeypatch):
     search = SoftRegressionTreeCV(depths=(1, 2, 3), cv=4)
     search.fit(X, y)
     table = pd.DataFrame(search.cv_results_)
-    assert len(calls) == table["n_folds"].sum() + 1 <= search.max_fits() == 3 * 3 + 2 + 3 * 3 + 1
+    assert len(calls) == table["n_folds"].sum() + 1 <= search.max_fits(len(y)) == (3 * 3 + 2) * 10 + 1
+    assert search.max_fits() > search.max_fits(len(y)) > search.max_fits(100_000) == 3 * 3 + 2 + 1

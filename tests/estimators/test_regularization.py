@@ -25,5 +25,5 @@ def test_none_takes_no_option_and_cross_validation_has_no_weight_to_scale():
     with pytest.raises(ValueError, match="got 'none:split=2'"):
         parse_reading("none:split=2")
     X = np.random.default_rng(0).random((40, 2))
-    with pytest.raises(ValueError, match="scales a named regularization reading"):
+    with pytest.raises(ValueError, match="split_weights scale a named regularization reading"):
         SoftRegressionTreeCV(SoftRegressionTree(regularization="none")).fit(X, X[:, 0])

@@ -112,15 +112,17 @@ def test_the_command_lines_budget_counts_from_the_process_start():
 
 @pytest.mark.slow
 def test_the_command_lines_time_limit_covers_start_up_to_exit(tmp_path):
-    """``srtopt fit --task classification --time-limit 2`` on 20,000 rows: 3.6 s measured from start to
-    exit on a loaded machine (3 s of it starting: the imports, reading the file, loading the kernels)."""
-    X, y = _classes(20_000, 20)
+    """``srtopt fit --task classification --depth 4 --time-limit 3`` on 40,000 rows, a fit of 10-16 s without the
+    limit: 3.1-4.7 s measured from start to exit (the oldest and the newest dependencies), most of it starting:
+    the imports, reading the file, loading the kernels."""
+    X, y = _classes(40_000, 20)
     rows = np.c_[np.char.mod("%.6g", X), np.array(list("ABCDE"))[y]]
     (tmp_path / "data.csv").write_text(",".join([f"x{j}" for j in range(20)] + ["label"]) + "\n" +
                                        "\n".join(",".join(row) for row in rows) + "\n")
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "srtopt", "fit", "data.csv", "--target", "label", "--task",
-                           "classification", "--time-limit", "2", "--quiet", "--out", "m.json"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(REPO)))
+                           "classification", "--depth", "4", "--time-limit", "3", "--quiet", "--out", "m.json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert done.returncode == 0 and "stopped by time_limit" in done.stdout, done.stderr
-    assert time.perf_counter() - started < 5 * 3.6
+    assert time.perf_counter() - started < 5 * 4.7
