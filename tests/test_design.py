@@ -88,4 +88,5 @@ def test_the_searches_pass_the_whole_tables_encoder_to_every_fit(monkeypatch):
     frame = pd.DataFrame({"a": np.r_[np.nan, np.arange(59.0)], "b": ["u", "v", "w"] * 20})
     fits = _counting(monkeypatch, SoftTree, "fit")
     search = SoftRegressionTreeCV(depths=(1,), leaves=("linear",), cv=3).fit(frame, np.arange(60.0))
-    assert len(fits) == 4 and all(call["encoder"] is search.encoder_ for call in fits)
+    assert len(fits) == search.cv_results_["n_folds"].sum() + 1 == 3 * 9 + 1  # 3 leaf factors, the folds repeated
+    assert all(call["encoder"] is search.encoder_ for call in fits)

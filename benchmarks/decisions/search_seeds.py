@@ -11,9 +11,7 @@ Runs, each one fit of a search on fold 0 and its test predictions:
 * the 18 shared tables (fold 0 of (Stratified)KFold(4, shuffle, seed 0), the DataFrame as it is):
   ``SoftRegressionTreeCV()`` or ``SoftClassificationTreeCV()`` twice;
 * the 20 classification datasets on every fold of the classification protocol, ``random_state=0``: the mean test
-  accuracy and log loss over the 20, beside what the previous search (srtopt 0.3) and RF(100) scored there;
-* with ``--variants``: the seeds 0..4 on the 20 datasets again with the search's module constants of
-  :data:`VARIANTS` (what its folds were chosen among).
+  accuracy and log loss over the 20, beside what the previous search (srtopt 0.3) and RF(100) scored there.
 
 Reported: per seed the mean test accuracy over the 20 sets and its spread over the seeds, each set's spread; whether
 the two default runs predicted the same, byte for byte (a digest of the test predictions).  Runs go to
@@ -30,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import budget, parse, pick, results, search_constants, write_report
+from benchmarks.common import budget, parse, pick, results, write_report
 from benchmarks.common.data import table_fold
 from benchmarks.common.protocol import class_fold, class_groups
 from benchmarks.common.store import run_into_store, stored
@@ -41,8 +39,6 @@ REPEATS = ("none", "none again")
 #: the classification protocol's four folds, test accuracy / log loss over the 20 datasets, of the search of srtopt
 #: 0.3 (SoftClassificationTreeCV's defaults then; benchmarks/results/classification_selection_confirm.md) and RF(100)
 BEFORE = {"the search of srtopt 0.3": (0.8713, 0.339), "RF(100)": (0.8728, 0.472)}
-#: the folds of the search undone in turn: srtopt.estimators.cv's constants they set
-VARIANTS = {"the first fold alone": {"HELD_OUT_ROWS": 0}, "folds not repeated": {"REPEATS": 1}}
 
 
 def search(task, seed):
@@ -60,13 +56,12 @@ def run(collection, name, seed) -> dict:
     """One search of the ``collection``'s table ``name``: ``seed`` a seed or a repeat of :data:`REPEATS` (fold 0),
     or "fold k" (the classification protocol's fold k, seed 0)."""
     fold, random_state = (int(seed.split()[1]), "0") if seed.startswith("fold ") else (0, seed)
-    variant = collection.partition(", ")[2]
     if collection == "tables":
         X_train, X_test, y_train, y_test, task = table_fold(name)
     else:
         (X_train, X_test, y_train, y_test), task = class_fold(name, fold), "classification"
     model = search(task, random_state)
-    with warnings.catch_warnings(), search_constants(VARIANTS.get(variant, {})):
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         started = time.perf_counter()
         model.fit(X_train, y_train)
@@ -89,7 +84,7 @@ def _log_loss(P, classes, y) -> float:
     return float(-np.mean(np.log(np.clip(p, FLOOR, 1.0))))
 
 
-def tasks(variants=()) -> list[tuple]:
+def tasks() -> list[tuple]:
     from srtopt.datasets import PANEL_DATASETS, TABULAR_DATASETS
 
     classification = [name for names in class_groups().values() for name in names]
@@ -97,9 +92,7 @@ def tasks(variants=()) -> list[tuple]:
     folds = [f"fold {k}" for k in pick(range(4), range(1))]
     return ([("classification", name, str(seed)) for name in classification for seed in (*SEEDS, *REPEATS)]
             + [("tables", name, seed) for name in tables for seed in REPEATS]
-            + [("classification folds", name, fold) for name in classification for fold in folds]
-            + [(f"classification, {variant}", name, str(seed)) for variant in variants for name in classification
-               for seed in SEEDS])
+            + [("classification folds", name, fold) for name in classification for fold in folds])
 
 
 def report(rows) -> list[str]:
@@ -125,7 +118,6 @@ def report(rows) -> list[str]:
         lines += [f"| **mean** | " + " | ".join(f"**{m:.4f}**" for m in means) + f" | **{max(means) - min(means):.4f}** | |",
                   "", f"The mean over the sets spreads by {max(means) - min(means):.4f} over the seeds; the largest "
                       f"spread of one set is {max(spreads):.3f} ({names[int(np.argmax(spreads))]}).", ""]
-    lines += _variants(rows, names)
     folded = [r for r in rows if r["collection"] == "classification folds"]
     if folded:
         lines += ["## SoftClassificationTreeCV(random_state=0) on every fold of the 20 classification sets", "",
@@ -148,32 +140,12 @@ def report(rows) -> list[str]:
     return lines
 
 
-def _variants(rows, names) -> list[str]:
-    """A line per variant of :data:`VARIANTS` run on every set and seed: the mean per seed, its spread, the widest
-    set's spread."""
-    lines = []
-    for variant in VARIANTS:
-        cells = {(r["dataset"], r["seed"]): r["score"] for r in rows if r["collection"] == f"classification, {variant}"}
-        seeds = [str(s) for s in SEEDS]
-        if names and all((n, s) in cells for n in names for s in seeds):
-            means = [np.mean([cells[n, s] for n in names]) for s in seeds]
-            widest = max(names, key=lambda n: max(cells[n, s] for s in seeds) - min(cells[n, s] for s in seeds))
-            spread = max(cells[widest, s] for s in seeds) - min(cells[widest, s] for s in seeds)
-            lines.append(f"- {variant} ({', '.join(f'{k}={v}' for k, v in VARIANTS[variant].items())}): mean "
-                         f"{' / '.join(f'{m:.4f}' for m in means)} over seeds {seeds[0]}-{seeds[-1]}, spread "
-                         f"{max(means) - min(means):.4f}; widest set {widest} {spread:.3f}")
-    return ["The search's folds undone in turn (`--variants`), the same seeds:", "", *lines, ""] if lines else []
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--variants", nargs="*", default=[], choices=list(VARIANTS),
-                        help="also run the seeds on the 20 datasets with these variants of the search's folds")
     args = parse(parser, argv)
     store = results() / "search_seeds.jsonl"
-    run_into_store(store, run, tasks(args.variants), key=lambda r: (r["collection"], r["dataset"], r["seed"]),
-                   jobs=args.jobs,
+    run_into_store(store, run, tasks(), key=lambda r: (r["collection"], r["dataset"], r["seed"]), jobs=args.jobs,
                    describe=lambda r: f"{r['dataset']} seed {r['seed']}: {r['score']:.4f} ({r['seconds']:.1f} s)")
     write_report(results() / "search_seeds.md", report(stored(store)))
     return 0

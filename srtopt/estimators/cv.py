@@ -132,7 +132,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         self.constraint_report_ = self.best_estimator_.constraint_report_
         if any(isinstance(term, SoftMean) for term in constraint_terms(refit)):
             with held_out_quietly():
-                self.constraint_report_ = _held_out(refit, folds, X, y, params, fit_params, self.constraint_report_,
+                once = folds[:int(self.cv)] if isinstance(self.cv, numbers.Integral) else folds  # not repeated
+                self.constraint_report_ = _held_out(refit, once, X, y, params, fit_params, self.constraint_report_,
                                                     deadline)
             self.best_estimator_.constraint_report_ = self.constraint_report_
         self.search_seconds_ = time.perf_counter() - started
@@ -340,8 +341,8 @@ _SEARCH_DOC = """
     constraint_report_ : list of dict
         ``best_estimator_``'s report of its constraints on the training data (empty without constraints); with
         constraint rows that average over the data (parity, group losses, a RowMean), each row also holds
-        ``held_out``: its value for ``predict()`` on each held-out fold, of a fit of the chosen candidate on the
-        other folds.
+        ``held_out``: its value for ``predict()`` on each held-out fold of ``cv`` (not repeated), of a fit of the
+        chosen candidate on the other folds.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,), dtype object

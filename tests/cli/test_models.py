@@ -63,8 +63,8 @@ def test_fit_saves_a_model_and_reports_progress(workdir, fitted):
 
 
 def test_fit_cv_runs_pythons_search_and_saves_the_refit_tree(workdir, capsys):
-    """--cv runs SoftRegressionTreeCV with its Python defaults (4 folds without a number), shows a line per round,
-    and saves the tree it refit."""
+    """--cv runs SoftRegressionTreeCV with its Python defaults (4 folds without a number, repeated 3 times on these
+    50 rows), shows a line per round, and saves the tree it refit."""
     from srtopt.cli.models import CV_FOLDS
     from srtopt.estimators.cv import SoftRegressionTreeCV
 
@@ -75,8 +75,8 @@ def test_fit_cv_runs_pythons_search_and_saves_the_refit_tree(workdir, capsys):
     assert ("choosing the depth (1, 2, 3, 4) and the leaves (linear, spline, spline:steps=64,pairs=4) of "
             "SoftRegressionTree by 4-fold cross-validation, the deeper trees while they predict the held-out rows "
             f"better: at most {SoftRegressionTreeCV().max_fits(50)} fits, the refit included, on 50 rows") in err
-    rounds = re.findall(r"SoftRegressionTreeCV: depth (\d): 3 candidate\(s\) x 1 fold\(s\) of 37 training rows", err)
-    chosen = re.search(r"SoftRegressionTreeCV: refit depth (\d), (\w+) leaves on 50 rows", err)
+    rounds = re.findall(r"SoftRegressionTreeCV: depth (\d): 3 candidate\(s\) x 12 fold\(s\) of 37 training rows", err)
+    chosen = re.search(r"SoftRegressionTreeCV: refit depth (\d), ([\w:=,]+) leaves on 50 rows", err)
     assert rounds and chosen and not re.search(r"^macro ", err, re.MULTILINE)  # no progress lines of the fits
     model = srtopt.load(workdir / "cv.json")
     assert (model.depth, model.leaf) == (int(chosen[1]), chosen[2]) and "saved" in out

@@ -123,6 +123,7 @@ def test_small_data_guard_and_cross_validation_take_the_groups():
     tree = SoftRegressionTree(depth=2, max_iter=2, random_state=0, constraints="parity:gap=0.1").fit(
         X, y, sensitive_features=group)
     assert tree.leaf_ridge_losses_ and abs(_gap(tree.predict(X), group)) <= 0.1 + 1e-9
+    X, y, group = _data(n=40)  # the search's folds (2, repeated 3 times) keep 2 rows of each group in training
     search = SoftRegressionTreeCV(SoftRegressionTree(depth=2, max_iter=2, random_state=0,
                                                      constraints="parity:gap=0.1"),
                                   cv=2, split_weights=(1.0, 10.0), random_state=0).fit(X, y, sensitive_features=group)
