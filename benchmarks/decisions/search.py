@@ -45,7 +45,7 @@ VARIANTS = {
 }
 BASELINES = ("EBM", "plain")
 #: the usual models beside them (``--others``): HistGradientBoosting with native categories and NaN, and a random
-#: forest and ridge / logistic regression behind the usual pipeline (benchmarks.common.data.pipeline)
+#: forest and standardized ridge / logistic regression behind the usual pipeline (benchmarks.common.data.pipeline)
 OTHERS = ("HGB", "RF(100)", "linear")
 #: the half the defaults are chosen on (alternate tables of each task, in alphabetical order); the rest confirm
 TUNING = ("ames", "computers", "gapminder", "movies", "wage", "attrition", "caravan", "default", "penguins",
@@ -63,13 +63,16 @@ def other(name, classifier, X):
     from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoostingRegressor,
                                   RandomForestClassifier, RandomForestRegressor)
     from sklearn.linear_model import LogisticRegression, RidgeCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
 
     if name == "HGB":
         kind = HistGradientBoostingClassifier if classifier else HistGradientBoostingRegressor
         return kind(categorical_features="from_dtype", random_state=0)
     if name == "RF(100)":
         return pipeline((RandomForestClassifier if classifier else RandomForestRegressor)(100, random_state=0), X)
-    return pipeline(LogisticRegression(max_iter=2000) if classifier else RidgeCV(alphas=np.logspace(-3, 3, 13)), X)
+    linear = LogisticRegression(max_iter=2000) if classifier else RidgeCV(alphas=np.logspace(-3, 3, 13))
+    return pipeline(make_pipeline(StandardScaler(), linear), X)
 
 
 def model(variant, task, X=None):
@@ -101,9 +104,16 @@ def model(variant, task, X=None):
 
 
 def run(name, variant) -> dict:
+    import pandas as pd
+
     X_train, X_test, y_train, y_test, task = table_fold(name)
-    if variant in ("EBM", "HGB"):
+    if variant == "EBM":
         X_train, X_test = (X.apply(lambda c: c.astype("category") if c.dtype == object else c) for X in (X_train, X_test))
+    if variant == "HGB":  # text columns as categories, the training rows' levels
+        X_train, X_test = X_train.copy(), X_test.copy()
+        for c in [c for c in X_train.columns if not pd.api.types.is_numeric_dtype(X_train[c])]:
+            levels = X_train[c].dropna().unique()
+            X_train[c], X_test[c] = (X[c].astype("category").cat.set_categories(levels) for X in (X_train, X_test))
     estimator = model(variant, task, X_train)
     with warnings.catch_warnings(), search_constants(VARIANTS.get(variant, ({}, {}))[1]):
         warnings.simplefilter("ignore")

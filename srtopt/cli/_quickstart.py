@@ -64,8 +64,9 @@ def main() -> None:
         print(f"{name:<22} {mean:>7.3f} {f'({sd:.3f})':>7} {fitted[name].score(X_test, y_test):>10.3f} "
               f"{seconds:>7.2f}")
     cv = fitted["SRT CV search"]
-    print(f"\nSRT CV search: on the split's training rows, {cv.n_splits_}-fold CV chose depth {cv.depth_} and {cv.leaf_} leaves "
-          f"(out of {len(cv.cv_results_['params'])} candidates tried).")
+    repeats = f" repeated {cv.n_splits_ // cv.cv} times" if cv.n_splits_ > cv.cv else ""
+    print(f"\nSRT CV search: on the split's training rows, {cv.cv}-fold CV{repeats} chose depth {cv.depth_} and "
+          f"{cv.leaf_} leaves (out of {len(cv.cv_results_['params'])} candidates tried).")
     print(f"\nThe depth-2 SRT l2 of the split ({len(y_train)} training rows):\n")
     print(export_text(fitted["SRT l2, depth 2"], data.feature_names, X=X_train))
 
