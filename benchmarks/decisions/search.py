@@ -187,7 +187,7 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="+", default=None)
     parser.add_argument("--others", action="store_true", help="also HistGradientBoosting, RF(100) and ridge / "
                                                                "logistic regression (the panel's table)")
-    args = parse(parser, argv)
+    args = parse(parser, argv, smoke_argv=("--others",))
     variants = list(BASELINES) + args.variants + list(OTHERS if args.others else ())
     try:
         import interpret  # noqa: F401

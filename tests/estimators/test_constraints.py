@@ -147,8 +147,8 @@ def test_a_time_limit_ends_with_the_most_feasible_tree_and_no_error():
     X, y, group = _data(n=2000, seed=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a warning is allowed: the constraint may not be met by then
-        tree = SoftRegressionTree(depth=3, random_state=0, time_limit=0.5, constraints="parity:gap=0.01").fit(
-            X, y, sensitive_features=group)
+        tree = SoftRegressionTree(depth=3, random_state=0, time_limit=0.5, max_iter=1000,  # the limit alone stops it
+                                  constraints="parity:gap=0.01").fit(X, y, sensitive_features=group)
     assert tree.stopped_by_ == "time_limit" and len(tree.constraint_report_) == 1
 
 
