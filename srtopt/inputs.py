@@ -145,7 +145,7 @@ def check_kind(X, predict=False, n_columns=None) -> None:
     predict, a single row), complex, or a DataFrame whose column names mix strings and other types or name a
     column twice."""
     if _is_sparse(X):
-        raise ValueError("X is a sparse matrix; the trees take dense rows: pass X.toarray()")
+        raise TypeError("X is a sparse matrix; the trees take dense rows: pass X.toarray()")  # as scikit-learn
     columns = getattr(X, "columns", None)
     if columns is not None:
         if len({isinstance(name, str) for name in columns}) > 1:

@@ -123,3 +123,12 @@ def test_the_estimators_keep_the_schema_of_their_fit(estimator):
     assert tree.inputs_.owner == estimator.__name__ and tree.inputs_.encoder is tree.encoder_
     assert tree.scaler_ is tree.inputs_.scaling and list(tree.feature_names_in_) == ["a", "b", "c", "t"]
     assert tree.n_features_in_ == 4 and tree.sensitive_feature_name_ is None
+
+
+def test_a_sparse_matrix_is_refused_with_scikit_learns_type_error():
+    """scikit-learn's estimators that take dense rows alone raise TypeError on sparse X; so do the trees."""
+    from scipy import sparse
+
+    X = sparse.csr_matrix(np.eye(6))
+    with pytest.raises(TypeError, match=r"X is a sparse matrix; the trees take dense rows: pass X.toarray\(\)"):
+        SoftRegressionTree(depth=1, max_iter=1).fit(X, np.arange(6.0))
