@@ -126,7 +126,8 @@ def test_small_data_guard_and_cross_validation_take_the_groups():
     X, y, group = _data(n=40)  # the search's folds (2, repeated 3 times) keep 2 rows of each group in training
     search = SoftRegressionTreeCV(SoftRegressionTree(depth=2, max_iter=2, random_state=0,
                                                      constraints="parity:gap=0.1"),
-                                  cv=2, split_weights=(1.0, 10.0), random_state=0).fit(X, y, sensitive_features=group)
+                                  depths=(2,), leaves=("linear",), leaf_ridges=(1.0,), cv=2, split_weights=(1.0, 10.0),
+                                  random_state=0).fit(X, y, sensitive_features=group)
     assert abs(_gap(search.predict(X), group)) <= 0.1 + 1e-9
 
 
@@ -294,7 +295,8 @@ def test_the_report_on_other_rows_is_the_report_of_those_rows():
 def test_cross_validation_reports_the_held_out_values():
     X, y, group = _data(n=120)
     search = SoftRegressionTreeCV(SoftRegressionTree(depth=1, random_state=0, constraints="parity:gap=0.05"),
-                                  split_weights=(1.0,), cv=3, random_state=0).fit(X, y, sensitive_features=group)
+                                  depths=(1,), leaves=("linear",), leaf_ridges=(1.0,), split_weights=(1.0,), cv=3,
+                                  random_state=0).fit(X, y, sensitive_features=group)
     (row,) = search.constraint_report_
     assert search.best_estimator_.constraint_report_ == [row] and len(row["held_out"]) == 3
     train, test = next(KFold(3, shuffle=True, random_state=0).split(X))
