@@ -35,9 +35,9 @@ from .tabular import InputsMixin
 from .targets import check_rows, check_target, take_rows
 
 SPLITTER = "a cross-validation splitter"
-#: the depths compared (docs/model_selection.md, "The candidates")
+#: the depths compared (docs/model_selection.md, "What the search does")
 DEPTHS = (1, 2, 3, 4)
-#: folds of an integer ``cv`` (docs/model_selection.md, "The defaults, measured")
+#: folds of an integer ``cv`` (docs/model_selection.md, "How the defaults were chosen")
 CV = 4
 #: the factors on lambda_b compared (the first along the depths, the others at the leader)
 LEAF_RIDGES = (1.0, 10.0, 100.0)
