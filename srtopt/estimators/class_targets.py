@@ -19,6 +19,16 @@ from sklearn.utils.validation import column_or_1d
 from .targets import check_rows, check_sample_weight
 
 
+def check_labels(estimator, X, y, min_rows: int) -> np.ndarray:
+    """y as a 1-D array of class labels, one per row of X (the tree's columns), at least ``min_rows`` of them; a
+    missing, mixed or continuous target refused in one line (module docstring)."""
+    check_rows(estimator, X, y, min_rows)
+    labels = column_or_1d(checked_labels(y), warn=True)
+    refuse_continuous(labels)
+    check_classification_targets(labels)
+    return labels
+
+
 class ClassTargetsMixin:
     """``_check_data`` (X as floats, y as class codes, ``classes_``) and ``_weights`` (sample and
     class weights) of a classifier with ``depth`` and ``class_weight``, each bad input stopped
@@ -26,12 +36,7 @@ class ClassTargetsMixin:
 
     def _check_data(self, X, y):
         """The class codes 0..K-1 of y, one per row of X (the tree's columns); sets ``classes_``, ``n_classes_``."""
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        check_rows(X, y, 2**self.depth)
-        y = column_or_1d(checked_labels(y), warn=True)
-        refuse_continuous(y)
-        check_classification_targets(y)
+        y = check_labels(self, X, y, 2**self.depth)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         if self.n_classes_ < 2:

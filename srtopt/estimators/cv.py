@@ -14,13 +14,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import (KFold, RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedKFold,
                                      StratifiedShuffleSplit)
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from ..encoding import held_out_quietly
 from ..models.constraints import SoftMean
 from ..solvers.deadline import Deadline
-from .class_targets import checked_labels, refuse_continuous
+from .class_targets import check_labels
 from .classification import SoftClassificationTree, leaf_spec as class_leaf_spec
 from .constrained import constraint_terms, report_on
 from .folds import fold_params
@@ -32,7 +31,7 @@ from .search import Candidate, evaluate, plainest_within_noise, results_table
 from .soft_tree import _load_kernels
 from .srt import SoftRegressionTree, leaf_spec as value_leaf_spec
 from .tabular import InputsMixin
-from .targets import check_rows, check_target, take_rows
+from .targets import check_target, take_rows
 
 SPLITTER = "a cross-validation splitter"
 #: the depths compared (docs/model_selection.md, "What the search does")
@@ -441,12 +440,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     }
 
     def _check_data(self, X, y):
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        check_rows(X, y, 1)
-        labels = column_or_1d(checked_labels(y), warn=True)
-        refuse_continuous(labels)
-        check_classification_targets(labels)
+        labels = check_labels(self, X, y, 1)
         self.classes_, counts = np.unique(labels, return_counts=True)
         if isinstance(self.cv, numbers.Integral) and len(counts) > 1 and counts.max() < self.cv:  # one: the tree's
             raise ValueError(f"cv={self.cv}: stratified folds need a class of at least {self.cv} rows, and the "

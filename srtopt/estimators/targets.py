@@ -8,10 +8,11 @@ import numpy as np
 from sklearn.utils.validation import column_or_1d
 
 
-def check_rows(X, y, min_rows: int) -> None:
-    """Refuse y of another number of rows than X, or fewer rows than ``min_rows`` (the tree's leaves)."""
+def check_rows(estimator, X, y, min_rows: int) -> None:
+    """Refuse a missing y (in scikit-learn's words, naming ``estimator``), y of another number of rows than X, or
+    fewer rows than ``min_rows`` (the tree's leaves)."""
     if y is None:
-        raise ValueError("y is None: fit needs the target y")
+        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
     n_x, n_y = len(X), n_rows(y)
     if n_y is not None and n_x != n_y:
         raise ValueError(f"X and y have different numbers of rows: X has {n_x}, y has {n_y}")
@@ -22,9 +23,7 @@ def check_rows(X, y, min_rows: int) -> None:
 
 def check_target(estimator, X, y, min_rows: int) -> np.ndarray:
     """A regressor's y as a 1-D float array of finite numbers, one per row of X (the tree's columns)."""
-    if y is None:
-        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
-    check_rows(X, y, min_rows)
+    check_rows(estimator, X, y, min_rows)
     _check_numeric_target(y)
     values = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
     try:
