@@ -64,7 +64,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     _parameter_constraints = {
         "depths": [NONE, Items(Integer(1), "integers >= 1")],
         "split_weights": [NONE, Items(POSITIVE, "numbers > 0")], "leaf_ridges": [NONE, Items(POSITIVE, "numbers > 0")],
-        "cv": [Integer(2), Real(0, 1, "neither", text="a fraction in (0, 1)"), HasMethod(SPLITTER, "split")], "rule": [Options("one-se", "paired-se", "best")],
+        "cv": [Integer(2), Real(0, 1, "neither", text="a fraction in (0, 1)"), HasMethod(SPLITTER, "split")],
+        "rule": [Options("one-se", "paired-se", "best")],
         "n_jobs": [NONE, Integer(-(2**31))], "random_state": RANDOM_STATE, "time_limit": [NONE, POSITIVE],
         "verbose": VERBOSE,
     }
@@ -123,7 +124,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         fit_params = {**params, **({} if self.encoder_ is None else {"encoder": self.encoder_})}
         folds = list(self._splitter(len(y)).split(matrix, y))
         run = functools.partial(self._round, tree, X, y, fit_params, reading, deadline, started)
-        evaluated = self._path(tree, run, folds[:_enough(folds)], deadline)
+        evaluated = self._path(tree, run, folds[:_enough([len(test) for _, test in folds])], deadline)
         chosen = plainest_within_noise(evaluated, self._plainness(tree), self.rule)
         refit = clone(tree).set_params(**chosen.params(reading), time_limit=_left(deadline, tree.time_limit))
         self.best_estimator_ = refit.fit(X, y, **fit_params)
@@ -155,8 +156,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     def _path(self, tree, run, folds, deadline) -> dict:
         """{candidate: what ``folds`` say}: the depths in increasing order, every leaf of a depth in one round with
         the first factor of each grid, while a round's best has a lower mean held-out loss than the best before it;
-        then the other factors of the grids at the best candidate, in one round.  With a ``time_limit``, no round starts that would not leave the
-        time of the refit (a round's cost guessed from the last)."""
+        then the other factors of the grids at the best candidate, in one round.  With a ``time_limit``, no round
+        starts that would not leave the time of the refit (a round's cost guessed from the last)."""
         splits, ridges = self._grids(tree)
         leaves = self._leaves(tree)
         evaluated, last = {}, 0.0
@@ -189,8 +190,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         elif n_rows is None:
             folds = self._splitter(1).get_n_splits()
         else:
-            held_out = np.full(self._splitter(n_rows).get_n_splits(), n_rows / _n_splits(self.cv))
-            folds = _enough([(None, range(math.ceil(rows))) for rows in held_out])
+            folds = _enough([n_rows / _n_splits(self.cv)] * self._splitter(n_rows).get_n_splits())
         return (len(self._depths(tree)) * len(self._leaves(tree)) + len(splits) * len(ridges) - 1) * folds + 1
 
     def _tree(self):
@@ -354,9 +354,9 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     the held-out squared error of every row, then refit on all the rows: the search to start with on data of your
     own.
 
-    The depths are tried from 1 up while a deeper tree predicts the held-out rows better beyond the noise; at each
-    depth linear leaves, spline leaves and spline leaves with steps and pairs; then stronger l2 weights on the
-    leaves of the best; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults
+    The depths are tried from 1 up while a deeper tree predicts the held-out rows better; at each depth linear
+    leaves, spline leaves and spline leaves with steps and pairs; then stronger l2 weights on the leaves of the
+    best; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults
     were chosen on half of 18 shared tables and confirmed on the other half (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftRegressionTree", leaves='("linear", "spline", "spline:steps=64,pairs=4")',
                          repeated="RepeatedKFold", folds="KFold", holdout="ShuffleSplit",
@@ -464,11 +464,10 @@ def _better(found, than) -> bool:
     return float(np.mean(found.losses)) < float(np.mean(than.losses))
 
 
-def _enough(folds) -> int:
-    """How many of the first ``folds`` the candidates are scored on: the fewest whose held-out rows reach
-    :data:`HELD_OUT_ROWS`, else all."""
-    held_out = np.cumsum([len(test) for _, test in folds])
-    return min(len(folds), int(np.searchsorted(held_out, HELD_OUT_ROWS)) + 1)
+def _enough(held_out) -> int:
+    """How many of the first folds, of ``held_out`` rows each, the candidates are scored on: the fewest whose
+    held-out rows reach :data:`HELD_OUT_ROWS`, else all."""
+    return min(len(held_out), int(np.searchsorted(np.cumsum(held_out), HELD_OUT_ROWS)) + 1)
 
 
 def _n_splits(cv) -> int:
