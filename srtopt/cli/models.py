@@ -95,9 +95,9 @@ def register(subparsers) -> None:
                      help="with --cv: the leaves compared (default: linear spline, or logistic spline; --leaf alone: "
                           "that leaf)")
     fit.add_argument("--cv-rule", choices=["one-se", "paired-se", "best"], default=None,
-                     help="with --cv: 'one-se' (default) the plainest candidate within one standard error of the best "
-                          "held-out loss; 'paired-se' within one standard error of the per-row differences; 'best' "
-                          "the best")
+                     help="with --cv: 'paired-se' (default) the plainest candidate within one standard error of the "
+                          "per-row differences from the best held-out loss; 'one-se' within one standard error of the "
+                          "best's; 'best' the best")
     formulation = fit.add_argument_group(
         "formulation and solvers", "the estimator's parameters of the same names (docs: 'Formulations' and "
                                    "'Solvers'); a solver spec may carry options, e.g. 'ipopt:hessian=exact,tol=1e-8'")

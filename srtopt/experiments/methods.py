@@ -210,7 +210,7 @@ srt_l2_calibrated = _srt("l2-calibrated")  # the first release's default: a vani
 
 
 def srt_l2_cv(depth, seed, **params):
-    """SRT l2 at its depth with the weight on its splits chosen by 5-fold CV among 0.3, 1 and 10 times the
+    """SRT l2 at its depth with the weight on its splits chosen by 4-fold CV among 0.3, 1 and 10 times the
     reading's, by the best mean held-out loss (SoftRegressionTreeCV, not in the paper); ``params`` go to the tree."""
     from srtopt import SoftRegressionTree, SoftRegressionTreeCV
 
@@ -220,7 +220,7 @@ def srt_l2_cv(depth, seed, **params):
 
 
 def srt_cv(depth, seed, **params):
-    """``SoftRegressionTreeCV`` with its defaults (the depth and the leaves chosen by 5-fold cross-validation; the
+    """``SoftRegressionTreeCV`` with its defaults (the depth and the leaves chosen by 4-fold cross-validation; the
     depth is not used), ``params`` to the search."""
     from srtopt import SoftRegressionTreeCV
 
@@ -332,7 +332,7 @@ def soft_classification_tree(depth, seed, **params):
 
 
 def soft_classification_tree_cv(depth, seed, **params):
-    """``SoftClassificationTreeCV`` with its defaults (the depth and the leaves chosen by 5-fold cross-validation on
+    """``SoftClassificationTreeCV`` with its defaults (the depth and the leaves chosen by 4-fold cross-validation on
     the held-out log loss; the depth is not used), ``params`` to the search."""
     from srtopt import SoftClassificationTreeCV
 

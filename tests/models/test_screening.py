@@ -79,3 +79,15 @@ def test_the_pairs_that_pay_are_kept():
     assert pairs[0] == (0, 2) and len(pairs) <= 3 and strength in STRENGTHS
     none, _ = screened_pairs(basis, X, X[:, 1] + 0.2 * rng.standard_normal(1500), np.ones(1500), 1e-4, 3)
     assert len(none) <= 1, "on an additive truth, at most a pair that chance favours"
+
+
+def test_gcv_score_is_n_rss_over_the_residual_degrees_of_freedom_squared():
+    """GCV of a ridge smoother, against its hat matrix in numpy; the denominator floored at 1."""
+    from srtopt.models.leaves.screening import gcv_score
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((30, 4)), rng.random(30)
+    H = X @ np.linalg.solve(X.T @ X + 0.5 * np.eye(4), X.T)
+    rss, df = float(np.sum((y - H @ y) ** 2)), float(np.trace(H))
+    assert gcv_score(30, rss, df) == pytest.approx(np.mean((y - H @ y) ** 2) / (1 - df / 30) ** 2, rel=1e-12)
+    assert gcv_score(3, 2.0, 5.0) == 6.0

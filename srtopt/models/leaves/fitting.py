@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._spec import parse_spec
 from ...bases import Basis, ConstantBasis, LinearBasis, SplineBasis
-from .screening import STRENGTHS, screened_pairs, screened_steps, seen_rows
+from .screening import STRENGTHS, gcv_score, screened_pairs, screened_steps, seen_rows
 
 SPLINE_OPTIONS = {"n_knots": 5, "smoothing": "gcv", "smoothing_factor": 1.0, "steps": 0, "pairs": 0}
 
@@ -99,7 +99,7 @@ def gcv_strength(basis: SplineBasis, Xs, T, weights) -> float:
         fitted = Xa @ coef[:, :T.shape[1]]
         trace = np.trace(coef[:, T.shape[1]:])
         rss = float(np.sum(w[:, None] * (T - fitted) ** 2))
-        score = n * rss / max(n - trace, 1.0) ** 2
+        score = float(gcv_score(n, rss, trace))
         if score < best[0]:
             best = (score, strength)
     return float(best[1])

@@ -36,6 +36,12 @@ PAIR_CANDIDATES = 5
 GAIN_MARGIN = 10.0
 
 
+def gcv_score(n: int, rss, df):
+    """Generalized cross-validation's score n RSS / (n - df)^2 of a linear smoother of ``df`` degrees of freedom
+    (the trace of its hat matrix), the denominator kept at 1 or more."""
+    return n * rss / np.maximum(n - df, 1.0) ** 2
+
+
 def seen_rows(Xa, T, weights):
     """(Xa, T (n, k), w) of the rows of positive weight, the weights of mean 1."""
     w = np.asarray(weights, float)
@@ -80,9 +86,9 @@ class AdditiveFit:
         rss0 = float(np.sum(w[:, None] * R ** 2))
         shrink = values / (values + STRENGTHS[:, None])  # (strengths, m)
         rss = rss0 - ((2.0 * shrink - shrink ** 2) / values) @ np.sum(Z ** 2, axis=1)
-        scores = n * rss / np.maximum(n - self.df - shrink.sum(axis=1), 1.0) ** 2
+        scores = gcv_score(n, rss, self.df + shrink.sum(axis=1))
         best = int(np.argmin(scores))
-        return float(scores[best]), float(STRENGTHS[best]), n * rss0 / max(n - self.df, 1.0) ** 2
+        return float(scores[best]), float(STRENGTHS[best]), float(gcv_score(n, rss0, self.df))
 
 
 def screened_steps(basis, Xs, T, weights, lambda_b: float, n_steps: int) -> tuple[dict, float | None]:
