@@ -76,6 +76,10 @@ class Basis:
         """The columns of the pairs (j, k) of ``pairs``, one each (none here)."""
         return np.zeros(0, dtype=int)
 
+    def pair_columns_of(self, j: int) -> np.ndarray:
+        """The columns of the pairs that hold feature j."""
+        return np.array([c for c, pair in zip(self.pair_columns(), self.pairs) if j in pair], dtype=int)
+
     def linear_part(self, coef: np.ndarray) -> np.ndarray:
         """The intercept and each feature's linear weight (..., 1 + p) of coefficient vectors (..., q) on this
         basis (0 where a feature has no linear term); (..., 1) when no feature has one (a constant leaf)."""
@@ -341,9 +345,8 @@ class SplineBasis(LinearBasis):
         those of its curve (:meth:`curve_slopes`), then each step's, +inf for a step up, -inf for a step down, 0
         for none, then each of its pairs' (unbounded in the other feature: +-inf where its weight is not 0)."""
         coef = np.asarray(coef, float)
-        ours = [c for c, pair in zip(self.pair_columns(), self.pairs) if j in pair]
         jumps = coef[..., self.step_columns(j)]
-        pairs = np.abs(coef[..., ours])
+        pairs = np.abs(coef[..., self.pair_columns_of(j)])
         unbounded = np.concatenate([np.where(jumps > 0, np.inf, np.where(jumps < 0, -np.inf, 0.0)),
                                     np.where(pairs > 0, np.inf, 0.0), np.where(pairs > 0, -np.inf, 0.0)], axis=-1)
         return np.concatenate([self.curve_slopes(j, coef), unbounded], axis=-1)

@@ -248,9 +248,8 @@ class LeafModel:
         """The features whose terms are not a line in some leaf (a spline basis's wiggle, step or pair weights not
         all 0)."""
         B, basis = self.coefficients(beta), self.basis
-        paired = {j for column, pair in zip(basis.pair_columns(), basis.pairs) if np.any(B[..., column] != 0)
-                  for j in pair}
-        return [j for j in range(basis.n_features) if j in paired or np.any(B[..., basis.feature_columns(j)[1:]] != 0)]
+        return [j for j in range(basis.n_features)
+                if np.any(B[..., np.r_[basis.feature_columns(j)[1:], basis.pair_columns_of(j)]] != 0)]
 
     # ------------------------------------------------------------------ file form
     def to_json(self) -> dict:
