@@ -60,7 +60,7 @@ def curve_frame(basis, p: int) -> CurveFrame:
         return CurveFrame(np.full(p, 0.5), np.tile([0.0, 1.0], (p, 1)), np.zeros((p, 0)), "mid-range")
     levels = np.asarray(QUANTILE_LEVELS)
     deciles = quantiles[:, (levels > 0.05) & (levels < 0.95)]
-    return CurveFrame(quantiles[:, levels == 0.5][:, 0], quantiles[:, [0, -1]], deciles, "median row")
+    return CurveFrame(basis.medians(), quantiles[:, [0, -1]], deciles, "median row")
 
 
 def curve_effects(basis, coef, frame: CurveFrame) -> tuple[float, np.ndarray, np.ndarray]:
