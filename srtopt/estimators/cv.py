@@ -38,7 +38,7 @@ SPLITTER = "a cross-validation splitter"
 DEPTHS = (1, 2, 3, 4)
 #: folds of an integer ``cv`` (docs/model_selection.md, "How the defaults were chosen")
 CV = 4
-#: the factors on lambda_b compared (the first along the depths, the others at the leader)
+#: the factors on lambda_b compared (the first along the depths, the others in turn at the best candidate)
 LEAF_RIDGES = (1.0, 10.0, 100.0)
 #: macro iterations of the candidates' fits (None: the estimator's ``max_iter``; docs/model_selection.md)
 INNER_ITER = 3
@@ -50,7 +50,8 @@ HELD_OUT_ROWS, REPEATS = 1000, 3
 class SoftTreeCV(InputsMixin, BaseEstimator):
     """The search both tasks share: candidate trees (a depth, a leaf model, factors on the split and leaf l2
     weights) compared by the held-out loss of every row on the same folds, along the depths from the shallowest
-    while deeper trees improve, the plainest within one standard error of the best refit on all the rows
+    and the weights from the lightest while a round pays, the plainest within one standard error of the best refit
+    on all the rows
     (:mod:`~.search`).  The subclasses give the tree, the splitter of an integer ``cv``, the scorings and the
     checks of y; their parameters are the same."""
 
@@ -155,33 +156,43 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
 
     def _path(self, tree, run, folds, deadline) -> dict:
         """{candidate: what ``folds`` say}: the depths in increasing order, every leaf of a depth in one round with
-        the first factor of each grid, while a round's best has a lower mean held-out loss than the best before it;
-        then the other factors of the grids at the best candidate, in one round.  With a ``time_limit``, no round
-        starts that would not leave the time of the refit (a round's cost guessed from the last)."""
+        the first factor of each grid; then, at the best candidate, the leaf factors in the order given, one round
+        each (the other split factors with each).  A further round runs while the last one paid: one of its
+        candidates has the least mean held-out loss so far, or is the one the rule takes (:func:`_paid`).  With a
+        ``time_limit``, no round starts that would not leave the time of the refit (a round's cost guessed from the
+        last)."""
         splits, ridges = self._grids(tree)
-        leaves = self._leaves(tree)
-        evaluated, last = {}, 0.0
+        leaves, plainness = self._leaves(tree), self._plainness(tree)
+        evaluated, per_candidate = {}, 0.0
         for depth in sorted(self._depths(tree)):
-            if evaluated and deadline.left() < 3 * last:
-                self._say(f"time_limit: no deeper round after depth {depth - 1}")
-                return evaluated
-            started = time.perf_counter()
-            found = run(f"depth {depth}", [Candidate(depth, leaf, splits[0], ridges[0]) for leaf in leaves], folds)
-            last = time.perf_counter() - started
-            leader = _least(evaluated) if evaluated else None
-            evaluated.update(found)
-            if leader is not None and not _better(evaluated[_least(found)], evaluated[leader]):
+            found, per_candidate = self._timed_round(run, f"depth {depth}", [Candidate(depth, leaf, splits[0],
+                                                     ridges[0]) for leaf in leaves], folds, deadline, per_candidate)
+            if found is None or not _paid(evaluated, found, plainness, self.rule):
                 break
         leader = _least(evaluated)
-        weights = [Candidate(leader.depth, leader.leaf, w, f) for w in splits for f in ridges
-                   if (w, f) != (splits[0], ridges[0])]
-        if weights and deadline.left() >= 3 * last * len(weights) / len(leaves):
-            evaluated.update(run(f"the weights at depth {leader.depth}, {leader.leaf} leaves", weights, folds))
+        for ridge in ridges:
+            weights = [Candidate(leader.depth, leader.leaf, w, ridge) for w in splits
+                       if Candidate(leader.depth, leader.leaf, w, ridge) not in evaluated]
+            if weights:
+                label = f"lambda_b x{ridge:g} at depth {leader.depth}, {leader.leaf} leaves"
+                found, per_candidate = self._timed_round(run, label, weights, folds, deadline, per_candidate)
+                if found is None or not _paid(evaluated, found, plainness, self.rule):
+                    return evaluated
         return evaluated
+
+    def _timed_round(self, run, label, candidates, folds, deadline, per_candidate) -> tuple:
+        """(what ``folds`` say of ``candidates``, the seconds per candidate), or (None, ...) without running when
+        the time left is less than three times their cost guessed at ``per_candidate`` (the first round runs)."""
+        if per_candidate and deadline.left() < 3 * per_candidate * len(candidates):
+            self._say(f"time_limit: no round for {label}")
+            return None, per_candidate
+        started = time.perf_counter()
+        found = run(label, candidates, folds)
+        return found, (time.perf_counter() - started) / len(candidates)
 
     def max_fits(self, n_rows=None) -> int:
         """The most fits a search of these parameters runs on ``n_rows`` rows (None: on any number), the refit
-        included: every depth and leaf, then the other factors of the grids at the leader, on the folds scored
+        included: every depth and leaf, then every other factor of the grids at the best, on the folds scored
         (:data:`HELD_OUT_ROWS`), and the refit."""
         tree = self._tree()
         splits, ridges = self._grids(tree)
@@ -282,17 +293,19 @@ _SEARCH_DOC = """
         (``depth``, ``leaf``, ``leaf_ridge``, and with ``split_weights`` the factor of its ``regularization``
         reading) are kept by every fit.
     depths : sequence of int >= 1 or None, default=(1, 2, 3, 4)
-        The depths compared, the shallowest first: a deeper round runs while its best has a lower mean held-out
-        loss than the best before it.  None: the estimator's depth only.
+        The depths compared, the shallowest first, every leaf of a depth in one round: a deeper round runs while
+        the last one paid (one of its candidates has the least mean held-out loss so far, or is the one ``rule``
+        takes).  None: the estimator's depth only.
     leaves : sequence of leaf specs or None, default={leaves}
         The leaf models compared at every depth, the plainest first.  None: the estimator's own leaf only.
     split_weights : sequence of float > 0 or None, default=(1.0,)
         Factors on the reading's lambda_w (the l2 weight of eq. (obj) on the splits; ``"l2:split=w"``): the first
-        along the depths, the others at the best candidate of the depths.  None: the estimator's own
-        ``regularization``.
+        along the depths, the others at the best candidate of the depths, with each leaf factor.  None: the
+        estimator's own ``regularization``.
     leaf_ridges : sequence of float > 0 or None, default=(1.0, 10.0, 100.0)
-        Factors on lambda_b (the tree's ``leaf_ridge``), taken as ``split_weights`` are.  None: the estimator's own
-        ``leaf_ridge``.
+        Factors on lambda_b (the tree's ``leaf_ridge``): the first along the depths, then the others in the order
+        given at the best candidate of the depths, a round each while the last one paid.  None: the estimator's
+        own ``leaf_ridge``.
     cv : int, float or cross-validation splitter, default=4
         The folds the candidates are scored on: an int k, ``{folds}(k, shuffle=True, random_state=random_state)``,
         repeated (``{repeated}``, at most 3 times) while the k folds hold out fewer than 1000 rows; a fraction f in
@@ -356,7 +369,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
 
     The depths are tried from 1 up while a deeper tree predicts the held-out rows better; at each depth linear
     leaves, spline leaves and spline leaves with steps and pairs; then stronger l2 weights on the leaves of the
-    best; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults
+    best while they pay; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults
     were chosen on half of 18 shared tables and confirmed on the other half (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftRegressionTree", leaves='("linear", "spline", "spline:steps=64,pairs=4")',
                          repeated="RepeatedKFold", folds="KFold", holdout="ShuffleSplit",
@@ -401,7 +414,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
 
     The depths are tried from 1 up (a depth-1 tree is a logistic regression split once) while a deeper tree
     predicts the held-out rows better; at each depth logistic and spline leaves; then stronger l2 weights on the
-    leaves of the best; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults
+    leaves of the best while they pay; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults
     were chosen on half of 18 shared tables and the 20 classification sets, and confirmed on the other half of the
     tables (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftClassificationTree", leaves='("logistic", "spline")', folds="StratifiedKFold",
@@ -458,10 +471,13 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
         return self.best_estimator_.decision_function(X)
 
 
-def _better(found, than) -> bool:
-    """Whether ``found`` has a lower mean held-out loss than ``than`` (a deeper round that does not pays no
-    further)."""
-    return float(np.mean(found.losses)) < float(np.mean(than.losses))
+def _paid(evaluated: dict, found: dict, plainness, rule: str) -> bool:
+    """Add ``found`` (a round's candidates) to ``evaluated``, and say whether the round paid: whether one of its
+    candidates has the least mean held-out loss, or is the one ``rule`` takes (:func:`~.search.plainest_within_noise`).
+    The first round always pays."""
+    first = not evaluated
+    evaluated.update(found)
+    return first or bool(set(found) & {_least(evaluated), plainest_within_noise(evaluated, plainness, rule)})
 
 
 def _enough(held_out) -> int:

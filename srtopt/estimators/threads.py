@@ -7,7 +7,9 @@ where OpenBLAS's threads cost more in synchronization than they gain (docs/bench
 
 threadpoolctl finds the loaded libraries in a ctypes callback (``dl_iterate_phdr``), where Python prints an
 exception and drops it: a Ctrl-C at that moment would be lost, and the fit would run on for minutes.
-:func:`one_thread` defers the ending signals while it looks, and handles them right after.
+:func:`one_thread` defers the ending signals while it looks, and handles them right after.  It looks once per
+process (:func:`_controller`; a look costs about 2 ms, a search's small fits a few tens of ms each): the BLAS
+libraries are those numpy and scipy loaded when srtopt was imported.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ..solvers.base import deferred_signals
 
@@ -27,8 +29,15 @@ def one_thread(user_api="blas"):
     the libraries is handled as it ends (:func:`~srtopt.solvers.base.deferred_signals`), the limits restored."""
     with contextlib.ExitStack() as restore:
         with deferred_signals():
-            restore.callback(threadpool_limits(limits=1, user_api=user_api).restore_original_limits)
+            controller = _controller()
+        restore.callback(controller.limit(limits=1, user_api=user_api).restore_original_limits)
         yield
+
+
+@functools.cache
+def _controller() -> ThreadpoolController:
+    """The thread pools of the libraries loaded, found at the first call of the process."""
+    return ThreadpoolController()
 
 
 def one_blas_thread(fit):

@@ -123,14 +123,56 @@ def test_large_data_is_scored_on_the_first_folds_that_hold_out_enough_rows():
 
 
 def test_weights_and_factors_are_candidates(linear_data):
+    """The other split factors at the first leaf factor in the first weights round, then the heavier leaf factor
+    with every split factor if that round paid."""
     X, y = linear_data
     model = SoftRegressionTreeCV(depths=(1,), leaves=("linear",), split_weights=(1.0, 10.0), leaf_ridges=(1.0, 100.0),
                                  cv=2).fit(X, y)
-    params = pd.DataFrame(model.cv_results_)[["param_split_weight", "param_leaf_ridge"]]
-    assert sorted(map(tuple, params.to_numpy())) == [(1.0, 1.0), (1.0, 100.0), (10.0, 1.0), (10.0, 100.0)]
+    params = sorted(map(tuple, pd.DataFrame(model.cv_results_)[["param_split_weight", "param_leaf_ridge"]].to_numpy()))
+    assert params in ([(1.0, 1.0), (10.0, 1.0)], [(1.0, 1.0), (1.0, 100.0), (10.0, 1.0), (10.0, 100.0)])
     w = model.split_weight_
     assert model.best_estimator_.regularization == ("l2" if w == 1.0 else f"l2:split={w!r}")
     assert model.best_estimator_.leaf_ridge == model.leaf_ridge_
+
+
+def _walk(losses_of, rule="best"):
+    """The labels of the rounds ``SoftTreeCV._path`` runs when each candidate's held-out losses are ``losses_of(candidate)``."""
+    from srtopt.estimators.search import Evaluated
+    from srtopt.solvers.deadline import Deadline
+
+    rounds = []
+
+    def run(label, candidates, folds):
+        rounds.append(label)
+        return {c: Evaluated(np.asarray(losses_of(c), float), [0.0], [0.0]) for c in candidates}
+
+    search = SoftRegressionTreeCV(leaves=("linear",), rule=rule)
+    search._path(search._tree(), run, [], Deadline(None))
+    return rounds
+
+
+def test_the_path_goes_deeper_and_heavier_while_a_round_pays():
+    """Depth 2 lowers the loss and depth 3 does not: no depth 4; lambda_b x10 at depth 2 lowers it and x100 does
+    not."""
+    loss = {1: 1.0, 2: 0.5, 3: 0.6}
+    rounds = _walk(lambda c: [loss[c.depth] - (0.1 if c.leaf_ridge == 10.0 else 0.0)] * 4)
+    assert rounds == ["depth 1", "depth 2", "depth 3", "lambda_b x10 at depth 2, linear leaves",
+                      "lambda_b x100 at depth 2, linear leaves"]
+    rounds = _walk(lambda c: [loss[c.depth] + (0.1 if c.leaf_ridge == 10.0 else 0.0)] * 4)
+    assert rounds[-1] == "lambda_b x10 at depth 2, linear leaves"
+
+
+def test_a_heavier_weight_the_rule_takes_pays():
+    """lambda_b x10 loses 0.001 on average, within the noise of the per-row differences: paired-se takes it (the
+    plainer), so x100 is tried; "best" does not take it, so the walk stops."""
+    noise = np.tile([0.05, -0.05], 50)
+
+    def losses(c):
+        return np.full(100, 1.0) + ((0.001 + noise) if c.leaf_ridge == 10.0 else 2.0 if c.leaf_ridge == 100.0 else 0)
+
+    for rule, last in (("paired-se", "lambda_b x100"), ("best", "lambda_b x10")):
+        rounds = _walk(lambda c: losses(c) + 0.1 * (c.depth > 1), rule)
+        assert rounds[0] == "depth 1" and rounds[1] == "depth 2" and rounds[-1].startswith(last), rule
 
 
 def test_the_estimators_own_settings_with_none(linear_data):
@@ -174,7 +216,8 @@ def test_verbose_prints_a_line_per_round_and_the_refit(linear_data, capsys):
     SoftRegressionTreeCV(depths=(1, 2), leaves=("linear",), cv=2, verbose=1).fit(X, y)
     lines = capsys.readouterr().err.splitlines()
     labels = [line.split(": ")[1] for line in lines]
-    assert labels[:2] == ["depth 1", "depth 2"] and labels[2] == "the weights at depth 1, linear leaves"
+    assert labels[:2] == ["depth 1", "depth 2"] and labels[2] == "lambda_b x10 at depth 1, linear leaves"
+    assert all(label.startswith("lambda_b x") for label in labels[3:-1])
     assert lines[-1].startswith("SoftRegressionTreeCV: refit depth 1, linear leaves") and "s in all" in lines[-1]
     assert "1 candidate(s) x 6 fold(s) of 75 training rows; best" in lines[0]
 

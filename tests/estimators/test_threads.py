@@ -5,7 +5,7 @@ import signal
 
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import ThreadpoolController, threadpool_info, threadpool_limits
 
 from srtopt import SoftRegressionTree
 from srtopt.estimators import threads
@@ -39,12 +39,13 @@ def test_a_ctrl_c_while_threadpoolctl_looks_for_the_libraries_is_raised_after_it
     look, where it raises, the limits restored."""
     looked = []
 
-    def signalled_while_looking(**kwargs):
+    def signalled_while_looking():
         os.kill(os.getpid(), signal.SIGINT)
         looked.append(_blas_threads())  # not interrupted: the look goes on to its end
-        return threadpool_limits(**kwargs)
+        return ThreadpoolController()
 
-    monkeypatch.setattr(threads, "threadpool_limits", signalled_while_looking)
+    monkeypatch.setattr(threads, "ThreadpoolController", signalled_while_looking)
+    threads._controller.cache_clear()  # the process's first look
     before = _blas_threads()
     entered = []
     with pytest.raises(KeyboardInterrupt):
@@ -52,6 +53,21 @@ def test_a_ctrl_c_while_threadpoolctl_looks_for_the_libraries_is_raised_after_it
             entered.append(True)
     assert looked and not entered  # raised as the look ended, before the block's body
     assert _blas_threads() == before and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_the_libraries_are_looked_for_once_per_process(monkeypatch):
+    looks = []
+
+    def looking():
+        looks.append(True)
+        return ThreadpoolController()
+
+    monkeypatch.setattr(threads, "ThreadpoolController", looking)
+    threads._controller.cache_clear()
+    X = np.random.default_rng(0).random((60, 3))
+    for _ in range(3):
+        SoftRegressionTree(depth=1, max_iter=1, random_state=0).fit(X, X[:, 0])
+    assert looks == [True]
 
 
 def test_deferred_signals_handle_a_signal_at_the_end_of_the_block():
