@@ -31,6 +31,8 @@ its weight a ridge of strength lambda_b / s_P^2.
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 #: a feature gets a curve when it has at least this many distinct training values (a binary or few-valued
@@ -46,8 +48,12 @@ class Basis:
     each feature (``feature_columns``); ``to_json`` and :func:`basis_from_json` its file form."""
 
     kind = ""
-    #: the pairs (j, k) of features that have a column of their own (:class:`SplineBasis`; none here)
-    pairs: list = []
+    #: what a :class:`SplineBasis` holds, none here: the curves {j: (knots, M)}, the steps {j: thresholds}, the
+    #: pairs (j, k) of a column each, the scales of the three, and the features' training quantiles
+    curves = steps = types.MappingProxyType({})
+    pairs: tuple = ()
+    scale = step_scale = pair_scale = 1.0
+    quantiles = None
 
     def __init__(self, n_features: int):
         self.n_features = int(n_features)
@@ -472,10 +478,12 @@ class SplineBasis(LinearBasis):
 
     @property
     def key(self) -> tuple:
+        """The knots, steps and pairs, their scales, and the medians that center the pairs (the other quantiles
+        are the readers' alone)."""
         return (self.kind, self.n_features, self.degree, self.scale,
                 tuple((j, knots.tobytes()) for j, (knots, _) in sorted(self.curves.items())),
                 tuple((j, t.tobytes()) for j, t in sorted(self.steps.items())), self.step_scale,
-                tuple(self.pairs), self.pair_scale)
+                tuple(self.pairs), self.pair_scale, self.medians().tobytes() if self.pairs else None)
 
 
 def _steps(value, p: int) -> dict:

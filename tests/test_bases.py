@@ -211,6 +211,16 @@ def test_a_curve_jumps_at_its_steps_and_a_pair_is_zero_at_either_median(rich):
     assert np.all(rich.pair_design(X)[:, 0] == 0)
 
 
+def test_bases_of_other_medians_differ_when_pairs_use_them(rows, rich):
+    """The medians center the pairs' columns: two bases whose quantiles differ are the same design without pairs
+    (the other quantiles are the readers'), and different ones with pairs."""
+    plain = SplineBasis.fit(rows)
+    moved = plain.replaced(quantiles=plain.quantiles + 0.01)
+    assert moved == plain and hash(moved) == hash(plain)
+    shifted = rich.replaced(quantiles=rich.quantiles + 0.01)
+    assert shifted != rich and not np.array_equal(shifted.design(rows), rich.design(rows))
+
+
 def test_bounds_keep_steps_and_pairs_within_a_features_slope_bounds(rich):
     lower, upper = np.full(4, -np.inf), np.full(4, np.inf)
     lower[1] = 0.0  # feature 0 increasing

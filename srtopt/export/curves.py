@@ -55,7 +55,7 @@ class CurveFrame:
 
 def curve_frame(basis, p: int) -> CurveFrame:
     """The :class:`CurveFrame` of a fitted leaf basis of p features (its quantiles, if it keeps them)."""
-    quantiles = getattr(basis, "quantiles", None)
+    quantiles = basis.quantiles
     if quantiles is None:
         return CurveFrame(np.full(p, 0.5), np.tile([0.0, 1.0], (p, 1)), np.zeros((p, 0)), "mid-range")
     levels = np.asarray(QUANTILE_LEVELS)

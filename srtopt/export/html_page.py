@@ -133,14 +133,13 @@ def _page_basis(basis) -> dict:
     """The leaf basis as the page's script evaluates it: its kind, and for a spline its curves' pieces
     (:meth:`srtopt.bases.SplineBasis.pieces`) and scale, its steps' thresholds and scale, its pairs' features and
     medians and scale."""
-    curves, steps = getattr(basis, "curves", {}), getattr(basis, "steps", {})
     medians = basis.medians() if basis.pairs else None
-    return {"kind": basis.kind, "scale": float(getattr(basis, "scale", 1.0)),
-            "curves": [basis.pieces(j) for j in sorted(curves)],
-            "steps": [{"feature": j, "thresholds": steps[j].tolist()} for j in sorted(steps)],
-            "step_scale": float(getattr(basis, "step_scale", 1.0)),
+    return {"kind": basis.kind, "scale": float(basis.scale),
+            "curves": [basis.pieces(j) for j in sorted(basis.curves)],
+            "steps": [{"feature": j, "thresholds": basis.steps[j].tolist()} for j in sorted(basis.steps)],
+            "step_scale": float(basis.step_scale),
             "pairs": [{"features": [j, k], "medians": [float(medians[j]), float(medians[k])]} for j, k in basis.pairs],
-            "pair_scale": float(getattr(basis, "pair_scale", 1.0))}
+            "pair_scale": float(basis.pair_scale)}
 
 
 def _html_facts(model, counts, reader, names):
