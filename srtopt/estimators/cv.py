@@ -51,9 +51,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     """The search both tasks share: candidate trees (a depth, a leaf model, factors on the split and leaf l2
     weights) compared by the held-out loss of every row on the same folds, along the depths from the shallowest
     and the weights from the lightest while a round pays, the plainest within one standard error of the best refit
-    on all the rows
-    (:mod:`~.search`).  The subclasses give the tree, the splitter of an integer ``cv``, the scorings and the
-    checks of y; their parameters are the same."""
+    on all the rows (:mod:`~.search`).  The subclasses give the tree, the splitter of an integer ``cv``, the
+    scorings and the checks of y; their parameters are the same."""
 
     #: the tree the search tunes, the splitters of an integer ``cv`` (folds, repeated folds) and of a fraction
     #: (one holdout)
@@ -177,7 +176,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
                 label = f"lambda_b x{ridge:g} at depth {leader.depth}, {leader.leaf} leaves"
                 found, per_candidate = self._timed_round(run, label, weights, folds, deadline, per_candidate)
                 if found is None or not _paid(evaluated, found, plainness, self.rule):
-                    return evaluated
+                    break
         return evaluated
 
     def _timed_round(self, run, label, candidates, folds, deadline, per_candidate) -> tuple:
@@ -367,10 +366,10 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     the held-out squared error of every row, then refit on all the rows: the search to start with on data of your
     own.
 
-    The depths are tried from 1 up while a deeper tree predicts the held-out rows better; at each depth linear
-    leaves, spline leaves and spline leaves with steps and pairs; then stronger l2 weights on the leaves of the
-    best while they pay; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults
-    were chosen on half of 18 shared tables and confirmed on the other half (docs/model_selection.md).
+    The depths are tried from 1 up while a deeper round pays; at each depth linear leaves, spline leaves and
+    spline leaves with steps and pairs; then stronger l2 weights on the leaves of the best while they pay; the
+    plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults were chosen on half of
+    18 shared tables and confirmed on the other half (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftRegressionTree", leaves='("linear", "spline", "spline:steps=64,pairs=4")',
                          repeated="RepeatedKFold", folds="KFold", holdout="ShuffleSplit",
                          scorings='{"r2"}', scoring="r2", scoring_text="the squared error (R^2's)",
@@ -412,11 +411,11 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     cross-validation on the held-out log loss (or accuracy) of every row, then refit on all the rows: the search to
     start with on data of your own.
 
-    The depths are tried from 1 up (a depth-1 tree is a logistic regression split once) while a deeper tree
-    predicts the held-out rows better; at each depth logistic and spline leaves; then stronger l2 weights on the
-    leaves of the best while they pay; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults
-    were chosen on half of 18 shared tables and the 20 classification sets, and confirmed on the other half of the
-    tables (docs/model_selection.md).
+    The depths are tried from 1 up (a depth-1 tree is a logistic regression split once) while a deeper round
+    pays; at each depth logistic and spline leaves; then stronger l2 weights on the leaves of the best while they
+    pay; the plainest candidate within noise of the best is refit (:mod:`~.search`).  Its defaults were chosen on
+    half of 18 shared tables and the 20 classification sets, and confirmed on the other half of the tables
+    (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftClassificationTree", leaves='("logistic", "spline")', folds="StratifiedKFold",
                          repeated="RepeatedStratifiedKFold", holdout="StratifiedShuffleSplit",
                          scorings='{"log_loss", "accuracy"}', scoring="log_loss",
@@ -473,8 +472,8 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
 
 def _paid(evaluated: dict, found: dict, plainness, rule: str) -> bool:
     """Add ``found`` (a round's candidates) to ``evaluated``, and say whether the round paid: whether one of its
-    candidates has the least mean held-out loss, or is the one ``rule`` takes (:func:`~.search.plainest_within_noise`).
-    The first round always pays."""
+    candidates has the least mean held-out loss, or is the one ``rule`` takes
+    (:func:`~.search.plainest_within_noise`).  The first round always pays."""
     first = not evaluated
     evaluated.update(found)
     return first or bool(set(found) & {_least(evaluated), plainest_within_noise(evaluated, plainness, rule)})

@@ -136,7 +136,8 @@ def test_weights_and_factors_are_candidates(linear_data):
 
 
 def _walk(losses_of, rule="best"):
-    """The labels of the rounds ``SoftTreeCV._path`` runs when each candidate's held-out losses are ``losses_of(candidate)``."""
+    """The labels of the rounds ``SoftTreeCV._path`` runs when each candidate's held-out losses are
+    ``losses_of(candidate)``."""
     from srtopt.estimators.search import Evaluated
     from srtopt.solvers.deadline import Deadline
 
