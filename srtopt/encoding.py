@@ -188,8 +188,13 @@ def _fit_column(name, column, min_frequency) -> dict:
 
 def _text(column) -> np.ndarray:
     """The column's cells as strings (a categorical column's too, without pandas' cast to str, which
-    warns in pandas 2.0)."""
-    return column.to_numpy(dtype=object).astype(str).astype(object)  # Python str, as pandas' cast gave
+    warns in pandas 2.0); a column of strings as it is, its missing cells too (their rows are masked)."""
+    import pandas as pd
+
+    cells = column.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(cells, skipna=True) == "string":
+        return cells
+    return cells.astype(str).astype(object)  # Python str, as pandas' cast gave
 
 
 def _numbers(column):

@@ -27,6 +27,16 @@ def table():
     return frame
 
 
+@pytest.mark.parametrize("dtype", ["string", "category"])
+def test_a_text_column_encodes_alike_whatever_its_dtype(table, dtype):
+    """Object, pandas string and categorical columns of the same cells (a missing one among them) give the same
+    encoding; a column of strings is read as it is, others cast to str."""
+    typed = table.assign(home=table["home"].astype(dtype), rare=table["rare"].astype(dtype))
+    encoder = TableEncoder().fit(table)
+    np.testing.assert_array_equal(TableEncoder().fit(typed).transform(typed), encoder.transform(table))
+    np.testing.assert_array_equal(encoder.transform(typed), encoder.transform(table))
+
+
 def test_the_encoded_columns_and_their_groups(table):
     encoder = TableEncoder().fit(table)
     assert encoder.names == ["age", f"age {MISSING}", "home = owner", "home = parents", "home = rent",
