@@ -145,8 +145,11 @@ class TableEncoder:
 
 def as_values(X) -> np.ndarray:
     """X (not a DataFrame) as the array the encoder reads: numbers as they are, anything holding text or objects
-    as an array of objects (a list of numbers and text: every cell as text)."""
+    as an array of objects (rows of numbers and text: each cell as it is, so that a column of numbers stays one;
+    an array of strings: its strings)."""
     values = np.asarray(X)
+    if values.dtype.kind in "US" and not isinstance(X, np.ndarray):
+        values = np.asarray(X, dtype=object)  # numpy would have written every number as text
     return values.astype(object) if values.dtype.kind in "OUS" else values
 
 

@@ -37,6 +37,17 @@ def test_a_text_column_encodes_alike_whatever_its_dtype(table, dtype):
     np.testing.assert_array_equal(encoder.transform(typed), encoder.transform(table))
 
 
+def test_rows_of_numbers_and_text_keep_their_number_columns():
+    """A list of rows mixing text and numbers: numpy would write every cell as text (and the numbers would be
+    refused as numbers written as text); each cell is read as it is, a numeric column stays numeric."""
+    rows = [["a", 0.5, 1], ["b", 0.0, 2], ["a", 0.25, None], ["b", 1.0, 4]] * 3
+    encoder = TableEncoder(min_frequency=1).fit(rows)
+    assert encoder.names == ["x0 = a", "x0 = b", "x1", "x2", f"x2 {MISSING}"]
+    np.testing.assert_array_equal(encoder.transform(rows[:3])[:, 2:], [[0.5, 1, 0], [0.0, 2, 0], [0.25, 2, 1]])
+    with pytest.raises(ValueError, match="column 'x1' of X holds numbers written as text"):
+        TableEncoder().fit(np.array(rows, dtype=str))  # an array of strings is its strings
+
+
 def test_the_encoded_columns_and_their_groups(table):
     encoder = TableEncoder().fit(table)
     assert encoder.names == ["age", f"age {MISSING}", "home = owner", "home = parents", "home = rent",
