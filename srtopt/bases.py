@@ -82,6 +82,10 @@ class Basis:
         """The columns of the pairs (j, k) of ``pairs``, one each (none here)."""
         return np.zeros(0, dtype=int)
 
+    def medians(self) -> np.ndarray | None:
+        """Every feature's scaled training median (p,), of the quantiles (None without them)."""
+        return None if self.quantiles is None else self.quantiles[:, QUANTILE_LEVELS.index(0.5)]
+
     def pair_columns_of(self, j: int) -> np.ndarray:
         """The columns of the pairs that hold feature j."""
         return np.array([c for c, pair in zip(self.pair_columns(), self.pairs) if j in pair], dtype=int)
@@ -293,10 +297,6 @@ class SplineBasis(LinearBasis):
         j, k = np.array(self.pairs).T
         m = self.medians()
         return (Xs[:, j] - m[j]) * (Xs[:, k] - m[k]) * self.pair_scale
-
-    def medians(self) -> np.ndarray:
-        """Every feature's scaled training median (p,), of the quantiles (None without them)."""
-        return None if self.quantiles is None else self.quantiles[:, QUANTILE_LEVELS.index(0.5)]
 
     def pair_columns(self) -> np.ndarray:
         """The pairs' columns, in the order of ``pairs``."""

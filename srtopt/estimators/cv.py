@@ -125,10 +125,11 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         folds = list(self._splitter(len(y)).split(matrix, y))
         run = functools.partial(self._round, tree, X, y, fit_params, reading, deadline, started)
         evaluated = self._path(tree, run, folds[:_enough([len(test) for _, test in folds])], deadline)
-        chosen = plainest_within_noise(evaluated, self._plainness(tree), self.rule)
+        plainness = self._plainness(tree)
+        chosen = plainest_within_noise(evaluated, plainness, self.rule)
         refit = clone(tree).set_params(**chosen.params(reading), time_limit=_left(deadline, tree.time_limit))
         self.best_estimator_ = refit.fit(X, y, **fit_params)
-        self._store(chosen, evaluated, len(folds), self._plainness(tree))
+        self._store(chosen, evaluated, len(folds), plainness)
         self.constraint_report_ = self.best_estimator_.constraint_report_
         if any(isinstance(term, SoftMean) for term in constraint_terms(refit)):
             with held_out_quietly():
@@ -170,8 +171,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
                 break
         leader = _least(evaluated)
         for ridge in ridges:
-            weights = [Candidate(leader.depth, leader.leaf, w, ridge) for w in splits
-                       if Candidate(leader.depth, leader.leaf, w, ridge) not in evaluated]
+            weights = [c for c in (Candidate(leader.depth, leader.leaf, w, ridge) for w in splits)
+                       if c not in evaluated]
             if weights:
                 label = f"lambda_b x{ridge:g} at depth {leader.depth}, {leader.leaf} leaves"
                 found, per_candidate = self._timed_round(run, label, weights, folds, deadline, per_candidate)
