@@ -154,12 +154,74 @@ def pipeline(estimator, X):
     return make_pipeline(encode, estimator)
 
 
-def table_fold(name):
+def table_fold(name, folder=None):
     """(X_train, X_test, y_train, y_test, task) of fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0)
-    of the table ``name`` (of ``TABULAR_DATASETS`` or ``PANEL_DATASETS``, :func:`load_table`)."""
+    of the table ``name``: of ``TABULAR_DATASETS`` or ``PANEL_DATASETS`` (:func:`load_table`), or of the tables of
+    one's own in ``folder`` (:func:`folder_table`)."""
     from sklearn.model_selection import KFold, StratifiedKFold
 
-    X, y, task = load_table(name)
+    X, y, task = load_table(name) if folder is None else folder_table(folder, name)
     splitter = (StratifiedKFold if task == "classification" else KFold)(4, shuffle=True, random_state=0)
     train, test = next(splitter.split(X, y))
     return X.iloc[train], X.iloc[test], y[train], y[test], task
+
+
+#: the tasks a table of one's own may have (:func:`folder_tables`)
+TASKS = ("regression", "classification")
+
+
+def folder_tables(folder) -> dict:
+    """{name: task} of a folder of tables of one's own (a script's ``--tables``), in the form of the shared
+    collections: ``MANIFEST.json``, a JSON object {name: {"task": "regression" or "classification", ...}}, and
+    beside it ``<name>.csv`` for each name, with the target in a column named ``target``.
+
+    Raises
+    ------
+    ValueError
+        If the manifest is missing or malformed, a task is not one of :data:`TASKS`, or a table's CSV is missing.
+    """
+    import json
+
+    folder = Path(folder).expanduser()
+    path = folder / "MANIFEST.json"
+    if not path.is_file():
+        raise ValueError(f"no MANIFEST.json in {str(folder)!r}: write one, a JSON object {{name: {{\"task\": "
+                         f"\"regression\" or \"classification\"}}}}, beside <name>.csv for each table")
+    try:
+        manifest = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{str(path)!r} is not JSON: {error}") from None
+    if not isinstance(manifest, dict) or not manifest:
+        raise ValueError(f"{str(path)!r} must be a non-empty JSON object {{name: {{\"task\": ...}}}}")
+    tasks = {}
+    for name, entry in manifest.items():
+        task = entry.get("task") if isinstance(entry, dict) else None
+        if task not in TASKS:
+            raise ValueError(f"{str(path)!r}: table {name!r} needs a \"task\", \"regression\" or "
+                             f"\"classification\", got {task!r}")
+        if not (folder / f"{name}.csv").is_file():
+            raise ValueError(f"{str(path)!r} names the table {name!r}, but {name}.csv is not in {str(folder)!r}")
+        tasks[name] = task
+    return tasks
+
+
+def folder_table(folder, name):
+    """(X as a DataFrame, y, task) of the table ``name`` of a folder of one's own (:func:`folder_tables`), read as
+    the shared tables are: empty cells missing, the rows of a missing target dropped, y's labels as text for a
+    classification table."""
+    import pandas as pd
+
+    task = folder_tables(folder)[name]
+    frame = pd.read_csv(Path(folder).expanduser() / f"{name}.csv", keep_default_na=False, na_values=[""])
+    if "target" not in frame.columns:
+        raise ValueError(f"{name}.csv in {str(folder)!r} has no column named target (the target must be one)")
+    y = frame.pop("target")
+    known = y.notna().to_numpy()  # the rows of a missing target dropped, as in the shared tables
+    frame, y = frame[known], y[known]
+    return frame, (y.astype(str).to_numpy() if task == "classification" else y.to_numpy(dtype=float)), task
+
+
+def private_folder(folder) -> Path:
+    """Where a script's store and report on the tables of ``folder`` (one's own) go by default:
+    ``benchmarks/results/private/<its name>/``, which git ignores (the smoke run's folder in smoke mode)."""
+    return results() / "private" / Path(folder).expanduser().resolve().name

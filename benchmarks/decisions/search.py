@@ -3,9 +3,13 @@ on the 18 shared tables: what the search costs and what it chooses, and the vari
 
     PYTHONPATH=. SRTOPT_TABULAR_DATA=/path/to/datasets_tabular SRTOPT_PANEL_DATA=/path/to/datasets_panel \\
         python benchmarks/decisions/search.py [--variants search "search cv3" ...] [--datasets wage ...]
+    python benchmarks/decisions/search.py --tables /path/to/your/tables --others [--out folder]
 
 Datasets: the eight tables of ``srtopt.datasets.TABULAR_DATASETS`` and the ten of ``PANEL_DATASETS`` (nine
-regression, nine classification).  Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0),
+regression, nine classification); or with ``--tables`` the tables of a folder of one's own, in the shared
+collections' form (``benchmarks.common.data.folder_tables``: a MANIFEST.json {name: {"task": ...}} beside
+``<name>.csv``, the target in a column named ``target``), its store and report in ``--out`` (default
+``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on.  Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0),
 every model fitted on the DataFrame as it is, one after another in one process (one BLAS thread, no parallel
 fits): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text columns as ``category``; left out
 when interpret is missing), ``plain`` (``SoftRegressionTree()`` / ``SoftClassificationTree()``), the searches of
@@ -19,15 +23,17 @@ Runs go to ``benchmarks/results/search.jsonl`` (resumable: a run already there i
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import os
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
 from benchmarks.common import budget, parse, pick, results, search_constants, skip, write_report
-from benchmarks.common.data import pipeline, table_fold
+from benchmarks.common.data import folder_tables, pipeline, private_folder, table_fold
 from benchmarks.common.store import run_into_store, stored
 
 #: the search variants: (parameters of the search, the module constants of srtopt.estimators.cv they set): the
@@ -103,10 +109,11 @@ def model(variant, task, X=None):
     return search(tree, **params)
 
 
-def run(name, variant) -> dict:
+def run(name, variant, folder=None) -> dict:
+    """One fit of ``variant`` on fold 0 of the table ``name`` (of ``folder``, a folder of one's own, when given)."""
     import pandas as pd
 
-    X_train, X_test, y_train, y_test, task = table_fold(name)
+    X_train, X_test, y_train, y_test, task = table_fold(name, folder)
     if variant == "EBM":
         X_train, X_test = (X.apply(lambda c: c.astype("category") if c.dtype == object else c) for X in (X_train, X_test))
     if variant == "HGB":  # text columns as categories, the training rows' levels
@@ -128,31 +135,39 @@ def run(name, variant) -> dict:
     return row
 
 
-def report(rows, variants) -> list[str]:
+def report(rows, variants, folder=None) -> list[str]:
+    """The report's lines: per task a table of every dataset's cells and the means, then the time against EBM's;
+    the shared tables' tuning and confirming halves and the panel, or one mean for the tables of ``folder``."""
     from srtopt.datasets import PANEL_DATASETS
 
     cells = {(r["dataset"], r["variant"]): r for r in rows}
     names = sorted({r["dataset"] for r in rows})
     tasks = {r["dataset"]: r["task"] for r in rows}
     shown = [v for v in (*BASELINES, *variants, *OTHERS) if any(r["variant"] == v for r in rows)]
+    tuning = TUNING if folder is None else ()
+    command = ("`PYTHONPATH=. SRTOPT_TABULAR_DATA=... SRTOPT_PANEL_DATA=... python benchmarks/decisions/search.py "
+               "--others`" if folder is None else
+               f"`PYTHONPATH=. python benchmarks/decisions/search.py --tables {folder} --others`")
     lines = ["# The searches against one EBM fit and the plain tree", "",
-             "Command: `PYTHONPATH=. SRTOPT_TABULAR_DATA=... SRTOPT_PANEL_DATA=... python benchmarks/decisions/"
-             "search.py --others`, and `--variants ...` for the columns of the variants, on the tables where they "
+             f"Command: {command}, and `--variants ...` for the columns of the variants, on the tables where they "
              "ran (fold 0 of (Stratified)KFold(4, shuffle, seed 0), one process, one BLAS thread). Test R^2 "
              "(regression) or accuracy (classification), and fit seconds; a search's seconds over EBM's in "
-             "brackets. Tuning half: " + ", ".join(TUNING) + "; the others confirm.", ""]
+             "brackets. " + ("Tuning half: " + ", ".join(TUNING) + "; the others confirm." if folder is None else
+                             "Tables the defaults were not chosen on."), ""]
     for task in ("regression", "classification"):
         members = [n for n in names if tasks[n] == task]
         if not members:
             continue
         lines += [f"## {task}", "", "| dataset | " + " | ".join(shown) + " |", "|---|" + "---:|" * len(shown)]
         for name in members:
-            lines.append(f"| {name}{' (tune)' if name in TUNING else ''} | " + " | ".join(
+            lines.append(f"| {name}{' (tune)' if name in tuning else ''} | " + " | ".join(
                 _cell(cells, name, v) for v in shown) + " |")
-        for label, part in (("tuning half", [n for n in members if n in TUNING]),
-                            ("confirming half", [n for n in members if n not in TUNING]),
-                            ("the panel", [n for n in members if n in PANEL_DATASETS]), ("all", members)):
-            lines.append(f"| **mean, {label}** | " + " | ".join(_mean(cells, part, v) for v in shown) + " |")
+        groups = ((("tuning half", [n for n in members if n in TUNING]),
+                   ("confirming half", [n for n in members if n not in TUNING]),
+                   ("the panel", [n for n in members if n in PANEL_DATASETS])) if folder is None else ())
+        for label, part in (*groups, ("all", members)):
+            if part:
+                lines.append(f"| **mean, {label}** | " + " | ".join(_mean(cells, part, v) for v in shown) + " |")
         lines += [""]
     lines += ["Time against EBM, over every table where both ran: geometric mean of the ratio of fit seconds "
               "(largest)", ""]
@@ -187,6 +202,11 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="+", default=None)
     parser.add_argument("--others", action="store_true", help="also HistGradientBoosting, RF(100) and ridge / "
                                                                "logistic regression (the panel's table)")
+    parser.add_argument("--tables", default=None, help="a folder of tables of your own instead of the shared "
+                        "ones: MANIFEST.json {name: {\"task\": \"regression\" or \"classification\"}} beside "
+                        "<name>.csv, the target in a column named target")
+    parser.add_argument("--out", default=None, help="with --tables, the folder of the store and the report "
+                        "(default: benchmarks/results/private/<the folder's name>)")
     args = parse(parser, argv, smoke_argv=("--others",))
     variants = list(BASELINES) + args.variants + list(OTHERS if args.others else ())
     try:
@@ -194,12 +214,25 @@ def main(argv=None) -> int:
     except ImportError:
         skip("EBM", "interpret is not installed: pip install 'srtopt[benchmark]'")
         variants.remove("EBM")
-    names = args.datasets or datasets()
-    store = results() / "search.jsonl"
+    names, out, fit = args.datasets or datasets(), results(), run
+    if args.tables is not None:
+        try:
+            tables = folder_tables(args.tables)
+        except ValueError as error:
+            parser.error(f"--tables: {error}")
+        unknown = sorted(set(args.datasets or ()) - set(tables))
+        if unknown:
+            parser.error(f"--datasets: {', '.join(unknown)} not in {args.tables}'s MANIFEST.json")
+        names = args.datasets or sorted(tables)
+        out = Path(args.out) if args.out else private_folder(args.tables)
+        fit = functools.partial(run, folder=args.tables)
+    elif args.out:
+        parser.error("--out goes with --tables (the shared tables' report is benchmarks/results/search.md)")
+    store = out / "search.jsonl"
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    run_into_store(store, run, [(n, v) for n in names for v in variants], key=lambda r: (r["dataset"], r["variant"]),
+    run_into_store(store, fit, [(n, v) for n in names for v in variants], key=lambda r: (r["dataset"], r["variant"]),
                    jobs=1, describe=lambda r: f"{r['dataset']} {r['variant']}: {r['score']:.4f} in {r['seconds']:.1f} s")
-    write_report(results() / "search.md", report(stored(store), list(VARIANTS)))  # every variant in the store
+    write_report(out / "search.md", report(stored(store), list(VARIANTS), args.tables))  # every variant stored
     return 0
 
 

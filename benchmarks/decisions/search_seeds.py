@@ -17,19 +17,25 @@ Reported: per seed the mean test accuracy over the 20 sets and its spread over t
 the two default runs predicted the same, byte for byte (a digest of the test predictions).  Runs go to
 ``benchmarks/results/search_seeds.jsonl`` (resumable), the report to ``benchmarks/results/search_seeds.md``.
 ``--smoke``: two stand-ins, seeds 0-1, depths 1-2 and 2 folds.
+
+``--tables /path/to/tables``: instead, the tables of a folder of one's own (``benchmarks.common.data.folder_tables``),
+fold 0, seeds 0-4 and the two default runs each; the store and the report in ``--out`` (default
+``benchmarks/results/private/<folder name>/``, which git ignores).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
 from benchmarks.common import budget, parse, pick, results, write_report
-from benchmarks.common.data import table_fold
+from benchmarks.common.data import folder_tables, private_folder, table_fold
 from benchmarks.common.protocol import class_fold, class_groups
 from benchmarks.common.store import run_into_store, stored
 
@@ -52,12 +58,13 @@ def search(task, seed):
     return cls(tree, random_state=random_state, **params)
 
 
-def run(collection, name, seed) -> dict:
-    """One search of the ``collection``'s table ``name``: ``seed`` a seed or a repeat of :data:`REPEATS` (fold 0),
-    or "fold k" (the classification protocol's fold k, seed 0)."""
+def run(collection, name, seed, folder=None) -> dict:
+    """One search of the ``collection``'s table ``name`` (the shared tables, or the tables of ``folder``, a folder
+    of one's own): ``seed`` a seed or a repeat of :data:`REPEATS` (fold 0), or "fold k" (the classification
+    protocol's fold k, seed 0)."""
     fold, random_state = (int(seed.split()[1]), "0") if seed.startswith("fold ") else (0, seed)
-    if collection == "tables":
-        X_train, X_test, y_train, y_test, task = table_fold(name)
+    if collection in ("tables", "own"):
+        X_train, X_test, y_train, y_test, task = table_fold(name, folder if collection == "own" else None)
     else:
         (X_train, X_test, y_train, y_test), task = class_fold(name, fold), "classification"
     model = search(task, random_state)
@@ -95,29 +102,21 @@ def tasks() -> list[tuple]:
             + [("classification folds", name, fold) for name in classification for fold in folds])
 
 
-def report(rows) -> list[str]:
+def own_tasks(folder) -> list[tuple]:
+    """The runs on the tables of a folder of one's own: seeds 0-4 and the two default runs of each table."""
+    return [("own", name, str(seed)) for name in sorted(folder_tables(folder)) for seed in (*SEEDS, *REPEATS)]
+
+
+def report(rows, folder=None) -> list[str]:
+    """The report's lines: the seeds' table of each collection run, every fold's scores, and the two default runs."""
+    command = ("`PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... SRTOPT_TABULAR_DATA=... SRTOPT_PANEL_DATA=... python "
+               "benchmarks/decisions/search_seeds.py --jobs 2`" if folder is None else
+               f"`PYTHONPATH=. python benchmarks/decisions/search_seeds.py --tables {folder}`")
     lines = ["# The same data, the same answer: the searches across seeds and runs", "",
-             "Command: `PYTHONPATH=. SRTOPT_CLASSIFICATION_DATA=... SRTOPT_TABULAR_DATA=... SRTOPT_PANEL_DATA=... python "
-             "benchmarks/decisions/search_seeds.py --jobs 2` (fold 0; the defaults of the searches).", ""]
-    classes = [r for r in rows if r["collection"] == "classification"]
-    names = sorted({r["dataset"] for r in classes})
-    cells = {(r["dataset"], r["seed"]): r for r in classes}
-    seeds = [str(s) for s in SEEDS if all((n, str(s)) in cells for n in names)]
-    if seeds:
-        lines += ["## SoftClassificationTreeCV(random_state=s) on the 20 classification sets: test accuracy", "",
-                  "| dataset | " + " | ".join(f"seed {s}" for s in seeds) + " | spread | chosen (seed 0) |",
-                  "|---|" + "---:|" * (len(seeds) + 1) + "---|"]
-        spreads = []
-        for name in names:
-            scores = [cells[name, s]["score"] for s in seeds]
-            spreads.append(max(scores) - min(scores))
-            chosen = cells[name, seeds[0]]["chosen"]
-            lines.append(f"| {name} | " + " | ".join(f"{v:.3f}" for v in scores) + f" | {spreads[-1]:.3f} | "
-                         f"D{chosen['depth']} {chosen['leaf']} |")
-        means = [np.mean([cells[n, s]["score"] for n in names]) for s in seeds]
-        lines += [f"| **mean** | " + " | ".join(f"**{m:.4f}**" for m in means) + f" | **{max(means) - min(means):.4f}** | |",
-                  "", f"The mean over the sets spreads by {max(means) - min(means):.4f} over the seeds; the largest "
-                      f"spread of one set is {max(spreads):.3f} ({names[int(np.argmax(spreads))]}).", ""]
+             f"Command: {command} (fold 0; the defaults of the searches).", ""]
+    lines += _seeds(rows, "classification", "SoftClassificationTreeCV(random_state=s) on the 20 classification sets: "
+                                            "test accuracy")
+    lines += _seeds(rows, "own", "The search with random_state=s on your tables: test accuracy or R^2")
     folded = [r for r in rows if r["collection"] == "classification folds"]
     if folded:
         lines += ["## SoftClassificationTreeCV(random_state=0) on every fold of the 20 classification sets", "",
@@ -128,7 +127,7 @@ def report(rows) -> list[str]:
         lines += ["", f"Seconds per search: {np.mean([r['seconds'] for r in folded]):.2f} on average.", ""]
     lines += ["## Two runs with the defaults (random_state None): the same test predictions?", "",
               "| collection | tables | identical | different |", "|---|---:|---:|---|"]
-    for collection in ("classification", "tables"):
+    for collection in ("classification", "tables", "own"):
         pairs = {}
         for r in rows:
             if r["collection"] == collection and r["seed"] in REPEATS:
@@ -140,14 +139,55 @@ def report(rows) -> list[str]:
     return lines
 
 
+def _seeds(rows, collection, title) -> list[str]:
+    """The table of a collection's runs across the seeds: each set's score per seed, its spread and the choice of
+    the first seed, and the mean's spread (none before every set has every seed)."""
+    runs = [r for r in rows if r["collection"] == collection]
+    names = sorted({r["dataset"] for r in runs})
+    cells = {(r["dataset"], r["seed"]): r for r in runs}
+    seeds = [str(s) for s in SEEDS if all((n, str(s)) in cells for n in names)]
+    if not names or not seeds:
+        return []
+    lines = [f"## {title}", "", "| dataset | " + " | ".join(f"seed {s}" for s in seeds) + " | spread | chosen (seed "
+             f"{seeds[0]}) |", "|---|" + "---:|" * (len(seeds) + 1) + "---|"]
+    spreads = []
+    for name in names:
+        scores = [cells[name, s]["score"] for s in seeds]
+        spreads.append(max(scores) - min(scores))
+        chosen = cells[name, seeds[0]]["chosen"]
+        lines.append(f"| {name} | " + " | ".join(f"{v:.3f}" for v in scores) + f" | {spreads[-1]:.3f} | "
+                     f"D{chosen['depth']} {chosen['leaf']} |")
+    means = [np.mean([cells[n, s]["score"] for n in names]) for s in seeds]
+    spread = max(means) - min(means)
+    return lines + ["| **mean** | " + " | ".join(f"**{m:.4f}**" for m in means) + f" | **{spread:.4f}** | |", "",
+                    f"The mean over the sets spreads by {spread:.4f} over the seeds; the largest spread of one set is "
+                    f"{max(spreads):.3f} ({names[int(np.argmax(spreads))]}).", ""]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--tables", default=None, help="a folder of tables of your own instead of the shared "
+                        "sets: MANIFEST.json {name: {\"task\": \"regression\" or \"classification\"}} beside "
+                        "<name>.csv, the target in a column named target")
+    parser.add_argument("--out", default=None, help="with --tables, the folder of the store and the report "
+                        "(default: benchmarks/results/private/<the folder's name>)")
     args = parse(parser, argv)
-    store = results() / "search_seeds.jsonl"
-    run_into_store(store, run, tasks(), key=lambda r: (r["collection"], r["dataset"], r["seed"]), jobs=args.jobs,
+    out, fit, todo = results(), run, None
+    if args.tables is not None:
+        try:
+            todo = own_tasks(args.tables)
+        except ValueError as error:
+            parser.error(f"--tables: {error}")
+        out = Path(args.out) if args.out else private_folder(args.tables)
+        fit = functools.partial(run, folder=args.tables)
+    elif args.out:
+        parser.error("--out goes with --tables (the shared sets' report is benchmarks/results/search_seeds.md)")
+    store = out / "search_seeds.jsonl"
+    run_into_store(store, fit, todo or tasks(), key=lambda r: (r["collection"], r["dataset"], r["seed"]),
+                   jobs=args.jobs,
                    describe=lambda r: f"{r['dataset']} seed {r['seed']}: {r['score']:.4f} ({r['seconds']:.1f} s)")
-    write_report(results() / "search_seeds.md", report(stored(store)))
+    write_report(out / "search_seeds.md", report(stored(store), args.tables))
     return 0
 
 
