@@ -11,7 +11,7 @@ collections' form (``benchmarks.common.data.folder_tables``: a MANIFEST.json {na
 ``<name>.csv``, the target in a column named ``target``), its store and report in ``--out`` (default
 ``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on.  Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0),
 every model fitted on the DataFrame as it is, one after another in one process (one BLAS thread, no parallel
-fits): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text columns as ``category``; left out
+fits; each model fitted once on a tiny table before any is timed, :func:`warm_up`): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text columns as ``category``; left out
 when interpret is missing), ``plain`` (``SoftRegressionTree()`` / ``SoftClassificationTree()``), the searches of
 :data:`VARIANTS`, and with ``--others`` the models of :data:`OTHERS`; test R^2 or accuracy, and fit seconds.
 The defaults are chosen on the tuning half (:data:`TUNING`) and confirmed on the other.
@@ -109,24 +109,52 @@ def model(variant, task, X=None):
     return search(tree, **params)
 
 
-def run(name, variant, folder=None) -> dict:
-    """One fit of ``variant`` on fold 0 of the table ``name`` (of ``folder``, a folder of one's own, when given)."""
+def inputs(variant, X_train, X_test) -> tuple:
+    """The tables as ``variant`` takes them: text columns as categories for EBM, and for HGB as categories of the
+    training rows' levels; the others take them as they are."""
     import pandas as pd
 
-    X_train, X_test, y_train, y_test, task = table_fold(name, folder)
     if variant == "EBM":
-        X_train, X_test = (X.apply(lambda c: c.astype("category") if c.dtype == object else c) for X in (X_train, X_test))
-    if variant == "HGB":  # text columns as categories, the training rows' levels
+        return tuple(X.apply(lambda c: c.astype("category") if c.dtype == object else c) for X in (X_train, X_test))
+    if variant == "HGB":
         X_train, X_test = X_train.copy(), X_test.copy()
         for c in [c for c in X_train.columns if not pd.api.types.is_numeric_dtype(X_train[c])]:
             levels = X_train[c].dropna().unique()
             X_train[c], X_test[c] = (X[c].astype("category").cat.set_categories(levels) for X in (X_train, X_test))
+    return X_train, X_test
+
+
+def fitted(variant, task, X_train, y_train) -> tuple:
+    """(seconds, the estimator of ``variant``) of its fit on the training rows."""
     estimator = model(variant, task, X_train)
     with warnings.catch_warnings(), search_constants(VARIANTS.get(variant, ({}, {}))[1]):
         warnings.simplefilter("ignore")
         started = time.perf_counter()
         estimator.fit(X_train, y_train)
-        seconds = time.perf_counter() - started
+        return time.perf_counter() - started, estimator
+
+
+def warm_up(variants) -> None:
+    """Fit every model of ``variants`` once on a tiny table of each task before any is timed, so that what a
+    process pays once (imports, the compiled kernels' load: about a second for the first soft tree) falls on no
+    table's fit."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    x = rng.random(60)
+    X = pd.DataFrame({"x": x, "kind": np.where(x > 0.5, "high", "low")})
+    for task, y in (("regression", x + 0.1 * rng.random(60)), ("classification", np.where(x > 0.4, "yes", "no"))):
+        for variant in variants:
+            fitted(variant, task, inputs(variant, X, X)[0], y)
+
+
+def run(name, variant, folder=None) -> dict:
+    """One fit of ``variant`` on fold 0 of the table ``name`` (of ``folder``, a folder of one's own, when given)."""
+    X_train, X_test, y_train, y_test, task = table_fold(name, folder)
+    X_train, X_test = inputs(variant, X_train, X_test)
+    seconds, estimator = fitted(variant, task, X_train, y_train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         score = float(estimator.score(X_test, y_test))
     row = {"dataset": name, "task": task, "variant": variant, "score": score, "seconds": seconds}
     if hasattr(estimator, "best_params_"):
@@ -230,6 +258,7 @@ def main(argv=None) -> int:
         parser.error("--out goes with --tables (the shared tables' report is benchmarks/results/search.md)")
     store = out / "search.jsonl"
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    warm_up(variants)
     run_into_store(store, fit, [(n, v) for n in names for v in variants], key=lambda r: (r["dataset"], r["variant"]),
                    jobs=1, describe=lambda r: f"{r['dataset']} {r['variant']}: {r['score']:.4f} in {r['seconds']:.1f} s")
     write_report(out / "search.md", report(stored(store), list(VARIANTS), args.tables))  # every variant stored

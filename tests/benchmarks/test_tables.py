@@ -103,3 +103,23 @@ def test_the_seeds_benchmark_runs_on_a_folder_of_ones_own(tmp_path, monkeypatch)
     assert "## The search with random_state=s on your tables" in report and "| churn |" in report
     assert "| own | 2 | 2 | - |" in report  # the two default runs of each table predicted the same
     assert "20 classification sets" not in report
+
+
+def test_every_model_is_fitted_on_both_tasks_before_any_table_is_timed(tmp_path, monkeypatch):
+    from benchmarks.common import SMOKE_ENV
+    from benchmarks.decisions import search
+
+    monkeypatch.setenv(SMOKE_ENV, str(tmp_path))
+    seen, fitted = [], search.fitted
+
+    def recording(variant, task, X, y):
+        seconds, estimator = fitted(variant, task, X, y)
+        seen.append((variant, task, type(estimator).__name__, len(y)))
+        return seconds, estimator
+
+    monkeypatch.setattr(search, "fitted", recording)
+    search.warm_up(["plain", "search"])
+    assert seen == [("plain", "regression", "SoftRegressionTree", 60),
+                    ("search", "regression", "SoftRegressionTreeCV", 60),
+                    ("plain", "classification", "SoftClassificationTree", 60),
+                    ("search", "classification", "SoftClassificationTreeCV", 60)]
