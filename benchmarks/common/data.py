@@ -221,7 +221,27 @@ def folder_table(folder, name):
     return frame, (y.astype(str).to_numpy() if task == "classification" else y.to_numpy(dtype=float)), task
 
 
-def private_folder(folder) -> Path:
-    """Where a script's store and report on the tables of ``folder`` (one's own) go by default:
-    ``benchmarks/results/private/<its name>/``, which git ignores (the smoke run's folder in smoke mode)."""
-    return results() / "private" / Path(folder).expanduser().resolve().name
+def add_tables(parser) -> None:
+    """The ``--tables`` and ``--out`` options of a script that also runs on a folder of one's own tables."""
+    parser.add_argument("--tables", default=None, help="a folder of tables of your own instead of the shared ones: "
+                        "MANIFEST.json {name: {\"task\": \"regression\" or \"classification\"}} beside "
+                        "<name>.csv, the target in a column named target")
+    parser.add_argument("--out", default=None, help="with --tables, the folder of the store and the report "
+                        "(default: benchmarks/results/private/<the folder's name>, which git ignores)")
+
+
+def tables_of(parser, args) -> tuple:
+    """({name: task} of ``--tables``, the folder of the run's store and report: ``--out``, else
+    ``benchmarks/results/private/<the folder's name>/``, which git ignores, or the smoke run's folder); (None,
+    ``results()``) without ``--tables``.  A bad folder, and ``--out`` without ``--tables``, are refused as argparse
+    refuses an argument."""
+    if args.tables is None:
+        if args.out:
+            parser.error("--out goes with --tables (the shared data's reports are in benchmarks/results/)")
+        return None, results()
+    try:
+        tables = folder_tables(args.tables)
+    except ValueError as error:
+        parser.error(f"--tables: {error}")
+    private = results() / "private" / Path(args.tables).expanduser().resolve().name
+    return tables, Path(args.out) if args.out else private

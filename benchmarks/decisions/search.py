@@ -9,12 +9,15 @@ Datasets: the eight tables of ``srtopt.datasets.TABULAR_DATASETS`` and the ten o
 regression, nine classification); or with ``--tables`` the tables of a folder of one's own, in the shared
 collections' form (``benchmarks.common.data.folder_tables``: a MANIFEST.json {name: {"task": ...}} beside
 ``<name>.csv``, the target in a column named ``target``), its store and report in ``--out`` (default
-``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on.  Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0),
-every model fitted on the DataFrame as it is, one after another in one process (one BLAS thread, no parallel
-fits; each model fitted once on a tiny table before any is timed, :func:`warm_up`): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text columns as ``category``; left out
-when interpret is missing), ``plain`` (``SoftRegressionTree()`` / ``SoftClassificationTree()``), the searches of
-:data:`VARIANTS`, and with ``--others`` the models of :data:`OTHERS`; test R^2 or accuracy, and fit seconds.
-The defaults are chosen on the tuning half (:data:`TUNING`) and confirmed on the other.
+``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on.
+
+Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0), every model fitted on the DataFrame
+as it is, one after another in one process (one BLAS thread, no parallel fits; each model fitted once on a tiny
+table before any is timed, :func:`warm_up`): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text
+columns as ``category``; left out when interpret is missing), ``plain`` (``SoftRegressionTree()`` /
+``SoftClassificationTree()``), the searches of :data:`VARIANTS`, and with ``--others`` the models of
+:data:`OTHERS`; test R^2 or accuracy, and fit seconds.  The defaults are chosen on the tuning half (:data:`TUNING`)
+and confirmed on the other.
 
 Runs go to ``benchmarks/results/search.jsonl`` (resumable: a run already there is skipped); the report to
 ``benchmarks/results/search.md``.  ``--smoke``: two tiny stand-ins, the search with depths 1-2 and 2 folds.
@@ -28,12 +31,11 @@ import math
 import os
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import budget, parse, pick, results, search_constants, skip, write_report
-from benchmarks.common.data import folder_tables, pipeline, private_folder, table_fold
+from benchmarks.common import budget, parse, pick, search_constants, skip, write_report
+from benchmarks.common.data import add_tables, pipeline, table_fold, tables_of
 from benchmarks.common.store import run_into_store, stored
 
 #: the search variants: (parameters of the search, the module constants of srtopt.estimators.cv they set): the
@@ -230,11 +232,7 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="+", default=None)
     parser.add_argument("--others", action="store_true", help="also HistGradientBoosting, RF(100) and ridge / "
                                                                "logistic regression (the panel's table)")
-    parser.add_argument("--tables", default=None, help="a folder of tables of your own instead of the shared "
-                        "ones: MANIFEST.json {name: {\"task\": \"regression\" or \"classification\"}} beside "
-                        "<name>.csv, the target in a column named target")
-    parser.add_argument("--out", default=None, help="with --tables, the folder of the store and the report "
-                        "(default: benchmarks/results/private/<the folder's name>)")
+    add_tables(parser)
     args = parse(parser, argv, smoke_argv=("--others",))
     variants = list(BASELINES) + args.variants + list(OTHERS if args.others else ())
     try:
@@ -242,20 +240,13 @@ def main(argv=None) -> int:
     except ImportError:
         skip("EBM", "interpret is not installed: pip install 'srtopt[benchmark]'")
         variants.remove("EBM")
-    names, out, fit = args.datasets or datasets(), results(), run
-    if args.tables is not None:
-        try:
-            tables = folder_tables(args.tables)
-        except ValueError as error:
-            parser.error(f"--tables: {error}")
+    tables, out = tables_of(parser, args)
+    names, fit = args.datasets or datasets(), run
+    if tables is not None:
         unknown = sorted(set(args.datasets or ()) - set(tables))
         if unknown:
             parser.error(f"--datasets: {', '.join(unknown)} not in {args.tables}'s MANIFEST.json")
-        names = args.datasets or sorted(tables)
-        out = Path(args.out) if args.out else private_folder(args.tables)
-        fit = functools.partial(run, folder=args.tables)
-    elif args.out:
-        parser.error("--out goes with --tables (the shared tables' report is benchmarks/results/search.md)")
+        names, fit = args.datasets or sorted(tables), functools.partial(run, folder=args.tables)
     store = out / "search.jsonl"
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     warm_up(variants)

@@ -30,12 +30,11 @@ import functools
 import hashlib
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import budget, parse, pick, results, write_report
-from benchmarks.common.data import folder_tables, private_folder, table_fold
+from benchmarks.common import budget, parse, pick, write_report
+from benchmarks.common.data import add_tables, table_fold, tables_of
 from benchmarks.common.protocol import class_fold, class_groups
 from benchmarks.common.store import run_into_store, stored
 
@@ -102,9 +101,10 @@ def tasks() -> list[tuple]:
             + [("classification folds", name, fold) for name in classification for fold in folds])
 
 
-def own_tasks(folder) -> list[tuple]:
-    """The runs on the tables of a folder of one's own: seeds 0-4 and the two default runs of each table."""
-    return [("own", name, str(seed)) for name in sorted(folder_tables(folder)) for seed in (*SEEDS, *REPEATS)]
+def own_tasks(tables) -> list[tuple]:
+    """The runs on the tables of a folder of one's own ({name: task}): seeds 0-4 and the two default runs of
+    each."""
+    return [("own", name, str(seed)) for name in sorted(tables) for seed in (*SEEDS, *REPEATS)]
 
 
 def report(rows, folder=None) -> list[str]:
@@ -167,25 +167,12 @@ def _seeds(rows, collection, title) -> list[str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--tables", default=None, help="a folder of tables of your own instead of the shared "
-                        "sets: MANIFEST.json {name: {\"task\": \"regression\" or \"classification\"}} beside "
-                        "<name>.csv, the target in a column named target")
-    parser.add_argument("--out", default=None, help="with --tables, the folder of the store and the report "
-                        "(default: benchmarks/results/private/<the folder's name>)")
+    add_tables(parser)
     args = parse(parser, argv)
-    out, fit, todo = results(), run, None
-    if args.tables is not None:
-        try:
-            todo = own_tasks(args.tables)
-        except ValueError as error:
-            parser.error(f"--tables: {error}")
-        out = Path(args.out) if args.out else private_folder(args.tables)
-        fit = functools.partial(run, folder=args.tables)
-    elif args.out:
-        parser.error("--out goes with --tables (the shared sets' report is benchmarks/results/search_seeds.md)")
+    tables, out = tables_of(parser, args)
+    todo, fit = (tasks(), run) if tables is None else (own_tasks(tables), functools.partial(run, folder=args.tables))
     store = out / "search_seeds.jsonl"
-    run_into_store(store, fit, todo or tasks(), key=lambda r: (r["collection"], r["dataset"], r["seed"]),
-                   jobs=args.jobs,
+    run_into_store(store, fit, todo, key=lambda r: (r["collection"], r["dataset"], r["seed"]), jobs=args.jobs,
                    describe=lambda r: f"{r['dataset']} seed {r['seed']}: {r['score']:.4f} ({r['seconds']:.1f} s)")
     write_report(out / "search_seeds.md", report(stored(store), args.tables))
     return 0
