@@ -208,7 +208,14 @@ def folder_tables(folder) -> dict:
 def folder_table(folder, name):
     """(X as a DataFrame, y, task) of the table ``name`` of a folder of one's own (:func:`folder_tables`), read as
     the shared tables are: empty cells missing, the rows of a missing target dropped, y's labels as text for a
-    classification table."""
+    classification table.
+
+    Raises
+    ------
+    ValueError
+        If the CSV has no ``target`` column, or a regression table's target holds text (the first such line
+        named).
+    """
     import pandas as pd
 
     task = folder_tables(folder)[name]
@@ -218,7 +225,15 @@ def folder_table(folder, name):
     y = frame.pop("target")
     known = y.notna().to_numpy()  # the rows of a missing target dropped, as in the shared tables
     frame, y = frame[known], y[known]
-    return frame, (y.astype(str).to_numpy() if task == "classification" else y.to_numpy(dtype=float)), task
+    if task == "classification":
+        return frame, y.astype(str).to_numpy(), task
+    numbers = pd.to_numeric(y, errors="coerce")
+    if numbers.isna().any():
+        first = numbers.index[numbers.isna()][0]  # the row's label: its line in the CSV, less the header's
+        raise ValueError(f"{name}.csv in {str(folder)!r}: the target of a regression table must be numbers, and "
+                         f"line {first + 2} holds {y[first]!r} (a classification table says \"task\": "
+                         f"\"classification\" in MANIFEST.json)")
+    return frame, numbers.to_numpy(dtype=float), task
 
 
 def add_tables(parser) -> None:

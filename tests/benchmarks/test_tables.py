@@ -64,6 +64,13 @@ def test_a_table_without_a_target_column_is_refused(tmp_path):
         folder_table(folder, "prices")
 
 
+def test_a_regression_table_with_text_targets_is_refused_with_the_line(tmp_path):
+    folder = _write_tables(tmp_path / "mine")
+    pd.DataFrame({"a": [1, 2, 3, 4], "target": [None, 1.5, 2.0, "high"]}).to_csv(folder / "prices.csv", index=False)
+    with pytest.raises(ValueError, match="must be numbers, and line 5 holds 'high'"):  # line 1: the header
+        folder_table(folder, "prices")
+
+
 @pytest.mark.slow
 def test_the_search_benchmark_runs_on_a_folder_of_ones_own_into_its_own_folder(tmp_path, monkeypatch, capsys):
     from benchmarks.common import SMOKE_ENV
