@@ -162,12 +162,12 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         ``time_limit``, no round starts that would not leave the time of the refit (a round's cost guessed from the
         last)."""
         splits, ridges = self._grids(tree)
-        leaves, plainness = self._leaves(tree), self._plainness(tree)
         evaluated, per_candidate = {}, 0.0
+        walk = functools.partial(self._paying_round, run, folds, deadline, evaluated, self._plainness(tree))
         for depth in sorted(self._depths(tree)):
-            found, per_candidate = self._timed_round(run, f"depth {depth}", [Candidate(depth, leaf, splits[0],
-                                                     ridges[0]) for leaf in leaves], folds, deadline, per_candidate)
-            if found is None or not _paid(evaluated, found, plainness, self.rule):
+            leaves = [Candidate(depth, leaf, splits[0], ridges[0]) for leaf in self._leaves(tree)]
+            paid, per_candidate = walk(f"depth {depth}", leaves, per_candidate)
+            if not paid:
                 break
         leader = _least(evaluated)
         for ridge in ridges:
@@ -175,20 +175,22 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
                        if c not in evaluated]
             if weights:
                 label = f"lambda_b x{ridge:g} at depth {leader.depth}, {leader.leaf} leaves"
-                found, per_candidate = self._timed_round(run, label, weights, folds, deadline, per_candidate)
-                if found is None or not _paid(evaluated, found, plainness, self.rule):
+                paid, per_candidate = walk(label, weights, per_candidate)
+                if not paid:
                     break
         return evaluated
 
-    def _timed_round(self, run, label, candidates, folds, deadline, per_candidate) -> tuple:
-        """(what ``folds`` say of ``candidates``, the seconds per candidate), or (None, ...) without running when
-        the time left is less than three times their cost guessed at ``per_candidate`` (the first round runs)."""
+    def _paying_round(self, run, folds, deadline, evaluated, plainness, label, candidates, per_candidate) -> tuple:
+        """(whether the round of ``candidates`` paid (:func:`_paid`), the seconds per candidate), what ``folds`` say
+        of them added to ``evaluated``; no round, and False, when the time left is less than three times their
+        cost guessed at ``per_candidate`` (the first round runs)."""
         if per_candidate and deadline.left() < 3 * per_candidate * len(candidates):
             self._say(f"time_limit: no round for {label}")
-            return None, per_candidate
+            return False, per_candidate
         started = time.perf_counter()
         found = run(label, candidates, folds)
-        return found, (time.perf_counter() - started) / len(candidates)
+        evaluated.update(found)
+        return _paid(evaluated, found, plainness, self.rule), (time.perf_counter() - started) / len(candidates)
 
     def max_fits(self, n_rows=None) -> int:
         """The most fits a search of these parameters runs on ``n_rows`` rows (None: on any number), the refit
@@ -472,11 +474,10 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
 
 
 def _paid(evaluated: dict, found: dict, plainness, rule: str) -> bool:
-    """Add ``found`` (a round's candidates) to ``evaluated``, and say whether the round paid: whether one of its
-    candidates has the least mean held-out loss, or is the one ``rule`` takes
-    (:func:`~.search.plainest_within_noise`).  The first round always pays."""
-    first = not evaluated
-    evaluated.update(found)
+    """Whether a round paid, its candidates ``found`` among those ``evaluated``: one of them has the least mean
+    held-out loss, or is the one ``rule`` takes (:func:`~.search.plainest_within_noise`).  The first round always
+    pays."""
+    first = len(evaluated) == len(found)
     return first or bool(set(found) & {_least(evaluated), plainest_within_noise(evaluated, plainness, rule)})
 
 
