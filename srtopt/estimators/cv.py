@@ -45,6 +45,9 @@ INNER_ITER = 3
 #: the held-out rows the candidates are scored on: the first folds whose held-out rows reach this many, the folds
 #: repeated (reshuffled) on data too small for it, at most REPEATS times (docs/model_selection.md, "The folds")
 HELD_OUT_ROWS, REPEATS = 1000, 3
+#: the fewest folds scored, per task: two in regression, where one fold's draw of the training rows decided the
+#: depth of large tables (docs/model_selection.md, "The folds")
+FOLDS_AT_LEAST = {"regression": 2, "classification": 1}
 
 
 class SoftTreeCV(InputsMixin, BaseEstimator):
@@ -54,9 +57,10 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     on all the rows (:mod:`~.search`).  The subclasses give the tree, the splitter of an integer ``cv``, the
     scorings and the checks of y; their parameters are the same."""
 
-    #: the tree the search tunes, the splitters of an integer ``cv`` (folds, repeated folds) and of a fraction
-    #: (one holdout)
+    #: the tree the search tunes, its task (a key of :data:`FOLDS_AT_LEAST`), the splitters of an integer ``cv``
+    #: (folds, repeated folds) and of a fraction (one holdout)
     TREE: type = None
+    TASK: str = None
     FOLDS: type = None
     REPEATED: type = None
     HOLDOUT: type = None
@@ -124,7 +128,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         fit_params = {**params, **({} if self.encoder_ is None else {"encoder": self.encoder_})}
         folds = list(self._splitter(len(y)).split(matrix, y))
         run = functools.partial(self._round, tree, X, y, fit_params, reading, deadline, started)
-        evaluated = self._path(tree, run, folds[:_enough([len(test) for _, test in folds])], deadline)
+        evaluated = self._path(tree, run, folds[:self._enough([len(test) for _, test in folds])], deadline)
         plainness = self._plainness(tree)
         chosen = plainest_within_noise(evaluated, plainness, self.rule)
         refit = clone(tree).set_params(**chosen.params(reading), time_limit=_left(deadline, tree.time_limit))
@@ -195,7 +199,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     def max_fits(self, n_rows=None) -> int:
         """The most fits a search of these parameters runs on ``n_rows`` rows (None: on any number), the refit
         included: every depth and leaf, then every other factor of the grids at the best, on the folds scored
-        (:data:`HELD_OUT_ROWS`), and the refit."""
+        (:meth:`_enough`), and the refit."""
         tree = self._tree()
         splits, ridges = self._grids(tree)
         if isinstance(self.cv, numbers.Real) and not isinstance(self.cv, numbers.Integral):
@@ -203,7 +207,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         elif n_rows is None:
             folds = self._splitter(1).get_n_splits()
         else:
-            folds = _enough([n_rows / _n_splits(self.cv)] * self._splitter(n_rows).get_n_splits())
+            folds = self._enough([n_rows / _n_splits(self.cv)] * self._splitter(n_rows).get_n_splits())
         return (len(self._depths(tree)) * len(self._leaves(tree)) + len(splits) * len(ridges) - 1) * folds + 1
 
     def _tree(self):
@@ -252,6 +256,12 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         if isinstance(self.cv, numbers.Real):
             return self.HOLDOUT(1, test_size=float(self.cv), random_state=seed)
         return self.cv
+
+    def _enough(self, held_out) -> int:
+        """How many of the first folds, of ``held_out`` rows each, the candidates are scored on: the fewest whose
+        held-out rows reach :data:`HELD_OUT_ROWS`, and the task's :data:`FOLDS_AT_LEAST` (all at most)."""
+        reach = int(np.searchsorted(np.cumsum(held_out), HELD_OUT_ROWS)) + 1
+        return min(len(held_out), max(reach, FOLDS_AT_LEAST[self.TASK]))
 
     def _scoring(self) -> str:
         return self.scoring
@@ -312,7 +322,8 @@ _SEARCH_DOC = """
         The folds the candidates are scored on: an int k, ``{folds}(k, shuffle=True, random_state=random_state)``,
         repeated (``{repeated}``, at most 3 times) while the k folds hold out fewer than 1000 rows; a fraction f in
         (0, 1), one split holding out that share of the rows (``{holdout}``); or any scikit-learn splitter.  Every
-        candidate is scored on the same first folds, as many as hold out 1000 rows (all when they hold fewer).
+        candidate is scored on the same first folds, as many as hold out 1000 rows{at_least} (all when they hold
+        fewer).
     scoring : {scorings}, default={scoring!r}
         The held-out loss a candidate is chosen by, row by row: {scoring_text}.
     rule : {{"paired-se", "one-se", "best"}}, default="paired-se"
@@ -375,6 +386,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     18 shared tables and confirmed on the other half (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftRegressionTree", leaves='("linear", "spline", "spline:steps=64,pairs=4")',
                          repeated="RepeatedKFold", folds="KFold", holdout="ShuffleSplit",
+                         at_least=", and two at least",
                          scorings='{"r2"}', scoring="r2", scoring_text="the squared error (R^2's)",
                          score_name="R^2") + """
     Examples
@@ -388,7 +400,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     (True, True, ['chosen', 'mean_fit_time'])
     """
 
-    TREE, FOLDS, REPEATED, HOLDOUT = SoftRegressionTree, KFold, RepeatedKFold, ShuffleSplit
+    TREE, TASK, FOLDS, REPEATED, HOLDOUT = SoftRegressionTree, "regression", KFold, RepeatedKFold, ShuffleSplit
 
     def __init__(self, estimator=None, depths=DEPTHS, leaves=("linear", "spline", "spline:steps=64,pairs=4"),
                  split_weights=(1.0,), leaf_ridges=LEAF_RIDGES, cv=CV, scoring="r2", rule="paired-se", n_jobs=None,
@@ -420,7 +432,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     half of 18 shared tables and the 20 classification sets, and confirmed on the other half of the tables
     (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftClassificationTree", leaves='("logistic", "spline")', folds="StratifiedKFold",
-                         repeated="RepeatedStratifiedKFold", holdout="StratifiedShuffleSplit",
+                         repeated="RepeatedStratifiedKFold", holdout="StratifiedShuffleSplit", at_least="",
                          scorings='{"log_loss", "accuracy"}', scoring="log_loss",
                          scoring_text='the log loss of its probabilities, or the 0/1 loss ("accuracy")',
                          score_name="the negated log loss, or the accuracy") + """
@@ -436,7 +448,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     (True, True, True)
     """
 
-    TREE, FOLDS, HOLDOUT = SoftClassificationTree, StratifiedKFold, StratifiedShuffleSplit
+    TREE, TASK, FOLDS, HOLDOUT = SoftClassificationTree, "classification", StratifiedKFold, StratifiedShuffleSplit
     REPEATED = RepeatedStratifiedKFold
 
     def __init__(self, estimator=None, depths=DEPTHS, leaves=("logistic", "spline"), split_weights=(1.0,),
@@ -479,12 +491,6 @@ def _paid(evaluated: dict, found: dict, plainness, rule: str) -> bool:
     pays."""
     first = len(evaluated) == len(found)
     return first or bool(set(found) & {_least(evaluated), plainest_within_noise(evaluated, plainness, rule)})
-
-
-def _enough(held_out) -> int:
-    """How many of the first folds, of ``held_out`` rows each, the candidates are scored on: the fewest whose
-    held-out rows reach :data:`HELD_OUT_ROWS`, else all."""
-    return min(len(held_out), int(np.searchsorted(np.cumsum(held_out), HELD_OUT_ROWS)) + 1)
 
 
 def _n_splits(cv) -> int:

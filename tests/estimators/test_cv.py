@@ -112,14 +112,20 @@ def test_small_data_repeats_the_folds_until_enough_rows_are_held_out(step_data):
     assert table["split0_test_score"][0] == pytest.approx(tree.score(X[test], y[test]), rel=1e-12)
 
 
-def test_large_data_is_scored_on_the_first_folds_that_hold_out_enough_rows():
-    """3,000 rows, cv=4: 750 held out a fold, so the first two folds (1,500 rows >= HELD_OUT_ROWS)."""
+@pytest.mark.parametrize("search, leaf, rows, scored", [
+    (SoftRegressionTreeCV, "linear", 3000, 2), (SoftClassificationTreeCV, "logistic", 3000, 2),
+    (SoftRegressionTreeCV, "linear", 8000, 2), (SoftClassificationTreeCV, "logistic", 8000, 1)])
+def test_large_data_is_scored_on_the_first_folds_that_hold_out_enough_rows(search, leaf, rows, scored):
+    """cv=4: the first folds that hold out HELD_OUT_ROWS, two at least in regression (FOLDS_AT_LEAST): on 3,000 rows
+    (750 held out a fold) two folds, on 8,000 rows (2,000 a fold) two in regression, one in classification."""
     rng = np.random.default_rng(0)
-    X = rng.random((3000, 2))
-    y = X[:, 0] + 0.1 * rng.normal(size=3000)
-    model = SoftRegressionTreeCV(depths=(1,), leaves=("linear",), leaf_ridges=(1.0,), cv=4).fit(X, y)
-    assert model.n_splits_ == 4 and model.cv_results_["n_folds"].tolist() == [2]
-    assert model.max_fits(3000) == 2 + 1
+    X = rng.random((rows, 2))
+    y = X[:, 0] + 0.1 * rng.normal(size=rows)
+    if search is SoftClassificationTreeCV:
+        y = (y > 0.5).astype(int)
+    model = search(depths=(1,), leaves=(leaf,), leaf_ridges=(1.0,), cv=4).fit(X, y)
+    assert model.n_splits_ == 4 and model.cv_results_["n_folds"].tolist() == [scored]
+    assert model.max_fits(rows) == scored + 1
 
 
 def test_weights_and_factors_are_candidates(linear_data):
@@ -333,4 +339,4 @@ def test_max_fits_bounds_the_fits_a_search_runs(step_data, monkeypatch):
     search.fit(X, y)
     table = pd.DataFrame(search.cv_results_)
     assert len(calls) == table["n_folds"].sum() + 1 <= search.max_fits(len(y)) == (3 * 3 + 2) * 10 + 1
-    assert search.max_fits() > search.max_fits(len(y)) > search.max_fits(100_000) == 3 * 3 + 2 + 1
+    assert search.max_fits() > search.max_fits(len(y)) > search.max_fits(100_000) == (3 * 3 + 2) * 2 + 1
