@@ -8,20 +8,26 @@ import numpy as np
 from scipy.linalg import blas, lapack
 
 MAX_CONDITION = 1e12  # normal equations worse conditioned than this are solved by lstsq instead
+#: the columns from which the normal equations' matrix is a syrk (below, numpy's product of the scaled transpose is
+#: faster; docs/solvers.md, "The LN step's normal equations")
+SYRK_COLUMNS = 32
 
 
 def normal_equations(Xa, y, q, ridge) -> tuple[np.ndarray, np.ndarray]:
     """(A, rhs) of the normal equations A b = rhs of min_b sum_i q_i (Xa_i b - y_i)^2 +
     sum_k ridge_k b_k^2 / 2: A = 2 Xa^T diag(q) Xa + diag(ridge), rhs = 2 Xa^T diag(q) y (``ridge``
-    a number or one per coefficient).  A is BLAS's symmetric rank-k update of the rows scaled by sqrt(2 q_i)
-    (syrk: half the flops of the product, the LN step's main cost on wide spline leaves), made symmetric."""
+    a number or one per coefficient).  From :data:`SYRK_COLUMNS` columns on (wide spline leaves, where it is the
+    LN step's main cost), A is BLAS's symmetric rank-k update of the rows scaled by sqrt(2 q_i) (syrk: half the
+    flops of the product), made symmetric."""
+    if Xa.shape[1] < SYRK_COLUMNS or Xa.shape[0] == 0:
+        XtQ2 = Xa.T * (2.0 * q)
+        A = XtQ2 @ Xa
+        A[np.diag_indices_from(A)] += ridge
+        return A, XtQ2 @ y
     root = np.sqrt(2.0 * np.asarray(q, dtype=float))
     scaled = Xa * root[:, None]
-    if scaled.size == 0:
-        A = np.zeros((Xa.shape[1], Xa.shape[1]))
-    else:
-        upper = blas.dsyrk(1.0, scaled.T, trans=0, lower=0)  # scaled^T scaled: its upper triangle
-        A = np.triu(upper) + np.triu(upper, 1).T
+    upper = blas.dsyrk(1.0, scaled.T, trans=0, lower=0)  # scaled^T scaled: its upper triangle
+    A = np.triu(upper) + np.triu(upper, 1).T
     A[np.diag_indices_from(A)] += ridge
     return A, scaled.T @ (root * y)
 

@@ -1,9 +1,24 @@
-"""The ridge regression whose ridge leave-one-out chooses (the value leaves' centre, the leaf-ridge screen)."""
+"""The normal equations of the weighted ridge least squares, and the ridge regression whose ridge leave-one-out
+chooses (the value leaves' centre, the leaf-ridge screen)."""
 
 import numpy as np
 import pytest
 
-from srtopt.linalg import ALPHAS, ridge_loo
+from srtopt.linalg import ALPHAS, SYRK_COLUMNS, normal_equations, ridge_loo
+
+
+@pytest.mark.parametrize("columns", [3, SYRK_COLUMNS, 3 * SYRK_COLUMNS])
+def test_normal_equations_are_the_weighted_products(columns):
+    """Below SYRK_COLUMNS by numpy's product, from it on by BLAS's syrk (then exactly symmetric): the same
+    A = 2 Xa^T diag(q) Xa + diag(ridge) and rhs = 2 Xa^T diag(q) y, to rounding; no rows give the ridge alone."""
+    rng = np.random.default_rng(0)
+    Xa, y, q, ridge = rng.standard_normal((200, columns)), rng.standard_normal(200), rng.random(200), rng.random(columns)
+    A, rhs = normal_equations(Xa, y, q, ridge)
+    assert columns < SYRK_COLUMNS or np.array_equal(A, A.T)
+    np.testing.assert_allclose(A, 2 * Xa.T @ np.diag(q) @ Xa + np.diag(ridge), rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(rhs, 2 * Xa.T @ (q * y), rtol=1e-12, atol=1e-10)
+    A, rhs = normal_equations(Xa[:0], y[:0], q[:0], ridge)
+    assert np.array_equal(A, np.diag(ridge)) and np.array_equal(rhs, np.zeros(columns))
 
 
 def test_the_linear_fit_is_ridgecv_s():
