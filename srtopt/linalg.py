@@ -21,15 +21,14 @@ def normal_equations(Xa, y, q, ridge) -> tuple[np.ndarray, np.ndarray]:
     flops of the product), made symmetric."""
     if Xa.shape[1] < SYRK_COLUMNS or Xa.shape[0] == 0:
         XtQ2 = Xa.T * (2.0 * q)
-        A = XtQ2 @ Xa
-        A[np.diag_indices_from(A)] += ridge
-        return A, XtQ2 @ y
-    root = np.sqrt(2.0 * np.asarray(q, dtype=float))
-    scaled = Xa * root[:, None]
-    upper = blas.dsyrk(1.0, scaled.T, trans=0, lower=0)  # scaled^T scaled: its upper triangle
-    A = np.triu(upper) + np.triu(upper, 1).T
+        A, rhs = XtQ2 @ Xa, XtQ2 @ y
+    else:
+        root = np.sqrt(2.0 * np.asarray(q, dtype=float))
+        scaled = Xa * root[:, None]
+        upper = blas.dsyrk(1.0, scaled.T, trans=0, lower=0)  # scaled^T scaled: its upper triangle
+        A, rhs = np.triu(upper) + np.triu(upper, 1).T, scaled.T @ (root * y)
     A[np.diag_indices_from(A)] += ridge
-    return A, scaled.T @ (root * y)
+    return A, rhs
 
 
 def weighted_ridge(Xa, y, q, ridge, shift=0.0) -> np.ndarray:
