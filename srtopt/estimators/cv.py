@@ -42,12 +42,12 @@ CV = 4
 LEAF_RIDGES = (1.0, 10.0, 100.0)
 #: macro iterations of the candidates' fits (None: the estimator's ``max_iter``; docs/model_selection.md)
 INNER_ITER = 3
-#: the held-out rows the candidates are scored on: the first folds whose held-out rows reach this many, the folds
-#: repeated (reshuffled) on data too small for it, at most REPEATS times (docs/model_selection.md, "The folds")
+#: the folds are repeated (reshuffled) while they hold out fewer rows than this, at most REPEATS times
+#: (docs/model_selection.md, "The folds")
 HELD_OUT_ROWS, REPEATS = 1000, 3
-#: the fewest folds scored, per task: two in regression, where one fold's draw of the training rows decided the
-#: depth of large tables (docs/model_selection.md, "The folds")
-FOLDS_AT_LEAST = {"regression": 2, "classification": 1}
+#: per task, (the held-out rows the first folds scored reach, the fewest folds scored): more in regression, where one
+#: fold's draw of the training rows decided the depth (docs/model_selection.md, "Two folds in regression")
+SCORED = {"regression": (2000, 2), "classification": (1000, 1)}
 
 
 class SoftTreeCV(InputsMixin, BaseEstimator):
@@ -57,7 +57,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     on all the rows (:mod:`~.search`).  The subclasses give the tree, the splitter of an integer ``cv``, the
     scorings and the checks of y; their parameters are the same."""
 
-    #: the tree the search tunes, its task (a key of :data:`FOLDS_AT_LEAST`), the splitters of an integer ``cv``
+    #: the tree the search tunes, its task (a key of :data:`SCORED`), the splitters of an integer ``cv``
     #: (folds, repeated folds) and of a fraction (one holdout)
     TREE: type = None
     TASK: str = None
@@ -259,9 +259,10 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
 
     def _enough(self, held_out) -> int:
         """How many of the first folds, of ``held_out`` rows each, the candidates are scored on: the fewest whose
-        held-out rows reach :data:`HELD_OUT_ROWS`, and the task's :data:`FOLDS_AT_LEAST` (all at most)."""
-        reach = int(np.searchsorted(np.cumsum(held_out), HELD_OUT_ROWS)) + 1
-        return min(len(held_out), max(reach, FOLDS_AT_LEAST[self.TASK]))
+        held-out rows reach the task's :data:`SCORED` rows, and its fewest folds (all at most)."""
+        rows, at_least = SCORED[self.TASK]
+        reach = int(np.searchsorted(np.cumsum(held_out), rows)) + 1
+        return min(len(held_out), max(reach, at_least))
 
     def _scoring(self) -> str:
         return self.scoring
@@ -322,7 +323,7 @@ _SEARCH_DOC = """
         The folds the candidates are scored on: an int k, ``{folds}(k, shuffle=True, random_state=random_state)``,
         repeated (``{repeated}``, at most 3 times) while the k folds hold out fewer than 1000 rows; a fraction f in
         (0, 1), one split holding out that share of the rows (``{holdout}``); or any scikit-learn splitter.  Every
-        candidate is scored on the same first folds, as many as hold out 1000 rows{at_least} (all when they hold
+        candidate is scored on the same first folds, as many as hold out {scored} (all when they hold
         fewer).
     scoring : {scorings}, default={scoring!r}
         The held-out loss a candidate is chosen by, row by row: {scoring_text}.
@@ -386,7 +387,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     18 shared tables and confirmed on the other half (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftRegressionTree", leaves='("linear", "spline", "spline:steps=64,pairs=4")',
                          repeated="RepeatedKFold", folds="KFold", holdout="ShuffleSplit",
-                         at_least=", and two at least",
+                         scored="2000 rows, and two at least",
                          scorings='{"r2"}', scoring="r2", scoring_text="the squared error (R^2's)",
                          score_name="R^2") + """
     Examples
@@ -432,7 +433,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     half of 18 shared tables and the 20 classification sets, and confirmed on the other half of the tables
     (docs/model_selection.md).
 """ + _SEARCH_DOC.format(tree="SoftClassificationTree", leaves='("logistic", "spline")', folds="StratifiedKFold",
-                         repeated="RepeatedStratifiedKFold", holdout="StratifiedShuffleSplit", at_least="",
+                         repeated="RepeatedStratifiedKFold", holdout="StratifiedShuffleSplit", scored="1000 rows",
                          scorings='{"log_loss", "accuracy"}', scoring="log_loss",
                          scoring_text='the log loss of its probabilities, or the 0/1 loss ("accuracy")',
                          score_name="the negated log loss, or the accuracy") + """

@@ -98,26 +98,27 @@ def test_the_search_is_what_a_user_would_check_by_hand(linear_data):
 
 
 def test_small_data_repeats_the_folds_until_enough_rows_are_held_out(step_data):
-    """400 rows, cv=4: 100 held out a fold, so the folds are repeated (reshuffled) 3 times, REPEATS, and every
-    candidate is scored on the first 10 of the 12 folds (1,000 held-out rows, HELD_OUT_ROWS); the first repeat's
-    folds are KFold(4, shuffle=True)'s."""
+    """400 rows, cv=4: 100 held out a fold, fewer than HELD_OUT_ROWS in all, so the folds are repeated (reshuffled)
+    3 times, REPEATS, and every candidate is scored on all 12 (1,200 held-out rows, fewer than the regression's 2,000,
+    SCORED); the first repeat's folds are KFold(4, shuffle=True)'s."""
     from srtopt.estimators.cv import REPEATS
 
     X, y = step_data
     model = SoftRegressionTreeCV(depths=(1, 2), leaves=("linear",), leaf_ridges=(1.0,), cv=4, random_state=3).fit(X, y)
     table = pd.DataFrame(model.cv_results_)
-    assert model.n_splits_ == 4 * REPEATS and set(table["n_folds"]) == {10}
+    assert model.n_splits_ == 4 * REPEATS and set(table["n_folds"]) == {12}
     train, test = next(KFold(4, shuffle=True, random_state=3).split(X))
     tree = SoftRegressionTree(depth=1, random_state=3, max_iter=3).fit(X[train], y[train])
     assert table["split0_test_score"][0] == pytest.approx(tree.score(X[test], y[test]), rel=1e-12)
 
 
 @pytest.mark.parametrize("search, leaf, rows, scored", [
-    (SoftRegressionTreeCV, "linear", 3000, 2), (SoftClassificationTreeCV, "logistic", 3000, 2),
+    (SoftRegressionTreeCV, "linear", 3000, 3), (SoftClassificationTreeCV, "logistic", 3000, 2),
     (SoftRegressionTreeCV, "linear", 8000, 2), (SoftClassificationTreeCV, "logistic", 8000, 1)])
 def test_large_data_is_scored_on_the_first_folds_that_hold_out_enough_rows(search, leaf, rows, scored):
-    """cv=4: the first folds that hold out HELD_OUT_ROWS, two at least in regression (FOLDS_AT_LEAST): on 3,000 rows
-    (750 held out a fold) two folds, on 8,000 rows (2,000 a fold) two in regression, one in classification."""
+    """cv=4: the first folds that hold out the task's rows of SCORED, 2,000 and two folds at least in regression,
+    1,000 in classification: on 3,000 rows (750 held out a fold) three folds in regression, two in classification;
+    on 8,000 rows (2,000 a fold) two in regression, one in classification."""
     rng = np.random.default_rng(0)
     X = rng.random((rows, 2))
     y = X[:, 0] + 0.1 * rng.normal(size=rows)
@@ -338,5 +339,5 @@ def test_max_fits_bounds_the_fits_a_search_runs(step_data, monkeypatch):
     search = SoftRegressionTreeCV(depths=(1, 2, 3), cv=4)
     search.fit(X, y)
     table = pd.DataFrame(search.cv_results_)
-    assert len(calls) == table["n_folds"].sum() + 1 <= search.max_fits(len(y)) == (3 * 3 + 2) * 10 + 1
-    assert search.max_fits() > search.max_fits(len(y)) > search.max_fits(100_000) == (3 * 3 + 2) * 2 + 1
+    assert len(calls) == table["n_folds"].sum() + 1 <= search.max_fits(len(y)) == (3 * 3 + 2) * 12 + 1
+    assert search.max_fits() >= search.max_fits(len(y)) > search.max_fits(100_000) == (3 * 3 + 2) * 2 + 1
