@@ -11,7 +11,7 @@ import sys
 import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.model_selection import (KFold, RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedKFold,
                                      StratifiedShuffleSplit)
 from sklearn.utils.validation import check_is_fitted
@@ -57,10 +57,9 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     on all the rows (:mod:`~.search`).  The subclasses give the tree, the splitter of an integer ``cv``, the
     scorings and the checks of y; their parameters are the same."""
 
-    #: the tree the search tunes, its task (a key of :data:`SCORED`), the splitters of an integer ``cv``
-    #: (folds, repeated folds) and of a fraction (one holdout)
+    #: the tree the search tunes, the splitters of an integer ``cv`` (folds, repeated folds) and of a fraction
+    #: (one holdout)
     TREE: type = None
-    TASK: str = None
     FOLDS: type = None
     REPEATED: type = None
     HOLDOUT: type = None
@@ -128,8 +127,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         fit_params = {**params, **({} if self.encoder_ is None else {"encoder": self.encoder_})}
         folds = list(self._splitter(len(y)).split(matrix, y))
         run = functools.partial(self._round, tree, X, y, fit_params, reading, deadline, started)
-        evaluated = self._path(tree, run, folds[:self._enough([len(test) for _, test in folds])], deadline)
         plainness = self._plainness(tree)
+        evaluated = self._path(tree, run, folds[:self._enough([len(test) for _, test in folds])], plainness, deadline)
         chosen = plainest_within_noise(evaluated, plainness, self.rule)
         refit = clone(tree).set_params(**chosen.params(reading), time_limit=_left(deadline, tree.time_limit))
         self.best_estimator_ = refit.fit(X, y, **fit_params)
@@ -158,7 +157,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
                   f"{time.perf_counter() - started:.1f} s")
         return found
 
-    def _path(self, tree, run, folds, deadline) -> dict:
+    def _path(self, tree, run, folds, plainness, deadline) -> dict:
         """{candidate: what ``folds`` say}: the depths in increasing order, every leaf of a depth in one round with
         the first factor of each grid; then, at the best candidate, the leaf factors in the order given, one round
         each (the other split factors with each).  A further round runs while the last one paid: one of its
@@ -167,7 +166,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         last)."""
         splits, ridges = self._grids(tree)
         evaluated, per_candidate = {}, 0.0
-        walk = functools.partial(self._paying_round, run, folds, deadline, evaluated, self._plainness(tree))
+        walk = functools.partial(self._paying_round, run, folds, deadline, evaluated, plainness)
         for depth in sorted(self._depths(tree)):
             leaves = [Candidate(depth, leaf, splits[0], ridges[0]) for leaf in self._leaves(tree)]
             paid, per_candidate = walk(f"depth {depth}", leaves, per_candidate)
@@ -260,7 +259,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     def _enough(self, held_out) -> int:
         """How many of the first folds, of ``held_out`` rows each, the candidates are scored on: the fewest whose
         held-out rows reach the task's :data:`SCORED` rows, and its fewest folds (all at most)."""
-        rows, at_least = SCORED[self.TASK]
+        rows, at_least = SCORED["classification" if is_classifier(self) else "regression"]
         reach = int(np.searchsorted(np.cumsum(held_out), rows)) + 1
         return min(len(held_out), max(reach, at_least))
 
@@ -401,7 +400,7 @@ class SoftRegressionTreeCV(RegressorScoreMixin, SoftTreeCV):
     (True, True, ['chosen', 'mean_fit_time'])
     """
 
-    TREE, TASK, FOLDS, REPEATED, HOLDOUT = SoftRegressionTree, "regression", KFold, RepeatedKFold, ShuffleSplit
+    TREE, FOLDS, REPEATED, HOLDOUT = SoftRegressionTree, KFold, RepeatedKFold, ShuffleSplit
 
     def __init__(self, estimator=None, depths=DEPTHS, leaves=("linear", "spline", "spline:steps=64,pairs=4"),
                  split_weights=(1.0,), leaf_ridges=LEAF_RIDGES, cv=CV, scoring="r2", rule="paired-se", n_jobs=None,
@@ -449,7 +448,7 @@ class SoftClassificationTreeCV(ClassifierMixin, SoftTreeCV):
     (True, True, True)
     """
 
-    TREE, TASK, FOLDS, HOLDOUT = SoftClassificationTree, "classification", StratifiedKFold, StratifiedShuffleSplit
+    TREE, FOLDS, HOLDOUT = SoftClassificationTree, StratifiedKFold, StratifiedShuffleSplit
     REPEATED = RepeatedStratifiedKFold
 
     def __init__(self, estimator=None, depths=DEPTHS, leaves=("logistic", "spline"), split_weights=(1.0,),

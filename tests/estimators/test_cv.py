@@ -155,7 +155,8 @@ def _walk(losses_of, rule="best"):
         return {c: Evaluated(np.asarray(losses_of(c), float), [0.0], [0.0]) for c in candidates}
 
     search = SoftRegressionTreeCV(leaves=("linear",), rule=rule)
-    search._path(search._tree(), run, [], Deadline(None))
+    tree = search._tree()
+    search._path(tree, run, [], search._plainness(tree), Deadline(None))
     return rounds
 
 
