@@ -125,13 +125,15 @@ def choose_leaf_ridge(estimator, X, y, sample_weight, lambda_b: float, deadline:
     if estimator.leaf_ridge != "auto":
         return float(estimator.leaf_ridge), {}
     depth = int(estimator.depth)
-    distinct = n_distinct(X, y, sample_weight)
-    if lambda_b == 0 or distinct - -(-distinct // FOLDS) < 2 * 2**depth:  # too few rows for a fold's tree
+    if lambda_b == 0:
         return 1.0, {}
     n_weighted = len(y) if sample_weight is None else float(np.sum(sample_weight))  # a row of weight k: k rows
     ratio = rows_per_coefficient(n_weighted, X.shape[1], depth)
     screened = problem.leaf_model.residual_loss is not None and estimator.leaf_center == "linear"
     if ratio >= 1.0 and not (ratio < ZONE and screened and linear_competes(problem, deadline=deadline)):
+        return 1.0, {}
+    distinct = n_distinct(X, y, sample_weight)  # last: it encodes the table again
+    if distinct - -(-distinct // FOLDS) < 2 * 2**depth:  # too few rows for a fold's tree
         return 1.0, {}
     fits = len(GRID) * FOLDS + 1
     share = deadline.share(fits)
