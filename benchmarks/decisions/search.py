@@ -52,6 +52,8 @@ VARIANTS = {
     "the best, not the plainest (best)": ({"rule": "best"}, {}),
     "the estimator's max_iter inside": ({}, {"INNER_ITER": None}),
     "no steps and pairs": ({"leaves": ("linear", "spline")}, {}),
+    "depths 1-4": ({"depths": (1, 2, 3, 4)}, {}),
+    "depth 5 whenever depth 4 paid": ({}, {"OPEN_DEPTH": 5}),
     "leaf factor 1 alone": ({"leaf_ridges": (1.0,)}, {}),
 }
 BASELINES = ("EBM", "plain")

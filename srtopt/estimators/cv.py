@@ -35,7 +35,10 @@ from .targets import check_target, take_rows
 
 SPLITTER = "a cross-validation splitter"
 #: the depths compared (docs/model_selection.md, "What the search does")
-DEPTHS = (1, 2, 3, 4)
+DEPTHS = (1, 2, 3, 4, 5)
+#: the deepest round after which a deeper one runs whenever the last one paid; after a deeper round, only when the
+#: rule takes one of its candidates (docs/model_selection.md, "Depth 5")
+OPEN_DEPTH = 4
 #: folds of an integer ``cv`` (docs/model_selection.md, "How the defaults were chosen")
 CV = 4
 #: the factors on lambda_b compared (the first along the depths, the others in turn at the best candidate)
@@ -161,7 +164,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         """{candidate: what ``folds`` say}: the depths in increasing order, every leaf of a depth in one round with
         the first factor of each grid; then, at the best candidate, the leaf factors in the order given, one round
         each (the other split factors with each).  A further round runs while the last one paid: one of its
-        candidates has the least mean held-out loss so far, or is the one the rule takes (:func:`_paid`).  With a
+        candidates has the least mean held-out loss so far, or is the one the rule takes (:func:`_paid`); a round
+        deeper than :data:`OPEN_DEPTH` + 1 only when the rule takes a candidate of the last depth.  With a
         ``time_limit``, no round starts that would not leave the time of the refit (a round's cost guessed from the
         last)."""
         splits, ridges = self._grids(tree)
@@ -170,7 +174,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         for depth in sorted(self._depths(tree)):
             leaves = [Candidate(depth, leaf, splits[0], ridges[0]) for leaf in self._leaves(tree)]
             paid, per_candidate = walk(f"depth {depth}", leaves, per_candidate)
-            if not paid:
+            if not paid or (depth >= OPEN_DEPTH and plainest_within_noise(evaluated, plainness, self.rule).depth
+                            != depth):
                 break
         leader = _least(evaluated)
         for ridge in ridges:
@@ -304,10 +309,11 @@ _SEARCH_DOC = """
         The tree to tune (cloned); None: ``{tree}()``.  Its parameters other than those the candidates set
         (``depth``, ``leaf``, ``leaf_ridge``, and with ``split_weights`` the factor of its ``regularization``
         reading) are kept by every fit.
-    depths : sequence of int >= 1 or None, default=(1, 2, 3, 4)
+    depths : sequence of int >= 1 or None, default=(1, 2, 3, 4, 5)
         The depths compared, the shallowest first, every leaf of a depth in one round: a deeper round runs while
         the last one paid (one of its candidates has the least mean held-out loss so far, or is the one ``rule``
-        takes).  None: the estimator's depth only.
+        takes); after depth 4, only when ``rule`` takes a candidate of the last depth.  None: the estimator's
+        depth only.
     leaves : sequence of leaf specs or None, default={leaves}
         The leaf models compared at every depth, the plainest first.  None: the estimator's own leaf only.
     split_weights : sequence of float > 0 or None, default=(1.0,)

@@ -72,7 +72,7 @@ def test_fit_cv_runs_pythons_search_and_saves_the_refit_tree(workdir, capsys):
     assert main(["fit", str(workdir / "data.csv"), "--target", "y", "--max-iter", "2",
                  "--out", str(workdir / "cv.json"), "--cv"]) == 0
     out, err = capsys.readouterr()
-    assert ("choosing the depth (1, 2, 3, 4) and the leaves (linear, spline, spline:steps=64,pairs=4) of "
+    assert ("choosing the depth (1, 2, 3, 4, 5) and the leaves (linear, spline, spline:steps=64,pairs=4) of "
             "SoftRegressionTree by 4-fold cross-validation, the deeper trees while they predict the held-out rows "
             f"better: at most {SoftRegressionTreeCV().max_fits(50)} fits, the refit included, on 50 rows") in err
     rounds = re.findall(r"SoftRegressionTreeCV: depth (\d): 3 candidate\(s\) x 12 fold\(s\) of 37 training rows", err)

@@ -171,6 +171,16 @@ def test_the_path_goes_deeper_and_heavier_while_a_round_pays():
     assert rounds[-1] == "lambda_b x10 at depth 2, linear leaves"
 
 
+def test_depth_5_runs_only_when_the_rule_takes_depth_4():
+    """Depth 4 has the least mean loss in both walks; within the noise of depth 3 (paired-se takes depth 3) no
+    depth-5 round follows, beyond it one does."""
+    noise = np.tile([0.05, -0.05], 50)
+    loss = {1: 1.0, 2: 0.8, 3: 0.6, 5: 0.5}
+    for depth_4, deeper in ((0.599 + noise, False), (np.full(100, 0.4), True)):
+        rounds = _walk(lambda c: depth_4 if c.depth == 4 else np.full(100, loss[c.depth]), "paired-se")
+        assert rounds[:4] == ["depth 1", "depth 2", "depth 3", "depth 4"] and ("depth 5" in rounds) == deeper
+
+
 def test_a_heavier_weight_the_rule_takes_pays():
     """lambda_b x10 loses 0.001 on average, within the noise of the per-row differences: paired-se takes it (the
     plainer), so x100 is tried; "best" does not take it, so the walk stops."""
