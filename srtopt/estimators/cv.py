@@ -165,7 +165,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         the first factor of each grid; then, at the best candidate, the leaf factors in the order given, one round
         each (the other split factors with each).  A further round runs while the last one paid: one of its
         candidates has the least mean held-out loss so far, or is the one the rule takes (:func:`_paid`); a round
-        deeper than :data:`OPEN_DEPTH` + 1 only when the rule takes a candidate of the last depth.  With a
+        deeper than :data:`OPEN_DEPTH` only when the rule takes a candidate of the depth before
+        (:func:`_opens_deeper`).  With a
         ``time_limit``, no round starts that would not leave the time of the refit (a round's cost guessed from the
         last)."""
         splits, ridges = self._grids(tree)
@@ -174,8 +175,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         for depth in sorted(self._depths(tree)):
             leaves = [Candidate(depth, leaf, splits[0], ridges[0]) for leaf in self._leaves(tree)]
             paid, per_candidate = walk(f"depth {depth}", leaves, per_candidate)
-            if not paid or (depth >= OPEN_DEPTH and plainest_within_noise(evaluated, plainness, self.rule).depth
-                            != depth):
+            if not (paid and _opens_deeper(evaluated, depth, plainness, self.rule)):
                 break
         leader = _least(evaluated)
         for ridge in ridges:
@@ -497,6 +497,12 @@ def _paid(evaluated: dict, found: dict, plainness, rule: str) -> bool:
     pays."""
     first = len(evaluated) == len(found)
     return first or bool(set(found) & {_least(evaluated), plainest_within_noise(evaluated, plainness, rule)})
+
+
+def _opens_deeper(evaluated: dict, depth: int, plainness, rule: str) -> bool:
+    """Whether a deeper round may follow the round of ``depth`` that paid: always up to :data:`OPEN_DEPTH`, beyond
+    only when ``rule`` takes a candidate of ``depth`` (it beat the shallower ones beyond their noise)."""
+    return depth < OPEN_DEPTH or plainest_within_noise(evaluated, plainness, rule).depth == depth
 
 
 def _n_splits(cv) -> int:
