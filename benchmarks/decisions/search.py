@@ -12,8 +12,9 @@ collections' form (``benchmarks.common.data.folder_tables``: a MANIFEST.json {na
 ``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on.
 
 Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0), every model fitted on the DataFrame
-as it is, one after another in one process (one BLAS thread, no parallel fits; each model fitted once on a tiny
-table before any is timed, :func:`warm_up`): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text
+as it is, one after another in one process (one BLAS thread, no parallel fits but the variant "all cores
+(n_jobs=-1)", whose worker processes the warm-up starts; each model fitted once on a tiny table before any is
+timed, :func:`warm_up`): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text
 columns as ``category``; left out when interpret is missing), ``plain`` (``SoftRegressionTree()`` /
 ``SoftClassificationTree()``), the searches of :data:`VARIANTS`, and with ``--others`` the models of
 :data:`OTHERS`; test R^2 or accuracy, and fit seconds.  The defaults are chosen on the tuning half (:data:`TUNING`)
@@ -54,6 +55,7 @@ VARIANTS = {
     "no steps and pairs": ({"leaves": ("linear", "spline")}, {}),
     "depths 1-4": ({"depths": (1, 2, 3, 4)}, {}),
     "depth 5 whenever depth 4 paid": ({}, {"OPEN_DEPTH": 5}),
+    "all cores (n_jobs=-1)": ({"n_jobs": -1}, {}),
     "leaf factor 1 alone": ({"leaf_ridges": (1.0,)}, {}),
 }
 BASELINES = ("EBM", "plain")
