@@ -12,9 +12,9 @@ collections' form (``benchmarks.common.data.folder_tables``: a MANIFEST.json {na
 ``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on.
 
 Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0), every model fitted on the DataFrame
-as it is, one after another in one process (one BLAS thread, no parallel fits but the variant "all cores
-(n_jobs=-1)", whose worker processes the warm-up starts; each model fitted once on a tiny table before any is
-timed, :func:`warm_up`): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text
+as it is, one after another in one process (one BLAS thread; the searches' long rounds on all cores, as their
+default ``n_jobs`` runs them, the variant "all cores (n_jobs=-1)" every round and "one process (n_jobs=1)" none;
+each model fitted once on a tiny table before any is timed, and the worker processes started, :func:`warm_up`): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text
 columns as ``category``; left out when interpret is missing), ``plain`` (``SoftRegressionTree()`` /
 ``SoftClassificationTree()``), the searches of :data:`VARIANTS`, and with ``--others`` the models of
 :data:`OTHERS`; test R^2 or accuracy, and fit seconds.  The defaults are chosen on the tuning half (:data:`TUNING`)
@@ -41,6 +41,8 @@ from benchmarks.common.store import run_into_store, stored
 
 #: the folds scored as the classification search scores them, in both tasks: the first that hold out 1000 rows
 AS_CLASSIFICATION = {"regression": (1000, 1), "classification": (1000, 1)}
+#: the variant whose warm-up fit starts joblib's worker processes, which the searches' long rounds use
+ALL_CORES = "all cores (n_jobs=-1)"
 #: the search variants: (parameters of the search, the module constants of srtopt.estimators.cv they set): the
 #: defaults, and each of their choices undone in turn
 VARIANTS = {
@@ -55,7 +57,8 @@ VARIANTS = {
     "no steps and pairs": ({"leaves": ("linear", "spline")}, {}),
     "depths 1-4": ({"depths": (1, 2, 3, 4)}, {}),
     "depth 5 whenever depth 4 paid": ({}, {"OPEN_DEPTH": 5}),
-    "all cores (n_jobs=-1)": ({"n_jobs": -1}, {}),
+    ALL_CORES: ({"n_jobs": -1}, {}),
+    "one process (n_jobs=1)": ({"n_jobs": 1}, {}),
     "leaf factor 1 alone": ({"leaf_ridges": (1.0,)}, {}),
 }
 BASELINES = ("EBM", "plain")
@@ -144,16 +147,16 @@ def fitted(variant, task, X_train, y_train) -> tuple:
 
 
 def warm_up(variants) -> None:
-    """Fit every model of ``variants`` once on a tiny table of each task before any is timed, so that what a
-    process pays once (imports, the compiled kernels' load: about a second for the first soft tree) falls on no
-    table's fit."""
+    """Fit every model of ``variants``, and the search on all cores, once on a tiny table of each task before any
+    is timed, so that what a process pays once (imports, the compiled kernels' load: about a second for the first
+    soft tree; the start of the worker processes, about a second and a half) falls on no table's fit."""
     import pandas as pd
 
     rng = np.random.default_rng(0)
     x = rng.random(60)
     X = pd.DataFrame({"x": x, "kind": np.where(x > 0.5, "high", "low")})
     for task, y in (("regression", x + 0.1 * rng.random(60)), ("classification", np.where(x > 0.4, "yes", "no"))):
-        for variant in variants:
+        for variant in dict.fromkeys((*variants, ALL_CORES)):
             fitted(variant, task, inputs(variant, X, X)[0], y)
 
 

@@ -48,6 +48,10 @@ INNER_ITER = 3
 #: the folds are repeated (reshuffled) while they hold out fewer rows than this, at most REPEATS times
 #: (docs/model_selection.md, "The folds")
 HELD_OUT_ROWS, REPEATS = 1000, 3
+#: with ``n_jobs=None``, a round whose fits are guessed (from the last round's) to take this many seconds or more runs
+#: on all cores, a shorter one in this process: joblib's worker processes take about a second and a half to start,
+#: once per process (docs/model_selection.md, "Running on the cores of one machine")
+PARALLEL_SECONDS = 2.0
 #: per task, (the held-out rows the first folds scored reach, the fewest folds scored): more in regression, where one
 #: fold's draw of the training rows decided the depth (docs/model_selection.md, "Two folds in regression")
 SCORED = {"regression": (2000, 2), "classification": (1000, 1)}
@@ -147,16 +151,17 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         self._say(f"refit {chosen.describe()} on {len(y)} rows; {self.search_seconds_:.1f} s in all")
         return self
 
-    def _round(self, tree, X, y, fit_params, reading, deadline, started, label, candidates, folds) -> dict:
-        """What ``folds`` say of ``candidates`` (their fits in one joblib call, each within a share of the time
-        left), and a line of progress."""
+    def _round(self, tree, X, y, fit_params, reading, deadline, started, label, candidates, folds, n_jobs) -> dict:
+        """What ``folds`` say of ``candidates`` (their fits in one joblib call of ``n_jobs``, each within a share
+        of the time left), and a line of progress."""
         inner = clone(tree).set_params(verbose=0, callbacks=None,
                                        **({} if INNER_ITER is None else {"max_iter": INNER_ITER}))
-        found = evaluate(inner, candidates, folds, X, y, fit_params, self._scoring(), reading, self.n_jobs,
+        found = evaluate(inner, candidates, folds, X, y, fit_params, self._scoring(), reading, n_jobs,
                          deadline.share(len(candidates) * len(folds) + 2))
         leader = _least(found)
+        where = " on all cores" if self.n_jobs is None and n_jobs == -1 else ""
         self._say(f"{label}: {len(candidates)} candidate(s) x {len(folds)} fold(s) of {len(folds[0][0])} training "
-                  f"rows; best {np.mean(found[leader].scores):.4f} ({leader.describe()}); "
+                  f"rows{where}; best {np.mean(found[leader].scores):.4f} ({leader.describe()}); "
                   f"{time.perf_counter() - started:.1f} s")
         return found
 
@@ -190,15 +195,23 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
 
     def _paying_round(self, run, folds, deadline, evaluated, plainness, label, candidates, per_candidate) -> tuple:
         """(whether the round of ``candidates`` paid (:func:`_paid`), the seconds per candidate), what ``folds`` say
-        of them added to ``evaluated``; no round, and False, when the time left is less than three times their
-        cost guessed at ``per_candidate`` (the first round runs)."""
+        of them added to ``evaluated``, their fits on the cores :meth:`_jobs` gives for their cost guessed at
+        ``per_candidate``; no round, and False, when the time left is less than three times that cost (the first
+        round runs)."""
         if per_candidate and deadline.left() < 3 * per_candidate * len(candidates):
             self._say(f"time_limit: no round for {label}")
             return False, per_candidate
         started = time.perf_counter()
-        found = run(label, candidates, folds)
+        found = run(label, candidates, folds, self._jobs(per_candidate * len(candidates)))
         evaluated.update(found)
         return _paid(evaluated, found, plainness, self.rule), (time.perf_counter() - started) / len(candidates)
+
+    def _jobs(self, guessed: float):
+        """The ``n_jobs`` of a round guessed to take ``guessed`` seconds (0: no guess, the first round):
+        ``n_jobs`` when given; else -1 (all cores) from :data:`PARALLEL_SECONDS` on, 1 below."""
+        if self.n_jobs is not None:
+            return self.n_jobs
+        return -1 if guessed and guessed >= PARALLEL_SECONDS else 1
 
     def max_fits(self, n_rows=None) -> int:
         """The most fits a search of these parameters runs on ``n_rows`` rows (None: on any number), the refit
@@ -338,8 +351,10 @@ _SEARCH_DOC = """
         within one standard error of the best's mean held-out loss (Breiman's rule: a wider margin, which heavy
         tailed losses widen further); "best": the least mean held-out loss.
     n_jobs : int or None, default=None
-        The (candidate, fold) fits of a round run in parallel through joblib (None: 1, -1: all cores; under
-        ``joblib.parallel_backend("dask")`` on a Dask cluster); the choice does not depend on it.
+        The (candidate, fold) fits of a round run in parallel through joblib (1: in this process, -1: all cores;
+        under ``joblib.parallel_backend("dask")`` on a Dask cluster).  None: a round whose fits are guessed from the
+        last round's to take 2 seconds or more on all cores, the others (and the first) in this process.  The
+        choice does not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the shuffle of the folds, and the trees' starts when the estimator's own ``random_state`` is None.
         None: seed 0, so that two searches of the same data give the same tree.

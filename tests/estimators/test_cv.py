@@ -150,7 +150,7 @@ def _walk(losses_of, rule="best"):
 
     rounds = []
 
-    def run(label, candidates, folds):
+    def run(label, candidates, folds, n_jobs):
         rounds.append(label)
         return {c: Evaluated(np.asarray(losses_of(c), float), [0.0], [0.0]) for c in candidates}
 
@@ -302,13 +302,31 @@ def test_a_seeded_search_seeds_the_trees_unless_they_have_their_own_seed():
     assert own.fit(X, y).best_estimator_.random_state == 7
 
 
+def test_the_default_n_jobs_runs_the_long_rounds_on_all_cores():
+    """None: the first round and those guessed under PARALLEL_SECONDS in this process, longer ones on all cores;
+    an n_jobs given is kept."""
+    from srtopt.estimators.cv import PARALLEL_SECONDS
+
+    rounds = SoftRegressionTreeCV()
+    assert [rounds._jobs(guess) for guess in (0.0, PARALLEL_SECONDS / 2, PARALLEL_SECONDS)] == [1, 1, -1]
+    assert SoftRegressionTreeCV(n_jobs=1)._jobs(1e6) == 1 and SoftClassificationTreeCV(n_jobs=3)._jobs(0.0) == 3
+
+
 @pytest.mark.slow
-def test_parallel_fits_choose_the_same(step_data):
-    """n_jobs=2 runs the fits in joblib's worker processes: the same scores, choice and tree."""
+def test_parallel_fits_choose_the_same(step_data, monkeypatch, capsys):
+    """n_jobs=2 runs the fits in joblib's worker processes, and so does the default for the rounds after the first
+    when every round counts as long: the same scores, choice and tree as n_jobs=1."""
+    import srtopt.estimators.cv as cv
+
     X, y = step_data
-    serial, parallel = (SoftRegressionTreeCV(depths=(1, 2), cv=3, n_jobs=n).fit(X, y) for n in (None, 2))
-    np.testing.assert_array_equal(serial.cv_results_["mean_test_score"], parallel.cv_results_["mean_test_score"])
-    np.testing.assert_array_equal(serial.predict(X), parallel.predict(X))
+    serial, parallel = (SoftRegressionTreeCV(depths=(1, 2), cv=3, n_jobs=n).fit(X, y) for n in (1, 2))
+    monkeypatch.setattr(cv, "PARALLEL_SECONDS", 0.0)
+    default = SoftRegressionTreeCV(depths=(1, 2), cv=3, verbose=1).fit(X, y)
+    lines = capsys.readouterr().err.splitlines()
+    assert "on all cores" not in lines[0] and "training rows on all cores; best" in lines[1]
+    for model in (parallel, default):
+        np.testing.assert_array_equal(serial.cv_results_["mean_test_score"], model.cv_results_["mean_test_score"])
+        np.testing.assert_array_equal(serial.predict(X), model.predict(X))
 
 
 @pytest.mark.slow
