@@ -128,5 +128,7 @@ def test_every_model_is_fitted_on_both_tasks_before_any_table_is_timed(tmp_path,
     search.warm_up(["plain", "search"])
     assert seen == [("plain", "regression", "SoftRegressionTree", 60),
                     ("search", "regression", "SoftRegressionTreeCV", 60),
+                    (search.ALL_CORES, "regression", "SoftRegressionTreeCV", 60),  # it starts the workers
                     ("plain", "classification", "SoftClassificationTree", 60),
-                    ("search", "classification", "SoftClassificationTreeCV", 60)]
+                    ("search", "classification", "SoftClassificationTreeCV", 60),
+                    (search.ALL_CORES, "classification", "SoftClassificationTreeCV", 60)]

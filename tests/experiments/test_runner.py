@@ -54,7 +54,7 @@ def test_srt_methods_differ_only_in_their_fixed_parameters():
     assert (cv.estimator.depth, cv.estimator.random_state, cv.estimator.max_iter, cv.random_state) == (3, 7, 4, 7)
     assert (cv.depths, cv.split_weights, cv.rule) == (None, (0.3, 1.0, 10.0), "best")
     search = get_method("srt-cv")(3, 7, cv=3)
-    assert (search.depths, search.cv, search.random_state) == ((1, 2, 3, 4), 3, 7)
+    assert (search.depths, search.cv, search.random_state) == ((1, 2, 3, 4, 5), 3, 7)
 
 
 def test_failing_runs_are_stored_and_do_not_stop_the_others(data_home, isolated_methods, tmp_path):
