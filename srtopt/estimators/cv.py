@@ -11,6 +11,7 @@ import sys
 import time
 
 import numpy as np
+from joblib import cpu_count
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.model_selection import (KFold, RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedKFold,
                                      StratifiedShuffleSplit)
@@ -49,7 +50,7 @@ INNER_ITER = 3
 #: (docs/model_selection.md, "The folds")
 HELD_OUT_ROWS, REPEATS = 1000, 3
 #: with ``n_jobs=None``, a round whose fits are guessed (from the last round's) to take this many seconds or more runs
-#: on all cores, a shorter one in this process: joblib's worker processes take about a second and a half to start,
+#: on all cores (at most a process per fit of a depth's round), a shorter one in this process: joblib's worker processes take about a second and a half to start,
 #: once per process (docs/model_selection.md, "Running on the cores of one machine")
 PARALLEL_SECONDS = 2.0
 #: per task, (the held-out rows the first folds scored reach, the fewest folds scored): more in regression, where one
@@ -159,7 +160,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         found = evaluate(inner, candidates, folds, X, y, fit_params, self._scoring(), reading, n_jobs,
                          deadline.share(len(candidates) * len(folds) + 2))
         leader = _least(found)
-        where = " on all cores" if self.n_jobs is None and n_jobs == -1 else ""
+        where = f" on {n_jobs} processes" if self.n_jobs is None and n_jobs > 1 else ""
         self._say(f"{label}: {len(candidates)} candidate(s) x {len(folds)} fold(s) of {len(folds[0][0])} training "
                   f"rows{where}; best {np.mean(found[leader].scores):.4f} ({leader.describe()}); "
                   f"{time.perf_counter() - started:.1f} s")
@@ -176,7 +177,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         last)."""
         splits, ridges = self._grids(tree)
         evaluated, per_candidate = {}, 0.0
-        walk = functools.partial(self._paying_round, run, folds, deadline, evaluated, plainness)
+        workers = min(cpu_count(), len(self._leaves(tree)) * len(folds))  # the fits of a depth's round at most
+        walk = functools.partial(self._paying_round, run, folds, deadline, evaluated, plainness, workers)
         for depth in sorted(self._depths(tree)):
             leaves = [Candidate(depth, leaf, splits[0], ridges[0]) for leaf in self._leaves(tree)]
             paid, per_candidate = walk(f"depth {depth}", leaves, per_candidate)
@@ -193,25 +195,26 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
                     break
         return evaluated
 
-    def _paying_round(self, run, folds, deadline, evaluated, plainness, label, candidates, per_candidate) -> tuple:
+    def _paying_round(self, run, folds, deadline, evaluated, plainness, workers, label, candidates,
+                      per_candidate) -> tuple:
         """(whether the round of ``candidates`` paid (:func:`_paid`), the seconds per candidate), what ``folds`` say
-        of them added to ``evaluated``, their fits on the cores :meth:`_jobs` gives for their cost guessed at
-        ``per_candidate``; no round, and False, when the time left is less than three times that cost (the first
+        of them added to ``evaluated``, their fits on the ``workers`` processes or the one :meth:`_jobs` gives for
+        their cost guessed at ``per_candidate``; no round, and False, when the time left is less than three times that cost (the first
         round runs)."""
         if per_candidate and deadline.left() < 3 * per_candidate * len(candidates):
             self._say(f"time_limit: no round for {label}")
             return False, per_candidate
         started = time.perf_counter()
-        found = run(label, candidates, folds, self._jobs(per_candidate * len(candidates)))
+        found = run(label, candidates, folds, self._jobs(per_candidate * len(candidates), workers))
         evaluated.update(found)
         return _paid(evaluated, found, plainness, self.rule), (time.perf_counter() - started) / len(candidates)
 
-    def _jobs(self, guessed: float):
+    def _jobs(self, guessed: float, workers: int):
         """The ``n_jobs`` of a round guessed to take ``guessed`` seconds (0: no guess, the first round):
-        ``n_jobs`` when given; else -1 (all cores) from :data:`PARALLEL_SECONDS` on, 1 below."""
+        ``n_jobs`` when given; else ``workers`` from :data:`PARALLEL_SECONDS` on, 1 below."""
         if self.n_jobs is not None:
             return self.n_jobs
-        return -1 if guessed and guessed >= PARALLEL_SECONDS else 1
+        return workers if guessed and guessed >= PARALLEL_SECONDS else 1
 
     def max_fits(self, n_rows=None) -> int:
         """The most fits a search of these parameters runs on ``n_rows`` rows (None: on any number), the refit
@@ -353,7 +356,8 @@ _SEARCH_DOC = """
     n_jobs : int or None, default=None
         The (candidate, fold) fits of a round run in parallel through joblib (1: in this process, -1: all cores;
         under ``joblib.parallel_backend("dask")`` on a Dask cluster).  None: a round whose fits are guessed from the
-        last round's to take 2 seconds or more on all cores, the others (and the first) in this process.  The
+        last round's to take 2 seconds or more on all cores (a process per fit of a depth's round at most), the
+        others (and the first) in this process.  The
         choice does not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the shuffle of the folds, and the trees' starts when the estimator's own ``random_state`` is None.
