@@ -49,9 +49,10 @@ INNER_ITER = 3
 #: the folds are repeated (reshuffled) while they hold out fewer rows than this, at most REPEATS times
 #: (docs/model_selection.md, "The folds")
 HELD_OUT_ROWS, REPEATS = 1000, 3
-#: with ``n_jobs=None``, a round whose fits are guessed (from the last round's) to take this many seconds or more runs
-#: on all cores (at most a process per fit of a depth's round), a shorter one in this process: joblib's worker processes take about a second and a half to start,
-#: once per process (docs/model_selection.md, "Running on the cores of one machine")
+#: with ``n_jobs=None``, a round whose fits are guessed (from the last round's, twice those for a deeper round) to take
+#: this many seconds or more runs on all cores (at most a process per fit of a depth's round), a shorter one in this
+#: process: joblib's worker processes take about a second and a half to start, once per process
+#: (docs/model_selection.md, "Running on the cores of one machine")
 PARALLEL_SECONDS = 2.0
 #: per task, (the held-out rows the first folds scored reach, the fewest folds scored): more in regression, where one
 #: fold's draw of the training rows decided the depth (docs/model_selection.md, "Two folds in regression")
@@ -181,7 +182,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         walk = functools.partial(self._paying_round, run, folds, deadline, evaluated, plainness, workers)
         for depth in sorted(self._depths(tree)):
             leaves = [Candidate(depth, leaf, splits[0], ridges[0]) for leaf in self._leaves(tree)]
-            paid, per_candidate = walk(f"depth {depth}", leaves, per_candidate)
+            paid, per_candidate = walk(f"depth {depth}", leaves, per_candidate, deeper=True)
             if not (paid and _opens_deeper(evaluated, depth, plainness, self.rule)):
                 break
         leader = _least(evaluated)
@@ -195,17 +196,18 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
                     break
         return evaluated
 
-    def _paying_round(self, run, folds, deadline, evaluated, plainness, workers, label, candidates,
-                      per_candidate) -> tuple:
+    def _paying_round(self, run, folds, deadline, evaluated, plainness, workers, label, candidates, per_candidate,
+                      deeper=False) -> tuple:
         """(whether the round of ``candidates`` paid (:func:`_paid`), the seconds per candidate), what ``folds`` say
-        of them added to ``evaluated``, their fits on the ``workers`` processes or the one :meth:`_jobs` gives for
-        their cost guessed at ``per_candidate``; no round, and False, when the time left is less than three times that cost (the first
-        round runs)."""
+        of them added to ``evaluated``; no round, and False, when the time left is less than three times their
+        cost guessed at ``per_candidate`` (the first round runs).  Their fits run where :meth:`_jobs` says for that
+        cost, doubled for a ``deeper`` round (a tree one level deeper costs about twice as much)."""
         if per_candidate and deadline.left() < 3 * per_candidate * len(candidates):
             self._say(f"time_limit: no round for {label}")
             return False, per_candidate
         started = time.perf_counter()
-        found = run(label, candidates, folds, self._jobs(per_candidate * len(candidates), workers))
+        guessed = (2.0 if deeper else 1.0) * per_candidate * len(candidates)
+        found = run(label, candidates, folds, self._jobs(guessed, workers))
         evaluated.update(found)
         return _paid(evaluated, found, plainness, self.rule), (time.perf_counter() - started) / len(candidates)
 
