@@ -11,14 +11,14 @@ collections' form (``benchmarks.common.data.folder_tables``: a MANIFEST.json {na
 ``<name>.csv``, the target in a column named ``target``), its store and report in ``--out`` (default
 ``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on.
 
-Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0), every model fitted on the DataFrame
-as it is, one after another in one process (one BLAS thread; the searches' long rounds on all cores, as their
-default ``n_jobs`` runs them, the variant "all cores (n_jobs=-1)" every round and "one process (n_jobs=1)" none;
-each model fitted once on a tiny table before any is timed, and the worker processes started, :func:`warm_up`): ``EBM`` (interpret's ExplainableBoosting with ``outer_bags=1``, text
-columns as ``category``; left out when interpret is missing), ``plain`` (``SoftRegressionTree()`` /
-``SoftClassificationTree()``), the searches of :data:`VARIANTS`, and with ``--others`` the models of
-:data:`OTHERS`; test R^2 or accuracy, and fit seconds.  The defaults are chosen on the tuning half (:data:`TUNING`)
-and confirmed on the other.
+Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0), every model fitted on the DataFrame as
+it is, one after another in one process (one BLAS thread; the searches' long rounds on all cores, as their default
+``n_jobs`` runs them, the variant "all cores (n_jobs=-1)" every round and "one process (n_jobs=1)" none; each model
+fitted once on a tiny table before any is timed, and the worker processes started, :func:`warm_up`): ``EBM``
+(interpret's ExplainableBoosting with ``outer_bags=1``, text columns as ``category``; left out when interpret is
+missing), ``plain`` (``SoftRegressionTree()`` / ``SoftClassificationTree()``), the searches of :data:`VARIANTS`, and
+with ``--others`` the models of :data:`OTHERS`; test R^2 or accuracy, and fit seconds. The defaults are chosen on
+the tuning half (:data:`TUNING`) and confirmed on the other.
 
 Runs go to ``benchmarks/results/search.jsonl`` (resumable: a run already there is skipped); the report to
 ``benchmarks/results/search.md``.  ``--smoke``: two tiny stand-ins, the search with depths 1-2 and 2 folds.

@@ -173,9 +173,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         each (the other split factors with each).  A further round runs while the last one paid: one of its
         candidates has the least mean held-out loss so far, or is the one the rule takes (:func:`_paid`); a round
         deeper than :data:`OPEN_DEPTH` only when the rule takes a candidate of the depth before
-        (:func:`_opens_deeper`).  With a
-        ``time_limit``, no round starts that would not leave the time of the refit (a round's cost guessed from the
-        last)."""
+        (:func:`_opens_deeper`).  With a ``time_limit``, no round starts that would not leave the time of the refit
+        (a round's cost guessed from the last)."""
         splits, ridges = self._grids(tree)
         evaluated, per_candidate = {}, 0.0
         workers = min(cpu_count(), len(self._leaves(tree)) * len(folds))  # the fits of a depth's round at most
@@ -358,9 +357,8 @@ _SEARCH_DOC = """
     n_jobs : int or None, default=None
         The (candidate, fold) fits of a round run in parallel through joblib (1: in this process, -1: all cores;
         under ``joblib.parallel_backend("dask")`` on a Dask cluster).  None: a round whose fits are guessed from the
-        last round's to take 2 seconds or more on all cores (a process per fit of a depth's round at most), the
-        others (and the first) in this process.  The
-        choice does not depend on it.
+        last round's (twice those for a deeper round) to take 2 seconds or more on all cores (a process per fit of
+        a depth's round at most), the others (and the first) in this process.  The choice does not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the shuffle of the folds, and the trees' starts when the estimator's own ``random_state`` is None.
         None: seed 0, so that two searches of the same data give the same tree.
