@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-import sys
 import time
 
 import numpy as np
@@ -17,6 +16,7 @@ from sklearn.model_selection import (KFold, RepeatedKFold, RepeatedStratifiedKFo
                                      StratifiedShuffleSplit)
 from sklearn.utils.validation import check_is_fitted
 
+from .._announce import say
 from ..encoding import held_out_quietly
 from ..models.constraints import SoftMean
 from ..solvers.deadline import Deadline
@@ -300,7 +300,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
 
     def _say(self, line: str) -> None:
         if self.verbose:
-            print(f"{type(self).__name__}: {line}", file=sys.stderr, flush=True)
+            say(f"{type(self).__name__}: {line}")
 
     def predict(self, X):
         """Predict with ``best_estimator_`` (eq. prediction_model).

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 import time
 from numbers import Integral
 
@@ -22,7 +21,7 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from srtopt._announce import announce_if_slow
+from srtopt._announce import announce_if_slow, say
 from srtopt.estimators.params import (
     BOOLEAN,
     NONE,
@@ -489,7 +488,7 @@ class MILOTreeRegressor(InputsMixin, TreeMixin, RegressorScoreMixin, BaseEstimat
 
     def _say(self, text):
         if self.verbose:
-            print(text, file=sys.stderr, flush=True)
+            say(text)
 
     # --------------------------------------------------------------- predict
     def reachable_nodes(self):
