@@ -1,5 +1,6 @@
 import contextlib
 import itertools
+import math
 import os
 import signal
 import time
@@ -145,3 +146,13 @@ def pairwise(*factors, ids):
                          id="-".join(names[k] for names, k in zip(ids, combo)),
                          marks=() if combo in quick else pytest.mark.slow)
             for combo in combos]
+
+
+@pytest.fixture(autouse=True)
+def _no_running_workers(monkeypatch):
+    """Every test starts as a fresh process does: no search's workers running (srtopt.estimators.cv runs every
+    round on them within WARM_SECONDS of a round that used them), so where a search's fits run does not hang on
+    the tests before it (a monkeypatch reaches this process, not the workers)."""
+    from srtopt.estimators import cv
+
+    monkeypatch.setattr(cv._Workers, "last", -math.inf)

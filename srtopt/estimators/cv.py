@@ -54,9 +54,27 @@ HELD_OUT_ROWS, REPEATS = 1000, 3
 #: process: joblib's worker processes take about a second and a half to start, once per process
 #: (docs/model_selection.md, "Running on the cores of one machine")
 PARALLEL_SECONDS = 2.0
+#: a round within this many seconds of one this process ran on workers finds them running (joblib's loky workers
+#: stop after 300 s idle) and runs on them whatever its guessed cost: no start to repay
+WARM_SECONDS = 240.0
 #: per task, (the held-out rows the first folds scored reach, the fewest folds scored): more in regression, where one
 #: fold's draw of the training rows decided the depth (docs/model_selection.md, "Two folds in regression")
 SCORED = {"regression": (2000, 2), "classification": (1000, 1)}
+
+
+class _Workers:
+    """When a search of this process last ran a round on joblib's workers (time.monotonic())."""
+
+    last = -math.inf
+
+    @classmethod
+    def used(cls) -> None:
+        cls.last = time.monotonic()
+
+    @classmethod
+    def running(cls) -> bool:
+        """Whether the workers of the last such round are still running (:data:`WARM_SECONDS`)."""
+        return time.monotonic() - cls.last < WARM_SECONDS
 
 
 class SoftTreeCV(InputsMixin, BaseEstimator):
@@ -206,16 +224,20 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
             return False, per_candidate
         started = time.perf_counter()
         guessed = (2.0 if deeper else 1.0) * per_candidate * len(candidates)
-        found = run(label, candidates, folds, self._jobs(guessed, workers))
+        n_jobs = self._jobs(guessed, min(workers, len(candidates) * len(folds)))
+        found = run(label, candidates, folds, n_jobs)
+        if n_jobs != 1:
+            _Workers.used()
         evaluated.update(found)
         return _paid(evaluated, found, plainness, self.rule), (time.perf_counter() - started) / len(candidates)
 
     def _jobs(self, guessed: float, workers: int):
-        """The ``n_jobs`` of a round guessed to take ``guessed`` seconds (0: no guess, the first round):
-        ``n_jobs`` when given; else ``workers`` from :data:`PARALLEL_SECONDS` on, 1 below."""
+        """The ``n_jobs`` of a round of ``workers`` fits at most, guessed to take ``guessed`` seconds (0: no guess,
+        the first round): ``n_jobs`` when given; else ``workers`` when they are running (:class:`_Workers`) or
+        from :data:`PARALLEL_SECONDS` on, 1 otherwise."""
         if self.n_jobs is not None:
             return self.n_jobs
-        return workers if guessed and guessed >= PARALLEL_SECONDS else 1
+        return workers if _Workers.running() or (guessed and guessed >= PARALLEL_SECONDS) else 1
 
     def max_fits(self, n_rows=None) -> int:
         """The most fits a search of these parameters runs on ``n_rows`` rows (None: on any number), the refit
@@ -358,7 +380,9 @@ _SEARCH_DOC = """
         The (candidate, fold) fits of a round run in parallel through joblib (1: in this process, -1: all cores;
         under ``joblib.parallel_backend("dask")`` on a Dask cluster).  None: a round whose fits are guessed from the
         last round's (twice those for a deeper round) to take 2 seconds or more on all cores (a process per fit of
-        a depth's round at most), the others (and the first) in this process.  The choice does not depend on it.
+        a depth's round at most), the others (and the first) in this process; within 4 minutes of a round on
+        workers in this process, which are then still running, every round of two fits or more on them.  The
+        choice does not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the shuffle of the folds, and the trees' starts when the estimator's own ``random_state`` is None.
         None: seed 0, so that two searches of the same data give the same tree.

@@ -2,7 +2,9 @@
 deeper trees predict better, the plainest within noise refit, the same answer at every run."""
 
 import inspect
+import math
 import re
+import time
 import warnings
 
 import numpy as np
@@ -303,20 +305,28 @@ def test_a_seeded_search_seeds_the_trees_unless_they_have_their_own_seed():
     assert own.fit(X, y).best_estimator_.random_state == 7
 
 
-def test_the_default_n_jobs_runs_the_long_rounds_on_all_cores():
+def test_the_default_n_jobs_runs_the_long_rounds_on_all_cores(monkeypatch):
     """None: the first round and those guessed under PARALLEL_SECONDS in this process, longer ones on all cores;
-    an n_jobs given is kept."""
-    from srtopt.estimators.cv import PARALLEL_SECONDS
+    every round of two fits or more once a round of this process ran on workers (they are still running), until
+    WARM_SECONDS later; an n_jobs given is kept."""
+    from srtopt.estimators.cv import PARALLEL_SECONDS, WARM_SECONDS, _Workers
 
     rounds = SoftRegressionTreeCV()
+    assert not _Workers.running()  # as in a fresh process (conftest)
     assert [rounds._jobs(guess, 6) for guess in (0.0, PARALLEL_SECONDS / 2, PARALLEL_SECONDS)] == [1, 1, 6]
+    assert rounds._jobs(PARALLEL_SECONDS, 1) == 1
+    _Workers.used()
+    assert [rounds._jobs(guess, 6) for guess in (0.0, PARALLEL_SECONDS / 2)] == [6, 6] and rounds._jobs(0.0, 1) == 1
+    monkeypatch.setattr(_Workers, "last", time.monotonic() - WARM_SECONDS)
+    assert rounds._jobs(0.0, 6) == 1
     assert SoftRegressionTreeCV(n_jobs=1)._jobs(1e6, 6) == 1 and SoftClassificationTreeCV(n_jobs=3)._jobs(0.0, 6) == 3
 
 
 @pytest.mark.slow
 def test_parallel_fits_choose_the_same(step_data, monkeypatch, capsys):
     """n_jobs=2 runs the fits in joblib's worker processes, and so does the default for the rounds after the first
-    when every round counts as long: the same scores, choice and tree as n_jobs=1."""
+    when every round counts as long, and for every round once workers ran: the same scores, choice and tree as
+    n_jobs=1."""
     import joblib
 
     import srtopt.estimators.cv as cv
@@ -324,11 +334,16 @@ def test_parallel_fits_choose_the_same(step_data, monkeypatch, capsys):
     X, y = step_data
     serial, parallel = (SoftRegressionTreeCV(depths=(1, 2), cv=3, n_jobs=n).fit(X, y) for n in (1, 2))
     monkeypatch.setattr(cv, "PARALLEL_SECONDS", 0.0)
+    monkeypatch.setattr(cv._Workers, "last", -math.inf)  # as if n_jobs=2 had not just run
     default = SoftRegressionTreeCV(depths=(1, 2), cv=3, verbose=1).fit(X, y)
     lines = capsys.readouterr().err.splitlines()
     assert "processes" not in lines[0]
     assert re.search(r"training rows on \d+ processes; best", lines[1]) or joblib.cpu_count() == 1
-    for model in (parallel, default):
+    monkeypatch.setattr(cv, "PARALLEL_SECONDS", math.inf)
+    running = SoftRegressionTreeCV(depths=(1, 2), cv=3, verbose=1).fit(X, y)
+    assert re.search(r"training rows on \d+ processes; best", capsys.readouterr().err.splitlines()[0]) \
+        or joblib.cpu_count() == 1
+    for model in (parallel, default, running):
         np.testing.assert_array_equal(serial.cv_results_["mean_test_score"], model.cv_results_["mean_test_score"])
         np.testing.assert_array_equal(serial.predict(X), model.predict(X))
 
