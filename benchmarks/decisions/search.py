@@ -12,9 +12,11 @@ collections' form (``benchmarks.common.data.folder_tables``: a MANIFEST.json {na
 ``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on.
 
 Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0), every model fitted on the DataFrame as
-it is, one after another in one process (one BLAS thread; the searches' long rounds on all cores, as their default
-``n_jobs`` runs them, the variant "all cores (n_jobs=-1)" every round and "one process (n_jobs=1)" none; each model
-fitted once on a tiny table before any is timed, and the worker processes started, :func:`warm_up`): ``EBM``
+it is, one after another in one process (one BLAS thread; each model fitted once on a tiny table before any is
+timed, and the worker processes started, :func:`warm_up`; the searches' rounds on all cores as their default
+``n_jobs`` runs them with the workers running, every round of two fits or more, the variant "all cores (n_jobs=-1)"
+every round, "one process (n_jobs=1)" none, and "long rounds alone on the workers (a first search)" the rounds
+guessed to take 2 s or more, as a process's first search runs them): ``EBM``
 (interpret's ExplainableBoosting with ``outer_bags=1``, text columns as ``category``; left out when interpret is
 missing), ``plain`` (``SoftRegressionTree()`` / ``SoftClassificationTree()``), the searches of :data:`VARIANTS`, and
 with ``--others`` the models of :data:`OTHERS`; test R^2 or accuracy, and fit seconds. The defaults are chosen on
@@ -43,6 +45,8 @@ from benchmarks.common.store import run_into_store, stored
 AS_CLASSIFICATION = {"regression": (1000, 1), "classification": (1000, 1)}
 #: the variant whose warm-up fit starts joblib's worker processes, which the searches' long rounds use
 ALL_CORES = "all cores (n_jobs=-1)"
+#: the default as a process's first search runs it: the long rounds alone on the workers (none running before)
+FIRST_SEARCH = "long rounds alone on the workers (a first search)"
 #: the search variants: (parameters of the search, the module constants of srtopt.estimators.cv they set): the
 #: defaults, and each of their choices undone in turn
 VARIANTS = {
@@ -59,6 +63,7 @@ VARIANTS = {
     "depth 5 whenever depth 4 paid": ({}, {"OPEN_DEPTH": 5}),
     ALL_CORES: ({"n_jobs": -1}, {}),
     "one process (n_jobs=1)": ({"n_jobs": 1}, {}),
+    FIRST_SEARCH: ({}, {"WARM_SECONDS": 0.0}),
     "leaf factor 1 alone": ({"leaf_ridges": (1.0,)}, {}),
 }
 BASELINES = ("EBM", "plain")
