@@ -224,7 +224,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
             return False, per_candidate
         started = time.perf_counter()
         guessed = (2.0 if deeper else 1.0) * per_candidate * len(candidates)
-        n_jobs = self._jobs(guessed, min(workers, len(candidates) * len(folds)))
+        # the same count in every round of two fits or more: loky's pool stops or starts workers to change it
+        n_jobs = self._jobs(guessed, workers if len(candidates) * len(folds) > 1 else 1)
         found = run(label, candidates, folds, n_jobs)
         if n_jobs != 1:
             _Workers.used()
@@ -232,9 +233,9 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
         return _paid(evaluated, found, plainness, self.rule), (time.perf_counter() - started) / len(candidates)
 
     def _jobs(self, guessed: float, workers: int):
-        """The ``n_jobs`` of a round of ``workers`` fits at most, guessed to take ``guessed`` seconds (0: no guess,
-        the first round): ``n_jobs`` when given; else ``workers`` when they are running (:class:`_Workers`) or
-        from :data:`PARALLEL_SECONDS` on, 1 otherwise."""
+        """The ``n_jobs`` of a round guessed to take ``guessed`` seconds (0: no guess, the first round): ``n_jobs``
+        when given; else ``workers`` (1 for a round of one fit) when they are running (:class:`_Workers`) or from
+        :data:`PARALLEL_SECONDS` on, 1 otherwise."""
         if self.n_jobs is not None:
             return self.n_jobs
         return workers if _Workers.running() or (guessed and guessed >= PARALLEL_SECONDS) else 1
