@@ -32,6 +32,9 @@ import threading
 import time
 import warnings
 
+from .._announce import say
+
+
 def _process_start() -> float:
     """When this process started, in ``time.perf_counter()`` seconds (Linux: its start time in /proc, which
     counts the interpreter's own start; elsewhere: now, as this module is imported)."""
@@ -179,8 +182,7 @@ def main(argv=None, early=(), program=False) -> int:
             return 2
         prefix = f"srtopt {args.command}"
         with warnings.catch_warnings():
-            warnings.showwarning = lambda message, *_, **__: print(f"{prefix}: warning: {message}",
-                                                                  file=sys.stderr)
+            warnings.showwarning = lambda message, *_, **__: say(f"{prefix}: warning: {message}")
             status = int(args.func(args) or 0)
             check_signals()
             return status

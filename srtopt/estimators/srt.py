@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import sys
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from .._announce import say
 from ..leaf_model import LeafModel, make_leaf_model
 from ..models.leaves import RegressionLeaves
 from ..models.leaves.fitting import basis_options
@@ -395,9 +395,8 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
             self._without_selection(context["budget"], context["penalties"]), context["table"], context["y"],
             sample_weight, context["lambda_b"], context["deadline"], context["groups"], problem, context["encoder"])
         if self.verbose and self.leaf_ridge_losses_:
-            print(f"small data ({problem.X.shape[0]} rows, {problem.tree.n_leaves} leaves of {problem.Xa.shape[1]} "
-                  f"coefficients): lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation",
-                  file=sys.stderr)
+            say(f"small data ({problem.X.shape[0]} rows, {problem.tree.n_leaves} leaves of {problem.Xa.shape[1]} "
+                f"coefficients): lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation")
         trained = self._leaf_shrinkage(problem, context["lambda_b"])
         if self.leaf_ridge == "auto" and self.leaf_ridge_ != 1.0:
             return [(problem, None), (trained, WARM_ITER)]

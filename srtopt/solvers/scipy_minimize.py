@@ -9,12 +9,11 @@ with bounds, which gives exact zeros (docs/formulations.md, "Penalties and the m
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import scipy
 from scipy.optimize import OptimizeResult, minimize
 
+from .._announce import say
 from .base import Acceptance, Solver, SolverResult, should_stop, smooth_problem, termination
 from .reformulations import VariableSplit
 
@@ -75,7 +74,7 @@ class ScipyMinimize(Solver):
                                        **({"constraints": rows} if rows else {}))
             x, f = np.asarray(res.x) * scale, float(res.fun)
         if self.verbosity:
-            print(f"{self.name}: {res.message} after {res.get('nit', 0)} iterations, f = {f:.10g}", file=sys.stderr)
+            say(f"{self.name}: {res.message} after {res.get('nit', 0)} iterations, f = {f:.10g}")
         return SolverResult(x, f, bool(res.success), str(res.message), int(res.get("nit", 0)), 0.0, res,
                             termination(self.family, res.status, res.success), self.name)
 
