@@ -58,6 +58,7 @@ VARIANTS = {
     "Breiman's rule (one-se)": ({"rule": "one-se"}, {}),
     "the best, not the plainest (best)": ({"rule": "best"}, {}),
     "the estimator's max_iter inside": ({}, {"INNER_ITER": None}),
+    "two macro iterations inside": ({}, {"INNER_ITER": 2}),
     "no steps and pairs": ({"leaves": ("linear", "spline")}, {}),
     "depths 1-4": ({"depths": (1, 2, 3, 4)}, {}),
     "depth 5 whenever depth 4 paid": ({}, {"OPEN_DEPTH": 5}),
