@@ -15,8 +15,8 @@ Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0), ev
 it is, one after another in one process (one BLAS thread; each model fitted once on a tiny table before any is
 timed, and the worker processes started, :func:`warm_up`; the searches' rounds on all cores as their default
 ``n_jobs`` runs them with the workers running, every round of two fits or more, the variant "all cores (n_jobs=-1)"
-every round, "one process (n_jobs=1)" none, and "long rounds alone on the workers (a first search)" the rounds
-guessed to take 2 s or more, as a process's first search runs them): ``EBM``
+every round, "one process (n_jobs=1)" none, and "long rounds alone on the workers (the default before)" only the
+rounds guessed to take 2 s or more, the workers never counted as running): ``EBM``
 (interpret's ExplainableBoosting with ``outer_bags=1``, text columns as ``category``; left out when interpret is
 missing), ``plain`` (``SoftRegressionTree()`` / ``SoftClassificationTree()``), the searches of :data:`VARIANTS`, and
 with ``--others`` the models of :data:`OTHERS`; test R^2 or accuracy, and fit seconds. The defaults are chosen on
@@ -45,8 +45,8 @@ from benchmarks.common.store import run_into_store, stored
 AS_CLASSIFICATION = {"regression": (1000, 1), "classification": (1000, 1)}
 #: the variant whose warm-up fit starts joblib's worker processes, which the searches' long rounds use
 ALL_CORES = "all cores (n_jobs=-1)"
-#: the default as a process's first search runs it: the long rounds alone on the workers (none running before)
-FIRST_SEARCH = "long rounds alone on the workers (a first search)"
+#: the default before the running workers' reuse: the long rounds alone on the workers (WARM_SECONDS = 0)
+LONG_ROUNDS = "long rounds alone on the workers (the default before)"
 #: the search variants: (parameters of the search, the module constants of srtopt.estimators.cv they set): the
 #: defaults, and each of their choices undone in turn
 VARIANTS = {
@@ -64,7 +64,7 @@ VARIANTS = {
     "depth 5 whenever depth 4 paid": ({}, {"OPEN_DEPTH": 5}),
     ALL_CORES: ({"n_jobs": -1}, {}),
     "one process (n_jobs=1)": ({"n_jobs": 1}, {}),
-    FIRST_SEARCH: ({}, {"WARM_SECONDS": 0.0}),
+    LONG_ROUNDS: ({}, {"WARM_SECONDS": 0.0}),
     "leaf factor 1 alone": ({"leaf_ridges": (1.0,)}, {}),
 }
 BASELINES = ("EBM", "plain")
