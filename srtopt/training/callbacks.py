@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from .._announce import say
+from .. import _announce
 
 
 HOOKS = ("on_fit_begin", "on_run_begin", "on_inner_iteration", "on_macro_end", "on_run_end", "on_fit_end")
@@ -102,7 +102,7 @@ class ProgressPrinter(Callback):
 
     def say(self, text):
         self.last = time.perf_counter()
-        say(f"{text}, {self.last - self.start:.2f} s", self.stream)
+        _announce.say(f"{text}, {self.last - self.start:.2f} s", self.stream)
 
     def on_fit_begin(self, problem, estimator):
         self.problem, self.start = problem, time.perf_counter()
@@ -143,7 +143,7 @@ class ProgressPrinter(Callback):
 
     def on_fit_end(self, estimator):
         if getattr(estimator, "stopped_by_", None) == "time_limit":
-            say(f"stopped by time_limit after {len(estimator.history_)} inner iterations", self.stream)
+            _announce.say(f"stopped by time_limit after {len(estimator.history_)} inner iterations", self.stream)
 
 
 INFO_LABELS = {"davies_bouldin": "Davies-Bouldin index", "model_tree_splits": "splits"}

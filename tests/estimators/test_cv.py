@@ -305,7 +305,7 @@ def test_a_seeded_search_seeds_the_trees_unless_they_have_their_own_seed():
     assert own.fit(X, y).best_estimator_.random_state == 7
 
 
-def test_the_default_n_jobs_runs_the_long_rounds_on_all_cores(monkeypatch):
+def test_the_default_n_jobs_runs_long_rounds_and_rounds_on_running_workers_on_all_cores(monkeypatch):
     """None: the first round and those guessed under PARALLEL_SECONDS in this process, longer ones on all cores;
     every round of two fits or more once a round of this process ran on workers (they are still running), until
     WARM_SECONDS later; an n_jobs given is kept."""
