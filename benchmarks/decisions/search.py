@@ -47,8 +47,10 @@ AS_CLASSIFICATION = {"regression": (1000, 1), "classification": (1000, 1)}
 ALL_CORES = "all cores (n_jobs=-1)"
 #: the default before the running workers' reuse: the long rounds alone on the workers (WARM_SECONDS = 0)
 LONG_ROUNDS = "long rounds alone on the workers (the default before)"
+#: scikit-learn's successive halving (candidates on a growing share of the rows) over the search's candidates
+HALVING = "successive halving (HalvingGridSearchCV)"
 #: the search variants: (parameters of the search, the module constants of srtopt.estimators.cv they set): the
-#: defaults, and each of their choices undone in turn
+#: defaults, each of their choices undone in turn, and scikit-learn's successive halving (:func:`halving`)
 VARIANTS = {
     "search": ({}, {}),
     "one holdout (cv=0.25)": ({"cv": 0.25}, {}),
@@ -66,6 +68,7 @@ VARIANTS = {
     "one process (n_jobs=1)": ({"n_jobs": 1}, {}),
     LONG_ROUNDS: ({}, {"WARM_SECONDS": 0.0}),
     "leaf factor 1 alone": ({"leaf_ridges": (1.0,)}, {}),
+    HALVING: ({}, {}),
 }
 BASELINES = ("EBM", "plain")
 #: the usual models beside them (``--others``): HistGradientBoosting with native categories and NaN, and a random
@@ -115,6 +118,8 @@ def model(variant, task, X=None):
     tree = (srtopt.SoftClassificationTree if classifier else srtopt.SoftRegressionTree)(**budget())
     if variant == "plain":
         return tree
+    if variant == HALVING:
+        return halving(tree, classifier)
     params = dict(VARIANTS[variant][0])
     if not classifier and params.get("scoring") == "accuracy":
         params.pop("scoring")  # a regression's search has R^2 alone
@@ -125,6 +130,22 @@ def model(variant, task, X=None):
     params.update(pick({}, {"depths": (1, 2), "cv": 2}))
     search = srtopt.SoftClassificationTreeCV if classifier else srtopt.SoftRegressionTreeCV
     return search(tree, **params)
+
+
+def halving(tree, classifier):
+    """scikit-learn's ``HalvingGridSearchCV`` (factor 3, rows as the resource) over the default search's candidates
+    up to depth 4 (its leaves and leaf factors, each fitted in the tree's own ``max_iter``) on the folds of its
+    ``cv`` (shuffled with seed 0), by its scoring, on all cores; it refits the candidate of the best mean score."""
+    import srtopt
+    from sklearn.experimental import enable_halving_search_cv  # noqa: F401 (makes the class importable)
+    from sklearn.model_selection import HalvingGridSearchCV, KFold, StratifiedKFold
+
+    search = srtopt.SoftClassificationTreeCV() if classifier else srtopt.SoftRegressionTreeCV()
+    depths = pick([d for d in search.depths if d <= 4], [1, 2])
+    grid = {"depth": depths, "leaf": list(search.leaves), "leaf_ridge": list(search.leaf_ridges)}
+    folds = (StratifiedKFold if classifier else KFold)(pick(search.cv, 2), shuffle=True, random_state=0)
+    scoring = "neg_log_loss" if search.scoring == "log_loss" else search.scoring
+    return HalvingGridSearchCV(tree, grid, factor=3, cv=folds, scoring=scoring, n_jobs=-1, random_state=0)
 
 
 def inputs(variant, X_train, X_test) -> tuple:
@@ -168,12 +189,15 @@ def warm_up(variants) -> None:
 
 def run(name, variant, folder=None) -> dict:
     """One fit of ``variant`` on fold 0 of the table ``name`` (of ``folder``, a folder of one's own, when given)."""
+    from sklearn.metrics import accuracy_score, r2_score
+
     X_train, X_test, y_train, y_test, task = table_fold(name, folder)
     X_train, X_test = inputs(variant, X_train, X_test)
     seconds, estimator = fitted(variant, task, X_train, y_train)
+    metric = accuracy_score if task == "classification" else r2_score
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        score = float(estimator.score(X_test, y_test))
+        score = float(metric(y_test, estimator.predict(X_test)))  # not score(): a halving search's is its scoring
     row = {"dataset": name, "task": task, "variant": variant, "score": score, "seconds": seconds}
     if hasattr(estimator, "best_params_"):
         row["chosen"] = {key: str(value) for key, value in estimator.best_params_.items()}
