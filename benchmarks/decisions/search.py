@@ -68,6 +68,7 @@ VARIANTS = {
     "one process (n_jobs=1)": ({"n_jobs": 1}, {}),
     LONG_ROUNDS: ({}, {"WARM_SECONDS": 0.0}),
     "leaf factor 1 alone": ({"leaf_ridges": (1.0,)}, {}),
+    "split factor 0.1 too (sharper splits)": ({"split_weights": (1.0, 0.1)}, {}),
     HALVING: ({}, {}),
 }
 BASELINES = ("EBM", "plain")

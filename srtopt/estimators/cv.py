@@ -188,7 +188,8 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
     def _path(self, tree, run, folds, plainness, deadline) -> dict:
         """{candidate: what ``folds`` say}: the depths in increasing order, every leaf of a depth in one round with
         the first factor of each grid; then, at the best candidate, the leaf factors in the order given, one round
-        each (the other split factors with each).  A further round runs while the last one paid: one of its
+        each (the other split factors with each).  A further round runs while the last one paid (the round of the
+        other split factors with the first leaf factor, whatever it says): one of its
         candidates has the least mean held-out loss so far, or is the one the rule takes (:func:`_paid`); a round
         deeper than :data:`OPEN_DEPTH` only when the rule takes a candidate of the depth before
         (:func:`_opens_deeper`).  With a ``time_limit``, no round starts that would not leave the time of the refit
@@ -209,7 +210,7 @@ class SoftTreeCV(InputsMixin, BaseEstimator):
             if weights:
                 label = f"lambda_b x{ridge:g} at depth {leader.depth}, {leader.leaf} leaves"
                 paid, per_candidate = walk(label, weights, per_candidate)
-                if not paid:
+                if not paid and ridge != ridges[0]:  # the other split factors alone do not end the walk
                     break
         return evaluated
 
@@ -362,8 +363,8 @@ _SEARCH_DOC = """
         estimator's own ``regularization``.
     leaf_ridges : sequence of float > 0 or None, default=(1.0, 10.0, 100.0)
         Factors on lambda_b (the tree's ``leaf_ridge``): the first along the depths, then the others in the order
-        given at the best candidate of the depths, a round each while the last one paid.  None: the estimator's
-        own ``leaf_ridge``.
+        given at the best candidate of the depths, a round each while the last one paid (the round of the other
+        split factors with the first leaf factor does not end the walk).  None: the estimator's own ``leaf_ridge``.
     cv : int, float or cross-validation splitter, default=4
         The folds the candidates are scored on: an int k, ``{folds}(k, shuffle=True, random_state=random_state)``,
         repeated (``{repeated}``, at most 3 times) while the k folds hold out fewer than 1000 rows; a fraction f in

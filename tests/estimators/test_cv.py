@@ -134,20 +134,20 @@ def test_large_data_is_scored_on_the_first_folds_that_hold_out_enough_rows(searc
 
 def test_weights_and_factors_are_candidates(linear_data):
     """The other split factors at the first leaf factor in the first weights round, then the heavier leaf factor
-    with every split factor if that round paid."""
+    with every split factor, whatever the first round said."""
     X, y = linear_data
     model = SoftRegressionTreeCV(depths=(1,), leaves=("linear",), split_weights=(1.0, 10.0), leaf_ridges=(1.0, 100.0),
                                  cv=2).fit(X, y)
     params = sorted(map(tuple, pd.DataFrame(model.cv_results_)[["param_split_weight", "param_leaf_ridge"]].to_numpy()))
-    assert params in ([(1.0, 1.0), (10.0, 1.0)], [(1.0, 1.0), (1.0, 100.0), (10.0, 1.0), (10.0, 100.0)])
+    assert params == [(1.0, 1.0), (1.0, 100.0), (10.0, 1.0), (10.0, 100.0)]
     w = model.split_weight_
     assert model.best_estimator_.regularization == ("l2" if w == 1.0 else f"l2:split={w!r}")
     assert model.best_estimator_.leaf_ridge == model.leaf_ridge_
 
 
-def _walk(losses_of, rule="best"):
+def _walk(losses_of, rule="best", **params):
     """The labels of the rounds ``SoftTreeCV._path`` runs when each candidate's held-out losses are
-    ``losses_of(candidate)``."""
+    ``losses_of(candidate)`` (the search's other ``params`` given)."""
     from srtopt.estimators.search import Evaluated
     from srtopt.solvers.deadline import Deadline
 
@@ -157,7 +157,7 @@ def _walk(losses_of, rule="best"):
         rounds.append(label)
         return {c: Evaluated(np.asarray(losses_of(c), float), [0.0], [0.0]) for c in candidates}
 
-    search = SoftRegressionTreeCV(leaves=("linear",), rule=rule)
+    search = SoftRegressionTreeCV(leaves=("linear",), rule=rule, **params)
     tree = search._tree()
     search._path(tree, run, [], search._plainness(tree), Deadline(None))
     return rounds
@@ -172,6 +172,15 @@ def test_the_path_goes_deeper_and_heavier_while_a_round_pays():
                       "lambda_b x100 at depth 2, linear leaves"]
     rounds = _walk(lambda c: [loss[c.depth] + (0.1 if c.leaf_ridge == 10.0 else 0.0)] * 4)
     assert rounds[-1] == "lambda_b x10 at depth 2, linear leaves"
+
+
+def test_the_split_factors_alone_do_not_end_the_walk_of_the_leaf_factors():
+    """The round of the other split factor at leaf factor 1 does not pay; the leaf factors' rounds follow, and stop
+    where a leaf factor does not pay."""
+    loss = {1: 1.0, 2: 0.5, 3: 0.6}
+    rounds = _walk(lambda c: [loss[c.depth] + (0.2 if c.split_weight == 0.1 else 0.0)
+                              + (0.1 if c.leaf_ridge == 10.0 else 0.0)] * 4, split_weights=(1.0, 0.1))
+    assert rounds[3:] == ["lambda_b x1 at depth 2, linear leaves", "lambda_b x10 at depth 2, linear leaves"]
 
 
 def test_depth_5_runs_only_when_the_rule_takes_depth_4():
