@@ -71,6 +71,17 @@ def test_inside_the_zone_the_factor_of_least_validation_loss_is_used():
     assert macros == sorted(macros) and macros[-1] == tree.n_iter_ - 1
 
 
+def test_leaves_of_curves_are_fitted_with_the_chosen_factor_from_the_start():
+    """Spline leaves: the final fit is the fit with the chosen factor from the estimator's start, not the tree of
+    factor 1 continued."""
+    X, y = _noise(60, 6)
+    tree = SoftRegressionTree(depth=2, leaf="spline", random_state=0, max_iter=3).fit(X, y)
+    assert list(tree.leaf_ridge_losses_) == list(GRID) and tree.leaf_ridge_ > 1
+    chosen = SoftRegressionTree(depth=2, leaf="spline", random_state=0, max_iter=3, leaf_ridge=tree.leaf_ridge_)
+    np.testing.assert_array_equal(tree.beta_, chosen.fit(X, y).beta_)
+    assert tree.n_iter_ == chosen.n_iter_
+
+
 def test_the_comparison_fits_carry_the_group_constraints():
     """A parity constraint changes which factor is best (the heavy factors pull the leaves towards the
     unconstrained linear model): every fold's fit has the estimator's constraints and its rows' groups."""
