@@ -387,10 +387,10 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
     def _training_stages(self, problem, context):
         """``y_range_``, and ``leaf_ridge`` (on small data, "auto" chooses its factor by cross-validation,
         :func:`~.leaf_ridge.choose_leaf_ridge`) as a larger lambda_b or a pull towards the model of all rows.  Where
-        "auto" chose a factor f > 1 for leaves of a line at most, two stages: the tree of the paper's lambda_b
-        first, then ``WARM_ITER`` macro iterations with f from it: the fit that the leaf-ridge comparison judged on
-        its folds (:mod:`~.leaf_ridge`).  Leaves of curves are fitted with f from the start: continued from the
-        paper's lambda_b they kept its curves (docs/departures.md, "Leaf ridge")."""
+        "auto" chose a factor f > 1 for leaves without curves, two stages: the tree of the paper's lambda_b first,
+        then ``WARM_ITER`` macro iterations with f from it: the fit that the leaf-ridge comparison judged on its
+        folds (:mod:`~.leaf_ridge`).  Leaves of curves (a basis with smoothness columns) are fitted with f from the
+        start: continued from the paper's lambda_b they kept its curves (docs/departures.md, "Leaf ridge")."""
         self.y_range_ = np.array([context["y"][context["weights"] > 0].min(), context["y"][context["weights"] > 0].max()])
         sample_weight = None if context["sample_weight"] is None else context["weights"]
         self.leaf_ridge_, self.leaf_ridge_losses_ = choose_leaf_ridge(
@@ -400,8 +400,8 @@ class SoftRegressionTree(SoftTree, RegressorScoreMixin, BaseEstimator):
             say(f"small data ({problem.X.shape[0]} rows, {problem.tree.n_leaves} leaves of {problem.Xa.shape[1]} "
                 f"coefficients): lambda_b times {self.leaf_ridge_:g}, chosen by {FOLDS}-fold cross-validation")
         trained = self._leaf_shrinkage(problem, context["lambda_b"])
-        line_at_most = problem.Xa.shape[1] <= problem.n_features + 1
-        if self.leaf_ridge == "auto" and self.leaf_ridge_ != 1.0 and line_at_most:
+        curves = problem.leaf_model.basis.smooth_columns().size > 0
+        if self.leaf_ridge == "auto" and self.leaf_ridge_ != 1.0 and not curves:
             return [(problem, None), (trained, WARM_ITER)]
         return [(trained, None)]
 
