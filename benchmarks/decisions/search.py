@@ -66,6 +66,8 @@ VARIANTS = {
     "the estimator's max_iter inside": ({}, {"INNER_ITER": None}),
     "two macro iterations inside": ({}, {"INNER_ITER": 2}),
     "no steps and pairs": ({"leaves": ("linear", "spline")}, {}),
+    "steps and pairs in classification too": ({"leaves": ("linear", "spline", "spline:steps=64,pairs=4")}, {}),
+    "steps and pairs in place of spline": ({"leaves": ("linear", "spline:steps=64,pairs=4")}, {}),
     "depths 1-4": ({"depths": (1, 2, 3, 4)}, {}),
     "depth 5 whenever depth 4 paid": ({}, {"OPEN_DEPTH": 5}),
     ALL_CORES: ({"n_jobs": -1}, {}),
