@@ -68,6 +68,7 @@ VARIANTS = {
     "no steps and pairs": ({"leaves": ("linear", "spline")}, {}),
     "steps and pairs in classification too": ({"leaves": ("linear", "spline", "spline:steps=64,pairs=4")}, {}),
     "steps and pairs in place of spline": ({"leaves": ("linear", "spline:steps=64,pairs=4")}, {}),
+    "chosen by accuracy (scoring='accuracy')": ({"scoring": "accuracy"}, {}),
     "depths 1-4": ({"depths": (1, 2, 3, 4)}, {}),
     "depth 5 whenever depth 4 paid": ({}, {"OPEN_DEPTH": 5}),
     ALL_CORES: ({"n_jobs": -1}, {}),
